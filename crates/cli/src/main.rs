@@ -1,0 +1,64 @@
+//! `texel`: Texel-style tuning of a hand-crafted chess evaluation.
+
+mod bench;
+mod eval_cmd;
+mod params_cmd;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Texel-style tuning toolkit for a hand-crafted chess evaluation.
+#[derive(Parser)]
+#[command(name = "texel", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Evaluate a position and show every term that fired.
+    Eval(eval_cmd::EvalArgs),
+    /// List the parameter table.
+    Params(params_cmd::ParamsArgs),
+    /// Write a parameter file as Rust source (the table) or as JSON.
+    Export(params_cmd::ExportArgs),
+    /// Measure evaluation and trace speed.
+    Bench(bench::BenchArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Eval(args) => eval_cmd::run(&args),
+        Command::Params(args) => params_cmd::run_list(&args),
+        Command::Export(args) => params_cmd::run_export(&args),
+        Command::Bench(args) => bench::run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            if is_broken_pipe(&err) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("error: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// A closed stdout (`texel params | head`) ends the program quietly.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Loads `--params` or the table's defaults.
+fn load_params(path: Option<&std::path::Path>) -> anyhow::Result<texel_eval::Params> {
+    match path {
+        Some(p) => Ok(texel_eval::Params::load(p)?),
+        None => Ok(texel_eval::Params::default()),
+    }
+}

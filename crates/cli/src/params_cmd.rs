@@ -1,0 +1,116 @@
+//! `texel params` and `texel export`: the table as text, JSON or Rust.
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use serde_json::json;
+use std::io::Write;
+use std::path::PathBuf;
+use texel_eval::params::{to_rust, write_atomically, Group, Shape};
+use texel_eval::TermId;
+
+#[derive(Args)]
+pub struct ParamsArgs {
+    /// Only the terms of these groups (e.g. `KnightV`); repeatable.
+    #[arg(long)]
+    group: Vec<String>,
+    /// Parameter file (JSON) whose values to list; the table's defaults when absent.
+    #[arg(long)]
+    params: Option<PathBuf>,
+    /// Print a JSON array of terms instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub struct ExportArgs {
+    /// Parameter file (JSON) to export; the table's defaults when absent.
+    #[arg(long)]
+    params: Option<PathBuf>,
+    /// Write the table as Rust source (a drop-in `crates/eval/src/table.rs`).
+    #[arg(long)]
+    rust: Option<PathBuf>,
+    /// Write the parameters as JSON.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+/// The groups named on the command line, or every group.
+fn selected_groups(names: &[String]) -> Result<Vec<Group>> {
+    if names.is_empty() {
+        return Ok(Group::ALL.to_vec());
+    }
+    names
+        .iter()
+        .map(|n| {
+            Group::ALL.iter().copied().find(|g| g.name().eq_ignore_ascii_case(n)).with_context(|| {
+                let all: Vec<_> = Group::ALL.iter().map(|g| g.name()).collect();
+                format!("unknown group {n:?} (groups: {})", all.join(", "))
+            })
+        })
+        .collect()
+}
+
+/// The values of a term as the table writes them.
+fn value_text(values: &[i32], shape: Shape) -> String {
+    let pairs = || values.chunks(2).map(|c| format!("S({}, {})", c[0], c[1])).collect::<Vec<_>>();
+    match shape {
+        Shape::Score => pairs().join(""),
+        Shape::Int => values[0].to_string(),
+        Shape::ScoreArray(_) => format!("[{}]", pairs().join(", ")),
+        Shape::IntArray(_) => format!("{values:?}"),
+    }
+}
+
+pub fn run_list(args: &ParamsArgs) -> Result<()> {
+    let groups = selected_groups(&args.group)?;
+    let params = crate::load_params(args.params.as_deref())?;
+    let terms: Vec<TermId> = TermId::all().filter(|t| groups.contains(&t.info().group)).collect();
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let list: Vec<_> = terms
+            .iter()
+            .map(|&t| {
+                let i = t.info();
+                json!({
+                    "name": i.name, "group": i.group.name(), "shape": i.shape.rust_type(),
+                    "values": params.term_values(t), "index": i.index, "step": i.step,
+                    "linear": i.linear, "doc": i.doc(),
+                })
+            })
+            .collect();
+        writeln!(out, "{}", serde_json::to_string_pretty(&list)?)?;
+        return Ok(());
+    }
+    let mut slots = 0;
+    for &g in &groups {
+        writeln!(out, "[{}] {}", g.name(), g.doc())?;
+        for &t in terms.iter().filter(|t| t.info().group == g) {
+            let i = t.info();
+            slots += i.slots();
+            let mark = if i.linear { ' ' } else { '*' };
+            let value = value_text(params.term_values(t), i.shape);
+            writeln!(out, "  {mark}{:<36} {:<10} {value}", i.name, i.shape.rust_type())?;
+            writeln!(out, "      {}", i.doc())?;
+            if !i.index.is_empty() {
+                writeln!(out, "      index: {}", i.index)?;
+            }
+        }
+    }
+    writeln!(out, "{} terms, {} tunable values; * marks non-linear terms", terms.len(), slots)?;
+    Ok(())
+}
+
+pub fn run_export(args: &ExportArgs) -> Result<()> {
+    if args.rust.is_none() && args.json.is_none() {
+        bail!("nothing to export: give --rust OUT.rs and/or --json OUT.json");
+    }
+    let params = crate::load_params(args.params.as_deref())?;
+    if let Some(path) = &args.rust {
+        write_atomically(path, to_rust(&params).as_bytes())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(path) = &args.json {
+        params.save(path)?;
+    }
+    Ok(())
+}

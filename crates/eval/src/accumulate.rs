@@ -1,0 +1,349 @@
+//! Accumulators: what the one evaluation code path does with each term it finds.
+
+use crate::params::{IParam, Params, SParam, TermId};
+use crate::score::{taper, FULL_SCALE};
+use crate::table::{FLAT_LEN, TERM_COUNT};
+use crate::S;
+use shakmaty::{Chess, Color};
+
+/// Receives every term the evaluation finds.
+///
+/// Linear terms arrive as `count × parameter` through [`add`](Accumulator::add) and
+/// [`add_int`](Accumulator::add_int). Non-linear formulas read their parameters through
+/// [`read`](Accumulator::read) / [`read_int`](Accumulator::read_int) and hand in their
+/// result with [`add_formula`](Accumulator::add_formula).
+pub trait Accumulator {
+    /// The parameters being evaluated.
+    fn params(&self) -> &Params;
+    /// Adds `count ×` the tapered parameter `p` for `color`.
+    fn add(&mut self, color: Color, p: SParam, count: i32);
+    /// Adds the untapered parameter `p` for `color`, `count.mid()` times to the
+    /// middlegame and `count.end()` times to the endgame.
+    fn add_int(&mut self, color: Color, p: IParam, count: S);
+    /// Reads a tapered parameter for a non-linear formula.
+    fn read(&mut self, p: SParam) -> S;
+    /// Reads an untapered parameter for a non-linear formula.
+    fn read_int(&mut self, p: IParam) -> i32;
+    /// Adds the result of a non-linear formula for `color`, shown under `term`.
+    fn add_formula(&mut self, color: Color, term: TermId, value: S);
+    /// The white-minus-black sum so far (the scale rules look at its endgame sign).
+    fn sum(&self) -> S;
+    /// The evaluation ends: the phase and the endgame scale.
+    fn finish(&mut self, phase: i32, scale: i32);
+}
+
+#[inline]
+fn sign(color: Color) -> i32 {
+    if color.is_white() {
+        1
+    } else {
+        -1
+    }
+}
+
+/// The fast accumulator: sums values, white minus black.
+pub struct Evaluator<'a> {
+    params: &'a Params,
+    sum: S,
+    phase: i32,
+    scale: i32,
+}
+
+impl<'a> Evaluator<'a> {
+    /// An empty sum over `params`.
+    pub fn new(params: &'a Params) -> Self {
+        Evaluator { params, sum: S::ZERO, phase: 0, scale: FULL_SCALE }
+    }
+
+    /// The tapered score in centipawns, white's view.
+    pub fn score(&self) -> i32 {
+        taper(self.sum, self.phase, self.scale)
+    }
+}
+
+impl Accumulator for Evaluator<'_> {
+    #[inline]
+    fn params(&self) -> &Params {
+        self.params
+    }
+    #[inline]
+    fn add(&mut self, color: Color, p: SParam, count: i32) {
+        self.sum += self.params.score_at(p.flat_index()) * (count * sign(color));
+    }
+    #[inline]
+    fn add_int(&mut self, color: Color, p: IParam, count: S) {
+        let v = self.params.flat()[p.flat_index()] * sign(color);
+        self.sum += S(v * count.0, v * count.1);
+    }
+    #[inline]
+    fn read(&mut self, p: SParam) -> S {
+        self.params.score_at(p.flat_index())
+    }
+    #[inline]
+    fn read_int(&mut self, p: IParam) -> i32 {
+        self.params.flat()[p.flat_index()]
+    }
+    #[inline]
+    fn add_formula(&mut self, color: Color, _term: TermId, value: S) {
+        self.sum += value * sign(color);
+    }
+    fn sum(&self) -> S {
+        self.sum
+    }
+    fn finish(&mut self, phase: i32, scale: i32) {
+        self.phase = phase;
+        self.scale = scale;
+    }
+}
+
+/// One non-zero coefficient of a trace: white-minus-black counts of flat slot `index` in
+/// the middlegame and the endgame sums.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Coef {
+    /// Flat parameter index.
+    pub index: u16,
+    /// Coefficient in the middlegame sum.
+    pub mid: i32,
+    /// Coefficient in the endgame sum.
+    pub end: i32,
+}
+
+/// Everything the tuner needs to recompute an evaluation without the position.
+///
+/// `score = taper(Σ coef × value + formulas, phase, scale)` holds exactly for the
+/// parameters that were traced; when a parameter listed in `formula_reads` changes, the
+/// formulas (and possibly the scale) must be evaluated again.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Trace {
+    /// Non-zero linear coefficients, sorted by flat index.
+    pub coefs: Vec<Coef>,
+    /// White-minus-black sum of the non-linear formulas.
+    pub formulas: S,
+    /// Flat indices read by non-linear formulas, sorted.
+    pub formula_reads: Vec<u16>,
+    /// Game phase (0 = pawn ending, 24 = all pieces).
+    pub phase: i32,
+    /// Endgame scale in percent.
+    pub scale: i32,
+}
+
+impl Trace {
+    /// The linear sum `Σ coef × value` for `params`.
+    pub fn linear_sum(&self, params: &Params) -> S {
+        let flat = params.flat();
+        self.coefs.iter().fold(S::ZERO, |acc, c| {
+            let v = flat[c.index as usize];
+            acc + S(c.mid * v, c.end * v)
+        })
+    }
+
+    /// The score the trace reproduces for `params` (exact when no formula input changed).
+    pub fn score(&self, params: &Params) -> i32 {
+        taper(self.linear_sum(params) + self.formulas, self.phase, self.scale)
+    }
+}
+
+/// The tracing accumulator. Reusable across positions; one per thread.
+pub struct Tracer<'a> {
+    params: &'a Params,
+    mid: Box<[i32; FLAT_LEN]>,
+    end: Box<[i32; FLAT_LEN]>,
+    touched: Vec<u16>,
+    read: Box<[bool; FLAT_LEN]>,
+    reads: Vec<u16>,
+    formulas: S,
+    phase: i32,
+    scale: i32,
+}
+
+impl<'a> Tracer<'a> {
+    /// A tracer over `params`.
+    pub fn new(params: &'a Params) -> Self {
+        Tracer {
+            params,
+            mid: Box::new([0; FLAT_LEN]),
+            end: Box::new([0; FLAT_LEN]),
+            touched: Vec::with_capacity(128),
+            read: Box::new([false; FLAT_LEN]),
+            reads: Vec::with_capacity(64),
+            formulas: S::ZERO,
+            phase: 0,
+            scale: FULL_SCALE,
+        }
+    }
+
+    /// Traces `pos`.
+    pub fn trace(&mut self, pos: &Chess) -> Trace {
+        crate::eval::evaluate_with(pos, self);
+        let mut coefs = Vec::with_capacity(self.touched.len());
+        self.touched.sort_unstable();
+        self.touched.dedup();
+        for &i in &self.touched {
+            let (m, e) = (self.mid[i as usize], self.end[i as usize]);
+            if m != 0 || e != 0 {
+                coefs.push(Coef { index: i, mid: m, end: e });
+            }
+            self.mid[i as usize] = 0;
+            self.end[i as usize] = 0;
+        }
+        self.touched.clear();
+        let mut formula_reads = std::mem::take(&mut self.reads);
+        formula_reads.sort_unstable();
+        for &i in &formula_reads {
+            self.read[i as usize] = false;
+        }
+        self.reads = Vec::with_capacity(formula_reads.len());
+        let formulas = std::mem::take(&mut self.formulas);
+        Trace { coefs, formulas, formula_reads, phase: self.phase, scale: self.scale }
+    }
+
+    fn coef(&mut self, index: usize, mid: i32, end: i32) {
+        if self.mid[index] == 0 && self.end[index] == 0 {
+            self.touched.push(index as u16);
+        }
+        self.mid[index] += mid;
+        self.end[index] += end;
+    }
+
+    fn mark_read(&mut self, index: usize) {
+        if !self.read[index] {
+            self.read[index] = true;
+            self.reads.push(index as u16);
+        }
+    }
+}
+
+impl Accumulator for Tracer<'_> {
+    fn params(&self) -> &Params {
+        self.params
+    }
+    fn add(&mut self, color: Color, p: SParam, count: i32) {
+        let c = count * sign(color);
+        self.coef(p.flat_index(), c, 0);
+        self.coef(p.flat_index() + 1, 0, c);
+    }
+    fn add_int(&mut self, color: Color, p: IParam, count: S) {
+        let s = sign(color);
+        self.coef(p.flat_index(), count.0 * s, count.1 * s);
+    }
+    fn read(&mut self, p: SParam) -> S {
+        self.mark_read(p.flat_index());
+        self.mark_read(p.flat_index() + 1);
+        self.params.score_at(p.flat_index())
+    }
+    fn read_int(&mut self, p: IParam) -> i32 {
+        self.mark_read(p.flat_index());
+        self.params.flat()[p.flat_index()]
+    }
+    fn add_formula(&mut self, color: Color, _term: TermId, value: S) {
+        self.formulas += value * sign(color);
+    }
+    fn sum(&self) -> S {
+        let flat = self.params.flat();
+        self.touched.iter().fold(self.formulas, |acc, &i| {
+            let v = flat[i as usize];
+            acc + S(self.mid[i as usize] * v, self.end[i as usize] * v)
+        })
+    }
+    fn finish(&mut self, phase: i32, scale: i32) {
+        self.phase = phase;
+        self.scale = scale;
+    }
+}
+
+/// Per-term contributions for white and black: what `texel eval` prints.
+pub struct Breakdown<'a> {
+    params: &'a Params,
+    by_term: Vec<[S; 2]>,
+    fired: Vec<bool>,
+    phase: i32,
+    scale: i32,
+}
+
+impl<'a> Breakdown<'a> {
+    /// Evaluates `pos` and keeps every term's contribution.
+    pub fn of(pos: &Chess, params: &'a Params) -> Self {
+        let mut b = Breakdown {
+            params,
+            by_term: vec![[S::ZERO; 2]; TERM_COUNT],
+            fired: vec![false; TERM_COUNT],
+            phase: 0,
+            scale: FULL_SCALE,
+        };
+        crate::eval::evaluate_with(pos, &mut b);
+        b
+    }
+
+    /// The terms that fired with their (white, black) contributions, in table order.
+    pub fn terms(&self) -> impl Iterator<Item = (TermId, S, S)> + '_ {
+        TermId::all()
+            .filter(|t| self.fired[t.0 as usize])
+            .map(|t| (t, self.by_term[t.0 as usize][0], self.by_term[t.0 as usize][1]))
+    }
+
+    /// Whether `term` fired for either side (a count or formula result that is not zero).
+    pub fn fired(&self, term: TermId) -> bool {
+        self.fired[term.0 as usize]
+    }
+
+    /// The (white, black) contribution of `term`.
+    pub fn contribution(&self, term: TermId) -> (S, S) {
+        let [w, b] = self.by_term[term.0 as usize];
+        (w, b)
+    }
+
+    /// The white-minus-black sum before tapering.
+    pub fn total(&self) -> S {
+        self.by_term.iter().fold(S::ZERO, |acc, [w, b]| acc + *w - *b)
+    }
+
+    /// Game phase.
+    pub fn phase(&self) -> i32 {
+        self.phase
+    }
+
+    /// Endgame scale in percent.
+    pub fn scale(&self) -> i32 {
+        self.scale
+    }
+
+    /// The tapered score, white's view.
+    pub fn score(&self) -> i32 {
+        taper(self.total(), self.phase, self.scale)
+    }
+
+    fn record(&mut self, color: Color, term: TermId, value: S, fired: bool) {
+        self.by_term[term.0 as usize][usize::from(!color.is_white())] += value;
+        self.fired[term.0 as usize] |= fired;
+    }
+}
+
+impl Accumulator for Breakdown<'_> {
+    fn params(&self) -> &Params {
+        self.params
+    }
+    fn add(&mut self, color: Color, p: SParam, count: i32) {
+        let v = self.params.score_at(p.flat_index()) * count;
+        self.record(color, TermId(p.term), v, count != 0);
+    }
+    fn add_int(&mut self, color: Color, p: IParam, count: S) {
+        let v = self.params.flat()[p.flat_index()];
+        self.record(color, TermId(p.term), S(v * count.0, v * count.1), count != S::ZERO);
+    }
+    fn read(&mut self, p: SParam) -> S {
+        self.params.score_at(p.flat_index())
+    }
+    fn read_int(&mut self, p: IParam) -> i32 {
+        self.params.flat()[p.flat_index()]
+    }
+    fn add_formula(&mut self, color: Color, term: TermId, value: S) {
+        self.record(color, term, value, value != S::ZERO);
+    }
+    fn sum(&self) -> S {
+        self.total()
+    }
+    fn finish(&mut self, phase: i32, scale: i32) {
+        self.phase = phase;
+        self.scale = scale;
+    }
+}

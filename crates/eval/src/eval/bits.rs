@@ -1,0 +1,203 @@
+//! Bitboard helpers seen from one side: ranks, files, spans and shifts.
+
+use shakmaty::{Bitboard, Color, File, Square};
+
+/// Squares of each file.
+pub const FILES: [u64; 8] = {
+    let mut f = [0u64; 8];
+    let mut i = 0;
+    while i < 8 {
+        f[i] = 0x0101_0101_0101_0101u64 << i;
+        i += 1;
+    }
+    f
+};
+
+/// Squares of the files next to each file.
+pub const ADJACENT_FILES: [u64; 8] = {
+    let mut f = [0u64; 8];
+    let mut i = 0;
+    while i < 8 {
+        if i > 0 {
+            f[i] |= FILES[i - 1];
+        }
+        if i < 7 {
+            f[i] |= FILES[i + 1];
+        }
+        i += 1;
+    }
+    f
+};
+
+/// `AHEAD[color][rank]`: every square on ranks strictly ahead of `rank` for `color`.
+const AHEAD: [[u64; 8]; 2] = {
+    let mut t = [[0u64; 8]; 2];
+    let mut r = 0;
+    while r < 8 {
+        // White (index 1) looks up the board, black (index 0) down.
+        t[1][r] = if r == 7 { 0 } else { !0u64 << (8 * (r + 1)) };
+        t[0][r] = if r == 0 { 0 } else { !0u64 >> (8 * (8 - r)) };
+        r += 1;
+    }
+    t
+};
+
+/// The 16 squares c3-f6.
+pub const BIG_CENTER: Bitboard = Bitboard(0x0000_3c3c_3c3c_0000);
+/// d4, e4, d5, e5.
+pub const CENTER: Bitboard = Bitboard::CENTER;
+
+/// Rank of `sq` counted from `color`'s side: 0 is its back rank, 7 the promotion rank.
+#[inline]
+pub fn rel_rank(color: Color, sq: Square) -> usize {
+    let r = sq.rank() as usize;
+    if color.is_white() {
+        r
+    } else {
+        7 - r
+    }
+}
+
+/// The squares of `color`'s half of the board (its ranks 1-4).
+#[inline]
+pub fn own_half(color: Color) -> Bitboard {
+    if color.is_white() {
+        Bitboard(0x0000_0000_ffff_ffff)
+    } else {
+        Bitboard(0xffff_ffff_0000_0000)
+    }
+}
+
+/// Every square of `color`'s relative rank `r` (0-based).
+#[inline]
+pub fn rel_rank_bb(color: Color, r: usize) -> Bitboard {
+    let r = if color.is_white() { r } else { 7 - r };
+    Bitboard(0xffu64 << (8 * r))
+}
+
+/// The file of `sq` as a bitboard.
+#[inline]
+pub fn file_bb(sq: Square) -> Bitboard {
+    Bitboard(FILES[sq.file() as usize])
+}
+
+/// The files next to the file of `sq`.
+#[inline]
+pub fn adjacent_files(sq: Square) -> Bitboard {
+    Bitboard(ADJACENT_FILES[sq.file() as usize])
+}
+
+/// Every square on ranks strictly ahead of `sq` for `color`.
+#[inline]
+pub fn ahead(color: Color, sq: Square) -> Bitboard {
+    Bitboard(AHEAD[color as usize][sq.rank() as usize])
+}
+
+/// Squares ahead of `sq` on its file.
+#[inline]
+pub fn front_span(color: Color, sq: Square) -> Bitboard {
+    ahead(color, sq) & file_bb(sq)
+}
+
+/// Squares ahead of `sq` on its file and the adjacent files: a pawn there with an enemy
+/// pawn nowhere in this span is passed.
+#[inline]
+pub fn passed_span(color: Color, sq: Square) -> Bitboard {
+    ahead(color, sq) & Bitboard(FILES[sq.file() as usize] | ADJACENT_FILES[sq.file() as usize])
+}
+
+/// Squares a pawn of `color` on `sq` could ever attack.
+#[inline]
+pub fn attack_span(color: Color, sq: Square) -> Bitboard {
+    ahead(color, sq) & adjacent_files(sq)
+}
+
+/// Shifts a set one rank toward the opponent of `color`.
+#[inline]
+pub fn forward(color: Color, bb: Bitboard) -> Bitboard {
+    if color.is_white() {
+        Bitboard(bb.0 << 8)
+    } else {
+        Bitboard(bb.0 >> 8)
+    }
+}
+
+/// Shifts a set one rank back toward `color`'s side.
+#[inline]
+pub fn backward(color: Color, bb: Bitboard) -> Bitboard {
+    forward(color.other(), bb)
+}
+
+/// Squares attacked by the pawns in `pawns` of `color`.
+#[inline]
+pub fn pawn_attacks(color: Color, pawns: Bitboard) -> Bitboard {
+    let f = forward(color, pawns).0;
+    Bitboard(((f & !FILES[0]) >> 1) | ((f & !FILES[7]) << 1))
+}
+
+/// Squares attacked twice by the pawns in `pawns` of `color`.
+#[inline]
+pub fn pawn_double_attacks(color: Color, pawns: Bitboard) -> Bitboard {
+    let f = forward(color, pawns).0;
+    Bitboard(((f & !FILES[0]) >> 1) & ((f & !FILES[7]) << 1))
+}
+
+/// How central a file is: 0 for a/h, 1 for b/g, 2 for c/f, 3 for d/e.
+#[inline]
+pub fn centralness(file: File) -> usize {
+    let f = file as usize;
+    f.min(7 - f)
+}
+
+/// Steps of centre proximity: 0 on the edge ring, 3 on the four centre squares.
+#[inline]
+pub fn center_proximity(sq: Square) -> i32 {
+    let f = centralness(sq.file());
+    let r = sq.rank() as usize;
+    f.min(r.min(7 - r)) as i32
+}
+
+/// Whether any set bit exists.
+#[inline]
+pub fn any(bb: Bitboard) -> bool {
+    bb.0 != 0
+}
+
+/// Number of set bits.
+#[inline]
+pub fn count(bb: Bitboard) -> i32 {
+    bb.0.count_ones() as i32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::Square::*;
+
+    #[test]
+    fn spans_look_ahead_for_each_side() {
+        assert!(front_span(Color::White, E4).contains(E8));
+        assert!(!front_span(Color::White, E4).contains(E4));
+        assert!(front_span(Color::Black, E4).contains(E1));
+        assert!(passed_span(Color::White, A2).contains(B7));
+        assert!(!passed_span(Color::White, A2).contains(C7));
+        assert_eq!(count(ahead(Color::White, H8)), 0);
+        assert_eq!(count(ahead(Color::Black, A1)), 0);
+    }
+
+    #[test]
+    fn pawn_attacks_stay_on_the_board() {
+        let a = pawn_attacks(Color::White, Bitboard::from(A2) | Bitboard::from(H2));
+        assert_eq!(a, Bitboard::from(B3) | Bitboard::from(G3));
+        let d = pawn_double_attacks(Color::Black, Bitboard::from(C5) | Bitboard::from(E5));
+        assert_eq!(d, Bitboard::from(D4));
+    }
+
+    #[test]
+    fn centre_proximity_runs_from_edge_to_centre() {
+        assert_eq!(center_proximity(A1), 0);
+        assert_eq!(center_proximity(B2), 1);
+        assert_eq!(center_proximity(C6), 2);
+        assert_eq!(center_proximity(E4), 3);
+    }
+}

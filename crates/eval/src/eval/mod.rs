@@ -1,0 +1,241 @@
+//! The evaluation: one code path, generic over the [`Accumulator`].
+//!
+//! [`Info`] gathers what several terms share (attack maps, pins, outposts, passed pawns);
+//! each group of the table then has its own module.
+
+mod bits;
+mod endgame;
+mod gnu;
+mod king;
+mod material;
+mod passed;
+mod pawns;
+mod pieces;
+mod scale;
+mod threats;
+
+use crate::accumulate::Accumulator;
+use crate::score::phase;
+use arrayvec::ArrayVec;
+use bits::*;
+use shakmaty::attacks::{
+    between, bishop_attacks, king_attacks, knight_attacks, queen_attacks, ray, rook_attacks,
+};
+use shakmaty::{Bitboard, Board, Castles, Chess, Color, Position, Role, Square};
+
+/// Evaluates `pos`, reporting every term to `acc` and finishing with phase and scale.
+pub fn evaluate_with<A: Accumulator>(pos: &Chess, acc: &mut A) {
+    let info = Info::new(pos);
+    for color in Color::ALL {
+        material::evaluate(&info, color, acc);
+        gnu::evaluate(&info, color, acc);
+        pieces::evaluate(&info, color, acc);
+        threats::evaluate(&info, color, acc);
+        king::evaluate(&info, color, acc);
+        pawns::evaluate(&info, color, acc);
+        passed::evaluate(&info, color, acc);
+        endgame::evaluate(&info, color, acc);
+    }
+    let scale = scale::scale(&info, acc);
+    acc.finish(phase(info.board), scale);
+}
+
+/// One non-king, non-pawn piece with its attacks.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Piece {
+    pub sq: Square,
+    pub role: Role,
+    /// Squares attacked (restricted to the pin line when pinned).
+    pub attacks: Bitboard,
+}
+
+/// Per-position facts shared by the terms. Indices by colour use `color as usize`.
+pub(crate) struct Info<'a> {
+    pub board: &'a Board,
+    pub turn: Color,
+    pub castles: &'a Castles,
+    pub occupied: Bitboard,
+    pub pawns: [Bitboard; 2],
+    pub king: [Square; 2],
+    /// Attacked squares by side and role (index `role as usize - 1`).
+    pub attacks: [[Bitboard; 6]; 2],
+    /// Squares each side attacks.
+    pub all_attacks: [Bitboard; 2],
+    /// Squares each side attacks at least twice.
+    pub double_attacks: [Bitboard; 2],
+    /// Pieces of each side pinned to their own king.
+    pub pinned: [Bitboard; 2],
+    /// Knights, bishops, rooks and queens with their attacks, per side.
+    pub pieces: [ArrayVec<Piece, 16>; 2],
+    /// Squares where a side's pieces count a move: not own-occupied, not attacked by enemy pawns.
+    pub mobility_area: [Bitboard; 2],
+    /// Outpost squares per side: ranks 4-7, defended by own pawn, out of enemy pawns' reach.
+    pub outposts: [Bitboard; 2],
+    /// Passed pawns per side.
+    pub passed: [Bitboard; 2],
+    /// The checks each side can give.
+    pub checks: [king::Checks; 2],
+}
+
+impl<'a> Info<'a> {
+    fn new(pos: &'a Chess) -> Info<'a> {
+        let board = pos.board();
+        let occupied = board.occupied();
+        let pawns = [
+            board.by_piece(Color::Black.pawn()),
+            board.by_piece(Color::White.pawn()),
+        ];
+        let king = [Color::Black, Color::White].map(|c| board.king_of(c).expect("legal position has kings"));
+        let mut info = Info {
+            board,
+            turn: pos.turn(),
+            castles: pos.castles(),
+            occupied,
+            pawns,
+            king,
+            attacks: [[Bitboard::EMPTY; 6]; 2],
+            all_attacks: [Bitboard::EMPTY; 2],
+            double_attacks: [Bitboard::EMPTY; 2],
+            pinned: [Bitboard::EMPTY; 2],
+            pieces: [ArrayVec::new(), ArrayVec::new()],
+            mobility_area: [Bitboard::EMPTY; 2],
+            outposts: [Bitboard::EMPTY; 2],
+            passed: [Bitboard::EMPTY; 2],
+            checks: [king::Checks::default(); 2],
+        };
+        for c in Color::ALL {
+            info.pinned[c as usize] = info.pinned_pieces(c);
+        }
+        for c in Color::ALL {
+            info.collect_attacks(c);
+        }
+        for c in Color::ALL {
+            let i = c as usize;
+            let them = c.other() as usize;
+            info.mobility_area[i] =
+                !board.by_color(c) & !info.attacks[them][Role::Pawn as usize - 1];
+            let reachable = enemy_pawn_reach(c.other(), info.pawns[them]);
+            let ranks_4_to_7 = rel_rank_bb(c, 3) | rel_rank_bb(c, 4) | rel_rank_bb(c, 5) | rel_rank_bb(c, 6);
+            info.outposts[i] = ranks_4_to_7 & info.attacks[i][0] & !reachable;
+            info.passed[i] = info.pawns[i]
+                .into_iter()
+                .filter(|&sq| (passed_span(c, sq) & info.pawns[them]).is_empty())
+                .collect();
+        }
+        info.checks = [king::checks(&info, Color::Black), king::checks(&info, Color::White)];
+        info
+    }
+
+    /// Pieces of `color` that stand alone between an enemy slider and their king.
+    fn pinned_pieces(&self, color: Color) -> Bitboard {
+        let k = self.king[color as usize];
+        let them = self.board.by_color(color.other());
+        let snipers = (rook_attacks(k, Bitboard::EMPTY) & them & self.board.rooks_and_queens())
+            | (bishop_attacks(k, Bitboard::EMPTY) & them & self.board.bishops_and_queens());
+        let mut pinned = Bitboard::EMPTY;
+        for s in snipers {
+            let blockers = between(k, s) & self.occupied;
+            if blockers.count() == 1 && (blockers & self.board.by_color(color)).any() {
+                pinned |= blockers;
+            }
+        }
+        pinned
+    }
+
+    fn collect_attacks(&mut self, c: Color) {
+        let i = c as usize;
+        let occ = self.occupied;
+        let pawn_att = pawn_attacks(c, self.pawns[i]);
+        let mut all = pawn_att;
+        let mut double = pawn_double_attacks(c, self.pawns[i]);
+        let mut add = |all: &mut Bitboard, a: Bitboard| {
+            double |= *all & a;
+            *all |= a;
+        };
+        self.attacks[i][0] = pawn_att;
+        let k = self.king[i];
+        let katt = king_attacks(k);
+        self.attacks[i][Role::King as usize - 1] = katt;
+        add(&mut all, katt);
+        for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
+            for sq in self.board.by_piece(role.of(c)) {
+                let mut a = match role {
+                    Role::Knight => knight_attacks(sq),
+                    Role::Bishop => bishop_attacks(sq, occ),
+                    Role::Rook => rook_attacks(sq, occ),
+                    _ => queen_attacks(sq, occ),
+                };
+                if self.pinned[i].contains(sq) {
+                    a &= ray(k, sq);
+                }
+                self.attacks[i][role as usize - 1] |= a;
+                add(&mut all, a);
+                // More than 16 pieces cannot arise from a legal game; extra ones are ignored.
+                let _ = self.pieces[i].try_push(Piece { sq, role, attacks: a });
+            }
+        }
+        self.all_attacks[i] = all;
+        self.double_attacks[i] = double;
+    }
+
+    /// The side's pieces of `role` (knight to queen).
+    pub fn pieces_of(&self, c: Color, role: Role) -> impl Iterator<Item = &Piece> {
+        self.pieces[c as usize].iter().filter(move |p| p.role == role)
+    }
+
+    /// Squares attacked by `c` with pieces of `role`.
+    pub fn attacked_by(&self, c: Color, role: Role) -> Bitboard {
+        self.attacks[c as usize][role as usize - 1]
+    }
+
+    /// `c`'s pieces of `role`.
+    pub fn of(&self, c: Color, role: Role) -> Bitboard {
+        self.board.by_piece(role.of(c))
+    }
+
+    /// Number of knights, bishops, rooks and queens of `c`.
+    pub fn piece_count(&self, c: Color) -> i32 {
+        self.pieces[c as usize].len() as i32
+    }
+
+    /// Total number of pawns on the board.
+    pub fn pawn_total(&self) -> i32 {
+        count(self.pawns[0] | self.pawns[1])
+    }
+
+    /// Board openness: 0 with more than 12 pawns, 1 with 7 to 12, 2 with 6 or fewer.
+    pub fn openness(&self) -> usize {
+        match self.pawn_total() {
+            13.. => 0,
+            7..=12 => 1,
+            _ => 2,
+        }
+    }
+
+    /// Files with no pawn of either side.
+    pub fn open_files(&self) -> Bitboard {
+        let mut open = Bitboard::EMPTY;
+        for (f, &mask) in FILES.iter().enumerate() {
+            if ((self.pawns[0] | self.pawns[1]) & Bitboard(mask)).is_empty() {
+                open |= Bitboard(FILES[f]);
+            }
+        }
+        open
+    }
+
+    /// Pawns of `c` whose square in front holds an enemy pawn.
+    pub fn rammed_pawns(&self, c: Color) -> Bitboard {
+        self.pawns[c as usize] & backward(c, self.pawns[c.other() as usize])
+    }
+}
+
+/// Squares that pawns of `color` attack now or after advancing.
+fn enemy_pawn_reach(color: Color, pawns: Bitboard) -> Bitboard {
+    pawns.into_iter().fold(Bitboard::EMPTY, |acc, sq| acc | attack_span(color, sq))
+}
+
+/// Chebyshev distance between two squares.
+#[inline]
+pub(crate) fn distance(a: Square, b: Square) -> i32 {
+    a.distance(b) as i32
+}

@@ -1,0 +1,255 @@
+//! KnightV, BishopV, RookV and QueenV: mobility curves and piece placement.
+
+use super::{bits::*, distance, Info, Piece};
+use crate::accumulate::Accumulator;
+use crate::params::Handle as _;
+use crate::table::*;
+use crate::S;
+use shakmaty::attacks::{between, bishop_attacks, knight_attacks};
+use shakmaty::{Bitboard, Color, Role, Square};
+
+pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
+    let open_files = info.open_files();
+    for piece in &info.pieces[us as usize] {
+        let mob = count(piece.attacks & info.mobility_area[us as usize]);
+        mobility(acc, us, piece.role, mob);
+        if info.pinned[us as usize].contains(piece.sq) {
+            acc.add(us, PINNED_PIECE_MOBILITY.at(piece.role as usize - 2), 1);
+        }
+        match piece.role {
+            Role::Knight => knight(info, us, piece, acc),
+            Role::Bishop => bishop(info, us, piece, acc),
+            Role::Rook => rook(info, us, piece, open_files, acc),
+            _ => queen(info, us, piece, acc),
+        }
+        let front = forward(us, Bitboard::from(piece.sq));
+        if matches!(piece.role, Role::Knight | Role::Bishop) && any(front & info.pawns[us as usize]) {
+            acc.add(us, MINOR_BEHIND_PAWN, 1);
+        }
+    }
+    let on_seventh = info.of(us, Role::Rook) & rel_rank_bb(us, 6);
+    if count(on_seventh) >= 2 && rel_rank(us, info.king[us.other() as usize]) == 7 {
+        acc.add(us, ROOKS_TWO_7_K8, 1);
+    }
+}
+
+/// The mobility curve: `MIN + (MAX - MIN) · m(100 + c) / (100·M + c·m)` for `m` safe moves
+/// out of at most `M`, computed for each half with the curve factor `c` (clamped to
+/// -99..=1000 so the curve stays monotonic).
+fn mobility<A: Accumulator>(acc: &mut A, us: Color, role: Role, mob: i32) {
+    let (lo, hi, bend, most) = match role {
+        Role::Knight => (KNIGHT_MOB_MIN, KNIGHT_MOB_MAX, KNIGHT_MOB_CURVE_FACTOR, 8),
+        Role::Bishop => (BISHOP_MOB_MIN, BISHOP_MOB_MAX, BISHOP_MOB_CURVE_FACTOR, 13),
+        Role::Rook => (ROOK_MOB_MIN, ROOK_MOB_MAX, ROOK_MOB_CURVE_FACTOR, 14),
+        _ => (QUEEN_MOB_MIN, QUEEN_MOB_MAX, QUEEN_MOB_CURVE_FACTOR, 27),
+    };
+    let (l, h, b) = (acc.read(lo), acc.read(hi), acc.read(bend));
+    let curve = |l: i32, h: i32, c: i32| {
+        let c = c.clamp(-99, 1000);
+        l + (h - l) * mob * (100 + c) / (100 * most + c * mob)
+    };
+    let value = S(curve(l.0, h.0, b.0), curve(l.1, h.1, b.1));
+    acc.add_formula(us, lo.term(), value);
+}
+
+/// Outpost array index: 0 for ranks 5-7, 1 for rank 4.
+fn outpost_index(us: Color, sq: Square) -> usize {
+    usize::from(rel_rank(us, sq) == 3)
+}
+
+fn knight<A: Accumulator>(info: &Info, us: Color, p: &Piece, acc: &mut A) {
+    let i = us as usize;
+    let safe = p.attacks & info.mobility_area[i];
+    if !BIG_CENTER.contains(p.sq) && any(safe & BIG_CENTER) {
+        acc.add(us, KNIGHT_CENTER_MOVE_BONUS, 1);
+    }
+    if distance(p.sq, info.king[i]) >= 5 {
+        acc.add(us, KNIGHT_AWOL, 1);
+    }
+    let on_outpost = info.outposts[i].contains(p.sq);
+    if on_outpost {
+        let idx = outpost_index(us, p.sq);
+        acc.add(us, KNIGHT_OUTPOST.at(idx), 1);
+        if distance(p.sq, info.king[us.other() as usize]) >= 5 {
+            acc.add(us, KNIGHT_OUTPOST_AWOL.at(idx), 1);
+        }
+    } else if let Some(idx) = outpost_move(info, us, p) {
+        acc.add(us, KNIGHT_OUTPOST_MOVE.at(idx), 1);
+    }
+}
+
+/// The best outpost index among the empty outpost squares the piece can move to.
+fn outpost_move(info: &Info, us: Color, p: &Piece) -> Option<usize> {
+    let targets = p.attacks & info.outposts[us as usize] & !info.occupied;
+    targets.into_iter().map(|sq| outpost_index(us, sq)).min()
+}
+
+fn bishop<A: Accumulator>(info: &Info, us: Color, p: &Piece, acc: &mut A) {
+    let (i, them) = (us as usize, us.other());
+    let colour = if p.sq.is_light() { Bitboard::LIGHT_SQUARES } else { Bitboard::DARK_SQUARES };
+    let rammed = info.rammed_pawns(us);
+    let center_files = Bitboard(FILES[3] | FILES[4]);
+    acc.add(us, BISHOP_COLOR_PAWNS, count(info.pawns[i] & colour));
+    acc.add(us, BISHOP_COLOR_BLOCKED_PAWN, count(rammed & colour));
+    acc.add(us, BISHOP_COLOR_BLOCKED_CENTER_PAWN, count(rammed & colour & center_files));
+    let front_diagonals = pawn_attacks(us, Bitboard::from(p.sq));
+    acc.add(us, BISHOP_FORWARD_BLOCKED_PAWN, count(rammed & front_diagonals));
+    if rel_rank(us, p.sq) == 0 && front_diagonals.is_subset(rammed) {
+        acc.add(us, BISHOP_STUCK_BLOCKED_PAWN, 1);
+    }
+    let king_file = info.king[i].file() as usize;
+    let b2 = square_for(us, 1, 1);
+    let g2 = square_for(us, 6, 1);
+    if (p.sq == b2 && king_file <= 2) || (p.sq == g2 && king_file >= 5) {
+        acc.add(us, BISHOP_FIANCHETTO, 1);
+    }
+    if info.outposts[i].contains(p.sq) {
+        acc.add(us, BISHOP_OUTPOST, 1);
+    } else if outpost_move(info, us, p).is_some() {
+        acc.add(us, BISHOP_OUTPOST_MOVE, 1);
+    }
+    let moves = p.attacks & !info.board.by_color(us);
+    let half = own_half(us);
+    if any(moves) && (moves.is_subset(half) || (moves & half).is_empty()) {
+        acc.add(us, BISHOP_ONLY_REACHES_ONE_SIDE, 1);
+    }
+    let their_pawns = info.pawns[them as usize];
+    if any(their_pawns) && (their_pawns & colour).is_empty() {
+        acc.add(us, BISHOP_NO_PAWN_TARGETS, 1);
+    }
+    if major_aligned(info, us, p.sq) {
+        acc.add(us, BISHOP_MAJOR_ALIGNED, 1);
+    }
+    match count(p.attacks & CENTER) {
+        0 => {}
+        1 => acc.add(us, BISHOP_CENTER_CONTROL.at(0), 1),
+        _ => acc.add(us, BISHOP_CENTER_CONTROL.at(1), 1),
+    }
+    acc.add(us, BISHOP_TRAPPED_OVER_5, trapped_fifths(info, us, p.sq));
+}
+
+/// The square on `file` (0 = a) and relative rank `rank` (0 = own back rank) of `us`.
+fn square_for(us: Color, file: u32, rank: u32) -> Square {
+    let r = if us.is_white() { rank } else { 7 - rank };
+    Square::new(r * 8 + file)
+}
+
+/// An enemy rook, queen or king on the bishop's diagonals with no own blocked pawn and no
+/// pawn-defended enemy pawn in between.
+fn major_aligned(info: &Info, us: Color, sq: Square) -> bool {
+    let them = us.other();
+    let targets = bishop_attacks(sq, Bitboard::EMPTY)
+        & (info.of(them, Role::Rook) | info.of(them, Role::Queen) | info.of(them, Role::King));
+    let walls = info.rammed_pawns(us)
+        | (info.pawns[them as usize] & info.attacked_by(them, Role::Pawn));
+    targets.into_iter().any(|t| (between(sq, t) & walls).is_empty())
+}
+
+/// 5 for a bishop on a7/h7 behind an enemy pawn on b6/g6, 2 on a6/h6 behind b5/g5.
+fn trapped_fifths(info: &Info, us: Color, sq: Square) -> i32 {
+    let their_pawns = info.pawns[us.other() as usize];
+    let file = sq.file() as u32;
+    if file != 0 && file != 7 {
+        return 0;
+    }
+    let inner = if file == 0 { 1 } else { 6 };
+    match rel_rank(us, sq) {
+        6 if their_pawns.contains(square_for(us, inner, 5)) => 5,
+        5 if their_pawns.contains(square_for(us, inner, 4)) => 2,
+        _ => 0,
+    }
+}
+
+fn rook<A: Accumulator>(info: &Info, us: Color, p: &Piece, open: Bitboard, acc: &mut A) {
+    let (i, them) = (us as usize, us.other());
+    let ti = them as usize;
+    acc.add(us, ROOK_OPEN_FILE_COUNT, count(open) / 8);
+    if info.outposts[i].contains(p.sq) {
+        acc.add(us, ROOK_OUTPOST_BONUS, 1);
+    }
+    let file = file_bb(p.sq);
+    let own_on_file = info.pawns[i] & file;
+    let their_on_file = info.pawns[ti] & file;
+    if open.contains(p.sq) {
+        acc.add(us, ROOK_FILE_OPEN, 1);
+    } else {
+        if own_on_file.is_empty() {
+            acc.add(us, ROOK_FILE_HALF_OPEN, 1);
+            if any(their_on_file & info.attacked_by(them, Role::Pawn)) {
+                acc.add(us, ROOK_FILE_HALF_OPEN_DEFENDED_PAWN, 1);
+            }
+        }
+        if any(p.attacks & info.mobility_area[i] & open) {
+            acc.add(us, ROOK_CAN_MOVE_TO_OPEN_FILE.at(usize::from(any(own_on_file))), 1);
+        }
+    }
+    let stops = forward(us, own_on_file);
+    if any(stops & !info.occupied) {
+        acc.add(us, ROOK_FILE_MOBILE_PAWN, 1);
+    }
+    let all_pawns = info.pawns[0] | info.pawns[1];
+    if any(stops & info.occupied & !all_pawns) {
+        acc.add(us, ROOK_FILE_BLOCKED_PAWN_BY_PIECE, 1);
+    }
+    if any(stops & all_pawns) {
+        acc.add(us, ROOK_FILE_BLOCKED_PAWN, 1);
+    }
+    let knight_moves =
+        info.attacked_by(them, Role::Knight) & !info.board.by_color(them) & !info.attacked_by(us, Role::Pawn);
+    if any(knight_attacks(p.sq) & knight_moves) {
+        acc.add(us, ROOK_THREATENED_BY_KNIGHT_MOVE, 1);
+    }
+    trapped_by_king(info, us, p, acc);
+    let queens = info.of(us, Role::Queen) & file;
+    let gun = queens.into_iter().any(|q| {
+        rel_rank(us, q) < rel_rank(us, p.sq) && (between(q, p.sq) & info.occupied).is_empty()
+    });
+    if gun && own_on_file.is_empty() {
+        acc.add(us, ROOK_QUEEN_GUN, 1);
+    }
+}
+
+/// A back-rank rook shut in toward the corner by its own king (with three or fewer moves).
+fn trapped_by_king<A: Accumulator>(info: &Info, us: Color, p: &Piece, acc: &mut A) {
+    let k = info.king[us as usize];
+    let (kf, rf) = (k.file() as u32, p.sq.file() as u32);
+    let shut_in = (kf >= 4 && rf > kf) || (kf <= 3 && rf < kf);
+    let king_rank = rel_rank(us, k);
+    if rel_rank(us, p.sq) != 0 || !shut_in || king_rank > 1 {
+        return;
+    }
+    if count(p.attacks & info.mobility_area[us as usize]) > 3 {
+        return;
+    }
+    if king_rank == 0 && !info.castles.has_color(us) {
+        acc.add(us, ROOK_TRAPPED_BY_KING, 1);
+    } else {
+        acc.add(us, ROOK_TRAPPED_BY_KING_PARTIAL, 1);
+    }
+}
+
+fn queen<A: Accumulator>(info: &Info, us: Color, p: &Piece, acc: &mut A) {
+    let (i, them) = (us as usize, us.other());
+    let all_pawns = info.pawns[0] | info.pawns[1];
+    if let (Some(lo), Some(hi)) = (
+        (0..8).find(|&f| any(all_pawns & Bitboard(FILES[f]))),
+        (0..8).rev().find(|&f| any(all_pawns & Bitboard(FILES[f]))),
+    ) {
+        acc.add(us, QUEEN_PAWN_SPREAD, (hi - lo) as i32);
+    }
+    let file = file_bb(p.sq);
+    if any(info.of(them, Role::Rook) & file) {
+        acc.add(us, QUEEN_OPP_ROOK_ON_FILE, 1);
+    }
+    let safe = p.attacks & !info.board.by_color(us) & !info.all_attacks[them as usize];
+    let half = own_half(us);
+    if any(safe & !half) {
+        acc.add(us, QUEEN_OPP_SIDE, 1);
+    }
+    if (safe & half).is_empty() {
+        acc.add(us, QUEEN_NO_RETREAT, 1);
+    }
+    if any(front_span(us, p.sq) & info.pawns[i]) && any(file & info.pawns[them as usize]) {
+        acc.add(us, QUEEN_CLOSED_FILE, 1);
+    }
+}

@@ -1,0 +1,91 @@
+//! ScaleV: how much of the endgame score the stronger side keeps, in percent.
+
+use super::{bits::*, distance, Info};
+use crate::accumulate::Accumulator;
+use crate::score::FULL_SCALE;
+use crate::table::*;
+use shakmaty::{Bitboard, Color, Role};
+
+/// Conventional piece material (knight and bishop 3, rook 5, queen 9) for scale decisions.
+fn piece_material(info: &Info, c: Color) -> i32 {
+    3 * count(info.of(c, Role::Knight) | info.of(c, Role::Bishop))
+        + 5 * count(info.of(c, Role::Rook))
+        + 9 * count(info.of(c, Role::Queen))
+}
+
+/// The endgame scale (0..=100) for the side the unscaled endgame sum favours: the lowest of
+/// the rules that apply. A side without pawns and at most a minor piece ahead keeps nothing.
+pub(super) fn scale<A: Accumulator>(info: &Info, acc: &mut A) -> i32 {
+    let strong = match acc.sum().1 {
+        0 => return FULL_SCALE,
+        e if e > 0 => Color::White,
+        _ => Color::Black,
+    };
+    let weak = strong.other();
+    let (si, wi) = (strong as usize, weak as usize);
+    let (sp, wp) = (count(info.pawns[si]), count(info.pawns[wi]));
+    let (smat, wmat) = (piece_material(info, strong), piece_material(info, weak));
+    if sp == 0 && smat - wmat <= 3 {
+        return 0;
+    }
+    let mut scale = FULL_SCALE;
+    let (sb, wb) = (info.of(strong, Role::Bishop), info.of(weak, Role::Bishop));
+    let knights = info.board.knights();
+    let opposite_bishops = sb.count() == 1
+        && wb.count() == 1
+        && knights.is_empty()
+        && sb.is_subset(Bitboard::LIGHT_SQUARES) != wb.is_subset(Bitboard::LIGHT_SQUARES);
+    if opposite_bishops {
+        let s = acc.read_int(OCB_BASE)
+            + acc.read_int(OCB_PAWNS) * (sp - wp).abs()
+            + acc.read_int(OCB_ROOK) * count(info.board.rooks())
+            + acc.read_int(OCB_QUEEN) * count(info.board.queens());
+        scale = scale.min(s);
+    }
+    let (spc, wpc) = (info.piece_count(strong), info.piece_count(weak));
+    if spc == 1 && wpc == 1 && info.board.queens().count() == 2 {
+        scale = scale.min(acc.read_int(SCALE_QUEENS));
+    }
+    let advanced = if strong.is_white() { info.pawns[si].last() } else { info.pawns[si].first() };
+    let king_gap = advanced.map_or(0, |p| distance(info.king[wi], p));
+    if sp > 0 {
+        let own = info.pawns[si];
+        let edge = [Bitboard(FILES[0]), Bitboard(FILES[7])].into_iter().find(|f| own.is_subset(*f));
+        if let Some(file) = edge {
+            let mut s = acc.read_int(SCALE_EDGE_BASE);
+            if sp == 1 {
+                s += acc.read_int(SCALE_EDGE_ONLY);
+            }
+            if any(info.passed[si] & file) {
+                s += acc.read_int(SCALE_EDGE_PASSED);
+            }
+            let strongest = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight]
+                .into_iter()
+                .find(|&r| any(info.of(strong, r)));
+            if let Some(r) = strongest {
+                s += acc.read_int(SCALE_EDGE_PIECE_TYPE.at(r as usize - 2));
+            }
+            scale = scale.min(s);
+        }
+        let mut s = acc.read_int(SCALE_LOW_SPREAD_BASE);
+        let lo = (0..8).find(|&f| any(own & Bitboard(FILES[f]))).unwrap_or(0);
+        let hi = (0..8).rev().find(|&f| any(own & Bitboard(FILES[f]))).unwrap_or(0);
+        s += acc.read_int(SCALE_PAWN_SPREAD) * (hi - lo) as i32;
+        if lo < 4 && hi >= 4 {
+            s += acc.read_int(SCALE_PAWN_BOTH_SIDES);
+        }
+        s += acc.read_int(SCALE_PAWN_COUNT) * sp + acc.read_int(SCALE_KING_DIST) * king_gap;
+        if smat > wmat {
+            s += acc.read_int(SCALE_PIECE_MAT);
+        }
+        scale = scale.min(s);
+    }
+    if wpc == 1 && (spc == 1 || spc == 2) && sp - wp <= 1 && !opposite_bishops {
+        let mut s = acc.read_int(SCALE_1P_BASE) + acc.read_int(SCALE_1P_KING_DIST) * king_gap;
+        if spc == 2 {
+            s += acc.read_int(SCALE_1P_2P);
+        }
+        scale = scale.min(s);
+    }
+    scale.clamp(0, FULL_SCALE)
+}

@@ -1,0 +1,238 @@
+//! JSON parameter files: one object keyed by term name, in table order.
+//!
+//! `S` values are `[mid, end]`, arrays of `S` are `[[mid, end], ...]`, integers are plain
+//! numbers. Terms missing from a file keep their declared default, so files written before
+//! a term was added still load.
+
+use super::{Params, Shape, TermId};
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+
+/// Why a parameter file could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum ParamsError {
+    /// The file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The text is not JSON.
+    #[error("not valid JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    /// The top level is not an object.
+    #[error("a parameter file must be a JSON object keyed by term name")]
+    NotAnObject,
+    /// A key names no term of the table.
+    #[error("unknown term {0:?}")]
+    UnknownTerm(String),
+    /// A value does not have the term's shape.
+    #[error("term {term}: expected {expected}, found {found}")]
+    WrongShape {
+        /// The term.
+        term: &'static str,
+        /// What the shape requires.
+        expected: String,
+        /// What the file holds.
+        found: String,
+    },
+    /// A number is not an integer that fits in 32 bits.
+    #[error("term {term}: {value} is not a 32-bit integer")]
+    NotInteger {
+        /// The term.
+        term: &'static str,
+        /// The offending value.
+        value: String,
+    },
+}
+
+/// A file error carrying the path and a cause.
+fn io_error(path: &Path, source: std::io::Error) -> ParamsError {
+    ParamsError::Io { path: path.to_path_buf(), source }
+}
+
+/// The JSON layout a shape requires, for error messages.
+fn expected_layout(shape: Shape) -> String {
+    match shape {
+        Shape::Score => "[mid, end]".into(),
+        Shape::Int => "an integer".into(),
+        Shape::ScoreArray(n) => format!("an array of {n} [mid, end] pairs"),
+        Shape::IntArray(n) => format!("an array of {n} integers"),
+    }
+}
+
+impl Params {
+    /// The parameters as a JSON object in table order.
+    pub fn to_json(&self) -> Value {
+        let mut map = Map::new();
+        for term in TermId::all() {
+            let info = term.info();
+            let v = self.term_values(term);
+            let value = match info.shape {
+                Shape::Score => Value::from(v.to_vec()),
+                Shape::Int => Value::from(v[0]),
+                Shape::IntArray(_) => Value::from(v.to_vec()),
+                Shape::ScoreArray(_) => {
+                    Value::Array(v.chunks(2).map(|c| Value::from(c.to_vec())).collect())
+                }
+            };
+            map.insert(info.name.to_string(), value);
+        }
+        Value::Object(map)
+    }
+
+    /// The parameters as pretty-printed JSON text, one term per line.
+    pub fn to_json_string(&self) -> String {
+        let Value::Object(map) = self.to_json() else { unreachable!("to_json builds an object") };
+        let lines: Vec<String> = map
+            .iter()
+            .map(|(k, v)| format!("  {}: {}", Value::from(k.as_str()), v))
+            .collect();
+        format!("{{\n{}\n}}\n", lines.join(",\n"))
+    }
+
+    /// Parses a parameter file: every key must name a term and hold its shape; missing
+    /// terms keep their declared default.
+    ///
+    /// # Errors
+    /// Invalid JSON, an unknown term, a wrong shape or a non-integer value.
+    pub fn from_json_str(text: &str) -> Result<Params, ParamsError> {
+        let value: Value = serde_json::from_str(text)?;
+        let Value::Object(map) = value else { return Err(ParamsError::NotAnObject) };
+        let mut params = Params::default();
+        for (name, value) in &map {
+            let term = TermId::by_name(name).ok_or_else(|| ParamsError::UnknownTerm(name.clone()))?;
+            let values = term_values_from_json(term, value)?;
+            let range = term.info().flat_range();
+            for (slot, v) in range.zip(values) {
+                params.set_flat(slot, v);
+            }
+        }
+        Ok(params)
+    }
+
+    /// Reads a parameter file.
+    ///
+    /// # Errors
+    /// An unreadable file, or any error of [`Params::from_json_str`].
+    pub fn load(path: &Path) -> Result<Params, ParamsError> {
+        let text = std::fs::read_to_string(path).map_err(|e| io_error(path, e))?;
+        Params::from_json_str(&text)
+    }
+
+    /// Writes a parameter file atomically (a temporary file renamed over the target).
+    ///
+    /// # Errors
+    /// The file could not be written.
+    pub fn save(&self, path: &Path) -> Result<(), ParamsError> {
+        write_atomically(path, self.to_json_string().as_bytes()).map_err(|e| io_error(path, e))
+    }
+}
+
+/// Writes `bytes` to a temporary file beside `path`, then renames it over `path`, so a
+/// reader never sees a partial file.
+///
+/// # Errors
+/// Any I/O error; the temporary file is removed on failure.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(format!(".tmp{}", std::process::id()));
+    let tmp = PathBuf::from(tmp);
+    let result = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// One JSON number as an `i32`.
+fn int(term: &'static str, v: &Value) -> Result<i32, ParamsError> {
+    v.as_i64()
+        .and_then(|x| i32::try_from(x).ok())
+        .ok_or_else(|| ParamsError::NotInteger { term, value: v.to_string() })
+}
+
+/// A JSON array of exactly `n` elements.
+fn array<'a>(
+    term: &'static str,
+    shape: Shape,
+    v: &'a Value,
+    n: usize,
+) -> Result<&'a Vec<Value>, ParamsError> {
+    match v {
+        Value::Array(a) if a.len() == n => Ok(a),
+        _ => Err(ParamsError::WrongShape {
+            term,
+            expected: expected_layout(shape),
+            found: v.to_string(),
+        }),
+    }
+}
+
+/// The flat slots of `term` read from its JSON value.
+fn term_values_from_json(term: TermId, v: &Value) -> Result<Vec<i32>, ParamsError> {
+    let info = term.info();
+    let (name, shape) = (info.name, info.shape);
+    let scalar = |v: &Value| match v {
+        Value::Number(_) => int(name, v),
+        _ => Err(ParamsError::WrongShape {
+            term: name,
+            expected: expected_layout(shape),
+            found: v.to_string(),
+        }),
+    };
+    let pair = |v: &Value| -> Result<[i32; 2], ParamsError> {
+        let a = array(name, shape, v, 2)?;
+        Ok([scalar(&a[0])?, scalar(&a[1])?])
+    };
+    match shape {
+        Shape::Int => Ok(vec![scalar(v)?]),
+        Shape::Score => Ok(pair(v)?.to_vec()),
+        Shape::IntArray(n) => array(name, shape, v, n)?.iter().map(scalar).collect(),
+        Shape::ScoreArray(n) => {
+            let mut out = Vec::with_capacity(2 * n);
+            for e in array(name, shape, v, n)? {
+                out.extend(pair(e)?);
+            }
+            Ok(out)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::*;
+    use crate::S;
+
+    #[test]
+    fn round_trip_keeps_every_value() {
+        let mut p = Params::default();
+        p.set(BISHOP_PAIR, S(1, -2));
+        p.set(KS_ATTACK_SUB, 7);
+        p.set(KNIGHT_OUTPOST, [S(3, 4), S(5, 6)]);
+        let back = Params::from_json_str(&p.to_json_string()).unwrap();
+        assert_eq!(back, p);
+    }
+
+    #[test]
+    fn missing_terms_keep_defaults() {
+        let p = Params::from_json_str(r#"{"BISHOP_PAIR": [1, 2]}"#).unwrap();
+        assert_eq!(p.get(BISHOP_PAIR), S(1, 2));
+        assert_eq!(p.get(KS_ATTACK_SUB), 280);
+    }
+
+    #[test]
+    fn bad_files_name_the_problem() {
+        let err = |s: &str| Params::from_json_str(s).unwrap_err().to_string();
+        assert_eq!(err(r#"{"NO_SUCH": 1}"#), r#"unknown term "NO_SUCH""#);
+        assert!(err(r#"{"BISHOP_PAIR": 1}"#).contains("BISHOP_PAIR: expected [mid, end]"));
+        assert!(err(r#"{"KNIGHT_OUTPOST": [[1, 2]]}"#).contains("array of 2"));
+        assert!(err(r#"{"KS_ATTACK_SUB": 2.5}"#).contains("KS_ATTACK_SUB: 2.5 is not"));
+        assert!(err(r#"{"KS_ATTACK_SUB": 9999999999}"#).contains("not a 32-bit"));
+        assert!(err("[1]").contains("JSON object"));
+        assert!(err("{").contains("not valid JSON"));
+    }
+}

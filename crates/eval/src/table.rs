@@ -1,0 +1,435 @@
+//! The evaluation parameter table: every term declared once, with its group, shape,
+//! default value, tuner step and a one-line description of what it measures.
+//!
+//! This file is the output of `texel export`: a tuned parameter file exported with
+//! `texel export --params P.json --rust crates/eval/src/table.rs` replaces it and compiles.
+//! Counts are from the point of view of the side that owns the feature; the evaluation adds
+//! white's terms and subtracts black's.
+
+use crate::S;
+
+crate::params::declare_params! {
+    /// Base piece values and GNU Chess heuristics (John Stanback, 1987).
+    group GnuV {
+        /// Material value of each piece on the board.
+        PIECE_VALUE: [S; 5] = [S(100, 100), S(330, 330), S(330, 330), S(520, 520), S(980, 980)], index "pawn, knight, bishop, rook, queen";
+        /// Pawn with no friendly pawn on an adjacent file, by the file it stands on.
+        GNU_ISOLATED_PAWN: [S; 8] = [S(-12, -12), S(-14, -14), S(-16, -16), S(-20, -20), S(-20, -20), S(-16, -16), S(-14, -14), S(-12, -12)], index "file a to h";
+        /// Knight per step of centre proximity (0 in a corner ring, 3 on the four centre squares).
+        GNU_KNIGHT_CENTER: S = S(10, 10);
+        /// King per step of centre proximity (0 on the edge, 3 on the four centre squares).
+        GNU_KING_CENTER: S = S(-8, 12);
+        /// King on a file without friendly pawns, and the adjacent file toward the corner likewise.
+        GNU_KING_OPEN_FILE: [S; 2] = [S(-15, 0), S(-8, 0)], index "king's file, adjacent file toward the nearer corner";
+        /// Safe checks the opponent has against this king (check squares it attacks that we do not defend).
+        GNU_SAFE_CHECKS: [S; 4] = [S(-6, -6), S(-20, -20), S(-35, -35), S(-50, -50)], index "1, 2, 3, 4 or more checks";
+        /// King stands on a castled square (g1 or c1 and beyond toward the corner) with no castling rights left.
+        GNU_CASTLED: S = S(10, 0);
+        /// King has lost every castling right while still on the d, e or f file of its back rank or above it.
+        GNU_KING_MOVED_UNCASTLED: S = S(-40, 0);
+        /// More than one piece hung: attacked and undefended, or attacked by a lower-valued piece.
+        GNU_HUNG_PIECES: S = S(-10, -10);
+        /// King with no friendly pawn on an adjacent square.
+        GNU_KING_NO_ADJACENT_PAWN: S = S(-8, 0);
+        /// Unmoved d- or e-pawn on its second rank; blocked ones get GNU_CENTER_PAWN_BLOCKED too.
+        GNU_CENTER_PAWN_UNMOVED: S = S(-10, -10);
+        /// Unmoved d- or e-pawn on its second rank whose square in front is occupied.
+        GNU_CENTER_PAWN_BLOCKED: S = S(-15, -15);
+    }
+
+    /// Material balance beyond the piece values.
+    group MaterialV {
+        /// Side owns bishops on both square colours.
+        BISHOP_PAIR: S = S(27, 51);
+        /// Side has more knights, bishops, rooks and queens (counted as pieces) than the opponent.
+        MORE_PIECE_BONUS: S = S(46, 114);
+        /// Side has two minor pieces more and one rook less than the opponent.
+        TWO_MINORS_VS_ROOK: S = S(57, 101);
+        /// Side's only piece is one rook and the opponent's only piece is one knight.
+        ROOK_V_KNIGHT_END: S = S(-17, 56);
+        /// Side's only piece is one rook and the opponent's only pieces are two knights.
+        ROOK_V_2_KNIGHT_END: S = S(0, 31);
+        /// Side's only piece is one rook and the opponent's only piece is one bishop.
+        ROOK_V_BISHOP_END: S = S(-13, 33);
+    }
+
+    /// Knights: mobility curve, outposts and placement.
+    group KnightV {
+        /// Every knight: an adjustment of the knight's value.
+        KNIGHT_BASE_OFFSET: S = S(-11, 30);
+        /// Knight mobility score with no safe move (safe: not own-occupied, not attacked by enemy pawns).
+        KNIGHT_MOB_MIN: S = S(-23, -20), nonlinear;
+        /// Knight mobility score with all 8 moves safe.
+        KNIGHT_MOB_MAX: S = S(6, 27), nonlinear;
+        /// Bend of the knight mobility curve from MIN to MAX in percent (0 straight, above 0 early moves count more).
+        KNIGHT_MOB_CURVE_FACTOR: S = S(49, 55), nonlinear;
+        /// Knight outside the 16 centre squares with a safe move into them.
+        KNIGHT_CENTER_MOVE_BONUS: S = S(8, 18);
+        /// Knight five or more squares (king distance) away from its own king.
+        KNIGHT_AWOL: S = S(-5, -7);
+        /// Knight on an outpost: pawn-defended square on ranks 4-7 that no enemy pawn can ever attack.
+        KNIGHT_OUTPOST: [S; 2] = [S(30, 17), S(16, 8)], index "outpost on ranks 5-7, on rank 4";
+        /// Knight not on an outpost with a move to an empty outpost square.
+        KNIGHT_OUTPOST_MOVE: [S; 2] = [S(17, 13), S(14, 11)], index "target on ranks 5-7, on rank 4";
+        /// Knight on an outpost five or more squares away from the enemy king.
+        KNIGHT_OUTPOST_AWOL: [S; 2] = [S(-12, 0), S(-6, -4)], index "outpost on ranks 5-7, on rank 4";
+    }
+
+    /// Bishops: mobility curve, pawn colour complex, outposts and lines.
+    group BishopV {
+        /// Every bishop: an adjustment of the bishop's value.
+        BISHOP_BASE_OFFSET: S = S(5, 31);
+        /// Bishop mobility score with no safe move (safe: not own-occupied, not attacked by enemy pawns).
+        BISHOP_MOB_MIN: S = S(-25, -28), nonlinear;
+        /// Bishop mobility score with 13 safe moves.
+        BISHOP_MOB_MAX: S = S(9, 23), nonlinear;
+        /// Bend of the bishop mobility curve in percent.
+        BISHOP_MOB_CURVE_FACTOR: S = S(38, 41), nonlinear;
+        /// Per own pawn on the bishop's square colour.
+        BISHOP_COLOR_PAWNS: S = S(-3, -5);
+        /// Per own pawn on the bishop's square colour that is blocked by an enemy pawn in front of it.
+        BISHOP_COLOR_BLOCKED_PAWN: S = S(0, -1);
+        /// Per own d- or e-pawn on the bishop's square colour blocked by an enemy pawn.
+        BISHOP_COLOR_BLOCKED_CENTER_PAWN: S = S(-5, -4);
+        /// Per forward diagonal neighbour of the bishop holding an own pawn blocked by an enemy pawn.
+        BISHOP_FORWARD_BLOCKED_PAWN: S = S(-5, -5);
+        /// Bishop on its back rank whose every forward diagonal neighbour holds an own blocked pawn.
+        BISHOP_STUCK_BLOCKED_PAWN: S = S(-43, -51);
+        /// Bishop on b2 or g2 (relative) on the wing where its own king stands.
+        BISHOP_FIANCHETTO: S = S(11, 8);
+        /// Bishop on an outpost square.
+        BISHOP_OUTPOST: S = S(29, 20);
+        /// Bishop not on an outpost with a move to an empty outpost square.
+        BISHOP_OUTPOST_MOVE: S = S(9, 9);
+        /// Bishop whose moves all lie in one half of the board (ranks 1-4 or ranks 5-8).
+        BISHOP_ONLY_REACHES_ONE_SIDE: S = S(-6, -11);
+        /// Opponent has pawns and none of them stands on the bishop's square colour.
+        BISHOP_NO_PAWN_TARGETS: S = S(0, -23);
+        /// Enemy rook, queen or king on the bishop's diagonal with no own blocked pawn or pawn-defended enemy pawn between.
+        BISHOP_MAJOR_ALIGNED: S = S(8, 17);
+        /// Bishop attacks some of the centre squares d4, e4, d5, e5.
+        BISHOP_CENTER_CONTROL: [S; 2] = [S(9, 9), S(18, 16)], index "one centre square, two or more";
+        /// Bishop trapped by enemy pawns: on a7/h7 behind b6/g6 counts 5, on a6/h6 behind b5/g5 counts 2 (fifths).
+        BISHOP_TRAPPED_OVER_5: S = S(-24, -21);
+    }
+
+    /// Rooks: mobility curve, files and placement.
+    group RookV {
+        /// Every rook: an adjustment of the rook's value.
+        ROOK_BASE_OFFSET: S = S(-7, 18);
+        /// Per rook, per file of the board with no pawns.
+        ROOK_OPEN_FILE_COUNT: S = S(10, 4);
+        /// Rook mobility score with no safe move (safe: not own-occupied, not attacked by enemy pawns).
+        ROOK_MOB_MIN: S = S(-22, -35), nonlinear;
+        /// Rook mobility score with 14 safe moves.
+        ROOK_MOB_MAX: S = S(15, 48), nonlinear;
+        /// Bend of the rook mobility curve in percent.
+        ROOK_MOB_CURVE_FACTOR: S = S(30, 30), nonlinear;
+        /// Rook on an outpost square.
+        ROOK_OUTPOST_BONUS: S = S(19, 7);
+        /// Rook not on an open file with a safe move to one (open: no pawns on the file).
+        ROOK_CAN_MOVE_TO_OPEN_FILE: [S; 2] = [S(5, 10), S(9, 9)], index "rook's file has no own pawn, has an own pawn";
+        /// Rook that an enemy knight can attack with a move to a square our pawns do not guard.
+        ROOK_THREATENED_BY_KNIGHT_MOVE: S = S(-5, -11);
+        /// Rook on the back rank shut in toward the corner by its own king, with no castling right left.
+        ROOK_TRAPPED_BY_KING: S = S(-30, -16);
+        /// Rook shut in toward the corner by its own king that can still castle or stands on the 2nd rank.
+        ROOK_TRAPPED_BY_KING_PARTIAL: S = S(-15, -3);
+        /// Rook on a file with no pawns.
+        ROOK_FILE_OPEN: S = S(16, 24);
+        /// Rook on a file with enemy pawns but no own pawns.
+        ROOK_FILE_HALF_OPEN: S = S(4, 11);
+        /// Rook on a half-open file whose enemy pawn is defended by an enemy pawn.
+        ROOK_FILE_HALF_OPEN_DEFENDED_PAWN: S = S(-2, 2);
+        /// Rook on a file with an own pawn whose square in front is empty.
+        ROOK_FILE_MOBILE_PAWN: S = S(-2, 3);
+        /// Rook on a file with an own pawn blocked by a piece (not a pawn).
+        ROOK_FILE_BLOCKED_PAWN_BY_PIECE: S = S(-8, -3);
+        /// Rook on a file with an own pawn blocked by a pawn.
+        ROOK_FILE_BLOCKED_PAWN: S = S(-11, -12);
+        /// Two rooks on the 7th rank with the enemy king on the 8th.
+        ROOKS_TWO_7_K8: S = S(36, 87);
+        /// Rook with its own queen directly behind it on a file without own pawns.
+        ROOK_QUEEN_GUN: S = S(16, 11);
+    }
+
+    /// Queens: mobility curve and placement.
+    group QueenV {
+        /// Every queen: an adjustment of the queen's value.
+        QUEEN_BASE_OFFSET: S = S(-33, 62);
+        /// Per queen, per file between the leftmost and rightmost pawn on the board.
+        QUEEN_PAWN_SPREAD: S = S(-1, 12);
+        /// Queen mobility score with no safe move (safe: not own-occupied, not attacked by enemy pawns).
+        QUEEN_MOB_MIN: S = S(-41, -48), nonlinear;
+        /// Queen mobility score with 27 safe moves.
+        QUEEN_MOB_MAX: S = S(15, 70), nonlinear;
+        /// Bend of the queen mobility curve in percent.
+        QUEEN_MOB_CURVE_FACTOR: S = S(4, 6), nonlinear;
+        /// Enemy rook on the queen's file.
+        QUEEN_OPP_ROOK_ON_FILE: S = S(-10, -7);
+        /// Queen has a move into the opponent's half to a square the opponent does not attack.
+        QUEEN_OPP_SIDE: S = S(0, 13);
+        /// Queen has no move into its own half to a square the opponent does not attack.
+        QUEEN_NO_RETREAT: S = S(-17, -6);
+        /// Queen behind an own pawn on a file that also holds an enemy pawn.
+        QUEEN_CLOSED_FILE: S = S(-5, -11);
+    }
+
+    /// Threats: what this side attacks and can attack.
+    group TacticalV {
+        /// Per enemy knight, bishop, rook or queen attacked by our pawns.
+        PIECE_HANGING_TO_PAWN: S = S(52, 39);
+        /// Per enemy rook attacked by our knights or bishops.
+        ROOK_HANGING_TO_MINOR: S = S(48, 24);
+        /// Per enemy queen attacked by our knights, bishops or rooks.
+        QUEEN_HANGING_TO_LESSER_PIECE: S = S(39, 53);
+        /// Per enemy knight attacked by our bishops and enemy bishop attacked by our knights.
+        MINOR_ON_MINOR: S = S(22, 17);
+        /// Per minor counted by MINOR_ON_MINOR that stands on one of its side's outposts.
+        MINOR_ON_OUTPOST: S = S(10, 9);
+        /// Per enemy minor attacked by our rooks and not defended by an enemy pawn.
+        ROOK_ON_MINOR: S = S(13, 18);
+        /// Per enemy knight, bishop, rook or queen we attack that nothing defends.
+        UNDEFENDED_PIECE_HANGING: S = S(33, 39);
+        /// Per enemy pawn we attack that nothing defends.
+        UNDEFENDED_PAWN_HANGING: S = S(7, 27);
+        /// Per enemy pawn we attack that exactly one piece (no pawn) defends.
+        WEAKLY_DEFENDED_PAWN: S = S(2, 10);
+        /// Per enemy knight, bishop, rook or queen we attack that exactly one piece (no pawn) defends.
+        WEAKLY_DEFENDED_PIECE: S = S(13, 20);
+        /// Per enemy piece not yet attacked by our pawns that a safe single pawn push would attack.
+        PIECE_CAN_BE_THREATENED_BY_PAWN: S = S(17, 18);
+        /// Per undefended enemy pawn our king attacks.
+        KING_ON_PAWN: S = S(4, 18);
+        /// Enemy queen that one of our knights can attack by a move to a square enemy pawns do not guard.
+        QUEEN_THREATENED_BY_KNIGHT_MOVE: S = S(19, 6);
+        /// Enemy queen that one of our bishops or rooks can attack by a move to a square enemy pawns do not guard.
+        QUEEN_THREATENED_BY_BISHOP_ROOK_MOVE: S = S(23, 13);
+        /// Enemy queen behind exactly one enemy piece on the line of one of our bishops or rooks.
+        QUEEN_BEHIND_PIN: S = S(37, 9);
+        /// Per enemy piece pinned to its king that we attack and that is undefended or attacked by our pawn.
+        PINNED_PIECE_THREATENED: S = S(100, 163);
+        /// Per enemy piece pinned to its king that a safe single push of our pawn would attack.
+        PINNED_PAWN_PUSH_THREAT: S = S(25, 50);
+        /// Per own piece pinned to its king, by piece (its mobility only counts moves along the pin).
+        PINNED_PIECE_MOBILITY: [S; 4] = [S(1, 21), S(1, -14), S(11, 2), S(0, 0)], index "knight, bishop, rook, queen";
+        /// Per square of our half (ranks 1-4) the opponent attacks and we do not.
+        OPP_COVERED_SQS: S = S(-3, -3);
+    }
+
+    /// King safety: the attack formula (the opponent's pieces against this king) and king shelter.
+    group KingV {
+        /// Attack units per enemy-attacked weak square touching the king (weak: we defend it only with king or queen, or not at all).
+        KS_WEAK_SQ_COVER: i32 = 6, nonlinear;
+        /// Attack units per enemy-attacked weak square two squares from the king.
+        KS_EXTENDED_WEAK_SQ_COVER: i32 = 4, nonlinear;
+        /// Attack units per square within two squares of the king that the enemy attacks twice.
+        KS_EXT_DOUBLE_COVER: i32 = 5, nonlinear;
+        /// Attack units per enemy piece that attacks a square touching the king.
+        KS_BASE_COVER_BY_PIECE: [i32; 4] = [2, 2, 1, 2], index "knight, bishop, rook, queen", nonlinear;
+        /// Attack units per square touching the king attacked by an enemy piece.
+        KS_SQ_COVER_BY_PIECE: [i32; 4] = [7, 9, 7, 10], index "knight, bishop, rook, queen", nonlinear;
+        /// Attack units for safe checks (check squares the enemy can reach and we do not attack).
+        KS_SAFE_CHECK_SCORE: [i32; 5] = [10, 15, 24, 31, 29], index "1, 2, 3, 4, 5 or more safe checks", nonlinear;
+        /// Attack units added per safe bishop check.
+        KS_SAFE_BISHOP_CHECK_ADJUST: i32 = -3, nonlinear;
+        /// Attack units per queen or rook check on a square touching the king, supported and not otherwise defended.
+        KS_TOUCH_CHECK_ADJUST: i32 = 5, nonlinear;
+        /// Attack units per check square the enemy can reach that we defend.
+        KS_UNSAFE_CHECK: i32 = 2, nonlinear;
+        /// Attack units when an enemy piece is the only blocker between an enemy slider and the king.
+        KS_DISCOVERED_CHECK: i32 = 22, nonlinear;
+        /// Attack units when an enemy pawn can promote to a queen that gives check.
+        KS_PROMO_CHECK: i32 = 30, nonlinear;
+        /// Attack units per enemy pawn push that gives check.
+        KS_PAWN_CHECK: i32 = 3, nonlinear;
+        /// Attacker count per enemy piece attacking a square touching the king.
+        KS_COUNT_ZONE_BY_PIECE: [i32; 4] = [6, 4, 4, 5], index "knight, bishop, rook, queen", nonlinear;
+        /// Attacker count per enemy piece attacking only squares two away from the king.
+        KS_COUNT_EXTENDED_ZONE: i32 = 2, nonlinear;
+        /// Attacker count when the attacking side is to move.
+        KS_COUNT_STM_BONUS: i32 = 6, nonlinear;
+        /// Attacker count when the attacking queen is itself attacked.
+        KS_COUNT_QUEEN_HANGING: i32 = -5, nonlinear;
+        /// Attack units when an enemy bishop or queen is on the king's diagonal behind blockers.
+        KS_BISHOP_ALIGN_COVER: i32 = 7, nonlinear;
+        /// Attacker count when an enemy bishop or queen is on the king's diagonal behind blockers.
+        KS_BISHOP_ALIGN_COUNT: i32 = 2, nonlinear;
+        /// Defence per own knight, bishop, rook or queen within two squares of the king.
+        KS_DEF_KING_ZONE_OCCUPIED: i32 = 14, nonlinear;
+        /// Defence per square touching the king that own knights, bishops or rooks attack.
+        KS_DEF_KING_ZONE_COVERED: i32 = 7, nonlinear;
+        /// Multiplier (sixteenths) of the defence before it is weighed.
+        KS_DEF_COVER_MUL: i32 = 11, nonlinear;
+        /// Weight of the attacker count alone.
+        KS_ATTACK_BASE: i32 = 27, nonlinear;
+        /// Danger subtracted before the danger is squared (sixteenths of raw units).
+        KS_ATTACK_SUB: i32 = 280, step 2, nonlinear;
+        /// Attack units that do not count toward the product with the attacker count.
+        KS_COVER_SUB: i32 = 40, nonlinear;
+        /// King on a file with no own pawn (middlegame).
+        KS_OPEN_FILE: i32 = -10;
+        /// Per forward diagonal from the king with no own pawn and no enemy blocked pawn (middlegame).
+        KS_OPEN_DIAGONAL: [i32; 3] = [-4, -7, -10], index "openness: more than 12 pawns, 7 to 12, 6 or fewer";
+        /// King off its back rank on a rank with no pawns (middlegame).
+        KS_OPEN_HORIZONTAL: [i32; 3] = [-6, -13, -18], index "openness: more than 12 pawns, 7 to 12, 6 or fewer";
+        /// Some own pawn touching the king is attacked by the enemy and undefended (middlegame).
+        KS_COVER_PAWN_ENPRISE: i32 = -30;
+        /// Side still has a castling right (middlegame).
+        KS_CASTLE_VAL_MID: i32 = 21;
+        /// King on its back rank with every forward neighbour an own pawn, one of which can move (middlegame).
+        KS_TRAPPED_BACKRANK_BY_PAWN: [i32; 3] = [-17, -27, -35], index "openness: more than 12 pawns, 7 to 12, 6 or fewer";
+        /// King on its back rank with every forward neighbour an own pawn that cannot move (middlegame).
+        KS_TRAPPED_BACKRANK_BY_BLOCKED_PAWN: [i32; 3] = [-32, -44, -74], index "openness: more than 12 pawns, 7 to 12, 6 or fewer";
+        /// Back-rank-trapped king against an enemy rook or queen with no own rook or queen on the back rank (middlegame).
+        KS_WEAK_BACK_RANK: [i32; 3] = [-1, -12, -25], index "openness: more than 12 pawns, 7 to 12, 6 or fewer";
+        /// Attack units per attacking piece whatever its mobility.
+        KS_MOBILITY_BIAS: [i32; 4] = [33, 40, 58, 89], index "knight, bishop, rook, queen", nonlinear;
+        /// Attack units per safe move of an attacking piece.
+        KS_MOBILITY_MULT: [i32; 4] = [26, 20, 26, 18], index "knight, bishop, rook, queen", nonlinear;
+        /// Weight of the attackers' mobility units.
+        KS_MOBILITY_WEIGHT: i32 = 7, nonlinear;
+        /// Weight of the defence.
+        KS_DEFENSE_WEIGHT: i32 = 19, nonlinear;
+        /// Weight of the attacker count times the attack units.
+        KS_PIECE_COUNT_WEIGHT: i32 = 8, nonlinear;
+        /// Attack units per enemy rook that can move to an open file on or beside the king's file.
+        KS_ROOK_TO_OPEN_ATTACK_FILE: i32 = 3, nonlinear;
+    }
+
+    /// Endgame knowledge (endgame values).
+    group EndGameV {
+        /// Per square of king distance from the own king to the nearest pawn (endgame).
+        PAWN_DIST_MULT: i32 = -6;
+        /// King on the edge whose every non-edge neighbour is own-occupied or enemy-attacked (endgame).
+        KING_STUCK_ON_EDGE: i32 = -6;
+        /// Outside passed pawn (two or more files beyond every enemy pawn) against exactly one enemy piece (endgame).
+        OUTSIDE_PASSED_PAWN_ONE_PIECE: i32 = 10;
+        /// Outside passed pawn against a lone enemy knight (endgame).
+        OUTSIDE_PASSED_PAWN_ONE_KNIGHT: i32 = 57;
+        /// Outside passed pawn in a pawn ending, by its file distance to the nearest enemy pawn (endgame).
+        OUTSIDE_PASSED_PAWN_KPK: [i32; 4] = [-23, 0, 22, 44], index "2, 3, 4, 5 or more files";
+        /// King outside the files of all pawns while pieces remain, by file distance to the nearest pawn (endgame).
+        KING_OUTSIDE_PAWNS_ENDGAME: [i32; 6] = [-15, -24, -37, -61, -88, -94], index "1, 2, 3, 4, 5, 6 or more files";
+        /// Number of safe king moves (endgame).
+        KING_MOBILITY: [i32; 9] = [-30, -4, 6, 7, 9, 7, 7, 7, -2], index "0 to 8 safe moves";
+        /// King outside the files of all pawns in a pawn ending, by file distance to the nearest pawn (endgame).
+        KING_OUTSIDE_PAWNS_KPK: [i32; 6] = [1, 4, 3, -57, -114, -180], index "1, 2, 3, 4, 5, 6 or more files";
+        /// Pawn ending race: our unstoppable passer queens first (endgame).
+        PAWN_RACE_WIN: [i32; 2] = [610, 410], index "queens two or more plies first, queens one ply first with check";
+        /// Two connected passed pawns on ranks 6-7 the enemy king cannot reach, against a lone rook or knight (endgame).
+        CONNECTED_PAWN_UNSTOPPABLE: [i32; 2] = [321, 240], index "against a rook, against a knight";
+    }
+
+    /// Endgame scale in percent for the stronger side (100 is full, lower draws the score toward zero).
+    group ScaleV {
+        /// Base of the pawn-structure scale.
+        SCALE_LOW_SPREAD_BASE: i32 = 26, nonlinear;
+        /// Pawn-structure scale per file between the stronger side's outermost pawns.
+        SCALE_PAWN_SPREAD: i32 = 4, nonlinear;
+        /// Pawn-structure scale when the stronger side has pawns on both wings.
+        SCALE_PAWN_BOTH_SIDES: i32 = 6, step 2, nonlinear;
+        /// Pawn-structure scale per pawn of the stronger side.
+        SCALE_PAWN_COUNT: i32 = 9, nonlinear;
+        /// Pawn-structure scale per square of king distance from the weaker king to the stronger side's most advanced pawn.
+        SCALE_KING_DIST: i32 = 7, nonlinear;
+        /// Pawn-structure scale when the stronger side has more piece material.
+        SCALE_PIECE_MAT: i32 = 38, nonlinear;
+        /// Scale when each side has one piece and the stronger side at most one pawn more.
+        SCALE_1P_BASE: i32 = 86, nonlinear;
+        /// One-piece scale per square of king distance from the weaker king to the stronger side's most advanced pawn.
+        SCALE_1P_KING_DIST: i32 = 0, nonlinear;
+        /// One-piece scale when the stronger side has two pieces against one.
+        SCALE_1P_2P: i32 = 9, nonlinear;
+        /// Scale with opposite-coloured bishops.
+        OCB_BASE: i32 = 52, nonlinear;
+        /// Opposite-bishop scale per pawn of difference.
+        OCB_PAWNS: i32 = 12, nonlinear;
+        /// Opposite-bishop scale per rook on the board.
+        OCB_ROOK: i32 = -6, nonlinear;
+        /// Opposite-bishop scale per queen on the board.
+        OCB_QUEEN: i32 = -27, nonlinear;
+        /// Scale when all the stronger side's pawns are on one rook file.
+        SCALE_EDGE_BASE: i32 = 73, step 2, nonlinear;
+        /// Rook-file scale when the stronger side has exactly one pawn.
+        SCALE_EDGE_ONLY: i32 = -11, step 2, nonlinear;
+        /// Rook-file scale when the rook-file pawn is passed.
+        SCALE_EDGE_PASSED: i32 = 13, step 2, nonlinear;
+        /// Rook-file scale by the stronger side's strongest piece.
+        SCALE_EDGE_PIECE_TYPE: [i32; 4] = [26, -1, -22, -7], index "knight, bishop, rook, queen", nonlinear;
+        /// Scale when each side has exactly one queen and no other piece.
+        SCALE_QUEENS: i32 = 76, nonlinear;
+    }
+
+    /// Coordination of pieces and pawns.
+    group CoordV {
+        /// Knight or bishop with an own pawn directly in front of it.
+        MINOR_BEHIND_PAWN: S = S(6, 3);
+        /// Own pawn on files a-c or f-h whose square in front holds an own piece.
+        PAWN_BLOCKED_BY_PIECE: S = S(-5, -11);
+        /// Own d- or e-pawn whose square in front holds an own piece.
+        PAWN_BLOCKED_BY_PIECE_CENTER: S = S(-7, -11);
+        /// Per empty square on files c-f of ranks 2-4 behind an own pawn that no enemy pawn attacks.
+        OUR_SIDE_SAFE_MOVE: S = S(17, 0);
+    }
+
+    /// Pawn structure.
+    group PawnV {
+        /// Every pawn: an adjustment of the pawn's value.
+        PAWN_BASE_OFFSET: S = S(-13, 10);
+        /// Pawn defended by own pawns.
+        PAWN_SUPPORTED: [S; 2] = [S(1, 3), S(14, 10)], index "one defender, two";
+        /// Backward pawn: no own pawn beside or behind on adjacent files, and an enemy pawn guards its front square.
+        PAWN_BACKWARD: [S; 4] = [S(2, -3), S(-1, -5), S(-3, -6), S(-4, -6)], index "file a/h, b/g, c/f, d/e";
+        /// Pawn with no own pawn on an adjacent file.
+        PAWN_ISOLATED: [S; 4] = [S(-4, -8), S(-1, -10), S(-4, -9), S(-5, -7)], index "file a/h, b/g, c/f, d/e";
+        /// Pawn neither defended by nor beside an own pawn, with no enemy pawn ahead on its file.
+        PAWN_UNCONNECTED_OPEN_FILE: S = S(-10, 1);
+        /// Pawn neither defended by nor beside an own pawn, with an enemy pawn ahead on its file.
+        PAWN_UNCONNECTED_CLOSED_FILE: S = S(-9, -1);
+        /// Backward or isolated pawn with no enemy pawn ahead on its file.
+        PAWN_WEAK_OPEN_FILE: S = S(-6, -11);
+        /// Pawn with an own pawn ahead of it on its file.
+        PAWN_DOUBLED: S = S(-4, -14);
+        /// Connected pawn (defended by or beside an own pawn), by rank.
+        PAWN_CONNECTED_RANK: [S; 6] = [S(-5, -1), S(2, 3), S(2, 1), S(4, 3), S(17, 22), S(60, 45)], index "rank 2 to rank 7";
+        /// Connected pawn, by file.
+        PAWN_CONNECTED_FILE: [S; 4] = [S(-1, -2), S(-1, 2), S(2, 5), S(0, 5)], index "file a/h, b/g, c/f, d/e";
+        /// Connected pawn with no enemy pawn ahead on its file, by rank.
+        PAWN_CONNECTED_OPEN_RANK: [S; 4] = [S(3, 7), S(12, 19), S(41, 25), S(6, 7)], index "rank 4 or lower, 5, 6, 7";
+        /// Pawn whose square in front is attacked by two enemy pawns.
+        PAWN_PUSH_DOUBLE_COVERED: S = S(-9, -8);
+    }
+
+    /// Passed pawns (no enemy pawn ahead on its own or an adjacent file) and candidates.
+    group PassedV {
+        /// Passed pawn, by rank.
+        PP_PASSED_RANK: [S; 6] = [S(-3, 8), S(2, 10), S(0, 19), S(18, 37), S(46, 75), S(96, 141)], index "rank 2 to rank 7";
+        /// Passed pawn, by file.
+        PP_PASSED_FILE: [S; 4] = [S(1, 1), S(-1, 1), S(-10, -7), S(-11, -11)], index "file a/h, b/g, c/f, d/e";
+        /// Own king distance to the square in front of the passer; the sum with PP_O_KING_DIST is weighted by PP_PROMO_DIST / 128.
+        PP_KING_DIST: [S; 8] = [S(47, 151), S(79, 119), S(61, 79), S(32, 41), S(10, 13), S(5, 0), S(-5, -7), S(-9, -6)], index "distance 0 to 7", nonlinear;
+        /// Enemy king distance to the square in front of the passer (see PP_KING_DIST).
+        PP_O_KING_DIST: [S; 8] = [S(-73, -87), S(-51, -70), S(-9, -55), S(-1, -4), S(8, 33), S(19, 48), S(29, 59), S(44, 56)], index "distance 0 to 7", nonlinear;
+        /// Weight in 128ths of the king-distance sum, by the passer's distance to promotion.
+        PP_PROMO_DIST: [S; 6] = [S(145, 112), S(99, 92), S(47, 54), S(10, 27), S(2, 8), S(5, 2)], index "1 to 6 squares to promotion", nonlinear;
+        /// We attack the square in front of the passer, by distance to promotion.
+        PP_COVERED_ADVANCE: [S; 4] = [S(21, 75), S(30, 42), S(12, 22), S(10, 10)], index "1 to 4 squares to promotion";
+        /// We attack every square on the passer's way to promotion, by distance to promotion.
+        PP_COVERED_ADVANCE_PATH: [S; 4] = [S(60, 104), S(21, 62), S(15, 36), S(14, 15)], index "1 to 4 squares to promotion";
+        /// The square in front of the passer is empty and not attacked by the opponent, by distance to promotion.
+        PP_FREE_PUSH: [S; 4] = [S(186, 153), S(14, 51), S(2, 19), S(3, 3)], index "1 to 4 squares to promotion";
+        /// Every square on the passer's way is empty and not attacked by the opponent, by distance to promotion.
+        PP_FREE_ADVANCE_PATH: [S; 4] = [S(122, 298), S(29, 142), S(0, 50), S(-4, 24)], index "1 to 4 squares to promotion";
+        /// Passer with an own passer on an adjacent file at most one rank away, by distance to promotion.
+        PP_CONNECTED: [S; 4] = [S(42, 31), S(-7, 15), S(1, 5), S(3, 2)], index "1 to 4 squares to promotion";
+        /// Passer on rank 7 or 6 that cannot safely advance and is attacked but not defended.
+        PP_HANGING: [S; 2] = [S(-21, -48), S(-26, -12)], index "rank 7, rank 6";
+        /// Percentage applied to all passed-pawn terms when the opponent's only pieces are rooks.
+        PP_V_ROOK_MULT: S = S(100, 121), step 3, nonlinear;
+        /// Percentage of the passed-pawn rank and file terms a candidate gets when its nearest sentry is at most two ranks ahead.
+        PP_CANDIDATE_NEAR_MULT: S = S(110, 70), step 5, nonlinear;
+        /// Percentage of the passed-pawn rank and file terms a candidate gets when its sentries are further ahead.
+        PP_CANDIDATE_FAR_MULT: S = S(-15, 38), step 3, nonlinear;
+    }
+}
