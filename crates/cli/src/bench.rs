@@ -29,7 +29,9 @@ pub struct BenchArgs {
 pub fn run(args: &BenchArgs) -> Result<()> {
     let Target::Eval = args.target;
     let text = match &args.positions {
-        Some(p) => std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
+        Some(p) => {
+            std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?
+        }
         None => SAMPLE_POSITIONS.to_string(),
     };
     let positions = text
@@ -60,8 +62,16 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     }
     let trace_secs = start.elapsed().as_secs_f64();
 
-    println!("positions {} x {} rounds (checksum {checksum})", positions.len(), args.rounds);
-    println!("eval   {:>10.0} evals/s   ({:.0} ns each)", n as f64 / eval_secs, eval_secs * 1e9 / n as f64);
+    println!(
+        "positions {} x {} rounds (checksum {checksum})",
+        positions.len(),
+        args.rounds
+    );
+    println!(
+        "eval   {:>10.0} evals/s   ({:.0} ns each)",
+        n as f64 / eval_secs,
+        eval_secs * 1e9 / n as f64
+    );
     println!(
         "trace  {:>10.0} traces/s  ({:.0} ns each, {:.1} coefficients each)",
         n as f64 / trace_secs,

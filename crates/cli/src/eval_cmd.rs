@@ -70,8 +70,16 @@ fn cell(s: S) -> String {
 
 fn write_table(out: &mut impl Write, b: &Breakdown) -> std::io::Result<()> {
     let rule = format!("{:-<38}+{:-<15}+{:-<15}+{:-<15}", "", "", "", "");
-    writeln!(out, "{:<38}|{:^15}|{:^15}|{:^15}", "Term", "White", "Black", "Total")?;
-    writeln!(out, "{:<38}|{:^15}|{:^15}|{:^15}", "", "  MG     EG", "  MG     EG", "  MG     EG")?;
+    writeln!(
+        out,
+        "{:<38}|{:^15}|{:^15}|{:^15}",
+        "Term", "White", "Black", "Total"
+    )?;
+    writeln!(
+        out,
+        "{:<38}|{:^15}|{:^15}|{:^15}",
+        "", "  MG     EG", "  MG     EG", "  MG     EG"
+    )?;
     writeln!(out, "{rule}")?;
     let mut group = None;
     for (t, w, bl) in b.terms() {
@@ -80,14 +88,46 @@ fn write_table(out: &mut impl Write, b: &Breakdown) -> std::io::Result<()> {
             group = Some(info.group);
             writeln!(out, "[{}]", info.group.name())?;
         }
-        let name = if info.linear { info.name.to_string() } else { format!("{}*", info.name) };
-        writeln!(out, "  {:<36}| {} | {} | {}", name, cell(w), cell(bl), cell(w - bl))?;
+        let name = if info.linear {
+            info.name.to_string()
+        } else {
+            format!("{}*", info.name)
+        };
+        writeln!(
+            out,
+            "  {:<36}| {} | {} | {}",
+            name,
+            cell(w),
+            cell(bl),
+            cell(w - bl)
+        )?;
     }
     writeln!(out, "{rule}")?;
-    writeln!(out, "  {:<36}| {:>13} | {:>13} | {}", "Sum", "", "", cell(b.total()))?;
+    writeln!(
+        out,
+        "  {:<36}| {:>13} | {:>13} | {}",
+        "Sum",
+        "",
+        "",
+        cell(b.total())
+    )?;
     writeln!(out)?;
-    writeln!(out, "* a formula over several parameters, shown under its first term")?;
-    writeln!(out, "Phase: {}/{}   Endgame scale: {}%", b.phase(), MAX_PHASE, b.scale())?;
+    writeln!(
+        out,
+        "* a formula over several parameters, shown under its first term"
+    )?;
+    writeln!(
+        out,
+        "Phase: {}/{}   Endgame scale: {}%",
+        b.phase(),
+        MAX_PHASE,
+        b.scale()
+    )?;
     let score = b.score();
-    writeln!(out, "Score (white's view): {:+.2} ({} cp)", f64::from(score) / 100.0, score)
+    writeln!(
+        out,
+        "Score (white's view): {:+.2} ({} cp)",
+        f64::from(score) / 100.0,
+        score
+    )
 }

@@ -42,17 +42,26 @@ fn selected_groups(names: &[String]) -> Result<Vec<Group>> {
     names
         .iter()
         .map(|n| {
-            Group::ALL.iter().copied().find(|g| g.name().eq_ignore_ascii_case(n)).with_context(|| {
-                let all: Vec<_> = Group::ALL.iter().map(|g| g.name()).collect();
-                format!("unknown group {n:?} (groups: {})", all.join(", "))
-            })
+            Group::ALL
+                .iter()
+                .copied()
+                .find(|g| g.name().eq_ignore_ascii_case(n))
+                .with_context(|| {
+                    let all: Vec<_> = Group::ALL.iter().map(|g| g.name()).collect();
+                    format!("unknown group {n:?} (groups: {})", all.join(", "))
+                })
         })
         .collect()
 }
 
 /// The values of a term as the table writes them.
 fn value_text(values: &[i32], shape: Shape) -> String {
-    let pairs = || values.chunks(2).map(|c| format!("S({}, {})", c[0], c[1])).collect::<Vec<_>>();
+    let pairs = || {
+        values
+            .chunks(2)
+            .map(|c| format!("S({}, {})", c[0], c[1]))
+            .collect::<Vec<_>>()
+    };
     match shape {
         Shape::Score => pairs().join(""),
         Shape::Int => values[0].to_string(),
@@ -64,7 +73,9 @@ fn value_text(values: &[i32], shape: Shape) -> String {
 pub fn run_list(args: &ParamsArgs) -> Result<()> {
     let groups = selected_groups(&args.group)?;
     let params = crate::load_params(args.params.as_deref())?;
-    let terms: Vec<TermId> = TermId::all().filter(|t| groups.contains(&t.info().group)).collect();
+    let terms: Vec<TermId> = TermId::all()
+        .filter(|t| groups.contains(&t.info().group))
+        .collect();
     let mut out = std::io::stdout().lock();
     if args.json {
         let list: Vec<_> = terms
@@ -89,14 +100,24 @@ pub fn run_list(args: &ParamsArgs) -> Result<()> {
             slots += i.slots();
             let mark = if i.linear { ' ' } else { '*' };
             let value = value_text(params.term_values(t), i.shape);
-            writeln!(out, "  {mark}{:<36} {:<10} {value}", i.name, i.shape.rust_type())?;
+            writeln!(
+                out,
+                "  {mark}{:<36} {:<10} {value}",
+                i.name,
+                i.shape.rust_type()
+            )?;
             writeln!(out, "      {}", i.doc())?;
             if !i.index.is_empty() {
                 writeln!(out, "      index: {}", i.index)?;
             }
         }
     }
-    writeln!(out, "{} terms, {} tunable values; * marks non-linear terms", terms.len(), slots)?;
+    writeln!(
+        out,
+        "{} terms, {} tunable values; * marks non-linear terms",
+        terms.len(),
+        slots
+    )?;
     Ok(())
 }
 

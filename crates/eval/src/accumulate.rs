@@ -52,7 +52,12 @@ pub struct Evaluator<'a> {
 impl<'a> Evaluator<'a> {
     /// An empty sum over `params`.
     pub fn new(params: &'a Params) -> Self {
-        Evaluator { params, sum: S::ZERO, phase: 0, scale: FULL_SCALE }
+        Evaluator {
+            params,
+            sum: S::ZERO,
+            phase: 0,
+            scale: FULL_SCALE,
+        }
     }
 
     /// The tapered score in centipawns, white's view.
@@ -139,7 +144,11 @@ impl Trace {
 
     /// The score the trace reproduces for `params` (exact when no formula input changed).
     pub fn score(&self, params: &Params) -> i32 {
-        taper(self.linear_sum(params) + self.formulas, self.phase, self.scale)
+        taper(
+            self.linear_sum(params) + self.formulas,
+            self.phase,
+            self.scale,
+        )
     }
 }
 
@@ -149,6 +158,7 @@ pub struct Tracer<'a> {
     mid: Box<[i32; FLAT_LEN]>,
     end: Box<[i32; FLAT_LEN]>,
     touched: Vec<u16>,
+    listed: Box<[bool; FLAT_LEN]>,
     read: Box<[bool; FLAT_LEN]>,
     reads: Vec<u16>,
     formulas: S,
@@ -164,6 +174,7 @@ impl<'a> Tracer<'a> {
             mid: Box::new([0; FLAT_LEN]),
             end: Box::new([0; FLAT_LEN]),
             touched: Vec::with_capacity(128),
+            listed: Box::new([false; FLAT_LEN]),
             read: Box::new([false; FLAT_LEN]),
             reads: Vec::with_capacity(64),
             formulas: S::ZERO,
@@ -177,14 +188,18 @@ impl<'a> Tracer<'a> {
         crate::eval::evaluate_with(pos, self);
         let mut coefs = Vec::with_capacity(self.touched.len());
         self.touched.sort_unstable();
-        self.touched.dedup();
         for &i in &self.touched {
             let (m, e) = (self.mid[i as usize], self.end[i as usize]);
             if m != 0 || e != 0 {
-                coefs.push(Coef { index: i, mid: m, end: e });
+                coefs.push(Coef {
+                    index: i,
+                    mid: m,
+                    end: e,
+                });
             }
             self.mid[i as usize] = 0;
             self.end[i as usize] = 0;
+            self.listed[i as usize] = false;
         }
         self.touched.clear();
         let mut formula_reads = std::mem::take(&mut self.reads);
@@ -194,11 +209,18 @@ impl<'a> Tracer<'a> {
         }
         self.reads = Vec::with_capacity(formula_reads.len());
         let formulas = std::mem::take(&mut self.formulas);
-        Trace { coefs, formulas, formula_reads, phase: self.phase, scale: self.scale }
+        Trace {
+            coefs,
+            formulas,
+            formula_reads,
+            phase: self.phase,
+            scale: self.scale,
+        }
     }
 
     fn coef(&mut self, index: usize, mid: i32, end: i32) {
-        if self.mid[index] == 0 && self.end[index] == 0 {
+        if !self.listed[index] {
+            self.listed[index] = true;
             self.touched.push(index as u16);
         }
         self.mid[index] += mid;
@@ -276,9 +298,13 @@ impl<'a> Breakdown<'a> {
 
     /// The terms that fired with their (white, black) contributions, in table order.
     pub fn terms(&self) -> impl Iterator<Item = (TermId, S, S)> + '_ {
-        TermId::all()
-            .filter(|t| self.fired[t.0 as usize])
-            .map(|t| (t, self.by_term[t.0 as usize][0], self.by_term[t.0 as usize][1]))
+        TermId::all().filter(|t| self.fired[t.0 as usize]).map(|t| {
+            (
+                t,
+                self.by_term[t.0 as usize][0],
+                self.by_term[t.0 as usize][1],
+            )
+        })
     }
 
     /// Whether `term` fired for either side (a count or formula result that is not zero).
@@ -294,7 +320,9 @@ impl<'a> Breakdown<'a> {
 
     /// The white-minus-black sum before tapering.
     pub fn total(&self) -> S {
-        self.by_term.iter().fold(S::ZERO, |acc, [w, b]| acc + *w - *b)
+        self.by_term
+            .iter()
+            .fold(S::ZERO, |acc, [w, b]| acc + *w - *b)
     }
 
     /// Game phase.
@@ -328,7 +356,12 @@ impl Accumulator for Breakdown<'_> {
     }
     fn add_int(&mut self, color: Color, p: IParam, count: S) {
         let v = self.params.flat()[p.flat_index()];
-        self.record(color, TermId(p.term), S(v * count.0, v * count.1), count != S::ZERO);
+        self.record(
+            color,
+            TermId(p.term),
+            S(v * count.0, v * count.1),
+            count != S::ZERO,
+        );
     }
     fn read(&mut self, p: SParam) -> S {
         self.params.score_at(p.flat_index())

@@ -46,7 +46,10 @@ pub const SAMPLE_POSITIONS: &str = include_str!("../../../data/positions.fen");
 /// # Errors
 /// A one-line description of what is wrong with the FEN or the position.
 pub fn parse_fen(fen: &str) -> Result<Chess, String> {
-    let parsed: shakmaty::fen::Fen = fen.trim().parse().map_err(|e| format!("invalid FEN {fen:?}: {e}"))?;
+    let parsed: shakmaty::fen::Fen = fen
+        .trim()
+        .parse()
+        .map_err(|e| format!("invalid FEN {fen:?}: {e}"))?;
     parsed
         .into_position(shakmaty::CastlingMode::Standard)
         .map_err(|e| format!("illegal position {fen:?}: {e}"))

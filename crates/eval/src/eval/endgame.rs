@@ -24,7 +24,11 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     if Bitboard::EDGES.contains(k) && (king_attacks(k) & !Bitboard::EDGES & free).is_empty() {
         acc.add_int(us, KING_STUCK_ON_EDGE, END);
     }
-    acc.add_int(us, KING_MOBILITY.at(count(king_attacks(k) & free) as usize), END);
+    acc.add_int(
+        us,
+        KING_MOBILITY.at(count(king_attacks(k) & free) as usize),
+        END,
+    );
 
     if let Some(d) = outside_distance(file_span(info.pawns[ti]), info.passed[ui]) {
         if info.piece_count(them) == 1 {
@@ -41,7 +45,11 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         let f = k.file() as usize;
         let d = if f < lo { lo - f } else { f.saturating_sub(hi) };
         if d > 0 {
-            let term = if pawn_ending { KING_OUTSIDE_PAWNS_KPK } else { KING_OUTSIDE_PAWNS_ENDGAME };
+            let term = if pawn_ending {
+                KING_OUTSIDE_PAWNS_KPK
+            } else {
+                KING_OUTSIDE_PAWNS_ENDGAME
+            };
             acc.add_int(us, term.at_most(d - 1), END);
         }
     }
@@ -86,7 +94,11 @@ fn runner_plies(info: &Info, side: Color) -> Option<(i32, Square)> {
         .into_iter()
         .filter_map(|p| {
             let path = front_span(side, p);
-            let promo_sq = if side.is_white() { path.last() } else { path.first() }?;
+            let promo_sq = if side.is_white() {
+                path.last()
+            } else {
+                path.first()
+            }?;
             let mut moves = 7 - rel_rank(side, p) as i32;
             if rel_rank(side, p) == 1 {
                 moves -= 1;
@@ -118,14 +130,20 @@ fn race(info: &Info, us: Color) -> Option<usize> {
 /// knight.
 fn connected_unstoppable<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let them = us.other();
-    let index = match (info.piece_count(them), count(info.of(them, Role::Rook)), count(info.of(them, Role::Knight))) {
+    let index = match (
+        info.piece_count(them),
+        count(info.of(them, Role::Rook)),
+        count(info.of(them, Role::Knight)),
+    ) {
         (1, 1, _) => 0,
         (1, _, 1) => 1,
         _ => return,
     };
     let far = rel_rank_bb(us, 5) | rel_rank_bb(us, 6);
     let runners = info.passed[us as usize] & far & !king_attacks(info.king[them as usize]);
-    let pair = runners.into_iter().any(|p| any(adjacent_files(p) & runners));
+    let pair = runners
+        .into_iter()
+        .any(|p| any(adjacent_files(p) & runners));
     if pair {
         acc.add_int(us, CONNECTED_PAWN_UNSTOPPABLE.at(index), END);
     }

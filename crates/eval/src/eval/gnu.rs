@@ -13,7 +13,11 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
             acc.add(us, GNU_ISOLATED_PAWN.at(sq.file() as usize), 1);
         }
     }
-    let knights: i32 = info.of(us, Role::Knight).into_iter().map(center_proximity).sum();
+    let knights: i32 = info
+        .of(us, Role::Knight)
+        .into_iter()
+        .map(center_proximity)
+        .sum();
     acc.add(us, GNU_KNIGHT_CENTER, knights);
 
     let k = info.king[i];
@@ -67,7 +71,8 @@ fn hung_pieces(info: &Info, us: Color) -> i32 {
     let them = us.other();
     let (ti, ui) = (them as usize, us as usize);
     let by_pawn = info.attacked_by(them, Role::Pawn);
-    let by_minor = by_pawn | info.attacked_by(them, Role::Knight) | info.attacked_by(them, Role::Bishop);
+    let by_minor =
+        by_pawn | info.attacked_by(them, Role::Knight) | info.attacked_by(them, Role::Bishop);
     let by_rook = by_minor | info.attacked_by(them, Role::Rook);
     let attacked = info.all_attacks[ti];
     let undefended = attacked & info.board.by_color(us) & !info.all_attacks[ui];

@@ -26,7 +26,9 @@ pub(crate) struct Checks {
 /// Squares attacked by the defender with anything but its king.
 fn defended_without_king(info: &Info, defender: Color) -> Bitboard {
     let d = defender as usize;
-    info.attacks[d][..5].iter().fold(Bitboard::EMPTY, |acc, &a| acc | a)
+    info.attacks[d][..5]
+        .iter()
+        .fold(Bitboard::EMPTY, |acc, &a| acc | a)
 }
 
 /// The checks `attacker` has against the enemy king.
@@ -67,7 +69,8 @@ fn expand(bb: Bitboard) -> Bitboard {
     Bitboard(row | (row << 8) | (row >> 8))
 }
 
-/// The attack of `us` on the enemy king, scored for `us` (see the KingV docs):
+/// The attack of `us` on the enemy king, scored for `us` when at least one of its pieces
+/// attacks a square touching the king (see the KingV docs):
 /// `raw = W_count · count · max(0, cover − COVER_SUB) + W_mob · mobility + BASE · count
 /// − W_def · defence · DEF_MUL / 16`, `danger = raw / 12 − ATTACK_SUB`, and when positive the
 /// attack is worth `S(danger² / 512, danger / 16)`.
@@ -80,6 +83,9 @@ fn attack<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let guarded = defended_without_king(info, them) & !info.attacked_by(them, Role::Queen);
     let weak = info.all_attacks[ui] & !guarded;
 
+    if !info.pieces[ui].iter().any(|p| any(p.attacks & touching)) {
+        return;
+    }
     let mut cover = 0;
     let mut attackers = 0;
     let mut mobility = 0;
@@ -96,7 +102,8 @@ fn attack<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
             continue;
         }
         let mob = count(p.attacks & info.mobility_area[ui]);
-        mobility += acc.read_int(KS_MOBILITY_BIAS.at(t)) + acc.read_int(KS_MOBILITY_MULT.at(t)) * mob;
+        mobility +=
+            acc.read_int(KS_MOBILITY_BIAS.at(t)) + acc.read_int(KS_MOBILITY_MULT.at(t)) * mob;
     }
     cover += acc.read_int(KS_WEAK_SQ_COVER) * count(weak & touching)
         + acc.read_int(KS_EXTENDED_WEAK_SQ_COVER) * count(weak & near)
@@ -113,7 +120,9 @@ fn attack<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let king_files = file_bb(k) | adjacent_files(k);
     let open_near_king = info.open_files() & king_files;
     for r in info.pieces_of(us, Role::Rook) {
-        if !open_near_king.contains(r.sq) && any(r.attacks & info.mobility_area[ui] & open_near_king) {
+        if !open_near_king.contains(r.sq)
+            && any(r.attacks & info.mobility_area[ui] & open_near_king)
+        {
             cover += acc.read_int(KS_ROOK_TO_OPEN_ATTACK_FILE);
         }
     }
@@ -131,13 +140,19 @@ fn attack<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let defence = acc.read_int(KS_DEF_KING_ZONE_OCCUPIED) * count(defenders & (touching | near))
         + acc.read_int(KS_DEF_KING_ZONE_COVERED) * count(touching & minor_rook_cover);
 
-    let raw = acc.read_int(KS_PIECE_COUNT_WEIGHT) * attackers * (cover - acc.read_int(KS_COVER_SUB)).max(0)
+    let raw = acc.read_int(KS_PIECE_COUNT_WEIGHT)
+        * attackers
+        * (cover - acc.read_int(KS_COVER_SUB)).max(0)
         + acc.read_int(KS_MOBILITY_WEIGHT) * mobility
         + acc.read_int(KS_ATTACK_BASE) * attackers
         - acc.read_int(KS_DEFENSE_WEIGHT) * defence * acc.read_int(KS_DEF_COVER_MUL) / 16;
     let danger = raw / 12 - acc.read_int(KS_ATTACK_SUB);
     if danger > 0 {
-        acc.add_formula(us, KS_ATTACK_BASE.term(), S(danger * danger / 512, danger / 16));
+        acc.add_formula(
+            us,
+            KS_ATTACK_BASE.term(),
+            S(danger * danger / 512, danger / 16),
+        );
     }
 }
 
@@ -159,9 +174,9 @@ fn check_units<A: Accumulator>(info: &Info, us: Color, k: Square, acc: &mut A) -
     let promoting = info.pawns[ui] & rel_rank_bb(us, 6);
     let promo_check = promoting.into_iter().any(|p| {
         let promo = forward(us, Bitboard::from(p));
-        promo.first().is_some_and(|sq| {
-            !occ.contains(sq) && queen_attacks(sq, occ.without(p)).contains(k)
-        })
+        promo
+            .first()
+            .is_some_and(|sq| !occ.contains(sq) && queen_attacks(sq, occ.without(p)).contains(k))
     });
     if promo_check {
         units += acc.read_int(KS_PROMO_CHECK);
@@ -196,14 +211,17 @@ fn shelter<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let diagonals = bishop_attacks(k, Bitboard::EMPTY) & ahead(us, k);
     let west = diagonals & Bitboard(FILES[..k.file() as usize].iter().fold(0, |a, f| a | f));
     let east = diagonals & !west;
-    let open_diagonals = [west, east].iter().filter(|&&d| any(d) && (d & walls).is_empty()).count();
+    let open_diagonals = [west, east]
+        .iter()
+        .filter(|&&d| any(d) && (d & walls).is_empty())
+        .count();
     acc.add_int(us, KS_OPEN_DIAGONAL.at(open), mid * open_diagonals as i32);
     let rank = Bitboard::from_rank(k.rank());
     if rel_rank(us, k) > 0 && (rank & (info.pawns[0] | info.pawns[1])).is_empty() {
         acc.add_int(us, KS_OPEN_HORIZONTAL.at(open), mid);
     }
     let shield = own_pawns & king_attacks(k);
-    if any(shield & info.all_attacks[ti] & !info.all_attacks[ui]) {
+    if any(shield & info.all_attacks[ti] & !defended_without_king(info, us)) {
         acc.add_int(us, KS_COVER_PAWN_ENPRISE, mid);
     }
     if info.castles.has_color(us) {
@@ -212,9 +230,15 @@ fn shelter<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let front = king_attacks(k) & rel_rank_bb(us, 1);
     if rel_rank(us, k) == 0 && any(front) && front.is_subset(own_pawns) {
         let stuck = (forward(us, front) & info.occupied).count() == front.count();
-        let trapped = if stuck { KS_TRAPPED_BACKRANK_BY_BLOCKED_PAWN } else { KS_TRAPPED_BACKRANK_BY_PAWN };
+        let trapped = if stuck {
+            KS_TRAPPED_BACKRANK_BY_BLOCKED_PAWN
+        } else {
+            KS_TRAPPED_BACKRANK_BY_PAWN
+        };
         acc.add_int(us, trapped.at(open), mid);
-        let heavy = |c: usize| info.board.by_color([Color::Black, Color::White][c]) & info.board.rooks_and_queens();
+        let heavy = |c: usize| {
+            info.board.by_color([Color::Black, Color::White][c]) & info.board.rooks_and_queens()
+        };
         if any(heavy(ti)) && (heavy(ui) & rel_rank_bb(us, 0)).is_empty() {
             acc.add_int(us, KS_WEAK_BACK_RANK.at(open), mid);
         }

@@ -9,9 +9,15 @@ use shakmaty::{Bitboard, Color, Role};
 pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let them = us.other();
     let n = |c: Color, r: Role| count(info.of(c, r));
-    for (i, role) in [Role::Pawn, Role::Knight, Role::Bishop, Role::Rook, Role::Queen]
-        .into_iter()
-        .enumerate()
+    for (i, role) in [
+        Role::Pawn,
+        Role::Knight,
+        Role::Bishop,
+        Role::Rook,
+        Role::Queen,
+    ]
+    .into_iter()
+    .enumerate()
     {
         acc.add(us, PIECE_VALUE.at(i), n(us, role));
     }

@@ -85,7 +85,8 @@ impl<'a> Info<'a> {
             board.by_piece(Color::Black.pawn()),
             board.by_piece(Color::White.pawn()),
         ];
-        let king = [Color::Black, Color::White].map(|c| board.king_of(c).expect("legal position has kings"));
+        let king = [Color::Black, Color::White]
+            .map(|c| board.king_of(c).expect("legal position has kings"));
         let mut info = Info {
             board,
             turn: pos.turn(),
@@ -115,14 +116,18 @@ impl<'a> Info<'a> {
             info.mobility_area[i] =
                 !board.by_color(c) & !info.attacks[them][Role::Pawn as usize - 1];
             let reachable = enemy_pawn_reach(c.other(), info.pawns[them]);
-            let ranks_4_to_7 = rel_rank_bb(c, 3) | rel_rank_bb(c, 4) | rel_rank_bb(c, 5) | rel_rank_bb(c, 6);
+            let ranks_4_to_7 =
+                rel_rank_bb(c, 3) | rel_rank_bb(c, 4) | rel_rank_bb(c, 5) | rel_rank_bb(c, 6);
             info.outposts[i] = ranks_4_to_7 & info.attacks[i][0] & !reachable;
             info.passed[i] = info.pawns[i]
                 .into_iter()
                 .filter(|&sq| (passed_span(c, sq) & info.pawns[them]).is_empty())
                 .collect();
         }
-        info.checks = [king::checks(&info, Color::Black), king::checks(&info, Color::White)];
+        info.checks = [
+            king::checks(&info, Color::Black),
+            king::checks(&info, Color::White),
+        ];
         info
     }
 
@@ -171,7 +176,11 @@ impl<'a> Info<'a> {
                 self.attacks[i][role as usize - 1] |= a;
                 add(&mut all, a);
                 // More than 16 pieces cannot arise from a legal game; extra ones are ignored.
-                let _ = self.pieces[i].try_push(Piece { sq, role, attacks: a });
+                let _ = self.pieces[i].try_push(Piece {
+                    sq,
+                    role,
+                    attacks: a,
+                });
             }
         }
         self.all_attacks[i] = all;
@@ -180,7 +189,9 @@ impl<'a> Info<'a> {
 
     /// The side's pieces of `role` (knight to queen).
     pub fn pieces_of(&self, c: Color, role: Role) -> impl Iterator<Item = &Piece> {
-        self.pieces[c as usize].iter().filter(move |p| p.role == role)
+        self.pieces[c as usize]
+            .iter()
+            .filter(move |p| p.role == role)
     }
 
     /// Squares attacked by `c` with pieces of `role`.
@@ -231,7 +242,9 @@ impl<'a> Info<'a> {
 
 /// Squares that pawns of `color` attack now or after advancing.
 fn enemy_pawn_reach(color: Color, pawns: Bitboard) -> Bitboard {
-    pawns.into_iter().fold(Bitboard::EMPTY, |acc, sq| acc | attack_span(color, sq))
+    pawns
+        .into_iter()
+        .fold(Bitboard::EMPTY, |acc, sq| acc | attack_span(color, sq))
 }
 
 /// Chebyshev distance between two squares.

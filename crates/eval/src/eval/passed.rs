@@ -34,7 +34,10 @@ fn passer<A: Accumulator>(info: &Info, us: Color, sq: Square, rooks_only: bool, 
     let (ui, ti) = (us as usize, us.other() as usize);
     let rank = rel_rank(us, sq);
     let promo = 7 - rank;
-    let mut t = Terms { list: [(PP_PASSED_RANK.at(0), 0); 8], len: 0 };
+    let mut t = Terms {
+        list: [(PP_PASSED_RANK.at(0), 0); 8],
+        len: 0,
+    };
     t.push(PP_PASSED_RANK.at(rank - 1));
     t.push(PP_PASSED_FILE.at(centralness(sq.file())));
     let stop = forward(us, Bitboard::from(sq));
@@ -62,7 +65,8 @@ fn passer<A: Accumulator>(info: &Info, us: Color, sq: Square, rooks_only: bool, 
     }
     if rank >= 5 {
         let (ours, theirs) = (info.all_attacks[ui], info.all_attacks[ti]);
-        let can_advance = !info.occupied.contains(stop_sq) && (!theirs.contains(stop_sq) || ours.contains(stop_sq));
+        let can_advance = !info.occupied.contains(stop_sq)
+            && (!theirs.contains(stop_sq) || ours.contains(stop_sq));
         if !can_advance && theirs.contains(sq) && !ours.contains(sq) {
             t.push(PP_HANGING.at(6 - rank));
         }
@@ -108,9 +112,18 @@ fn candidates<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
             continue;
         }
         let rank = rel_rank(us, sq);
-        let nearest = sentries.into_iter().map(|s| rel_rank(us, s) - rank).min().unwrap_or(0);
-        let mult = if nearest <= 2 { PP_CANDIDATE_NEAR_MULT } else { PP_CANDIDATE_FAR_MULT };
-        let base = acc.read(PP_PASSED_RANK.at(rank - 1)) + acc.read(PP_PASSED_FILE.at(centralness(sq.file())));
+        let nearest = sentries
+            .into_iter()
+            .map(|s| rel_rank(us, s) - rank)
+            .min()
+            .unwrap_or(0);
+        let mult = if nearest <= 2 {
+            PP_CANDIDATE_NEAR_MULT
+        } else {
+            PP_CANDIDATE_FAR_MULT
+        };
+        let base = acc.read(PP_PASSED_RANK.at(rank - 1))
+            + acc.read(PP_PASSED_FILE.at(centralness(sq.file())));
         let m = acc.read(mult);
         acc.add_formula(us, mult.term(), S(base.0 * m.0 / 100, base.1 * m.1 / 100));
     }

@@ -34,7 +34,15 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
             acc.add(us, PAWN_BACKWARD.at(file), 1);
         }
         if !connected {
-            acc.add(us, if open { PAWN_UNCONNECTED_OPEN_FILE } else { PAWN_UNCONNECTED_CLOSED_FILE }, 1);
+            acc.add(
+                us,
+                if open {
+                    PAWN_UNCONNECTED_OPEN_FILE
+                } else {
+                    PAWN_UNCONNECTED_CLOSED_FILE
+                },
+                1,
+            );
         }
         if (isolated || backward) && open {
             acc.add(us, PAWN_WEAK_OPEN_FILE, 1);
@@ -54,7 +62,15 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         }
         if any(stop & own_pieces) {
             let center = file == 3;
-            acc.add(us, if center { PAWN_BLOCKED_BY_PIECE_CENTER } else { PAWN_BLOCKED_BY_PIECE }, 1);
+            acc.add(
+                us,
+                if center {
+                    PAWN_BLOCKED_BY_PIECE_CENTER
+                } else {
+                    PAWN_BLOCKED_BY_PIECE
+                },
+                1,
+            );
         }
     }
     let mut behind = backward(us, own);

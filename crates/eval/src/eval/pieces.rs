@@ -23,7 +23,8 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
             _ => queen(info, us, piece, acc),
         }
         let front = forward(us, Bitboard::from(piece.sq));
-        if matches!(piece.role, Role::Knight | Role::Bishop) && any(front & info.pawns[us as usize]) {
+        if matches!(piece.role, Role::Knight | Role::Bishop) && any(front & info.pawns[us as usize])
+        {
             acc.add(us, MINOR_BEHIND_PAWN, 1);
         }
     }
@@ -86,14 +87,26 @@ fn outpost_move(info: &Info, us: Color, p: &Piece) -> Option<usize> {
 
 fn bishop<A: Accumulator>(info: &Info, us: Color, p: &Piece, acc: &mut A) {
     let (i, them) = (us as usize, us.other());
-    let colour = if p.sq.is_light() { Bitboard::LIGHT_SQUARES } else { Bitboard::DARK_SQUARES };
+    let colour = if p.sq.is_light() {
+        Bitboard::LIGHT_SQUARES
+    } else {
+        Bitboard::DARK_SQUARES
+    };
     let rammed = info.rammed_pawns(us);
     let center_files = Bitboard(FILES[3] | FILES[4]);
     acc.add(us, BISHOP_COLOR_PAWNS, count(info.pawns[i] & colour));
     acc.add(us, BISHOP_COLOR_BLOCKED_PAWN, count(rammed & colour));
-    acc.add(us, BISHOP_COLOR_BLOCKED_CENTER_PAWN, count(rammed & colour & center_files));
+    acc.add(
+        us,
+        BISHOP_COLOR_BLOCKED_CENTER_PAWN,
+        count(rammed & colour & center_files),
+    );
     let front_diagonals = pawn_attacks(us, Bitboard::from(p.sq));
-    acc.add(us, BISHOP_FORWARD_BLOCKED_PAWN, count(rammed & front_diagonals));
+    acc.add(
+        us,
+        BISHOP_FORWARD_BLOCKED_PAWN,
+        count(rammed & front_diagonals),
+    );
     if rel_rank(us, p.sq) == 0 && front_diagonals.is_subset(rammed) {
         acc.add(us, BISHOP_STUCK_BLOCKED_PAWN, 1);
     }
@@ -140,9 +153,11 @@ fn major_aligned(info: &Info, us: Color, sq: Square) -> bool {
     let them = us.other();
     let targets = bishop_attacks(sq, Bitboard::EMPTY)
         & (info.of(them, Role::Rook) | info.of(them, Role::Queen) | info.of(them, Role::King));
-    let walls = info.rammed_pawns(us)
-        | (info.pawns[them as usize] & info.attacked_by(them, Role::Pawn));
-    targets.into_iter().any(|t| (between(sq, t) & walls).is_empty())
+    let walls =
+        info.rammed_pawns(us) | (info.pawns[them as usize] & info.attacked_by(them, Role::Pawn));
+    targets
+        .into_iter()
+        .any(|t| (between(sq, t) & walls).is_empty())
 }
 
 /// 5 for a bishop on a7/h7 behind an enemy pawn on b6/g6, 2 on a6/h6 behind b5/g5.
@@ -180,7 +195,11 @@ fn rook<A: Accumulator>(info: &Info, us: Color, p: &Piece, open: Bitboard, acc: 
             }
         }
         if any(p.attacks & info.mobility_area[i] & open) {
-            acc.add(us, ROOK_CAN_MOVE_TO_OPEN_FILE.at(usize::from(any(own_on_file))), 1);
+            acc.add(
+                us,
+                ROOK_CAN_MOVE_TO_OPEN_FILE.at(usize::from(any(own_on_file))),
+                1,
+            );
         }
     }
     let stops = forward(us, own_on_file);
@@ -194,8 +213,9 @@ fn rook<A: Accumulator>(info: &Info, us: Color, p: &Piece, open: Bitboard, acc: 
     if any(stops & all_pawns) {
         acc.add(us, ROOK_FILE_BLOCKED_PAWN, 1);
     }
-    let knight_moves =
-        info.attacked_by(them, Role::Knight) & !info.board.by_color(them) & !info.attacked_by(us, Role::Pawn);
+    let knight_moves = info.attacked_by(them, Role::Knight)
+        & !info.board.by_color(them)
+        & !info.attacked_by(us, Role::Pawn);
     if any(knight_attacks(p.sq) & knight_moves) {
         acc.add(us, ROOK_THREATENED_BY_KNIGHT_MOVE, 1);
     }

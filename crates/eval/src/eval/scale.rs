@@ -46,11 +46,12 @@ pub(super) fn scale<A: Accumulator>(info: &Info, acc: &mut A) -> i32 {
     if spc == 1 && wpc == 1 && info.board.queens().count() == 2 {
         scale = scale.min(acc.read_int(SCALE_QUEENS));
     }
-    let advanced = if strong.is_white() { info.pawns[si].last() } else { info.pawns[si].first() };
-    let king_gap = advanced.map_or(0, |p| distance(info.king[wi], p));
+    let king_gap = front_pawn_gap(info, strong);
     if sp > 0 {
         let own = info.pawns[si];
-        let edge = [Bitboard(FILES[0]), Bitboard(FILES[7])].into_iter().find(|f| own.is_subset(*f));
+        let edge = [Bitboard(FILES[0]), Bitboard(FILES[7])]
+            .into_iter()
+            .find(|f| own.is_subset(*f));
         if let Some(file) = edge {
             let mut s = acc.read_int(SCALE_EDGE_BASE);
             if sp == 1 {
@@ -69,7 +70,10 @@ pub(super) fn scale<A: Accumulator>(info: &Info, acc: &mut A) -> i32 {
         }
         let mut s = acc.read_int(SCALE_LOW_SPREAD_BASE);
         let lo = (0..8).find(|&f| any(own & Bitboard(FILES[f]))).unwrap_or(0);
-        let hi = (0..8).rev().find(|&f| any(own & Bitboard(FILES[f]))).unwrap_or(0);
+        let hi = (0..8)
+            .rev()
+            .find(|&f| any(own & Bitboard(FILES[f])))
+            .unwrap_or(0);
         s += acc.read_int(SCALE_PAWN_SPREAD) * (hi - lo) as i32;
         if lo < 4 && hi >= 4 {
             s += acc.read_int(SCALE_PAWN_BOTH_SIDES);
@@ -88,4 +92,19 @@ pub(super) fn scale<A: Accumulator>(info: &Info, acc: &mut A) -> i32 {
         scale = scale.min(s);
     }
     scale.clamp(0, FULL_SCALE)
+}
+
+/// King distance from the weaker king to the nearest of the stronger side's most advanced
+/// pawns (0 without pawns).
+fn front_pawn_gap(info: &Info, strong: Color) -> i32 {
+    let pawns = info.pawns[strong as usize];
+    let Some(rank) = pawns.into_iter().map(|p| rel_rank(strong, p)).max() else {
+        return 0;
+    };
+    let weak_king = info.king[strong.other() as usize];
+    (pawns & rel_rank_bb(strong, rank))
+        .into_iter()
+        .map(|p| distance(weak_king, p))
+        .min()
+        .unwrap_or(0)
 }

@@ -16,22 +16,58 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let by = |r: Role| info.attacked_by(us, r);
     let minors_att = by(Role::Knight) | by(Role::Bishop);
 
-    acc.add(us, PIECE_HANGING_TO_PAWN, count(their_pieces & by(Role::Pawn)));
-    acc.add(us, ROOK_HANGING_TO_MINOR, count(info.of(them, Role::Rook) & minors_att));
+    acc.add(
+        us,
+        PIECE_HANGING_TO_PAWN,
+        count(their_pieces & by(Role::Pawn)),
+    );
+    acc.add(
+        us,
+        ROOK_HANGING_TO_MINOR,
+        count(info.of(them, Role::Rook) & minors_att),
+    );
     let lesser = minors_att | by(Role::Rook);
-    acc.add(us, QUEEN_HANGING_TO_LESSER_PIECE, count(info.of(them, Role::Queen) & lesser));
+    acc.add(
+        us,
+        QUEEN_HANGING_TO_LESSER_PIECE,
+        count(info.of(them, Role::Queen) & lesser),
+    );
     let minor_on_minor = (info.of(them, Role::Knight) & by(Role::Bishop))
         | (info.of(them, Role::Bishop) & by(Role::Knight));
     acc.add(us, MINOR_ON_MINOR, count(minor_on_minor));
-    acc.add(us, MINOR_ON_OUTPOST, count(minor_on_minor & info.outposts[ti]));
+    acc.add(
+        us,
+        MINOR_ON_OUTPOST,
+        count(minor_on_minor & info.outposts[ti]),
+    );
     let their_minors = info.of(them, Role::Knight) | info.of(them, Role::Bishop);
     let pawn_defended = info.attacked_by(them, Role::Pawn);
-    acc.add(us, ROOK_ON_MINOR, count(their_minors & by(Role::Rook) & !pawn_defended));
-    acc.add(us, UNDEFENDED_PIECE_HANGING, count(their_pieces & our_att & !their_def));
-    acc.add(us, UNDEFENDED_PAWN_HANGING, count(their_pawns & our_att & !their_def));
+    acc.add(
+        us,
+        ROOK_ON_MINOR,
+        count(their_minors & by(Role::Rook) & !pawn_defended),
+    );
+    acc.add(
+        us,
+        UNDEFENDED_PIECE_HANGING,
+        count(their_pieces & our_att & !their_def),
+    );
+    acc.add(
+        us,
+        UNDEFENDED_PAWN_HANGING,
+        count(their_pawns & our_att & !their_def),
+    );
     let defended_once = their_def & !info.double_attacks[ti] & !pawn_defended;
-    acc.add(us, WEAKLY_DEFENDED_PAWN, count(their_pawns & our_att & defended_once));
-    acc.add(us, WEAKLY_DEFENDED_PIECE, count(their_pieces & our_att & defended_once));
+    acc.add(
+        us,
+        WEAKLY_DEFENDED_PAWN,
+        count(their_pawns & our_att & defended_once),
+    );
+    acc.add(
+        us,
+        WEAKLY_DEFENDED_PIECE,
+        count(their_pieces & our_att & defended_once),
+    );
 
     let pushes = forward(us, info.pawns[ui]) & !info.occupied;
     let safe_pushes = pushes & (!their_def | our_att);
@@ -41,7 +77,11 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         PIECE_CAN_BE_THREATENED_BY_PAWN,
         count(push_threats & their_pieces & !by(Role::Pawn)),
     );
-    acc.add(us, KING_ON_PAWN, count(their_pawns & by(Role::King) & !their_def));
+    acc.add(
+        us,
+        KING_ON_PAWN,
+        count(their_pawns & by(Role::King) & !their_def),
+    );
 
     let landing = !info.board.by_color(us) & !pawn_defended;
     for q in info.of(them, Role::Queen) {
@@ -59,9 +99,17 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     }
     let pinned = info.pinned[ti] & their_pieces;
     let exposed = !their_def | by(Role::Pawn);
-    acc.add(us, PINNED_PIECE_THREATENED, count(pinned & our_att & exposed));
+    acc.add(
+        us,
+        PINNED_PIECE_THREATENED,
+        count(pinned & our_att & exposed),
+    );
     acc.add(us, PINNED_PAWN_PUSH_THREAT, count(pinned & push_threats));
-    acc.add(us, OPP_COVERED_SQS, count(own_half(us) & their_def & !our_att));
+    acc.add(
+        us,
+        OPP_COVERED_SQS,
+        count(own_half(us) & their_def & !our_att),
+    );
 }
 
 /// One of our bishops or rooks sees the enemy queen through exactly one enemy piece.

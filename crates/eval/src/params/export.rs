@@ -20,7 +20,11 @@ crate::params::declare_params! {
 /// Formats the values of `term` the way the table writes them.
 fn rust_value(params: &Params, term: TermId) -> String {
     let v = params.term_values(term);
-    let pairs = || v.chunks(2).map(|c| format!("S({}, {})", c[0], c[1])).collect::<Vec<_>>();
+    let pairs = || {
+        v.chunks(2)
+            .map(|c| format!("S({}, {})", c[0], c[1]))
+            .collect::<Vec<_>>()
+    };
     let ints = || v.iter().map(i32::to_string).collect::<Vec<_>>();
     match term.info().shape {
         Shape::Score => pairs()[0].clone(),
@@ -76,7 +80,10 @@ mod tests {
         let exported = to_rust(&Params::default());
         let checked_in = include_str!("../table.rs");
         if exported != checked_in {
-            let line = exported.lines().zip(checked_in.lines()).position(|(a, b)| a != b);
+            let line = exported
+                .lines()
+                .zip(checked_in.lines())
+                .position(|(a, b)| a != b);
             panic!("table.rs differs from the export of its defaults near line {line:?}");
         }
     }

@@ -54,7 +54,10 @@ pub struct IArray<const N: usize> {
 impl SParam {
     /// A handle for the term `term` whose slots start at `offset`.
     pub const fn new(term: u16, offset: usize) -> SParam {
-        SParam { term, offset: offset as u16 }
+        SParam {
+            term,
+            offset: offset as u16,
+        }
     }
 
     /// The flat index of the middlegame slot (the endgame slot follows it).
@@ -66,7 +69,10 @@ impl SParam {
 impl IParam {
     /// A handle for the term `term` whose slot is `offset`.
     pub const fn new(term: u16, offset: usize) -> IParam {
-        IParam { term, offset: offset as u16 }
+        IParam {
+            term,
+            offset: offset as u16,
+        }
     }
 
     /// The flat index of the slot.
@@ -78,7 +84,10 @@ impl IParam {
 impl<const N: usize> SArray<N> {
     /// A handle for the term `term` whose slots start at `offset`.
     pub const fn new(term: u16, offset: usize) -> Self {
-        SArray { term, offset: offset as u16 }
+        SArray {
+            term,
+            offset: offset as u16,
+        }
     }
 
     /// The element at `index`.
@@ -88,7 +97,10 @@ impl<const N: usize> SArray<N> {
     #[inline]
     pub fn at(self, index: usize) -> SParam {
         debug_assert!(index < N, "index {index} out of {N}");
-        SParam { term: self.term, offset: self.offset + 2 * index as u16 }
+        SParam {
+            term: self.term,
+            offset: self.offset + 2 * index as u16,
+        }
     }
 
     /// The element at `index`, clamped to the last element.
@@ -101,7 +113,10 @@ impl<const N: usize> SArray<N> {
 impl<const N: usize> IArray<N> {
     /// A handle for the term `term` whose slots start at `offset`.
     pub const fn new(term: u16, offset: usize) -> Self {
-        IArray { term, offset: offset as u16 }
+        IArray {
+            term,
+            offset: offset as u16,
+        }
     }
 
     /// The element at `index`.
@@ -111,7 +126,10 @@ impl<const N: usize> IArray<N> {
     #[inline]
     pub fn at(self, index: usize) -> IParam {
         debug_assert!(index < N, "index {index} out of {N}");
-        IParam { term: self.term, offset: self.offset + index as u16 }
+        IParam {
+            term: self.term,
+            offset: self.offset + index as u16,
+        }
     }
 
     /// The element at `index`, clamped to the last element.

@@ -50,7 +50,10 @@ pub enum ParamsError {
 
 /// A file error carrying the path and a cause.
 fn io_error(path: &Path, source: std::io::Error) -> ParamsError {
-    ParamsError::Io { path: path.to_path_buf(), source }
+    ParamsError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
 /// The JSON layout a shape requires, for error messages.
@@ -85,7 +88,9 @@ impl Params {
 
     /// The parameters as pretty-printed JSON text, one term per line.
     pub fn to_json_string(&self) -> String {
-        let Value::Object(map) = self.to_json() else { unreachable!("to_json builds an object") };
+        let Value::Object(map) = self.to_json() else {
+            unreachable!("to_json builds an object")
+        };
         let lines: Vec<String> = map
             .iter()
             .map(|(k, v)| format!("  {}: {}", Value::from(k.as_str()), v))
@@ -100,10 +105,13 @@ impl Params {
     /// Invalid JSON, an unknown term, a wrong shape or a non-integer value.
     pub fn from_json_str(text: &str) -> Result<Params, ParamsError> {
         let value: Value = serde_json::from_str(text)?;
-        let Value::Object(map) = value else { return Err(ParamsError::NotAnObject) };
+        let Value::Object(map) = value else {
+            return Err(ParamsError::NotAnObject);
+        };
         let mut params = Params::default();
         for (name, value) in &map {
-            let term = TermId::by_name(name).ok_or_else(|| ParamsError::UnknownTerm(name.clone()))?;
+            let term =
+                TermId::by_name(name).ok_or_else(|| ParamsError::UnknownTerm(name.clone()))?;
             let values = term_values_from_json(term, value)?;
             let range = term.info().flat_range();
             for (slot, v) in range.zip(values) {
@@ -151,7 +159,10 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 fn int(term: &'static str, v: &Value) -> Result<i32, ParamsError> {
     v.as_i64()
         .and_then(|x| i32::try_from(x).ok())
-        .ok_or_else(|| ParamsError::NotInteger { term, value: v.to_string() })
+        .ok_or_else(|| ParamsError::NotInteger {
+            term,
+            value: v.to_string(),
+        })
 }
 
 /// A JSON array of exactly `n` elements.

@@ -34,7 +34,10 @@ impl TermId {
 
     /// Looks a term up by its name.
     pub fn by_name(name: &str) -> Option<TermId> {
-        TERMS.iter().position(|t| t.name == name).map(|i| TermId(i as u16))
+        TERMS
+            .iter()
+            .position(|t| t.name == name)
+            .map(|i| TermId(i as u16))
     }
 
     /// Every term, in declaration order.
@@ -58,7 +61,7 @@ pub enum Shape {
 
 impl Shape {
     /// Number of elements (1 for a single value).
-    pub const fn len(self) -> usize {
+    pub const fn elements(self) -> usize {
         match self {
             Shape::Score | Shape::Int => 1,
             Shape::ScoreArray(n) | Shape::IntArray(n) => n,
@@ -124,7 +127,16 @@ impl TermInfo {
         offset: usize,
         doc: &'static str,
     ) -> TermInfo {
-        TermInfo { name, group, shape, offset, index: "", step: 1, linear: true, doc }
+        TermInfo {
+            name,
+            group,
+            shape,
+            offset,
+            index: "",
+            step: 1,
+            linear: true,
+            doc,
+        }
     }
 
     /// Sets what an array index means.
@@ -139,7 +151,10 @@ impl TermInfo {
 
     /// Marks the term as not linear in its value.
     pub const fn nonlinear(self) -> TermInfo {
-        TermInfo { linear: false, ..self }
+        TermInfo {
+            linear: false,
+            ..self
+        }
     }
 
     /// The one-line doc: what the term measures.
@@ -149,7 +164,7 @@ impl TermInfo {
 
     /// Number of flat slots.
     pub const fn slots(&self) -> usize {
-        self.shape.len() * self.shape.slots_per_element()
+        self.shape.elements() * self.shape.slots_per_element()
     }
 
     /// The flat slots of this term.
@@ -200,13 +215,25 @@ static FLAT: LazyLock<Vec<FlatParam>> = LazyLock::new(|| {
     let mut flat = Vec::with_capacity(FLAT_LEN);
     for term in TermId::all() {
         let shape = term.info().shape;
-        for e in 0..shape.len() {
+        for e in 0..shape.elements() {
             let element = shape.is_array().then_some(e);
             if shape.is_tapered() {
-                flat.push(FlatParam { term, element, component: Component::Mid });
-                flat.push(FlatParam { term, element, component: Component::End });
+                flat.push(FlatParam {
+                    term,
+                    element,
+                    component: Component::Mid,
+                });
+                flat.push(FlatParam {
+                    term,
+                    element,
+                    component: Component::End,
+                });
             } else {
-                flat.push(FlatParam { term, element, component: Component::Scalar });
+                flat.push(FlatParam {
+                    term,
+                    element,
+                    component: Component::Scalar,
+                });
             }
         }
     }
@@ -247,7 +274,9 @@ pub struct Params {
 }
 
 static DEFAULTS: LazyLock<Params> = LazyLock::new(|| {
-    let mut p = Params { values: Box::new([0; FLAT_LEN]) };
+    let mut p = Params {
+        values: Box::new([0; FLAT_LEN]),
+    };
     table::write_defaults(&mut p);
     p
 });
@@ -262,7 +291,9 @@ impl Default for Params {
 impl Params {
     /// Every value set to zero.
     pub fn zeroed() -> Params {
-        Params { values: Box::new([0; FLAT_LEN]) }
+        Params {
+            values: Box::new([0; FLAT_LEN]),
+        }
     }
 
     /// The flat vector ([`flat_params`] names its slots).
@@ -333,7 +364,10 @@ mod tests {
         assert_eq!(expected, FLAT_LEN);
         let i = KNIGHT_OUTPOST.at(1).flat_index() + 1;
         assert_eq!(flat_params()[i].name(), "KNIGHT_OUTPOST[1].end");
-        assert_eq!(flat_params()[KS_ATTACK_SUB.flat_index()].name(), "KS_ATTACK_SUB");
+        assert_eq!(
+            flat_params()[KS_ATTACK_SUB.flat_index()].name(),
+            "KS_ATTACK_SUB"
+        );
     }
 
     #[test]
@@ -354,7 +388,12 @@ mod tests {
         assert_eq!(names.len(), TERM_COUNT);
         for t in TERMS.iter() {
             assert!(!t.doc().is_empty(), "{} has no doc", t.name);
-            assert_eq!(t.shape.is_array(), !t.index.is_empty(), "{} index doc", t.name);
+            assert_eq!(
+                t.shape.is_array(),
+                !t.index.is_empty(),
+                "{} index doc",
+                t.name
+            );
         }
     }
 }

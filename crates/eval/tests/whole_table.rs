@@ -1,0 +1,133 @@
+//! Properties of the whole evaluation on 2,000 positions from engine games.
+
+use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
+use texel_eval::params::flat_params;
+use texel_eval::{evaluate, parse_fen, taper, trace, Params, Trace, Tracer, SAMPLE_POSITIONS};
+
+fn positions() -> Vec<Chess> {
+    SAMPLE_POSITIONS
+        .lines()
+        .map(|l| parse_fen(l).unwrap())
+        .collect()
+}
+
+/// The position with colours swapped and the board flipped.
+fn mirrored(pos: &Chess) -> Chess {
+    let mut setup = pos.to_setup(EnPassantMode::Legal);
+    setup.mirror();
+    setup
+        .position(CastlingMode::Standard)
+        .expect("a mirrored legal position is legal")
+}
+
+#[test]
+fn mirrored_positions_score_the_negation() {
+    let params = Params::default();
+    let all = positions();
+    assert!(all.len() >= 1000);
+    for pos in &all {
+        let fen = shakmaty::fen::Fen::from_position(pos, EnPassantMode::Legal);
+        assert_eq!(
+            evaluate(pos, &params),
+            -evaluate(&mirrored(pos), &params),
+            "{fen}"
+        );
+    }
+}
+
+#[test]
+fn traces_reproduce_the_evaluation_exactly() {
+    let params = Params::default();
+    for pos in positions() {
+        let t = trace(&pos, &params);
+        let score = evaluate(&pos, &params);
+        assert_eq!(
+            taper(t.linear_sum(&params) + t.formulas, t.phase, t.scale),
+            score
+        );
+        assert_eq!(t.score(&params), score);
+    }
+}
+
+/// A deterministic pseudo-random step in -8..=8.
+fn jitter(seed: &mut u64) -> i32 {
+    *seed = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    ((*seed >> 33) % 17) as i32 - 8
+}
+
+#[test]
+fn linear_coefficients_predict_evaluations_under_other_values() {
+    let base = Params::default();
+    let mut seed = 7;
+    let mut changed = base.clone();
+    for (i, fp) in flat_params().iter().enumerate() {
+        if fp.term.info().linear {
+            changed.set_flat(i, base.flat()[i] + jitter(&mut seed));
+        }
+    }
+    let mut checked = 0;
+    for pos in positions() {
+        let t = trace(&pos, &base);
+        let moved_read = t
+            .formula_reads
+            .iter()
+            .any(|&i| base.flat()[i as usize] != changed.flat()[i as usize]);
+        let direct = trace(&pos, &changed);
+        if moved_read || direct.scale != t.scale {
+            continue;
+        }
+        assert_eq!(t.score(&changed), evaluate(&pos, &changed));
+        checked += 1;
+    }
+    assert!(checked >= 1000, "only {checked} positions checked");
+}
+
+#[test]
+fn nonlinear_terms_never_appear_as_linear_coefficients() {
+    let params = Params::default();
+    for pos in positions() {
+        for c in trace(&pos, &params).coefs {
+            let term = flat_params()[c.index as usize].term.info();
+            assert!(term.linear, "{} traced as linear", term.name);
+        }
+    }
+}
+
+#[test]
+fn tracing_runs_on_many_threads_at_once() {
+    let params = Params::default();
+    let all = positions();
+    let single: Vec<Trace> = {
+        let mut tracer = Tracer::new(&params);
+        all.iter().map(|p| tracer.trace(p)).collect()
+    };
+    let chunks: Vec<Vec<Trace>> = std::thread::scope(|s| {
+        let handles: Vec<_> = all
+            .chunks(all.len().div_ceil(4))
+            .map(|chunk| {
+                let params = &params;
+                s.spawn(move || {
+                    let mut tracer = Tracer::new(params);
+                    chunk.iter().map(|p| tracer.trace(p)).collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(chunks.concat(), single);
+}
+
+#[test]
+fn json_round_trip_gives_identical_evaluations() {
+    let mut seed = 11;
+    let mut changed = Params::default();
+    for i in 0..flat_params().len() {
+        changed.set_flat(i, changed.flat()[i] + jitter(&mut seed));
+    }
+    let back = Params::from_json_str(&changed.to_json_string()).unwrap();
+    for pos in positions().iter().take(500) {
+        assert_eq!(evaluate(pos, &back), evaluate(pos, &changed));
+    }
+}
