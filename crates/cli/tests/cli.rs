@@ -1,0 +1,254 @@
+//! The real `texel` binary: output, JSON, exit codes and files.
+
+use assert_cmd::Command;
+use std::path::PathBuf;
+
+const ITALIAN: &str = "r1bqk1nr/pppp1ppp/2n5/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
+
+fn texel() -> Command {
+    Command::cargo_bin("texel").unwrap()
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("texel-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn stdout_of(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn eval_prints_a_table_with_the_score() {
+    let text = stdout_of(texel().args(["eval", ITALIAN]));
+    assert!(text.contains("PIECE_VALUE"));
+    assert!(text.contains("[KnightV]"));
+    assert!(text.contains("Phase: 24/24"));
+    let pos = texel_eval::parse_fen(ITALIAN).unwrap();
+    let score = texel_eval::evaluate(&pos, &texel_eval::Params::default());
+    assert!(text.contains(&format!("({score} cp)")), "{text}");
+}
+
+#[test]
+fn eval_accepts_the_fen_as_separate_words() {
+    let words: Vec<&str> = ITALIAN.split(' ').collect();
+    let text = stdout_of(texel().arg("eval").args(&words));
+    assert!(text.contains("Score (white's view)"));
+}
+
+#[test]
+fn eval_json_has_score_phase_scale_and_terms() {
+    let text = stdout_of(texel().args(["eval", "--json", ITALIAN]));
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let pos = texel_eval::parse_fen(ITALIAN).unwrap();
+    let score = texel_eval::evaluate(&pos, &texel_eval::Params::default());
+    assert_eq!(v["score"], score);
+    assert_eq!(v["phase"], 24);
+    assert_eq!(v["scale"], 100);
+    let terms = v["terms"].as_array().unwrap();
+    let pair = terms.iter().find(|t| t["name"] == "PIECE_VALUE").unwrap();
+    assert_eq!(pair["total"], serde_json::json!([0, 0]));
+    let total: (i64, i64) = terms.iter().fold((0, 0), |acc, t| {
+        (
+            acc.0 + t["total"][0].as_i64().unwrap(),
+            acc.1 + t["total"][1].as_i64().unwrap(),
+        )
+    });
+    assert_eq!(serde_json::json!([total.0, total.1]), v["total"]);
+}
+
+#[test]
+fn a_mirrored_position_scores_the_negation_in_the_cli() {
+    let black = "rnbqk2r/pppp1ppp/5n2/2b1p3/2B1P3/2N5/PPPP1PPP/R1BQK1NR b KQkq - 4 4";
+    let white = "r1bqk1nr/pppp1ppp/2n5/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
+    let score = |fen: &str| -> i64 {
+        let v: serde_json::Value =
+            serde_json::from_str(&stdout_of(texel().args(["eval", "--json", fen]))).unwrap();
+        v["score"].as_i64().unwrap()
+    };
+    assert_eq!(score(black), -score(white));
+}
+
+#[test]
+fn a_malformed_fen_is_one_clear_line_and_exit_2() {
+    let out = texel()
+        .args(["eval", "not/a/fen w - - 0 1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("error: invalid FEN"), "{err}");
+    let out = texel()
+        .args(["eval", "8/8/8/8/8/8/8/8 w - - 0 1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("illegal position"));
+}
+
+#[test]
+fn params_lists_the_table_and_filters_by_group() {
+    let all = stdout_of(texel().arg("params"));
+    assert!(all.contains("186 terms"), "{}", all.lines().last().unwrap());
+    let knights = stdout_of(texel().args(["params", "--group", "KnightV"]));
+    assert!(knights.contains("KNIGHT_OUTPOST"));
+    assert!(!knights.contains("BISHOP_PAIR"));
+    let json = stdout_of(texel().args(["params", "--group", "KingV", "--json"]));
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let sub = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "KS_ATTACK_SUB")
+        .unwrap();
+    assert_eq!(sub["values"], serde_json::json!([280]));
+    assert_eq!(sub["step"], 2);
+    assert_eq!(sub["linear"], false);
+    let out = texel()
+        .args(["params", "--group", "NoSuchV"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("unknown group \"NoSuchV\""));
+}
+
+#[test]
+fn export_of_the_defaults_is_the_checked_in_table() {
+    let dir = temp_dir("export-defaults");
+    let out = dir.join("table.rs");
+    stdout_of(texel().args(["export", "--rust"]).arg(&out));
+    let checked_in = include_str!("../../eval/src/table.rs");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), checked_in);
+}
+
+#[test]
+fn export_writes_tuned_values_and_eval_reads_them() {
+    let dir = temp_dir("export-tuned");
+    let params = dir.join("tuned.json");
+    std::fs::write(
+        &params,
+        r#"{"BISHOP_PAIR": [99, -7], "KS_ATTACK_SUB": 300}"#,
+    )
+    .unwrap();
+    let rust = dir.join("table.rs");
+    let json = dir.join("all.json");
+    stdout_of(
+        texel()
+            .args(["export", "--params"])
+            .arg(&params)
+            .arg("--rust")
+            .arg(&rust)
+            .arg("--json")
+            .arg(&json),
+    );
+    let text = std::fs::read_to_string(&rust).unwrap();
+    assert!(text.contains("BISHOP_PAIR: S = S(99, -7);"));
+    assert!(text.contains("KS_ATTACK_SUB: i32 = 300, step 2, nonlinear;"));
+    let all: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(all["BISHOP_PAIR"], serde_json::json!([99, -7]));
+    assert_eq!(
+        all["KNIGHT_OUTPOST"],
+        serde_json::json!([[30, 17], [16, 8]])
+    );
+
+    let fen = "4k3/8/8/8/8/8/8/2B1KB2 w - - 0 1";
+    let with = stdout_of(
+        texel()
+            .args(["eval", "--json", "--params"])
+            .arg(&params)
+            .arg(fen),
+    );
+    let v: serde_json::Value = serde_json::from_str(&with).unwrap();
+    let pair = v["terms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "BISHOP_PAIR")
+        .unwrap();
+    assert_eq!(pair["white"], serde_json::json!([99, -7]));
+}
+
+#[test]
+fn bad_parameter_files_are_refused_without_partial_output() {
+    let dir = temp_dir("export-bad");
+    let cases = [
+        (r#"{"NO_SUCH_TERM": 1}"#, "unknown term \"NO_SUCH_TERM\""),
+        (
+            r#"{"KNIGHT_OUTPOST": [1, 2]}"#,
+            "KNIGHT_OUTPOST: expected an array of 2 [mid, end] pairs",
+        ),
+        (
+            r#"{"BISHOP_PAIR": [1.5, 2]}"#,
+            "BISHOP_PAIR: 1.5 is not a 32-bit integer",
+        ),
+        ("{ nope", "not valid JSON"),
+    ];
+    for (i, (content, message)) in cases.iter().enumerate() {
+        let params = dir.join(format!("bad{i}.json"));
+        std::fs::write(&params, content).unwrap();
+        let rust = dir.join(format!("out{i}.rs"));
+        let out = texel()
+            .args(["export", "--params"])
+            .arg(&params)
+            .arg("--rust")
+            .arg(&rust)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(message), "{err}");
+        assert!(!rust.exists());
+    }
+    let missing = dir.join("missing.json");
+    let out = texel()
+        .args(["eval", "--params"])
+        .arg(&missing)
+        .arg(ITALIAN)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("missing.json"));
+}
+
+#[test]
+fn export_to_an_unwritable_place_fails_cleanly() {
+    let dir = temp_dir("export-unwritable");
+    let target = dir.join("no-such-dir").join("table.rs");
+    let out = texel()
+        .args(["export", "--rust"])
+        .arg(&target)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("cannot write"));
+    assert!(
+        std::fs::read_dir(&dir).unwrap().next().is_none(),
+        "no stray files"
+    );
+}
+
+#[test]
+fn bench_eval_reports_rates() {
+    let text = stdout_of(texel().args(["bench", "eval", "--rounds", "1"]));
+    assert!(text.contains("evals/s"));
+    assert!(text.contains("traces/s"));
+}

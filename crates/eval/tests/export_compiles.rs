@@ -1,0 +1,112 @@
+//! The Rust export of tuned values compiles in place of `table.rs` and evaluates exactly
+//! like the parameter file it came from.
+//!
+//! The test copies this crate into a temporary workspace, replaces the table with the export
+//! of changed values, builds it offline and compares its evaluations of the sample positions
+//! with this crate's evaluations under the same values loaded from JSON.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use texel_eval::params::{flat_params, to_rust};
+use texel_eval::{evaluate, parse_fen, Params, SAMPLE_POSITIONS};
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+const MANIFEST: &str = r#"[package]
+name = "texel-eval"
+version = "0.0.0"
+edition = "2021"
+
+[dependencies]
+shakmaty = "=0.30.1"
+serde = { version = "1", features = ["derive"] }
+serde_json = { version = "1", features = ["preserve_order"] }
+thiserror = "2"
+arrayvec = "0.7"
+
+[workspace]
+"#;
+
+const PRINTER: &str = r#"fn main() {
+    let params = texel_eval::Params::default();
+    for line in texel_eval::SAMPLE_POSITIONS.lines() {
+        let pos = texel_eval::parse_fen(line).unwrap();
+        println!("{}", texel_eval::evaluate(&pos, &params));
+    }
+}
+"#;
+
+#[test]
+fn exported_table_compiles_and_evaluates_identically() {
+    let crate_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let workspace = crate_dir.parent().unwrap().parent().unwrap();
+    let mut tuned = Params::default();
+    for i in 0..flat_params().len() {
+        tuned.set_flat(i, tuned.flat()[i] + (i as i32 % 7) - 3);
+    }
+    let from_json = Params::from_json_str(&tuned.to_json_string()).unwrap();
+
+    let root = workspace.join("target").join("export-roundtrip");
+    let copy = root.join("crates").join("eval");
+    let _ = std::fs::remove_dir_all(copy.join("src"));
+    copy_dir(&crate_dir.join("src"), &copy.join("src"));
+    std::fs::create_dir_all(root.join("data")).unwrap();
+    std::fs::copy(
+        workspace.join("data/positions.fen"),
+        root.join("data/positions.fen"),
+    )
+    .unwrap();
+    std::fs::write(copy.join("Cargo.toml"), MANIFEST).unwrap();
+    std::fs::create_dir_all(copy.join("src/bin")).unwrap();
+    std::fs::write(copy.join("src/bin/print_evals.rs"), PRINTER).unwrap();
+    std::fs::write(copy.join("src/table.rs"), to_rust(&tuned)).unwrap();
+
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args([
+            "run",
+            "--offline",
+            "--quiet",
+            "--release",
+            "--bin",
+            "print_evals",
+        ])
+        .current_dir(&copy)
+        .env("CARGO_TARGET_DIR", root.join("target"))
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed: Vec<i32> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    let expected: Vec<i32> = SAMPLE_POSITIONS
+        .lines()
+        .map(|l| evaluate(&parse_fen(l).unwrap(), &from_json))
+        .collect();
+    assert_eq!(printed.len(), expected.len());
+    assert_eq!(printed, expected);
+    assert_ne!(
+        expected,
+        SAMPLE_POSITIONS
+            .lines()
+            .map(|l| evaluate(&parse_fen(l).unwrap(), &Params::default()))
+            .collect::<Vec<_>>()
+    );
+}
