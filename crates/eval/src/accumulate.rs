@@ -152,15 +152,47 @@ impl Trace {
     }
 }
 
+/// Words of a bit set over the flat slots.
+const WORDS: usize = FLAT_LEN.div_ceil(64);
+
+/// A set of flat slots; iterating yields them in increasing order.
+#[derive(Clone)]
+struct SlotSet([u64; WORDS]);
+
+impl SlotSet {
+    #[inline]
+    fn insert(&mut self, i: usize) {
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+
+    /// Empties the set.
+    #[inline]
+    fn clear(&mut self) {
+        self.0 = [0; WORDS];
+    }
+
+    /// Every member in increasing order.
+    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().enumerate().flat_map(|(w, &word)| {
+            let mut bits = word;
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let b = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    w * 64 + b
+                })
+            })
+        })
+    }
+}
+
 /// The tracing accumulator. Reusable across positions; one per thread.
 pub struct Tracer<'a> {
     params: &'a Params,
     mid: Box<[i32; FLAT_LEN]>,
     end: Box<[i32; FLAT_LEN]>,
-    touched: Vec<u16>,
-    listed: Box<[bool; FLAT_LEN]>,
-    read: Box<[bool; FLAT_LEN]>,
-    reads: Vec<u16>,
+    touched: SlotSet,
+    reads: SlotSet,
     formulas: S,
     phase: i32,
     scale: i32,
@@ -173,10 +205,8 @@ impl<'a> Tracer<'a> {
             params,
             mid: Box::new([0; FLAT_LEN]),
             end: Box::new([0; FLAT_LEN]),
-            touched: Vec::with_capacity(128),
-            listed: Box::new([false; FLAT_LEN]),
-            read: Box::new([false; FLAT_LEN]),
-            reads: Vec::with_capacity(64),
+            touched: SlotSet([0; WORDS]),
+            reads: SlotSet([0; WORDS]),
             formulas: S::ZERO,
             phase: 0,
             scale: FULL_SCALE,
@@ -186,28 +216,22 @@ impl<'a> Tracer<'a> {
     /// Traces `pos`.
     pub fn trace(&mut self, pos: &Chess) -> Trace {
         crate::eval::evaluate_with(pos, self);
-        let mut coefs = Vec::with_capacity(self.touched.len());
-        self.touched.sort_unstable();
-        for &i in &self.touched {
-            let (m, e) = (self.mid[i as usize], self.end[i as usize]);
+        let mut coefs = Vec::with_capacity(96);
+        for i in self.touched.iter() {
+            let (m, e) = (self.mid[i], self.end[i]);
             if m != 0 || e != 0 {
                 coefs.push(Coef {
-                    index: i,
+                    index: i as u16,
                     mid: m,
                     end: e,
                 });
             }
-            self.mid[i as usize] = 0;
-            self.end[i as usize] = 0;
-            self.listed[i as usize] = false;
+            self.mid[i] = 0;
+            self.end[i] = 0;
         }
         self.touched.clear();
-        let mut formula_reads = std::mem::take(&mut self.reads);
-        formula_reads.sort_unstable();
-        for &i in &formula_reads {
-            self.read[i as usize] = false;
-        }
-        self.reads = Vec::with_capacity(formula_reads.len());
+        let formula_reads = self.reads.iter().map(|i| i as u16).collect();
+        self.reads.clear();
         let formulas = std::mem::take(&mut self.formulas);
         Trace {
             coefs,
@@ -218,20 +242,11 @@ impl<'a> Tracer<'a> {
         }
     }
 
+    #[inline]
     fn coef(&mut self, index: usize, mid: i32, end: i32) {
-        if !self.listed[index] {
-            self.listed[index] = true;
-            self.touched.push(index as u16);
-        }
+        self.touched.insert(index);
         self.mid[index] += mid;
         self.end[index] += end;
-    }
-
-    fn mark_read(&mut self, index: usize) {
-        if !self.read[index] {
-            self.read[index] = true;
-            self.reads.push(index as u16);
-        }
     }
 }
 
@@ -249,12 +264,12 @@ impl Accumulator for Tracer<'_> {
         self.coef(p.flat_index(), count.0 * s, count.1 * s);
     }
     fn read(&mut self, p: SParam) -> S {
-        self.mark_read(p.flat_index());
-        self.mark_read(p.flat_index() + 1);
+        self.reads.insert(p.flat_index());
+        self.reads.insert(p.flat_index() + 1);
         self.params.score_at(p.flat_index())
     }
     fn read_int(&mut self, p: IParam) -> i32 {
-        self.mark_read(p.flat_index());
+        self.reads.insert(p.flat_index());
         self.params.flat()[p.flat_index()]
     }
     fn add_formula(&mut self, color: Color, _term: TermId, value: S) {
@@ -262,9 +277,8 @@ impl Accumulator for Tracer<'_> {
     }
     fn sum(&self) -> S {
         let flat = self.params.flat();
-        self.touched.iter().fold(self.formulas, |acc, &i| {
-            let v = flat[i as usize];
-            acc + S(self.mid[i as usize] * v, self.end[i as usize] * v)
+        self.touched.iter().fold(self.formulas, |acc, i| {
+            acc + S(self.mid[i] * flat[i], self.end[i] * flat[i])
         })
     }
     fn finish(&mut self, phase: i32, scale: i32) {

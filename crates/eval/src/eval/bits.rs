@@ -99,13 +99,6 @@ pub fn front_span(color: Color, sq: Square) -> Bitboard {
     ahead(color, sq) & file_bb(sq)
 }
 
-/// Squares ahead of `sq` on its file and the adjacent files: a pawn there with an enemy
-/// pawn nowhere in this span is passed.
-#[inline]
-pub fn passed_span(color: Color, sq: Square) -> Bitboard {
-    ahead(color, sq) & Bitboard(FILES[sq.file() as usize] | ADJACENT_FILES[sq.file() as usize])
-}
-
 /// Squares a pawn of `color` on `sq` could ever attack.
 #[inline]
 pub fn attack_span(color: Color, sq: Square) -> Bitboard {
@@ -157,6 +150,50 @@ pub fn center_proximity(sq: Square) -> i32 {
     f.min(r.min(7 - r)) as i32
 }
 
+/// Every square ahead of `bb` for `color`, and `bb` itself.
+#[inline]
+pub fn fill_forward(color: Color, bb: Bitboard) -> Bitboard {
+    let mut b = bb.0;
+    if color.is_white() {
+        b |= b << 8;
+        b |= b << 16;
+        b |= b << 32;
+    } else {
+        b |= b >> 8;
+        b |= b >> 16;
+        b |= b >> 32;
+    }
+    Bitboard(b)
+}
+
+/// The files holding a square of `bb`, as a byte (bit 0 = file a).
+#[inline]
+pub fn file_set(bb: Bitboard) -> u8 {
+    let mut b = bb.0;
+    b |= b >> 32;
+    b |= b >> 16;
+    b |= b >> 8;
+    b as u8
+}
+
+/// The lowest and highest file holding a square of `bb`.
+#[inline]
+pub fn file_span(bb: Bitboard) -> Option<(usize, usize)> {
+    let files = file_set(bb);
+    (files != 0).then(|| {
+        (
+            files.trailing_zeros() as usize,
+            7 - files.leading_zeros() as usize,
+        )
+    })
+}
+
+/// Every square of the files in `files` (bit 0 = file a).
+#[inline]
+pub fn files_bb(files: u8) -> Bitboard {
+    Bitboard(u64::from(files) * 0x0101_0101_0101_0101)
+}
+
 /// Whether any set bit exists.
 #[inline]
 pub fn any(bb: Bitboard) -> bool {
@@ -179,8 +216,8 @@ mod tests {
         assert!(front_span(Color::White, E4).contains(E8));
         assert!(!front_span(Color::White, E4).contains(E4));
         assert!(front_span(Color::Black, E4).contains(E1));
-        assert!(passed_span(Color::White, A2).contains(B7));
-        assert!(!passed_span(Color::White, A2).contains(C7));
+        assert!(attack_span(Color::White, A2).contains(B7));
+        assert!(!attack_span(Color::White, A2).contains(A7));
         assert_eq!(count(ahead(Color::White, H8)), 0);
         assert_eq!(count(ahead(Color::Black, A1)), 0);
     }
@@ -191,6 +228,16 @@ mod tests {
         assert_eq!(a, Bitboard::from(B3) | Bitboard::from(G3));
         let d = pawn_double_attacks(Color::Black, Bitboard::from(C5) | Bitboard::from(E5));
         assert_eq!(d, Bitboard::from(D4));
+    }
+
+    #[test]
+    fn file_helpers_agree_with_the_board() {
+        let bb = Bitboard::from(B3) | Bitboard::from(G7);
+        assert_eq!(file_span(bb), Some((1, 6)));
+        assert_eq!(file_span(Bitboard::EMPTY), None);
+        assert_eq!(files_bb(!file_set(bb)).count(), 48);
+        assert!(fill_forward(Color::Black, Bitboard::from(E4)).contains(E1));
+        assert!(!fill_forward(Color::White, Bitboard::from(E4)).contains(E3));
     }
 
     #[test]

@@ -61,13 +61,6 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     connected_unstoppable(info, us, acc);
 }
 
-/// The lowest and highest file holding a pawn of `pawns`.
-fn file_span(pawns: Bitboard) -> Option<(usize, usize)> {
-    let lo = (0..8).find(|&f| any(pawns & Bitboard(FILES[f])))?;
-    let hi = (0..8).rev().find(|&f| any(pawns & Bitboard(FILES[f])))?;
-    Some((lo, hi))
-}
-
 /// The largest file distance, two or more, by which a passer lies beyond every enemy pawn.
 fn outside_distance(enemy_span: Option<(usize, usize)>, passers: Bitboard) -> Option<usize> {
     let (lo, hi) = enemy_span?;

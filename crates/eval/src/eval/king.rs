@@ -23,14 +23,6 @@ pub(crate) struct Checks {
     pub unsafe_: i32,
 }
 
-/// Squares attacked by the defender with anything but its king.
-fn defended_without_king(info: &Info, defender: Color) -> Bitboard {
-    let d = defender as usize;
-    info.attacks[d][..5]
-        .iter()
-        .fold(Bitboard::EMPTY, |acc, &a| acc | a)
-}
-
 /// The checks `attacker` has against the enemy king.
 pub(crate) fn checks(info: &Info, attacker: Color) -> Checks {
     let defender = attacker.other();
@@ -47,7 +39,7 @@ pub(crate) fn checks(info: &Info, attacker: Color) -> Checks {
     let touch = (rook | queen)
         & king_attacks(k)
         & info.double_attacks[attacker as usize]
-        & !defended_without_king(info, defender);
+        & !info.defended_without_king[defender as usize];
     Checks {
         safe: safe(knight) + safe(bishop) + safe(rook) + safe(queen),
         safe_bishop: safe(bishop),
@@ -80,7 +72,7 @@ fn attack<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let k = info.king[ti];
     let touching = king_attacks(k);
     let near = expand(touching | Bitboard::from(k)) & !touching & !Bitboard::from(k);
-    let guarded = defended_without_king(info, them) & !info.attacked_by(them, Role::Queen);
+    let guarded = info.defended_without_king[them as usize] & !info.attacked_by(them, Role::Queen);
     let weak = info.all_attacks[ui] & !guarded;
 
     if !info.pieces[ui].iter().any(|p| any(p.attacks & touching)) {
@@ -118,7 +110,7 @@ fn attack<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         attackers += acc.read_int(KS_BISHOP_ALIGN_COUNT);
     }
     let king_files = file_bb(k) | adjacent_files(k);
-    let open_near_king = info.open_files() & king_files;
+    let open_near_king = info.open_files & king_files;
     for r in info.pieces_of(us, Role::Rook) {
         if !open_near_king.contains(r.sq)
             && any(r.attacks & info.mobility_area[ui] & open_near_king)
@@ -207,7 +199,7 @@ fn shelter<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     if (file_bb(k) & own_pawns).is_empty() {
         acc.add_int(us, KS_OPEN_FILE, mid);
     }
-    let walls = own_pawns | info.rammed_pawns(us.other());
+    let walls = own_pawns | info.rammed[us.other() as usize];
     let diagonals = bishop_attacks(k, Bitboard::EMPTY) & ahead(us, k);
     let west = diagonals & Bitboard(FILES[..k.file() as usize].iter().fold(0, |a, f| a | f));
     let east = diagonals & !west;
@@ -221,7 +213,7 @@ fn shelter<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         acc.add_int(us, KS_OPEN_HORIZONTAL.at(open), mid);
     }
     let shield = own_pawns & king_attacks(k);
-    if any(shield & info.all_attacks[ti] & !defended_without_king(info, us)) {
+    if any(shield & info.all_attacks[ti] & !info.defended_without_king[us as usize]) {
         acc.add_int(us, KS_COVER_PAWN_ENPRISE, mid);
     }
     if info.castles.has_color(us) {

@@ -73,6 +73,12 @@ pub(crate) struct Info<'a> {
     pub outposts: [Bitboard; 2],
     /// Passed pawns per side.
     pub passed: [Bitboard; 2],
+    /// Files with no pawn of either side.
+    pub open_files: Bitboard,
+    /// Pawns of each side whose square in front holds an enemy pawn.
+    pub rammed: [Bitboard; 2],
+    /// Squares each side attacks with anything but its king.
+    pub defended_without_king: [Bitboard; 2],
     /// The checks each side can give.
     pub checks: [king::Checks; 2],
 }
@@ -102,6 +108,9 @@ impl<'a> Info<'a> {
             mobility_area: [Bitboard::EMPTY; 2],
             outposts: [Bitboard::EMPTY; 2],
             passed: [Bitboard::EMPTY; 2],
+            open_files: Bitboard::EMPTY,
+            rammed: [Bitboard::EMPTY; 2],
+            defended_without_king: [Bitboard::EMPTY; 2],
             checks: [king::Checks::default(); 2],
         };
         for c in Color::ALL {
@@ -110,19 +119,22 @@ impl<'a> Info<'a> {
         for c in Color::ALL {
             info.collect_attacks(c);
         }
+        let all_pawns = info.pawns[0] | info.pawns[1];
+        info.open_files = files_bb(!file_set(all_pawns));
         for c in Color::ALL {
             let i = c as usize;
             let them = c.other() as usize;
-            info.mobility_area[i] =
-                !board.by_color(c) & !info.attacks[them][Role::Pawn as usize - 1];
-            let reachable = enemy_pawn_reach(c.other(), info.pawns[them]);
+            info.mobility_area[i] = !board.by_color(c) & !info.attacks[them][0];
+            let reachable = fill_forward(c.other(), info.attacks[them][0]);
             let ranks_4_to_7 =
                 rel_rank_bb(c, 3) | rel_rank_bb(c, 4) | rel_rank_bb(c, 5) | rel_rank_bb(c, 6);
             info.outposts[i] = ranks_4_to_7 & info.attacks[i][0] & !reachable;
-            info.passed[i] = info.pawns[i]
-                .into_iter()
-                .filter(|&sq| (passed_span(c, sq) & info.pawns[them]).is_empty())
-                .collect();
+            let blocked = fill_forward(c.other(), info.pawns[them] | info.attacks[them][0]);
+            info.passed[i] = info.pawns[i] & !blocked;
+            info.rammed[i] = info.pawns[i] & backward(c, info.pawns[them]);
+            info.defended_without_king[i] = info.attacks[i][..5]
+                .iter()
+                .fold(Bitboard::EMPTY, |acc, &a| acc | a);
         }
         info.checks = [
             king::checks(&info, Color::Black),
@@ -222,29 +234,6 @@ impl<'a> Info<'a> {
             _ => 2,
         }
     }
-
-    /// Files with no pawn of either side.
-    pub fn open_files(&self) -> Bitboard {
-        let mut open = Bitboard::EMPTY;
-        for (f, &mask) in FILES.iter().enumerate() {
-            if ((self.pawns[0] | self.pawns[1]) & Bitboard(mask)).is_empty() {
-                open |= Bitboard(FILES[f]);
-            }
-        }
-        open
-    }
-
-    /// Pawns of `c` whose square in front holds an enemy pawn.
-    pub fn rammed_pawns(&self, c: Color) -> Bitboard {
-        self.pawns[c as usize] & backward(c, self.pawns[c.other() as usize])
-    }
-}
-
-/// Squares that pawns of `color` attack now or after advancing.
-fn enemy_pawn_reach(color: Color, pawns: Bitboard) -> Bitboard {
-    pawns
-        .into_iter()
-        .fold(Bitboard::EMPTY, |acc, sq| acc | attack_span(color, sq))
 }
 
 /// Chebyshev distance between two squares.

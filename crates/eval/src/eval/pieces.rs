@@ -9,7 +9,6 @@ use shakmaty::attacks::{between, bishop_attacks, knight_attacks};
 use shakmaty::{Bitboard, Color, Role, Square};
 
 pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
-    let open_files = info.open_files();
     for piece in &info.pieces[us as usize] {
         let mob = count(piece.attacks & info.mobility_area[us as usize]);
         mobility(acc, us, piece.role, mob);
@@ -19,7 +18,7 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         match piece.role {
             Role::Knight => knight(info, us, piece, acc),
             Role::Bishop => bishop(info, us, piece, acc),
-            Role::Rook => rook(info, us, piece, open_files, acc),
+            Role::Rook => rook(info, us, piece, acc),
             _ => queen(info, us, piece, acc),
         }
         let front = forward(us, Bitboard::from(piece.sq));
@@ -92,7 +91,7 @@ fn bishop<A: Accumulator>(info: &Info, us: Color, p: &Piece, acc: &mut A) {
     } else {
         Bitboard::DARK_SQUARES
     };
-    let rammed = info.rammed_pawns(us);
+    let rammed = info.rammed[us as usize];
     let center_files = Bitboard(FILES[3] | FILES[4]);
     acc.add(us, BISHOP_COLOR_PAWNS, count(info.pawns[i] & colour));
     acc.add(us, BISHOP_COLOR_BLOCKED_PAWN, count(rammed & colour));
@@ -154,7 +153,7 @@ fn major_aligned(info: &Info, us: Color, sq: Square) -> bool {
     let targets = bishop_attacks(sq, Bitboard::EMPTY)
         & (info.of(them, Role::Rook) | info.of(them, Role::Queen) | info.of(them, Role::King));
     let walls =
-        info.rammed_pawns(us) | (info.pawns[them as usize] & info.attacked_by(them, Role::Pawn));
+        info.rammed[us as usize] | (info.pawns[them as usize] & info.attacked_by(them, Role::Pawn));
     targets
         .into_iter()
         .any(|t| (between(sq, t) & walls).is_empty())
@@ -175,7 +174,8 @@ fn trapped_fifths(info: &Info, us: Color, sq: Square) -> i32 {
     }
 }
 
-fn rook<A: Accumulator>(info: &Info, us: Color, p: &Piece, open: Bitboard, acc: &mut A) {
+fn rook<A: Accumulator>(info: &Info, us: Color, p: &Piece, acc: &mut A) {
+    let open = info.open_files;
     let (i, them) = (us as usize, us.other());
     let ti = them as usize;
     acc.add(us, ROOK_OPEN_FILE_COUNT, count(open) / 8);
@@ -250,11 +250,7 @@ fn trapped_by_king<A: Accumulator>(info: &Info, us: Color, p: &Piece, acc: &mut 
 
 fn queen<A: Accumulator>(info: &Info, us: Color, p: &Piece, acc: &mut A) {
     let (i, them) = (us as usize, us.other());
-    let all_pawns = info.pawns[0] | info.pawns[1];
-    if let (Some(lo), Some(hi)) = (
-        (0..8).find(|&f| any(all_pawns & Bitboard(FILES[f]))),
-        (0..8).rev().find(|&f| any(all_pawns & Bitboard(FILES[f]))),
-    ) {
+    if let Some((lo, hi)) = file_span(info.pawns[0] | info.pawns[1]) {
         acc.add(us, QUEEN_PAWN_SPREAD, (hi - lo) as i32);
     }
     let file = file_bb(p.sq);

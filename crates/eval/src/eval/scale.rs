@@ -69,11 +69,7 @@ pub(super) fn scale<A: Accumulator>(info: &Info, acc: &mut A) -> i32 {
             scale = scale.min(s);
         }
         let mut s = acc.read_int(SCALE_LOW_SPREAD_BASE);
-        let lo = (0..8).find(|&f| any(own & Bitboard(FILES[f]))).unwrap_or(0);
-        let hi = (0..8)
-            .rev()
-            .find(|&f| any(own & Bitboard(FILES[f])))
-            .unwrap_or(0);
+        let (lo, hi) = file_span(own).unwrap_or((0, 0));
         s += acc.read_int(SCALE_PAWN_SPREAD) * (hi - lo) as i32;
         if lo < 4 && hi >= 4 {
             s += acc.read_int(SCALE_PAWN_BOTH_SIDES);
