@@ -194,6 +194,15 @@ pub fn files_bb(files: u8) -> Bitboard {
     Bitboard(u64::from(files) * 0x0101_0101_0101_0101)
 }
 
+/// `bb` and every square one king step away from it.
+#[inline]
+pub fn expand(bb: Bitboard) -> Bitboard {
+    let w = (bb.0 & !FILES[0]) >> 1;
+    let e = (bb.0 & !FILES[7]) << 1;
+    let row = bb.0 | w | e;
+    Bitboard(row | (row << 8) | (row >> 8))
+}
+
 /// Whether any set bit exists.
 #[inline]
 pub fn any(bb: Bitboard) -> bool {

@@ -17,8 +17,8 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let all_pawns = info.pawns[0] | info.pawns[1];
     let pawn_ending = info.piece_count(us) == 0 && info.piece_count(them) == 0;
 
-    if let Some(d) = all_pawns.into_iter().map(|p| distance(k, p)).min() {
-        acc.add_int(us, PAWN_DIST_MULT, END * d);
+    if any(all_pawns) {
+        acc.add_int(us, PAWN_DIST_MULT, END * nearest_distance(k, all_pawns));
     }
     let free = !info.board.by_color(us) & !info.all_attacks[ti];
     if Bitboard::EDGES.contains(k) && (king_attacks(k) & !Bitboard::EDGES & free).is_empty() {
@@ -59,6 +59,18 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         }
     }
     connected_unstoppable(info, us, acc);
+}
+
+/// King distance from `k` to the nearest square of the non-empty set `targets`: the number
+/// of one-step expansions of `k` that reach it.
+fn nearest_distance(k: Square, targets: Bitboard) -> i32 {
+    let mut reach = Bitboard::from(k);
+    let mut d = 0;
+    while (reach & targets).is_empty() {
+        reach = expand(reach);
+        d += 1;
+    }
+    d
 }
 
 /// The largest file distance, two or more, by which a passer lies beyond every enemy pawn.

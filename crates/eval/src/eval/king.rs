@@ -30,10 +30,11 @@ pub(crate) fn checks(info: &Info, attacker: Color) -> Checks {
     let occ = info.occupied;
     let reach = !info.board.by_color(attacker);
     let by = |r: Role| info.attacked_by(attacker, r) & reach;
+    let (diagonal, straight) = (bishop_attacks(k, occ), rook_attacks(k, occ));
     let knight = knight_attacks(k) & by(Role::Knight);
-    let bishop = bishop_attacks(k, occ) & by(Role::Bishop);
-    let rook = rook_attacks(k, occ) & by(Role::Rook);
-    let queen = queen_attacks(k, occ) & by(Role::Queen);
+    let bishop = diagonal & by(Role::Bishop);
+    let rook = straight & by(Role::Rook);
+    let queen = (diagonal | straight) & by(Role::Queen);
     let defended = info.all_attacks[defender as usize];
     let safe = |bb: Bitboard| count(bb & !defended);
     let touch = (rook | queen)
@@ -51,14 +52,6 @@ pub(crate) fn checks(info: &Info, attacker: Color) -> Checks {
 pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     attack(info, us, acc);
     shelter(info, us, acc);
-}
-
-/// Squares one king step away from `bb`, and `bb` itself.
-fn expand(bb: Bitboard) -> Bitboard {
-    let w = (bb.0 & !FILES[0]) >> 1;
-    let e = (bb.0 & !FILES[7]) << 1;
-    let row = bb.0 | w | e;
-    Bitboard(row | (row << 8) | (row >> 8))
 }
 
 /// The attack of `us` on the enemy king, scored for `us` when at least one of its pieces
