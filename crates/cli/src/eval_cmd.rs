@@ -7,9 +7,12 @@ use std::io::Write;
 use std::path::PathBuf;
 use texel_eval::{parse_fen, Breakdown, TermId, MAX_PHASE, S};
 
+/// The starting position, what `startpos` stands for.
+const STARTPOS: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
 #[derive(Args)]
 pub struct EvalArgs {
-    /// The position (the FEN may be given as one quoted argument or as its six fields).
+    /// The position: a FEN (one quoted argument or its six fields) or `startpos`.
     #[arg(required = true, num_args = 1..)]
     fen: Vec<String>,
     /// Parameter file (JSON); the table's defaults when absent.
@@ -21,7 +24,10 @@ pub struct EvalArgs {
 }
 
 pub fn run(args: &EvalArgs) -> Result<()> {
-    let fen = args.fen.join(" ");
+    let fen = match args.fen.join(" ") {
+        f if f == "startpos" => STARTPOS.to_string(),
+        f => f,
+    };
     let pos = parse_fen(&fen).map_err(anyhow::Error::msg)?;
     let params = crate::load_params(args.params.as_deref())?;
     let b = Breakdown::of(&pos, &params);

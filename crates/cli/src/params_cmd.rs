@@ -5,7 +5,7 @@ use clap::Args;
 use serde_json::json;
 use std::io::Write;
 use std::path::PathBuf;
-use texel_eval::params::{to_rust, write_atomically, Group, Shape};
+use texel_eval::params::{rust_value, to_rust, write_atomically, Group};
 use texel_eval::TermId;
 
 #[derive(Args)]
@@ -54,22 +54,6 @@ fn selected_groups(names: &[String]) -> Result<Vec<Group>> {
         .collect()
 }
 
-/// The values of a term as the table writes them.
-fn value_text(values: &[i32], shape: Shape) -> String {
-    let pairs = || {
-        values
-            .chunks(2)
-            .map(|c| format!("S({}, {})", c[0], c[1]))
-            .collect::<Vec<_>>()
-    };
-    match shape {
-        Shape::Score => pairs().join(""),
-        Shape::Int => values[0].to_string(),
-        Shape::ScoreArray(_) => format!("[{}]", pairs().join(", ")),
-        Shape::IntArray(_) => format!("{values:?}"),
-    }
-}
-
 pub fn run_list(args: &ParamsArgs) -> Result<()> {
     let groups = selected_groups(&args.group)?;
     let params = crate::load_params(args.params.as_deref())?;
@@ -99,7 +83,7 @@ pub fn run_list(args: &ParamsArgs) -> Result<()> {
             let i = t.info();
             slots += i.slots();
             let mark = if i.linear { ' ' } else { '*' };
-            let value = value_text(params.term_values(t), i.shape);
+            let value = rust_value(&params, t);
             writeln!(
                 out,
                 "  {mark}{:<36} {:<10} {value}",

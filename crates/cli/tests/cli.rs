@@ -45,6 +45,14 @@ fn eval_accepts_the_fen_as_separate_words() {
 }
 
 #[test]
+fn eval_understands_startpos() {
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout_of(texel().args(["eval", "--json", "startpos"]))).unwrap();
+    assert_eq!(v["score"], 0);
+    assert_eq!(v["phase"], 24);
+}
+
+#[test]
 fn eval_json_has_score_phase_scale_and_terms() {
     let text = stdout_of(texel().args(["eval", "--json", ITALIAN]));
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();

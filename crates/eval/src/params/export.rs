@@ -17,8 +17,9 @@ use crate::S;
 crate::params::declare_params! {
 ";
 
-/// Formats the values of `term` the way the table writes them.
-fn rust_value(params: &Params, term: TermId) -> String {
+/// The values of `term` as the table writes them: `S(1, 2)`, `[S(1, 2), S(3, 4)]`, `7`,
+/// `[1, 2]`.
+pub fn rust_value(params: &Params, term: TermId) -> String {
     let v = params.term_values(term);
     let pairs = || {
         v.chunks(2)

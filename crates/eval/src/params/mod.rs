@@ -12,7 +12,7 @@ mod handle;
 mod json;
 
 pub(crate) use declare::{declare_params, handle_type};
-pub use export::to_rust;
+pub use export::{rust_value, to_rust};
 pub use handle::{Handle, IArray, IParam, SArray, SParam};
 pub use json::{write_atomically, ParamsError};
 
