@@ -54,11 +54,15 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     shelter(info, us, acc);
 }
 
-/// The attack of `us` on the enemy king, scored for `us` when at least one of its pieces
-/// attacks a square touching the king (see the KingV docs):
-/// `raw = W_count · count · max(0, cover − COVER_SUB) + W_mob · mobility + BASE · count
-/// − W_def · defence · DEF_MUL / 16`, `danger = raw / 12 − ATTACK_SUB`, and when positive the
-/// attack is worth `S(danger² / 512, danger / 16)`.
+/// The largest king danger the formula counts.
+const MAX_DANGER: i32 = 1600;
+
+/// The attack of `us` on the enemy king, scored for `us` when its queen or at least two of
+/// its pieces attack squares touching the king (see the KingV docs):
+/// `raw = W_count · count · max(0, cover − COVER_SUB) + W_mob · mobility / 8 + BASE · count
+/// − W_def · defence · DEF_MUL / 16`, `danger = min(raw / 12 − ATTACK_SUB, 1600)`, and when
+/// positive the attack is worth `S(danger / 4, danger / 16)` (at most 4 pawns): the product of
+/// attacker count and attack units makes the score grow faster than either.
 fn attack<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let them = us.other();
     let (ui, ti) = (us as usize, them as usize);
@@ -68,7 +72,11 @@ fn attack<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let guarded = info.defended_without_king[them as usize] & !info.attacked_by(them, Role::Queen);
     let weak = info.all_attacks[ui] & !guarded;
 
-    if !info.pieces[ui].iter().any(|p| any(p.attacks & touching)) {
+    let hitters = info.pieces[ui].iter().filter(|p| any(p.attacks & touching));
+    let (pieces, queens) = hitters.fold((0, 0), |(n, q), p| {
+        (n + 1, q + i32::from(p.role == Role::Queen))
+    });
+    if pieces < 2 && queens == 0 {
         return;
     }
     let mut cover = 0;
@@ -128,16 +136,12 @@ fn attack<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let raw = acc.read_int(KS_PIECE_COUNT_WEIGHT)
         * attackers
         * (cover - acc.read_int(KS_COVER_SUB)).max(0)
-        + acc.read_int(KS_MOBILITY_WEIGHT) * mobility
+        + acc.read_int(KS_MOBILITY_WEIGHT) * mobility / 8
         + acc.read_int(KS_ATTACK_BASE) * attackers
         - acc.read_int(KS_DEFENSE_WEIGHT) * defence * acc.read_int(KS_DEF_COVER_MUL) / 16;
-    let danger = raw / 12 - acc.read_int(KS_ATTACK_SUB);
+    let danger = (raw / 12 - acc.read_int(KS_ATTACK_SUB)).min(MAX_DANGER);
     if danger > 0 {
-        acc.add_formula(
-            us,
-            KS_ATTACK_BASE.term(),
-            S(danger * danger / 512, danger / 16),
-        );
+        acc.add_formula(us, KS_ATTACK_BASE.term(), S(danger / 4, danger / 16));
     }
 }
 
