@@ -26,8 +26,6 @@ pub trait Accumulator {
     fn read_int(&mut self, p: IParam) -> i32;
     /// Adds the result of a non-linear formula for `color`, shown under `term`.
     fn add_formula(&mut self, color: Color, term: TermId, value: S);
-    /// The white-minus-black sum so far (the scale rules look at its endgame sign).
-    fn sum(&self) -> S;
     /// The evaluation ends: the phase and the endgame scale.
     fn finish(&mut self, phase: i32, scale: i32);
 }
@@ -91,9 +89,6 @@ impl Accumulator for Evaluator<'_> {
     #[inline]
     fn add_formula(&mut self, color: Color, _term: TermId, value: S) {
         self.sum += value * sign(color);
-    }
-    fn sum(&self) -> S {
-        self.sum
     }
     fn finish(&mut self, phase: i32, scale: i32) {
         self.phase = phase;
@@ -275,12 +270,6 @@ impl Accumulator for Tracer<'_> {
     fn add_formula(&mut self, color: Color, _term: TermId, value: S) {
         self.formulas += value * sign(color);
     }
-    fn sum(&self) -> S {
-        let flat = self.params.flat();
-        self.touched.iter().fold(self.formulas, |acc, i| {
-            acc + S(self.mid[i] * flat[i], self.end[i] * flat[i])
-        })
-    }
     fn finish(&mut self, phase: i32, scale: i32) {
         self.phase = phase;
         self.scale = scale;
@@ -385,9 +374,6 @@ impl Accumulator for Breakdown<'_> {
     }
     fn add_formula(&mut self, color: Color, term: TermId, value: S) {
         self.record(color, term, value, value != S::ZERO);
-    }
-    fn sum(&self) -> S {
-        self.total()
     }
     fn finish(&mut self, phase: i32, scale: i32) {
         self.phase = phase;

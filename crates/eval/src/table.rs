@@ -321,7 +321,7 @@ crate::params::declare_params! {
         CONNECTED_PAWN_UNSTOPPABLE: [i32; 2] = [321, 240], index "against a rook, against a knight";
     }
 
-    /// Endgame scale in percent for the stronger side (100 is full, lower draws the score toward zero).
+    /// Endgame scale in percent for the side with more material (100 is full, lower draws the score toward zero).
     group ScaleV {
         /// Base of the pawn-structure scale.
         SCALE_LOW_SPREAD_BASE: i32 = 26, nonlinear;

@@ -40,9 +40,6 @@ impl Accumulator for Counter<'_> {
     fn add_formula(&mut self, color: Color, term: TermId, value: S) {
         self.inner.add_formula(color, term, value);
     }
-    fn sum(&self) -> S {
-        self.inner.sum()
-    }
     fn finish(&mut self, phase: i32, scale: i32) {
         self.scale = scale;
         self.inner.finish(phase, scale);

@@ -13,14 +13,25 @@ fn piece_material(info: &Info, c: Color) -> i32 {
         + 9 * count(info.of(c, Role::Queen))
 }
 
-/// The endgame scale (0..=100) for the side the unscaled endgame sum favours: the lowest of
-/// the rules that apply. A side without pawns and at most a minor piece ahead keeps nothing.
+/// The endgame scale (0..=100) of the side with more material (pawn 1, knight and bishop 3,
+/// rook 5, queen 9), or the lower of both sides' scales when material is level.
+///
+/// The choice depends on the position only, never on parameter values, so a trace's scale
+/// stays valid while the tuner moves linear terms.
 pub(super) fn scale<A: Accumulator>(info: &Info, acc: &mut A) -> i32 {
-    let strong = match acc.sum().1 {
-        0 => return FULL_SCALE,
-        e if e > 0 => Color::White,
-        _ => Color::Black,
-    };
+    let material = |c: Color| count(info.pawns[c as usize]) + piece_material(info, c);
+    match material(Color::White).cmp(&material(Color::Black)) {
+        std::cmp::Ordering::Greater => scale_for(info, Color::White, acc),
+        std::cmp::Ordering::Less => scale_for(info, Color::Black, acc),
+        std::cmp::Ordering::Equal => {
+            scale_for(info, Color::White, acc).min(scale_for(info, Color::Black, acc))
+        }
+    }
+}
+
+/// The lowest of the scale rules that apply with `strong` as the stronger side. A side
+/// without pawns and at most a minor piece ahead keeps nothing.
+fn scale_for<A: Accumulator>(info: &Info, strong: Color, acc: &mut A) -> i32 {
     let weak = strong.other();
     let (si, wi) = (strong as usize, weak as usize);
     let (sp, wp) = (count(info.pawns[si]), count(info.pawns[wi]));

@@ -1,0 +1,371 @@
+//! One labelled position per line.
+
+use shakmaty::fen::Fen;
+use shakmaty::{CastlingMode, Chess, Color, Position};
+use std::fmt;
+
+/// A game result from white's point of view.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// Black won.
+    BlackWins,
+    /// Drawn.
+    Draw,
+    /// White won.
+    WhiteWins,
+}
+
+impl Outcome {
+    /// The score of white: 0, 0.5 or 1.
+    pub fn white_score(self) -> f64 {
+        match self {
+            Outcome::BlackWins => 0.0,
+            Outcome::Draw => 0.5,
+            Outcome::WhiteWins => 1.0,
+        }
+    }
+
+    /// The same result seen from the other side.
+    pub fn flipped(self) -> Outcome {
+        match self {
+            Outcome::BlackWins => Outcome::WhiteWins,
+            Outcome::Draw => Outcome::Draw,
+            Outcome::WhiteWins => Outcome::BlackWins,
+        }
+    }
+
+    /// 0, 1, 2 for black win, draw, white win.
+    pub fn index(self) -> u8 {
+        self as u8
+    }
+
+    /// The inverse of [`Outcome::index`].
+    pub fn from_index(i: u8) -> Option<Outcome> {
+        [Outcome::BlackWins, Outcome::Draw, Outcome::WhiteWins]
+            .get(usize::from(i))
+            .copied()
+    }
+
+    /// The result as a PGN result string.
+    pub fn pgn(self) -> &'static str {
+        match self {
+            Outcome::BlackWins => "0-1",
+            Outcome::Draw => "1/2-1/2",
+            Outcome::WhiteWins => "1-0",
+        }
+    }
+
+    fn from_pgn(s: &str) -> Option<Outcome> {
+        match s {
+            "1-0" => Some(Outcome::WhiteWins),
+            "0-1" => Some(Outcome::BlackWins),
+            "1/2-1/2" => Some(Outcome::Draw),
+            _ => None,
+        }
+    }
+
+    fn from_decimal(s: &str) -> Option<Outcome> {
+        match s.parse::<f64>().ok()? {
+            x if x == 1.0 => Some(Outcome::WhiteWins),
+            x if x == 0.5 => Some(Outcome::Draw),
+            x if x == 0.0 => Some(Outcome::BlackWins),
+            _ => None,
+        }
+    }
+}
+
+/// How a file writes the result after the position.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum LabelFormat {
+    /// `c9 "1-0";` as in zurichess `quiet-labeled.epd`.
+    C9,
+    /// `[1.0]`, `[0.5]`, `[0.0]` as in Ethereal's and lichess-big3 data.
+    Bracket,
+    /// A trailing `1-0`, `0-1` or `1/2-1/2`.
+    Result,
+    /// A bare trailing `1`, `0.5` or `0` (also `1.0`, `0.0`).
+    Decimal,
+}
+
+impl fmt::Display for LabelFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            LabelFormat::C9 => "c9 \"1-0\";",
+            LabelFormat::Bracket => "[1.0]",
+            LabelFormat::Result => "1-0",
+            LabelFormat::Decimal => "1.0",
+        })
+    }
+}
+
+impl LabelFormat {
+    /// Every format, in the order detection tries them.
+    pub const ALL: [LabelFormat; 4] = [
+        LabelFormat::C9,
+        LabelFormat::Bracket,
+        LabelFormat::Result,
+        LabelFormat::Decimal,
+    ];
+
+    /// The format whose label the text after a position (`rest`) carries, if any.
+    pub fn detect(rest: &str) -> Option<LabelFormat> {
+        LabelFormat::ALL
+            .into_iter()
+            .find(|f| f.read(rest).is_some())
+    }
+
+    /// Reads the label in `rest` (the text after the position fields).
+    pub fn read(self, rest: &str) -> Option<Outcome> {
+        let rest = rest.trim();
+        match self {
+            LabelFormat::C9 => {
+                let at = rest.find("c9")?;
+                let value = rest[at + 2..].trim_start().strip_prefix('"')?;
+                Outcome::from_pgn(&value[..value.find('"')?])
+            }
+            LabelFormat::Bracket => {
+                let open = rest.find('[')?;
+                let close = open + rest[open..].find(']')?;
+                Outcome::from_decimal(rest[open + 1..close].trim())
+            }
+            LabelFormat::Result => {
+                let last = rest.split_whitespace().last()?.trim_end_matches(';');
+                Outcome::from_pgn(last.trim_matches('"'))
+            }
+            LabelFormat::Decimal => {
+                let last = rest.split_whitespace().last()?.trim_end_matches(';');
+                Outcome::from_decimal(last)
+            }
+        }
+    }
+
+    /// Writes `outcome` in this format.
+    pub fn write(self, outcome: Outcome) -> String {
+        match self {
+            LabelFormat::C9 => format!("c9 \"{}\";", outcome.pgn()),
+            LabelFormat::Bracket => format!("[{:.1}]", outcome.white_score()),
+            LabelFormat::Result => outcome.pgn().to_string(),
+            LabelFormat::Decimal => format!("{:.1}", outcome.white_score()),
+        }
+    }
+}
+
+/// A position with its game result (white's point of view).
+#[derive(Clone, Debug)]
+pub struct Labelled {
+    /// The position.
+    pub position: Chess,
+    /// The result of the game it comes from, from white's point of view.
+    pub outcome: Outcome,
+}
+
+/// Why a line was skipped.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum BadLine {
+    /// The position fields are not a FEN.
+    MalformedFen,
+    /// The FEN describes an illegal position.
+    IllegalPosition,
+    /// No label follows the position.
+    MissingLabel,
+    /// Something follows the position, but not a label in the file's format.
+    UnknownLabel,
+}
+
+impl BadLine {
+    /// Every reason, in report order.
+    pub const ALL: [BadLine; 4] = [
+        BadLine::MalformedFen,
+        BadLine::IllegalPosition,
+        BadLine::MissingLabel,
+        BadLine::UnknownLabel,
+    ];
+}
+
+impl fmt::Display for BadLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            BadLine::MalformedFen => "malformed FEN",
+            BadLine::IllegalPosition => "illegal position",
+            BadLine::MissingLabel => "missing label",
+            BadLine::UnknownLabel => "unknown label",
+        })
+    }
+}
+
+/// Splits a line into the position fields (4 EPD fields, plus the two FEN counters when
+/// present) and the rest.
+fn split_position(line: &str) -> (String, &str) {
+    let mut rest = line.trim_start();
+    let mut fields = Vec::with_capacity(6);
+    while fields.len() < 6 {
+        let trimmed = rest.trim_start();
+        let end = trimmed.find(char::is_whitespace).unwrap_or(trimmed.len());
+        let field = &trimmed[..end];
+        if field.is_empty() || (fields.len() >= 4 && field.parse::<u32>().is_err()) {
+            break;
+        }
+        fields.push(field);
+        rest = &trimmed[end..];
+    }
+    if fields.len() == 5 && rest.trim().is_empty() {
+        // `EPD 1`: a single number after the four EPD fields is a decimal label.
+        let label = line.trim_end();
+        let start = label.rfind(char::is_whitespace).map_or(0, |i| i + 1);
+        return (format!("{} 0 1", fields[..4].join(" ")), &label[start..]);
+    }
+    let fen = match fields.len() {
+        4 => format!("{} 0 1", fields.join(" ")),
+        5 => format!("{} 1", fields.join(" ")),
+        _ => fields.join(" "),
+    };
+    (fen, rest)
+}
+
+/// Parses one line: a position followed by a label in `format` (detected from the line
+/// when `None`). `stm_labels` says the label is from the side to move's point of view.
+///
+/// # Errors
+/// The reason the line cannot be used.
+pub fn parse_line(
+    line: &str,
+    format: Option<LabelFormat>,
+    stm_labels: bool,
+) -> Result<(Labelled, LabelFormat), BadLine> {
+    let (fen, rest) = split_position(line);
+    let parsed: Fen = fen.parse().map_err(|_| BadLine::MalformedFen)?;
+    let position: Chess = parsed
+        .into_position(CastlingMode::Standard)
+        .map_err(|_| BadLine::IllegalPosition)?;
+    if rest.trim().is_empty() {
+        return Err(BadLine::MissingLabel);
+    }
+    let format = match format {
+        Some(f) => f,
+        None => LabelFormat::detect(rest).ok_or(BadLine::UnknownLabel)?,
+    };
+    let mut outcome = format.read(rest).ok_or(BadLine::UnknownLabel)?;
+    if stm_labels && position.turn() == Color::Black {
+        outcome = outcome.flipped();
+    }
+    Ok((Labelled { position, outcome }, format))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+
+    #[test]
+    fn every_label_format_is_detected_and_read() {
+        let cases = [
+            (
+                format!("{START} c9 \"1-0\";"),
+                LabelFormat::C9,
+                Outcome::WhiteWins,
+            ),
+            (
+                format!("{START} bm e4; c9 \"1/2-1/2\";"),
+                LabelFormat::C9,
+                Outcome::Draw,
+            ),
+            (
+                format!("{START} 0 1 [0.0]"),
+                LabelFormat::Bracket,
+                Outcome::BlackWins,
+            ),
+            (
+                format!("{START} 0 1 [0.5] 35"),
+                LabelFormat::Bracket,
+                Outcome::Draw,
+            ),
+            (
+                format!("{START} 0 1 1/2-1/2"),
+                LabelFormat::Result,
+                Outcome::Draw,
+            ),
+            (
+                format!("{START} 0-1"),
+                LabelFormat::Result,
+                Outcome::BlackWins,
+            ),
+            (
+                format!("{START} 0 1 0.5"),
+                LabelFormat::Decimal,
+                Outcome::Draw,
+            ),
+            (
+                format!("{START} 1"),
+                LabelFormat::Decimal,
+                Outcome::WhiteWins,
+            ),
+        ];
+        for (line, format, outcome) in cases {
+            let (l, f) = parse_line(&line, None, false).unwrap();
+            assert_eq!((f, l.outcome), (format, outcome), "{line}");
+            assert_eq!(
+                parse_line(&line, Some(format), false).unwrap().0.outcome,
+                outcome
+            );
+        }
+    }
+
+    #[test]
+    fn counters_are_optional_and_not_mistaken_for_labels() {
+        let (l, f) = parse_line(&format!("{START} 12 40 [1.0]"), None, false).unwrap();
+        assert_eq!((f, l.outcome), (LabelFormat::Bracket, Outcome::WhiteWins));
+        assert_eq!(
+            parse_line(&format!("{START} 0 1"), None, false).unwrap_err(),
+            BadLine::MissingLabel
+        );
+    }
+
+    #[test]
+    fn side_to_move_labels_are_turned_to_white() {
+        let black = "4k3/8/8/8/8/8/4P3/4K3 b - - 0 1 [1.0]";
+        assert_eq!(
+            parse_line(black, None, true).unwrap().0.outcome,
+            Outcome::BlackWins
+        );
+        assert_eq!(
+            parse_line(black, None, false).unwrap().0.outcome,
+            Outcome::WhiteWins
+        );
+    }
+
+    #[test]
+    fn bad_lines_say_why() {
+        assert_eq!(
+            parse_line("garbage [1.0]", None, false).unwrap_err(),
+            BadLine::MalformedFen
+        );
+        assert_eq!(
+            parse_line("8/8/8/8/8/8/8/8 w - - [1.0]", None, false).unwrap_err(),
+            BadLine::IllegalPosition
+        );
+        assert_eq!(
+            parse_line(START, None, false).unwrap_err(),
+            BadLine::MissingLabel
+        );
+        assert_eq!(
+            parse_line(&format!("{START} [2.0]"), None, false).unwrap_err(),
+            BadLine::UnknownLabel
+        );
+        let c9 = format!("{START} [1.0]");
+        assert_eq!(
+            parse_line(&c9, Some(LabelFormat::C9), false).unwrap_err(),
+            BadLine::UnknownLabel
+        );
+    }
+
+    #[test]
+    fn written_labels_read_back() {
+        for f in LabelFormat::ALL {
+            for o in [Outcome::BlackWins, Outcome::Draw, Outcome::WhiteWins] {
+                let line = format!("{START} {}", f.write(o));
+                assert_eq!(parse_line(&line, Some(f), false).unwrap().0.outcome, o);
+            }
+        }
+    }
+}
