@@ -65,12 +65,10 @@ impl Outcome {
     }
 
     fn from_decimal(s: &str) -> Option<Outcome> {
-        match s.parse::<f64>().ok()? {
-            x if x == 1.0 => Some(Outcome::WhiteWins),
-            x if x == 0.5 => Some(Outcome::Draw),
-            x if x == 0.0 => Some(Outcome::BlackWins),
-            _ => None,
-        }
+        let x = s.parse::<f64>().ok()?;
+        [Outcome::BlackWins, Outcome::Draw, Outcome::WhiteWins]
+            .into_iter()
+            .find(|o| o.white_score() == x)
     }
 }
 
