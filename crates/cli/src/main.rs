@@ -3,6 +3,7 @@
 mod bench;
 mod eval_cmd;
 mod params_cmd;
+mod tune_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -25,6 +26,10 @@ enum Command {
     Export(params_cmd::ExportArgs),
     /// Measure evaluation and trace speed.
     Bench(bench::BenchArgs),
+    /// Tune parameters on labelled positions (coordinate descent on squared W/D/L error).
+    Tune(tune_cmd::TuneArgs),
+    /// Show K and the error of a parameter set on labelled positions.
+    Error(tune_cmd::ErrorArgs),
 }
 
 fn main() -> ExitCode {
@@ -34,6 +39,8 @@ fn main() -> ExitCode {
         Command::Params(args) => params_cmd::run_list(&args),
         Command::Export(args) => params_cmd::run_export(&args),
         Command::Bench(args) => bench::run(&args),
+        Command::Tune(args) => tune_cmd::run_tune(&args),
+        Command::Error(args) => tune_cmd::run_error(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

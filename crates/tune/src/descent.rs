@@ -1,0 +1,229 @@
+//! Coordinate descent the Slow Chess way.
+//!
+//! A pass first walks every selected variable, probing one step up and one step down and
+//! storing the better error reduction. It then keeps taking the variable with the largest
+//! stored reduction, moves it while the error falls, and refreshes its stored reduction.
+//! The pass ends when no stored reduction is positive.
+//!
+//! Probes are incremental: a linear parameter changes the cached sums of the positions in
+//! its column only; where a formula reads the parameter, those positions are evaluated
+//! again. The error change is summed in fixed chunks in position order, so results do not
+//! depend on the number of threads.
+
+use crate::dataset::{Dataset, Touch};
+use crate::error::{squared_error, CHUNK};
+
+/// Touched positions per parallel chunk of a probe: small, because a probe that evaluates
+/// positions again costs about a microsecond per position.
+const PROBE_CHUNK: usize = 1024;
+use rayon::prelude::*;
+use texel_eval::{evaluate, Params, Tracer};
+
+/// One variable of the descent: a flat parameter slot and its step.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Variable {
+    /// Flat parameter index.
+    pub slot: usize,
+    /// Step size.
+    pub step: i32,
+}
+
+/// What one pass did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PassSummary {
+    /// Error at the end of the pass.
+    pub error: f64,
+    /// Accepted moves.
+    pub moves: u64,
+    /// Distinct variables moved.
+    pub changed: usize,
+    /// Probes made.
+    pub probes: u64,
+}
+
+/// The descent state over one dataset.
+pub struct Descent<'a> {
+    ds: &'a mut Dataset,
+    params: Params,
+    k: f64,
+    vars: Vec<Variable>,
+    /// Stored reduction and direction per variable.
+    gains: Vec<(f64, i32)>,
+    sum: f64,
+    probes: u64,
+}
+
+impl<'a> Descent<'a> {
+    /// A descent over `vars`, starting from `params` (the dataset must be traced with them).
+    pub fn new(ds: &'a mut Dataset, params: Params, k: f64, vars: Vec<Variable>) -> Self {
+        let sum = crate::error::mean_error(ds, k) * ds.len() as f64;
+        let gains = vec![(0.0, 0); vars.len()];
+        Descent {
+            ds,
+            params,
+            k,
+            vars,
+            gains,
+            sum,
+            probes: 0,
+        }
+    }
+
+    /// The current parameters.
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// The current mean error, as tracked incrementally.
+    pub fn error(&self) -> f64 {
+        self.sum / self.ds.len() as f64
+    }
+
+    /// The variables being tuned.
+    pub fn variables(&self) -> &[Variable] {
+        &self.vars
+    }
+
+    /// Change of the summed error if `slot` moved by `delta`, over the touched positions.
+    fn probe_sum(&self, slot: usize, delta: i32, touches: &[Touch]) -> f64 {
+        let mut trial = None;
+        if touches.iter().any(|t| t.full) {
+            let mut p = self.params.clone();
+            p.set_flat(slot, p.flat()[slot] + delta);
+            trial = Some(p);
+        }
+        let ds = &*self.ds;
+        let k = self.k;
+        let chunks: Vec<f64> = touches
+            .par_chunks(PROBE_CHUNK)
+            .map(|chunk| {
+                chunk
+                    .iter()
+                    .map(|t| {
+                        let i = t.pos as usize;
+                        let target = ds.target(i);
+                        let old = ds.eval(i);
+                        let new = if t.full {
+                            evaluate(&ds.position(i), trial.as_ref().expect("made when needed"))
+                        } else {
+                            ds.eval_with(i, [t.mid * delta, t.end * delta])
+                        };
+                        squared_error(k, new, target) - squared_error(k, old, target)
+                    })
+                    .sum::<f64>()
+            })
+            .collect();
+        chunks.iter().sum()
+    }
+
+    /// Moves `slot` by `delta` for good, updating the touched positions.
+    fn apply(&mut self, slot: usize, delta: i32, touches: &[Touch], change: f64) {
+        self.params.set_flat(slot, self.params.flat()[slot] + delta);
+        self.sum += change;
+        let mut tracer = None;
+        for t in touches {
+            let i = t.pos as usize;
+            if t.full {
+                let tracer = tracer.get_or_insert_with(|| Tracer::new(&self.params));
+                let pos = self.ds.position(i);
+                let trace = tracer.trace(&pos);
+                self.ds.store(i, &trace, &self.params);
+            } else {
+                self.ds.shift_linear(i, [t.mid * delta, t.end * delta]);
+            }
+        }
+    }
+
+    /// The better of one step up and one step down: (reduction of the summed error, delta).
+    fn best_step(&mut self, v: Variable, touches: &[Touch]) -> (f64, i32) {
+        let mut best = (0.0, 0);
+        for delta in [v.step, -v.step] {
+            self.probes += 1;
+            let change = self.probe_sum(v.slot, delta, touches);
+            if -change > best.0 {
+                best = (-change, delta);
+            }
+        }
+        best
+    }
+
+    /// One full pass (see the module docs). `progress` is told after every variable of the
+    /// walk and every move, with the number of variables tried so far.
+    pub fn pass(&mut self, progress: &mut dyn FnMut(usize, f64)) -> PassSummary {
+        let probes_before = self.probes;
+        let mut moved = vec![false; self.vars.len()];
+        let mut moves = 0;
+        for i in 0..self.vars.len() {
+            let touches = self.ds.touches(self.vars[i].slot);
+            self.gains[i] = self.best_step(self.vars[i], &touches);
+            progress(i + 1, self.error());
+        }
+        let threshold = |sum: f64| sum.abs() * 1e-14;
+        while let Some(i) = self
+            .largest_gain()
+            .filter(|&i| self.gains[i].0 > threshold(self.sum))
+        {
+            let v = self.vars[i];
+            let touches = self.ds.touches(v.slot);
+            let delta = self.gains[i].1;
+            let mut change = -self.gains[i].0;
+            loop {
+                self.apply(v.slot, delta, &touches, change);
+                moves += 1;
+                moved[i] = true;
+                progress(self.vars.len(), self.error());
+                self.probes += 1;
+                change = self.probe_sum(v.slot, delta, &touches);
+                if -change <= threshold(self.sum) {
+                    break;
+                }
+            }
+            self.gains[i] = self.best_step(v, &touches);
+        }
+        PassSummary {
+            error: self.error(),
+            moves,
+            changed: moved.iter().filter(|&&m| m).count(),
+            probes: self.probes - probes_before,
+        }
+    }
+
+    /// The variable with the largest stored reduction (the first of equals).
+    fn largest_gain(&self) -> Option<usize> {
+        let mut best: Option<usize> = None;
+        for (i, g) in self.gains.iter().enumerate() {
+            if g.0 > 0.0 && best.is_none_or(|b| g.0 > self.gains[b].0) {
+                best = Some(i);
+            }
+        }
+        best
+    }
+
+    /// Traces every position again with the current parameters and recomputes the error
+    /// from scratch (drops any drift of the incremental sum).
+    pub fn refresh(&mut self) -> f64 {
+        retrace_all(self.ds, &self.params);
+        self.sum = crate::error::mean_error(self.ds, self.k) * self.ds.len() as f64;
+        self.error()
+    }
+}
+
+/// Traces every position of `ds` again under `params`, in parallel.
+pub fn retrace_all(ds: &mut Dataset, params: &Params) {
+    let n = ds.len();
+    let fresh: Vec<Vec<texel_eval::Trace>> = (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map_init(
+            || Tracer::new(params),
+            |tracer, c| {
+                let dsr = &*ds;
+                (c * CHUNK..((c + 1) * CHUNK).min(n))
+                    .map(|i| tracer.trace(&dsr.position(i)))
+                    .collect()
+            },
+        )
+        .collect();
+    for (i, t) in fresh.into_iter().flatten().enumerate() {
+        ds.store(i, &t, params);
+    }
+}
