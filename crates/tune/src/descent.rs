@@ -166,17 +166,16 @@ impl<'a> Descent<'a> {
             let v = self.vars[i];
             let touches = self.ds.touches(v.slot);
             let delta = self.gains[i].1;
-            let mut change = -self.gains[i].0;
-            loop {
+            // The stored reduction may be stale: other variables moved since it was probed.
+            self.probes += 1;
+            let mut change = self.probe_sum(v.slot, delta, &touches);
+            while -change > threshold(self.sum) {
                 self.apply(v.slot, delta, &touches, change);
                 moves += 1;
                 moved[i] = true;
                 progress(self.vars.len(), self.error());
                 self.probes += 1;
                 change = self.probe_sum(v.slot, delta, &touches);
-                if -change <= threshold(self.sum) {
-                    break;
-                }
             }
             self.gains[i] = self.best_step(v, &touches);
         }

@@ -1,0 +1,123 @@
+//! The descent on real positions: incremental error equals a full re-evaluation, results do
+//! not depend on the thread count, and tuning lowers the error.
+
+use texel_data::parse_line;
+use texel_eval::{evaluate, Params};
+use texel_tune::error::{fit_k, mean_error, samples, squared_error};
+use texel_tune::{load, select, Dataset, Descent, LoadOptions, Selection};
+
+/// The first `n` positions of the shipped data set (through a temporary file), their
+/// targets, and the fitted K.
+fn dataset(n: usize, name: &str) -> (Dataset, Vec<f64>, f64) {
+    let lines: Vec<&str> = include_str!("../../../data/train.epd")
+        .lines()
+        .take(n)
+        .collect();
+    let targets = lines
+        .iter()
+        .map(|l| parse_line(l, None, false).unwrap().0.outcome.white_score())
+        .collect();
+    let path = std::env::temp_dir().join(format!("texel-tune-{}-{name}.epd", std::process::id()));
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    let (train, _, report) = load(
+        &[path.clone()],
+        &Params::default(),
+        &LoadOptions::default(),
+        &|_| {},
+    )
+    .unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(report.train, n);
+    let k = fit_k(&samples(&train));
+    (train, targets, k)
+}
+
+fn selection(groups: &[&str]) -> Selection {
+    Selection {
+        groups: groups.iter().map(|g| g.to_string()).collect(),
+        ..Default::default()
+    }
+}
+
+/// The mean error from scratch: every position evaluated with `params`.
+fn direct_error(ds: &Dataset, params: &Params, k: f64, targets: &[f64]) -> f64 {
+    let sum: f64 = (0..ds.len())
+        .map(|i| squared_error(k, evaluate(&ds.position(i), params), targets[i]))
+        .sum();
+    sum / ds.len() as f64
+}
+
+#[test]
+fn incremental_error_matches_a_full_evaluation_after_many_moves() {
+    let (mut ds, targets, k) = dataset(1500, "incremental");
+    assert!(
+        (mean_error(&ds, k) - direct_error(&ds, &Params::default(), k, &targets)).abs() < 1e-12
+    );
+    // Linear and non-linear groups together: mobility curves, scale, passed-pawn formulas.
+    let vars = select(&selection(&["KnightV", "PassedV", "ScaleV", "PawnV"])).unwrap();
+    let mut descent = Descent::new(&mut ds, Params::default(), k, vars);
+    let summary = descent.pass(&mut |_, _| {});
+    assert!(summary.moves > 20, "only {} moves", summary.moves);
+    let incremental = descent.error();
+    let params = descent.params().clone();
+    let refreshed = descent.refresh();
+    let rel = ((incremental - refreshed) / refreshed).abs();
+    assert!(
+        rel < 1e-9,
+        "incremental {incremental} vs refreshed {refreshed} ({rel:e})"
+    );
+    drop(descent);
+    let direct = direct_error(&ds, &params, k, &targets);
+    assert!(
+        ((direct - refreshed) / direct).abs() < 1e-12,
+        "direct {direct} vs {refreshed}"
+    );
+}
+
+#[test]
+fn tuned_values_do_not_depend_on_the_thread_count() {
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let (mut ds, _, k) = dataset(1200, &format!("threads{threads}"));
+            let vars = select(&selection(&["BishopV", "KingV", "PassedV"])).unwrap();
+            let mut d = Descent::new(&mut ds, Params::default(), k, vars);
+            d.pass(&mut |_, _| {});
+            (k.to_bits(), d.error().to_bits(), d.params().clone())
+        })
+    };
+    let (k1, e1, p1) = run(1);
+    let (k2, e2, p2) = run(2);
+    assert_eq!((k1, e1), (k2, e2));
+    assert_eq!(p1, p2);
+    assert_ne!(p1, Params::default());
+}
+
+#[test]
+fn passes_keep_lowering_the_error_with_fewer_moves() {
+    let (mut ds, _, k) = dataset(2000, "lower");
+    let before = mean_error(&ds, k);
+    let vars = select(&Selection {
+        freeze_material: true,
+        ..selection(&["MaterialV", "CoordV"])
+    })
+    .unwrap();
+    let mut d = Descent::new(&mut ds, Params::default(), k, vars);
+    let first = d.pass(&mut |_, _| {});
+    assert!(first.error < before);
+    let mut last = first.clone();
+    for _ in 0..5 {
+        let next = d.pass(&mut |_, _| {});
+        assert!(next.error <= last.error);
+        last = next;
+    }
+    assert!(
+        last.moves * 4 < first.moves,
+        "{} moves after {} in the first pass",
+        last.moves,
+        first.moves
+    );
+}
