@@ -20,7 +20,7 @@ fn dataset(n: usize, name: &str) -> (Dataset, Vec<f64>, f64) {
     let path = std::env::temp_dir().join(format!("texel-tune-{}-{name}.epd", std::process::id()));
     std::fs::write(&path, lines.join("\n")).unwrap();
     let (train, _, report) = load(
-        &[path.clone()],
+        std::slice::from_ref(&path),
         &Params::default(),
         &LoadOptions::default(),
         &|_| {},
