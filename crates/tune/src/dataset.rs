@@ -51,6 +51,15 @@ pub struct Dataset {
     reads: Vec<Reads>,
 }
 
+impl std::fmt::Debug for Dataset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Dataset")
+            .field("positions", &self.len())
+            .field("memory_bytes", &self.memory_bytes())
+            .finish_non_exhaustive()
+    }
+}
+
 /// Builds a [`Dataset`] one traced position at a time, in order.
 pub struct DatasetBuilder {
     ds: Dataset,

@@ -17,7 +17,7 @@ use crate::error::{squared_error, CHUNK};
 /// positions again costs about a microsecond per position.
 const PROBE_CHUNK: usize = 1024;
 use rayon::prelude::*;
-use texel_eval::{evaluate, Params, Tracer};
+use texel_eval::{evaluate, Params, Trace, Tracer};
 
 /// One variable of the descent: a flat parameter slot and its step.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -116,21 +116,34 @@ impl<'a> Descent<'a> {
         chunks.iter().sum()
     }
 
-    /// Moves `slot` by `delta` for good, updating the touched positions.
+    /// Moves `slot` by `delta` for good, updating the touched positions (those a formula
+    /// reads are traced again, in parallel).
     fn apply(&mut self, slot: usize, delta: i32, touches: &[Touch], change: f64) {
         self.params.set_flat(slot, self.params.flat()[slot] + delta);
         self.sum += change;
-        let mut tracer = None;
-        for t in touches {
-            let i = t.pos as usize;
-            if t.full {
-                let tracer = tracer.get_or_insert_with(|| Tracer::new(&self.params));
-                let pos = self.ds.position(i);
-                let trace = tracer.trace(&pos);
-                self.ds.store(i, &trace, &self.params);
-            } else {
-                self.ds.shift_linear(i, [t.mid * delta, t.end * delta]);
+        let full: Vec<u32> = touches.iter().filter(|t| t.full).map(|t| t.pos).collect();
+        if !full.is_empty() {
+            let (ds, params) = (&*self.ds, &self.params);
+            let traces: Vec<(u32, Trace)> = full
+                .par_chunks(PROBE_CHUNK)
+                .map_init(
+                    || Tracer::new(params),
+                    |tracer, chunk| {
+                        chunk
+                            .iter()
+                            .map(|&p| (p, tracer.trace(&ds.position(p as usize))))
+                            .collect::<Vec<_>>()
+                    },
+                )
+                .flatten()
+                .collect();
+            for (p, t) in traces {
+                self.ds.store(p as usize, &t, &self.params);
             }
+        }
+        for t in touches.iter().filter(|t| !t.full) {
+            self.ds
+                .shift_linear(t.pos as usize, [t.mid * delta, t.end * delta]);
         }
     }
 
