@@ -11,6 +11,8 @@ use texel_eval::{evaluate, parse_fen, Params, Tracer, SAMPLE_POSITIONS};
 enum Target {
     /// Evaluation and trace speed (one thread).
     Eval,
+    /// Tuner speed: load and trace, full error pass, coordinate probes, memory.
+    Tune,
 }
 
 #[derive(Args)]
@@ -21,13 +23,97 @@ pub struct BenchArgs {
     /// FEN file (one per line); the shipped 2,000 sample positions when absent.
     #[arg(long)]
     positions: Option<PathBuf>,
-    /// Passes over the position set.
+    /// Passes over the position set (eval).
     #[arg(long, default_value_t = 200)]
     rounds: usize,
+    /// Labelled positions for the tuner bench, loaded `--repeat` times.
+    #[arg(long, default_value = "data/train.epd")]
+    epd: PathBuf,
+    /// How many times the tuner bench loads its file (50 x 20,002 shipped positions = 1M).
+    #[arg(long, default_value_t = 50)]
+    repeat: usize,
 }
 
 pub fn run(args: &BenchArgs) -> Result<()> {
-    let Target::Eval = args.target;
+    match args.target {
+        Target::Eval => bench_eval(args),
+        Target::Tune => bench_tune(args),
+    }
+}
+
+fn bench_tune(args: &BenchArgs) -> Result<()> {
+    use texel_tune::error::{fit_k, mean_error, samples};
+    let params = Params::default();
+    let files = vec![args.epd.clone(); args.repeat.max(1)];
+    let start = Instant::now();
+    let (mut train, _, _) = texel_tune::load(
+        &files,
+        &params,
+        &texel_tune::LoadOptions::default(),
+        &|_| {},
+    )?;
+    let load_secs = start.elapsed().as_secs_f64();
+    let n = train.len();
+    println!("threads {}", rayon::current_num_threads());
+    println!(
+        "load+trace {:>10.0} positions/s  ({n} positions in {load_secs:.2}s)",
+        n as f64 / load_secs
+    );
+    println!(
+        "memory     {:>10.1} bytes/position",
+        train.memory_bytes() as f64 / n as f64
+    );
+    let k = fit_k(&samples(&train));
+    let rounds = 20;
+    let start = Instant::now();
+    let mut e = 0.0;
+    for _ in 0..rounds {
+        e += mean_error(&train, k);
+    }
+    let pass_secs = start.elapsed().as_secs_f64() / rounds as f64;
+    println!(
+        "error pass {:>10.0} positions/s  ({:.2} ms, error {:.6})",
+        n as f64 / pass_secs,
+        pass_secs * 1e3,
+        e / rounds as f64
+    );
+    let vars = texel_tune::select(&texel_tune::Selection::default())?;
+    let descent = texel_tune::Descent::new(&mut train, params, k, vars.clone());
+    let (mut linear, mut formula) = ((0.0, 0usize), (0.0, 0usize));
+    for v in &vars {
+        let info = texel_eval::params::flat_params()[v.slot].term.info();
+        let reads = descent
+            .dataset()
+            .formula_reads(texel_eval::params::flat_params()[v.slot].term);
+        let start = Instant::now();
+        black_box(descent.probe(*v, v.step));
+        let secs = start.elapsed().as_secs_f64();
+        if info.linear && reads == Some(0) {
+            linear = (linear.0 + secs, linear.1 + 1);
+        } else {
+            formula = (formula.0 + secs, formula.1 + 1);
+        }
+    }
+    let pct = |(s, c): (f64, usize)| 100.0 * s / c.max(1) as f64 / pass_secs;
+    println!(
+        "probe      {:>10.2} % of an error pass on average ({} purely linear variables)",
+        pct(linear),
+        linear.1
+    );
+    println!(
+        "probe      {:>10.2} % of an error pass on average ({} variables that formulas read)",
+        pct(formula),
+        formula.1
+    );
+    println!(
+        "probe      {:>10.2} % of an error pass on average (all {} variables)",
+        pct((linear.0 + formula.0, linear.1 + formula.1)),
+        vars.len()
+    );
+    Ok(())
+}
+
+fn bench_eval(args: &BenchArgs) -> Result<()> {
     let text = match &args.positions {
         Some(p) => {
             std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?

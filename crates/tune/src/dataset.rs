@@ -1,7 +1,7 @@
 //! The compact in-memory dataset: traced positions stored column by column.
 //!
-//! Per position: the game result, phase, scale, the cached linear and formula sums for the
-//! current parameters, and the position itself packed (to re-evaluate formulas). Per flat
+//! Per position: the game result, phase, scale, the cached sum of the evaluation terms for
+//! the current parameters, and the position itself packed (to re-evaluate formulas). Per flat
 //! parameter: a column of (position, coefficient) pairs, delta- and varint-coded, which is
 //! also the reverse index. Per term read by a formula: the positions where it was read, or
 //! "all" when it is read in most positions.
@@ -38,16 +38,66 @@ pub(crate) struct Touch {
     pub full: bool,
 }
 
+/// Entries per block of a column: blocks can be decoded independently, in parallel.
+pub(crate) const BLOCK: u32 = 4096;
+
+/// One parameter's (position, coefficient) pairs, delta- and varint-coded.
+#[derive(Clone, Debug, Default)]
+struct Column {
+    bytes: Vec<u8>,
+    /// Byte offset and previous position at the start of every [`BLOCK`] entries.
+    blocks: Vec<(u32, u32)>,
+    entries: u32,
+}
+
+/// How a column's coefficients act on the two sums.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Kind {
+    /// The middlegame slot of an `S`: one coefficient, on the middlegame sum.
+    Mid,
+    /// The endgame slot of an `S`: the same coefficient, on the endgame sum.
+    End,
+    /// An untapered integer: a middlegame and an endgame coefficient.
+    Scalar,
+}
+
+/// Decodes entries of a column from a block start, calling `f(pos, mid, end)`.
+fn decode(
+    bytes: &[u8],
+    kind: Kind,
+    mut at: usize,
+    mut pos: u32,
+    count: u32,
+    mut f: impl FnMut(u32, i32, i32),
+) {
+    for _ in 0..count {
+        pos += varint::get(bytes, &mut at) as u32;
+        let a = varint::unzigzag(varint::get(bytes, &mut at));
+        match kind {
+            Kind::Mid => f(pos, a, 0),
+            Kind::End => f(pos, 0, a),
+            Kind::Scalar => f(pos, a, varint::unzigzag(varint::get(bytes, &mut at))),
+        }
+    }
+}
+
+/// What every probe reads of a position, kept together for locality.
+#[derive(Copy, Clone, Debug)]
+struct Hot {
+    /// White-minus-black sum of all terms for the current parameters (middlegame, endgame).
+    sum: [i32; 2],
+    phase: u8,
+    scale: u8,
+    /// [`Outcome::index`].
+    outcome: u8,
+}
+
 /// Traced positions ready for tuning.
 pub struct Dataset {
-    outcomes: Vec<u8>,
-    phase: Vec<u8>,
-    scale: Vec<u8>,
-    linear: Vec<[i32; 2]>,
-    formulas: Vec<[i32; 2]>,
+    hot: Vec<Hot>,
     packed: Vec<u8>,
     offsets: Vec<u32>,
-    columns: Vec<Vec<u8>>,
+    columns: Vec<Column>,
     reads: Vec<Reads>,
 }
 
@@ -71,14 +121,10 @@ impl Default for DatasetBuilder {
     fn default() -> Self {
         DatasetBuilder {
             ds: Dataset {
-                outcomes: Vec::new(),
-                phase: Vec::new(),
-                scale: Vec::new(),
-                linear: Vec::new(),
-                formulas: Vec::new(),
+                hot: Vec::new(),
                 packed: Vec::new(),
                 offsets: vec![0],
-                columns: vec![Vec::new(); FLAT_LEN],
+                columns: vec![Column::default(); FLAT_LEN],
                 reads: vec![Reads::None; TERM_COUNT],
             },
             column_last: vec![0; FLAT_LEN],
@@ -100,30 +146,33 @@ impl DatasetBuilder {
     /// Appends a position with its result and its trace under `params`.
     pub fn push(&mut self, pos: &Chess, outcome: Outcome, trace: &Trace, params: &Params) {
         let ds = &mut self.ds;
-        let p = ds.outcomes.len() as u32;
-        ds.outcomes.push(outcome.index());
-        ds.phase.push(trace.phase as u8);
-        ds.scale.push(trace.scale as u8);
-        let lin = trace.linear_sum(params);
-        ds.linear.push([lin.0, lin.1]);
-        ds.formulas.push([trace.formulas.0, trace.formulas.1]);
+        let p = ds.hot.len() as u32;
+        let sum = trace.linear_sum(params) + trace.formulas;
+        ds.hot.push(Hot {
+            sum: [sum.0, sum.1],
+            phase: trace.phase as u8,
+            scale: trace.scale as u8,
+            outcome: outcome.index(),
+        });
         ds.packed.extend(pack(pos));
         ds.offsets.push(ds.packed.len() as u32);
         let flat = flat_params();
         for c in &trace.coefs {
             let slot = usize::from(c.index);
             let col = &mut ds.columns[slot];
-            match flat[slot].component {
-                Component::End => continue,
-                Component::Mid => {
-                    varint::put(col, u64::from(p - self.column_last[slot]));
-                    varint::put(col, varint::zigzag(c.mid));
-                }
-                Component::Scalar => {
-                    varint::put(col, u64::from(p - self.column_last[slot]));
-                    varint::put(col, varint::zigzag(c.mid));
-                    varint::put(col, varint::zigzag(c.end));
-                }
+            let component = flat[slot].component;
+            if component == Component::End {
+                continue;
+            }
+            if col.entries % BLOCK == 0 {
+                col.blocks
+                    .push((col.bytes.len() as u32, self.column_last[slot]));
+            }
+            col.entries += 1;
+            varint::put(&mut col.bytes, u64::from(p - self.column_last[slot]));
+            varint::put(&mut col.bytes, varint::zigzag(c.mid));
+            if component == Component::Scalar {
+                varint::put(&mut col.bytes, varint::zigzag(c.end));
             }
             self.column_last[slot] = p;
         }
@@ -154,18 +203,18 @@ impl DatasetBuilder {
 
     /// Number of positions so far.
     pub fn len(&self) -> usize {
-        self.ds.outcomes.len()
+        self.ds.hot.len()
     }
 
     /// Whether no position was pushed.
     pub fn is_empty(&self) -> bool {
-        self.ds.outcomes.is_empty()
+        self.ds.hot.is_empty()
     }
 
     /// The finished dataset. Terms read in more than half of the positions are treated as
     /// read everywhere (a list would cost more than it saves).
     pub fn finish(mut self) -> Dataset {
-        let n = self.ds.outcomes.len() as u32;
+        let n = self.ds.hot.len() as u32;
         for r in &mut self.ds.reads {
             if let Reads::Some { count, .. } = r {
                 if *count > n / 2 {
@@ -174,15 +223,12 @@ impl DatasetBuilder {
             }
         }
         let ds = &mut self.ds;
-        ds.outcomes.shrink_to_fit();
-        ds.phase.shrink_to_fit();
-        ds.scale.shrink_to_fit();
-        ds.linear.shrink_to_fit();
-        ds.formulas.shrink_to_fit();
+        ds.hot.shrink_to_fit();
         ds.packed.shrink_to_fit();
         ds.offsets.shrink_to_fit();
         for c in &mut ds.columns {
-            c.shrink_to_fit();
+            c.bytes.shrink_to_fit();
+            c.blocks.shrink_to_fit();
         }
         for r in &mut ds.reads {
             if let Reads::Some { bytes, .. } = r {
@@ -196,23 +242,24 @@ impl DatasetBuilder {
 impl Dataset {
     /// Number of positions.
     pub fn len(&self) -> usize {
-        self.outcomes.len()
+        self.hot.len()
     }
 
     /// Whether the dataset holds no position.
     pub fn is_empty(&self) -> bool {
-        self.outcomes.is_empty()
+        self.hot.is_empty()
     }
 
     /// Bytes held in memory, reverse index and packed positions included.
     pub fn memory_bytes(&self) -> usize {
-        let fixed = self.outcomes.capacity()
-            + self.phase.capacity()
-            + self.scale.capacity()
-            + 8 * (self.linear.capacity() + self.formulas.capacity())
+        let fixed = std::mem::size_of::<Hot>() * self.hot.capacity()
             + self.packed.capacity()
             + 4 * self.offsets.capacity();
-        let columns: usize = self.columns.iter().map(|c| c.capacity() + 24).sum();
+        let columns: usize = self
+            .columns
+            .iter()
+            .map(|c| c.bytes.capacity() + 8 * c.blocks.capacity() + 56)
+            .sum();
         let reads: usize = self
             .reads
             .iter()
@@ -227,15 +274,15 @@ impl Dataset {
     /// The game result of position `i`, white's view: 0, 0.5 or 1.
     #[inline]
     pub(crate) fn target(&self, i: usize) -> f64 {
-        f64::from(self.outcomes[i]) * 0.5
+        f64::from(self.hot[i].outcome) * 0.5
     }
 
     /// The evaluation of position `i` from the cached sums, moved by `delta`.
     #[inline]
     pub(crate) fn eval_with(&self, i: usize, delta: [i32; 2]) -> i32 {
-        let (l, f) = (self.linear[i], self.formulas[i]);
-        let sum = S(l[0] + f[0] + delta[0], l[1] + f[1] + delta[1]);
-        taper(sum, i32::from(self.phase[i]), i32::from(self.scale[i]))
+        let h = &self.hot[i];
+        let sum = S(h.sum[0] + delta[0], h.sum[1] + delta[1]);
+        taper(sum, i32::from(h.phase), i32::from(h.scale))
     }
 
     /// The evaluation of position `i` from the cached sums.
@@ -254,46 +301,58 @@ impl Dataset {
 
     /// Stores the sums of a fresh trace of position `i`.
     pub(crate) fn store(&mut self, i: usize, t: &Trace, params: &Params) {
-        let lin = t.linear_sum(params);
-        self.linear[i] = [lin.0, lin.1];
-        self.formulas[i] = [t.formulas.0, t.formulas.1];
-        self.scale[i] = t.scale as u8;
+        let sum = t.linear_sum(params) + t.formulas;
+        self.hot[i].sum = [sum.0, sum.1];
+        self.hot[i].scale = t.scale as u8;
     }
 
     /// Applies a linear change of the cached sums.
     #[inline]
     pub(crate) fn shift_linear(&mut self, i: usize, delta: [i32; 2]) {
-        self.linear[i][0] += delta[0];
-        self.linear[i][1] += delta[1];
+        self.hot[i].sum[0] += delta[0];
+        self.hot[i].sum[1] += delta[1];
+    }
+
+    /// The column holding `slot`'s coefficients and how they act.
+    fn column(&self, slot: usize) -> (&Column, Kind) {
+        match flat_params()[slot].component {
+            Component::Mid => (&self.columns[slot], Kind::Mid),
+            Component::End => (&self.columns[slot - 1], Kind::End),
+            Component::Scalar => (&self.columns[slot], Kind::Scalar),
+        }
+    }
+
+    /// Whether a formula reads the parameter in `slot` somewhere.
+    pub(crate) fn read_by_formulas(&self, slot: usize) -> bool {
+        !matches!(self.reads[flat_params()[slot].term.0 as usize], Reads::None)
+    }
+
+    /// Number of column blocks of `slot`.
+    pub(crate) fn blocks(&self, slot: usize) -> usize {
+        self.column(slot).0.blocks.len()
+    }
+
+    /// Calls `f(pos, mid, end)` for the entries of block `b` of `slot`'s column.
+    pub(crate) fn for_block(&self, slot: usize, b: usize, f: impl FnMut(u32, i32, i32)) {
+        let (col, kind) = self.column(slot);
+        let (at, prev) = col.blocks[b];
+        let count = (col.entries - b as u32 * BLOCK).min(BLOCK);
+        decode(&col.bytes, kind, at as usize, prev, count, f);
     }
 
     /// The positions a change of flat parameter `slot` touches, in position order.
     pub(crate) fn touches(&self, slot: usize) -> Vec<Touch> {
-        let fp = flat_params()[slot];
-        let mut linear = Vec::new();
-        let (col, kind) = match fp.component {
-            Component::Mid => (slot, 0),
-            Component::End => (slot - 1, 1),
-            Component::Scalar => (slot, 2),
-        };
-        let bytes = &self.columns[col];
-        let (mut at, mut pos) = (0, 0u32);
-        while at < bytes.len() {
-            pos += varint::get(bytes, &mut at) as u32;
-            let a = varint::unzigzag(varint::get(bytes, &mut at));
-            let (mid, end) = match kind {
-                0 => (a, 0),
-                1 => (0, a),
-                _ => (a, varint::unzigzag(varint::get(bytes, &mut at))),
-            };
+        let (col, kind) = self.column(slot);
+        let mut linear = Vec::with_capacity(col.entries as usize);
+        decode(&col.bytes, kind, 0, 0, col.entries, |pos, mid, end| {
             linear.push(Touch {
                 pos,
                 mid,
                 end,
                 full: false,
-            });
-        }
-        match &self.reads[fp.term.0 as usize] {
+            })
+        });
+        match &self.reads[flat_params()[slot].term.0 as usize] {
             Reads::None => linear,
             Reads::All => (0..self.len() as u32)
                 .map(|pos| Touch {

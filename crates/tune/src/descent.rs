@@ -50,23 +50,32 @@ pub struct Descent<'a> {
     /// Stored reduction and direction per variable.
     gains: Vec<(f64, i32)>,
     sum: f64,
+    /// Squared error of every position under the current parameters.
+    errors: Vec<f64>,
     probes: u64,
 }
 
 impl<'a> Descent<'a> {
     /// A descent over `vars`, starting from `params` (the dataset must be traced with them).
     pub fn new(ds: &'a mut Dataset, params: Params, k: f64, vars: Vec<Variable>) -> Self {
-        let sum = crate::error::mean_error(ds, k) * ds.len() as f64;
         let gains = vec![(0.0, 0); vars.len()];
-        Descent {
+        let mut d = Descent {
             ds,
             params,
             k,
             vars,
             gains,
-            sum,
+            sum: 0.0,
+            errors: Vec::new(),
             probes: 0,
-        }
+        };
+        d.reset_errors();
+        d
+    }
+
+    /// The dataset being tuned.
+    pub fn dataset(&self) -> &Dataset {
+        self.ds
     }
 
     /// The current parameters.
@@ -84,16 +93,45 @@ impl<'a> Descent<'a> {
         &self.vars
     }
 
-    /// Change of the summed error if `slot` moved by `delta`, over the touched positions.
-    fn probe_sum(&self, slot: usize, delta: i32, touches: &[Touch]) -> f64 {
+    /// Change of the summed error if a parameter no formula reads moved by `delta`: the
+    /// column's blocks are decoded in parallel, summed per block in order.
+    fn probe_linear(&self, slot: usize, delta: i32) -> f64 {
+        let (ds, k, errors) = (&*self.ds, self.k, &self.errors);
+        let blocks: Vec<f64> = (0..ds.blocks(slot))
+            .into_par_iter()
+            .map(|b| {
+                let mut sum = 0.0;
+                ds.for_block(slot, b, |pos, mid, end| {
+                    let i = pos as usize;
+                    let new = ds.eval_with(i, [mid * delta, end * delta]);
+                    sum += squared_error(k, new, ds.target(i)) - errors[i];
+                });
+                sum
+            })
+            .collect();
+        blocks.iter().sum()
+    }
+
+    /// The positions a move of `slot` touches, when a formula reads it (`None`: the column
+    /// alone describes the change).
+    fn touches(&self, slot: usize) -> Option<Vec<Touch>> {
+        self.ds
+            .read_by_formulas(slot)
+            .then(|| self.ds.touches(slot))
+    }
+
+    /// Change of the summed error if `slot` moved by `delta`.
+    fn probe_sum(&self, slot: usize, delta: i32, touches: Option<&[Touch]>) -> f64 {
+        let Some(touches) = touches else {
+            return self.probe_linear(slot, delta);
+        };
         let mut trial = None;
         if touches.iter().any(|t| t.full) {
             let mut p = self.params.clone();
             p.set_flat(slot, p.flat()[slot] + delta);
             trial = Some(p);
         }
-        let ds = &*self.ds;
-        let k = self.k;
+        let (ds, k, errors) = (&*self.ds, self.k, &self.errors);
         let chunks: Vec<f64> = touches
             .par_chunks(PROBE_CHUNK)
             .map(|chunk| {
@@ -101,14 +139,12 @@ impl<'a> Descent<'a> {
                     .iter()
                     .map(|t| {
                         let i = t.pos as usize;
-                        let target = ds.target(i);
-                        let old = ds.eval(i);
                         let new = if t.full {
                             evaluate(&ds.position(i), trial.as_ref().expect("made when needed"))
                         } else {
                             ds.eval_with(i, [t.mid * delta, t.end * delta])
                         };
-                        squared_error(k, new, target) - squared_error(k, old, target)
+                        squared_error(k, new, ds.target(i)) - errors[i]
                     })
                     .sum::<f64>()
             })
@@ -118,37 +154,80 @@ impl<'a> Descent<'a> {
 
     /// Moves `slot` by `delta` for good, updating the touched positions (those a formula
     /// reads are traced again, in parallel).
-    fn apply(&mut self, slot: usize, delta: i32, touches: &[Touch], change: f64) {
+    fn apply(&mut self, slot: usize, delta: i32, touches: Option<&[Touch]>, change: f64) {
         self.params.set_flat(slot, self.params.flat()[slot] + delta);
         self.sum += change;
-        let full: Vec<u32> = touches.iter().filter(|t| t.full).map(|t| t.pos).collect();
-        if !full.is_empty() {
-            let (ds, params) = (&*self.ds, &self.params);
-            let traces: Vec<(u32, Trace)> = full
-                .par_chunks(PROBE_CHUNK)
-                .map_init(
-                    || Tracer::new(params),
-                    |tracer, chunk| {
-                        chunk
-                            .iter()
-                            .map(|&p| (p, tracer.trace(&ds.position(p as usize))))
-                            .collect::<Vec<_>>()
-                    },
-                )
-                .flatten()
-                .collect();
-            for (p, t) in traces {
-                self.ds.store(p as usize, &t, &self.params);
+        let mut moved = Vec::new();
+        match touches {
+            None => {
+                for b in 0..self.ds.blocks(slot) {
+                    self.ds.for_block(slot, b, |pos, mid, end| {
+                        moved.push((pos, [mid * delta, end * delta]))
+                    });
+                }
+            }
+            Some(touches) => {
+                self.retrace(touches.iter().filter(|t| t.full).map(|t| t.pos).collect());
+                moved.extend(
+                    touches
+                        .iter()
+                        .filter(|t| !t.full)
+                        .map(|t| (t.pos, [t.mid * delta, t.end * delta])),
+                );
             }
         }
-        for t in touches.iter().filter(|t| !t.full) {
-            self.ds
-                .shift_linear(t.pos as usize, [t.mid * delta, t.end * delta]);
+        for (pos, d) in moved {
+            let i = pos as usize;
+            self.ds.shift_linear(i, d);
+            self.errors[i] = squared_error(self.k, self.ds.eval(i), self.ds.target(i));
         }
     }
 
+    /// Traces positions again under the current parameters, in parallel, and stores them.
+    fn retrace(&mut self, positions: Vec<u32>) {
+        let (ds, params) = (&*self.ds, &self.params);
+        let traces: Vec<(u32, Trace)> = positions
+            .par_chunks(PROBE_CHUNK)
+            .map_init(
+                || Tracer::new(params),
+                |tracer, chunk| {
+                    chunk
+                        .iter()
+                        .map(|&p| (p, tracer.trace(&ds.position(p as usize))))
+                        .collect::<Vec<_>>()
+                },
+            )
+            .flatten()
+            .collect();
+        for (p, t) in traces {
+            let i = p as usize;
+            self.ds.store(i, &t, &self.params);
+            self.errors[i] = squared_error(self.k, self.ds.eval(i), self.ds.target(i));
+        }
+    }
+
+    /// Recomputes every position's error and the total from the cached sums.
+    fn reset_errors(&mut self) {
+        let (ds, k) = (&*self.ds, self.k);
+        let n = ds.len();
+        self.errors = (0..n.div_ceil(CHUNK))
+            .into_par_iter()
+            .flat_map_iter(|c| {
+                (c * CHUNK..((c + 1) * CHUNK).min(n))
+                    .map(move |i| squared_error(k, ds.eval(i), ds.target(i)))
+            })
+            .collect();
+        self.sum = crate::error::chunked_sum(n, |i| self.errors[i]);
+    }
+
+    /// The change of the mean error if `var` moved by `delta` (nothing is changed).
+    pub fn probe(&self, var: Variable, delta: i32) -> f64 {
+        let touches = self.touches(var.slot);
+        self.probe_sum(var.slot, delta, touches.as_deref()) / self.ds.len() as f64
+    }
+
     /// The better of one step up and one step down: (reduction of the summed error, delta).
-    fn best_step(&mut self, v: Variable, touches: &[Touch]) -> (f64, i32) {
+    fn best_step(&mut self, v: Variable, touches: Option<&[Touch]>) -> (f64, i32) {
         let mut best = (0.0, 0);
         for delta in [v.step, -v.step] {
             self.probes += 1;
@@ -167,8 +246,8 @@ impl<'a> Descent<'a> {
         let mut moved = vec![false; self.vars.len()];
         let mut moves = 0;
         for i in 0..self.vars.len() {
-            let touches = self.ds.touches(self.vars[i].slot);
-            self.gains[i] = self.best_step(self.vars[i], &touches);
+            let touches = self.touches(self.vars[i].slot);
+            self.gains[i] = self.best_step(self.vars[i], touches.as_deref());
             progress(i + 1, self.error());
         }
         let threshold = |sum: f64| sum.abs() * 1e-14;
@@ -177,20 +256,21 @@ impl<'a> Descent<'a> {
             .filter(|&i| self.gains[i].0 > threshold(self.sum))
         {
             let v = self.vars[i];
-            let touches = self.ds.touches(v.slot);
+            let touches = self.touches(v.slot);
+            let touches = touches.as_deref();
             let delta = self.gains[i].1;
             // The stored reduction may be stale: other variables moved since it was probed.
             self.probes += 1;
-            let mut change = self.probe_sum(v.slot, delta, &touches);
+            let mut change = self.probe_sum(v.slot, delta, touches);
             while -change > threshold(self.sum) {
-                self.apply(v.slot, delta, &touches, change);
+                self.apply(v.slot, delta, touches, change);
                 moves += 1;
                 moved[i] = true;
                 progress(self.vars.len(), self.error());
                 self.probes += 1;
-                change = self.probe_sum(v.slot, delta, &touches);
+                change = self.probe_sum(v.slot, delta, touches);
             }
-            self.gains[i] = self.best_step(v, &touches);
+            self.gains[i] = self.best_step(v, touches);
         }
         PassSummary {
             error: self.error(),
@@ -215,7 +295,7 @@ impl<'a> Descent<'a> {
     /// from scratch (drops any drift of the incremental sum).
     pub fn refresh(&mut self) -> f64 {
         retrace_all(self.ds, &self.params);
-        self.sum = crate::error::mean_error(self.ds, self.k) * self.ds.len() as f64;
+        self.reset_errors();
         self.error()
     }
 }
