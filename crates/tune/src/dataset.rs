@@ -164,7 +164,7 @@ impl DatasetBuilder {
             if component == Component::End {
                 continue;
             }
-            if col.entries % BLOCK == 0 {
+            if col.entries.is_multiple_of(BLOCK) {
                 col.blocks
                     .push((col.bytes.len() as u32, self.column_last[slot]));
             }
