@@ -260,3 +260,101 @@ fn bench_eval_reports_rates() {
     assert!(text.contains("evals/s"));
     assert!(text.contains("traces/s"));
 }
+
+/// The first `n` lines of the shipped data set in a temporary file.
+fn sample_epd(dir: &std::path::Path, n: usize) -> PathBuf {
+    let text: String = include_str!("../../../data/train.epd")
+        .lines()
+        .take(n)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let path = dir.join("sample.epd");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn tune_lowers_the_error_and_writes_both_outputs() {
+    let dir = temp_dir("tune");
+    let epd = sample_epd(&dir, 1000);
+    let (json, rust) = (dir.join("tuned.json"), dir.join("tuned.rs"));
+    let text = stdout_of(
+        texel()
+            .args([
+                "tune",
+                "--passes",
+                "1",
+                "--group",
+                "MaterialV",
+                "--group",
+                "KnightV",
+                "--epd",
+            ])
+            .arg(&epd)
+            .arg("--out")
+            .arg(&json)
+            .arg("--rust")
+            .arg(&rust),
+    );
+    let number = |prefix: &str| -> f64 {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("{text}"));
+        let after = line.split("error ").nth(1).unwrap();
+        after.split([',', ' ']).next().unwrap().parse().unwrap()
+    };
+    assert!(number("pass 1:") < number("start:"), "{text}");
+    assert!(text.contains("1000 training positions"));
+    let tuned = texel_eval::Params::load(&json).unwrap();
+    assert_ne!(tuned, texel_eval::Params::default());
+    assert_eq!(
+        std::fs::read_to_string(&rust).unwrap(),
+        texel_eval::params::to_rust(&tuned)
+    );
+    let error = stdout_of(
+        texel()
+            .args(["error", "--k", "0.75", "--epd"])
+            .arg(&epd)
+            .arg("--params")
+            .arg(&json),
+    );
+    assert!(error.contains("K 0.7500  error"), "{error}");
+}
+
+#[test]
+fn tune_refuses_bad_input_with_exit_2() {
+    let dir = temp_dir("tune-bad");
+    let missing = dir.join("missing.epd");
+    let out = texel()
+        .args(["tune", "--epd"])
+        .arg(&missing)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("missing.epd"));
+    let junk = dir.join("junk.epd");
+    std::fs::write(&junk, "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1 [1.0]\nnonsense\n").unwrap();
+    let out = texel()
+        .args(["error", "--epd"])
+        .arg(&junk)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("1 of 2 lines are bad") && err.contains("junk.epd:2"),
+        "{err}"
+    );
+    let out = texel()
+        .args(["tune", "--group", "NoSuchV", "--epd"])
+        .arg(&junk)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("unknown group"));
+}
