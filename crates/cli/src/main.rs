@@ -27,23 +27,24 @@ enum Command {
     /// Measure evaluation and trace speed.
     Bench(bench::BenchArgs),
     /// Tune parameters on labelled positions (coordinate descent on squared W/D/L error).
-    Tune(tune_cmd::TuneArgs),
+    Tune(Box<tune_cmd::TuneArgs>),
     /// Show K and the error of a parameter set on labelled positions.
     Error(tune_cmd::ErrorArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let done = |r: anyhow::Result<()>| r.map(|()| ExitCode::SUCCESS);
     let result = match cli.command {
-        Command::Eval(args) => eval_cmd::run(&args),
-        Command::Params(args) => params_cmd::run_list(&args),
-        Command::Export(args) => params_cmd::run_export(&args),
-        Command::Bench(args) => bench::run(&args),
+        Command::Eval(args) => done(eval_cmd::run(&args)),
+        Command::Params(args) => done(params_cmd::run_list(&args)),
+        Command::Export(args) => done(params_cmd::run_export(&args)),
+        Command::Bench(args) => done(bench::run(&args)),
         Command::Tune(args) => tune_cmd::run_tune(&args),
         Command::Error(args) => tune_cmd::run_error(&args),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(err) => {
             if is_broken_pipe(&err) {
                 return ExitCode::SUCCESS;

@@ -5,14 +5,20 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 use texel_eval::params::{flat_params, to_rust, write_atomically};
 use texel_eval::Params;
 use texel_tune::error::{fit_k, mean_error, samples};
-use texel_tune::{load, select, total_bytes, Dataset, Descent, LoadOptions, Selection};
+use texel_tune::{
+    fresh, load, run, select, total_bytes, Checkpoint, Control, Dataset, Event, LoadOptions,
+    RunEnd, RunOptions, Selection,
+};
 
 /// Options shared by every command that reads labelled positions.
-#[derive(Args)]
+#[derive(Args, Clone)]
 pub struct DataArgs {
     /// Labelled EPD/FEN files (label formats: c9 "1-0"; [1.0]; 1-0; 0.5); repeatable.
     #[arg(long, required = true)]
@@ -56,6 +62,22 @@ pub struct TuneArgs {
     /// Stop after this many passes.
     #[arg(long, default_value_t = 20)]
     passes: usize,
+    /// With --validate: stop when the validation error rose this many passes in a row, and
+    /// keep the parameters that were best on validation.
+    #[arg(long)]
+    patience: Option<usize>,
+    /// Append one JSON line per pass (pass, errors, moves, seconds) to this file.
+    #[arg(long)]
+    log: Option<PathBuf>,
+    /// Checkpoint file (default: OUT.ckpt, or texel-tune.ckpt without --out).
+    #[arg(long)]
+    checkpoint: Option<PathBuf>,
+    /// Seconds between checkpoints (one is also written after every pass and on Ctrl-C).
+    #[arg(long, default_value_t = 300.0)]
+    checkpoint_secs: f64,
+    /// Continue the run saved in this checkpoint (same data; selection and K come from it).
+    #[arg(long)]
+    resume: Option<PathBuf>,
     /// Write the tuned parameters as JSON.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -84,22 +106,20 @@ fn bar(len: u64, template: &str) -> ProgressBar {
     pb
 }
 
-/// Loaded data: training and validation sets, the start parameters and K.
+/// Loaded data: training and validation sets and K.
 struct Loaded {
     train: Dataset,
     validation: Dataset,
-    params: Params,
     k: f64,
 }
 
-fn load_data(args: &DataArgs) -> Result<Loaded> {
+fn load_data(args: &DataArgs, params: Params) -> Result<Loaded> {
     if let Some(n) = args.threads {
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build_global()
             .context("cannot start threads")?;
     }
-    let params = crate::load_params(args.params.as_deref())?;
     if !(0.0..100.0).contains(&args.validate) {
         anyhow::bail!(
             "--validate must be a percentage below 100, not {}",
@@ -137,7 +157,6 @@ fn load_data(args: &DataArgs) -> Result<Loaded> {
     Ok(Loaded {
         train,
         validation,
-        params,
         k,
     })
 }
@@ -154,65 +173,155 @@ fn print_errors(l: &Loaded, label: &str) {
     println!();
 }
 
-pub fn run_error(args: &ErrorArgs) -> Result<()> {
-    let loaded = load_data(&args.data)?;
+pub fn run_error(args: &ErrorArgs) -> Result<ExitCode> {
+    let params = crate::load_params(args.data.params.as_deref())?;
+    let loaded = load_data(&args.data, params)?;
     print_errors(&loaded, "error");
-    Ok(())
+    Ok(ExitCode::SUCCESS)
 }
 
-pub fn run_tune(args: &TuneArgs) -> Result<()> {
-    let selection = Selection {
-        groups: args.group.clone(),
-        terms: args.term.clone(),
-        exclude: args.exclude.clone(),
-        freeze_material: args.freeze_material,
+pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
+    let checkpoint_path = args.checkpoint.clone().unwrap_or_else(|| match &args.out {
+        Some(out) => PathBuf::from(format!("{}.ckpt", out.display())),
+        None => PathBuf::from("texel-tune.ckpt"),
+    });
+    let resumed = args.resume.as_deref().map(Checkpoint::load).transpose()?;
+    let selected = match &resumed {
+        Some(_) => None,
+        None => Some(select(&Selection {
+            groups: args.group.clone(),
+            terms: args.term.clone(),
+            exclude: args.exclude.clone(),
+            freeze_material: args.freeze_material,
+        })?),
     };
-    let vars = select(&selection)?;
-    let mut loaded = load_data(&args.data)?;
+    let mut data = args.data.clone();
+    if let Some(c) = &resumed {
+        data.k = Some(c.k);
+    }
+    let start_params = match &resumed {
+        Some(c) => c.descent.params.clone(),
+        None => crate::load_params(data.params.as_deref())?,
+    };
+    let mut loaded = load_data(&data, start_params.clone())?;
     print_errors(&loaded, "start");
-    let start_params = loaded.params.clone();
-    let k = loaded.k;
-    let count = vars.len();
-    println!("tuning {count} variables");
-    let mut descent = Descent::new(&mut loaded.train, start_params.clone(), k, vars);
-    let started = Instant::now();
-    for pass in 1..=args.passes {
-        let pb = bar(
-            count as u64,
-            "pass {msg} {bar:30} {pos}/{len} variables, {elapsed} elapsed",
-        );
-        pb.set_message(pass.to_string());
-        let summary = descent.pass(&mut |tried, error| {
-            pb.set_position(tried as u64);
-            pb.set_message(format!("{pass}: error {error:.8}"));
-        });
-        pb.finish_and_clear();
-        let error = descent.refresh();
-        let params = descent.params().clone();
-        print!(
-            "pass {pass}: error {error:.8}, {} variables moved ({} moves, {} probes), {:.1}s",
-            summary.changed,
-            summary.moves,
-            summary.probes,
-            started.elapsed().as_secs_f64()
-        );
-        if !loaded.validation.is_empty() {
-            texel_tune::retrace_all(&mut loaded.validation, &params);
-            print!(", validation {:.8}", mean_error(&loaded.validation, k));
+    let start = match (resumed, selected) {
+        (Some(c), _) => {
+            println!(
+                "resuming after {} passes ({} variables)",
+                c.passes,
+                c.vars.len()
+            );
+            c
         }
-        println!();
-        if summary.moves == 0 {
-            break;
+        (None, vars) => {
+            let vars = vars.expect("selected when not resuming");
+            println!("tuning {} variables", vars.len());
+            fresh(&loaded.train, start_params.clone(), loaded.k, vars)
+        }
+    };
+    let vars = start.vars.len() as u64;
+    let options = RunOptions {
+        passes: args.passes,
+        patience: args.patience,
+        log: args.log.clone(),
+        checkpoint: Some(checkpoint_path.clone()),
+        checkpoint_secs: args.checkpoint_secs,
+    };
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let flag = interrupted.clone();
+    ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))
+        .context("cannot catch Ctrl-C")?;
+    let pb = bar(
+        vars,
+        "pass {msg} {bar:30} {pos}/{len} variables, {elapsed} elapsed",
+    );
+    let mut on_event = |event: Event| {
+        match event {
+            Event::Progress {
+                pass,
+                walked,
+                moves,
+                error,
+                ..
+            } => {
+                pb.set_position(walked as u64);
+                pb.set_message(format!("{pass}: error {error:.8}, {moves} moves"));
+            }
+            Event::Pass(r) => {
+                pb.suspend(|| {
+                    print!(
+                        "pass {}: error {:.8}, {} variables moved ({} moves, {} probes), {:.1}s",
+                        r.pass,
+                        r.train_error,
+                        r.summary.changed,
+                        r.summary.moves,
+                        r.summary.probes,
+                        r.seconds
+                    );
+                    if let Some(v) = r.validation_error {
+                        print!(", validation {v:.8}");
+                    }
+                    println!();
+                });
+            }
+            Event::Checkpoint(_) => {}
+        }
+        if interrupted.load(Ordering::SeqCst) {
+            Control::Stop
+        } else {
+            Control::Continue
+        }
+    };
+    let result = run(
+        &mut loaded.train,
+        &mut loaded.validation,
+        start,
+        &options,
+        &mut on_event,
+    )?;
+    pb.finish_and_clear();
+    let tuned = result.params;
+    print_changes(&start_params, &tuned);
+    write_outputs(args, &tuned)?;
+    match result.end {
+        RunEnd::Interrupted => {
+            println!(
+                "interrupted after {} passes; state saved in {} (continue with --resume {})",
+                result.passes,
+                checkpoint_path.display(),
+                checkpoint_path.display()
+            );
+            Ok(ExitCode::from(130))
+        }
+        end => {
+            let why = match end {
+                RunEnd::Converged => "a pass moved nothing",
+                RunEnd::PassLimit => "pass limit reached",
+                _ => "validation error stopped improving (kept the best parameters)",
+            };
+            println!("finished after {} passes: {why}", result.passes);
+            print_errors_after(&mut loaded, &tuned);
+            Ok(ExitCode::SUCCESS)
         }
     }
-    let tuned = descent.params().clone();
-    print_changes(&start_params, &tuned);
+}
+
+/// Error of the final parameters on both sets.
+fn print_errors_after(loaded: &mut Loaded, params: &Params) {
+    texel_tune::retrace_all(&mut loaded.train, params);
+    texel_tune::retrace_all(&mut loaded.validation, params);
+    print_errors(loaded, "end");
+}
+
+/// Writes `--out` and `--rust`.
+fn write_outputs(args: &TuneArgs, tuned: &Params) -> Result<()> {
     if let Some(path) = &args.out {
         tuned.save(path)?;
         println!("wrote {}", path.display());
     }
     if let Some(path) = &args.rust {
-        write_atomically(path, to_rust(&tuned).as_bytes())
+        write_atomically(path, to_rust(tuned).as_bytes())
             .with_context(|| format!("cannot write {}", path.display()))?;
         println!("wrote {}", path.display());
     }

@@ -358,3 +358,43 @@ fn tune_refuses_bad_input_with_exit_2() {
         .unwrap()
         .contains("unknown group"));
 }
+
+#[test]
+fn ctrl_c_saves_a_checkpoint_that_resumes() {
+    let dir = temp_dir("ctrl-c");
+    let epd = sample_epd(&dir, 6000);
+    let out = dir.join("tuned.json");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("texel"))
+        .args(["tune", "--passes", "100", "--epd"])
+        .arg(&epd)
+        .arg("--out")
+        .arg(&out)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let output = child.wait_with_output().unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(130), "{text}");
+    assert!(text.contains("interrupted after"), "{text}");
+    let checkpoint = dir.join("tuned.json.ckpt");
+    assert!(checkpoint.exists() && out.exists());
+    let resumed = stdout_of(
+        texel()
+            .args(["tune", "--passes", "0", "--epd"])
+            .arg(&epd)
+            .arg("--resume")
+            .arg(&checkpoint)
+            .arg("--out")
+            .arg(&out),
+    );
+    assert!(
+        resumed.contains("resuming after 0 passes (529 variables)"),
+        "{resumed}"
+    );
+}

@@ -28,6 +28,45 @@ pub struct Variable {
     pub step: i32,
 }
 
+/// What a hook tells a running pass.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Control {
+    /// Go on.
+    Continue,
+    /// Stop at this safe point (the state can be saved and resumed).
+    Stop,
+}
+
+/// Where a pass is.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Cursor {
+    /// A pass is under way.
+    pub active: bool,
+    /// Variables walked so far.
+    pub walked: usize,
+    /// Moves made so far in this pass.
+    pub moves: u64,
+    /// Which variables moved in this pass.
+    pub moved: Vec<bool>,
+    /// Probe count when the pass began.
+    pub probes_at_start: u64,
+}
+
+/// The full state of a descent, for checkpoints.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DescentState {
+    /// Current parameters.
+    pub params: Params,
+    /// Summed error as tracked incrementally.
+    pub sum: f64,
+    /// Stored reduction and direction per variable.
+    pub gains: Vec<(f64, i32)>,
+    /// Probes made since the start.
+    pub probes: u64,
+    /// Where the current pass is.
+    pub cursor: Cursor,
+}
+
 /// What one pass did.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PassSummary {
@@ -53,6 +92,7 @@ pub struct Descent<'a> {
     /// Squared error of every position under the current parameters.
     errors: Vec<f64>,
     probes: u64,
+    cursor: Cursor,
 }
 
 impl<'a> Descent<'a> {
@@ -68,6 +108,7 @@ impl<'a> Descent<'a> {
             sum: 0.0,
             errors: Vec::new(),
             probes: 0,
+            cursor: Cursor::default(),
         };
         d.reset_errors();
         d
@@ -239,16 +280,28 @@ impl<'a> Descent<'a> {
         best
     }
 
-    /// One full pass (see the module docs). `progress` is told after every variable of the
-    /// walk and every move, with the number of variables tried so far.
-    pub fn pass(&mut self, progress: &mut dyn FnMut(usize, f64)) -> PassSummary {
-        let probes_before = self.probes;
-        let mut moved = vec![false; self.vars.len()];
-        let mut moves = 0;
-        for i in 0..self.vars.len() {
+    /// Runs a pass, or the rest of an interrupted one (see the module docs). `hook` is called
+    /// at every safe point (after each variable of the walk, after each variable's moves);
+    /// when it answers [`Control::Stop`] the pass stops there and returns `None`, and
+    /// [`Descent::state`] holds everything needed to go on exactly where it stopped.
+    pub fn pass(&mut self, hook: &mut dyn FnMut(&Descent) -> Control) -> Option<PassSummary> {
+        if !self.cursor.active {
+            self.cursor = Cursor {
+                active: true,
+                walked: 0,
+                moves: 0,
+                moved: vec![false; self.vars.len()],
+                probes_at_start: self.probes,
+            };
+        }
+        while self.cursor.walked < self.vars.len() {
+            let i = self.cursor.walked;
             let touches = self.touches(self.vars[i].slot);
             self.gains[i] = self.best_step(self.vars[i], touches.as_deref());
-            progress(i + 1, self.error());
+            self.cursor.walked += 1;
+            if hook(self) == Control::Stop {
+                return None;
+            }
         }
         let threshold = |sum: f64| sum.abs() * 1e-14;
         while let Some(i) = self
@@ -264,20 +317,50 @@ impl<'a> Descent<'a> {
             let mut change = self.probe_sum(v.slot, delta, touches);
             while -change > threshold(self.sum) {
                 self.apply(v.slot, delta, touches, change);
-                moves += 1;
-                moved[i] = true;
-                progress(self.vars.len(), self.error());
+                self.cursor.moves += 1;
+                self.cursor.moved[i] = true;
                 self.probes += 1;
                 change = self.probe_sum(v.slot, delta, touches);
             }
             self.gains[i] = self.best_step(v, touches);
+            if hook(self) == Control::Stop {
+                return None;
+            }
         }
-        PassSummary {
+        self.cursor.active = false;
+        Some(PassSummary {
             error: self.error(),
-            moves,
-            changed: moved.iter().filter(|&&m| m).count(),
-            probes: self.probes - probes_before,
+            moves: self.cursor.moves,
+            changed: self.cursor.moved.iter().filter(|&&m| m).count(),
+            probes: self.probes - self.cursor.probes_at_start,
+        })
+    }
+
+    /// How far the current pass is: variables walked and moves made.
+    pub fn progress(&self) -> (usize, u64) {
+        (self.cursor.walked, self.cursor.moves)
+    }
+
+    /// Everything needed to continue exactly from here (see [`Descent::resume`]).
+    pub fn state(&self) -> DescentState {
+        DescentState {
+            params: self.params.clone(),
+            sum: self.sum,
+            gains: self.gains.clone(),
+            probes: self.probes,
+            cursor: self.cursor.clone(),
         }
+    }
+
+    /// A descent that continues from `state`. The dataset must be traced with
+    /// `state.params`; `vars` and `k` must be those of the run that saved the state.
+    pub fn resume(ds: &'a mut Dataset, state: DescentState, k: f64, vars: Vec<Variable>) -> Self {
+        let mut d = Descent::new(ds, state.params, k, vars);
+        d.sum = state.sum;
+        d.gains = state.gains;
+        d.probes = state.probes;
+        d.cursor = state.cursor;
+        d
     }
 
     /// The variable with the largest stored reduction (the first of equals).

@@ -6,10 +6,15 @@ mod dataset;
 mod descent;
 pub mod error;
 mod load;
+mod run;
 mod select;
 mod varint;
 
 pub use dataset::{Dataset, DatasetBuilder};
-pub use descent::{retrace_all, Descent, PassSummary, Variable};
+pub use descent::{retrace_all, Control, Cursor, Descent, DescentState, PassSummary, Variable};
 pub use load::{load, total_bytes, BadLines, LoadError, LoadOptions, LoadReport};
+pub use run::{
+    fresh, run, table_fingerprint, Checkpoint, Event, PassRecord, RunEnd, RunError, RunOptions,
+    RunResult,
+};
 pub use select::{select, Selection, SelectionError};

@@ -4,7 +4,7 @@
 use texel_data::parse_line;
 use texel_eval::{evaluate, Params};
 use texel_tune::error::{fit_k, mean_error, samples, squared_error};
-use texel_tune::{load, select, Dataset, Descent, LoadOptions, Selection};
+use texel_tune::{load, select, Control, Dataset, Descent, LoadOptions, Selection};
 
 /// The first `n` positions of the shipped data set (through a temporary file), their
 /// targets, and the fitted K.
@@ -56,7 +56,7 @@ fn incremental_error_matches_a_full_evaluation_after_many_moves() {
     // Linear and non-linear groups together: mobility curves, scale, passed-pawn formulas.
     let vars = select(&selection(&["KnightV", "PassedV", "ScaleV", "PawnV"])).unwrap();
     let mut descent = Descent::new(&mut ds, Params::default(), k, vars);
-    let summary = descent.pass(&mut |_, _| {});
+    let summary = descent.pass(&mut |_| Control::Continue).unwrap();
     assert!(summary.moves > 20, "only {} moves", summary.moves);
     let incremental = descent.error();
     let params = descent.params().clone();
@@ -85,7 +85,7 @@ fn tuned_values_do_not_depend_on_the_thread_count() {
             let (mut ds, _, k) = dataset(1200, &format!("threads{threads}"));
             let vars = select(&selection(&["BishopV", "KingV", "PassedV"])).unwrap();
             let mut d = Descent::new(&mut ds, Params::default(), k, vars);
-            d.pass(&mut |_, _| {});
+            d.pass(&mut |_| Control::Continue).unwrap();
             (k.to_bits(), d.error().to_bits(), d.params().clone())
         })
     };
@@ -106,11 +106,11 @@ fn passes_keep_lowering_the_error_with_fewer_moves() {
     })
     .unwrap();
     let mut d = Descent::new(&mut ds, Params::default(), k, vars);
-    let first = d.pass(&mut |_, _| {});
+    let first = d.pass(&mut |_| Control::Continue).unwrap();
     assert!(first.error < before);
     let mut last = first.clone();
     for _ in 0..5 {
-        let next = d.pass(&mut |_, _| {});
+        let next = d.pass(&mut |_| Control::Continue).unwrap();
         assert!(next.error <= last.error);
         last = next;
     }
