@@ -364,7 +364,7 @@ fn ctrl_c_saves_a_checkpoint_that_resumes() {
     let dir = temp_dir("ctrl-c");
     let epd = sample_epd(&dir, 6000);
     let out = dir.join("tuned.json");
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("texel"))
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("texel"))
         .args(["tune", "--passes", "100", "--epd"])
         .arg(&epd)
         .arg("--out")
