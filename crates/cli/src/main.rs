@@ -1,6 +1,8 @@
 //! `texel`: Texel-style tuning of a hand-crafted chess evaluation.
 
 mod bench;
+mod compare_cmd;
+mod config;
 mod eval_cmd;
 mod params_cmd;
 mod tune_cmd;
@@ -30,6 +32,8 @@ enum Command {
     Tune(Box<tune_cmd::TuneArgs>),
     /// Show K and the error of a parameter set on labelled positions.
     Error(tune_cmd::ErrorArgs),
+    /// Judge terms by the error drop they bring (or the rise when they are zeroed).
+    Compare(compare_cmd::CompareArgs),
 }
 
 fn main() -> ExitCode {
@@ -42,6 +46,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => done(bench::run(&args)),
         Command::Tune(args) => tune_cmd::run_tune(&args),
         Command::Error(args) => tune_cmd::run_error(&args),
+        Command::Compare(args) => compare_cmd::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -21,69 +21,73 @@ use texel_tune::{
 #[derive(Args, Clone)]
 pub struct DataArgs {
     /// Labelled EPD/FEN files (label formats: c9 "1-0"; [1.0]; 1-0; 0.5); repeatable.
-    #[arg(long, required = true)]
-    epd: Vec<PathBuf>,
+    #[arg(long)]
+    pub epd: Vec<PathBuf>,
     /// The labels score the side to move instead of white.
     #[arg(long)]
-    stm_labels: bool,
+    pub stm_labels: bool,
     /// Go on when more than 1% of the lines are bad.
     #[arg(long)]
-    allow_bad: bool,
+    pub allow_bad: bool,
     /// Hold out this percentage of positions for validation (deterministic split).
-    #[arg(long, value_name = "PERCENT", default_value_t = 0.0)]
-    validate: f64,
+    #[arg(long, value_name = "PERCENT")]
+    pub validate: Option<f64>,
     /// Starting parameter file (JSON); the table's defaults when absent.
     #[arg(long)]
-    params: Option<PathBuf>,
+    pub params: Option<PathBuf>,
     /// Fix K instead of fitting it.
     #[arg(long)]
-    k: Option<f64>,
+    pub k: Option<f64>,
     /// Worker threads (default: all cores).
     #[arg(long)]
-    threads: Option<usize>,
+    pub threads: Option<usize>,
 }
 
-#[derive(Args)]
+#[derive(Args, Clone)]
 pub struct TuneArgs {
     #[command(flatten)]
-    data: DataArgs,
+    pub data: DataArgs,
     /// Tune only this group (repeatable).
     #[arg(long)]
-    group: Vec<String>,
+    pub group: Vec<String>,
     /// Tune only this term (repeatable).
     #[arg(long = "param")]
-    term: Vec<String>,
+    pub term: Vec<String>,
     /// Never tune this term (repeatable).
     #[arg(long)]
-    exclude: Vec<String>,
+    pub exclude: Vec<String>,
     /// Keep the piece values fixed.
     #[arg(long)]
-    freeze_material: bool,
-    /// Stop after this many passes.
-    #[arg(long, default_value_t = 20)]
-    passes: usize,
+    pub freeze_material: bool,
+    /// Settings from a JSON file (configs/*.json); flags given here override it.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Stop after this many passes [default: 20].
+    #[arg(long)]
+    pub passes: Option<usize>,
     /// With --validate: stop when the validation error rose this many passes in a row, and
     /// keep the parameters that were best on validation.
     #[arg(long)]
-    patience: Option<usize>,
+    pub patience: Option<usize>,
     /// Append one JSON line per pass (pass, errors, moves, seconds) to this file.
     #[arg(long)]
-    log: Option<PathBuf>,
+    pub log: Option<PathBuf>,
     /// Checkpoint file (default: OUT.ckpt, or texel-tune.ckpt without --out).
     #[arg(long)]
-    checkpoint: Option<PathBuf>,
-    /// Seconds between checkpoints (one is also written after every pass and on Ctrl-C).
-    #[arg(long, default_value_t = 300.0)]
-    checkpoint_secs: f64,
+    pub checkpoint: Option<PathBuf>,
+    /// Seconds between checkpoints; one is also written after every pass and on Ctrl-C
+    /// [default: 300].
+    #[arg(long)]
+    pub checkpoint_secs: Option<f64>,
     /// Continue the run saved in this checkpoint (same data; selection and K come from it).
     #[arg(long)]
-    resume: Option<PathBuf>,
+    pub resume: Option<PathBuf>,
     /// Write the tuned parameters as JSON.
     #[arg(long)]
-    out: Option<PathBuf>,
+    pub out: Option<PathBuf>,
     /// Write the tuned table as Rust source.
     #[arg(long)]
-    rust: Option<PathBuf>,
+    pub rust: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -107,28 +111,32 @@ fn bar(len: u64, template: &str) -> ProgressBar {
 }
 
 /// Loaded data: training and validation sets and K.
-struct Loaded {
-    train: Dataset,
-    validation: Dataset,
-    k: f64,
+pub struct Loaded {
+    /// Training positions.
+    pub train: Dataset,
+    /// Held-out positions (empty without --validate).
+    pub validation: Dataset,
+    /// K, fitted or given.
+    pub k: f64,
 }
 
-fn load_data(args: &DataArgs, params: Params) -> Result<Loaded> {
+pub fn load_data(args: &DataArgs, params: Params) -> Result<Loaded> {
     if let Some(n) = args.threads {
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build_global()
             .context("cannot start threads")?;
     }
-    if !(0.0..100.0).contains(&args.validate) {
-        anyhow::bail!(
-            "--validate must be a percentage below 100, not {}",
-            args.validate
-        );
+    if args.epd.is_empty() {
+        anyhow::bail!("no labelled positions: give --epd FILE (or \"epd\" in --config)");
+    }
+    let validate = args.validate.unwrap_or(0.0);
+    if !(0.0..100.0).contains(&validate) {
+        anyhow::bail!("--validate must be a percentage below 100, not {validate}");
     }
     let options = LoadOptions {
         stm_labels: args.stm_labels,
-        validation_per_mille: (args.validate * 10.0).round() as u32,
+        validation_per_mille: (validate * 10.0).round() as u32,
         allow_bad: args.allow_bad,
     };
     let pb = bar(
@@ -181,6 +189,12 @@ pub fn run_error(args: &ErrorArgs) -> Result<ExitCode> {
 }
 
 pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
+    let mut args = args.clone();
+    let steps = match args.config.clone() {
+        Some(path) => crate::config::apply(&path, &mut args)?,
+        None => Default::default(),
+    };
+    let args = &args;
     let checkpoint_path = args.checkpoint.clone().unwrap_or_else(|| match &args.out {
         Some(out) => PathBuf::from(format!("{}.ckpt", out.display())),
         None => PathBuf::from("texel-tune.ckpt"),
@@ -188,12 +202,15 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
     let resumed = args.resume.as_deref().map(Checkpoint::load).transpose()?;
     let selected = match &resumed {
         Some(_) => None,
-        None => Some(select(&Selection {
-            groups: args.group.clone(),
-            terms: args.term.clone(),
-            exclude: args.exclude.clone(),
-            freeze_material: args.freeze_material,
-        })?),
+        None => Some(
+            select(&Selection {
+                groups: args.group.clone(),
+                terms: args.term.clone(),
+                exclude: args.exclude.clone(),
+                freeze_material: args.freeze_material,
+            })
+            .map(|vars| crate::config::with_steps(vars, &steps))??,
+        ),
     };
     let mut data = args.data.clone();
     if let Some(c) = &resumed {
@@ -222,20 +239,19 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
     };
     let vars = start.vars.len() as u64;
     let options = RunOptions {
-        passes: args.passes,
+        passes: args.passes.unwrap_or(20),
         patience: args.patience,
         log: args.log.clone(),
         checkpoint: Some(checkpoint_path.clone()),
-        checkpoint_secs: args.checkpoint_secs,
+        checkpoint_secs: args.checkpoint_secs.unwrap_or(300.0),
     };
     let interrupted = Arc::new(AtomicBool::new(false));
     let flag = interrupted.clone();
     ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))
         .context("cannot catch Ctrl-C")?;
-    let pb = bar(
-        vars,
-        "pass {msg} {bar:30} {pos}/{len} variables, {elapsed} elapsed",
-    );
+    let start_error = mean_error(&loaded.train, loaded.k);
+    let template = "pass {msg} {bar:30} {pos}/{len} variables walked, {elapsed} elapsed, eta {eta}";
+    let pb = bar(vars, template);
     let mut on_event = |event: Event| {
         match event {
             Event::Progress {
@@ -246,7 +262,10 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
                 ..
             } => {
                 pb.set_position(walked as u64);
-                pb.set_message(format!("{pass}: error {error:.8}, {moves} moves"));
+                let drop = start_error - error;
+                pb.set_message(format!(
+                    "{pass}: error {error:.8} (down {drop:.2e}), {moves} moves"
+                ));
             }
             Event::Pass(r) => {
                 pb.suspend(|| {

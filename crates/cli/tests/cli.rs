@@ -398,3 +398,101 @@ fn ctrl_c_saves_a_checkpoint_that_resumes() {
         "{resumed}"
     );
 }
+
+#[test]
+fn compare_reports_the_drop_a_term_brings() {
+    let dir = temp_dir("compare");
+    let epd = sample_epd(&dir, 3000);
+    let text = stdout_of(
+        texel()
+            .args([
+                "compare",
+                "--passes",
+                "2",
+                "--term",
+                "BISHOP_PAIR",
+                "--without",
+                "PAWN_DOUBLED",
+                "--epd",
+            ])
+            .arg(&epd),
+    );
+    let row = |name: &str| -> Vec<f64> {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("{text}"));
+        line.split_whitespace()
+            .skip(2)
+            .map(|x| x.parse().unwrap())
+            .collect()
+    };
+    let pair = row("BISHOP_PAIR");
+    assert_eq!(pair.len(), 4);
+    let (at_zero, held, free, drop) = (pair[0], pair[1], pair[2], pair[3]);
+    assert!(held <= at_zero && free <= held, "{text}");
+    assert!((drop - (held - free)).abs() < 2e-8);
+    assert_eq!(row("PAWN_DOUBLED").len(), 4);
+    let out = texel()
+        .args(["compare", "--term", "NOPE", "--epd"])
+        .arg(&epd)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("unknown term \"NOPE\""));
+}
+
+#[test]
+fn a_config_file_sets_what_flags_leave_open() {
+    let dir = temp_dir("config");
+    let epd = sample_epd(&dir, 800);
+    let config = dir.join("run.json");
+    let json = serde_json::json!({
+        "epd": [epd], "passes": 1, "groups": ["KingV"], "steps": {"KS_ATTACK_SUB": 6},
+        "out": dir.join("from-config.json"), "log": dir.join("log.jsonl"),
+    });
+    std::fs::write(&config, json.to_string()).unwrap();
+    let text = stdout_of(
+        texel()
+            .args(["tune", "--config"])
+            .arg(&config)
+            .args(["--group", "KnightV"]),
+    );
+    assert!(
+        text.contains("tuning 24 variables"),
+        "the flag's group wins: {text}"
+    );
+    assert!(dir.join("from-config.json").exists() && dir.join("log.jsonl").exists());
+    std::fs::write(&config, r#"{"epd": ["x.epd"], "pases": 3}"#).unwrap();
+    let out = texel()
+        .args(["tune", "--config"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("unknown field `pases`"));
+    std::fs::write(&config, r#"{"epd": ["x.epd"], "steps": {"NOPE": 2}}"#).unwrap();
+    let out = texel()
+        .args(["tune", "--config"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("step for unknown term \"NOPE\""));
+}
+
+#[test]
+fn the_shipped_configs_parse() {
+    for name in ["quick", "full"] {
+        let path =
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../../configs/{name}.json"));
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        assert!(v["epd"].is_array(), "{name}");
+    }
+}

@@ -1,0 +1,96 @@
+//! Tuning configurations (`configs/*.json`): every setting of `texel tune` in one file;
+//! flags given on the command line win.
+
+use crate::tune_cmd::TuneArgs;
+use anyhow::{Context, Result};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use texel_eval::TermId;
+use texel_tune::Variable;
+
+/// The file's fields; all optional. Relative paths are taken from the working directory.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TuneConfig {
+    epd: Option<Vec<PathBuf>>,
+    stm_labels: Option<bool>,
+    allow_bad: Option<bool>,
+    validate: Option<f64>,
+    params: Option<PathBuf>,
+    k: Option<f64>,
+    threads: Option<usize>,
+    groups: Option<Vec<String>>,
+    terms: Option<Vec<String>>,
+    exclude: Option<Vec<String>>,
+    freeze_material: Option<bool>,
+    steps: Option<BTreeMap<String, i32>>,
+    passes: Option<usize>,
+    patience: Option<usize>,
+    log: Option<PathBuf>,
+    checkpoint: Option<PathBuf>,
+    checkpoint_secs: Option<f64>,
+    out: Option<PathBuf>,
+    rust: Option<PathBuf>,
+}
+
+/// Fills every setting `args` leaves open from the config file at `path`; returns the
+/// per-term step overrides.
+///
+/// # Errors
+/// An unreadable file, invalid JSON or an unknown field.
+pub fn apply(path: &Path, args: &mut TuneArgs) -> Result<BTreeMap<String, i32>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read config {}", path.display()))?;
+    let c: TuneConfig = serde_json::from_str(&text)
+        .with_context(|| format!("config {} is not valid", path.display()))?;
+    fn fill<T>(flag: &mut Option<T>, value: Option<T>) {
+        if flag.is_none() {
+            *flag = value;
+        }
+    }
+    fn fill_list<T>(flag: &mut Vec<T>, value: Option<Vec<T>>) {
+        if flag.is_empty() {
+            *flag = value.unwrap_or_default();
+        }
+    }
+    let d = &mut args.data;
+    fill_list(&mut d.epd, c.epd);
+    d.stm_labels |= c.stm_labels.unwrap_or(false);
+    d.allow_bad |= c.allow_bad.unwrap_or(false);
+    fill(&mut d.validate, c.validate);
+    fill(&mut d.params, c.params);
+    fill(&mut d.k, c.k);
+    fill(&mut d.threads, c.threads);
+    fill_list(&mut args.group, c.groups);
+    fill_list(&mut args.term, c.terms);
+    fill_list(&mut args.exclude, c.exclude);
+    args.freeze_material |= c.freeze_material.unwrap_or(false);
+    fill(&mut args.passes, c.passes);
+    fill(&mut args.patience, c.patience);
+    fill(&mut args.log, c.log);
+    fill(&mut args.checkpoint, c.checkpoint);
+    fill(&mut args.checkpoint_secs, c.checkpoint_secs);
+    fill(&mut args.out, c.out);
+    fill(&mut args.rust, c.rust);
+    Ok(c.steps.unwrap_or_default())
+}
+
+/// The variables with the steps of `steps` (term name to step) instead of the table's.
+///
+/// # Errors
+/// A step for a term the table does not have, or a step below 1.
+pub fn with_steps(mut vars: Vec<Variable>, steps: &BTreeMap<String, i32>) -> Result<Vec<Variable>> {
+    for (name, &step) in steps {
+        let term = TermId::by_name(name)
+            .with_context(|| format!("config: step for unknown term {name:?}"))?;
+        anyhow::ensure!(step >= 1, "config: step {step} for {name} is below 1");
+        for v in vars
+            .iter_mut()
+            .filter(|v| term.info().flat_range().contains(&v.slot))
+        {
+            v.step = step;
+        }
+    }
+    Ok(vars)
+}
