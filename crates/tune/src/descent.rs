@@ -11,7 +11,7 @@
 //! depend on the number of threads.
 
 use crate::dataset::{Dataset, Touch};
-use crate::error::{squared_error, CHUNK};
+use crate::error::{SigmoidTable, CHUNK};
 
 /// Touched positions per parallel chunk of a probe: small, because a probe that evaluates
 /// positions again costs about a microsecond per position.
@@ -84,7 +84,7 @@ pub struct PassSummary {
 pub struct Descent<'a> {
     ds: &'a mut Dataset,
     params: Params,
-    k: f64,
+    sigmoid: SigmoidTable,
     vars: Vec<Variable>,
     /// Stored reduction and direction per variable.
     gains: Vec<(f64, i32)>,
@@ -102,7 +102,7 @@ impl<'a> Descent<'a> {
         let mut d = Descent {
             ds,
             params,
-            k,
+            sigmoid: SigmoidTable::new(k),
             vars,
             gains,
             sum: 0.0,
@@ -137,7 +137,7 @@ impl<'a> Descent<'a> {
     /// Change of the summed error if a parameter no formula reads moved by `delta`: the
     /// column's blocks are decoded in parallel, summed per block in order.
     fn probe_linear(&self, slot: usize, delta: i32) -> f64 {
-        let (ds, k, errors) = (&*self.ds, self.k, &self.errors);
+        let (ds, k, errors) = (&*self.ds, &self.sigmoid, &self.errors);
         let blocks: Vec<f64> = (0..ds.blocks(slot))
             .into_par_iter()
             .map(|b| {
@@ -145,7 +145,7 @@ impl<'a> Descent<'a> {
                 ds.for_block(slot, b, |pos, mid, end| {
                     let i = pos as usize;
                     let new = ds.eval_with(i, [mid * delta, end * delta]);
-                    sum += squared_error(k, new, ds.target(i)) - errors[i];
+                    sum += k.squared_error(new, ds.target(i)) - errors[i];
                 });
                 sum
             })
@@ -172,7 +172,7 @@ impl<'a> Descent<'a> {
             p.set_flat(slot, p.flat()[slot] + delta);
             trial = Some(p);
         }
-        let (ds, k, errors) = (&*self.ds, self.k, &self.errors);
+        let (ds, k, errors) = (&*self.ds, &self.sigmoid, &self.errors);
         let chunks: Vec<f64> = touches
             .par_chunks(PROBE_CHUNK)
             .map(|chunk| {
@@ -185,7 +185,7 @@ impl<'a> Descent<'a> {
                         } else {
                             ds.eval_with(i, [t.mid * delta, t.end * delta])
                         };
-                        squared_error(k, new, ds.target(i)) - errors[i]
+                        k.squared_error(new, ds.target(i)) - errors[i]
                     })
                     .sum::<f64>()
             })
@@ -220,7 +220,9 @@ impl<'a> Descent<'a> {
         for (pos, d) in moved {
             let i = pos as usize;
             self.ds.shift_linear(i, d);
-            self.errors[i] = squared_error(self.k, self.ds.eval(i), self.ds.target(i));
+            self.errors[i] = self
+                .sigmoid
+                .squared_error(self.ds.eval(i), self.ds.target(i));
         }
     }
 
@@ -243,19 +245,21 @@ impl<'a> Descent<'a> {
         for (p, t) in traces {
             let i = p as usize;
             self.ds.store(i, &t, &self.params);
-            self.errors[i] = squared_error(self.k, self.ds.eval(i), self.ds.target(i));
+            self.errors[i] = self
+                .sigmoid
+                .squared_error(self.ds.eval(i), self.ds.target(i));
         }
     }
 
     /// Recomputes every position's error and the total from the cached sums.
     fn reset_errors(&mut self) {
-        let (ds, k) = (&*self.ds, self.k);
+        let (ds, k) = (&*self.ds, &self.sigmoid);
         let n = ds.len();
         self.errors = (0..n.div_ceil(CHUNK))
             .into_par_iter()
             .flat_map_iter(|c| {
                 (c * CHUNK..((c + 1) * CHUNK).min(n))
-                    .map(move |i| squared_error(k, ds.eval(i), ds.target(i)))
+                    .map(move |i| k.squared_error(ds.eval(i), ds.target(i)))
             })
             .collect();
         self.sum = crate::error::chunked_sum(n, |i| self.errors[i]);

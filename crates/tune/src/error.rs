@@ -20,6 +20,42 @@ pub fn squared_error(k: f64, q: i32, target: f64) -> f64 {
     d * d
 }
 
+/// `σ(K·q)` tabulated for the evaluations that occur (|q| ≤ 8192 centipawns), so a probe
+/// costs a table look-up instead of an exponential. Values are those of [`sigmoid`].
+#[derive(Clone, Debug)]
+pub struct SigmoidTable {
+    k: f64,
+    values: Vec<f64>,
+}
+
+impl SigmoidTable {
+    const RANGE: i32 = 8192;
+
+    /// The table for `k`.
+    pub fn new(k: f64) -> SigmoidTable {
+        let values = (-Self::RANGE..=Self::RANGE)
+            .map(|q| sigmoid(k, q))
+            .collect();
+        SigmoidTable { k, values }
+    }
+
+    /// `σ(K·q)`.
+    #[inline]
+    pub fn get(&self, q: i32) -> f64 {
+        match self.values.get((q + Self::RANGE) as usize) {
+            Some(&v) if q >= -Self::RANGE => v,
+            _ => sigmoid(self.k, q),
+        }
+    }
+
+    /// The squared error of one position.
+    #[inline]
+    pub fn squared_error(&self, q: i32, target: f64) -> f64 {
+        let d = target - self.get(q);
+        d * d
+    }
+}
+
 /// `Σ f(i)` for `i` in `0..n`, summed per [`CHUNK`] and then in chunk order.
 pub fn chunked_sum(n: usize, f: impl Fn(usize) -> f64 + Sync) -> f64 {
     let chunks: Vec<f64> = (0..n.div_ceil(CHUNK))
@@ -95,6 +131,14 @@ mod tests {
         let b = four.install(|| chunked_sum(n, f));
         assert_eq!(a.to_bits(), b.to_bits());
         assert_eq!(chunked_sum(0, f), 0.0);
+    }
+
+    #[test]
+    fn the_table_gives_the_sigmoid_everywhere() {
+        let t = SigmoidTable::new(0.9);
+        for q in [-20000, -8193, -8192, -1, 0, 1, 777, 8192, 8193, 20000] {
+            assert_eq!(t.get(q).to_bits(), sigmoid(0.9, q).to_bits(), "{q}");
+        }
     }
 
     #[test]
