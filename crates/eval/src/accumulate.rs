@@ -1,5 +1,6 @@
 //! Accumulators: what the one evaluation code path does with each term it finds.
 
+use crate::curve::{slot_count, Curve};
 use crate::params::{IParam, Params, SParam, TermId};
 use crate::score::{taper, FULL_SCALE};
 use crate::table::{FLAT_LEN, TERM_COUNT};
@@ -26,6 +27,10 @@ pub trait Accumulator {
     fn read_int(&mut self, p: IParam) -> i32;
     /// Adds the result of a non-linear formula for `color`, shown under `term`.
     fn add_formula(&mut self, color: Color, term: TermId, value: S);
+    /// Adds `count ×` the value of `curve` at `index` for `color`.
+    fn add_curve(&mut self, color: Color, curve: Curve, index: usize, count: i32);
+    /// Reads the value of `curve` at `index` for a non-linear formula.
+    fn curve(&mut self, curve: Curve, index: usize) -> S;
     /// The evaluation ends: the phase and the endgame scale.
     fn finish(&mut self, phase: i32, scale: i32);
 }
@@ -90,6 +95,14 @@ impl Accumulator for Evaluator<'_> {
     fn add_formula(&mut self, color: Color, _term: TermId, value: S) {
         self.sum += value * sign(color);
     }
+    #[inline]
+    fn add_curve(&mut self, color: Color, curve: Curve, index: usize, count: i32) {
+        self.sum += curve.value(self.params, index) * (count * sign(color));
+    }
+    #[inline]
+    fn curve(&mut self, curve: Curve, index: usize) -> S {
+        curve.value(self.params, index)
+    }
     fn finish(&mut self, phase: i32, scale: i32) {
         self.phase = phase;
         self.scale = scale;
@@ -108,15 +121,27 @@ pub struct Coef {
     pub end: i32,
 }
 
+/// A white-minus-black count of one curve value.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct CurveCoef {
+    /// Derived slot: [`Curve::first_slot`] + index.
+    pub slot: u16,
+    /// How many times the value is added.
+    pub count: i32,
+}
+
 /// Everything the tuner needs to recompute an evaluation without the position.
 ///
-/// `score = taper(Σ coef × value + formulas, phase, scale)` holds exactly for the
+/// `score = taper(Σ coef × value + Σ count × curve + formulas, phase, scale)` holds exactly for the
 /// parameters that were traced; when a parameter listed in `formula_reads` changes, the
 /// formulas (and possibly the scale) must be evaluated again.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Trace {
     /// Non-zero linear coefficients, sorted by flat index.
     pub coefs: Vec<Coef>,
+    /// Non-zero white-minus-black counts of curve values, sorted by derived slot
+    /// ([`Curve::first_slot`] + index).
+    pub curves: Vec<CurveCoef>,
     /// White-minus-black sum of the non-linear formulas.
     pub formulas: S,
     /// Flat indices read by non-linear formulas, sorted.
@@ -137,13 +162,18 @@ impl Trace {
         })
     }
 
+    /// `Σ count × curve value` for `params`.
+    pub fn curve_sum(&self, params: &Params) -> S {
+        self.curves.iter().fold(S::ZERO, |acc, c| {
+            let (curve, index) = crate::curve::slot_curve(usize::from(c.slot));
+            acc + curve.value(params, index) * c.count
+        })
+    }
+
     /// The score the trace reproduces for `params` (exact when no formula input changed).
     pub fn score(&self, params: &Params) -> i32 {
-        taper(
-            self.linear_sum(params) + self.formulas,
-            self.phase,
-            self.scale,
-        )
+        let sum = self.linear_sum(params) + self.curve_sum(params) + self.formulas;
+        taper(sum, self.phase, self.scale)
     }
 }
 
@@ -188,6 +218,8 @@ pub struct Tracer<'a> {
     end: Box<[i32; FLAT_LEN]>,
     touched: SlotSet,
     reads: SlotSet,
+    curve_counts: Vec<i32>,
+    curves_touched: Vec<u16>,
     formulas: S,
     phase: i32,
     scale: i32,
@@ -202,6 +234,8 @@ impl<'a> Tracer<'a> {
             end: Box::new([0; FLAT_LEN]),
             touched: SlotSet([0; WORDS]),
             reads: SlotSet([0; WORDS]),
+            curve_counts: vec![0; slot_count()],
+            curves_touched: Vec::with_capacity(16),
             formulas: S::ZERO,
             phase: 0,
             scale: FULL_SCALE,
@@ -227,9 +261,20 @@ impl<'a> Tracer<'a> {
         self.touched.clear();
         let formula_reads = self.reads.iter().map(|i| i as u16).collect();
         self.reads.clear();
+        self.curves_touched.sort_unstable();
+        self.curves_touched.dedup();
+        let mut curves = Vec::with_capacity(self.curves_touched.len());
+        for &slot in &self.curves_touched {
+            let count = std::mem::take(&mut self.curve_counts[usize::from(slot)]);
+            if count != 0 {
+                curves.push(CurveCoef { slot, count });
+            }
+        }
+        self.curves_touched.clear();
         let formulas = std::mem::take(&mut self.formulas);
         Trace {
             coefs,
+            curves,
             formulas,
             formula_reads,
             phase: self.phase,
@@ -269,6 +314,19 @@ impl Accumulator for Tracer<'_> {
     }
     fn add_formula(&mut self, color: Color, _term: TermId, value: S) {
         self.formulas += value * sign(color);
+    }
+    fn add_curve(&mut self, color: Color, curve: Curve, index: usize, count: i32) {
+        let slot = curve.first_slot() + index;
+        self.curve_counts[slot] += count * sign(color);
+        self.curves_touched.push(slot as u16);
+    }
+    fn curve(&mut self, curve: Curve, index: usize) -> S {
+        let (params, reads) = (self.params, &mut self.reads);
+        curve.value_with(index, |p| {
+            reads.insert(p.flat_index());
+            reads.insert(p.flat_index() + 1);
+            params.get(p)
+        })
     }
     fn finish(&mut self, phase: i32, scale: i32) {
         self.phase = phase;
@@ -374,6 +432,13 @@ impl Accumulator for Breakdown<'_> {
     }
     fn add_formula(&mut self, color: Color, term: TermId, value: S) {
         self.record(color, term, value, value != S::ZERO);
+    }
+    fn add_curve(&mut self, color: Color, curve: Curve, index: usize, count: i32) {
+        let value = curve.value(self.params, index) * count;
+        self.record(color, curve.label(), value, value != S::ZERO);
+    }
+    fn curve(&mut self, curve: Curve, index: usize) -> S {
+        curve.value(self.params, index)
     }
     fn finish(&mut self, phase: i32, scale: i32) {
         self.phase = phase;

@@ -13,12 +13,14 @@
 //! ```
 
 mod accumulate;
+pub mod curve;
 mod eval;
 pub mod params;
 mod score;
 pub mod table;
 
-pub use accumulate::{Accumulator, Breakdown, Coef, Evaluator, Trace, Tracer};
+pub use accumulate::{Accumulator, Breakdown, Coef, CurveCoef, Evaluator, Trace, Tracer};
+pub use curve::Curve;
 pub use eval::evaluate_with;
 pub use params::{Params, TermId};
 pub use score::{phase, taper, FULL_SCALE, MAX_PHASE, S};

@@ -4,7 +4,7 @@
 use shakmaty::Color;
 use std::collections::HashMap;
 use texel_eval::params::{IParam, SParam};
-use texel_eval::{evaluate_with, parse_fen, Accumulator, Evaluator, Params, TermId, S};
+use texel_eval::{evaluate_with, parse_fen, Accumulator, Curve, Evaluator, Params, TermId, S};
 
 /// Counts per (flat slot, side), forwarding everything to an [`Evaluator`] for the sum.
 struct Counter<'a> {
@@ -39,6 +39,12 @@ impl Accumulator for Counter<'_> {
     }
     fn add_formula(&mut self, color: Color, term: TermId, value: S) {
         self.inner.add_formula(color, term, value);
+    }
+    fn add_curve(&mut self, color: Color, curve: Curve, index: usize, count: i32) {
+        self.inner.add_curve(color, curve, index, count);
+    }
+    fn curve(&mut self, curve: Curve, index: usize) -> S {
+        self.inner.curve(curve, index)
     }
     fn finish(&mut self, phase: i32, scale: i32) {
         self.scale = scale;

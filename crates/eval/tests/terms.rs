@@ -3,7 +3,8 @@
 use texel_eval::{parse_fen, trace, Breakdown, Params, TermId};
 
 /// Whether `term` (or one element of it) takes part in the evaluation of `fen`: a non-zero
-/// linear coefficient, a read by a formula, or a non-zero contribution.
+/// linear coefficient, a curve value that reads it, a read by a formula, or a non-zero
+/// contribution.
 fn active(fen: &str, term: TermId, element: Option<usize>) -> bool {
     let params = Params::default();
     let pos = parse_fen(fen).unwrap_or_else(|e| panic!("{e}"));
@@ -14,10 +15,17 @@ fn active(fen: &str, term: TermId, element: Option<usize>) -> bool {
         None => info.flat_range(),
     };
     let t = trace(&pos, &params);
-    let traced = t
-        .coefs
-        .iter()
-        .any(|c| range.contains(&usize::from(c.index)))
+    let in_curve = t.curves.iter().any(|c| {
+        let (curve, index) = texel_eval::curve::slot_curve(usize::from(c.slot));
+        let inputs = curve.inputs(index);
+        inputs
+            .iter()
+            .any(|p| range.contains(&p.flat_index()) || range.contains(&(p.flat_index() + 1)))
+    });
+    let traced = in_curve
+        || t.coefs
+            .iter()
+            .any(|c| range.contains(&usize::from(c.index)))
         || t.formula_reads
             .iter()
             .any(|&i| range.contains(&usize::from(i)));

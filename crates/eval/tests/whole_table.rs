@@ -42,7 +42,11 @@ fn traces_reproduce_the_evaluation_exactly() {
         let t = trace(&pos, &params);
         let score = evaluate(&pos, &params);
         assert_eq!(
-            taper(t.linear_sum(&params) + t.formulas, t.phase, t.scale),
+            taper(
+                t.linear_sum(&params) + t.curve_sum(&params) + t.formulas,
+                t.phase,
+                t.scale
+            ),
             score
         );
         assert_eq!(t.score(&params), score);

@@ -9,10 +9,28 @@
 use crate::varint;
 use shakmaty::packed::PackedSetup;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, FromSetup, Position};
+use std::sync::LazyLock;
 use texel_data::Outcome;
+use texel_eval::curve::{slot_count, slot_curve};
 use texel_eval::params::{flat_params, Component};
 use texel_eval::table::{FLAT_LEN, TERM_COUNT};
 use texel_eval::{taper, Params, TermId, Trace, S};
+
+/// For every flat parameter slot, the curve slots whose values read it.
+static CURVE_DEPENDENTS: LazyLock<Vec<Vec<usize>>> = LazyLock::new(|| {
+    let mut deps = vec![Vec::new(); FLAT_LEN];
+    for d in 0..slot_count() {
+        let (curve, index) = slot_curve(d);
+        for p in curve.inputs(index) {
+            for slot in [p.flat_index(), p.flat_index() + 1] {
+                if deps[slot].last() != Some(&d) {
+                    deps[slot].push(d);
+                }
+            }
+        }
+    }
+    deps
+});
 
 /// Which positions a formula reads a term in.
 #[derive(Clone, Debug)]
@@ -25,14 +43,14 @@ enum Reads {
     All,
 }
 
-/// The positions a parameter change touches.
+/// A position a parameter change touches.
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct Touch {
     /// Position index.
     pub pos: u32,
-    /// Change of the middlegame sum per unit of the parameter.
+    /// Change of the middlegame sum.
     pub mid: i32,
-    /// Change of the endgame sum per unit of the parameter.
+    /// Change of the endgame sum.
     pub end: i32,
     /// A formula reads the parameter here: the position must be evaluated again.
     pub full: bool,
@@ -98,6 +116,8 @@ pub struct Dataset {
     packed: Vec<u8>,
     offsets: Vec<u32>,
     columns: Vec<Column>,
+    /// Counts of curve values, one column per curve slot (coefficient only).
+    curve_columns: Vec<Column>,
     reads: Vec<Reads>,
 }
 
@@ -114,6 +134,7 @@ impl std::fmt::Debug for Dataset {
 pub struct DatasetBuilder {
     ds: Dataset,
     column_last: Vec<u32>,
+    curve_last: Vec<u32>,
     read_last: Vec<u32>,
 }
 
@@ -125,9 +146,11 @@ impl Default for DatasetBuilder {
                 packed: Vec::new(),
                 offsets: vec![0],
                 columns: vec![Column::default(); FLAT_LEN],
+                curve_columns: vec![Column::default(); slot_count()],
                 reads: vec![Reads::None; TERM_COUNT],
             },
             column_last: vec![0; FLAT_LEN],
+            curve_last: vec![0; slot_count()],
             read_last: vec![0; TERM_COUNT],
         }
     }
@@ -147,7 +170,7 @@ impl DatasetBuilder {
     pub fn push(&mut self, pos: &Chess, outcome: Outcome, trace: &Trace, params: &Params) {
         let ds = &mut self.ds;
         let p = ds.hot.len() as u32;
-        let sum = trace.linear_sum(params) + trace.formulas;
+        let sum = trace.linear_sum(params) + trace.curve_sum(params) + trace.formulas;
         ds.hot.push(Hot {
             sum: [sum.0, sum.1],
             phase: trace.phase as u8,
@@ -175,6 +198,18 @@ impl DatasetBuilder {
                 varint::put(&mut col.bytes, varint::zigzag(c.end));
             }
             self.column_last[slot] = p;
+        }
+        for c in &trace.curves {
+            let slot = usize::from(c.slot);
+            let col = &mut ds.curve_columns[slot];
+            if col.entries.is_multiple_of(BLOCK) {
+                col.blocks
+                    .push((col.bytes.len() as u32, self.curve_last[slot]));
+            }
+            col.entries += 1;
+            varint::put(&mut col.bytes, u64::from(p - self.curve_last[slot]));
+            varint::put(&mut col.bytes, varint::zigzag(c.count));
+            self.curve_last[slot] = p;
         }
         let mut last_term = None;
         for &slot in &trace.formula_reads {
@@ -226,7 +261,7 @@ impl DatasetBuilder {
         ds.hot.shrink_to_fit();
         ds.packed.shrink_to_fit();
         ds.offsets.shrink_to_fit();
-        for c in &mut ds.columns {
+        for c in ds.columns.iter_mut().chain(ds.curve_columns.iter_mut()) {
             c.bytes.shrink_to_fit();
             c.blocks.shrink_to_fit();
         }
@@ -258,6 +293,7 @@ impl Dataset {
         let columns: usize = self
             .columns
             .iter()
+            .chain(&self.curve_columns)
             .map(|c| c.bytes.capacity() + 8 * c.blocks.capacity() + 56)
             .sum();
         let reads: usize = self
@@ -301,7 +337,7 @@ impl Dataset {
 
     /// Stores the sums of a fresh trace of position `i`.
     pub(crate) fn store(&mut self, i: usize, t: &Trace, params: &Params) {
-        let sum = t.linear_sum(params) + t.formulas;
+        let sum = t.linear_sum(params) + t.curve_sum(params) + t.formulas;
         self.hot[i].sum = [sum.0, sum.1];
         self.hot[i].scale = t.scale as u8;
     }
@@ -322,9 +358,10 @@ impl Dataset {
         }
     }
 
-    /// Whether a formula reads the parameter in `slot` somewhere.
+    /// Whether moving `slot` needs more than its own column: a formula or a curve reads it.
     pub(crate) fn read_by_formulas(&self, slot: usize) -> bool {
         !matches!(self.reads[flat_params()[slot].term.0 as usize], Reads::None)
+            || !CURVE_DEPENDENTS[slot].is_empty()
     }
 
     /// Number of column blocks of `slot`.
@@ -340,38 +377,63 @@ impl Dataset {
         decode(&col.bytes, kind, at as usize, prev, count, f);
     }
 
-    /// The positions a change of flat parameter `slot` touches, in position order.
-    pub(crate) fn touches(&self, slot: usize) -> Vec<Touch> {
+    /// The positions that moving flat parameter `slot` by `delta` from `params` touches, in
+    /// position order, with the change of their sums (column and curves) or marked for a
+    /// full evaluation (where a formula reads the parameter).
+    pub(crate) fn touches(&self, slot: usize, delta: i32, params: &Params) -> Vec<Touch> {
         let (col, kind) = self.column(slot);
-        let mut linear = Vec::with_capacity(col.entries as usize);
+        let mut all = Vec::with_capacity(col.entries as usize);
         decode(&col.bytes, kind, 0, 0, col.entries, |pos, mid, end| {
-            linear.push(Touch {
+            all.push(Touch {
                 pos,
-                mid,
-                end,
+                mid: mid * delta,
+                end: end * delta,
                 full: false,
             })
         });
+        let deps = &CURVE_DEPENDENTS[slot];
+        if !deps.is_empty() {
+            let mut trial = params.clone();
+            trial.set_flat(slot, params.flat()[slot] + delta);
+            for &d in deps {
+                let (curve, index) = slot_curve(d);
+                let change = curve.value(&trial, index) - curve.value(params, index);
+                if change == S::ZERO {
+                    continue;
+                }
+                let col = &self.curve_columns[d];
+                decode(&col.bytes, Kind::Mid, 0, 0, col.entries, |pos, count, _| {
+                    all.push(Touch {
+                        pos,
+                        mid: change.0 * count,
+                        end: change.1 * count,
+                        full: false,
+                    })
+                });
+            }
+        }
         match &self.reads[flat_params()[slot].term.0 as usize] {
-            Reads::None => linear,
-            Reads::All => (0..self.len() as u32)
-                .map(|pos| Touch {
-                    pos,
-                    mid: 0,
-                    end: 0,
-                    full: true,
-                })
-                .collect(),
+            Reads::None => {}
+            Reads::All => all.extend((0..self.len() as u32).map(|pos| Touch {
+                pos,
+                mid: 0,
+                end: 0,
+                full: true,
+            })),
             Reads::Some { bytes, .. } => {
-                let mut full = Vec::new();
                 let (mut at, mut pos) = (0, 0u32);
                 while at < bytes.len() {
                     pos += varint::get(bytes, &mut at) as u32;
-                    full.push(pos);
+                    all.push(Touch {
+                        pos,
+                        mid: 0,
+                        end: 0,
+                        full: true,
+                    });
                 }
-                merge(linear, &full)
             }
         }
+        combine(all)
     }
 
     /// How many positions read `term` through a formula (all of them when `None`).
@@ -384,36 +446,21 @@ impl Dataset {
     }
 }
 
-/// Merges linear touches with the positions that need a full evaluation (both sorted).
-fn merge(linear: Vec<Touch>, full: &[u32]) -> Vec<Touch> {
-    let mut out = Vec::with_capacity(linear.len() + full.len());
-    let mut f = full.iter().peekable();
-    for t in linear {
-        while let Some(&&p) = f.peek() {
-            if p >= t.pos {
-                break;
+/// Sorts touches by position and combines those of one position: changes add up, and a
+/// position any source marks for full evaluation is evaluated in full.
+fn combine(mut touches: Vec<Touch>) -> Vec<Touch> {
+    touches.sort_by_key(|t| t.pos);
+    let mut out: Vec<Touch> = Vec::with_capacity(touches.len());
+    for t in touches {
+        match out.last_mut() {
+            Some(last) if last.pos == t.pos => {
+                last.mid += t.mid;
+                last.end += t.end;
+                last.full |= t.full;
             }
-            out.push(Touch {
-                pos: p,
-                mid: 0,
-                end: 0,
-                full: true,
-            });
-            f.next();
-        }
-        if f.peek() == Some(&&t.pos) {
-            f.next();
-            out.push(Touch { full: true, ..t });
-        } else {
-            out.push(t);
+            _ => out.push(t),
         }
     }
-    out.extend(f.map(|&p| Touch {
-        pos: p,
-        mid: 0,
-        end: 0,
-        full: true,
-    }));
     out
 }
 
@@ -422,19 +469,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn merge_keeps_order_and_marks_full_positions() {
-        let t = |pos| Touch {
+    fn touches_of_one_position_combine() {
+        let t = |pos, mid, full| Touch {
             pos,
-            mid: 1,
+            mid,
             end: 0,
-            full: false,
+            full,
         };
-        let merged = merge(vec![t(1), t(4), t(6)], &[0, 4, 9]);
-        let got: Vec<_> = merged.iter().map(|t| (t.pos, t.full)).collect();
-        assert_eq!(
-            got,
-            vec![(0, true), (1, false), (4, true), (6, false), (9, true)]
-        );
-        assert_eq!(merged[2].mid, 1);
+        let combined = combine(vec![
+            t(4, 1, false),
+            t(1, 2, false),
+            t(4, 3, false),
+            t(0, 0, true),
+            t(1, 0, true),
+        ]);
+        let got: Vec<_> = combined.iter().map(|t| (t.pos, t.mid, t.full)).collect();
+        assert_eq!(got, vec![(0, 0, true), (1, 2, true), (4, 4, false)]);
     }
 }

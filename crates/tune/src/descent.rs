@@ -10,7 +10,7 @@
 //! again. The error change is summed in fixed chunks in position order, so results do not
 //! depend on the number of threads.
 
-use crate::dataset::{Dataset, Touch};
+use crate::dataset::Dataset;
 use crate::error::{SigmoidTable, CHUNK};
 
 /// Touched positions per parallel chunk of a probe: small, because a probe that evaluates
@@ -153,19 +153,12 @@ impl<'a> Descent<'a> {
         blocks.iter().sum()
     }
 
-    /// The positions a move of `slot` touches, when a formula reads it (`None`: the column
-    /// alone describes the change).
-    fn touches(&self, slot: usize) -> Option<Vec<Touch>> {
-        self.ds
-            .read_by_formulas(slot)
-            .then(|| self.ds.touches(slot))
-    }
-
     /// Change of the summed error if `slot` moved by `delta`.
-    fn probe_sum(&self, slot: usize, delta: i32, touches: Option<&[Touch]>) -> f64 {
-        let Some(touches) = touches else {
+    fn probe_sum(&self, slot: usize, delta: i32) -> f64 {
+        if !self.ds.read_by_formulas(slot) {
             return self.probe_linear(slot, delta);
-        };
+        }
+        let touches = self.ds.touches(slot, delta, &self.params);
         let mut trial = None;
         if touches.iter().any(|t| t.full) {
             let mut p = self.params.clone();
@@ -183,7 +176,7 @@ impl<'a> Descent<'a> {
                         let new = if t.full {
                             evaluate(&ds.position(i), trial.as_ref().expect("made when needed"))
                         } else {
-                            ds.eval_with(i, [t.mid * delta, t.end * delta])
+                            ds.eval_with(i, [t.mid, t.end])
                         };
                         k.squared_error(new, ds.target(i)) - errors[i]
                     })
@@ -195,7 +188,11 @@ impl<'a> Descent<'a> {
 
     /// Moves `slot` by `delta` for good, updating the touched positions (those a formula
     /// reads are traced again, in parallel).
-    fn apply(&mut self, slot: usize, delta: i32, touches: Option<&[Touch]>, change: f64) {
+    fn apply(&mut self, slot: usize, delta: i32, change: f64) {
+        let touches = self
+            .ds
+            .read_by_formulas(slot)
+            .then(|| self.ds.touches(slot, delta, &self.params));
         self.params.set_flat(slot, self.params.flat()[slot] + delta);
         self.sum += change;
         let mut moved = Vec::new();
@@ -213,7 +210,7 @@ impl<'a> Descent<'a> {
                     touches
                         .iter()
                         .filter(|t| !t.full)
-                        .map(|t| (t.pos, [t.mid * delta, t.end * delta])),
+                        .map(|t| (t.pos, [t.mid, t.end])),
                 );
             }
         }
@@ -267,16 +264,15 @@ impl<'a> Descent<'a> {
 
     /// The change of the mean error if `var` moved by `delta` (nothing is changed).
     pub fn probe(&self, var: Variable, delta: i32) -> f64 {
-        let touches = self.touches(var.slot);
-        self.probe_sum(var.slot, delta, touches.as_deref()) / self.ds.len() as f64
+        self.probe_sum(var.slot, delta) / self.ds.len() as f64
     }
 
     /// The better of one step up and one step down: (reduction of the summed error, delta).
-    fn best_step(&mut self, v: Variable, touches: Option<&[Touch]>) -> (f64, i32) {
+    fn best_step(&mut self, v: Variable) -> (f64, i32) {
         let mut best = (0.0, 0);
         for delta in [v.step, -v.step] {
             self.probes += 1;
-            let change = self.probe_sum(v.slot, delta, touches);
+            let change = self.probe_sum(v.slot, delta);
             if -change > best.0 {
                 best = (-change, delta);
             }
@@ -300,8 +296,7 @@ impl<'a> Descent<'a> {
         }
         while self.cursor.walked < self.vars.len() {
             let i = self.cursor.walked;
-            let touches = self.touches(self.vars[i].slot);
-            self.gains[i] = self.best_step(self.vars[i], touches.as_deref());
+            self.gains[i] = self.best_step(self.vars[i]);
             self.cursor.walked += 1;
             if hook(self) == Control::Stop {
                 return None;
@@ -313,20 +308,18 @@ impl<'a> Descent<'a> {
             .filter(|&i| self.gains[i].0 > threshold(self.sum))
         {
             let v = self.vars[i];
-            let touches = self.touches(v.slot);
-            let touches = touches.as_deref();
             let delta = self.gains[i].1;
             // The stored reduction may be stale: other variables moved since it was probed.
             self.probes += 1;
-            let mut change = self.probe_sum(v.slot, delta, touches);
+            let mut change = self.probe_sum(v.slot, delta);
             while -change > threshold(self.sum) {
-                self.apply(v.slot, delta, touches, change);
+                self.apply(v.slot, delta, change);
                 self.cursor.moves += 1;
                 self.cursor.moved[i] = true;
                 self.probes += 1;
-                change = self.probe_sum(v.slot, delta, touches);
+                change = self.probe_sum(v.slot, delta);
             }
-            self.gains[i] = self.best_step(v, touches);
+            self.gains[i] = self.best_step(v);
             if hook(self) == Control::Stop {
                 return None;
             }

@@ -4,6 +4,7 @@ use super::{bits::*, distance, Info};
 use crate::accumulate::Accumulator;
 use crate::params::{Handle as _, SParam};
 use crate::table::*;
+use crate::Curve;
 use crate::S;
 use shakmaty::{Bitboard, Color, Role, Square};
 
@@ -73,11 +74,13 @@ fn passer<A: Accumulator>(info: &Info, us: Color, sq: Square, rooks_only: bool, 
     }
     let dk = distance(info.king[ui], stop_sq) as usize;
     let dok = distance(info.king[ti], stop_sq) as usize;
-    let kings = acc.read(PP_KING_DIST.at(dk)) + acc.read(PP_O_KING_DIST.at(dok));
-    let weight = acc.read(PP_PROMO_DIST.at(promo - 1));
-    let king_term = S(kings.0 * weight.0 / 128, kings.1 * weight.1 / 128);
-    acc.add_formula(us, PP_KING_DIST.term(), king_term);
-    let mut total = king_term;
+    let kings = (dk * 8 + dok) * 6 + promo - 1;
+    acc.add_curve(us, Curve::PasserKings, kings, 1);
+    let mut total = if rooks_only {
+        acc.curve(Curve::PasserKings, kings)
+    } else {
+        S::ZERO
+    };
     for &(p, n) in &t.list[..t.len] {
         acc.add(us, p, n);
         if rooks_only {

@@ -2,16 +2,20 @@
 
 use super::{bits::*, distance, Info, Piece};
 use crate::accumulate::Accumulator;
-use crate::params::Handle as _;
 use crate::table::*;
-use crate::S;
+use crate::Curve;
 use shakmaty::attacks::{between, bishop_attacks, knight_attacks};
 use shakmaty::{Bitboard, Color, Role, Square};
 
 pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     for piece in &info.pieces[us as usize] {
         let mob = count(piece.attacks & info.mobility_area[us as usize]);
-        mobility(acc, us, piece.role, mob);
+        acc.add_curve(
+            us,
+            Curve::mobility(piece.role as usize - 2),
+            mob as usize,
+            1,
+        );
         if info.pinned[us as usize].contains(piece.sq) {
             acc.add(us, PINNED_PIECE_MOBILITY.at(piece.role as usize - 2), 1);
         }
@@ -31,25 +35,6 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     if count(on_seventh) >= 2 && rel_rank(us, info.king[us.other() as usize]) == 7 {
         acc.add(us, ROOKS_TWO_7_K8, 1);
     }
-}
-
-/// The mobility curve: `MIN + (MAX - MIN) · m(100 + c) / (100·M + c·m)` for `m` safe moves
-/// out of at most `M`, computed for each half with the curve factor `c` (clamped to
-/// -99..=1000 so the curve stays monotonic).
-fn mobility<A: Accumulator>(acc: &mut A, us: Color, role: Role, mob: i32) {
-    let (lo, hi, bend, most) = match role {
-        Role::Knight => (KNIGHT_MOB_MIN, KNIGHT_MOB_MAX, KNIGHT_MOB_CURVE_FACTOR, 8),
-        Role::Bishop => (BISHOP_MOB_MIN, BISHOP_MOB_MAX, BISHOP_MOB_CURVE_FACTOR, 13),
-        Role::Rook => (ROOK_MOB_MIN, ROOK_MOB_MAX, ROOK_MOB_CURVE_FACTOR, 14),
-        _ => (QUEEN_MOB_MIN, QUEEN_MOB_MAX, QUEEN_MOB_CURVE_FACTOR, 27),
-    };
-    let (l, h, b) = (acc.read(lo), acc.read(hi), acc.read(bend));
-    let curve = |l: i32, h: i32, c: i32| {
-        let c = c.clamp(-99, 1000);
-        l + (h - l) * mob * (100 + c) / (100 * most + c * mob)
-    };
-    let value = S(curve(l.0, h.0, b.0), curve(l.1, h.1, b.1));
-    acc.add_formula(us, lo.term(), value);
 }
 
 /// Outpost array index: 0 for ranks 5-7, 1 for rank 4.
