@@ -28,6 +28,39 @@ pub enum Curve {
     CandidateNear,
     /// Candidate passer with its sentries further ahead (same index).
     CandidateFar,
+    /// A passed-pawn term against lone rooks, times `PP_V_ROOK_MULT` / 100: index of the
+    /// term's element in [`passer_element`].
+    RookPasser,
+    /// [`Curve::PasserKings`] against lone rooks, times `PP_V_ROOK_MULT` / 100 (same index).
+    RookPasserKings,
+}
+
+/// Number of linear passed-pawn elements that the rook multiplier scales.
+const PASSER_ELEMENTS: usize = 32;
+
+/// The linear passed-pawn element behind [`Curve::RookPasser`] index `i`: rank, file,
+/// covered advance, covered path, free push, free path, connected, hanging.
+pub fn passer_element(i: usize) -> SParam {
+    match i {
+        0..6 => PP_PASSED_RANK.at(i),
+        6..10 => PP_PASSED_FILE.at(i - 6),
+        10..14 => PP_COVERED_ADVANCE.at(i - 10),
+        14..18 => PP_COVERED_ADVANCE_PATH.at(i - 14),
+        18..22 => PP_FREE_PUSH.at(i - 18),
+        22..26 => PP_FREE_ADVANCE_PATH.at(i - 22),
+        26..30 => PP_CONNECTED.at(i - 26),
+        _ => PP_HANGING.at(i - 30),
+    }
+}
+
+/// The [`Curve::RookPasser`] index of a linear passed-pawn element.
+///
+/// # Panics
+/// When `p` is not one of the elements of [`passer_element`].
+pub fn passer_index(p: SParam) -> usize {
+    (0..PASSER_ELEMENTS)
+        .find(|&i| passer_element(i) == p)
+        .expect("a passed-pawn element")
 }
 
 /// Maximum safe moves of each piece kind, knight to queen.
@@ -35,7 +68,7 @@ const MOST_MOVES: [usize; 4] = [8, 13, 14, 27];
 
 impl Curve {
     /// Every curve, in slot order.
-    pub const ALL: [Curve; 7] = [
+    pub const ALL: [Curve; 9] = [
         Curve::KnightMobility,
         Curve::BishopMobility,
         Curve::RookMobility,
@@ -43,6 +76,8 @@ impl Curve {
         Curve::PasserKings,
         Curve::CandidateNear,
         Curve::CandidateFar,
+        Curve::RookPasser,
+        Curve::RookPasserKings,
     ];
 
     /// Number of indices.
@@ -52,8 +87,9 @@ impl Curve {
             Curve::BishopMobility => MOST_MOVES[1] + 1,
             Curve::RookMobility => MOST_MOVES[2] + 1,
             Curve::QueenMobility => MOST_MOVES[3] + 1,
-            Curve::PasserKings => 8 * 8 * 6,
+            Curve::PasserKings | Curve::RookPasserKings => 8 * 8 * 6,
             Curve::CandidateNear | Curve::CandidateFar => 6 * 4,
+            Curve::RookPasser => PASSER_ELEMENTS,
         }
     }
 
@@ -91,6 +127,7 @@ impl Curve {
             Curve::PasserKings => PP_KING_DIST.term(),
             Curve::CandidateNear => PP_CANDIDATE_NEAR_MULT.term(),
             Curve::CandidateFar => PP_CANDIDATE_FAR_MULT.term(),
+            Curve::RookPasser | Curve::RookPasserKings => PP_V_ROOK_MULT.term(),
         }
     }
 
@@ -100,6 +137,7 @@ impl Curve {
     /// at most `M`, each half with its curve factor `c` clamped to -99..=1000 (monotonic).
     /// Passer kings: `(PP_KING_DIST[own] + PP_O_KING_DIST[enemy]) · PP_PROMO_DIST[d] / 128`.
     /// Candidates: `(PP_PASSED_RANK[r] + PP_PASSED_FILE[f]) · MULT / 100`.
+    /// Against lone rooks: the passed-pawn value · `PP_V_ROOK_MULT` / 100.
     #[inline(always)]
     pub fn value_with(self, index: usize, mut read: impl FnMut(SParam) -> S) -> S {
         match self {
@@ -125,12 +163,7 @@ impl Curve {
                 };
                 S(curve(l.0, h.0, b.0), curve(l.1, h.1, b.1))
             }
-            Curve::PasserKings => {
-                let (own, enemy, promo) = (index / 48, index / 6 % 8, index % 6);
-                let kings = read(PP_KING_DIST.at(own)) + read(PP_O_KING_DIST.at(enemy));
-                let weight = read(PP_PROMO_DIST.at(promo));
-                S(kings.0 * weight.0 / 128, kings.1 * weight.1 / 128)
-            }
+            Curve::PasserKings => passer_kings(index, &mut read),
             Curve::CandidateNear | Curve::CandidateFar => {
                 let mult = if self == Curve::CandidateNear {
                     PP_CANDIDATE_NEAR_MULT
@@ -139,6 +172,14 @@ impl Curve {
                 };
                 let base = read(PP_PASSED_RANK.at(index / 4)) + read(PP_PASSED_FILE.at(index % 4));
                 let m = read(mult);
+                S(base.0 * m.0 / 100, base.1 * m.1 / 100)
+            }
+            Curve::RookPasser | Curve::RookPasserKings => {
+                let base = match self {
+                    Curve::RookPasser => read(passer_element(index)),
+                    _ => passer_kings(index, &mut read),
+                };
+                let m = read(PP_V_ROOK_MULT);
                 S(base.0 * m.0 / 100, base.1 * m.1 / 100)
             }
         }
@@ -159,6 +200,15 @@ impl Curve {
         });
         read
     }
+}
+
+/// `(PP_KING_DIST[own] + PP_O_KING_DIST[enemy]) · PP_PROMO_DIST[d] / 128` for the index
+/// `(own × 8 + enemy) × 6 + d`.
+fn passer_kings(index: usize, read: &mut impl FnMut(SParam) -> S) -> S {
+    let (own, enemy, promo) = (index / 48, index / 6 % 8, index % 6);
+    let kings = read(PP_KING_DIST.at(own)) + read(PP_O_KING_DIST.at(enemy));
+    let weight = read(PP_PROMO_DIST.at(promo));
+    S(kings.0 * weight.0 / 128, kings.1 * weight.1 / 128)
 }
 
 /// Number of derived slots: all indices of all curves.
@@ -189,7 +239,10 @@ mod tests {
                 assert_eq!(slot_curve(c.first_slot() + i), (c, i));
             }
         }
-        assert_eq!(slot_count(), Curve::CandidateFar.first_slot() + 24);
+        assert_eq!(slot_count(), Curve::RookPasserKings.first_slot() + 384);
+        for i in 0..PASSER_ELEMENTS {
+            assert_eq!(passer_index(passer_element(i)), i);
+        }
     }
 
     #[test]

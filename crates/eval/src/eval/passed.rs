@@ -2,10 +2,10 @@
 
 use super::{bits::*, distance, Info};
 use crate::accumulate::Accumulator;
-use crate::params::{Handle as _, SParam};
+use crate::curve::passer_index;
+use crate::params::SParam;
 use crate::table::*;
 use crate::Curve;
-use crate::S;
 use shakmaty::{Bitboard, Color, Role, Square};
 
 /// The linear terms of one passed pawn, kept so a multiplier can be applied to them.
@@ -75,22 +75,16 @@ fn passer<A: Accumulator>(info: &Info, us: Color, sq: Square, rooks_only: bool, 
     let dk = distance(info.king[ui], stop_sq) as usize;
     let dok = distance(info.king[ti], stop_sq) as usize;
     let kings = (dk * 8 + dok) * 6 + promo - 1;
-    acc.add_curve(us, Curve::PasserKings, kings, 1);
-    let mut total = if rooks_only {
-        acc.curve(Curve::PasserKings, kings)
-    } else {
-        S::ZERO
-    };
-    for &(p, n) in &t.list[..t.len] {
-        acc.add(us, p, n);
-        if rooks_only {
-            total += acc.read(p) * n;
-        }
-    }
     if rooks_only {
-        let m = acc.read(PP_V_ROOK_MULT);
-        let extra = S(total.0 * (m.0 - 100) / 100, total.1 * (m.1 - 100) / 100);
-        acc.add_formula(us, PP_V_ROOK_MULT.term(), extra);
+        acc.add_curve(us, Curve::RookPasserKings, kings, 1);
+        for &(p, n) in &t.list[..t.len] {
+            acc.add_curve(us, Curve::RookPasser, passer_index(p), n);
+        }
+    } else {
+        acc.add_curve(us, Curve::PasserKings, kings, 1);
+        for &(p, n) in &t.list[..t.len] {
+            acc.add(us, p, n);
+        }
     }
 }
 
@@ -120,14 +114,11 @@ fn candidates<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
             .map(|s| rel_rank(us, s) - rank)
             .min()
             .unwrap_or(0);
-        let mult = if nearest <= 2 {
-            PP_CANDIDATE_NEAR_MULT
+        let curve = if nearest <= 2 {
+            Curve::CandidateNear
         } else {
-            PP_CANDIDATE_FAR_MULT
+            Curve::CandidateFar
         };
-        let base = acc.read(PP_PASSED_RANK.at(rank - 1))
-            + acc.read(PP_PASSED_FILE.at(centralness(sq.file())));
-        let m = acc.read(mult);
-        acc.add_formula(us, mult.term(), S(base.0 * m.0 / 100, base.1 * m.1 / 100));
+        acc.add_curve(us, curve, (rank - 1) * 4 + centralness(sq.file()), 1);
     }
 }
