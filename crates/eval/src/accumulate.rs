@@ -47,6 +47,7 @@ fn sign(color: Color) -> i32 {
 /// The fast accumulator: sums values, white minus black.
 pub struct Evaluator<'a> {
     params: &'a Params,
+    curves: &'a [S],
     sum: S,
     phase: i32,
     scale: i32,
@@ -57,6 +58,7 @@ impl<'a> Evaluator<'a> {
     pub fn new(params: &'a Params) -> Self {
         Evaluator {
             params,
+            curves: params.curve_values(),
             sum: S::ZERO,
             phase: 0,
             scale: FULL_SCALE,
@@ -97,7 +99,7 @@ impl Accumulator for Evaluator<'_> {
     }
     #[inline]
     fn add_curve(&mut self, color: Color, curve: Curve, index: usize, count: i32) {
-        self.sum += curve.value(self.params, index) * (count * sign(color));
+        self.sum += self.curves[curve.first_slot() + index] * (count * sign(color));
     }
     #[inline]
     fn curve(&mut self, curve: Curve, index: usize) -> S {

@@ -109,12 +109,18 @@ impl Curve {
     }
 
     /// The first derived slot of this curve; slots of all curves follow one another.
-    pub fn first_slot(self) -> usize {
-        Curve::ALL
-            .iter()
-            .take_while(|&&c| c != self)
-            .map(|c| c.len())
-            .sum()
+    #[inline]
+    pub const fn first_slot(self) -> usize {
+        let mut first = 0;
+        let mut i = 0;
+        while i < Curve::ALL.len() {
+            if Curve::ALL[i] as usize == self as usize {
+                break;
+            }
+            first += Curve::ALL[i].len();
+            i += 1;
+        }
+        first
     }
 
     /// The term a curve's contribution is shown under.

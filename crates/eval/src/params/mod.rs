@@ -18,7 +18,7 @@ pub use json::{write_atomically, ParamsError};
 
 use crate::table::{self, FLAT_LEN, TERMS, TERM_COUNT};
 use crate::S;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 pub use crate::table::Group;
 
@@ -268,15 +268,25 @@ pub const fn total<const N: usize>(sizes: [usize; N]) -> usize {
 }
 
 /// A full set of evaluation parameters: every slot of the table as one flat vector.
-#[derive(Clone, PartialEq, Eq, Debug)]
+///
+/// The values of the curves ([`crate::Curve`]) are computed from it once, on first use, and
+/// forgotten when a value changes.
+#[derive(Clone, Debug)]
 pub struct Params {
     values: Box<[i32; FLAT_LEN]>,
+    curves: OnceLock<Box<[S]>>,
 }
 
+impl PartialEq for Params {
+    fn eq(&self, other: &Params) -> bool {
+        self.values == other.values
+    }
+}
+
+impl Eq for Params {}
+
 static DEFAULTS: LazyLock<Params> = LazyLock::new(|| {
-    let mut p = Params {
-        values: Box::new([0; FLAT_LEN]),
-    };
+    let mut p = Params::zeroed();
     table::write_defaults(&mut p);
     p
 });
@@ -293,6 +303,7 @@ impl Params {
     pub fn zeroed() -> Params {
         Params {
             values: Box::new([0; FLAT_LEN]),
+            curves: OnceLock::new(),
         }
     }
 
@@ -305,7 +316,23 @@ impl Params {
     /// Sets one flat slot.
     #[inline]
     pub fn set_flat(&mut self, index: usize, value: i32) {
-        self.values[index] = value;
+        if self.values[index] != value {
+            self.values[index] = value;
+            self.curves = OnceLock::new();
+        }
+    }
+
+    /// Every curve value, by derived slot ([`crate::Curve::first_slot`] + index).
+    #[inline]
+    pub fn curve_values(&self) -> &[S] {
+        self.curves.get_or_init(|| {
+            (0..crate::curve::slot_count())
+                .map(|slot| {
+                    let (curve, index) = crate::curve::slot_curve(slot);
+                    curve.value(self, index)
+                })
+                .collect()
+        })
     }
 
     /// Reads the `S` whose middlegame slot is `offset`.
@@ -333,7 +360,7 @@ impl Params {
     /// Sets every slot of `term` to zero (how a new term enters the tuner).
     pub fn zero_term(&mut self, term: TermId) {
         for i in term.info().flat_range() {
-            self.values[i] = 0;
+            self.set_flat(i, 0);
         }
     }
 }
@@ -368,6 +395,17 @@ mod tests {
             flat_params()[KS_ATTACK_SUB.flat_index()].name(),
             "KS_ATTACK_SUB"
         );
+    }
+
+    #[test]
+    fn curve_values_follow_changes() {
+        let mut p = Params::default();
+        let slot = crate::Curve::KnightMobility.first_slot();
+        assert_eq!(p.curve_values()[slot], p.get(KNIGHT_MOB_MIN));
+        p.set(KNIGHT_MOB_MIN, S(-1, -2));
+        assert_eq!(p.curve_values()[slot], S(-1, -2));
+        p.zero_term(KNIGHT_MOB_MIN.term());
+        assert_eq!(p.curve_values()[slot], S::ZERO);
     }
 
     #[test]
