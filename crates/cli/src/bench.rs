@@ -1,4 +1,4 @@
-//! `texel bench eval`: evaluations and traces per second on a fixed position set.
+//! `texel bench`: search nodes per second, evaluations and traces per second, tuner speed.
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
@@ -9,6 +9,8 @@ use texel_eval::{evaluate, parse_fen, Params, Tracer, SAMPLE_POSITIONS};
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Target {
+    /// Search speed: fixed positions to a fixed depth; prints `N nodes N nps`.
+    Search,
     /// Evaluation and trace speed (one thread).
     Eval,
     /// Tuner speed: load and trace, full error pass, coordinate probes, memory.
@@ -18,8 +20,11 @@ enum Target {
 #[derive(Args)]
 pub struct BenchArgs {
     /// What to measure.
-    #[arg(value_enum, default_value = "eval")]
+    #[arg(value_enum, default_value = "search")]
     target: Target,
+    /// Depth of the search bench.
+    #[arg(long, default_value_t = texel_search::BENCH_DEPTH)]
+    depth: u32,
     /// FEN file (one per line); the shipped 2,000 sample positions when absent.
     #[arg(long)]
     positions: Option<PathBuf>,
@@ -36,6 +41,11 @@ pub struct BenchArgs {
 
 pub fn run(args: &BenchArgs) -> Result<()> {
     match args.target {
+        Target::Search => {
+            let r = texel_search::bench(std::sync::Arc::new(Params::default()), args.depth);
+            println!("{} nodes {:.0} nps", r.nodes, r.nps());
+            Ok(())
+        }
         Target::Eval => bench_eval(args),
         Target::Tune => bench_tune(args),
     }

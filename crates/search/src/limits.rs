@@ -1,0 +1,74 @@
+//! When a search stops: depth, nodes, fixed time, or a clock.
+
+use std::time::{Duration, Instant};
+
+/// The limits of one search (UCI `go` parameters). All `None`: search until stopped.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Limits {
+    /// Maximum depth in plies.
+    pub depth: Option<u32>,
+    /// Maximum nodes.
+    pub nodes: Option<u64>,
+    /// Fixed time for this move.
+    pub movetime: Option<Duration>,
+    /// Time left on the mover's clock.
+    pub time: Option<Duration>,
+    /// Increment per move.
+    pub increment: Duration,
+    /// Moves until the next time control (sudden death when `None`).
+    pub moves_to_go: Option<u32>,
+}
+
+/// Deadlines worked out when a search starts.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Deadlines {
+    /// Do not start another iteration after this.
+    pub soft: Option<Instant>,
+    /// Stop searching at once after this.
+    pub hard: Option<Instant>,
+}
+
+impl Limits {
+    /// A depth limit only.
+    pub fn depth(depth: u32) -> Limits {
+        Limits {
+            depth: Some(depth),
+            ..Limits::default()
+        }
+    }
+
+    /// A node limit only.
+    pub fn nodes(nodes: u64) -> Limits {
+        Limits {
+            nodes: Some(nodes),
+            ..Limits::default()
+        }
+    }
+
+    /// Deadlines from now: a fixed move time is used in full; with a clock, a share of the
+    /// remaining time (over `moves_to_go`, or 30 moves) plus most of the increment, never
+    /// more than a third of what is left; the hard limit is three times the soft one.
+    pub(crate) fn deadlines(&self, start: Instant) -> Deadlines {
+        if let Some(t) = self.movetime {
+            return Deadlines {
+                soft: Some(start + t),
+                hard: Some(start + t),
+            };
+        }
+        let Some(left) = self.time else {
+            return Deadlines {
+                soft: None,
+                hard: None,
+            };
+        };
+        let moves = f64::from(self.moves_to_go.unwrap_or(30).max(1));
+        let left_s = left.as_secs_f64();
+        let share = (left_s / moves + 0.8 * self.increment.as_secs_f64()).min(left_s / 3.0);
+        let soft = Duration::from_secs_f64((share * 0.6).max(0.001));
+        let hard = Duration::from_secs_f64((share * 1.8).min(left_s * 0.5).max(0.001));
+        Deadlines {
+            soft: Some(start + soft),
+            hard: Some(start + hard),
+        }
+    }
+}

@@ -1,0 +1,544 @@
+//! Alpha-beta search: iterative deepening with aspiration windows, principal variation
+//! search, a transposition table, check extension, null-move pruning, late move reductions,
+//! killer and history ordering, mate scores, repetition and fifty-move draws; and the
+//! quiescence search that returns its principal variation.
+
+use crate::limits::{Deadlines, Limits};
+use crate::tt::{Bound, PackedMove, Table};
+use shakmaty::zobrist::Zobrist64;
+use shakmaty::{Chess, Color, EnPassantMode, Move, MoveList, Position, Role};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+use texel_eval::{evaluate, Params};
+
+/// A mate score: `MATE - plies` for the side that mates.
+pub const MATE: i32 = 30_000;
+/// Larger than any score.
+const INFINITY: i32 = 32_000;
+/// Scores beyond this are mates.
+const MATE_BOUND: i32 = MATE - 1_000;
+/// The deepest ply the search reaches (quiescence included).
+const MAX_PLY: usize = 128;
+
+/// The result of a search.
+#[derive(Clone, Debug)]
+pub struct SearchResult {
+    /// The best move (`None` when the side to move has no legal move).
+    pub best: Option<Move>,
+    /// Score from the side to move's view, centipawns or mate ([`MATE`] − plies).
+    pub score: i32,
+    /// Last completed depth.
+    pub depth: u32,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Principal variation.
+    pub pv: Vec<Move>,
+}
+
+/// What the searcher reports after each completed iteration.
+#[derive(Clone, Debug)]
+pub struct Iteration {
+    /// Depth completed.
+    pub depth: u32,
+    /// Score from the side to move's view.
+    pub score: i32,
+    /// Nodes so far.
+    pub nodes: u64,
+    /// Time since the search began.
+    pub elapsed: std::time::Duration,
+    /// Principal variation.
+    pub pv: Vec<Move>,
+}
+
+/// A single-threaded searcher. It keeps its transposition table between searches.
+pub struct Searcher {
+    params: Arc<Params>,
+    tt: Table,
+    history: Box<[[[i32; 64]; 64]; 2]>,
+    killers: [[Option<Move>; 2]; MAX_PLY],
+    /// Position hashes of the game and the current search path, for repetitions.
+    path: Vec<u64>,
+    nodes: u64,
+    stop: Arc<AtomicBool>,
+    node_limit: u64,
+    hard_deadline: Option<Instant>,
+    stopped: bool,
+}
+
+/// Ordering value of a piece as a victim or attacker.
+fn piece_value(role: Role) -> i32 {
+    [0, 100, 320, 330, 500, 900, 2000][role as usize]
+}
+
+/// The position's Zobrist key.
+pub fn key(pos: &Chess) -> u64 {
+    pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
+}
+
+/// Mate scores in the table count from the node, not from the root.
+fn to_table(score: i32, ply: usize) -> i32 {
+    match score {
+        s if s > MATE_BOUND => s + ply as i32,
+        s if s < -MATE_BOUND => s - ply as i32,
+        s => s,
+    }
+}
+
+fn from_table(score: i32, ply: usize) -> i32 {
+    match score {
+        s if s > MATE_BOUND => s - ply as i32,
+        s if s < -MATE_BOUND => s + ply as i32,
+        s => s,
+    }
+}
+
+impl Searcher {
+    /// A searcher using `params`, with a transposition table of `hash_mb` megabytes.
+    pub fn new(params: Arc<Params>, hash_mb: usize) -> Searcher {
+        Searcher {
+            params,
+            tt: Table::new(hash_mb),
+            history: Box::new([[[0; 64]; 64]; 2]),
+            killers: [[None; 2]; MAX_PLY],
+            path: Vec::with_capacity(512),
+            nodes: 0,
+            stop: Arc::new(AtomicBool::new(false)),
+            node_limit: u64::MAX,
+            hard_deadline: None,
+            stopped: false,
+        }
+    }
+
+    /// The flag that stops a running search from another thread.
+    pub fn stop_flag(&self) -> Arc<AtomicBool> {
+        self.stop.clone()
+    }
+
+    /// Replaces the parameters.
+    pub fn set_params(&mut self, params: Arc<Params>) {
+        self.params = params;
+    }
+
+    /// Resizes (and clears) the transposition table.
+    pub fn set_hash(&mut self, mb: usize) {
+        self.tt = Table::new(mb);
+    }
+
+    /// Forgets everything learnt: table, history, killers (a new game).
+    pub fn clear(&mut self) {
+        self.tt.clear();
+        self.history
+            .iter_mut()
+            .flatten()
+            .for_each(|row| row.fill(0));
+        self.killers = [[None; 2]; MAX_PLY];
+    }
+
+    /// The static evaluation from the side to move's point of view.
+    pub fn evaluate(&self, pos: &Chess) -> i32 {
+        let e = evaluate(pos, &self.params);
+        if pos.turn() == Color::White {
+            e
+        } else {
+            -e
+        }
+    }
+
+    fn check_stop(&mut self) -> bool {
+        if self.nodes >= self.node_limit || self.stop.load(Ordering::Relaxed) {
+            self.stopped = true;
+        } else if self.nodes.is_multiple_of(1024) {
+            if let Some(d) = self.hard_deadline {
+                self.stopped |= Instant::now() >= d;
+            }
+        }
+        self.stopped
+    }
+
+    /// Searches `pos` within `limits`. `history` holds the keys of the game's earlier
+    /// positions (for repetitions); `report` is told after each completed iteration.
+    pub fn search(
+        &mut self,
+        pos: &Chess,
+        history: &[u64],
+        limits: &Limits,
+        report: &mut dyn FnMut(&Iteration),
+    ) -> SearchResult {
+        let start = Instant::now();
+        let Deadlines { soft, hard } = limits.deadlines(start);
+        self.hard_deadline = hard;
+        self.node_limit = limits.nodes.unwrap_or(u64::MAX);
+        self.nodes = 0;
+        self.stopped = false;
+        self.stop.store(false, Ordering::Relaxed);
+        self.path.clear();
+        self.path.extend_from_slice(history);
+        let legal = pos.legal_moves();
+        let mut result = SearchResult {
+            best: legal.first().copied(),
+            score: 0,
+            depth: 0,
+            nodes: 0,
+            pv: legal.first().copied().into_iter().collect(),
+        };
+        if legal.is_empty() {
+            result.score = if pos.is_check() { -MATE } else { 0 };
+            return result;
+        }
+        let max_depth = limits
+            .depth
+            .unwrap_or(MAX_PLY as u32 - 8)
+            .clamp(1, MAX_PLY as u32 - 8);
+        let mut score = 0;
+        for depth in 1..=max_depth {
+            let mut pv = Vec::new();
+            let mut delta = 25;
+            let (mut alpha, mut beta) = if depth >= 4 {
+                (score - delta, score + delta)
+            } else {
+                (-INFINITY, INFINITY)
+            };
+            loop {
+                let s = self.negamax(pos, depth as i32, alpha, beta, 0, &mut pv, true);
+                if self.stopped {
+                    break;
+                }
+                if s <= alpha {
+                    alpha = (s - delta).max(-INFINITY);
+                } else if s >= beta {
+                    beta = (s + delta).min(INFINITY);
+                } else {
+                    score = s;
+                    break;
+                }
+                delta *= 2;
+            }
+            if self.stopped && depth > 1 {
+                break;
+            }
+            if !pv.is_empty() {
+                result = SearchResult {
+                    best: Some(pv[0]),
+                    score,
+                    depth,
+                    nodes: self.nodes,
+                    pv: pv.clone(),
+                };
+            }
+            report(&Iteration {
+                depth,
+                score,
+                nodes: self.nodes,
+                elapsed: start.elapsed(),
+                pv,
+            });
+            if self.stopped
+                || soft.is_some_and(|s| Instant::now() >= s)
+                || score.abs() > MATE_BOUND && depth > 4
+            {
+                break;
+            }
+        }
+        result.nodes = self.nodes;
+        result
+    }
+
+    /// Whether the position repeats one since the last irreversible move (looking back as
+    /// far as the fifty-move counter allows).
+    fn repeated(&self, key: u64, halfmoves: u32) -> bool {
+        let back = (halfmoves as usize).min(self.path.len());
+        self.path[self.path.len() - back..]
+            .iter()
+            .rev()
+            .skip(1)
+            .step_by(2)
+            .any(|&k| k == key)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn negamax(
+        &mut self,
+        pos: &Chess,
+        mut depth: i32,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        pv: &mut Vec<Move>,
+        allow_null: bool,
+    ) -> i32 {
+        pv.clear();
+        let in_check = pos.is_check();
+        if in_check {
+            depth += 1;
+        }
+        if depth <= 0 || ply >= MAX_PLY - 16 {
+            return self.quiesce(pos, alpha, beta, ply, pv);
+        }
+        self.nodes += 1;
+        if self.check_stop() {
+            return 0;
+        }
+        let key = key(pos);
+        if ply > 0
+            && (pos.halfmoves() >= 100
+                || pos.is_insufficient_material()
+                || self.repeated(key, pos.halfmoves()))
+        {
+            return 0;
+        }
+        let pv_node = beta - alpha > 1;
+        let entry = self.tt.probe(key);
+        if let Some(e) = entry {
+            let s = from_table(e.score, ply);
+            if !pv_node && i32::from(e.depth) >= depth {
+                let cut = match e.bound() {
+                    Bound::Exact => true,
+                    Bound::Lower => s >= beta,
+                    Bound::Upper => s <= alpha,
+                };
+                if cut {
+                    return s;
+                }
+            }
+        }
+        let hash_move = entry.map(|e| e.best).unwrap_or_default();
+        let static_eval = if in_check {
+            -INFINITY
+        } else {
+            self.evaluate(pos)
+        };
+
+        let has_pieces =
+            (pos.board().by_color(pos.turn()) & !pos.board().pawns() & !pos.board().kings()).any();
+        if !pv_node && !in_check && allow_null && depth >= 3 && has_pieces && static_eval >= beta {
+            if let Ok(null) = pos.clone().swap_turn() {
+                let r = 2 + depth / 4;
+                self.path.push(key);
+                let mut child_pv = Vec::new();
+                let s = -self.negamax(
+                    &null,
+                    depth - 1 - r,
+                    -beta,
+                    -beta + 1,
+                    ply + 1,
+                    &mut child_pv,
+                    false,
+                );
+                self.path.pop();
+                if self.stopped {
+                    return 0;
+                }
+                if s >= beta {
+                    return if s > MATE_BOUND { beta } else { s };
+                }
+            }
+        }
+
+        let mut moves = pos.legal_moves();
+        if moves.is_empty() {
+            return if in_check { -MATE + ply as i32 } else { 0 };
+        }
+        self.order(pos, &mut moves, hash_move, ply);
+        self.path.push(key);
+        let original_alpha = alpha;
+        let mut best_score = -INFINITY;
+        let mut best_move = None;
+        let mut child_pv = Vec::new();
+        for (i, m) in moves.iter().enumerate() {
+            let mut child = pos.clone();
+            child.play_unchecked(*m);
+            let quiet = !m.is_capture() && m.promotion().is_none();
+            let mut score;
+            if i == 0 {
+                score = -self.negamax(
+                    &child,
+                    depth - 1,
+                    -beta,
+                    -alpha,
+                    ply + 1,
+                    &mut child_pv,
+                    true,
+                );
+            } else {
+                let reduce = if quiet && depth >= 3 && i >= 3 && !in_check && !child.is_check() {
+                    1 + i32::from(i >= 8) + depth / 8
+                } else {
+                    0
+                };
+                score = -self.negamax(
+                    &child,
+                    depth - 1 - reduce,
+                    -alpha - 1,
+                    -alpha,
+                    ply + 1,
+                    &mut child_pv,
+                    true,
+                );
+                if score > alpha && reduce > 0 {
+                    score = -self.negamax(
+                        &child,
+                        depth - 1,
+                        -alpha - 1,
+                        -alpha,
+                        ply + 1,
+                        &mut child_pv,
+                        true,
+                    );
+                }
+                if score > alpha && score < beta {
+                    score = -self.negamax(
+                        &child,
+                        depth - 1,
+                        -beta,
+                        -alpha,
+                        ply + 1,
+                        &mut child_pv,
+                        true,
+                    );
+                }
+            }
+            if self.stopped {
+                self.path.pop();
+                return 0;
+            }
+            if score > best_score {
+                best_score = score;
+                best_move = Some(*m);
+                if score > alpha {
+                    alpha = score;
+                    pv.clear();
+                    pv.push(*m);
+                    pv.extend_from_slice(&child_pv);
+                }
+            }
+            if alpha >= beta {
+                if quiet {
+                    let k = &mut self.killers[ply];
+                    if k[0] != Some(*m) {
+                        k[1] = k[0];
+                        k[0] = Some(*m);
+                    }
+                    if let Some(from) = m.from() {
+                        let h =
+                            &mut self.history[pos.turn() as usize][from as usize][m.to() as usize];
+                        *h += depth * depth;
+                        if *h > 1 << 20 {
+                            self.history
+                                .iter_mut()
+                                .flatten()
+                                .flatten()
+                                .for_each(|x| *x /= 2);
+                        }
+                    }
+                }
+                break;
+            }
+        }
+        self.path.pop();
+        let bound = if best_score >= beta {
+            Bound::Lower
+        } else if alpha > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        let packed = best_move.map(|m| PackedMove::new(&m)).unwrap_or_default();
+        self.tt
+            .store(key, packed, to_table(best_score, ply), depth, bound);
+        best_score
+    }
+
+    /// Orders moves: table move, captures by most valuable victim and least valuable
+    /// attacker, promotions, killers, then quiet moves by history.
+    fn order(&self, pos: &Chess, moves: &mut MoveList, hash_move: PackedMove, ply: usize) {
+        let turn = pos.turn() as usize;
+        let killers = self.killers[ply.min(MAX_PLY - 1)];
+        moves.sort_by_cached_key(|m| {
+            let score = if hash_move.matches(m) {
+                1 << 30
+            } else if let Some(victim) = m.capture() {
+                (1 << 28) + piece_value(victim) * 8 - piece_value(m.role()) / 100
+            } else if m.promotion().is_some() {
+                (1 << 27) + m.promotion().map_or(0, piece_value)
+            } else if killers[0] == Some(*m) {
+                1 << 26
+            } else if killers[1] == Some(*m) {
+                (1 << 26) - 1
+            } else {
+                m.from()
+                    .map_or(0, |f| self.history[turn][f as usize][m.to() as usize])
+            };
+            std::cmp::Reverse(score)
+        });
+    }
+
+    /// Quiescence search: stand pat, then captures and promotions (all evasions when in
+    /// check), best victim first. `pv` receives the line to the quiet leaf.
+    pub fn quiesce(
+        &mut self,
+        pos: &Chess,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        pv: &mut Vec<Move>,
+    ) -> i32 {
+        pv.clear();
+        self.nodes += 1;
+        if self.check_stop() {
+            return 0;
+        }
+        let in_check = pos.is_check();
+        let mut moves = pos.legal_moves();
+        if in_check && moves.is_empty() {
+            return -MATE + ply as i32;
+        }
+        let mut best = -INFINITY;
+        if !in_check {
+            let stand_pat = self.evaluate(pos);
+            if stand_pat >= beta || ply >= MAX_PLY - 1 {
+                return stand_pat;
+            }
+            best = stand_pat;
+            alpha = alpha.max(stand_pat);
+            moves.retain(|m| m.is_capture() || m.promotion().is_some());
+        }
+        self.order(pos, &mut moves, PackedMove::default(), ply.min(MAX_PLY - 1));
+        let mut child_pv = Vec::new();
+        for m in &moves {
+            let mut child = pos.clone();
+            child.play_unchecked(*m);
+            let score = -self.quiesce(&child, -beta, -alpha, ply + 1, &mut child_pv);
+            if self.stopped {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    pv.clear();
+                    pv.push(*m);
+                    pv.extend_from_slice(&child_pv);
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    /// Nodes searched by the last search.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+}
+
+/// Quiesces `pos` with `params`: the score (side to move's view) and the principal
+/// variation that leads to the quiet leaf.
+pub fn quiesce(pos: &Chess, params: Arc<Params>) -> (i32, Vec<Move>) {
+    let mut s = Searcher::new(params, 0);
+    let mut pv = Vec::new();
+    let score = s.quiesce(pos, -INFINITY, INFINITY, 0, &mut pv);
+    (score, pv)
+}
