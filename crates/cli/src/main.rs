@@ -34,6 +34,10 @@ enum Command {
     Error(tune_cmd::ErrorArgs),
     /// Judge terms by the error drop they bring (or the rise when they are zeroed).
     Compare(compare_cmd::CompareArgs),
+    /// Speak UCI on stdin/stdout (for GUIs, match runners and SPSA tuners).
+    Uci,
+    /// Print the parameters in OpenBench's SPSA input format.
+    Spsa(params_cmd::SpsaArgs),
 }
 
 fn main() -> ExitCode {
@@ -47,6 +51,10 @@ fn main() -> ExitCode {
         Command::Tune(args) => tune_cmd::run_tune(&args),
         Command::Error(args) => tune_cmd::run_error(&args),
         Command::Compare(args) => compare_cmd::run(&args),
+        Command::Uci => done(
+            texel_search::uci::run(std::io::stdin().lock(), std::io::stdout()).map_err(Into::into),
+        ),
+        Command::Spsa(args) => done(params_cmd::run_spsa(&args)),
     };
     match result {
         Ok(code) => code,

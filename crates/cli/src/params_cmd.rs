@@ -119,3 +119,35 @@ pub fn run_export(args: &ExportArgs) -> Result<()> {
     }
     Ok(())
 }
+
+#[derive(Args)]
+pub struct SpsaArgs {
+    /// Only the terms of these groups; repeatable.
+    #[arg(long)]
+    group: Vec<String>,
+    /// Parameter file (JSON) with the starting values; the table's defaults when absent.
+    #[arg(long)]
+    params: Option<PathBuf>,
+}
+
+/// One line per flat parameter: `name, int, value, min, max, c_end, r_end`, the names and
+/// ranges of `texel uci`'s spin options.
+pub fn run_spsa(args: &SpsaArgs) -> Result<()> {
+    let groups = selected_groups(&args.group)?;
+    let params = crate::load_params(args.params.as_deref())?;
+    let mut out = std::io::stdout().lock();
+    for (i, fp) in texel_eval::params::flat_params().iter().enumerate() {
+        if !groups.contains(&fp.term.info().group) {
+            continue;
+        }
+        let v = params.flat()[i];
+        let (lo, hi) = texel_search::uci::option_range(v);
+        let c_end = ((hi - lo) as f64 / 20.0).max(1.0);
+        writeln!(
+            out,
+            "{}, int, {v}, {lo}, {hi}, {c_end:.1}, 0.002",
+            fp.name()
+        )?;
+    }
+    Ok(())
+}

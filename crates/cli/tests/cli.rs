@@ -496,3 +496,88 @@ fn the_shipped_configs_parse() {
         assert!(v["epd"].is_array(), "{name}");
     }
 }
+
+/// Runs `texel uci` with `input` and returns what it printed.
+fn uci(input: &str) -> String {
+    let out = texel()
+        .arg("uci")
+        .write_stdin(input.to_string())
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn uci_conversation_with_the_real_binary() {
+    let text =
+        uci("uci\nisready\nucinewgame\nposition startpos moves e2e4 e7e5\ngo depth 5\nisready\n");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "id name texel");
+    assert!(lines.contains(&"option name Hash type spin default 16 min 1 max 4096"));
+    assert!(lines.contains(&"option name KNIGHT_OUTPOST[1].end type spin default 8 min -42 max 58"));
+    let uciok = lines.iter().position(|&l| l == "uciok").unwrap();
+    assert_eq!(lines[uciok + 1], "readyok");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info depth 5 score cp ")),
+        "{text}"
+    );
+    let best = lines.iter().find(|l| l.starts_with("bestmove ")).unwrap();
+    let m = best.trim_start_matches("bestmove ");
+    let mut pos = shakmaty::Chess::default();
+    for mv in ["e2e4", "e7e5"] {
+        let u: shakmaty::uci::UciMove = mv.parse().unwrap();
+        use shakmaty::Position;
+        pos.play_unchecked(u.to_move(&pos).unwrap());
+    }
+    let u: shakmaty::uci::UciMove = m.parse().unwrap();
+    assert!(u.to_move(&pos).is_ok(), "legal best move {m}");
+}
+
+#[test]
+fn uci_finds_mate_stops_infinite_search_and_takes_options() {
+    let text = uci("position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1\ngo depth 3\n");
+    assert!(
+        text.contains("score mate 1") && text.contains("bestmove a1a8"),
+        "{text}"
+    );
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("texel"))
+        .arg("uci")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "setoption name Hash value 8\nsetoption name BISHOP_PAIR.mid value 40\nsetoption name NOPE value 1").unwrap();
+    writeln!(stdin, "position startpos\ngo infinite").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    writeln!(stdin, "stop\nquit").unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("info string unknown option NOPE"), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("bestmove ")), "{text}");
+}
+
+#[test]
+fn uci_reports_bad_positions_and_goes_on() {
+    let text = uci("position startpos moves e2e5\nposition fen not a fen\nisready\nquit\n");
+    assert!(text.contains("info string illegal move e2e5"), "{text}");
+    assert!(text.contains("info string invalid FEN"), "{text}");
+    assert!(text.contains("readyok"));
+}
+
+#[test]
+fn spsa_lists_the_uci_options_in_openbench_format() {
+    let text = stdout_of(texel().args(["spsa", "--group", "MaterialV"]));
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 12, "6 S terms of MaterialV: {text}");
+    assert_eq!(lines[0], "BISHOP_PAIR.mid, int, 27, -27, 81, 5.4, 0.002");
+    for l in lines {
+        assert_eq!(l.split(", ").count(), 7);
+    }
+}

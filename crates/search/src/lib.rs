@@ -5,6 +5,7 @@ mod bench;
 mod limits;
 mod search;
 mod tt;
+pub mod uci;
 
 pub use bench::{bench, BenchResult, BENCH_DEPTH, BENCH_FENS, BENCH_NODES};
 pub use limits::Limits;

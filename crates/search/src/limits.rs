@@ -17,6 +17,8 @@ pub struct Limits {
     pub increment: Duration,
     /// Moves until the next time control (sudden death when `None`).
     pub moves_to_go: Option<u32>,
+    /// Search until stopped, even after a forced mate is found (UCI `go infinite`).
+    pub infinite: bool,
 }
 
 /// Deadlines worked out when a search starts.

@@ -157,7 +157,8 @@ impl Searcher {
     }
 
     /// Searches `pos` within `limits`. `history` holds the keys of the game's earlier
-    /// positions (for repetitions); `report` is told after each completed iteration.
+    /// positions (for repetitions); `report` is told after each completed iteration. A set
+    /// stop flag ([`Searcher::stop_flag`]) ends the search at once: clear it before.
     pub fn search(
         &mut self,
         pos: &Chess,
@@ -171,7 +172,6 @@ impl Searcher {
         self.node_limit = limits.nodes.unwrap_or(u64::MAX);
         self.nodes = 0;
         self.stopped = false;
-        self.stop.store(false, Ordering::Relaxed);
         self.path.clear();
         self.path.extend_from_slice(history);
         let legal = pos.legal_moves();
@@ -235,7 +235,7 @@ impl Searcher {
             });
             if self.stopped
                 || soft.is_some_and(|s| Instant::now() >= s)
-                || score.abs() > MATE_BOUND && depth > 4
+                || (score.abs() > MATE_BOUND && depth > 4 && !limits.infinite)
             {
                 break;
             }
