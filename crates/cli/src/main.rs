@@ -4,6 +4,7 @@ mod bench;
 mod compare_cmd;
 mod config;
 mod eval_cmd;
+mod match_cmd;
 mod params_cmd;
 mod tune_cmd;
 
@@ -38,6 +39,8 @@ enum Command {
     Uci,
     /// Print the parameters in OpenBench's SPSA input format.
     Spsa(params_cmd::SpsaArgs),
+    /// Play a match between parameter sets and UCI engines; report Elo, LOS and SPRT.
+    Match(match_cmd::MatchArgs),
 }
 
 fn main() -> ExitCode {
@@ -55,6 +58,7 @@ fn main() -> ExitCode {
             texel_search::uci::run(std::io::stdin().lock(), std::io::stdout()).map_err(Into::into),
         ),
         Command::Spsa(args) => done(params_cmd::run_spsa(&args)),
+        Command::Match(args) => done(match_cmd::run(&args)),
     };
     match result {
         Ok(code) => code,

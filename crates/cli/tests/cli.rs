@@ -581,3 +581,61 @@ fn spsa_lists_the_uci_options_in_openbench_format() {
         assert_eq!(l.split(", ").count(), 7);
     }
 }
+
+#[test]
+fn match_plays_and_reports_elo() {
+    let dir = temp_dir("match");
+    let pgn = dir.join("games.pgn");
+    let text = stdout_of(
+        texel()
+            .args([
+                "match",
+                "--engine",
+                "name=one",
+                "--engine",
+                "name=two,nodes=800",
+                "--each",
+                "nodes=400",
+            ])
+            .args([
+                "--games",
+                "2",
+                "--random-plies",
+                "4",
+                "--resign",
+                "900,4",
+                "--pgn",
+            ])
+            .arg(&pgn),
+    );
+    assert!(text.contains("one ") && text.contains("two"), "{text}");
+    assert!(text.contains("terminations:"));
+    assert_eq!(
+        std::fs::read_to_string(&pgn)
+            .unwrap()
+            .matches("[Event ")
+            .count(),
+        2
+    );
+    let out = texel()
+        .args([
+            "match",
+            "--engine",
+            "name=x,nodes=10",
+            "--engine",
+            "name=y,params=/no/such.json,nodes=10",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("/no/such.json"));
+    let out = texel()
+        .args(["match", "--engine", "name=x", "--engine", "name=y"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("has no time control"));
+}

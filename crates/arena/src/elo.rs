@@ -1,0 +1,182 @@
+//! Match statistics: Elo difference with a 95% interval, likelihood of superiority, and the
+//! sequential probability ratio test (the normal approximation fishtest uses).
+
+/// Wins, draws and losses of one side.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Score {
+    /// Games won.
+    pub wins: u32,
+    /// Games drawn.
+    pub draws: u32,
+    /// Games lost.
+    pub losses: u32,
+}
+
+/// Elo difference of a score fraction (±∞ at 0 and 1 are clamped to ±1000).
+pub fn elo(score: f64) -> f64 {
+    let s = score.clamp(1e-6, 1.0 - 1e-6);
+    (-400.0 * (1.0 / s - 1.0).log10()).clamp(-1000.0, 1000.0)
+}
+
+/// Expected score of an Elo difference.
+pub fn expected(elo: f64) -> f64 {
+    1.0 / (1.0 + 10f64.powf(-elo / 400.0))
+}
+
+/// The error function (Abramowitz and Stegun 7.1.26, error below 1.5e-7).
+fn erf(x: f64) -> f64 {
+    let t = 1.0 / (1.0 + 0.327_591_1 * x.abs());
+    let y = 1.0
+        - (((((1.061_405_429 * t - 1.453_152_027) * t) + 1.421_413_741) * t - 0.284_496_736) * t
+            + 0.254_829_592)
+            * t
+            * (-x * x).exp();
+    if x >= 0.0 {
+        y
+    } else {
+        -y
+    }
+}
+
+/// The verdict of a finished or running SPRT.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Sprt {
+    /// H1 accepted: the gain is at least `elo1`.
+    AcceptH1(f64),
+    /// H0 accepted: the gain is at most `elo0`.
+    AcceptH0(f64),
+    /// Not decided yet.
+    Continue(f64),
+}
+
+impl Score {
+    /// Games played.
+    pub fn games(&self) -> u32 {
+        self.wins + self.draws + self.losses
+    }
+
+    /// Points per game, 0 to 1.
+    pub fn fraction(&self) -> f64 {
+        (f64::from(self.wins) + 0.5 * f64::from(self.draws)) / f64::from(self.games().max(1))
+    }
+
+    /// Per-game variance of the score.
+    fn variance(&self) -> f64 {
+        let n = f64::from(self.games().max(1));
+        let s = self.fraction();
+        (f64::from(self.wins) * (1.0 - s).powi(2)
+            + f64::from(self.draws) * (0.5 - s).powi(2)
+            + f64::from(self.losses) * s.powi(2))
+            / n
+    }
+
+    /// Elo difference and the half-width of its 95% confidence interval.
+    pub fn elo(&self) -> (f64, f64) {
+        let n = f64::from(self.games().max(1));
+        let s = self.fraction();
+        let margin = 1.959_964 * (self.variance() / n).sqrt();
+        let (lo, hi) = (elo(s - margin), elo(s + margin));
+        (elo(s), (hi - lo) / 2.0)
+    }
+
+    /// Likelihood of superiority: the probability that this side is the stronger one.
+    pub fn los(&self) -> f64 {
+        let (w, l) = (f64::from(self.wins), f64::from(self.losses));
+        if w + l == 0.0 {
+            return 0.5;
+        }
+        0.5 * (1.0 + erf((w - l) / (2.0 * (w + l)).sqrt()))
+    }
+
+    /// The log-likelihood ratio of H1 (`elo1`) against H0 (`elo0`) and the decision with
+    /// error rates `alpha` and `beta`.
+    pub fn sprt(&self, elo0: f64, elo1: f64, alpha: f64, beta: f64) -> Sprt {
+        let var = self.variance();
+        let llr = if var <= 0.0 || self.games() == 0 {
+            0.0
+        } else {
+            let (s0, s1) = (expected(elo0), expected(elo1));
+            f64::from(self.games()) * (s1 - s0) * (2.0 * self.fraction() - s0 - s1) / (2.0 * var)
+        };
+        let (lower, upper) = ((beta / (1.0 - alpha)).ln(), ((1.0 - beta) / alpha).ln());
+        if llr >= upper {
+            Sprt::AcceptH1(llr)
+        } else if llr <= lower {
+            Sprt::AcceptH0(llr)
+        } else {
+            Sprt::Continue(llr)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elo_of_known_scores() {
+        assert!((elo(0.5)).abs() < 1e-9);
+        assert!((elo(0.75) - 190.848).abs() < 1e-3);
+        assert!((elo(0.64) - 100.0).abs() < 0.1);
+        assert!((expected(100.0) - 0.6401).abs() < 1e-4);
+    }
+
+    #[test]
+    fn interval_and_los_behave() {
+        let even = Score {
+            wins: 30,
+            draws: 40,
+            losses: 30,
+        };
+        let (e, margin) = even.elo();
+        assert!(e.abs() < 1e-9);
+        // Variance 0.15 per game over 100 games: 1.96 * sqrt(0.0015) = 0.0759 in score,
+        // which is about 53 Elo either side.
+        assert!((margin - 53.0).abs() < 1.0, "{margin}");
+        assert!((even.los() - 0.5).abs() < 1e-9);
+        let better = Score {
+            wins: 60,
+            draws: 20,
+            losses: 20,
+        };
+        assert!((better.elo().0 - 147.19).abs() < 0.05);
+        assert!(better.los() > 0.9999);
+        assert!((erf(1.0) - 0.842_700_79).abs() < 2e-7);
+    }
+
+    #[test]
+    fn sprt_decides_clear_cases() {
+        let strong = Score {
+            wins: 600,
+            draws: 300,
+            losses: 300,
+        };
+        assert!(matches!(
+            strong.sprt(0.0, 5.0, 0.05, 0.05),
+            Sprt::AcceptH1(_)
+        ));
+        let weak = Score {
+            wins: 300,
+            draws: 300,
+            losses: 600,
+        };
+        assert!(matches!(weak.sprt(0.0, 5.0, 0.05, 0.05), Sprt::AcceptH0(_)));
+        let few = Score {
+            wins: 3,
+            draws: 2,
+            losses: 2,
+        };
+        assert!(matches!(few.sprt(0.0, 5.0, 0.05, 0.05), Sprt::Continue(_)));
+        // By hand: s = 0.5, var = 0.25 * 2/3, s0 = 0.5, s1 = expected(10) ≈ 0.514387:
+        // LLR = 600 * 0.014387 * (1 - 0.5 - 0.514387) / (2 * 0.166667) ≈ -0.3726.
+        let level = Score {
+            wins: 200,
+            draws: 200,
+            losses: 200,
+        };
+        let Sprt::Continue(llr) = level.sprt(0.0, 10.0, 0.05, 0.05) else {
+            panic!()
+        };
+        assert!((llr + 0.3726).abs() < 1e-3, "{llr}");
+    }
+}

@@ -1,0 +1,10 @@
+//! Matches between texel parameter sets and UCI engines: openings, clocks, adjudication,
+//! PGN with per-move scores, and Elo with error bars, LOS and SPRT.
+
+pub mod elo;
+pub mod engine;
+pub mod game;
+mod matches;
+pub mod openings;
+
+pub use matches::{run_match, MatchError, MatchOptions, MatchReport, Pairing, Progress};

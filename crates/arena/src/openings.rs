@@ -1,0 +1,204 @@
+//! Opening lines for matches: EPD/FEN positions or PGN games (main line moves), and seeded
+//! random plies after them.
+
+use pgn_reader::{RawTag, Reader, SanPlus, Visitor};
+use shakmaty::fen::Fen;
+use shakmaty::{CastlingMode, Chess, Move, Position};
+use std::ops::ControlFlow;
+use std::path::Path;
+
+/// A start position and the moves played from it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Opening {
+    /// The start position.
+    pub start: Chess,
+    /// Moves from the start.
+    pub moves: Vec<Move>,
+}
+
+impl Opening {
+    /// The position after the moves.
+    pub fn end(&self) -> Chess {
+        let mut pos = self.start.clone();
+        for m in &self.moves {
+            pos.play_unchecked(*m);
+        }
+        pos
+    }
+}
+
+/// Why openings could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum OpeningError {
+    /// Unreadable file.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A bad line or game, with its place.
+    #[error("{path}: {what}")]
+    Bad {
+        /// The file.
+        path: String,
+        /// What is wrong and where.
+        what: String,
+    },
+}
+
+/// Collects the main line of each game.
+struct Lines {
+    games: usize,
+}
+
+impl Visitor for Lines {
+    type Tags = Option<Chess>;
+    type Movetext = Result<Opening, String>;
+    type Output = Result<Opening, String>;
+
+    fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
+        self.games += 1;
+        ControlFlow::Continue(None)
+    }
+
+    fn tag(
+        &mut self,
+        tags: &mut Self::Tags,
+        name: &[u8],
+        value: RawTag<'_>,
+    ) -> ControlFlow<Self::Output> {
+        if name == b"FEN" {
+            let pos = Fen::from_ascii(value.as_bytes())
+                .ok()
+                .and_then(|f| f.into_position::<Chess>(CastlingMode::Standard).ok());
+            match pos {
+                Some(p) => *tags = Some(p),
+                None => {
+                    return ControlFlow::Break(Err(format!("game {}: bad FEN tag", self.games)))
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<Self::Output, Self::Movetext> {
+        ControlFlow::Continue(Ok(Opening {
+            start: tags.unwrap_or_default(),
+            moves: Vec::new(),
+        }))
+    }
+
+    fn san(
+        &mut self,
+        movetext: &mut Self::Movetext,
+        san_plus: SanPlus,
+    ) -> ControlFlow<Self::Output> {
+        if let Ok(opening) = movetext {
+            let pos = opening.end();
+            match san_plus.san.to_move(&pos) {
+                Ok(m) => opening.moves.push(m),
+                Err(_) => *movetext = Err(format!("game {}: illegal move {san_plus}", self.games)),
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn end_game(&mut self, movetext: Self::Movetext) -> Self::Output {
+        movetext
+    }
+}
+
+/// Reads openings: a `.pgn` file gives the main line of each game; any other file one FEN
+/// or EPD position per line (`#` comments and blank lines skipped).
+///
+/// # Errors
+/// An unreadable file, or a bad line or game (with its number): openings must all be good.
+pub fn read_openings(path: &Path) -> Result<Vec<Opening>, OpeningError> {
+    let name = path.display().to_string();
+    let io = |source| OpeningError::Io {
+        path: name.clone(),
+        source,
+    };
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("pgn"))
+    {
+        let file = std::fs::File::open(path).map_err(io)?;
+        let mut reader = Reader::new(file);
+        let mut visitor = Lines { games: 0 };
+        let mut out = Vec::new();
+        while let Some(game) = reader.read_game(&mut visitor).map_err(io)? {
+            out.push(game.map_err(|what| OpeningError::Bad {
+                path: name.clone(),
+                what,
+            })?);
+        }
+        return Ok(out);
+    }
+    let text = std::fs::read_to_string(path).map_err(io)?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = line.split_whitespace().take(6).collect();
+        let fen = match fields.len() {
+            4 => format!("{} 0 1", fields.join(" ")),
+            n if n >= 6 && fields[4].parse::<u32>().is_ok() => fields.join(" "),
+            _ => format!("{} 0 1", fields[..4.min(fields.len())].join(" ")),
+        };
+        let start = texel_eval::parse_fen(&fen).map_err(|e| OpeningError::Bad {
+            path: name.clone(),
+            what: format!("line {}: {e}", i + 1),
+        })?;
+        out.push(Opening {
+            start,
+            moves: Vec::new(),
+        });
+    }
+    Ok(out)
+}
+
+/// A small seeded generator (SplitMix64) for reproducible random plies and orders.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator from a seed.
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    /// The next value.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A value below `n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n.max(1) as u64) as usize
+    }
+}
+
+/// The opening with up to `plies` random legal moves added (fewer if the game ends).
+pub fn with_random_plies(opening: &Opening, plies: u32, rng: &mut Rng) -> Opening {
+    let mut out = opening.clone();
+    let mut pos = out.end();
+    for _ in 0..plies {
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            break;
+        }
+        let m = moves[rng.below(moves.len())];
+        pos.play_unchecked(m);
+        out.moves.push(m);
+    }
+    out
+}

@@ -1,0 +1,256 @@
+//! `texel match`: games between parameter sets and UCI engines, with Elo and SPRT.
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Duration;
+use texel_arena::elo::Sprt;
+use texel_arena::engine::{EngineSpec, Kind, TimeControl};
+use texel_arena::game::Adjudication;
+use texel_arena::openings::read_openings;
+use texel_arena::{run_match, MatchOptions};
+
+#[derive(Args)]
+pub struct MatchArgs {
+    /// An engine: `name=N,params=P.json` (texel) or `name=N,cmd=PATH[,arg=A][,option.NAME=V]`
+    /// (UCI), with optional `tc=5+0.05`, `nodes=N`, `depth=N`, `st=SECONDS`, `hash=MB`.
+    /// The first engine plays all others (gauntlet). Repeatable.
+    #[arg(long = "engine", required = true)]
+    engines: Vec<String>,
+    /// Settings for every engine that does not set them itself (e.g. `tc=5+0.05`).
+    #[arg(long)]
+    each: Option<String>,
+    /// Games per pairing (each opening is played twice, colours swapped).
+    #[arg(long, default_value_t = 2)]
+    games: u32,
+    /// Games played at once.
+    #[arg(long, default_value_t = 1)]
+    concurrency: usize,
+    /// Openings: an EPD/FEN file or a PGN file of opening lines.
+    #[arg(long)]
+    openings: Option<PathBuf>,
+    /// Random plies played after each opening.
+    #[arg(long, default_value_t = 0)]
+    random_plies: u32,
+    /// Seed of the opening order and random plies.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Append every game to this PGN file.
+    #[arg(long)]
+    pgn: Option<PathBuf>,
+    /// Run an SPRT between ELO0 and ELO1 (α = β = 0.05) and stop when it decides.
+    #[arg(long, value_name = "ELO0,ELO1")]
+    sprt: Option<String>,
+    /// Every engine plays every other instead of a gauntlet.
+    #[arg(long)]
+    round_robin: bool,
+    /// Adjudicate a win when both engines agree on at least CP for PLIES plies.
+    #[arg(long, value_name = "CP,PLIES")]
+    resign: Option<String>,
+    /// Adjudicate a draw when both scores stay within CP for PLIES plies after ply AFTER.
+    #[arg(long, value_name = "CP,PLIES,AFTER")]
+    draw: Option<String>,
+    /// Draw after this many plies.
+    #[arg(long, default_value_t = 600)]
+    max_plies: u32,
+}
+
+fn numbers<T: std::str::FromStr>(text: &str, what: &str, n: usize) -> Result<Vec<T>> {
+    let v: Vec<T> = text
+        .split(',')
+        .map(|x| x.trim().parse().ok())
+        .collect::<Option<_>>()
+        .with_context(|| format!("bad {what} {text:?}"))?;
+    if v.len() != n {
+        bail!("{what} takes {n} numbers, not {text:?}");
+    }
+    Ok(v)
+}
+
+fn time_control(key: &str, value: &str) -> Result<TimeControl> {
+    let bad = || format!("bad {key}={value}");
+    Ok(match key {
+        "tc" => {
+            let (base, inc) = value.split_once('+').unwrap_or((value, "0"));
+            TimeControl::Clock {
+                base: Duration::from_secs_f64(base.parse().ok().with_context(bad)?),
+                increment: Duration::from_secs_f64(inc.parse().ok().with_context(bad)?),
+            }
+        }
+        "nodes" => TimeControl::Nodes(value.parse().ok().with_context(bad)?),
+        "depth" => TimeControl::Depth(value.parse().ok().with_context(bad)?),
+        _ => TimeControl::MoveTime(Duration::from_secs_f64(
+            value.parse().ok().with_context(bad)?,
+        )),
+    })
+}
+
+/// Parses `key=value,...` engine settings, on top of `--each`.
+fn engine_spec(text: &str, each: Option<&str>) -> Result<EngineSpec> {
+    let (mut name, mut params, mut cmd, mut args, mut options) =
+        (None, None, None, Vec::new(), Vec::new());
+    let (mut tc, mut hash) = (None, 16);
+    let mut apply = |text: &str, defaults: bool| -> Result<()> {
+        for field in text.split(',').filter(|f| !f.trim().is_empty()) {
+            let (k, v) = field
+                .split_once('=')
+                .with_context(|| format!("engine setting {field:?} is not key=value"))?;
+            let k = k.trim();
+            match k {
+                "tc" | "nodes" | "depth" | "st" => {
+                    if !defaults || tc.is_none() {
+                        tc = Some(time_control(k, v.trim())?);
+                    }
+                }
+                "hash" => {
+                    hash = v
+                        .trim()
+                        .parse()
+                        .ok()
+                        .with_context(|| format!("bad hash {v:?}"))?
+                }
+                "name" => name = Some(v.trim().to_string()),
+                "params" => params = Some(PathBuf::from(v.trim())),
+                "cmd" => cmd = Some(PathBuf::from(v.trim())),
+                "arg" => args.push(v.trim().to_string()),
+                k if k.starts_with("option.") => {
+                    options.push((k["option.".len()..].to_string(), v.trim().to_string()))
+                }
+                _ => bail!("unknown engine setting {k:?}"),
+            }
+        }
+        Ok(())
+    };
+    apply(text, false)?;
+    if let Some(each) = each {
+        apply(each, true)?;
+    }
+    let name = name.with_context(|| format!("engine {text:?} has no name="))?;
+    let tc = tc.with_context(|| {
+        format!("engine {name} has no time control (tc=, nodes=, depth= or st=)")
+    })?;
+    let kind = match cmd {
+        Some(cmd) => {
+            if params.is_some() {
+                bail!("engine {name}: params= is for texel's own engine, not cmd=");
+            }
+            Kind::Uci { cmd, args, options }
+        }
+        None => Kind::BuiltIn { params },
+    };
+    Ok(EngineSpec {
+        name,
+        kind,
+        tc,
+        hash_mb: hash,
+    })
+}
+
+pub fn run(args: &MatchArgs) -> Result<()> {
+    let engines = args
+        .engines
+        .iter()
+        .map(|e| engine_spec(e, args.each.as_deref()))
+        .collect::<Result<Vec<_>>>()?;
+    for e in &engines {
+        if let Kind::BuiltIn { params: Some(p) } = &e.kind {
+            texel_eval::Params::load(p)?;
+        }
+    }
+    let openings = match &args.openings {
+        Some(p) => read_openings(p)?,
+        None => Vec::new(),
+    };
+    let sprt = args
+        .sprt
+        .as_deref()
+        .map(|s| numbers::<f64>(s, "--sprt", 2).map(|v| (v[0], v[1])))
+        .transpose()?;
+    let resign = args
+        .resign
+        .as_deref()
+        .map(|s| numbers::<i32>(s, "--resign", 2))
+        .transpose()?;
+    let draw = args
+        .draw
+        .as_deref()
+        .map(|s| numbers::<i32>(s, "--draw", 3))
+        .transpose()?;
+    let options = MatchOptions {
+        engines,
+        round_robin: args.round_robin,
+        games: args.games,
+        concurrency: args.concurrency,
+        openings,
+        random_plies: args.random_plies,
+        seed: args.seed,
+        adjudication: Adjudication {
+            resign_cp: resign.as_ref().map(|v| v[0]),
+            resign_plies: resign.as_ref().map_or(0, |v| v[1] as u32),
+            draw_cp: draw.as_ref().map(|v| v[0]),
+            draw_plies: draw.as_ref().map_or(0, |v| v[1] as u32),
+            draw_after: draw.as_ref().map_or(0, |v| v[2] as u32),
+            max_plies: args.max_plies,
+        },
+        pgn: args.pgn.clone(),
+        sprt,
+        event: "texel match".into(),
+    };
+    let live = std::io::stderr().is_terminal();
+    let report = run_match(&options, &mut |p| {
+        let s = p.pairings.iter().map(|q| {
+            let (e, m) = q.score.elo();
+            format!(
+                "{} vs {}: +{} ={} -{} ({:+.0} ± {:.0})",
+                q.first, q.second, q.score.wins, q.score.draws, q.score.losses, e, m
+            )
+        });
+        let line = format!(
+            "game {}/{}: {}",
+            p.done,
+            p.total,
+            s.collect::<Vec<_>>().join("; ")
+        );
+        if live {
+            eprint!("\r{line}   ");
+        } else {
+            eprintln!("{line}");
+        }
+    })?;
+    if live {
+        eprintln!();
+    }
+    println!(
+        "{:<24} {:<24} {:>6} {:>6} {:>6} {:>7} {:>16} {:>7}",
+        "engine", "opponent", "wins", "draws", "losses", "score", "elo", "los"
+    );
+    for p in &report.pairings {
+        let (e, m) = p.score.elo();
+        println!(
+            "{:<24} {:<24} {:>6} {:>6} {:>6} {:>6.1}% {:>+8.1} ± {:<5.1} {:>6.1}%",
+            p.first,
+            p.second,
+            p.score.wins,
+            p.score.draws,
+            p.score.losses,
+            100.0 * p.score.fraction(),
+            e,
+            m,
+            100.0 * p.score.los()
+        );
+    }
+    if let Some(s) = report.sprt {
+        let (text, llr) = match s {
+            Sprt::AcceptH1(l) => ("H1 accepted", l),
+            Sprt::AcceptH0(l) => ("H0 accepted", l),
+            Sprt::Continue(l) => ("undecided", l),
+        };
+        println!("SPRT: LLR {llr:.3} (bounds -2.944, 2.944): {text}");
+    }
+    println!("terminations:");
+    for (reason, n) in &report.terminations {
+        println!("  {n:>5}  {reason}");
+    }
+    Ok(())
+}
