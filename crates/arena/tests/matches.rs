@@ -298,3 +298,30 @@ fn sprt_stops_a_one_sided_match_early() {
         report.sprt
     );
 }
+
+#[test]
+fn hundreds_of_fast_self_play_games_have_only_legal_moves() {
+    let dir = temp("many");
+    let pgn = dir.join("games.pgn");
+    let mut o = options(vec![texel("a", 150), texel("b", 150)], 200, &pgn);
+    o.adjudication = Adjudication {
+        resign_cp: Some(800),
+        resign_plies: 4,
+        max_plies: 200,
+        ..Default::default()
+    };
+    o.random_plies = 8;
+    let report = run_match(&o, &mut |_| {}).unwrap();
+    assert_eq!(report.pairings[0].score.games(), 200);
+    // Replaying checks every move's legality (the visitor panics on an illegal one).
+    let games = replay(&pgn);
+    assert_eq!(games.len(), 200);
+    assert!(
+        report
+            .terminations
+            .iter()
+            .all(|(r, _)| !r.contains("illegal")),
+        "{:?}",
+        report.terminations
+    );
+}
