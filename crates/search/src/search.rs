@@ -351,51 +351,28 @@ impl Searcher {
             let quiet = !m.is_capture() && m.promotion().is_none();
             let mut score;
             if i == 0 {
-                score = -self.negamax(
-                    &child,
-                    depth - 1,
-                    -beta,
-                    -alpha,
-                    ply + 1,
-                    &mut child_pv,
-                    true,
-                );
+                score = self.child_score(&child, depth - 1, alpha, beta, ply, &mut child_pv);
             } else {
                 let reduce = if quiet && depth >= 3 && i >= 3 && !in_check && !child.is_check() {
                     1 + i32::from(i >= 8) + depth / 8
                 } else {
                     0
                 };
-                score = -self.negamax(
+                // Null window (reduced for late quiet moves), then re-searches as needed.
+                score = self.child_score(
                     &child,
                     depth - 1 - reduce,
-                    -alpha - 1,
-                    -alpha,
-                    ply + 1,
+                    alpha,
+                    alpha + 1,
+                    ply,
                     &mut child_pv,
-                    true,
                 );
                 if score > alpha && reduce > 0 {
-                    score = -self.negamax(
-                        &child,
-                        depth - 1,
-                        -alpha - 1,
-                        -alpha,
-                        ply + 1,
-                        &mut child_pv,
-                        true,
-                    );
+                    score =
+                        self.child_score(&child, depth - 1, alpha, alpha + 1, ply, &mut child_pv);
                 }
                 if score > alpha && score < beta {
-                    score = -self.negamax(
-                        &child,
-                        depth - 1,
-                        -beta,
-                        -alpha,
-                        ply + 1,
-                        &mut child_pv,
-                        true,
-                    );
+                    score = self.child_score(&child, depth - 1, alpha, beta, ply, &mut child_pv);
                 }
             }
             if self.stopped {
@@ -447,6 +424,20 @@ impl Searcher {
         self.tt
             .store(key, packed, to_table(best_score, ply), depth, bound);
         best_score
+    }
+
+    /// The score of `child` for the side to move at `ply`, searched in the window
+    /// (`alpha`, `beta`) of that side.
+    fn child_score(
+        &mut self,
+        child: &Chess,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+        pv: &mut Vec<Move>,
+    ) -> i32 {
+        -self.negamax(child, depth, -beta, -alpha, ply + 1, pv, true)
     }
 
     /// Orders moves: table move, captures by most valuable victim and least valuable
