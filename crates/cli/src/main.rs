@@ -4,6 +4,7 @@ mod bench;
 mod compare_cmd;
 mod config;
 mod eval_cmd;
+mod import_cmd;
 mod match_cmd;
 mod params_cmd;
 mod tune_cmd;
@@ -41,6 +42,8 @@ enum Command {
     Spsa(params_cmd::SpsaArgs),
     /// Play a match between parameter sets and UCI engines; report Elo, LOS and SPRT.
     Match(match_cmd::MatchArgs),
+    /// Quiet labelled positions from labelled EPD or PGN games.
+    Import(import_cmd::ImportArgs),
 }
 
 fn main() -> ExitCode {
@@ -59,6 +62,7 @@ fn main() -> ExitCode {
         ),
         Command::Spsa(args) => done(params_cmd::run_spsa(&args)),
         Command::Match(args) => done(match_cmd::run(&args)),
+        Command::Import(args) => done(import_cmd::run(&args)),
     };
     match result {
         Ok(code) => code,

@@ -639,3 +639,49 @@ fn match_plays_and_reports_elo() {
         .unwrap()
         .contains("has no time control"));
 }
+
+#[test]
+fn import_pgn_writes_quiet_positions_the_tuner_loads() {
+    let dir = temp_dir("import");
+    let pgn = dir.join("games.pgn");
+    std::fs::write(
+        &pgn,
+        "[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 6. Re1 b5 7. Bb3 d6 8. c3 O-O 9. h3 Nb8 10. d4 Nbd7 11. c4 c6 12. cxb5 axb5 13. Nc3 Bb7 1-0\n",
+    )
+    .unwrap();
+    let out = dir.join("quiet.epd");
+    let stats = dir.join("stats.json");
+    let text = stdout_of(
+        texel()
+            .args(["import", "--pgn"])
+            .arg(&pgn)
+            .args(["--out"])
+            .arg(&out)
+            .args(["--win-min", "-10000", "--format", "c9", "--stats-json"])
+            .arg(&stats),
+    );
+    assert!(text.contains("wrote"), "{text}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    assert_eq!(v["games"], 1);
+    let kept = v["positions_kept"].as_u64().unwrap();
+    assert!(kept >= 1);
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap().lines().count() as u64,
+        kept
+    );
+    let error = stdout_of(texel().args(["error", "--epd"]).arg(&out));
+    assert!(
+        error.contains(&format!("{kept} training positions")),
+        "{error}"
+    );
+    let out2 = texel()
+        .args(["import", "--pgn"])
+        .arg(dir.join("missing.pgn"))
+        .arg("--out")
+        .arg(dir.join("x.epd"))
+        .output()
+        .unwrap();
+    assert_eq!(out2.status.code(), Some(2));
+    assert!(!dir.join("x.epd").exists());
+}

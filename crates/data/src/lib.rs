@@ -1,8 +1,11 @@
 //! Labelled chess positions: parsing EPD/FEN lines that carry a game result.
 //!
 //! The common label formats are recognised ([`LabelFormat`]); a file uses one format,
-//! detected from its first labelled line ([`LabelFormat::detect`]).
+//! detected from its first labelled line ([`LabelFormat::detect`]). The importer turns EPD
+//! files and PGN games into quiet labelled positions ([`import_epd`], [`import_pgn`]).
 
 mod epd;
+mod import;
 
 pub use epd::{parse_line, BadLine, LabelFormat, Labelled, Outcome};
+pub use import::{import_epd, import_pgn, ImportError, ImportOptions, ImportStats};

@@ -1,0 +1,112 @@
+//! `texel import`: quiet labelled EPD from labelled EPD or from PGN games.
+
+use anyhow::{bail, Result};
+use clap::{Args, ValueEnum};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Arc;
+use texel_data::{import_epd, import_pgn, ImportOptions, LabelFormat};
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    /// `c9 "1-0";`
+    C9,
+    /// `[1.0]`
+    Bracket,
+}
+
+#[derive(Args)]
+pub struct ImportArgs {
+    /// Labelled EPD/FEN input: every position is replaced by its quiet leaf.
+    #[arg(long, conflicts_with = "pgn")]
+    epd: Option<PathBuf>,
+    /// PGN input: positions are sampled from finished games and labelled with the result.
+    #[arg(long)]
+    pgn: Option<PathBuf>,
+    /// Output EPD (written atomically).
+    #[arg(long)]
+    out: PathBuf,
+    /// Label format of the output.
+    #[arg(long, value_enum, default_value = "bracket")]
+    format: Format,
+    /// EPD input labels score the side to move.
+    #[arg(long)]
+    stm_labels: bool,
+    /// Positions per game at most.
+    #[arg(long, default_value_t = 5)]
+    per_game: usize,
+    /// Plies between two positions of a game at least.
+    #[arg(long, default_value_t = 10)]
+    gap: usize,
+    /// Opening plies skipped in each game.
+    #[arg(long, default_value_t = 10)]
+    skip_plies: usize,
+    /// Decisive games: keep positions where the winner's evaluation is above this (cp).
+    #[arg(long, default_value_t = 100)]
+    win_min: i32,
+    /// Draws: keep positions where an evaluation is below this in absolute value (cp).
+    #[arg(long, default_value_t = 150)]
+    draw_max: i32,
+    /// Judge positions by the PGN's score comments instead of texel's qsearch.
+    #[arg(long)]
+    score_from_pgn: bool,
+    /// Seed of the per-game sampling.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Parameters of the quiescence search (JSON).
+    #[arg(long)]
+    params: Option<PathBuf>,
+    /// Also write the statistics as JSON here.
+    #[arg(long)]
+    stats_json: Option<PathBuf>,
+}
+
+pub fn run(args: &ImportArgs) -> Result<()> {
+    let options = ImportOptions {
+        format: match args.format {
+            Format::C9 => LabelFormat::C9,
+            Format::Bracket => LabelFormat::Bracket,
+        },
+        stm_labels: args.stm_labels,
+        per_game: args.per_game,
+        gap: args.gap,
+        skip_plies: args.skip_plies,
+        win_min_cp: args.win_min,
+        draw_max_cp: args.draw_max,
+        score_from_pgn: args.score_from_pgn,
+        seed: args.seed,
+        params: Arc::new(crate::load_params(args.params.as_deref())?),
+        ..ImportOptions::default()
+    };
+    let live = std::io::stderr().is_terminal();
+    let report = |n: u64| {
+        if live {
+            eprint!("\r{n} read   ");
+        }
+    };
+    let start = std::time::Instant::now();
+    let stats = match (&args.epd, &args.pgn) {
+        (Some(input), None) => import_epd(input, &args.out, &options, &report)?,
+        (None, Some(input)) => import_pgn(input, &args.out, &options, &report)?,
+        _ => bail!("give --epd FILE or --pgn FILE"),
+    };
+    if live {
+        eprintln!();
+    }
+    let secs = start.elapsed().as_secs_f64();
+    eprintln!("{stats}");
+    if stats.games > 0 {
+        eprintln!(
+            "{:.0} games/s, {:.0} positions/s",
+            stats.games as f64 / secs,
+            stats.considered as f64 / secs
+        );
+    } else {
+        eprintln!("{:.0} positions/s", stats.considered as f64 / secs);
+    }
+    if let Some(path) = &args.stats_json {
+        texel_eval::params::write_atomically(path, stats.to_json().as_bytes())?;
+    }
+    println!("wrote {} positions to {}", stats.kept, args.out.display());
+    Ok(())
+}
