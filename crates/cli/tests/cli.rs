@@ -657,7 +657,7 @@ fn import_pgn_writes_quiet_positions_the_tuner_loads() {
             .arg(&pgn)
             .args(["--out"])
             .arg(&out)
-            .args(["--win-min", "-10000", "--format", "c9", "--stats-json"])
+            .args(["--win-min=-10000", "--format", "c9", "--stats-json"])
             .arg(&stats),
     );
     assert!(text.contains("wrote"), "{text}");
