@@ -2,6 +2,7 @@
 
 use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -20,7 +21,8 @@ pub struct ImportArgs {
     /// Labelled EPD/FEN input: every position is replaced by its quiet leaf.
     #[arg(long, conflicts_with = "pgn")]
     epd: Option<PathBuf>,
-    /// PGN input: positions are sampled from finished games and labelled with the result.
+    /// PGN input (`.pgn` or `.pgn.gz`): positions are sampled from finished games and
+    /// labelled with the result.
     #[arg(long)]
     pgn: Option<PathBuf>,
     /// Output EPD (written atomically).
@@ -78,21 +80,32 @@ pub fn run(args: &ImportArgs) -> Result<()> {
         params: Arc::new(crate::load_params(args.params.as_deref())?),
         ..ImportOptions::default()
     };
-    let live = std::io::stderr().is_terminal();
-    let report = |n: u64| {
-        if live {
-            eprint!("\r{n} read   ");
-        }
-    };
+    let input = args.epd.as_ref().or(args.pgn.as_ref());
+    let size = input
+        .and_then(|p| std::fs::metadata(p).ok())
+        .map_or(0, |m| m.len());
+    let bar = ProgressBar::with_draw_target(
+        Some(size),
+        if std::io::stderr().is_terminal() {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        },
+    );
+    bar.set_style(
+        ProgressStyle::with_template(
+            "importing {bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+        )
+        .expect("valid template"),
+    );
+    let report = |bytes: u64| bar.set_position(bytes);
     let start = std::time::Instant::now();
     let stats = match (&args.epd, &args.pgn) {
         (Some(input), None) => import_epd(input, &args.out, &options, &report)?,
         (None, Some(input)) => import_pgn(input, &args.out, &options, &report)?,
         _ => bail!("give --epd FILE or --pgn FILE"),
     };
-    if live {
-        eprintln!();
-    }
+    bar.finish_and_clear();
     let secs = start.elapsed().as_secs_f64();
     eprintln!("{stats}");
     if stats.games > 0 {

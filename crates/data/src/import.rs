@@ -520,8 +520,9 @@ fn process_game(g: &RawGame, o: &ImportOptions, searcher: &mut Searcher) -> Game
     (Ok(kept), skipped)
 }
 
-/// Imports PGN games: up to `per_game` positions of each finished game, `gap` plies apart,
-/// after the opening book, filtered by evaluation and result, quiesced, deduplicated.
+/// Imports PGN games (`.pgn`, or gzip-compressed `.pgn.gz`): up to `per_game` positions of
+/// each finished game, `gap` plies apart, after the opening book, filtered by evaluation and
+/// result, quiesced, deduplicated. `progress` gets the input bytes read so far.
 /// Games are read by one thread and replayed by the worker pool; the output order depends
 /// only on the input and the seed.
 ///
@@ -534,7 +535,20 @@ pub fn import_pgn(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<ImportStats, ImportError> {
     let file = std::fs::File::open(input).map_err(io(input))?;
-    let mut reader = Reader::new(file);
+    let counter = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let counted = Counted {
+        inner: file,
+        read: counter.clone(),
+    };
+    let source: Box<dyn std::io::Read> = if input
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("gz"))
+    {
+        Box::new(flate2::read::MultiGzDecoder::new(counted))
+    } else {
+        Box::new(counted)
+    };
+    let mut reader = Reader::new(source);
     let mut out = Output::create(output, o.format)?;
     let mut stats = ImportStats::default();
     let mut visitor = Collect { games: 0 };
@@ -573,10 +587,26 @@ pub fn import_pgn(
                 }
             }
         }
-        progress(stats.games);
+        progress(counter.load(std::sync::atomic::Ordering::Relaxed));
     }
     out.finish()?;
     Ok(stats)
+}
+
+/// A reader that counts the bytes it reads (compressed bytes for `.gz` input), for
+/// progress on the input file's size.
+struct Counted<R> {
+    inner: R,
+    read: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl<R: std::io::Read> std::io::Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read
+            .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+        Ok(n)
+    }
 }
 
 #[cfg(test)]

@@ -107,3 +107,36 @@ fn an_unreadable_input_or_unwritable_output_is_an_error_without_output() {
     let err = import_epd(&input, &bad_out, &ImportOptions::default(), &|_| {}).unwrap_err();
     assert!(err.to_string().contains("texel-no-such-dir"));
 }
+
+#[test]
+fn gzip_compressed_pgn_imports_like_plain_pgn() {
+    use std::io::Write;
+    let text = "[Result \"1/2-1/2\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 6. Re1 b5 7. Bb3 d6 8. c3 O-O 9. h3 Nb8 1/2-1/2\n";
+    let plain = temp("plain.pgn", text);
+    let gz = plain.with_file_name("games.pgn.gz");
+    let mut enc = flate2::write::GzEncoder::new(
+        std::fs::File::create(&gz).unwrap(),
+        flate2::Compression::default(),
+    );
+    enc.write_all(text.as_bytes()).unwrap();
+    enc.finish().unwrap();
+    let options = ImportOptions {
+        skip_plies: 2,
+        gap: 2,
+        ..ImportOptions::default()
+    };
+    let a = import_pgn(
+        &plain,
+        &plain.with_file_name("plain-out.epd"),
+        &options,
+        &|_| {},
+    )
+    .unwrap();
+    let b = import_pgn(&gz, &gz.with_file_name("gz-out.epd"), &options, &|_| {}).unwrap();
+    assert_eq!(a, b);
+    assert_eq!(a.games, 1);
+    assert_eq!(
+        std::fs::read_to_string(plain.with_file_name("plain-out.epd")).unwrap(),
+        std::fs::read_to_string(gz.with_file_name("gz-out.epd")).unwrap()
+    );
+}
