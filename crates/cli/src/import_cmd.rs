@@ -2,8 +2,6 @@
 
 use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;
 use texel_data::{import_epd, import_pgn, ImportOptions, LabelFormat};
@@ -84,19 +82,9 @@ pub fn run(args: &ImportArgs) -> Result<()> {
     let size = input
         .and_then(|p| std::fs::metadata(p).ok())
         .map_or(0, |m| m.len());
-    let bar = ProgressBar::with_draw_target(
-        Some(size),
-        if std::io::stderr().is_terminal() {
-            ProgressDrawTarget::stderr()
-        } else {
-            ProgressDrawTarget::hidden()
-        },
-    );
-    bar.set_style(
-        ProgressStyle::with_template(
-            "importing {bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
-        )
-        .expect("valid template"),
+    let bar = crate::progress_bar(
+        size,
+        "importing {bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
     );
     let report = |bytes: u64| bar.set_position(bytes);
     let start = std::time::Instant::now();

@@ -10,6 +10,8 @@ mod params_cmd;
 mod tune_cmd;
 
 use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 /// Texel-style tuning toolkit for a hand-crafted chess evaluation.
@@ -90,4 +92,18 @@ fn load_params(path: Option<&std::path::Path>) -> anyhow::Result<texel_eval::Par
         Some(p) => Ok(texel_eval::Params::load(p)?),
         None => Ok(texel_eval::Params::default()),
     }
+}
+
+/// A progress bar on stderr, hidden when stderr is not a terminal.
+pub(crate) fn progress_bar(len: u64, template: &str) -> ProgressBar {
+    let pb = ProgressBar::with_draw_target(
+        Some(len),
+        if std::io::stderr().is_terminal() {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        },
+    );
+    pb.set_style(ProgressStyle::with_template(template).expect("valid template"));
+    pb
 }

@@ -2,8 +2,6 @@
 
 use anyhow::{Context, Result};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -96,20 +94,6 @@ pub struct ErrorArgs {
     data: DataArgs,
 }
 
-/// A progress bar on stderr, hidden when stderr is not a terminal.
-fn bar(len: u64, template: &str) -> ProgressBar {
-    let pb = ProgressBar::with_draw_target(
-        Some(len),
-        if std::io::stderr().is_terminal() {
-            ProgressDrawTarget::stderr()
-        } else {
-            ProgressDrawTarget::hidden()
-        },
-    );
-    pb.set_style(ProgressStyle::with_template(template).expect("valid template"));
-    pb
-}
-
 /// Loaded data: training and validation sets and K.
 pub struct Loaded {
     /// Training positions.
@@ -139,7 +123,7 @@ pub fn load_data(args: &DataArgs, params: Params) -> Result<Loaded> {
         validation_per_mille: (validate * 10.0).round() as u32,
         allow_bad: args.allow_bad,
     };
-    let pb = bar(
+    let pb = crate::progress_bar(
         total_bytes(&args.epd),
         "loading {bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
     );
@@ -251,7 +235,7 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
         .context("cannot catch Ctrl-C")?;
     let start_error = mean_error(&loaded.train, loaded.k);
     let template = "pass {msg} {bar:30} {pos}/{len} variables walked, {elapsed} elapsed, eta {eta}";
-    let pb = bar(vars, template);
+    let pb = crate::progress_bar(vars, template);
     let mut on_event = |event: Event| {
         match event {
             Event::Progress {

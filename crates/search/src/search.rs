@@ -76,6 +76,13 @@ pub fn key(pos: &Chess) -> u64 {
     pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
 }
 
+/// The principal variation `m` followed by the child's.
+fn extend_pv(pv: &mut Vec<Move>, m: Move, child: &[Move]) {
+    pv.clear();
+    pv.push(m);
+    pv.extend_from_slice(child);
+}
+
 /// Mate scores in the table count from the node, not from the root.
 fn to_table(score: i32, ply: usize) -> i32 {
     match score {
@@ -384,9 +391,7 @@ impl Searcher {
                 best_move = Some(*m);
                 if score > alpha {
                     alpha = score;
-                    pv.clear();
-                    pv.push(*m);
-                    pv.extend_from_slice(&child_pv);
+                    extend_pv(pv, *m, &child_pv);
                 }
             }
             if alpha >= beta {
@@ -507,9 +512,7 @@ impl Searcher {
                 best = score;
                 if score > alpha {
                     alpha = score;
-                    pv.clear();
-                    pv.push(*m);
-                    pv.extend_from_slice(&child_pv);
+                    extend_pv(pv, *m, &child_pv);
                     if alpha >= beta {
                         break;
                     }
