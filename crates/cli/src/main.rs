@@ -30,7 +30,7 @@ enum Command {
     Params(params_cmd::ParamsArgs),
     /// Write a parameter file as Rust source (the table) or as JSON.
     Export(params_cmd::ExportArgs),
-    /// Measure evaluation and trace speed.
+    /// Measure speed: search nodes/s (default), evaluations and traces/s, tuner throughput.
     Bench(bench::BenchArgs),
     /// Tune parameters on labelled positions (coordinate descent on squared W/D/L error).
     Tune(Box<tune_cmd::TuneArgs>),
