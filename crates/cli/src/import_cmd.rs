@@ -4,23 +4,34 @@ use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use std::sync::Arc;
-use texel_data::{import_epd, import_pgn, ImportOptions, LabelFormat};
+use texel_data::{import_epd, import_pgn, Duplicates, ImportOptions, LabelFormat};
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Format {
     /// `c9 "1-0";`
     C9,
-    /// `[1.0]`
+    /// `[1.0]` (also fractions: `[0.75]`)
     Bracket,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Dups {
+    /// Keep the first occurrence of a position and its label.
+    First,
+    /// Keep one occurrence labelled with the mean of all its labels (needs `--format bracket`).
+    Average,
+    /// Keep every occurrence.
+    Keep,
 }
 
 #[derive(Args)]
 pub struct ImportArgs {
-    /// Labelled EPD/FEN input: every position is replaced by its quiet leaf.
+    /// Labelled EPD/FEN input (also `.gz`, `.zst`): every position is replaced by its quiet
+    /// leaf.
     #[arg(long, conflicts_with = "pgn")]
     epd: Option<PathBuf>,
-    /// PGN input (`.pgn` or `.pgn.gz`): positions are sampled from finished games and
-    /// labelled with the result.
+    /// PGN input (`.pgn`, `.pgn.gz` or `.pgn.zst`): positions are sampled from finished
+    /// games and labelled with the result.
     #[arg(long)]
     pgn: Option<PathBuf>,
     /// Output EPD (written atomically).
@@ -32,6 +43,9 @@ pub struct ImportArgs {
     /// EPD input labels score the side to move.
     #[arg(long)]
     stm_labels: bool,
+    /// What to do with a position (after quiescing) that was written already.
+    #[arg(long, value_enum, default_value = "first")]
+    duplicates: Dups,
     /// Positions per game at most.
     #[arg(long, default_value_t = 5)]
     per_game: usize,
@@ -68,6 +82,11 @@ pub fn run(args: &ImportArgs) -> Result<()> {
             Format::Bracket => LabelFormat::Bracket,
         },
         stm_labels: args.stm_labels,
+        duplicates: match args.duplicates {
+            Dups::First => Duplicates::First,
+            Dups::Average => Duplicates::Average,
+            Dups::Keep => Duplicates::Keep,
+        },
         per_game: args.per_game,
         gap: args.gap,
         skip_plies: args.skip_plies,

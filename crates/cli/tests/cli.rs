@@ -685,3 +685,46 @@ fn import_pgn_writes_quiet_positions_the_tuner_loads() {
     assert_eq!(out2.status.code(), Some(2));
     assert!(!dir.join("x.epd").exists());
 }
+
+#[test]
+fn import_averages_duplicate_labels_and_the_tuner_reads_them() {
+    let dir = temp_dir("import-average");
+    let epd = dir.join("in.epd");
+    std::fs::write(
+        &epd,
+        "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1 [1.0]\n\
+         4k3/8/8/8/8/8/4P3/4K3 w - - 5 20 [0.5]\n\
+         4k3/8/8/8/8/8/3P4/3K4 w - - 0 1 [0.0]\n",
+    )
+    .unwrap();
+    let out = dir.join("avg.epd");
+    stdout_of(
+        texel()
+            .args(["import", "--duplicates", "average", "--epd"])
+            .arg(&epd)
+            .arg("--out")
+            .arg(&out),
+    );
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.lines().next().unwrap().ends_with("[0.75]"), "{text}");
+    assert_eq!(text.lines().count(), 2);
+    let error = stdout_of(texel().args(["error", "--epd"]).arg(&out));
+    assert!(error.contains("2 training positions"), "{error}");
+    let refused = texel()
+        .args([
+            "import",
+            "--duplicates",
+            "average",
+            "--format",
+            "c9",
+            "--epd",
+        ])
+        .arg(&epd)
+        .arg("--out")
+        .arg(dir.join("c9.epd"))
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("fractions"));
+    assert!(!dir.join("c9.epd").exists());
+}

@@ -16,36 +16,6 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// The score of white: 0, 0.5 or 1.
-    pub fn white_score(self) -> f64 {
-        match self {
-            Outcome::BlackWins => 0.0,
-            Outcome::Draw => 0.5,
-            Outcome::WhiteWins => 1.0,
-        }
-    }
-
-    /// The same result seen from the other side.
-    pub fn flipped(self) -> Outcome {
-        match self {
-            Outcome::BlackWins => Outcome::WhiteWins,
-            Outcome::Draw => Outcome::Draw,
-            Outcome::WhiteWins => Outcome::BlackWins,
-        }
-    }
-
-    /// 0, 1, 2 for black win, draw, white win.
-    pub fn index(self) -> u8 {
-        self as u8
-    }
-
-    /// The inverse of [`Outcome::index`].
-    pub fn from_index(i: u8) -> Option<Outcome> {
-        [Outcome::BlackWins, Outcome::Draw, Outcome::WhiteWins]
-            .get(usize::from(i))
-            .copied()
-    }
-
     /// The result as a PGN result string.
     pub fn pgn(self) -> &'static str {
         match self {
@@ -63,12 +33,88 @@ impl Outcome {
             _ => None,
         }
     }
+}
 
-    fn from_decimal(s: &str) -> Option<Outcome> {
-        let x = s.parse::<f64>().ok()?;
+/// A training label: white's expected score from 0 (black won) to 1 (white won), in steps
+/// of 1/200. Game results are exact labels; averaging the labels of a position seen in
+/// several games gives the steps in between.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Label(u8);
+
+impl Label {
+    /// Steps from 0 to 1.
+    pub const STEPS: u8 = 200;
+
+    /// The label nearest to white's score `x`, if `x` is a number from 0 to 1.
+    pub fn from_score(x: f64) -> Option<Label> {
+        (0.0..=1.0)
+            .contains(&x)
+            .then(|| Label((x * f64::from(Label::STEPS)).round() as u8))
+    }
+
+    /// The label with this many steps (at most [`Label::STEPS`]).
+    pub fn from_steps(steps: u8) -> Option<Label> {
+        (steps <= Label::STEPS).then_some(Label(steps))
+    }
+
+    /// White's score in steps of 1/200.
+    pub fn steps(self) -> u8 {
+        self.0
+    }
+
+    /// White's score, 0 to 1.
+    pub fn white_score(self) -> f64 {
+        f64::from(self.0) / f64::from(Label::STEPS)
+    }
+
+    /// The same label seen from the other side.
+    pub fn flipped(self) -> Label {
+        Label(Label::STEPS - self.0)
+    }
+
+    /// The game result this label is exactly, if any.
+    pub fn outcome(self) -> Option<Outcome> {
         [Outcome::BlackWins, Outcome::Draw, Outcome::WhiteWins]
             .into_iter()
-            .find(|o| o.white_score() == x)
+            .find(|&o| Label::from(o) == self)
+    }
+
+    /// The mean of labels whose steps add up to `sum` over `count` labels (rounded to the
+    /// nearest step).
+    pub fn mean(sum: u64, count: u64) -> Label {
+        let steps = (2 * sum + count) / (2 * count.max(1));
+        Label(steps.min(u64::from(Label::STEPS)) as u8)
+    }
+
+    fn from_decimal(s: &str) -> Option<Label> {
+        s.parse::<f64>().ok().and_then(Label::from_score)
+    }
+
+    /// The score as a decimal with up to three places: `1.0`, `0.5`, `0.665`.
+    fn decimal(self) -> String {
+        let text = format!("{:.3}", self.white_score());
+        let trimmed = text.trim_end_matches('0');
+        if trimmed.ends_with('.') {
+            format!("{trimmed}0")
+        } else {
+            trimmed.to_string()
+        }
+    }
+}
+
+impl From<Outcome> for Label {
+    fn from(o: Outcome) -> Label {
+        Label(match o {
+            Outcome::BlackWins => 0,
+            Outcome::Draw => Label::STEPS / 2,
+            Outcome::WhiteWins => Label::STEPS,
+        })
+    }
+}
+
+impl fmt::Display for Label {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.decimal())
     }
 }
 
@@ -77,11 +123,12 @@ impl Outcome {
 pub enum LabelFormat {
     /// `c9 "1-0";` as in zurichess `quiet-labeled.epd`.
     C9,
-    /// `[1.0]`, `[0.5]`, `[0.0]` as in Ethereal's and lichess-big3 data.
+    /// `[1.0]`, `[0.5]`, `[0.0]` as in Ethereal's and lichess-big3 data; any score from 0
+    /// to 1 (`[0.667]`) is read.
     Bracket,
     /// A trailing `1-0`, `0-1` or `1/2-1/2`.
     Result,
-    /// A bare trailing `1`, `0.5` or `0` (also `1.0`, `0.0`).
+    /// A bare trailing `1`, `0.5` or `0` (also `1.0`, `0.0`, or any score from 0 to 1).
     Decimal,
 }
 
@@ -113,48 +160,54 @@ impl LabelFormat {
     }
 
     /// Reads the label in `rest` (the text after the position fields).
-    pub fn read(self, rest: &str) -> Option<Outcome> {
+    pub fn read(self, rest: &str) -> Option<Label> {
         let rest = rest.trim();
         match self {
             LabelFormat::C9 => {
                 let at = rest.find("c9")?;
                 let value = rest[at + 2..].trim_start().strip_prefix('"')?;
-                Outcome::from_pgn(&value[..value.find('"')?])
+                Outcome::from_pgn(&value[..value.find('"')?]).map(Label::from)
             }
             LabelFormat::Bracket => {
                 let open = rest.find('[')?;
                 let close = open + rest[open..].find(']')?;
-                Outcome::from_decimal(rest[open + 1..close].trim())
+                Label::from_decimal(rest[open + 1..close].trim())
             }
             LabelFormat::Result => {
                 let last = rest.split_whitespace().last()?.trim_end_matches(';');
-                Outcome::from_pgn(last.trim_matches('"'))
+                Outcome::from_pgn(last.trim_matches('"')).map(Label::from)
             }
             LabelFormat::Decimal => {
                 let last = rest.split_whitespace().last()?.trim_end_matches(';');
-                Outcome::from_decimal(last)
+                Label::from_decimal(last)
             }
         }
     }
 
-    /// Writes `outcome` in this format.
-    pub fn write(self, outcome: Outcome) -> String {
-        match self {
-            LabelFormat::C9 => format!("c9 \"{}\";", outcome.pgn()),
-            LabelFormat::Bracket => format!("[{:.1}]", outcome.white_score()),
-            LabelFormat::Result => outcome.pgn().to_string(),
-            LabelFormat::Decimal => format!("{:.1}", outcome.white_score()),
-        }
+    /// Writes `label` in this format; `None` when the format can only write game results
+    /// (`c9`, `1-0`) and the label is not one.
+    pub fn write(self, label: Label) -> Option<String> {
+        Some(match self {
+            LabelFormat::C9 => format!("c9 \"{}\";", label.outcome()?.pgn()),
+            LabelFormat::Bracket => format!("[{label}]"),
+            LabelFormat::Result => label.outcome()?.pgn().to_string(),
+            LabelFormat::Decimal => label.to_string(),
+        })
+    }
+
+    /// Whether the format writes labels between the game results (averages).
+    pub fn writes_fractions(self) -> bool {
+        matches!(self, LabelFormat::Bracket | LabelFormat::Decimal)
     }
 }
 
-/// A position with its game result (white's point of view).
+/// A position with its label (white's point of view).
 #[derive(Clone, Debug)]
 pub struct Labelled {
     /// The position.
     pub position: Chess,
-    /// The result of the game it comes from, from white's point of view.
-    pub outcome: Outcome,
+    /// White's score in the game (or games) it comes from.
+    pub label: Label,
 }
 
 /// Why a line was skipped.
@@ -242,11 +295,11 @@ pub fn parse_line(
         Some(f) => f,
         None => LabelFormat::detect(rest).ok_or(BadLine::UnknownLabel)?,
     };
-    let mut outcome = format.read(rest).ok_or(BadLine::UnknownLabel)?;
+    let mut label = format.read(rest).ok_or(BadLine::UnknownLabel)?;
     if stm_labels && position.turn() == Color::Black {
-        outcome = outcome.flipped();
+        label = label.flipped();
     }
-    Ok((Labelled { position, outcome }, format))
+    Ok((Labelled { position, label }, format))
 }
 
 #[cfg(test)]
@@ -261,49 +314,49 @@ mod tests {
             (
                 format!("{START} c9 \"1-0\";"),
                 LabelFormat::C9,
-                Outcome::WhiteWins,
+                Outcome::WhiteWins.into(),
             ),
             (
                 format!("{START} bm e4; c9 \"1/2-1/2\";"),
                 LabelFormat::C9,
-                Outcome::Draw,
+                Outcome::Draw.into(),
             ),
             (
                 format!("{START} 0 1 [0.0]"),
                 LabelFormat::Bracket,
-                Outcome::BlackWins,
+                Outcome::BlackWins.into(),
             ),
             (
                 format!("{START} 0 1 [0.5] 35"),
                 LabelFormat::Bracket,
-                Outcome::Draw,
+                Outcome::Draw.into(),
             ),
             (
                 format!("{START} 0 1 1/2-1/2"),
                 LabelFormat::Result,
-                Outcome::Draw,
+                Outcome::Draw.into(),
             ),
             (
                 format!("{START} 0-1"),
                 LabelFormat::Result,
-                Outcome::BlackWins,
+                Outcome::BlackWins.into(),
             ),
             (
                 format!("{START} 0 1 0.5"),
                 LabelFormat::Decimal,
-                Outcome::Draw,
+                Outcome::Draw.into(),
             ),
             (
                 format!("{START} 1"),
                 LabelFormat::Decimal,
-                Outcome::WhiteWins,
+                Outcome::WhiteWins.into(),
             ),
         ];
         for (line, format, outcome) in cases {
             let (l, f) = parse_line(&line, None, false).unwrap();
-            assert_eq!((f, l.outcome), (format, outcome), "{line}");
+            assert_eq!((f, l.label), (format, outcome), "{line}");
             assert_eq!(
-                parse_line(&line, Some(format), false).unwrap().0.outcome,
+                parse_line(&line, Some(format), false).unwrap().0.label,
                 outcome
             );
         }
@@ -312,7 +365,10 @@ mod tests {
     #[test]
     fn counters_are_optional_and_not_mistaken_for_labels() {
         let (l, f) = parse_line(&format!("{START} 12 40 [1.0]"), None, false).unwrap();
-        assert_eq!((f, l.outcome), (LabelFormat::Bracket, Outcome::WhiteWins));
+        assert_eq!(
+            (f, l.label),
+            (LabelFormat::Bracket, Outcome::WhiteWins.into())
+        );
         assert_eq!(
             parse_line(&format!("{START} 0 1"), None, false).unwrap_err(),
             BadLine::MissingLabel
@@ -323,12 +379,12 @@ mod tests {
     fn side_to_move_labels_are_turned_to_white() {
         let black = "4k3/8/8/8/8/8/4P3/4K3 b - - 0 1 [1.0]";
         assert_eq!(
-            parse_line(black, None, true).unwrap().0.outcome,
-            Outcome::BlackWins
+            parse_line(black, None, true).unwrap().0.label,
+            Outcome::BlackWins.into()
         );
         assert_eq!(
-            parse_line(black, None, false).unwrap().0.outcome,
-            Outcome::WhiteWins
+            parse_line(black, None, false).unwrap().0.label,
+            Outcome::WhiteWins.into()
         );
     }
 
@@ -361,9 +417,28 @@ mod tests {
     fn written_labels_read_back() {
         for f in LabelFormat::ALL {
             for o in [Outcome::BlackWins, Outcome::Draw, Outcome::WhiteWins] {
-                let line = format!("{START} {}", f.write(o));
-                assert_eq!(parse_line(&line, Some(f), false).unwrap().0.outcome, o);
+                let line = format!("{START} {}", f.write(o.into()).unwrap());
+                assert_eq!(parse_line(&line, Some(f), false).unwrap().0.label, o.into());
             }
         }
+    }
+
+    #[test]
+    fn fractional_labels_are_read_and_written_where_the_format_can() {
+        let third = Label::mean(200, 3);
+        assert_eq!(third.steps(), 67);
+        assert_eq!(third.to_string(), "0.335");
+        assert_eq!(Label::from_score(0.25).unwrap().to_string(), "0.25");
+        assert_eq!(Label::from(Outcome::WhiteWins).to_string(), "1.0");
+        for f in LabelFormat::ALL {
+            assert_eq!(f.write(third).is_some(), f.writes_fractions(), "{f}");
+        }
+        let line = format!("{START} [0.335]");
+        assert_eq!(parse_line(&line, None, false).unwrap().0.label, third);
+        let (l, f) = parse_line(&format!("{START} 0 1 0.75"), None, true).unwrap();
+        assert_eq!((f, l.label.white_score()), (LabelFormat::Decimal, 0.75));
+        assert_eq!(l.label.outcome(), None);
+        assert_eq!(Label::from_score(1.5), None);
+        assert_eq!(Label::from_steps(201), None);
     }
 }

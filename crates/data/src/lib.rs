@@ -7,5 +7,5 @@
 mod epd;
 mod import;
 
-pub use epd::{parse_line, BadLine, LabelFormat, Labelled, Outcome};
-pub use import::{import_epd, import_pgn, ImportError, ImportOptions, ImportStats};
+pub use epd::{parse_line, BadLine, Label, LabelFormat, Labelled, Outcome};
+pub use import::{import_epd, import_pgn, Duplicates, ImportError, ImportOptions, ImportStats};

@@ -1,7 +1,9 @@
 //! The importer on small hand-made inputs: quiet leaves, skip reasons, PGN oddities.
 
 use std::path::PathBuf;
-use texel_data::{import_epd, import_pgn, parse_line, ImportOptions, LabelFormat};
+use texel_data::{
+    import_epd, import_pgn, parse_line, Duplicates, ImportOptions, Label, LabelFormat, Outcome,
+};
 
 fn temp(name: &str, text: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("texel-import-{}", std::process::id()));
@@ -66,8 +68,19 @@ fn pgn_oddities_are_counted_and_skipped() {
     text += &game("1/2-1/2", "1. e4 -- 2. d4 d5");
     text += "[Event \"f\"]\n[FEN \"4k3/8/8/8/8/8/4P3/4K3 w - - 0 1\"]\n[Result \"1/2-1/2\"]\n\n1. e4 Kd7 2. e5 Ke6 3. Kf2 Kxe5 1/2-1/2\n\n";
     text += "garbage between games %%% \n\n";
+    text += &game("0-1", "1. e4 e5 2. Nf3 Nc\u{e9}6 3. Bb5");
+    text += "[Event \"fen\"]\n[FEN \"not a fen\"]\n[Result \"1-0\"]\n\n1. e4 1-0\n\n";
     text += "[Event \"cut\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf";
-    let input = temp("in.pgn", &text);
+    // Latin-1 é: not UTF-8.
+    let bytes = text.replace('\u{e9}', "\u{1}").into_bytes();
+    let bytes: Vec<u8> = bytes
+        .iter()
+        .map(|&b| if b == 1 { 0xe9 } else { b })
+        .collect();
+    let line_of =
+        |needle: &str| 1 + text[..text.find(needle).unwrap()].matches('\n').count() as u64;
+    let input = temp("in.pgn", "");
+    std::fs::write(&input, &bytes).unwrap();
     let out = input.with_file_name("pgn-out.epd");
     let options = ImportOptions {
         skip_plies: 4,
@@ -78,22 +91,36 @@ fn pgn_oddities_are_counted_and_skipped() {
     let stats = import_pgn(&input, &out, &options, &|_| {}).unwrap();
     let skipped = |r: &str| stats.games_skipped.get(r).map_or(0, |x| x.0);
     // The `*` game and the garbage (read as a game without a result) are unfinished; the
-    // illegal king move and the null move make two illegal games; the truncated game is
-    // too short.
-    assert_eq!(stats.games, 8, "{stats}");
+    // illegal king move, the null move and the non-UTF-8 move make three illegal games; the
+    // bad FEN tag is reported; the truncated game is too short.
+    assert_eq!(stats.games, 10, "{stats}");
     assert_eq!(skipped("unfinished"), 2, "{stats}");
-    assert_eq!(skipped("illegal move"), 2, "{stats}");
+    assert_eq!(skipped("illegal move"), 3, "{stats}");
+    assert_eq!(skipped("bad FEN tag"), 1, "{stats}");
     assert_eq!(skipped("too short"), 1, "{stats}");
+    // Skipped games are reported by the line they start on.
+    let lines = |r: &str| stats.games_skipped[r].1.clone();
+    let games: Vec<usize> = text.match_indices("[Event").map(|(i, _)| i).collect();
+    let start = |g: usize| 1 + text[..games[g]].matches('\n').count() as u64;
+    assert_eq!(lines("unfinished"), vec![start(1), line_of("garbage")]);
+    assert_eq!(lines("illegal move"), vec![start(3), start(4), start(6)]);
+    assert_eq!(lines("bad FEN tag"), vec![line_of("[Event \"fen\"]")]);
+    assert_eq!(lines("too short"), vec![line_of("[Event \"cut\"]")]);
+    assert!(stats
+        .to_string()
+        .contains(&format!("first at line {}", start(1))));
     assert!(
         stats.kept >= 1,
         "the drawn Ruy Lopez gives positions: {stats}"
     );
     for l in std::fs::read_to_string(&out).unwrap().lines() {
         let (p, _) = parse_line(l, Some(LabelFormat::Bracket), false).unwrap();
-        assert_eq!(p.outcome, texel_data::Outcome::Draw);
+        assert_eq!(p.label, Outcome::Draw.into());
     }
     let json = stats.to_json();
     assert!(json.contains("\"positions_kept\""));
+    let first = format!("\"first_lines\": [{}, {}]", start(1), line_of("garbage"));
+    assert!(json.contains(&first), "{json}");
 }
 
 #[test]
@@ -109,7 +136,7 @@ fn an_unreadable_input_or_unwritable_output_is_an_error_without_output() {
 }
 
 #[test]
-fn gzip_compressed_pgn_imports_like_plain_pgn() {
+fn compressed_pgn_imports_like_plain_pgn() {
     use std::io::Write;
     let text = "[Result \"1/2-1/2\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 6. Re1 b5 7. Bb3 d6 8. c3 O-O 9. h3 Nb8 1/2-1/2\n";
     let plain = temp("plain.pgn", text);
@@ -120,23 +147,70 @@ fn gzip_compressed_pgn_imports_like_plain_pgn() {
     );
     enc.write_all(text.as_bytes()).unwrap();
     enc.finish().unwrap();
+    let zst = plain.with_file_name("games.pgn.zst");
+    std::fs::write(&zst, zstd::encode_all(text.as_bytes(), 3).unwrap()).unwrap();
     let options = ImportOptions {
         skip_plies: 2,
         gap: 2,
         ..ImportOptions::default()
     };
-    let a = import_pgn(
-        &plain,
-        &plain.with_file_name("plain-out.epd"),
-        &options,
-        &|_| {},
-    )
-    .unwrap();
-    let b = import_pgn(&gz, &gz.with_file_name("gz-out.epd"), &options, &|_| {}).unwrap();
-    assert_eq!(a, b);
+    let import = |input: &PathBuf| {
+        let out = input.with_extension("out.epd");
+        let stats = import_pgn(input, &out, &options, &|_| {}).unwrap();
+        (stats, std::fs::read_to_string(out).unwrap())
+    };
+    let (a, text_a) = import(&plain);
     assert_eq!(a.games, 1);
-    assert_eq!(
-        std::fs::read_to_string(plain.with_file_name("plain-out.epd")).unwrap(),
-        std::fs::read_to_string(gz.with_file_name("gz-out.epd")).unwrap()
+    assert!(a.kept > 0);
+    for compressed in [&gz, &zst] {
+        let (b, text_b) = import(compressed);
+        assert_eq!(a, b, "{}", compressed.display());
+        assert_eq!(text_a, text_b);
+    }
+}
+
+#[test]
+fn duplicates_are_dropped_averaged_or_kept() {
+    // The first three lines are one position after quiescing (the queen is taken).
+    let input = temp(
+        "dups.epd",
+        "4k3/8/8/3q4/4P3/8/8/4K3 w - - 0 1 [1.0]\n\
+         4k3/8/8/3P4/8/8/8/4K3 b - - 0 1 [0.5]\n\
+         4k3/8/8/3q4/4P3/8/8/4K3 w - - 3 9 [1.0]\n\
+         4k3/8/8/8/8/8/4P3/4K3 w - - 0 1 [0.25]\n",
     );
+    let run = |duplicates, format| {
+        let out = input.with_file_name(format!("dups-{duplicates:?}-{format:?}.epd"));
+        let options = ImportOptions {
+            duplicates,
+            format,
+            ..ImportOptions::default()
+        };
+        import_epd(&input, &out, &options, &|_| {}).map(|stats| {
+            let text = std::fs::read_to_string(&out).unwrap();
+            let labels: Vec<Label> = text
+                .lines()
+                .map(|l| parse_line(l, Some(format), false).unwrap().0.label)
+                .collect();
+            (stats, labels)
+        })
+    };
+    let score = |x: f64| Label::from_score(x).unwrap();
+    let (first, labels) = run(Duplicates::First, LabelFormat::Bracket).unwrap();
+    assert_eq!(labels, vec![score(1.0), score(0.25)]);
+    assert_eq!(first.skipped["duplicate"], 2);
+    let (avg, labels) = run(Duplicates::Average, LabelFormat::Bracket).unwrap();
+    assert_eq!(labels, vec![Label::mean(500, 3), score(0.25)]);
+    assert_eq!(labels[0].to_string(), "0.835");
+    assert_eq!((avg.kept, avg.averaged, avg.results), (2, 2, [0, 0, 0]));
+    assert_eq!(avg.skipped["duplicate (label averaged)"], 2);
+    let (_, labels) = run(Duplicates::Keep, LabelFormat::Bracket).unwrap();
+    assert_eq!(labels.len(), 4);
+    // A format that writes only game results can neither average nor write `0.25`.
+    let err = run(Duplicates::Average, LabelFormat::C9).unwrap_err();
+    assert!(err.to_string().contains("fractions"), "{err}");
+    assert!(!input.with_file_name("dups-Average-C9.epd").exists());
+    let (c9, labels) = run(Duplicates::First, LabelFormat::C9).unwrap();
+    assert_eq!(labels, vec![score(1.0)]);
+    assert_eq!(c9.skipped["label is not a game result (output format)"], 1);
 }

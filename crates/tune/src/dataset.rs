@@ -10,7 +10,7 @@ use crate::varint;
 use shakmaty::packed::PackedSetup;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, FromSetup, Position};
 use std::sync::LazyLock;
-use texel_data::Outcome;
+use texel_data::Label;
 use texel_eval::curve::{slot_count, slot_curve};
 use texel_eval::params::{flat_params, Component};
 use texel_eval::table::{FLAT_LEN, TERM_COUNT};
@@ -106,8 +106,8 @@ struct Hot {
     sum: [i32; 2],
     phase: u8,
     scale: u8,
-    /// [`Outcome::index`].
-    outcome: u8,
+    /// The label: white's score in [`Label::steps`].
+    label: u8,
 }
 
 /// Traced positions ready for tuning.
@@ -167,7 +167,7 @@ pub(crate) fn pack(pos: &Chess) -> Vec<u8> {
 
 impl DatasetBuilder {
     /// Appends a position with its result and its trace under `params`.
-    pub fn push(&mut self, pos: &Chess, outcome: Outcome, trace: &Trace, params: &Params) {
+    pub fn push(&mut self, pos: &Chess, label: Label, trace: &Trace, params: &Params) {
         let ds = &mut self.ds;
         let p = ds.hot.len() as u32;
         let sum = trace.linear_sum(params) + trace.curve_sum(params) + trace.formulas;
@@ -175,7 +175,7 @@ impl DatasetBuilder {
             sum: [sum.0, sum.1],
             phase: trace.phase as u8,
             scale: trace.scale as u8,
-            outcome: outcome.index(),
+            label: label.steps(),
         });
         ds.packed.extend(pack(pos));
         ds.offsets.push(ds.packed.len() as u32);
@@ -307,10 +307,10 @@ impl Dataset {
         fixed + columns + reads
     }
 
-    /// The game result of position `i`, white's view: 0, 0.5 or 1.
+    /// The label of position `i`: white's score from 0 to 1.
     #[inline]
     pub(crate) fn target(&self, i: usize) -> f64 {
-        f64::from(self.hot[i].outcome) * 0.5
+        f64::from(self.hot[i].label) / f64::from(Label::STEPS)
     }
 
     /// The evaluation of position `i` from the cached sums, moved by `delta`.

@@ -15,7 +15,7 @@ fn dataset(n: usize, name: &str) -> (Dataset, Vec<f64>, f64) {
         .collect();
     let targets = lines
         .iter()
-        .map(|l| parse_line(l, None, false).unwrap().0.outcome.white_score())
+        .map(|l| parse_line(l, None, false).unwrap().0.label.white_score())
         .collect();
     let path = std::env::temp_dir().join(format!("texel-tune-{}-{name}.epd", std::process::id()));
     std::fs::write(&path, lines.join("\n")).unwrap();

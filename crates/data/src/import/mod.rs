@@ -1,0 +1,338 @@
+//! The importer: labelled positions from EPD files or PGN games, each replaced by the quiet
+//! leaf of its quiescence search, filtered the way the Slow Chess author filtered his games,
+//! deduplicated, and written as labelled EPD.
+
+mod output;
+mod pgn;
+mod split;
+
+use crate::epd::{parse_line, BadLine, Label, LabelFormat};
+pub use output::Duplicates;
+use output::Output;
+pub use pgn::import_pgn;
+use rayon::prelude::*;
+use shakmaty::{Chess, Position};
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use texel_eval::Params;
+use texel_search::{Searcher, MATE};
+
+/// How to import.
+#[derive(Clone, Debug)]
+pub struct ImportOptions {
+    /// Label format of the output.
+    pub format: LabelFormat,
+    /// Input labels score the side to move (EPD input).
+    pub stm_labels: bool,
+    /// What to do with a position seen before.
+    pub duplicates: Duplicates,
+    /// Positions taken per game at most (PGN).
+    pub per_game: usize,
+    /// Plies between two positions of a game at least (PGN).
+    pub gap: usize,
+    /// Plies skipped at the start of each game: the opening book (PGN).
+    pub skip_plies: usize,
+    /// Decisive games: keep a position only if the winner's evaluation is above this (cp).
+    pub win_min_cp: i32,
+    /// Drawn games: keep a position only if an evaluation is below this in absolute value.
+    pub draw_max_cp: i32,
+    /// Positions whose evaluation reaches this are past the point where the game was
+    /// decided and are skipped (cp).
+    pub decided_cp: i32,
+    /// Judge positions by the PGN's score comments (`{+0.35/12}`, `[%eval 0.35]`) instead
+    /// of texel's own quiescence score.
+    pub score_from_pgn: bool,
+    /// Seed of the per-game sampling.
+    pub seed: u64,
+    /// Parameters of the quiescence search.
+    pub params: Arc<Params>,
+}
+
+impl Default for ImportOptions {
+    fn default() -> Self {
+        ImportOptions {
+            format: LabelFormat::Bracket,
+            stm_labels: false,
+            duplicates: Duplicates::First,
+            per_game: 5,
+            gap: 10,
+            skip_plies: 10,
+            win_min_cp: 100,
+            draw_max_cp: 150,
+            decided_cp: 1000,
+            score_from_pgn: false,
+            seed: 1,
+            params: Arc::new(Params::default()),
+        }
+    }
+}
+
+/// Counts of what the import did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ImportStats {
+    /// Games read (PGN).
+    pub games: u64,
+    /// Games skipped, by reason, with the input lines where the first few begin.
+    pub games_skipped: BTreeMap<String, (u64, Vec<u64>)>,
+    /// Positions considered.
+    pub considered: u64,
+    /// Positions written.
+    pub kept: u64,
+    /// Positions skipped, by reason.
+    pub skipped: BTreeMap<String, u64>,
+    /// Black wins, draws, white wins among the written labels.
+    pub results: [u64; 3],
+    /// Written labels between those (averaged over duplicates).
+    pub averaged: u64,
+}
+
+impl ImportStats {
+    fn skip(&mut self, reason: &str) {
+        *self.skipped.entry(reason.to_string()).or_default() += 1;
+    }
+
+    fn skip_game(&mut self, reason: &str, line: u64) {
+        let e = self.games_skipped.entry(reason.to_string()).or_default();
+        e.0 += 1;
+        if e.1.len() < 5 {
+            e.1.push(line);
+        }
+    }
+
+    fn count_label(&mut self, label: Label) {
+        match label.outcome() {
+            Some(o) => self.results[o as usize] += 1,
+            None => self.averaged += 1,
+        }
+    }
+
+    /// The statistics as JSON text.
+    pub fn to_json(&self) -> String {
+        let map = |m: &BTreeMap<String, u64>| {
+            m.iter()
+                .map(|(k, v)| format!("\"{k}\": {v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let games: Vec<String> = self
+            .games_skipped
+            .iter()
+            .map(|(k, (n, first))| {
+                format!("\"{k}\": {{\"count\": {n}, \"first_lines\": {first:?}}}")
+            })
+            .collect();
+        format!(
+            "{{\"games\": {}, \"games_skipped\": {{{}}}, \"positions_considered\": {}, \"positions_kept\": {}, \"positions_skipped\": {{{}}}, \"white_wins\": {}, \"draws\": {}, \"black_wins\": {}, \"averaged_labels\": {}}}\n",
+            self.games,
+            games.join(", "),
+            self.considered,
+            self.kept,
+            map(&self.skipped),
+            self.results[2],
+            self.results[1],
+            self.results[0],
+            self.averaged
+        )
+    }
+}
+
+impl std::fmt::Display for ImportStats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.games > 0 {
+            writeln!(f, "games read: {}", self.games)?;
+            for (reason, (n, first)) in &self.games_skipped {
+                let lines: Vec<String> = first.iter().map(|l| format!("line {l}")).collect();
+                writeln!(
+                    f,
+                    "  games skipped, {reason}: {n} (first at {})",
+                    lines.join(", ")
+                )?;
+            }
+        }
+        writeln!(
+            f,
+            "positions considered: {}, kept: {}",
+            self.considered, self.kept
+        )?;
+        for (reason, n) in &self.skipped {
+            writeln!(f, "  skipped, {reason}: {n}")?;
+        }
+        write!(
+            f,
+            "results of kept positions: {} white wins, {} draws, {} black wins",
+            self.results[2], self.results[1], self.results[0]
+        )?;
+        if self.averaged > 0 {
+            write!(f, ", {} averaged labels", self.averaged)?;
+        }
+        Ok(())
+    }
+}
+
+/// Why an import failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The options contradict each other.
+    #[error("{0}")]
+    Options(String),
+}
+
+fn io(path: &Path) -> impl Fn(std::io::Error) -> ImportError + '_ {
+    move |source| ImportError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// The quiet leaf of a position: quiescence score (side to move) and the position at the
+/// end of its principal variation.
+fn quiet_leaf(searcher: &mut Searcher, pos: &Chess) -> (i32, Chess) {
+    let mut pv = Vec::new();
+    let score = searcher.quiesce(pos, -MATE - 1, MATE + 1, 0, &mut pv);
+    let mut leaf = pos.clone();
+    for m in pv {
+        leaf.play_unchecked(m);
+    }
+    (score, leaf)
+}
+
+/// A candidate position ready to be written, or why it is not.
+type Candidate = Result<(Chess, Label), &'static str>;
+
+/// Quiesces a labelled position: skipped in check or with a mate score.
+fn quiesce_labelled(searcher: &mut Searcher, pos: &Chess, label: Label) -> Candidate {
+    if pos.is_check() {
+        return Err("in check");
+    }
+    let (score, leaf) = quiet_leaf(searcher, pos);
+    if score.abs() > MATE - 1000 {
+        return Err("mate score");
+    }
+    Ok((leaf, label))
+}
+
+/// Lines or games processed per parallel batch.
+const BATCH: usize = 4096;
+
+/// Imports a labelled EPD/FEN file (any label format, detected): each position is
+/// replaced by its quiet leaf, duplicates handled as `o.duplicates` says, the label kept.
+///
+/// # Errors
+/// An unreadable input or unwritable output (nothing is left at the output path then).
+pub fn import_epd(
+    input: &Path,
+    output: &Path,
+    o: &ImportOptions,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<ImportStats, ImportError> {
+    let (mut reader, read) = open_input(input)?;
+    let mut out = Output::create(output, o.format, o.duplicates)?;
+    let mut stats = ImportStats::default();
+    let mut format = None;
+    let mut bytes = Vec::new();
+    loop {
+        let mut batch = Vec::with_capacity(BATCH);
+        while batch.len() < BATCH {
+            bytes.clear();
+            if reader.read_until(b'\n', &mut bytes).map_err(io(input))? == 0 {
+                break;
+            }
+            // A line that is not UTF-8 fails as a malformed FEN, like any other bad line.
+            let line = String::from_utf8_lossy(&bytes);
+            if !line.trim().is_empty() && !line.starts_with('#') {
+                batch.push(line.into_owned());
+            }
+        }
+        if batch.is_empty() {
+            break;
+        }
+        if format.is_none() {
+            format = batch
+                .iter()
+                .find_map(|l| parse_line(l, None, o.stm_labels).ok().map(|r| r.1));
+        }
+        let done: Vec<Candidate> = batch
+            .par_iter()
+            .map_init(
+                || Searcher::new(o.params.clone(), 0),
+                |s, line| match parse_line(line, format, o.stm_labels) {
+                    Ok((l, _)) => quiesce_labelled(s, &l.position, l.label),
+                    Err(BadLine::MalformedFen) => Err("malformed FEN"),
+                    Err(BadLine::IllegalPosition) => Err("illegal position"),
+                    Err(BadLine::MissingLabel | BadLine::UnknownLabel) => {
+                        Err("missing or unknown label")
+                    }
+                },
+            )
+            .collect();
+        for c in done {
+            stats.considered += 1;
+            out.write(&mut stats, c)?;
+        }
+        progress(read.load(Ordering::Relaxed));
+    }
+    out.finish(&mut stats)?;
+    Ok(stats)
+}
+
+/// A reader that counts the bytes it reads (compressed bytes for compressed input), for
+/// progress on the input file's size.
+struct Counted<R> {
+    inner: R,
+    read: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// Opens an input file, decompressing `.gz` (gzip) and `.zst` (zstandard) by the file name's
+/// extension; the counter follows the bytes read from the file itself.
+fn open_input(path: &Path) -> Result<(Box<dyn BufRead>, Arc<AtomicU64>), ImportError> {
+    let file = std::fs::File::open(path).map_err(io(path))?;
+    let read = Arc::new(AtomicU64::new(0));
+    let counted = Counted {
+        inner: file,
+        read: read.clone(),
+    };
+    let extension = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    let reader: Box<dyn BufRead> = match extension.as_deref() {
+        Some("gz") => Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(counted))),
+        Some("zst") => Box::new(BufReader::new(
+            zstd::stream::read::Decoder::new(counted).map_err(io(path))?,
+        )),
+        _ => Box::new(BufReader::with_capacity(1 << 16, counted)),
+    };
+    Ok((reader, read))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quiet_leaf_takes_the_hanging_queen() {
+        let mut s = Searcher::new(Arc::new(Params::default()), 0);
+        let pos = texel_eval::parse_fen("4k3/8/8/3q4/4P3/8/8/4K3 w - - 0 1").unwrap();
+        let (_, leaf) = quiet_leaf(&mut s, &pos);
+        assert_eq!(leaf.board().queens().count(), 0);
+        assert_eq!(leaf.turn(), shakmaty::Color::Black);
+    }
+}

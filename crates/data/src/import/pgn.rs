@@ -1,0 +1,321 @@
+//! PGN input: games read by one thread, replayed and sampled by the workers.
+
+use super::split::{GameText, Games};
+use super::{
+    io, open_input, quiet_leaf, Candidate, ImportError, ImportOptions, ImportStats, Output, BATCH,
+};
+use crate::epd::{Label, Outcome};
+use pgn_reader::{RawComment, RawTag, Reader, SanPlus, Visitor};
+use rayon::prelude::*;
+use shakmaty::{Chess, Position};
+use std::ops::ControlFlow;
+use std::path::Path;
+use std::sync::atomic::Ordering;
+use texel_search::{Searcher, MATE};
+
+/// One game as read: start, moves, per-ply scores (white's view, cp) and result.
+#[derive(Clone, Debug, Default)]
+struct RawGame {
+    /// Input line the game starts on.
+    line: u64,
+    /// Number of the game in the input (1-based), for the sampling seed.
+    number: u64,
+    fen: Option<String>,
+    result: Option<Outcome>,
+    moves: Vec<SanPlus>,
+    scores: Vec<Option<i32>>,
+    unfinished: bool,
+}
+
+/// Parses a score comment: `+0.35/12`, `-1.2`, `+M3/20`, or `[%eval 0.35]` / `[%eval #-2]`.
+fn comment_score(text: &str) -> Option<i32> {
+    let t = text.trim();
+    let value = match t.find("[%eval") {
+        Some(at) => t[at + 6..].trim_start().split([']', ' ']).next()?,
+        None => t.split('/').next()?.trim(),
+    };
+    let mate = |v: &str| {
+        v.parse::<i32>()
+            .ok()
+            .map(|m| if m >= 0 { 100_000 - m } else { -100_000 - m })
+    };
+    if let Some(m) = value.strip_prefix('#') {
+        return mate(m);
+    }
+    if let Some(m) = value.strip_prefix("+M").or_else(|| value.strip_prefix('M')) {
+        return mate(m);
+    }
+    if let Some(m) = value.strip_prefix("-M") {
+        return mate(m).map(|x| -x);
+    }
+    value
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite())
+        .map(|p| (p * 100.0).round() as i32)
+}
+
+/// Collects one game's tags, moves and score comments.
+struct Collect {
+    line: u64,
+    number: u64,
+}
+
+impl Visitor for Collect {
+    type Tags = RawGame;
+    type Movetext = RawGame;
+    type Output = RawGame;
+
+    fn begin_tags(&mut self) -> ControlFlow<RawGame, RawGame> {
+        ControlFlow::Continue(RawGame {
+            line: self.line,
+            number: self.number,
+            ..RawGame::default()
+        })
+    }
+
+    fn tag(&mut self, tags: &mut RawGame, name: &[u8], value: RawTag<'_>) -> ControlFlow<RawGame> {
+        let v = String::from_utf8_lossy(value.as_bytes()).to_string();
+        match name {
+            b"FEN" => tags.fen = Some(v),
+            b"Result" => match v.as_str() {
+                "1-0" => tags.result = Some(Outcome::WhiteWins),
+                "0-1" => tags.result = Some(Outcome::BlackWins),
+                "1/2-1/2" => tags.result = Some(Outcome::Draw),
+                _ => tags.unfinished = true,
+            },
+            _ => {}
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn begin_movetext(&mut self, tags: RawGame) -> ControlFlow<RawGame, RawGame> {
+        ControlFlow::Continue(tags)
+    }
+
+    fn san(&mut self, g: &mut RawGame, san: SanPlus) -> ControlFlow<RawGame> {
+        g.moves.push(san);
+        g.scores.push(None);
+        ControlFlow::Continue(())
+    }
+
+    fn comment(&mut self, g: &mut RawGame, comment: RawComment<'_>) -> ControlFlow<RawGame> {
+        if let Some(last) = g.scores.last_mut() {
+            if last.is_none() {
+                *last = comment_score(&String::from_utf8_lossy(comment.as_bytes()));
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn end_game(&mut self, g: RawGame) -> RawGame {
+        g
+    }
+}
+
+/// SplitMix64 step, for the seeded per-game sampling.
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// What one game yields: positions, or the reason the game is skipped; plus position
+/// skip reasons.
+type GameYield = (Result<Vec<Candidate>, &'static str>, Vec<&'static str>);
+
+fn process_game(g: &RawGame, o: &ImportOptions, searcher: &mut Searcher) -> GameYield {
+    let Some(result) = g.result.filter(|_| !g.unfinished) else {
+        return (Err("unfinished"), vec![]);
+    };
+    let start = match &g.fen {
+        Some(fen) => match texel_eval::parse_fen(fen) {
+            Ok(p) => p,
+            Err(_) => return (Err("bad FEN tag"), vec![]),
+        },
+        None => Chess::default(),
+    };
+    let mut positions = Vec::with_capacity(g.moves.len());
+    let mut pos = start;
+    for san in &g.moves {
+        let Ok(m) = san.san.to_move(&pos) else {
+            return (Err("illegal move"), vec![]);
+        };
+        pos.play_unchecked(m);
+        positions.push(pos.clone());
+    }
+    if positions.len() <= o.skip_plies {
+        return (Err("too short"), vec![]);
+    }
+    // Candidate plies in a seeded order; taken greedily at least `gap` apart.
+    let mut plies: Vec<usize> = (o.skip_plies..positions.len()).collect();
+    let mut state = mix(o.seed ^ g.number);
+    for i in (1..plies.len()).rev() {
+        state = mix(state);
+        plies.swap(i, (state % (i as u64 + 1)) as usize);
+    }
+    let mut chosen: Vec<usize> = Vec::new();
+    let mut skipped = Vec::new();
+    let mut kept = Vec::new();
+    for ply in plies {
+        if chosen.len() == o.per_game {
+            break;
+        }
+        if chosen.iter().any(|&c| c.abs_diff(ply) < o.gap) {
+            continue;
+        }
+        let pos = &positions[ply];
+        if pos.is_check() {
+            skipped.push("in check");
+            continue;
+        }
+        if pos.legal_moves().is_empty() {
+            skipped.push("game over");
+            continue;
+        }
+        let (score, leaf) = quiet_leaf(searcher, pos);
+        if score.abs() > MATE - 1000 {
+            skipped.push("mate score");
+            continue;
+        }
+        // Evaluations from white's point of view: this ply's, and the one before (the other
+        // side's) when scores come from the PGN.
+        let white = |s: i32| if pos.turn().is_white() { s } else { -s };
+        let evals: Vec<i32> = if o.score_from_pgn {
+            // The comment of the move that led to `pos` is the score after it.
+            let own = g.scores[ply];
+            let other = ply.checked_sub(1).and_then(|p| g.scores[p]);
+            match (own, other) {
+                (None, None) => {
+                    skipped.push("no score comment");
+                    continue;
+                }
+                (a, b) => a.into_iter().chain(b).collect(),
+            }
+        } else {
+            vec![white(score)]
+        };
+        if evals.iter().any(|e| e.abs() >= o.decided_cp) {
+            skipped.push("game already decided");
+            continue;
+        }
+        let keep = match result {
+            Outcome::WhiteWins => evals.iter().all(|&e| e > o.win_min_cp),
+            Outcome::BlackWins => evals.iter().all(|&e| -e > o.win_min_cp),
+            Outcome::Draw => evals.iter().any(|e| e.abs() < o.draw_max_cp),
+        };
+        if !keep {
+            skipped.push(if result == Outcome::Draw {
+                "draw filter"
+            } else {
+                "winner filter"
+            });
+            continue;
+        }
+        chosen.push(ply);
+        kept.push(Ok((leaf, Label::from(result))));
+    }
+    (Ok(kept), skipped)
+}
+
+/// Parses the game(s) in one game's text (more than one only where the splitter could not
+/// tell them apart) and processes each.
+fn process_text(
+    g: &GameText,
+    number: u64,
+    o: &ImportOptions,
+    s: &mut Searcher,
+) -> Vec<(u64, GameYield)> {
+    let mut reader = Reader::new(g.text.as_slice());
+    let mut visitor = Collect {
+        line: g.line,
+        number,
+    };
+    let mut out = Vec::new();
+    while let Ok(Some(game)) = reader.read_game(&mut visitor) {
+        out.push((game.line, process_game(&game, o, s)));
+    }
+    if out.is_empty() {
+        out.push((g.line, (Err("no game in the text"), vec![])));
+    }
+    out
+}
+
+/// Imports PGN games (`.pgn`, or compressed `.pgn.gz` / `.pgn.zst`): up to `per_game`
+/// positions of each finished game, `gap` plies apart, after the opening book, filtered by
+/// evaluation and result, quiesced, deduplicated. `progress` gets the input bytes read so
+/// far. Games are split off by one thread and parsed and replayed by the worker pool; the
+/// output order depends only on the input and the seed. Skipped games are reported by the
+/// line they start on.
+///
+/// # Errors
+/// An unreadable input or unwritable output (nothing is left at the output path then).
+pub fn import_pgn(
+    input: &Path,
+    output: &Path,
+    o: &ImportOptions,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<ImportStats, ImportError> {
+    let (reader, read) = open_input(input)?;
+    let mut games = Games::new(reader);
+    let mut out = Output::create(output, o.format, o.duplicates)?;
+    let mut stats = ImportStats::default();
+    let mut number = 0;
+    loop {
+        let mut batch = Vec::with_capacity(BATCH);
+        while batch.len() < BATCH {
+            match games.next_game().map_err(io(input))? {
+                Some(g) => {
+                    number += 1;
+                    batch.push((number, g));
+                }
+                None => break,
+            }
+        }
+        if batch.is_empty() {
+            break;
+        }
+        let results: Vec<Vec<(u64, GameYield)>> = batch
+            .par_iter()
+            .map_init(
+                || Searcher::new(o.params.clone(), 0),
+                |s, (number, g)| process_text(g, *number, o, s),
+            )
+            .collect();
+        for (line, (outcome, skipped)) in results.into_iter().flatten() {
+            stats.games += 1;
+            for reason in skipped {
+                stats.considered += 1;
+                stats.skip(reason);
+            }
+            match outcome {
+                Err(reason) => stats.skip_game(reason, line),
+                Ok(candidates) => {
+                    for c in candidates {
+                        stats.considered += 1;
+                        out.write(&mut stats, c)?;
+                    }
+                }
+            }
+        }
+        progress(read.load(Ordering::Relaxed));
+    }
+    out.finish(&mut stats)?;
+    Ok(stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn score_comments_of_both_styles() {
+        assert_eq!(comment_score("+0.35/12"), Some(35));
+        assert_eq!(comment_score(" -1.20/9 "), Some(-120));
+        assert_eq!(comment_score("+M3/20"), Some(100_000 - 3));
+        assert_eq!(comment_score("[%eval 0.35] [%clk 0:01:00]"), Some(35));
+        assert_eq!(comment_score("[%eval #-2]"), Some(-100_000 + 2));
+        assert_eq!(comment_score("book move"), None);
+    }
+}
