@@ -15,6 +15,9 @@ enum Target {
     Eval,
     /// Tuner speed: load and trace, full error pass, coordinate probes, memory.
     Tune,
+    /// Importer speed: PGN games/s (5 quiesced positions per game) and EPD quiescing
+    /// positions/s.
+    Import,
 }
 
 #[derive(Args)]
@@ -37,6 +40,9 @@ pub struct BenchArgs {
     /// How many times the tuner bench loads its file (15 x 68,439 shipped positions = 1.03M).
     #[arg(long, default_value_t = 15)]
     repeat: usize,
+    /// Games for the import bench.
+    #[arg(long, default_value = "data/games.pgn.gz")]
+    pgn: PathBuf,
 }
 
 pub fn run(args: &BenchArgs) -> Result<()> {
@@ -48,7 +54,35 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         }
         Target::Eval => bench_eval(args),
         Target::Tune => bench_tune(args),
+        Target::Import => bench_import(args),
     }
+}
+
+/// Imports `--pgn` with the default filters and quiesces `--epd`, into a temporary file.
+fn bench_import(args: &BenchArgs) -> Result<()> {
+    use texel_data::{import_epd, import_pgn, ImportOptions};
+    let options = ImportOptions::default();
+    let out = std::env::temp_dir().join(format!("texel-bench-import-{}.epd", std::process::id()));
+    let start = Instant::now();
+    let stats = import_pgn(&args.pgn, &out, &options, &|_| {})?;
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "pgn: {} games, {} positions considered, {} kept in {secs:.2} s: {:.0} games/s ({} threads)",
+        stats.games,
+        stats.considered,
+        stats.kept,
+        stats.games as f64 / secs,
+        rayon::current_num_threads()
+    );
+    let start = Instant::now();
+    let stats = import_epd(&args.epd, &out, &options, &|_| {})?;
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "epd: {} positions quiesced in {secs:.2} s: {:.0} positions/s",
+        stats.considered,
+        stats.considered as f64 / secs
+    );
+    std::fs::remove_file(&out).with_context(|| out.display().to_string())
 }
 
 fn bench_tune(args: &BenchArgs) -> Result<()> {

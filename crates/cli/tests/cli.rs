@@ -261,6 +261,26 @@ fn bench_eval_reports_rates() {
     assert!(text.contains("traces/s"));
 }
 
+#[test]
+fn bench_import_reports_games_and_positions_per_second() {
+    let dir = temp_dir("bench-import");
+    let epd = sample_epd(&dir, 200);
+    let text = stdout_of(
+        texel()
+            .args([
+                "bench",
+                "import",
+                "--pgn",
+                "../data/tests/games.pgn",
+                "--epd",
+            ])
+            .arg(&epd),
+    );
+    assert!(text.contains("pgn: 30 games"), "{text}");
+    assert!(text.contains("games/s"), "{text}");
+    assert!(text.contains("epd: 200 positions quiesced"), "{text}");
+}
+
 /// The first `n` lines of the shipped data set in a temporary file.
 fn sample_epd(dir: &std::path::Path, n: usize) -> PathBuf {
     let text: String = include_str!("../../../data/train.epd")

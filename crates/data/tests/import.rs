@@ -214,3 +214,127 @@ fn duplicates_are_dropped_averaged_or_kept() {
     assert_eq!(labels, vec![score(1.0)]);
     assert_eq!(c9.skipped["label is not a game result (output format)"], 1);
 }
+
+/// A Ruy Lopez of 26 plies, every move commented with `score` (white's view, pawns).
+fn commented_game(result: &str, score: Option<&str>) -> String {
+    let moves = "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6 c3 O-O h3 Nb8 d4 Nbd7 c4 c6 \
+                 cxb5 axb5 Nc3 Bb7";
+    let mut text = format!("[Result \"{result}\"]\n\n");
+    for (i, m) in moves.split_whitespace().enumerate() {
+        if i % 2 == 0 {
+            text += &format!("{}. ", i / 2 + 1);
+        }
+        text += m;
+        if let Some(s) = score {
+            text += &format!(" {{{s}/12}}");
+        }
+        text += " ";
+    }
+    text + result + "\n\n"
+}
+
+#[test]
+fn result_and_score_filters_keep_what_the_write_up_keeps() {
+    let options = ImportOptions {
+        skip_plies: 4,
+        gap: 3,
+        per_game: 4,
+        score_from_pgn: true,
+        ..ImportOptions::default()
+    };
+    let cases = [
+        ("1-0", Some("+0.50"), "winner filter"),
+        ("1-0", Some("+1.50"), ""),
+        ("0-1", Some("+1.50"), "winner filter"),
+        ("0-1", Some("-1.50"), ""),
+        ("1/2-1/2", Some("+2.00"), "draw filter"),
+        ("1/2-1/2", Some("-1.00"), ""),
+        ("1-0", Some("+12.00"), "game already decided"),
+        ("1-0", None, "no score comment"),
+    ];
+    for (i, (result, score, reason)) in cases.into_iter().enumerate() {
+        let input = temp(&format!("filter{i}.pgn"), &commented_game(result, score));
+        let out = input.with_extension("epd");
+        let stats = import_pgn(&input, &out, &options, &|_| {}).unwrap();
+        let case = format!("{result} {score:?}: {stats}");
+        if reason.is_empty() {
+            // Kept: at most 4, 3 plies apart, from plies 5 to 26.
+            assert!((2..=4).contains(&stats.kept), "{case}");
+            assert!(stats.skipped.is_empty(), "{case}");
+            let text = std::fs::read_to_string(&out).unwrap();
+            let label = Label::from(texel_data::Outcome::WhiteWins);
+            let want = if result == "1-0" { Some(label) } else { None };
+            for l in text.lines() {
+                let got = parse_line(l, None, false).unwrap().0.label;
+                assert!(want.is_none_or(|w| w == got), "{case}");
+            }
+        } else {
+            assert_eq!(stats.kept, 0, "{case}");
+            assert!(stats.skipped[reason] > 0, "{case}");
+        }
+    }
+    // Texel's own qsearch score judges the positions without `--score-from-pgn`: the Ruy
+    // Lopez is about level, so a draw keeps more positions than a win.
+    let own = ImportOptions {
+        score_from_pgn: false,
+        ..options.clone()
+    };
+    let draw = temp("own-draw.pgn", &commented_game("1/2-1/2", None));
+    let drawn = import_pgn(&draw, &draw.with_extension("epd"), &own, &|_| {}).unwrap();
+    assert!(drawn.kept >= 2, "{drawn}");
+    let win = temp("own-win.pgn", &commented_game("1-0", None));
+    let won = import_pgn(&win, &win.with_extension("epd"), &own, &|_| {}).unwrap();
+    assert!(won.kept < drawn.kept, "{won}");
+    assert!(won.skipped["winner filter"] > 0, "{won}");
+}
+
+#[test]
+fn games_shorter_than_the_book_are_skipped_and_per_game_limits_hold() {
+    let input = temp("short.pgn", &commented_game("1/2-1/2", Some("0.00")));
+    let run = |skip_plies, per_game, gap| {
+        let options = ImportOptions {
+            skip_plies,
+            per_game,
+            gap,
+            score_from_pgn: true,
+            ..ImportOptions::default()
+        };
+        import_pgn(&input, &input.with_extension("epd"), &options, &|_| {}).unwrap()
+    };
+    assert_eq!(run(26, 5, 1).games_skipped["too short"].0, 1);
+    assert_eq!(run(0, 1, 1).considered, 1);
+    // 26 plies, 10 apart: at most 3 positions however they are drawn.
+    assert!(run(0, 100, 10).considered <= 3);
+    // 1 apart: every ply after the book is considered.
+    assert_eq!(run(6, 100, 1).considered, 20);
+}
+
+#[test]
+fn sampling_follows_the_seed_not_the_thread_count() {
+    let input = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/games.pgn");
+    let run = |threads: usize, seed: u64| {
+        let out = std::env::temp_dir().join(format!(
+            "texel-import-{}-seed{seed}-t{threads}.epd",
+            std::process::id()
+        ));
+        let options = ImportOptions {
+            seed,
+            ..ImportOptions::default()
+        };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let stats = pool
+            .install(|| import_pgn(&input, &out, &options, &|_| {}))
+            .unwrap();
+        (stats, std::fs::read_to_string(&out).unwrap())
+    };
+    let (one, text_one) = run(1, 7);
+    let (two, text_two) = run(2, 7);
+    assert_eq!(one.games, 30);
+    assert!(one.kept > 20, "{one}");
+    assert_eq!((&one, &text_one), (&two, &text_two));
+    let (_, other_seed) = run(2, 8);
+    assert_ne!(text_one, other_seed);
+}
