@@ -11,7 +11,7 @@ use clap::Args;
 use std::process::ExitCode;
 use texel_eval::{Params, TermId};
 use texel_tune::error::mean_error;
-use texel_tune::{retrace_all, select, Control, Dataset, Descent, Selection};
+use texel_tune::{select, Control, Dataset, Descent, Selection};
 
 #[derive(Args)]
 pub struct CompareArgs {
@@ -51,7 +51,7 @@ fn tune_group(
         ..Default::default()
     };
     let vars = select(&selection)?;
-    retrace_all(ds, start);
+    ds.rescore(start);
     let mut descent = Descent::new(ds, start.clone(), k, vars);
     for _ in 0..passes {
         let summary = descent
@@ -65,7 +65,7 @@ fn tune_group(
 }
 
 fn error_with(ds: &mut Dataset, params: &Params, k: f64) -> f64 {
-    retrace_all(ds, params);
+    ds.rescore(params);
     mean_error(ds, k)
 }
 

@@ -312,8 +312,8 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
 
 /// Error of the final parameters on both sets.
 fn print_errors_after(loaded: &mut Loaded, params: &Params) {
-    texel_tune::retrace_all(&mut loaded.train, params);
-    texel_tune::retrace_all(&mut loaded.validation, params);
+    loaded.train.rescore(params);
+    loaded.validation.rescore(params);
     print_errors(loaded, "end");
 }
 

@@ -1,18 +1,21 @@
 //! Accumulators: what the one evaluation code path does with each term it finds.
 
 use crate::curve::{slot_count, Curve};
-use crate::params::{IParam, Params, SParam, TermId};
+use crate::formula::{EndgameScale, Formulas, KingAttack};
+use crate::params::{Handle as _, IParam, Params, SParam, TermId};
 use crate::score::{taper, FULL_SCALE};
-use crate::table::{FLAT_LEN, TERM_COUNT};
+use crate::table::{FLAT_LEN, KS_ATTACK_BASE, TERM_COUNT};
 use crate::S;
 use shakmaty::{Chess, Color};
 
 /// Receives every term the evaluation finds.
 ///
 /// Linear terms arrive as `count × parameter` through [`add`](Accumulator::add) and
-/// [`add_int`](Accumulator::add_int). Non-linear formulas read their parameters through
-/// [`read`](Accumulator::read) / [`read_int`](Accumulator::read_int) and hand in their
-/// result with [`add_formula`](Accumulator::add_formula).
+/// [`add_int`](Accumulator::add_int), curve values as `count × curve(index)` through
+/// [`add_curve`](Accumulator::add_curve). The non-linear formulas arrive as their
+/// position-only inputs ([`crate::formula`]): the king attack through
+/// [`king_attack`](Accumulator::king_attack), the endgame scale with
+/// [`finish`](Accumulator::finish).
 pub trait Accumulator {
     /// The parameters being evaluated.
     fn params(&self) -> &Params;
@@ -21,18 +24,12 @@ pub trait Accumulator {
     /// Adds the untapered parameter `p` for `color`, `count.mid()` times to the
     /// middlegame and `count.end()` times to the endgame.
     fn add_int(&mut self, color: Color, p: IParam, count: S);
-    /// Reads a tapered parameter for a non-linear formula.
-    fn read(&mut self, p: SParam) -> S;
-    /// Reads an untapered parameter for a non-linear formula.
-    fn read_int(&mut self, p: IParam) -> i32;
-    /// Adds the result of a non-linear formula for `color`, shown under `term`.
-    fn add_formula(&mut self, color: Color, term: TermId, value: S);
     /// Adds `count ×` the value of `curve` at `index` for `color`.
     fn add_curve(&mut self, color: Color, curve: Curve, index: usize, count: i32);
-    /// Reads the value of `curve` at `index` for a non-linear formula.
-    fn curve(&mut self, curve: Curve, index: usize) -> S;
-    /// The evaluation ends: the phase and the endgame scale.
-    fn finish(&mut self, phase: i32, scale: i32);
+    /// Adds the king attack formula of `color` on the enemy king.
+    fn king_attack(&mut self, color: Color, attack: &KingAttack);
+    /// The evaluation ends: the phase and the inputs of the endgame scale.
+    fn finish(&mut self, phase: i32, scale: &EndgameScale);
 }
 
 #[inline]
@@ -86,28 +83,16 @@ impl Accumulator for Evaluator<'_> {
         self.sum += S(v * count.0, v * count.1);
     }
     #[inline]
-    fn read(&mut self, p: SParam) -> S {
-        self.params.score_at(p.flat_index())
-    }
-    #[inline]
-    fn read_int(&mut self, p: IParam) -> i32 {
-        self.params.flat()[p.flat_index()]
-    }
-    #[inline]
-    fn add_formula(&mut self, color: Color, _term: TermId, value: S) {
-        self.sum += value * sign(color);
-    }
-    #[inline]
     fn add_curve(&mut self, color: Color, curve: Curve, index: usize, count: i32) {
         self.sum += self.curves[curve.first_slot() + index] * (count * sign(color));
     }
     #[inline]
-    fn curve(&mut self, curve: Curve, index: usize) -> S {
-        curve.value(self.params, index)
+    fn king_attack(&mut self, color: Color, attack: &KingAttack) {
+        self.sum += attack.value_with(&mut self.params) * sign(color);
     }
-    fn finish(&mut self, phase: i32, scale: i32) {
+    fn finish(&mut self, phase: i32, scale: &EndgameScale) {
         self.phase = phase;
-        self.scale = scale;
+        self.scale = scale.value_with(&mut self.params);
     }
 }
 
@@ -135,8 +120,9 @@ pub struct CurveCoef {
 /// Everything the tuner needs to recompute an evaluation without the position.
 ///
 /// `score = taper(Σ coef × value + Σ count × curve + formulas, phase, scale)` holds exactly for the
-/// parameters that were traced; when a parameter listed in `formula_reads` changes, the
-/// formulas (and possibly the scale) must be evaluated again.
+/// parameters that were traced. Every part but the cached `formulas` and `scale` depends on
+/// the position only; those two are recomputed from `inputs` for other parameters (needed
+/// only when a parameter listed in `formula_reads` changes): [`Trace::score`] does that.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Trace {
     /// Non-zero linear coefficients, sorted by flat index.
@@ -144,13 +130,15 @@ pub struct Trace {
     /// Non-zero white-minus-black counts of curve values, sorted by derived slot
     /// ([`Curve::first_slot`] + index).
     pub curves: Vec<CurveCoef>,
-    /// White-minus-black sum of the non-linear formulas.
+    /// White-minus-black sum of the non-linear formulas for the traced parameters.
     pub formulas: S,
+    /// The formulas' position-only inputs.
+    pub inputs: Formulas,
     /// Flat indices read by non-linear formulas, sorted.
     pub formula_reads: Vec<u16>,
     /// Game phase (0 = pawn ending, 24 = all pieces).
     pub phase: i32,
-    /// Endgame scale in percent.
+    /// Endgame scale in percent for the traced parameters.
     pub scale: i32,
 }
 
@@ -172,10 +160,10 @@ impl Trace {
         })
     }
 
-    /// The score the trace reproduces for `params` (exact when no formula input changed).
+    /// The score of the traced position under any `params`, without the board.
     pub fn score(&self, params: &Params) -> i32 {
-        let sum = self.linear_sum(params) + self.curve_sum(params) + self.formulas;
-        taper(sum, self.phase, self.scale)
+        let sum = self.linear_sum(params) + self.curve_sum(params) + self.inputs.attack(params);
+        taper(sum, self.phase, self.inputs.scale(params))
     }
 }
 
@@ -223,6 +211,7 @@ pub struct Tracer<'a> {
     curve_counts: Vec<i32>,
     curves_touched: Vec<u16>,
     formulas: S,
+    inputs: Formulas,
     phase: i32,
     scale: i32,
 }
@@ -239,6 +228,7 @@ impl<'a> Tracer<'a> {
             curve_counts: vec![0; slot_count()],
             curves_touched: Vec::with_capacity(16),
             formulas: S::ZERO,
+            inputs: Formulas::default(),
             phase: 0,
             scale: FULL_SCALE,
         }
@@ -274,10 +264,12 @@ impl<'a> Tracer<'a> {
         }
         self.curves_touched.clear();
         let formulas = std::mem::take(&mut self.formulas);
+        let inputs = std::mem::take(&mut self.inputs);
         Trace {
             coefs,
             curves,
             formulas,
+            inputs,
             formula_reads,
             phase: self.phase,
             scale: self.scale,
@@ -289,6 +281,15 @@ impl<'a> Tracer<'a> {
         self.touched.insert(index);
         self.mid[index] += mid;
         self.end[index] += end;
+    }
+
+    /// A formula reader that records what it reads.
+    fn reader(&mut self) -> impl FnMut(IParam) -> i32 + '_ {
+        let (params, reads) = (self.params, &mut self.reads);
+        move |p: IParam| {
+            reads.insert(p.flat_index());
+            params.flat()[p.flat_index()]
+        }
     }
 }
 
@@ -305,34 +306,21 @@ impl Accumulator for Tracer<'_> {
         let s = sign(color);
         self.coef(p.flat_index(), count.0 * s, count.1 * s);
     }
-    fn read(&mut self, p: SParam) -> S {
-        self.reads.insert(p.flat_index());
-        self.reads.insert(p.flat_index() + 1);
-        self.params.score_at(p.flat_index())
-    }
-    fn read_int(&mut self, p: IParam) -> i32 {
-        self.reads.insert(p.flat_index());
-        self.params.flat()[p.flat_index()]
-    }
-    fn add_formula(&mut self, color: Color, _term: TermId, value: S) {
-        self.formulas += value * sign(color);
-    }
     fn add_curve(&mut self, color: Color, curve: Curve, index: usize, count: i32) {
         let slot = curve.first_slot() + index;
         self.curve_counts[slot] += count * sign(color);
         self.curves_touched.push(slot as u16);
     }
-    fn curve(&mut self, curve: Curve, index: usize) -> S {
-        let (params, reads) = (self.params, &mut self.reads);
-        curve.value_with(index, |p| {
-            reads.insert(p.flat_index());
-            reads.insert(p.flat_index() + 1);
-            params.get(p)
-        })
+    fn king_attack(&mut self, color: Color, attack: &KingAttack) {
+        let value = attack.value_with(&mut self.reader());
+        self.formulas += value * sign(color);
+        self.inputs.king_attack[color as usize] = Some(*attack);
     }
-    fn finish(&mut self, phase: i32, scale: i32) {
+    fn finish(&mut self, phase: i32, scale: &EndgameScale) {
+        let value = scale.value_with(&mut self.reader());
         self.phase = phase;
-        self.scale = scale;
+        self.scale = value;
+        self.inputs.scale = *scale;
     }
 }
 
@@ -426,24 +414,16 @@ impl Accumulator for Breakdown<'_> {
             count != S::ZERO,
         );
     }
-    fn read(&mut self, p: SParam) -> S {
-        self.params.score_at(p.flat_index())
-    }
-    fn read_int(&mut self, p: IParam) -> i32 {
-        self.params.flat()[p.flat_index()]
-    }
-    fn add_formula(&mut self, color: Color, term: TermId, value: S) {
-        self.record(color, term, value, value != S::ZERO);
-    }
     fn add_curve(&mut self, color: Color, curve: Curve, index: usize, count: i32) {
         let value = curve.value(self.params, index) * count;
         self.record(color, curve.label(), value, value != S::ZERO);
     }
-    fn curve(&mut self, curve: Curve, index: usize) -> S {
-        curve.value(self.params, index)
+    fn king_attack(&mut self, color: Color, attack: &KingAttack) {
+        let value = attack.value_with(&mut self.params);
+        self.record(color, KS_ATTACK_BASE.term(), value, value != S::ZERO);
     }
-    fn finish(&mut self, phase: i32, scale: i32) {
+    fn finish(&mut self, phase: i32, scale: &EndgameScale) {
         self.phase = phase;
-        self.scale = scale;
+        self.scale = scale.value_with(&mut self.params);
     }
 }

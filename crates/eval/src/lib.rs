@@ -15,6 +15,7 @@
 mod accumulate;
 pub mod curve;
 mod eval;
+pub mod formula;
 pub mod params;
 mod score;
 pub mod table;
@@ -22,6 +23,7 @@ pub mod table;
 pub use accumulate::{Accumulator, Breakdown, Coef, CurveCoef, Evaluator, Trace, Tracer};
 pub use curve::Curve;
 pub use eval::evaluate_with;
+pub use formula::Formulas;
 pub use params::{Params, TermId};
 pub use score::{phase, taper, FULL_SCALE, MAX_PHASE, S};
 

@@ -4,6 +4,7 @@
 use shakmaty::Color;
 use std::collections::HashMap;
 use texel_eval::params::{IParam, SParam};
+use texel_eval::formula::{EndgameScale, KingAttack};
 use texel_eval::{evaluate_with, parse_fen, Accumulator, Curve, Evaluator, Params, TermId, S};
 
 /// Counts per (flat slot, side), forwarding everything to an [`Evaluator`] for the sum.
@@ -31,23 +32,14 @@ impl Accumulator for Counter<'_> {
             .or_default() += count.0 + count.1;
         self.inner.add_int(color, p, count);
     }
-    fn read(&mut self, p: SParam) -> S {
-        self.inner.read(p)
-    }
-    fn read_int(&mut self, p: IParam) -> i32 {
-        self.inner.read_int(p)
-    }
-    fn add_formula(&mut self, color: Color, term: TermId, value: S) {
-        self.inner.add_formula(color, term, value);
-    }
     fn add_curve(&mut self, color: Color, curve: Curve, index: usize, count: i32) {
         self.inner.add_curve(color, curve, index, count);
     }
-    fn curve(&mut self, curve: Curve, index: usize) -> S {
-        self.inner.curve(curve, index)
+    fn king_attack(&mut self, color: Color, attack: &KingAttack) {
+        self.inner.king_attack(color, attack);
     }
-    fn finish(&mut self, phase: i32, scale: i32) {
-        self.scale = scale;
+    fn finish(&mut self, phase: i32, scale: &EndgameScale) {
+        self.scale = scale.value_with(&mut self.inner.params());
         self.inner.finish(phase, scale);
     }
 }

@@ -1,20 +1,21 @@
 //! The compact in-memory dataset: traced positions stored column by column.
 //!
-//! Per position: the game result, phase, scale, the cached sum of the evaluation terms for
-//! the current parameters, and the position itself packed (to re-evaluate formulas). Per flat
-//! parameter: a column of (position, coefficient) pairs, delta- and varint-coded, which is
-//! also the reverse index. Per term read by a formula: the positions where it was read, or
-//! "all" when it is read in most positions.
+//! Per position: the label, phase, the cached sums and scale of the evaluation for the
+//! current parameters, and the inputs of its formulas (king attack, endgame scale),
+//! compactly coded. Per flat parameter: a column of (position, coefficient) pairs, delta-
+//! and varint-coded, which is also the reverse index; per curve value a column of counts.
+//! Per term read by a formula: the positions where it was read, or "all" when it is read in
+//! most positions. Nothing depends on the board any more: every evaluation is recomputed
+//! from these for any parameters.
 
 use crate::varint;
-use shakmaty::packed::PackedSetup;
-use shakmaty::{CastlingMode, Chess, EnPassantMode, FromSetup, Position};
+use rayon::prelude::*;
 use std::sync::LazyLock;
 use texel_data::Label;
 use texel_eval::curve::{slot_count, slot_curve};
 use texel_eval::params::{flat_params, Component};
 use texel_eval::table::{FLAT_LEN, TERM_COUNT};
-use texel_eval::{taper, Params, TermId, Trace, S};
+use texel_eval::{taper, Formulas, Params, TermId, Trace, S};
 
 /// For every flat parameter slot, the curve slots whose values read it.
 static CURVE_DEPENDENTS: LazyLock<Vec<Vec<usize>>> = LazyLock::new(|| {
@@ -52,8 +53,8 @@ pub(crate) struct Touch {
     pub mid: i32,
     /// Change of the endgame sum.
     pub end: i32,
-    /// A formula reads the parameter here: the position must be evaluated again.
-    pub full: bool,
+    /// A formula reads the parameter here: its formulas must be computed again.
+    pub formula: bool,
 }
 
 /// Entries per block of a column: blocks can be decoded independently, in parallel.
@@ -113,7 +114,9 @@ struct Hot {
 /// Traced positions ready for tuning.
 pub struct Dataset {
     hot: Vec<Hot>,
-    packed: Vec<u8>,
+    /// Every position's [`Formulas`], coded one after the other.
+    formulas: Vec<u8>,
+    /// Where each position's formulas begin in `formulas` (one more entry: the end).
     offsets: Vec<u32>,
     columns: Vec<Column>,
     /// Counts of curve values, one column per curve slot (coefficient only).
@@ -143,7 +146,7 @@ impl Default for DatasetBuilder {
         DatasetBuilder {
             ds: Dataset {
                 hot: Vec::new(),
-                packed: Vec::new(),
+                formulas: Vec::new(),
                 offsets: vec![0],
                 columns: vec![Column::default(); FLAT_LEN],
                 curve_columns: vec![Column::default(); slot_count()],
@@ -156,18 +159,9 @@ impl Default for DatasetBuilder {
     }
 }
 
-/// The packed bytes of a position (move counters dropped: the evaluation ignores them).
-pub(crate) fn pack(pos: &Chess) -> Vec<u8> {
-    let setup = pos.to_setup(EnPassantMode::Legal);
-    PackedSetup::pack_standard_normalized(&setup)
-        .expect("a legal standard position packs")
-        .as_bytes()
-        .to_vec()
-}
-
 impl DatasetBuilder {
-    /// Appends a position with its result and its trace under `params`.
-    pub fn push(&mut self, pos: &Chess, label: Label, trace: &Trace, params: &Params) {
+    /// Appends a position with its label and its trace under `params`.
+    pub fn push(&mut self, label: Label, trace: &Trace, params: &Params) {
         let ds = &mut self.ds;
         let p = ds.hot.len() as u32;
         let sum = trace.linear_sum(params) + trace.curve_sum(params) + trace.formulas;
@@ -177,8 +171,8 @@ impl DatasetBuilder {
             scale: trace.scale as u8,
             label: label.steps(),
         });
-        ds.packed.extend(pack(pos));
-        ds.offsets.push(ds.packed.len() as u32);
+        trace.inputs.encode(&mut ds.formulas);
+        ds.offsets.push(ds.formulas.len() as u32);
         let flat = flat_params();
         for c in &trace.coefs {
             let slot = usize::from(c.index);
@@ -259,7 +253,7 @@ impl DatasetBuilder {
         }
         let ds = &mut self.ds;
         ds.hot.shrink_to_fit();
-        ds.packed.shrink_to_fit();
+        ds.formulas.shrink_to_fit();
         ds.offsets.shrink_to_fit();
         for c in ds.columns.iter_mut().chain(ds.curve_columns.iter_mut()) {
             c.bytes.shrink_to_fit();
@@ -285,10 +279,10 @@ impl Dataset {
         self.hot.is_empty()
     }
 
-    /// Bytes held in memory, reverse index and packed positions included.
+    /// Bytes held in memory, reverse index and formula inputs included.
     pub fn memory_bytes(&self) -> usize {
         let fixed = std::mem::size_of::<Hot>() * self.hot.capacity()
-            + self.packed.capacity()
+            + self.formulas.capacity()
             + 4 * self.offsets.capacity();
         let columns: usize = self
             .columns
@@ -327,19 +321,80 @@ impl Dataset {
         self.eval_with(i, [0, 0])
     }
 
-    /// Position `i`, unpacked.
-    pub fn position(&self, i: usize) -> Chess {
-        let bytes = &self.packed[self.offsets[i] as usize..self.offsets[i + 1] as usize];
-        let packed = PackedSetup::try_from_bytes(bytes).expect("packed by this dataset");
-        let setup = packed.unpack_standard().expect("packed by this dataset");
-        Chess::from_setup(setup, CastlingMode::Standard).expect("was legal when packed")
+    /// The formula inputs of position `i`.
+    fn formulas(&self, i: usize) -> Formulas {
+        let mut at = self.offsets[i] as usize;
+        Formulas::decode(&self.formulas, &mut at)
     }
 
-    /// Stores the sums of a fresh trace of position `i`.
-    pub(crate) fn store(&mut self, i: usize, t: &Trace, params: &Params) {
-        let sum = t.linear_sum(params) + t.curve_sum(params) + t.formulas;
-        self.hot[i].sum = [sum.0, sum.1];
-        self.hot[i].scale = t.scale as u8;
+    /// The change of position `i`'s cached sums and its scale when the parameters go from
+    /// `current` to `trial` and the linear terms move the sums by `delta`.
+    #[inline]
+    pub(crate) fn formula_change(
+        &self,
+        i: usize,
+        delta: [i32; 2],
+        current: &Params,
+        trial: &Params,
+    ) -> ([i32; 2], u8) {
+        let f = self.formulas(i);
+        let change = f.attack(trial) - f.attack(current);
+        ([delta[0] + change.0, delta[1] + change.1], f.scale(trial) as u8)
+    }
+
+    /// The evaluation of position `i` with its sums moved by `delta` and scale `scale`.
+    #[inline]
+    pub(crate) fn eval_scaled(&self, i: usize, delta: [i32; 2], scale: u8) -> i32 {
+        let h = &self.hot[i];
+        let sum = S(h.sum[0] + delta[0], h.sum[1] + delta[1]);
+        taper(sum, i32::from(h.phase), i32::from(scale))
+    }
+
+    /// Sets position `i`'s scale.
+    #[inline]
+    pub(crate) fn set_scale(&mut self, i: usize, scale: u8) {
+        self.hot[i].scale = scale;
+    }
+
+    /// Recomputes every position's cached sums and scale for `params` from the stored
+    /// columns, curve counts and formula inputs: the full evaluation pass, without boards.
+    pub fn rescore(&mut self, params: &Params) {
+        let n = self.len();
+        let mut sums = vec![[0i32; 2]; n];
+        let flat = params.flat();
+        for (slot, col) in self.columns.iter().enumerate() {
+            let (kind, mid, end) = match flat_params()[slot].component {
+                Component::Mid => (Kind::Mid, flat[slot], flat[slot + 1]),
+                Component::End => continue,
+                Component::Scalar => (Kind::Scalar, flat[slot], flat[slot]),
+            };
+            decode(&col.bytes, kind, 0, 0, col.entries, |pos, a, b| {
+                let s = &mut sums[pos as usize];
+                s[0] += a * mid;
+                s[1] += if kind == Kind::Mid { a } else { b } * end;
+            });
+        }
+        let curves = params.curve_values();
+        for (slot, col) in self.curve_columns.iter().enumerate() {
+            let v = curves[slot];
+            decode(&col.bytes, Kind::Mid, 0, 0, col.entries, |pos, count, _| {
+                let s = &mut sums[pos as usize];
+                s[0] += count * v.0;
+                s[1] += count * v.1;
+            });
+        }
+        let ds = &*self;
+        let formulas: Vec<(S, u8)> = (0..n)
+            .into_par_iter()
+            .map(|i| {
+                let f = ds.formulas(i);
+                (f.attack(params), f.scale(params) as u8)
+            })
+            .collect();
+        for ((h, s), (attack, scale)) in self.hot.iter_mut().zip(sums).zip(formulas) {
+            h.sum = [s[0] + attack.0, s[1] + attack.1];
+            h.scale = scale;
+        }
     }
 
     /// Applies a linear change of the cached sums.
@@ -378,8 +433,8 @@ impl Dataset {
     }
 
     /// The positions that moving flat parameter `slot` by `delta` from `params` touches, in
-    /// position order, with the change of their sums (column and curves) or marked for a
-    /// full evaluation (where a formula reads the parameter).
+    /// position order, with the change of their sums (column and curves), marked where a
+    /// formula reads the parameter.
     pub(crate) fn touches(&self, slot: usize, delta: i32, params: &Params) -> Vec<Touch> {
         let (col, kind) = self.column(slot);
         let mut all = Vec::with_capacity(col.entries as usize);
@@ -388,7 +443,7 @@ impl Dataset {
                 pos,
                 mid: mid * delta,
                 end: end * delta,
-                full: false,
+                formula: false,
             })
         });
         let deps = &CURVE_DEPENDENTS[slot];
@@ -407,7 +462,7 @@ impl Dataset {
                         pos,
                         mid: change.0 * count,
                         end: change.1 * count,
-                        full: false,
+                        formula: false,
                     })
                 });
             }
@@ -418,7 +473,7 @@ impl Dataset {
                 pos,
                 mid: 0,
                 end: 0,
-                full: true,
+                formula: true,
             })),
             Reads::Some { bytes, .. } => {
                 let (mut at, mut pos) = (0, 0u32);
@@ -428,7 +483,7 @@ impl Dataset {
                         pos,
                         mid: 0,
                         end: 0,
-                        full: true,
+                        formula: true,
                     });
                 }
             }
@@ -447,7 +502,7 @@ impl Dataset {
 }
 
 /// Sorts touches by position and combines those of one position: changes add up, and a
-/// position any source marks for full evaluation is evaluated in full.
+/// position any source marks for its formulas has them computed again.
 fn combine(mut touches: Vec<Touch>) -> Vec<Touch> {
     touches.sort_by_key(|t| t.pos);
     let mut out: Vec<Touch> = Vec::with_capacity(touches.len());
@@ -456,7 +511,7 @@ fn combine(mut touches: Vec<Touch>) -> Vec<Touch> {
             Some(last) if last.pos == t.pos => {
                 last.mid += t.mid;
                 last.end += t.end;
-                last.full |= t.full;
+                last.formula |= t.formula;
             }
             _ => out.push(t),
         }
@@ -470,11 +525,11 @@ mod tests {
 
     #[test]
     fn touches_of_one_position_combine() {
-        let t = |pos, mid, full| Touch {
+        let t = |pos, mid, formula| Touch {
             pos,
             mid,
             end: 0,
-            full,
+            formula,
         };
         let combined = combine(vec![
             t(4, 1, false),
@@ -483,7 +538,7 @@ mod tests {
             t(0, 0, true),
             t(1, 0, true),
         ]);
-        let got: Vec<_> = combined.iter().map(|t| (t.pos, t.mid, t.full)).collect();
+        let got: Vec<_> = combined.iter().map(|t| (t.pos, t.mid, t.formula)).collect();
         assert_eq!(got, vec![(0, 0, true), (1, 2, true), (4, 4, false)]);
     }
 }

@@ -6,18 +6,18 @@
 //! The pass ends when no stored reduction is positive.
 //!
 //! Probes are incremental: a linear parameter changes the cached sums of the positions in
-//! its column only; where a formula reads the parameter, those positions are evaluated
-//! again. The error change is summed in fixed chunks in position order, so results do not
+//! its column only; a curve input the positions that count the curve values it moves; where
+//! a formula reads the parameter, the formula is computed again from the position's stored
+//! inputs. The error change is summed in fixed chunks in position order, so results do not
 //! depend on the number of threads.
 
-use crate::dataset::Dataset;
+use crate::dataset::{Dataset, Touch};
 use crate::error::{SigmoidTable, CHUNK};
-
-/// Touched positions per parallel chunk of a probe: small, because a probe that evaluates
-/// positions again costs about a microsecond per position.
-const PROBE_CHUNK: usize = 1024;
 use rayon::prelude::*;
-use texel_eval::{evaluate, Params, Trace, Tracer};
+use texel_eval::Params;
+
+/// Touched positions per parallel chunk of a probe.
+const PROBE_CHUNK: usize = 4096;
 
 /// One variable of the descent: a flat parameter slot and its step.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -153,18 +153,32 @@ impl<'a> Descent<'a> {
         blocks.iter().sum()
     }
 
+    /// `params` with `slot` moved by `delta`.
+    fn moved(&self, slot: usize, delta: i32) -> Params {
+        let mut p = self.params.clone();
+        p.set_flat(slot, p.flat()[slot] + delta);
+        p
+    }
+
+    /// The new sums change and scale of a touched position under `trial`.
+    #[inline]
+    fn touched(&self, t: &Touch, trial: &Params) -> ([i32; 2], Option<u8>) {
+        let i = t.pos as usize;
+        if t.formula {
+            let (d, scale) = self.ds.formula_change(i, [t.mid, t.end], &self.params, trial);
+            (d, Some(scale))
+        } else {
+            ([t.mid, t.end], None)
+        }
+    }
+
     /// Change of the summed error if `slot` moved by `delta`.
     fn probe_sum(&self, slot: usize, delta: i32) -> f64 {
         if !self.ds.read_by_formulas(slot) {
             return self.probe_linear(slot, delta);
         }
         let touches = self.ds.touches(slot, delta, &self.params);
-        let mut trial = None;
-        if touches.iter().any(|t| t.full) {
-            let mut p = self.params.clone();
-            p.set_flat(slot, p.flat()[slot] + delta);
-            trial = Some(p);
-        }
+        let trial = self.moved(slot, delta);
         let (ds, k, errors) = (&*self.ds, &self.sigmoid, &self.errors);
         let chunks: Vec<f64> = touches
             .par_chunks(PROBE_CHUNK)
@@ -173,10 +187,9 @@ impl<'a> Descent<'a> {
                     .iter()
                     .map(|t| {
                         let i = t.pos as usize;
-                        let new = if t.full {
-                            evaluate(&ds.position(i), trial.as_ref().expect("made when needed"))
-                        } else {
-                            ds.eval_with(i, [t.mid, t.end])
+                        let new = match self.touched(t, &trial) {
+                            (d, Some(scale)) => ds.eval_scaled(i, d, scale),
+                            (d, None) => ds.eval_with(i, d),
                         };
                         k.squared_error(new, ds.target(i)) - errors[i]
                     })
@@ -186,62 +199,39 @@ impl<'a> Descent<'a> {
         chunks.iter().sum()
     }
 
-    /// Moves `slot` by `delta` for good, updating the touched positions (those a formula
-    /// reads are traced again, in parallel).
+    /// Moves `slot` by `delta` for good, updating the touched positions.
     fn apply(&mut self, slot: usize, delta: i32, change: f64) {
-        let touches = self
-            .ds
-            .read_by_formulas(slot)
-            .then(|| self.ds.touches(slot, delta, &self.params));
-        self.params.set_flat(slot, self.params.flat()[slot] + delta);
+        let trial = self.moved(slot, delta);
+        let moved: Vec<(u32, [i32; 2], Option<u8>)> = if self.ds.read_by_formulas(slot) {
+            let touches = self.ds.touches(slot, delta, &self.params);
+            touches
+                .par_chunks(PROBE_CHUNK)
+                .flat_map_iter(|chunk| {
+                    let this = &*self;
+                    let trial = &trial;
+                    chunk.iter().map(move |t| {
+                        let (d, scale) = this.touched(t, trial);
+                        (t.pos, d, scale)
+                    })
+                })
+                .collect()
+        } else {
+            let mut moved = Vec::new();
+            for b in 0..self.ds.blocks(slot) {
+                self.ds.for_block(slot, b, |pos, mid, end| {
+                    moved.push((pos, [mid * delta, end * delta], None))
+                });
+            }
+            moved
+        };
+        self.params = trial;
         self.sum += change;
-        let mut moved = Vec::new();
-        match touches {
-            None => {
-                for b in 0..self.ds.blocks(slot) {
-                    self.ds.for_block(slot, b, |pos, mid, end| {
-                        moved.push((pos, [mid * delta, end * delta]))
-                    });
-                }
-            }
-            Some(touches) => {
-                self.retrace(touches.iter().filter(|t| t.full).map(|t| t.pos).collect());
-                moved.extend(
-                    touches
-                        .iter()
-                        .filter(|t| !t.full)
-                        .map(|t| (t.pos, [t.mid, t.end])),
-                );
-            }
-        }
-        for (pos, d) in moved {
+        for (pos, d, scale) in moved {
             let i = pos as usize;
             self.ds.shift_linear(i, d);
-            self.errors[i] = self
-                .sigmoid
-                .squared_error(self.ds.eval(i), self.ds.target(i));
-        }
-    }
-
-    /// Traces positions again under the current parameters, in parallel, and stores them.
-    fn retrace(&mut self, positions: Vec<u32>) {
-        let (ds, params) = (&*self.ds, &self.params);
-        let traces: Vec<(u32, Trace)> = positions
-            .par_chunks(PROBE_CHUNK)
-            .map_init(
-                || Tracer::new(params),
-                |tracer, chunk| {
-                    chunk
-                        .iter()
-                        .map(|&p| (p, tracer.trace(&ds.position(p as usize))))
-                        .collect::<Vec<_>>()
-                },
-            )
-            .flatten()
-            .collect();
-        for (p, t) in traces {
-            let i = p as usize;
-            self.ds.store(i, &t, &self.params);
+            if let Some(scale) = scale {
+                self.ds.set_scale(i, scale);
+            }
             self.errors[i] = self
                 .sigmoid
                 .squared_error(self.ds.eval(i), self.ds.target(i));
@@ -371,31 +361,11 @@ impl<'a> Descent<'a> {
         best
     }
 
-    /// Traces every position again with the current parameters and recomputes the error
-    /// from scratch (drops any drift of the incremental sum).
+    /// Recomputes every evaluation with the current parameters and the error from scratch
+    /// (drops any drift of the incremental sum).
     pub fn refresh(&mut self) -> f64 {
-        retrace_all(self.ds, &self.params);
+        self.ds.rescore(&self.params);
         self.reset_errors();
         self.error()
-    }
-}
-
-/// Traces every position of `ds` again under `params`, in parallel.
-pub fn retrace_all(ds: &mut Dataset, params: &Params) {
-    let n = ds.len();
-    let fresh: Vec<Vec<texel_eval::Trace>> = (0..n.div_ceil(CHUNK))
-        .into_par_iter()
-        .map_init(
-            || Tracer::new(params),
-            |tracer, c| {
-                let dsr = &*ds;
-                (c * CHUNK..((c + 1) * CHUNK).min(n))
-                    .map(|i| tracer.trace(&dsr.position(i)))
-                    .collect()
-            },
-        )
-        .collect();
-    for (i, t) in fresh.into_iter().flatten().enumerate() {
-        ds.store(i, &t, params);
     }
 }

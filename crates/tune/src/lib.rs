@@ -11,7 +11,7 @@ mod select;
 mod varint;
 
 pub use dataset::{Dataset, DatasetBuilder};
-pub use descent::{retrace_all, Control, Cursor, Descent, DescentState, PassSummary, Variable};
+pub use descent::{Control, Cursor, Descent, DescentState, PassSummary, Variable};
 pub use load::{load, total_bytes, BadLines, LoadError, LoadOptions, LoadReport};
 pub use run::{
     fresh, run, table_fingerprint, Checkpoint, Event, PassRecord, RunEnd, RunError, RunOptions,

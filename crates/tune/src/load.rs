@@ -173,7 +173,7 @@ pub fn load(
                         } else {
                             &mut train
                         };
-                        target.push(&l.position, l.label, &trace, params);
+                        target.push(l.label, &trace, params);
                         index += 1;
                     }
                     Err(reason) => {

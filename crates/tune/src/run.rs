@@ -426,7 +426,7 @@ pub fn run(
         passes = pass;
         let train_error = descent.refresh();
         let validation_error = (!validation.is_empty()).then(|| {
-            crate::descent::retrace_all(validation, descent.params());
+            validation.rescore(descent.params());
             mean_error(validation, k)
         });
         let record = PassRecord {

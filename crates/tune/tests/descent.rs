@@ -1,21 +1,26 @@
 //! The descent on real positions: incremental error equals a full re-evaluation, results do
 //! not depend on the thread count, and tuning lowers the error.
 
-use texel_data::parse_line;
+use texel_data::{parse_line, Labelled};
 use texel_eval::{evaluate, Params};
 use texel_tune::error::{fit_k, mean_error, samples, squared_error};
 use texel_tune::{load, select, Control, Dataset, Descent, LoadOptions, Selection};
 
-/// The first `n` positions of the shipped data set (through a temporary file), their
-/// targets, and the fitted K.
-fn dataset(n: usize, name: &str) -> (Dataset, Vec<f64>, f64) {
+/// The first `n` labelled positions of the shipped data set.
+fn labelled(n: usize) -> Vec<Labelled> {
+    include_str!("../../../data/train.epd")
+        .lines()
+        .take(n)
+        .map(|l| parse_line(l, None, false).unwrap().0)
+        .collect()
+}
+
+/// The first `n` positions of the shipped data set (through a temporary file) and the
+/// fitted K.
+fn dataset(n: usize, name: &str) -> (Dataset, f64) {
     let lines: Vec<&str> = include_str!("../../../data/train.epd")
         .lines()
         .take(n)
-        .collect();
-    let targets = lines
-        .iter()
-        .map(|l| parse_line(l, None, false).unwrap().0.label.white_score())
         .collect();
     let path = std::env::temp_dir().join(format!("texel-tune-{}-{name}.epd", std::process::id()));
     std::fs::write(&path, lines.join("\n")).unwrap();
@@ -29,7 +34,7 @@ fn dataset(n: usize, name: &str) -> (Dataset, Vec<f64>, f64) {
     std::fs::remove_file(&path).unwrap();
     assert_eq!(report.train, n);
     let k = fit_k(&samples(&train));
-    (train, targets, k)
+    (train, k)
 }
 
 fn selection(groups: &[&str]) -> Selection {
@@ -39,22 +44,23 @@ fn selection(groups: &[&str]) -> Selection {
     }
 }
 
-/// The mean error from scratch: every position evaluated with `params`.
-fn direct_error(ds: &Dataset, params: &Params, k: f64, targets: &[f64]) -> f64 {
-    let sum: f64 = (0..ds.len())
-        .map(|i| squared_error(k, evaluate(&ds.position(i), params), targets[i]))
+/// The mean error from scratch: every board evaluated with `params`.
+fn direct_error(positions: &[Labelled], params: &Params, k: f64) -> f64 {
+    let sum: f64 = positions
+        .iter()
+        .map(|l| squared_error(k, evaluate(&l.position, params), l.label.white_score()))
         .sum();
-    sum / ds.len() as f64
+    sum / positions.len() as f64
 }
 
 #[test]
 fn incremental_error_matches_a_full_evaluation_after_many_moves() {
-    let (mut ds, targets, k) = dataset(1500, "incremental");
-    assert!(
-        (mean_error(&ds, k) - direct_error(&ds, &Params::default(), k, &targets)).abs() < 1e-12
-    );
-    // Linear and non-linear groups together: mobility curves, scale, passed-pawn formulas.
-    let vars = select(&selection(&["KnightV", "PassedV", "ScaleV", "PawnV"])).unwrap();
+    let (mut ds, k) = dataset(1500, "incremental");
+    let boards = labelled(1500);
+    assert!((mean_error(&ds, k) - direct_error(&boards, &Params::default(), k)).abs() < 1e-12);
+    // Linear and non-linear groups together: mobility curves, the king attack formula, the
+    // scale rules, passed-pawn curves.
+    let vars = select(&selection(&["KnightV", "KingV", "PassedV", "ScaleV", "PawnV"])).unwrap();
     let mut descent = Descent::new(&mut ds, Params::default(), k, vars);
     let summary = descent.pass(&mut |_| Control::Continue).unwrap();
     assert!(summary.moves > 20, "only {} moves", summary.moves);
@@ -67,7 +73,7 @@ fn incremental_error_matches_a_full_evaluation_after_many_moves() {
         "incremental {incremental} vs refreshed {refreshed} ({rel:e})"
     );
     drop(descent);
-    let direct = direct_error(&ds, &params, k, &targets);
+    let direct = direct_error(&boards, &params, k);
     assert!(
         ((direct - refreshed) / direct).abs() < 1e-12,
         "direct {direct} vs {refreshed}"
@@ -82,7 +88,7 @@ fn tuned_values_do_not_depend_on_the_thread_count() {
             .build()
             .unwrap();
         pool.install(|| {
-            let (mut ds, _, k) = dataset(1200, &format!("threads{threads}"));
+            let (mut ds, k) = dataset(1200, &format!("threads{threads}"));
             let vars = select(&selection(&["BishopV", "KingV", "PassedV"])).unwrap();
             let mut d = Descent::new(&mut ds, Params::default(), k, vars);
             d.pass(&mut |_| Control::Continue).unwrap();
@@ -98,7 +104,7 @@ fn tuned_values_do_not_depend_on_the_thread_count() {
 
 #[test]
 fn passes_keep_lowering_the_error_with_fewer_moves() {
-    let (mut ds, _, k) = dataset(2000, "lower");
+    let (mut ds, k) = dataset(2000, "lower");
     let before = mean_error(&ds, k);
     let vars = select(&Selection {
         freeze_material: true,

@@ -146,7 +146,7 @@ fn validation_keeps_the_best_parameters() {
     if result.end == RunEnd::Patience {
         assert!(errors.last().unwrap() >= &best);
     }
-    texel_tune::retrace_all(&mut validation, &result.params);
+    validation.rescore(&result.params);
     let kept = texel_tune::error::mean_error(&validation, k);
     assert_eq!(kept, best, "the kept parameters are the best on validation");
 }

@@ -2,7 +2,7 @@
 
 use super::{bits::*, Info};
 use crate::accumulate::Accumulator;
-use crate::params::Handle as _;
+use crate::formula::KingAttack;
 use crate::table::*;
 use crate::S;
 use shakmaty::attacks::{
@@ -54,22 +54,15 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     shelter(info, us, acc);
 }
 
-/// The largest king danger the formula counts.
-const MAX_DANGER: i32 = 1600;
-
-/// The attack of `us` on the enemy king, scored for `us` when its queen or at least two of
-/// its pieces attack squares touching the king (see the KingV docs):
-/// `raw = W_count · count · max(0, cover − COVER_SUB) + W_mob · mobility / 8 + BASE · count
-/// − W_def · defence · DEF_MUL / 16`, `danger = min(raw / 12 − ATTACK_SUB, 1600)`, and when
-/// positive the attack is worth `S(danger / 4, danger / 16)` (at most 4 pawns): the product of
-/// attacker count and attack units makes the score grow faster than either.
+/// The attack of `us` on the enemy king, when its queen or at least two of its pieces attack
+/// squares touching the king: the inputs of the formula ([`KingAttack::value_with`]).
 fn attack<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let them = us.other();
     let (ui, ti) = (us as usize, them as usize);
     let k = info.king[ti];
     let touching = king_attacks(k);
     let near = expand(touching | Bitboard::from(k)) & !touching & !Bitboard::from(k);
-    let guarded = info.defended_without_king[them as usize] & !info.attacked_by(them, Role::Queen);
+    let guarded = info.defended_without_king[ti] & !info.attacked_by(them, Role::Queen);
     let weak = info.all_attacks[ui] & !guarded;
 
     let hitters = info.pieces[ui].iter().filter(|p| any(p.attacks & touching));
@@ -79,100 +72,76 @@ fn attack<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     if pieces < 2 && queens == 0 {
         return;
     }
-    let mut cover = 0;
-    let mut attackers = 0;
-    let mut mobility = 0;
+    let mut a = KingAttack::default();
     for p in &info.pieces[ui] {
         let t = p.role as usize - 2;
         let hits = p.attacks & touching;
         if any(hits) {
-            attackers += acc.read_int(KS_COUNT_ZONE_BY_PIECE.at(t));
-            cover += acc.read_int(KS_BASE_COVER_BY_PIECE.at(t))
-                + acc.read_int(KS_SQ_COVER_BY_PIECE.at(t)) * count(hits);
+            a.zone_pieces[t] += 1;
+            a.zone_squares[t] += small(count(hits));
         } else if any(p.attacks & near) {
-            attackers += acc.read_int(KS_COUNT_EXTENDED_ZONE);
+            a.outer_pieces += 1;
         } else {
             continue;
         }
-        let mob = count(p.attacks & info.mobility_area[ui]);
-        mobility +=
-            acc.read_int(KS_MOBILITY_BIAS.at(t)) + acc.read_int(KS_MOBILITY_MULT.at(t)) * mob;
+        a.attackers[t] += 1;
+        a.attacker_moves[t] += small(count(p.attacks & info.mobility_area[ui]));
     }
-    cover += acc.read_int(KS_WEAK_SQ_COVER) * count(weak & touching)
-        + acc.read_int(KS_EXTENDED_WEAK_SQ_COVER) * count(weak & near)
-        + acc.read_int(KS_EXT_DOUBLE_COVER) * count(info.double_attacks[ui] & (touching | near));
-
+    a.weak_touching = small(count(weak & touching));
+    a.weak_outer = small(count(weak & near));
+    a.double_attacked = small(count(info.double_attacks[ui] & (touching | near)));
     let diagonal_sliders = info.of(us, Role::Bishop) | info.of(us, Role::Queen);
-    let aligned = (bishop_attacks(k, Bitboard::EMPTY) & diagonal_sliders)
-        .into_iter()
-        .any(|s| any(between(s, k) & info.occupied));
-    if aligned {
-        cover += acc.read_int(KS_BISHOP_ALIGN_COVER);
-        attackers += acc.read_int(KS_BISHOP_ALIGN_COUNT);
-    }
+    a.aligned_slider = u8::from(
+        (bishop_attacks(k, Bitboard::EMPTY) & diagonal_sliders)
+            .into_iter()
+            .any(|s| any(between(s, k) & info.occupied)),
+    );
     let king_files = file_bb(k) | adjacent_files(k);
     let open_near_king = info.open_files & king_files;
-    for r in info.pieces_of(us, Role::Rook) {
-        if !open_near_king.contains(r.sq)
-            && any(r.attacks & info.mobility_area[ui] & open_near_king)
-        {
-            cover += acc.read_int(KS_ROOK_TO_OPEN_ATTACK_FILE);
-        }
-    }
-    cover += check_units(info, us, k, acc);
-    if info.turn == us {
-        attackers += acc.read_int(KS_COUNT_STM_BONUS);
-    }
-    if any(info.of(us, Role::Queen) & info.all_attacks[ti]) {
-        attackers += acc.read_int(KS_COUNT_QUEEN_HANGING);
-    }
+    a.rooks_to_open_file = small(
+        info.pieces_of(us, Role::Rook)
+            .filter(|r| {
+                !open_near_king.contains(r.sq)
+                    && any(r.attacks & info.mobility_area[ui] & open_near_king)
+            })
+            .count() as i32,
+    );
+    check_inputs(info, us, k, &mut a);
+    a.to_move = u8::from(info.turn == us);
+    a.queen_hanging = u8::from(any(info.of(us, Role::Queen) & info.all_attacks[ti]));
     let defenders = info.board.by_color(them) & !info.pawns[ti] & !info.of(them, Role::King);
     let minor_rook_cover = info.attacked_by(them, Role::Knight)
         | info.attacked_by(them, Role::Bishop)
         | info.attacked_by(them, Role::Rook);
-    let defence = acc.read_int(KS_DEF_KING_ZONE_OCCUPIED) * count(defenders & (touching | near))
-        + acc.read_int(KS_DEF_KING_ZONE_COVERED) * count(touching & minor_rook_cover);
-
-    let raw = acc.read_int(KS_PIECE_COUNT_WEIGHT)
-        * attackers
-        * (cover - acc.read_int(KS_COVER_SUB)).max(0)
-        + acc.read_int(KS_MOBILITY_WEIGHT) * mobility / 8
-        + acc.read_int(KS_ATTACK_BASE) * attackers
-        - acc.read_int(KS_DEFENSE_WEIGHT) * defence * acc.read_int(KS_DEF_COVER_MUL) / 16;
-    let danger = (raw / 12 - acc.read_int(KS_ATTACK_SUB)).min(MAX_DANGER);
-    if danger > 0 {
-        acc.add_formula(us, KS_ATTACK_BASE.term(), S(danger / 4, danger / 16));
-    }
+    a.defenders = small(count(defenders & (touching | near)));
+    a.covered_touching = small(count(touching & minor_rook_cover));
+    acc.king_attack(us, &a);
 }
 
-/// Attack units from the checks `us` has against the king on `k`.
-fn check_units<A: Accumulator>(info: &Info, us: Color, k: Square, acc: &mut A) -> i32 {
+/// A count as a formula input byte.
+fn small(n: i32) -> u8 {
+    n.clamp(0, 255) as u8
+}
+
+/// The checks `us` has against the king on `k`.
+fn check_inputs(info: &Info, us: Color, k: Square, a: &mut KingAttack) {
     let ui = us as usize;
     let c = info.checks[ui];
-    let mut units = 0;
-    if c.safe > 0 {
-        units += acc.read_int(KS_SAFE_CHECK_SCORE.at_most(c.safe as usize - 1));
-    }
-    units += acc.read_int(KS_SAFE_BISHOP_CHECK_ADJUST) * c.safe_bishop
-        + acc.read_int(KS_TOUCH_CHECK_ADJUST) * c.touch
-        + acc.read_int(KS_UNSAFE_CHECK) * c.unsafe_;
-    if discovered_check(info, us, k) {
-        units += acc.read_int(KS_DISCOVERED_CHECK);
-    }
+    a.safe_checks = small(c.safe);
+    a.safe_bishop_checks = small(c.safe_bishop);
+    a.contact_checks = small(c.touch);
+    a.unsafe_checks = small(c.unsafe_);
+    a.discovered_check = u8::from(discovered_check(info, us, k));
     let occ = info.occupied;
     let promoting = info.pawns[ui] & rel_rank_bb(us, 6);
-    let promo_check = promoting.into_iter().any(|p| {
+    a.promotion_check = u8::from(promoting.into_iter().any(|p| {
         let promo = forward(us, Bitboard::from(p));
         promo
             .first()
             .is_some_and(|sq| !occ.contains(sq) && queen_attacks(sq, occ.without(p)).contains(k))
-    });
-    if promo_check {
-        units += acc.read_int(KS_PROMO_CHECK);
-    }
+    }));
     let pushes = forward(us, info.pawns[ui]) & !occ;
-    let pawn_checks = count(pushes & pawn_attacks(us.other(), Bitboard::from(k)));
-    units + acc.read_int(KS_PAWN_CHECK) * pawn_checks
+    a.pawn_checks = small(count(pushes & pawn_attacks(us.other(), Bitboard::from(k))));
 }
 
 /// A piece of `us` is the only blocker between a slider of `us` and the enemy king.

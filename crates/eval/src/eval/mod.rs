@@ -36,8 +36,7 @@ pub fn evaluate_with<A: Accumulator>(pos: &Chess, acc: &mut A) {
         passed::evaluate(&info, color, acc);
         endgame::evaluate(&info, color, acc);
     }
-    let scale = scale::scale(&info, acc);
-    acc.finish(phase(info.board), scale);
+    acc.finish(phase(info.board), &scale::scale(&info));
 }
 
 /// One non-king, non-pawn piece with its attacks.

@@ -1,9 +1,7 @@
 //! ScaleV: how much of the endgame score the stronger side keeps, in percent.
 
 use super::{bits::*, distance, Info};
-use crate::accumulate::Accumulator;
-use crate::score::FULL_SCALE;
-use crate::table::*;
+use crate::formula::{EndgameScale, ScaleRules};
 use shakmaty::{Bitboard, Color, Role};
 
 /// Conventional piece material (knight and bishop 3, rook 5, queen 9) for scale decisions.
@@ -13,92 +11,86 @@ fn piece_material(info: &Info, c: Color) -> i32 {
         + 9 * count(info.of(c, Role::Queen))
 }
 
-/// The endgame scale (0..=100) of the side with more material (pawn 1, knight and bishop 3,
-/// rook 5, queen 9), or the lower of both sides' scales when material is level.
+/// The inputs of the endgame scale: the rules of the side with more material (pawn 1,
+/// knight and bishop 3, rook 5, queen 9), or of both sides when material is level (the
+/// scale is then the lower of the two).
 ///
 /// The choice depends on the position only, never on parameter values, so a trace's scale
-/// stays valid while the tuner moves linear terms.
-pub(super) fn scale<A: Accumulator>(info: &Info, acc: &mut A) -> i32 {
+/// inputs stay valid while the tuner moves any parameter.
+pub(super) fn scale(info: &Info) -> EndgameScale {
     let material = |c: Color| count(info.pawns[c as usize]) + piece_material(info, c);
     match material(Color::White).cmp(&material(Color::Black)) {
-        std::cmp::Ordering::Greater => scale_for(info, Color::White, acc),
-        std::cmp::Ordering::Less => scale_for(info, Color::Black, acc),
-        std::cmp::Ordering::Equal => {
-            scale_for(info, Color::White, acc).min(scale_for(info, Color::Black, acc))
-        }
+        std::cmp::Ordering::Greater => EndgameScale {
+            stronger: rules(info, Color::White),
+            level: None,
+        },
+        std::cmp::Ordering::Less => EndgameScale {
+            stronger: rules(info, Color::Black),
+            level: None,
+        },
+        std::cmp::Ordering::Equal => EndgameScale {
+            stronger: rules(info, Color::White),
+            level: Some(rules(info, Color::Black)),
+        },
     }
 }
 
-/// The lowest of the scale rules that apply with `strong` as the stronger side. A side
-/// without pawns and at most a minor piece ahead keeps nothing.
-fn scale_for<A: Accumulator>(info: &Info, strong: Color, acc: &mut A) -> i32 {
+/// A count as a formula input byte.
+fn small(n: i32) -> u8 {
+    n.clamp(0, 255) as u8
+}
+
+/// The scale rules that apply with `strong` as the stronger side ([`ScaleRules`]).
+fn rules(info: &Info, strong: Color) -> ScaleRules {
     let weak = strong.other();
     let (si, wi) = (strong as usize, weak as usize);
     let (sp, wp) = (count(info.pawns[si]), count(info.pawns[wi]));
     let (smat, wmat) = (piece_material(info, strong), piece_material(info, weak));
+    let mut r = ScaleRules::default();
     if sp == 0 && smat - wmat <= 3 {
-        return 0;
+        r.bare = 1;
+        return r;
     }
-    let mut scale = FULL_SCALE;
     let (sb, wb) = (info.of(strong, Role::Bishop), info.of(weak, Role::Bishop));
-    let knights = info.board.knights();
     let opposite_bishops = sb.count() == 1
         && wb.count() == 1
-        && knights.is_empty()
+        && info.board.knights().is_empty()
         && sb.is_subset(Bitboard::LIGHT_SQUARES) != wb.is_subset(Bitboard::LIGHT_SQUARES);
     if opposite_bishops {
-        let s = acc.read_int(OCB_BASE)
-            + acc.read_int(OCB_PAWNS) * (sp - wp).abs()
-            + acc.read_int(OCB_ROOK) * count(info.board.rooks())
-            + acc.read_int(OCB_QUEEN) * count(info.board.queens());
-        scale = scale.min(s);
+        r.opposite_bishops = 1;
+        r.pawn_difference = small((sp - wp).abs());
+        r.rooks = small(count(info.board.rooks()));
+        r.queens = small(count(info.board.queens()));
     }
     let (spc, wpc) = (info.piece_count(strong), info.piece_count(weak));
-    if spc == 1 && wpc == 1 && info.board.queens().count() == 2 {
-        scale = scale.min(acc.read_int(SCALE_QUEENS));
-    }
-    let king_gap = front_pawn_gap(info, strong);
+    r.queens_only = u8::from(spc == 1 && wpc == 1 && info.board.queens().count() == 2);
+    r.king_gap = small(front_pawn_gap(info, strong));
     if sp > 0 {
         let own = info.pawns[si];
         let edge = [Bitboard(FILES[0]), Bitboard(FILES[7])]
             .into_iter()
             .find(|f| own.is_subset(*f));
         if let Some(file) = edge {
-            let mut s = acc.read_int(SCALE_EDGE_BASE);
-            if sp == 1 {
-                s += acc.read_int(SCALE_EDGE_ONLY);
-            }
-            if any(info.passed[si] & file) {
-                s += acc.read_int(SCALE_EDGE_PASSED);
-            }
-            let strongest = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight]
+            r.edge_pawns = 1;
+            r.single_pawn = u8::from(sp == 1);
+            r.edge_passer = u8::from(any(info.passed[si] & file));
+            r.strongest_piece = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight]
                 .into_iter()
-                .find(|&r| any(info.of(strong, r)));
-            if let Some(r) = strongest {
-                s += acc.read_int(SCALE_EDGE_PIECE_TYPE.at(r as usize - 2));
-            }
-            scale = scale.min(s);
+                .find(|&role| any(info.of(strong, role)))
+                .map_or(0, |role| role as u8 - 1);
         }
-        let mut s = acc.read_int(SCALE_LOW_SPREAD_BASE);
         let (lo, hi) = file_span(own).unwrap_or((0, 0));
-        s += acc.read_int(SCALE_PAWN_SPREAD) * (hi - lo) as i32;
-        if lo < 4 && hi >= 4 {
-            s += acc.read_int(SCALE_PAWN_BOTH_SIDES);
-        }
-        s += acc.read_int(SCALE_PAWN_COUNT) * sp + acc.read_int(SCALE_KING_DIST) * king_gap;
-        if smat > wmat {
-            s += acc.read_int(SCALE_PIECE_MAT);
-        }
-        scale = scale.min(s);
+        r.has_pawns = 1;
+        r.pawn_spread = (hi - lo) as u8;
+        r.both_wings = u8::from(lo < 4 && hi >= 4);
+        r.pawns = small(sp);
+        r.piece_ahead = u8::from(smat > wmat);
     }
     if wpc == 1 && (spc == 1 || spc == 2) && sp - wp <= 1 && !opposite_bishops {
-        let mut s = acc.read_int(SCALE_1P_BASE) + acc.read_int(SCALE_1P_KING_DIST) * king_gap;
-        if spc == 2 {
-            s += acc.read_int(SCALE_1P_2P);
-        }
-        scale = scale.min(s);
+        r.few_pieces = 1;
+        r.two_pieces = u8::from(spc == 2);
     }
-    scale.clamp(0, FULL_SCALE)
+    r
 }
 
 /// King distance from the weaker king to the nearest of the stronger side's most advanced

@@ -1,0 +1,523 @@
+//! Formulas: the non-linear parts of the evaluation, computed from a few position-only
+//! inputs and the parameters they read.
+//!
+//! The evaluation extracts the inputs from the board ([`KingAttack`] per attacking side,
+//! [`ScaleRules`] per candidate stronger side) and hands them to the accumulator, which
+//! computes the formula here. The tracer keeps the inputs ([`Formulas`]), so the tuner can
+//! recompute a formula under trial parameters without the board. Each formula is written
+//! once, over a parameter reader, so the same code also reports which parameters it read.
+
+use crate::params::{IParam, Params};
+use crate::score::FULL_SCALE;
+use crate::table::*;
+use crate::S;
+
+/// Reads a parameter for a formula.
+pub trait Read {
+    /// The value of `p`.
+    fn read(&mut self, p: IParam) -> i32;
+
+    /// `p × count`, reading `p` only when `count` is not zero.
+    fn times(&mut self, p: IParam, count: u8) -> i32 {
+        if count == 0 {
+            0
+        } else {
+            self.read(p) * i32::from(count)
+        }
+    }
+}
+
+impl Read for &Params {
+    #[inline]
+    fn read(&mut self, p: IParam) -> i32 {
+        self.flat()[p.flat_index()]
+    }
+}
+
+impl<F: FnMut(IParam) -> i32> Read for F {
+    #[inline]
+    fn read(&mut self, p: IParam) -> i32 {
+        self(p)
+    }
+}
+
+/// The largest king danger the attack formula counts.
+const MAX_DANGER: i32 = 1600;
+
+/// What one side's pieces do around the enemy king: the inputs of the king attack formula
+/// (KingV). Arrays are by piece kind: knight, bishop, rook, queen.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct KingAttack {
+    /// Pieces attacking squares that touch the king.
+    pub zone_pieces: [u8; 4],
+    /// Squares touching the king those pieces attack, summed.
+    pub zone_squares: [u8; 4],
+    /// Pieces attacking only the outer ring (squares two steps from the king).
+    pub outer_pieces: u8,
+    /// Pieces attacking either ring.
+    pub attackers: [u8; 4],
+    /// Their moves into the mobility area, summed.
+    pub attacker_moves: [u8; 4],
+    /// Squares touching the king that the attacker hits and the defender guards poorly.
+    pub weak_touching: u8,
+    /// Such squares on the outer ring.
+    pub weak_outer: u8,
+    /// Squares of both rings the attacker hits twice.
+    pub double_attacked: u8,
+    /// A bishop or queen on a diagonal to the king, behind blockers (0 or 1).
+    pub aligned_slider: u8,
+    /// Rooks that can reach an open file next to the king.
+    pub rooks_to_open_file: u8,
+    /// Safe check squares, counted per piece kind.
+    pub safe_checks: u8,
+    /// Of those, bishop checks.
+    pub safe_bishop_checks: u8,
+    /// Rook or queen contact checks the king alone defends.
+    pub contact_checks: u8,
+    /// Check squares the defender guards.
+    pub unsafe_checks: u8,
+    /// A discovered check is possible (0 or 1).
+    pub discovered_check: u8,
+    /// A pawn can promote with check (0 or 1).
+    pub promotion_check: u8,
+    /// Pawn pushes that give check.
+    pub pawn_checks: u8,
+    /// The attacker is to move (0 or 1).
+    pub to_move: u8,
+    /// The attacker's queen is attacked (0 or 1).
+    pub queen_hanging: u8,
+    /// Defending pieces (not pawns or king) on either ring.
+    pub defenders: u8,
+    /// Squares touching the king that defending minors or rooks cover.
+    pub covered_touching: u8,
+}
+
+impl KingAttack {
+    /// Number of byte fields.
+    const FIELDS: usize = 33;
+
+    /// The attack's score for the attacker: `raw = W_count · count · max(0, cover −
+    /// COVER_SUB) + W_mob · mobility / 8 + BASE · count − W_def · defence · DEF_MUL / 16`,
+    /// `danger = min(raw / 12 − ATTACK_SUB, 1600)`, worth `S(danger / 4, danger / 16)` when
+    /// positive: the product of attacker count and attack units makes the score grow faster
+    /// than either.
+    pub fn value_with(&self, r: &mut impl Read) -> S {
+        let mut count = r.times(KS_COUNT_EXTENDED_ZONE, self.outer_pieces);
+        let mut cover = 0;
+        let mut mobility = 0;
+        for t in 0..4 {
+            count += r.times(KS_COUNT_ZONE_BY_PIECE.at(t), self.zone_pieces[t]);
+            cover += r.times(KS_BASE_COVER_BY_PIECE.at(t), self.zone_pieces[t])
+                + r.times(KS_SQ_COVER_BY_PIECE.at(t), self.zone_squares[t]);
+            mobility += r.times(KS_MOBILITY_BIAS.at(t), self.attackers[t])
+                + r.times(KS_MOBILITY_MULT.at(t), self.attacker_moves[t]);
+        }
+        cover += r.times(KS_WEAK_SQ_COVER, self.weak_touching)
+            + r.times(KS_EXTENDED_WEAK_SQ_COVER, self.weak_outer)
+            + r.times(KS_EXT_DOUBLE_COVER, self.double_attacked)
+            + r.times(KS_BISHOP_ALIGN_COVER, self.aligned_slider)
+            + r.times(KS_ROOK_TO_OPEN_ATTACK_FILE, self.rooks_to_open_file);
+        count += r.times(KS_BISHOP_ALIGN_COUNT, self.aligned_slider)
+            + r.times(KS_COUNT_STM_BONUS, self.to_move)
+            + r.times(KS_COUNT_QUEEN_HANGING, self.queen_hanging);
+        if self.safe_checks > 0 {
+            cover += r.read(KS_SAFE_CHECK_SCORE.at_most(usize::from(self.safe_checks) - 1));
+        }
+        cover += r.times(KS_SAFE_BISHOP_CHECK_ADJUST, self.safe_bishop_checks)
+            + r.times(KS_TOUCH_CHECK_ADJUST, self.contact_checks)
+            + r.times(KS_UNSAFE_CHECK, self.unsafe_checks)
+            + r.times(KS_DISCOVERED_CHECK, self.discovered_check)
+            + r.times(KS_PROMO_CHECK, self.promotion_check)
+            + r.times(KS_PAWN_CHECK, self.pawn_checks);
+        let defence = r.times(KS_DEF_KING_ZONE_OCCUPIED, self.defenders)
+            + r.times(KS_DEF_KING_ZONE_COVERED, self.covered_touching);
+        let raw = r.read(KS_PIECE_COUNT_WEIGHT) * count * (cover - r.read(KS_COVER_SUB)).max(0)
+            + r.read(KS_MOBILITY_WEIGHT) * mobility / 8
+            + r.read(KS_ATTACK_BASE) * count
+            - r.read(KS_DEFENSE_WEIGHT) * defence * r.read(KS_DEF_COVER_MUL) / 16;
+        let danger = (raw / 12 - r.read(KS_ATTACK_SUB)).min(MAX_DANGER);
+        if danger > 0 {
+            S(danger / 4, danger / 16)
+        } else {
+            S::ZERO
+        }
+    }
+
+    fn to_fields(self) -> [u8; Self::FIELDS] {
+        let mut f = [0; Self::FIELDS];
+        for (i, a) in [
+            self.zone_pieces,
+            self.zone_squares,
+            self.attackers,
+            self.attacker_moves,
+        ]
+        .iter()
+        .enumerate()
+        {
+            f[4 * i..4 * i + 4].copy_from_slice(a);
+        }
+        f[16..].copy_from_slice(&[
+            self.outer_pieces,
+            self.weak_touching,
+            self.weak_outer,
+            self.double_attacked,
+            self.aligned_slider,
+            self.rooks_to_open_file,
+            self.safe_checks,
+            self.safe_bishop_checks,
+            self.contact_checks,
+            self.unsafe_checks,
+            self.discovered_check,
+            self.promotion_check,
+            self.pawn_checks,
+            self.to_move,
+            self.queen_hanging,
+            self.defenders,
+            self.covered_touching,
+        ]);
+        f
+    }
+
+    fn from_fields(f: [u8; Self::FIELDS]) -> Self {
+        let four = |i: usize| [f[4 * i], f[4 * i + 1], f[4 * i + 2], f[4 * i + 3]];
+        KingAttack {
+            zone_pieces: four(0),
+            zone_squares: four(1),
+            attackers: four(2),
+            attacker_moves: four(3),
+            outer_pieces: f[16],
+            weak_touching: f[17],
+            weak_outer: f[18],
+            double_attacked: f[19],
+            aligned_slider: f[20],
+            rooks_to_open_file: f[21],
+            safe_checks: f[22],
+            safe_bishop_checks: f[23],
+            contact_checks: f[24],
+            unsafe_checks: f[25],
+            discovered_check: f[26],
+            promotion_check: f[27],
+            pawn_checks: f[28],
+            to_move: f[29],
+            queen_hanging: f[30],
+            defenders: f[31],
+            covered_touching: f[32],
+        }
+    }
+}
+
+/// Which endgame scale rules apply with one side as the stronger, and their inputs
+/// (ScaleV). Flags are 0 or 1.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct ScaleRules {
+    /// No pawns and at most a minor piece ahead: the side keeps nothing.
+    pub bare: u8,
+    /// One bishop each, on opposite colours, and no knights.
+    pub opposite_bishops: u8,
+    /// Difference of the two sides' pawn counts.
+    pub pawn_difference: u8,
+    /// Rooks on the board.
+    pub rooks: u8,
+    /// Queens on the board.
+    pub queens: u8,
+    /// A queen each and no other pieces.
+    pub queens_only: u8,
+    /// All the side's pawns on one edge file.
+    pub edge_pawns: u8,
+    /// ... and only one of them.
+    pub single_pawn: u8,
+    /// ... and one of them passed.
+    pub edge_passer: u8,
+    /// The side's strongest piece: 0 none, 1 knight, 2 bishop, 3 rook, 4 queen.
+    pub strongest_piece: u8,
+    /// The side has pawns.
+    pub has_pawns: u8,
+    /// Files between its outermost pawns.
+    pub pawn_spread: u8,
+    /// Pawns on both wings.
+    pub both_wings: u8,
+    /// Its pawn count.
+    pub pawns: u8,
+    /// King distance from the weaker king to the nearest most advanced pawn.
+    pub king_gap: u8,
+    /// More piece material than the other side.
+    pub piece_ahead: u8,
+    /// One piece against one or two, at most a pawn ahead, not opposite bishops.
+    pub few_pieces: u8,
+    /// ... two of them.
+    pub two_pieces: u8,
+}
+
+impl ScaleRules {
+    /// Number of byte fields.
+    const FIELDS: usize = 18;
+
+    /// The lowest of the rules that apply, 0 to 100 percent.
+    pub fn value_with(&self, r: &mut impl Read) -> i32 {
+        if self.bare != 0 {
+            return 0;
+        }
+        let mut scale = FULL_SCALE;
+        if self.opposite_bishops != 0 {
+            let s = r.read(OCB_BASE)
+                + r.times(OCB_PAWNS, self.pawn_difference)
+                + r.times(OCB_ROOK, self.rooks)
+                + r.times(OCB_QUEEN, self.queens);
+            scale = scale.min(s);
+        }
+        if self.queens_only != 0 {
+            scale = scale.min(r.read(SCALE_QUEENS));
+        }
+        if self.edge_pawns != 0 {
+            let mut s = r.read(SCALE_EDGE_BASE)
+                + r.times(SCALE_EDGE_ONLY, self.single_pawn)
+                + r.times(SCALE_EDGE_PASSED, self.edge_passer);
+            if self.strongest_piece > 0 {
+                s += r.read(SCALE_EDGE_PIECE_TYPE.at(usize::from(self.strongest_piece) - 1));
+            }
+            scale = scale.min(s);
+        }
+        if self.has_pawns != 0 {
+            let s = r.read(SCALE_LOW_SPREAD_BASE)
+                + r.times(SCALE_PAWN_SPREAD, self.pawn_spread)
+                + r.times(SCALE_PAWN_BOTH_SIDES, self.both_wings)
+                + r.times(SCALE_PAWN_COUNT, self.pawns)
+                + r.times(SCALE_KING_DIST, self.king_gap)
+                + r.times(SCALE_PIECE_MAT, self.piece_ahead);
+            scale = scale.min(s);
+        }
+        if self.few_pieces != 0 {
+            let s = r.read(SCALE_1P_BASE)
+                + r.times(SCALE_1P_KING_DIST, self.king_gap)
+                + r.times(SCALE_1P_2P, self.two_pieces);
+            scale = scale.min(s);
+        }
+        scale.clamp(0, FULL_SCALE)
+    }
+
+    fn to_fields(self) -> [u8; Self::FIELDS] {
+        [
+            self.bare,
+            self.opposite_bishops,
+            self.pawn_difference,
+            self.rooks,
+            self.queens,
+            self.queens_only,
+            self.edge_pawns,
+            self.single_pawn,
+            self.edge_passer,
+            self.strongest_piece,
+            self.has_pawns,
+            self.pawn_spread,
+            self.both_wings,
+            self.pawns,
+            self.king_gap,
+            self.piece_ahead,
+            self.few_pieces,
+            self.two_pieces,
+        ]
+    }
+
+    fn from_fields(f: [u8; Self::FIELDS]) -> Self {
+        ScaleRules {
+            bare: f[0],
+            opposite_bishops: f[1],
+            pawn_difference: f[2],
+            rooks: f[3],
+            queens: f[4],
+            queens_only: f[5],
+            edge_pawns: f[6],
+            single_pawn: f[7],
+            edge_passer: f[8],
+            strongest_piece: f[9],
+            has_pawns: f[10],
+            pawn_spread: f[11],
+            both_wings: f[12],
+            pawns: f[13],
+            king_gap: f[14],
+            piece_ahead: f[15],
+            few_pieces: f[16],
+            two_pieces: f[17],
+        }
+    }
+}
+
+/// The endgame scale's inputs: the rules for the side with more material, or for both sides
+/// when material is level (the scale is then the lower of the two).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct EndgameScale {
+    /// The stronger side's rules (white's when level).
+    pub stronger: ScaleRules,
+    /// Black's rules when material is level.
+    pub level: Option<ScaleRules>,
+}
+
+impl EndgameScale {
+    /// The scale in percent.
+    pub fn value_with(&self, r: &mut impl Read) -> i32 {
+        let first = self.stronger.value_with(r);
+        match &self.level {
+            Some(other) => first.min(other.value_with(r)),
+            None => first,
+        }
+    }
+}
+
+/// Every formula input of one position: what the tuner keeps to recompute the formulas.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Formulas {
+    /// The king attack of white and of black, where the formula applies.
+    pub king_attack: [Option<KingAttack>; 2],
+    /// The endgame scale.
+    pub scale: EndgameScale,
+}
+
+impl Formulas {
+    /// White's king attack minus black's.
+    pub fn attack_with(&self, r: &mut impl Read) -> S {
+        let value = |a: &Option<KingAttack>, r: &mut _| a.map_or(S::ZERO, |a| a.value_with(r));
+        let white = value(&self.king_attack[1], r);
+        white - value(&self.king_attack[0], r)
+    }
+
+    /// White's king attack minus black's under `params`.
+    pub fn attack(&self, mut params: &Params) -> S {
+        self.attack_with(&mut params)
+    }
+
+    /// The endgame scale under `params`.
+    pub fn scale(&self, mut params: &Params) -> i32 {
+        self.scale.value_with(&mut params)
+    }
+
+    /// Appends a compact encoding: a byte of which records follow, then each record as a
+    /// varint mask of its non-zero fields and those fields.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        let [black, white] = self.king_attack;
+        let flags = u8::from(white.is_some())
+            | u8::from(black.is_some()) << 1
+            | u8::from(self.scale.level.is_some()) << 2;
+        out.push(flags);
+        for a in [white, black].into_iter().flatten() {
+            put_fields(out, &a.to_fields());
+        }
+        put_fields(out, &self.scale.stronger.to_fields());
+        if let Some(level) = self.scale.level {
+            put_fields(out, &level.to_fields());
+        }
+    }
+
+    /// Decodes what [`Formulas::encode`] wrote at `bytes[*at..]`, moving `at` past it.
+    ///
+    /// # Panics
+    /// On bytes not written by [`Formulas::encode`].
+    pub fn decode(bytes: &[u8], at: &mut usize) -> Formulas {
+        let flags = bytes[*at];
+        *at += 1;
+        let mut attack = |bit: u8| {
+            (flags & bit != 0).then(|| KingAttack::from_fields(get_fields(bytes, at)))
+        };
+        let white = attack(1);
+        let black = attack(2);
+        let stronger = ScaleRules::from_fields(get_fields(bytes, at));
+        let level = (flags & 4 != 0).then(|| ScaleRules::from_fields(get_fields(bytes, at)));
+        Formulas {
+            king_attack: [black, white],
+            scale: EndgameScale { stronger, level },
+        }
+    }
+}
+
+/// Writes a varint mask of the non-zero fields, then those fields.
+fn put_fields(out: &mut Vec<u8>, fields: &[u8]) {
+    let mask = fields
+        .iter()
+        .enumerate()
+        .fold(0u64, |m, (i, &f)| m | u64::from(f != 0) << i);
+    let mut m = mask;
+    while m >= 0x80 {
+        out.push(m as u8 | 0x80);
+        m >>= 7;
+    }
+    out.push(m as u8);
+    out.extend(fields.iter().filter(|&&f| f != 0));
+}
+
+/// Reads what [`put_fields`] wrote.
+fn get_fields<const N: usize>(bytes: &[u8], at: &mut usize) -> [u8; N] {
+    let mut mask = 0u64;
+    let mut shift = 0;
+    loop {
+        let b = bytes[*at];
+        *at += 1;
+        mask |= u64::from(b & 0x7f) << shift;
+        if b < 0x80 {
+            break;
+        }
+        shift += 7;
+    }
+    let mut fields = [0; N];
+    for (i, f) in fields.iter_mut().enumerate() {
+        if mask >> i & 1 != 0 {
+            *f = bytes[*at];
+            *at += 1;
+        }
+    }
+    fields
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inputs_survive_encoding() {
+        let mut attack = KingAttack {
+            zone_pieces: [1, 0, 2, 1],
+            safe_checks: 3,
+            covered_touching: 255,
+            ..KingAttack::default()
+        };
+        attack.attacker_moves[3] = 27;
+        let rules = ScaleRules {
+            has_pawns: 1,
+            pawns: 8,
+            two_pieces: 1,
+            ..ScaleRules::default()
+        };
+        let cases = [
+            Formulas::default(),
+            Formulas {
+                king_attack: [None, Some(attack)],
+                scale: EndgameScale {
+                    stronger: rules,
+                    level: Some(ScaleRules::default()),
+                },
+            },
+            Formulas {
+                king_attack: [Some(KingAttack::default()), Some(attack)],
+                scale: EndgameScale::default(),
+            },
+        ];
+        let mut bytes = Vec::new();
+        for f in &cases {
+            f.encode(&mut bytes);
+        }
+        let mut at = 0;
+        for f in &cases {
+            assert_eq!(&Formulas::decode(&bytes, &mut at), f);
+        }
+        assert_eq!(at, bytes.len());
+    }
+
+    #[test]
+    fn fields_round_trip() {
+        let mut f = [0u8; KingAttack::FIELDS];
+        for (i, x) in f.iter_mut().enumerate() {
+            *x = i as u8 + 1;
+        }
+        assert_eq!(KingAttack::from_fields(f).to_fields(), f);
+        let g: [u8; ScaleRules::FIELDS] = std::array::from_fn(|i| i as u8 + 1);
+        assert_eq!(ScaleRules::from_fields(g).to_fields(), g);
+    }
+}
