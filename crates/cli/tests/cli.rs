@@ -381,26 +381,32 @@ fn tune_refuses_bad_input_with_exit_2() {
 
 #[test]
 fn ctrl_c_saves_a_checkpoint_that_resumes() {
+    use std::io::BufRead;
     let dir = temp_dir("ctrl-c");
-    let epd = sample_epd(&dir, 6000);
+    let epd = sample_epd(&dir, 70_000);
     let out = dir.join("tuned.json");
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("texel"))
-        .args(["tune", "--passes", "100", "--epd"])
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("texel"))
+        .args(["tune", "--passes", "1000", "--epd"])
         .arg(&epd)
         .arg("--out")
         .arg(&out)
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // Interrupt during the first pass: as soon as the descent has started.
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut text = String::new();
+    while !text.contains("tuning 529 variables") {
+        assert!(stdout.read_line(&mut text).unwrap() > 0, "{text}");
+    }
     let killed = std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
         .unwrap();
     assert!(killed.success());
-    let output = child.wait_with_output().unwrap();
-    let text = String::from_utf8(output.stdout).unwrap();
-    assert_eq!(output.status.code(), Some(130), "{text}");
+    let status = child.wait().unwrap();
+    std::io::Read::read_to_string(&mut stdout, &mut text).unwrap();
+    assert_eq!(status.code(), Some(130), "{text}");
     assert!(text.contains("interrupted after"), "{text}");
     let checkpoint = dir.join("tuned.json.ckpt");
     assert!(checkpoint.exists() && out.exists());

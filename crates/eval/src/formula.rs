@@ -385,6 +385,21 @@ impl Formulas {
         self.attack_with(&mut params)
     }
 
+    /// How white's king attack minus black's changes from `current` to `trial`, which differ
+    /// in flat slot `slot` only (no second computation where the attack does not read it).
+    pub fn attack_change(&self, current: &Params, trial: &Params, slot: usize) -> S {
+        let mut read_slot = false;
+        let before = self.attack_with(&mut |p: IParam| {
+            read_slot |= p.flat_index() == slot;
+            current.flat()[p.flat_index()]
+        });
+        if read_slot {
+            self.attack(trial) - before
+        } else {
+            S::ZERO
+        }
+    }
+
     /// The endgame scale under `params`.
     pub fn scale(&self, mut params: &Params) -> i32 {
         self.scale.value_with(&mut params)
@@ -414,9 +429,8 @@ impl Formulas {
     pub fn decode(bytes: &[u8], at: &mut usize) -> Formulas {
         let flags = bytes[*at];
         *at += 1;
-        let mut attack = |bit: u8| {
-            (flags & bit != 0).then(|| KingAttack::from_fields(get_fields(bytes, at)))
-        };
+        let mut attack =
+            |bit: u8| (flags & bit != 0).then(|| KingAttack::from_fields(get_fields(bytes, at)));
         let white = attack(1);
         let black = attack(2);
         let stronger = ScaleRules::from_fields(get_fields(bytes, at));
@@ -457,11 +471,10 @@ fn get_fields<const N: usize>(bytes: &[u8], at: &mut usize) -> [u8; N] {
         shift += 7;
     }
     let mut fields = [0; N];
-    for (i, f) in fields.iter_mut().enumerate() {
-        if mask >> i & 1 != 0 {
-            *f = bytes[*at];
-            *at += 1;
-        }
+    while mask != 0 {
+        fields[mask.trailing_zeros() as usize] = bytes[*at];
+        *at += 1;
+        mask &= mask - 1;
     }
     fields
 }

@@ -3,8 +3,8 @@
 
 use shakmaty::Color;
 use std::collections::HashMap;
-use texel_eval::params::{IParam, SParam};
 use texel_eval::formula::{EndgameScale, KingAttack};
+use texel_eval::params::{IParam, SParam};
 use texel_eval::{evaluate_with, parse_fen, Accumulator, Curve, Evaluator, Params, TermId, S};
 
 /// Counts per (flat slot, side), forwarding everything to an [`Evaluator`] for the sum.

@@ -74,7 +74,10 @@ fn traces_predict_evaluations_under_any_values_without_the_board() {
     for pos in positions() {
         let t = trace(&pos, &base);
         let fresh = trace(&pos, &changed);
-        assert_eq!(t.inputs, fresh.inputs, "formula inputs depend on the position only");
+        assert_eq!(
+            t.inputs, fresh.inputs,
+            "formula inputs depend on the position only"
+        );
         assert_eq!(t.formula_reads, fresh.formula_reads);
         assert_eq!(t.score(&changed), evaluate(&pos, &changed));
         if t.formulas != fresh.formulas || t.scale != fresh.scale {

@@ -328,18 +328,21 @@ impl Dataset {
     }
 
     /// The change of position `i`'s cached sums and its scale when the parameters go from
-    /// `current` to `trial` and the linear terms move the sums by `delta`.
+    /// `current` to `trial` (which differ in `slot` only) and the linear terms move the sums
+    /// by `delta`.
     #[inline]
     pub(crate) fn formula_change(
         &self,
         i: usize,
         delta: [i32; 2],
-        current: &Params,
-        trial: &Params,
+        (current, trial, slot): (&Params, &Params, usize),
     ) -> ([i32; 2], u8) {
         let f = self.formulas(i);
-        let change = f.attack(trial) - f.attack(current);
-        ([delta[0] + change.0, delta[1] + change.1], f.scale(trial) as u8)
+        let change = f.attack_change(current, trial, slot);
+        (
+            [delta[0] + change.0, delta[1] + change.1],
+            f.scale(trial) as u8,
+        )
     }
 
     /// The evaluation of position `i` with its sums moved by `delta` and scale `scale`.

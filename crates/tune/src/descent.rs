@@ -160,12 +160,13 @@ impl<'a> Descent<'a> {
         p
     }
 
-    /// The new sums change and scale of a touched position under `trial`.
+    /// The sums change and new scale of a touched position under `trial` (`slot` moved).
     #[inline]
-    fn touched(&self, t: &Touch, trial: &Params) -> ([i32; 2], Option<u8>) {
+    fn touched(&self, t: &Touch, trial: &Params, slot: usize) -> ([i32; 2], Option<u8>) {
         let i = t.pos as usize;
         if t.formula {
-            let (d, scale) = self.ds.formula_change(i, [t.mid, t.end], &self.params, trial);
+            let moved = (&self.params, trial, slot);
+            let (d, scale) = self.ds.formula_change(i, [t.mid, t.end], moved);
             (d, Some(scale))
         } else {
             ([t.mid, t.end], None)
@@ -187,7 +188,7 @@ impl<'a> Descent<'a> {
                     .iter()
                     .map(|t| {
                         let i = t.pos as usize;
-                        let new = match self.touched(t, &trial) {
+                        let new = match self.touched(t, &trial, slot) {
                             (d, Some(scale)) => ds.eval_scaled(i, d, scale),
                             (d, None) => ds.eval_with(i, d),
                         };
@@ -210,7 +211,7 @@ impl<'a> Descent<'a> {
                     let this = &*self;
                     let trial = &trial;
                     chunk.iter().map(move |t| {
-                        let (d, scale) = this.touched(t, trial);
+                        let (d, scale) = this.touched(t, trial, slot);
                         (t.pos, d, scale)
                     })
                 })

@@ -60,7 +60,10 @@ fn incremental_error_matches_a_full_evaluation_after_many_moves() {
     assert!((mean_error(&ds, k) - direct_error(&boards, &Params::default(), k)).abs() < 1e-12);
     // Linear and non-linear groups together: mobility curves, the king attack formula, the
     // scale rules, passed-pawn curves.
-    let vars = select(&selection(&["KnightV", "KingV", "PassedV", "ScaleV", "PawnV"])).unwrap();
+    let vars = select(&selection(&[
+        "KnightV", "KingV", "PassedV", "ScaleV", "PawnV",
+    ]))
+    .unwrap();
     let mut descent = Descent::new(&mut ds, Params::default(), k, vars);
     let summary = descent.pass(&mut |_| Control::Continue).unwrap();
     assert!(summary.moves > 20, "only {} moves", summary.moves);
