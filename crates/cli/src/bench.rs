@@ -130,7 +130,11 @@ fn bench_tune(args: &BenchArgs) -> Result<()> {
         rescore_secs * 1e3
     );
     let vars = texel_tune::select(&texel_tune::Selection::default())?;
-    let descent = texel_tune::Descent::new(&mut train, params, k, vars.clone());
+    let mut descent = texel_tune::Descent::new(&mut train, params, k, vars.clone());
+    println!(
+        "descent    {:>10.1} bytes/position more while tuning (errors, probe buffers)",
+        descent.memory_bytes() as f64 / n as f64
+    );
     // Three kinds of variable: in its own column only, read by curves (recomputed from the
     // counts), read by formulas (recomputed from the stored inputs).
     let curve_inputs: std::collections::HashSet<usize> = (0..texel_eval::curve::slot_count())

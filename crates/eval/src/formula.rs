@@ -385,21 +385,6 @@ impl Formulas {
         self.attack_with(&mut params)
     }
 
-    /// How white's king attack minus black's changes from `current` to `trial`, which differ
-    /// in flat slot `slot` only (no second computation where the attack does not read it).
-    pub fn attack_change(&self, current: &Params, trial: &Params, slot: usize) -> S {
-        let mut read_slot = false;
-        let before = self.attack_with(&mut |p: IParam| {
-            read_slot |= p.flat_index() == slot;
-            current.flat()[p.flat_index()]
-        });
-        if read_slot {
-            self.attack(trial) - before
-        } else {
-            S::ZERO
-        }
-    }
-
     /// The endgame scale under `params`.
     pub fn scale(&self, mut params: &Params) -> i32 {
         self.scale.value_with(&mut params)
@@ -427,18 +412,44 @@ impl Formulas {
     /// # Panics
     /// On bytes not written by [`Formulas::encode`].
     pub fn decode(bytes: &[u8], at: &mut usize) -> Formulas {
+        Formulas::decode_parts(bytes, at, true, true)
+    }
+
+    /// [`Formulas::decode`] of the king attacks only, or of the scale only (what is not
+    /// wanted is skipped and left empty); `at` is not moved past the record.
+    ///
+    /// # Panics
+    /// On bytes not written by [`Formulas::encode`].
+    pub fn decode_part(bytes: &[u8], mut at: usize, attack: bool, scale: bool) -> Formulas {
+        Formulas::decode_parts(bytes, &mut at, attack, scale)
+    }
+
+    fn decode_parts(bytes: &[u8], at: &mut usize, attack: bool, scale: bool) -> Formulas {
         let flags = bytes[*at];
         *at += 1;
-        let mut attack =
-            |bit: u8| (flags & bit != 0).then(|| KingAttack::from_fields(get_fields(bytes, at)));
-        let white = attack(1);
-        let black = attack(2);
-        let stronger = ScaleRules::from_fields(get_fields(bytes, at));
-        let level = (flags & 4 != 0).then(|| ScaleRules::from_fields(get_fields(bytes, at)));
-        Formulas {
+        let mut record = |bit: u8| {
+            (flags & bit != 0).then(|| {
+                if attack {
+                    Some(KingAttack::from_fields(get_fields(bytes, at)))
+                } else {
+                    skip_fields(bytes, at);
+                    None
+                }
+            })
+        };
+        let white = record(1).flatten();
+        let black = record(2).flatten();
+        let mut f = Formulas {
             king_attack: [black, white],
-            scale: EndgameScale { stronger, level },
+            scale: EndgameScale::default(),
+        };
+        if scale {
+            f.scale.stronger = ScaleRules::from_fields(get_fields(bytes, at));
+            if flags & 4 != 0 {
+                f.scale.level = Some(ScaleRules::from_fields(get_fields(bytes, at)));
+            }
         }
+        f
     }
 }
 
@@ -457,8 +468,8 @@ fn put_fields(out: &mut Vec<u8>, fields: &[u8]) {
     out.extend(fields.iter().filter(|&&f| f != 0));
 }
 
-/// Reads what [`put_fields`] wrote.
-fn get_fields<const N: usize>(bytes: &[u8], at: &mut usize) -> [u8; N] {
+/// Reads the mask [`put_fields`] wrote.
+fn get_mask(bytes: &[u8], at: &mut usize) -> u64 {
     let mut mask = 0u64;
     let mut shift = 0;
     loop {
@@ -466,10 +477,21 @@ fn get_fields<const N: usize>(bytes: &[u8], at: &mut usize) -> [u8; N] {
         *at += 1;
         mask |= u64::from(b & 0x7f) << shift;
         if b < 0x80 {
-            break;
+            return mask;
         }
         shift += 7;
     }
+}
+
+/// Moves past what [`put_fields`] wrote.
+fn skip_fields(bytes: &[u8], at: &mut usize) {
+    let mask = get_mask(bytes, at);
+    *at += mask.count_ones() as usize;
+}
+
+/// Reads what [`put_fields`] wrote.
+fn get_fields<const N: usize>(bytes: &[u8], at: &mut usize) -> [u8; N] {
+    let mut mask = get_mask(bytes, at);
     let mut fields = [0; N];
     while mask != 0 {
         fields[mask.trailing_zeros() as usize] = bytes[*at];
@@ -518,6 +540,11 @@ mod tests {
         }
         let mut at = 0;
         for f in &cases {
+            let attack = Formulas::decode_part(&bytes, at, true, false);
+            assert_eq!(attack.king_attack, f.king_attack);
+            assert_eq!(attack.scale, EndgameScale::default());
+            let scale = Formulas::decode_part(&bytes, at, false, true);
+            assert_eq!((scale.king_attack, scale.scale), ([None, None], f.scale));
             assert_eq!(&Formulas::decode(&bytes, &mut at), f);
         }
         assert_eq!(at, bytes.len());

@@ -8,12 +8,13 @@
 //! most positions. Nothing depends on the board any more: every evaluation is recomputed
 //! from these for any parameters.
 
+use crate::touch::{Combiner, Touch};
 use crate::varint;
 use rayon::prelude::*;
 use std::sync::LazyLock;
 use texel_data::Label;
 use texel_eval::curve::{slot_count, slot_curve};
-use texel_eval::params::{flat_params, Component};
+use texel_eval::params::{flat_params, Component, IParam};
 use texel_eval::table::{FLAT_LEN, TERM_COUNT};
 use texel_eval::{taper, Formulas, Params, TermId, Trace, S};
 
@@ -44,17 +45,106 @@ enum Reads {
     All,
 }
 
-/// A position a parameter change touches.
-#[derive(Copy, Clone, Debug)]
-pub(crate) struct Touch {
-    /// Position index.
-    pub pos: u32,
-    /// Change of the middlegame sum.
-    pub mid: i32,
-    /// Change of the endgame sum.
-    pub end: i32,
-    /// A formula reads the parameter here: its formulas must be computed again.
-    pub formula: bool,
+/// Positions summed at a time in a full pass: their sums stay in the cache.
+const SLICE: usize = 131_072;
+
+/// Walks a column forward through the positions, for the full pass.
+struct ColumnCursor<'a> {
+    bytes: &'a [u8],
+    two: bool,
+    /// Middlegame and endgame value the coefficients multiply.
+    values: (i32, i32),
+    at: usize,
+    pos: u32,
+    left: u32,
+    /// The next entry not yet added: position and coefficients.
+    next: Option<(u32, i32, i32)>,
+}
+
+impl<'a> ColumnCursor<'a> {
+    /// A cursor at the first entry of `col` at or after position `start`.
+    fn seek(col: &'a Column, kind: Kind, values: (i32, i32), start: usize) -> Self {
+        // Entries of a block come after its recorded previous position.
+        let b = col
+            .blocks
+            .partition_point(|blk| (blk.1 as usize) < start)
+            .saturating_sub(1);
+        let (at, pos) = col.blocks[b];
+        let mut c = ColumnCursor {
+            bytes: &col.bytes,
+            two: kind == Kind::Scalar,
+            values,
+            at: at as usize,
+            pos,
+            left: col.entries - b as u32 * BLOCK,
+            next: None,
+        };
+        c.advance();
+        c.walk_until::<false>(start as u32, 0, &mut []);
+        c
+    }
+
+    /// Decodes the next entry.
+    #[inline]
+    fn advance(&mut self) {
+        self.next = (self.left > 0).then(|| {
+            self.left -= 1;
+            self.pos += varint::get(self.bytes, &mut self.at) as u32;
+            let a = varint::unzigzag(varint::get(self.bytes, &mut self.at));
+            let b = if self.two {
+                varint::unzigzag(varint::get(self.bytes, &mut self.at))
+            } else {
+                a
+            };
+            (self.pos, a, b)
+        });
+    }
+
+    /// Adds the entries before position `end` to `sums` (which start at position `first`).
+    #[inline]
+    fn add_until(&mut self, end: u32, first: usize, sums: &mut [[i32; 2]]) {
+        self.walk_until::<true>(end, first, sums);
+    }
+
+    /// Moves past the entries before position `end`, adding them to `sums` (which start at
+    /// position `first`) when `ADD`.
+    #[inline]
+    fn walk_until<const ADD: bool>(&mut self, end: u32, first: usize, sums: &mut [[i32; 2]]) {
+        let Some(mut entry) = self.next else {
+            return;
+        };
+        if entry.0 >= end {
+            return;
+        }
+        let (mid, end_value) = self.values;
+        let (bytes, two) = (self.bytes, self.two);
+        let (mut at, mut pos, mut left) = (self.at, self.pos, self.left);
+        loop {
+            if ADD {
+                let s = &mut sums[entry.0 as usize - first];
+                s[0] += entry.1 * mid;
+                s[1] += entry.2 * end_value;
+            }
+            if left == 0 {
+                self.next = None;
+                break;
+            }
+            left -= 1;
+            pos += varint::get(bytes, &mut at) as u32;
+            let a = varint::unzigzag(varint::get(bytes, &mut at));
+            let b = if two {
+                varint::unzigzag(varint::get(bytes, &mut at))
+            } else {
+                a
+            };
+            entry = (pos, a, b);
+            if pos >= end {
+                self.next = Some(entry);
+                break;
+            }
+        }
+        (self.at, self.pos, self.left) = (at, pos, left);
+    }
 }
 
 /// Entries per block of a column: blocks can be decoded independently, in parallel.
@@ -84,6 +174,22 @@ enum Kind {
 fn decode(
     bytes: &[u8],
     kind: Kind,
+    at: usize,
+    pos: u32,
+    count: u32,
+    mut f: impl FnMut(u32, i32, i32),
+) {
+    match kind {
+        Kind::Mid => decode_as::<false>(bytes, at, pos, count, |p, a, _| f(p, a, 0)),
+        Kind::End => decode_as::<false>(bytes, at, pos, count, |p, a, _| f(p, 0, a)),
+        Kind::Scalar => decode_as::<true>(bytes, at, pos, count, f),
+    }
+}
+
+/// [`decode`] for one or two coefficients per entry (the second is 0 with one).
+#[inline]
+fn decode_as<const TWO: bool>(
+    bytes: &[u8],
     mut at: usize,
     mut pos: u32,
     count: u32,
@@ -92,11 +198,12 @@ fn decode(
     for _ in 0..count {
         pos += varint::get(bytes, &mut at) as u32;
         let a = varint::unzigzag(varint::get(bytes, &mut at));
-        match kind {
-            Kind::Mid => f(pos, a, 0),
-            Kind::End => f(pos, 0, a),
-            Kind::Scalar => f(pos, a, varint::unzigzag(varint::get(bytes, &mut at))),
-        }
+        let b = if TWO {
+            varint::unzigzag(varint::get(bytes, &mut at))
+        } else {
+            0
+        };
+        f(pos, a, b);
     }
 }
 
@@ -122,6 +229,17 @@ pub struct Dataset {
     /// Counts of curve values, one column per curve slot (coefficient only).
     curve_columns: Vec<Column>,
     reads: Vec<Reads>,
+    /// Per term, which formulas read it.
+    read_by: Vec<ReadBy>,
+}
+
+/// Which formulas read a term.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ReadBy {
+    /// The king attack formula.
+    pub attack: bool,
+    /// The endgame scale rules.
+    pub scale: bool,
 }
 
 impl std::fmt::Debug for Dataset {
@@ -151,6 +269,7 @@ impl Default for DatasetBuilder {
                 columns: vec![Column::default(); FLAT_LEN],
                 curve_columns: vec![Column::default(); slot_count()],
                 reads: vec![Reads::None; TERM_COUNT],
+                read_by: vec![ReadBy::default(); TERM_COUNT],
             },
             column_last: vec![0; FLAT_LEN],
             curve_last: vec![0; slot_count()],
@@ -205,6 +324,16 @@ impl DatasetBuilder {
             varint::put(&mut col.bytes, varint::zigzag(c.count));
             self.curve_last[slot] = p;
         }
+        let read_by = &mut ds.read_by;
+        let term_of = |p: IParam| usize::from(flat[p.flat_index()].term.0);
+        trace.inputs.attack_with(&mut |p: IParam| {
+            read_by[term_of(p)].attack = true;
+            params.flat()[p.flat_index()]
+        });
+        trace.inputs.scale.value_with(&mut |p: IParam| {
+            read_by[term_of(p)].scale = true;
+            params.flat()[p.flat_index()]
+        });
         let mut last_term = None;
         for &slot in &trace.formula_reads {
             let term = flat[usize::from(slot)].term;
@@ -321,28 +450,34 @@ impl Dataset {
         self.eval_with(i, [0, 0])
     }
 
-    /// The formula inputs of position `i`.
-    fn formulas(&self, i: usize) -> Formulas {
-        let mut at = self.offsets[i] as usize;
-        Formulas::decode(&self.formulas, &mut at)
+    /// Which formulas read flat parameter `slot`.
+    pub(crate) fn read_by(&self, slot: usize) -> ReadBy {
+        self.read_by[usize::from(flat_params()[slot].term.0)]
     }
 
     /// The change of position `i`'s cached sums and its scale when the parameters go from
-    /// `current` to `trial` (which differ in `slot` only) and the linear terms move the sums
-    /// by `delta`.
+    /// `current` to `trial`, whose difference the formulas in `by` read, and the linear
+    /// terms move the sums by `delta`.
     #[inline]
     pub(crate) fn formula_change(
         &self,
         i: usize,
         delta: [i32; 2],
-        (current, trial, slot): (&Params, &Params, usize),
+        (current, trial, by): (&Params, &Params, ReadBy),
     ) -> ([i32; 2], u8) {
-        let f = self.formulas(i);
-        let change = f.attack_change(current, trial, slot);
-        (
-            [delta[0] + change.0, delta[1] + change.1],
-            f.scale(trial) as u8,
-        )
+        let at = self.offsets[i] as usize;
+        let f = Formulas::decode_part(&self.formulas, at, by.attack, by.scale);
+        let mut d = delta;
+        if by.attack {
+            let change = f.attack(trial) - f.attack(current);
+            d = [d[0] + change.0, d[1] + change.1];
+        }
+        let scale = if by.scale {
+            f.scale(trial) as u8
+        } else {
+            self.hot[i].scale
+        };
+        (d, scale)
     }
 
     /// The evaluation of position `i` with its sums moved by `delta` and scale `scale`.
@@ -361,43 +496,55 @@ impl Dataset {
 
     /// Recomputes every position's cached sums and scale for `params` from the stored
     /// columns, curve counts and formula inputs: the full evaluation pass, without boards.
+    ///
+    /// Threads take contiguous ranges of positions and walk every column through their range
+    /// in slices small enough for the cache, then add the formulas; integer sums make the
+    /// result independent of the split.
     pub fn rescore(&mut self, params: &Params) {
-        let n = self.len();
-        let mut sums = vec![[0i32; 2]; n];
         let flat = params.flat();
-        for (slot, col) in self.columns.iter().enumerate() {
-            let (kind, mid, end) = match flat_params()[slot].component {
-                Component::Mid => (Kind::Mid, flat[slot], flat[slot + 1]),
-                Component::End => continue,
-                Component::Scalar => (Kind::Scalar, flat[slot], flat[slot]),
-            };
-            decode(&col.bytes, kind, 0, 0, col.entries, |pos, a, b| {
-                let s = &mut sums[pos as usize];
-                s[0] += a * mid;
-                s[1] += if kind == Kind::Mid { a } else { b } * end;
-            });
-        }
         let curves = params.curve_values();
-        for (slot, col) in self.curve_columns.iter().enumerate() {
-            let v = curves[slot];
-            decode(&col.bytes, Kind::Mid, 0, 0, col.entries, |pos, count, _| {
-                let s = &mut sums[pos as usize];
-                s[0] += count * v.0;
-                s[1] += count * v.1;
+        // Every column with the values its coefficients multiply.
+        let mut columns: Vec<(&Column, Kind, i32, i32)> = Vec::new();
+        for (slot, col) in self.columns.iter().enumerate() {
+            match flat_params()[slot].component {
+                Component::Mid => columns.push((col, Kind::Mid, flat[slot], flat[slot + 1])),
+                Component::End => {}
+                Component::Scalar => columns.push((col, Kind::Scalar, flat[slot], flat[slot])),
+            }
+        }
+        for (col, v) in self.curve_columns.iter().zip(curves) {
+            columns.push((col, Kind::Mid, v.0, v.1));
+        }
+        columns.retain(|c| c.0.entries > 0);
+        let n = self.len();
+        let range = (n.div_ceil(4 * rayon::current_num_threads())).max(SLICE);
+        let (formulas, offsets) = (&self.formulas, &self.offsets);
+        self.hot
+            .par_chunks_mut(range)
+            .enumerate()
+            .for_each(|(r, hot)| {
+                let start = r * range;
+                let mut cursors: Vec<ColumnCursor> = columns
+                    .iter()
+                    .map(|&(col, kind, mid, end)| ColumnCursor::seek(col, kind, (mid, end), start))
+                    .collect();
+                let mut sums = vec![[0i32; 2]; SLICE];
+                for (s, hot) in hot.chunks_mut(SLICE).enumerate() {
+                    let first = start + s * SLICE;
+                    let end = (first + hot.len()) as u32;
+                    sums.fill([0, 0]);
+                    for c in &mut cursors {
+                        c.add_until(end, first, &mut sums);
+                    }
+                    for (j, h) in hot.iter_mut().enumerate() {
+                        let i = first + j;
+                        let f = Formulas::decode(formulas, &mut (offsets[i] as usize));
+                        let attack = f.attack(params);
+                        h.sum = [sums[j][0] + attack.0, sums[j][1] + attack.1];
+                        h.scale = f.scale(params) as u8;
+                    }
+                }
             });
-        }
-        let ds = &*self;
-        let formulas: Vec<(S, u8)> = (0..n)
-            .into_par_iter()
-            .map(|i| {
-                let f = ds.formulas(i);
-                (f.attack(params), f.scale(params) as u8)
-            })
-            .collect();
-        for ((h, s), (attack, scale)) in self.hot.iter_mut().zip(sums).zip(formulas) {
-            h.sum = [s[0] + attack.0, s[1] + attack.1];
-            h.scale = scale;
-        }
     }
 
     /// Applies a linear change of the cached sums.
@@ -438,16 +585,16 @@ impl Dataset {
     /// The positions that moving flat parameter `slot` by `delta` from `params` touches, in
     /// position order, with the change of their sums (column and curves), marked where a
     /// formula reads the parameter.
-    pub(crate) fn touches(&self, slot: usize, delta: i32, params: &Params) -> Vec<Touch> {
+    pub(crate) fn touches(
+        &self,
+        slot: usize,
+        delta: i32,
+        params: &Params,
+        combiner: &mut Combiner,
+    ) -> Vec<Touch> {
         let (col, kind) = self.column(slot);
-        let mut all = Vec::with_capacity(col.entries as usize);
         decode(&col.bytes, kind, 0, 0, col.entries, |pos, mid, end| {
-            all.push(Touch {
-                pos,
-                mid: mid * delta,
-                end: end * delta,
-                formula: false,
-            })
+            combiner.add(pos, mid * delta, end * delta)
         });
         let deps = &CURVE_DEPENDENTS[slot];
         if !deps.is_empty() {
@@ -461,37 +608,22 @@ impl Dataset {
                 }
                 let col = &self.curve_columns[d];
                 decode(&col.bytes, Kind::Mid, 0, 0, col.entries, |pos, count, _| {
-                    all.push(Touch {
-                        pos,
-                        mid: change.0 * count,
-                        end: change.1 * count,
-                        formula: false,
-                    })
+                    combiner.add(pos, change.0 * count, change.1 * count)
                 });
             }
         }
         match &self.reads[flat_params()[slot].term.0 as usize] {
             Reads::None => {}
-            Reads::All => all.extend((0..self.len() as u32).map(|pos| Touch {
-                pos,
-                mid: 0,
-                end: 0,
-                formula: true,
-            })),
+            Reads::All => (0..self.len() as u32).for_each(|pos| combiner.add_formula(pos)),
             Reads::Some { bytes, .. } => {
                 let (mut at, mut pos) = (0, 0u32);
                 while at < bytes.len() {
                     pos += varint::get(bytes, &mut at) as u32;
-                    all.push(Touch {
-                        pos,
-                        mid: 0,
-                        end: 0,
-                        formula: true,
-                    });
+                    combiner.add_formula(pos);
                 }
             }
         }
-        combine(all)
+        combiner.drain()
     }
 
     /// How many positions read `term` through a formula (all of them when `None`).
@@ -501,47 +633,5 @@ impl Dataset {
             Reads::Some { count, .. } => Some(*count as usize),
             Reads::All => None,
         }
-    }
-}
-
-/// Sorts touches by position and combines those of one position: changes add up, and a
-/// position any source marks for its formulas has them computed again.
-fn combine(mut touches: Vec<Touch>) -> Vec<Touch> {
-    touches.sort_by_key(|t| t.pos);
-    let mut out: Vec<Touch> = Vec::with_capacity(touches.len());
-    for t in touches {
-        match out.last_mut() {
-            Some(last) if last.pos == t.pos => {
-                last.mid += t.mid;
-                last.end += t.end;
-                last.formula |= t.formula;
-            }
-            _ => out.push(t),
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn touches_of_one_position_combine() {
-        let t = |pos, mid, formula| Touch {
-            pos,
-            mid,
-            end: 0,
-            formula,
-        };
-        let combined = combine(vec![
-            t(4, 1, false),
-            t(1, 2, false),
-            t(4, 3, false),
-            t(0, 0, true),
-            t(1, 0, true),
-        ]);
-        let got: Vec<_> = combined.iter().map(|t| (t.pos, t.mid, t.formula)).collect();
-        assert_eq!(got, vec![(0, 0, true), (1, 2, true), (4, 4, false)]);
     }
 }

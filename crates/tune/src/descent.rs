@@ -11,8 +11,9 @@
 //! inputs. The error change is summed in fixed chunks in position order, so results do not
 //! depend on the number of threads.
 
-use crate::dataset::{Dataset, Touch};
+use crate::dataset::{Dataset, ReadBy};
 use crate::error::{SigmoidTable, CHUNK};
+use crate::touch::{Combiner, Touch};
 use rayon::prelude::*;
 use texel_eval::Params;
 
@@ -91,6 +92,8 @@ pub struct Descent<'a> {
     sum: f64,
     /// Squared error of every position under the current parameters.
     errors: Vec<f64>,
+    /// Buffers that combine the touches of a probe.
+    combiner: Combiner,
     probes: u64,
     cursor: Cursor,
 }
@@ -99,6 +102,7 @@ impl<'a> Descent<'a> {
     /// A descent over `vars`, starting from `params` (the dataset must be traced with them).
     pub fn new(ds: &'a mut Dataset, params: Params, k: f64, vars: Vec<Variable>) -> Self {
         let gains = vec![(0.0, 0); vars.len()];
+        let combiner = Combiner::new(ds.len());
         let mut d = Descent {
             ds,
             params,
@@ -107,6 +111,7 @@ impl<'a> Descent<'a> {
             gains,
             sum: 0.0,
             errors: Vec::new(),
+            combiner,
             probes: 0,
             cursor: Cursor::default(),
         };
@@ -127,6 +132,12 @@ impl<'a> Descent<'a> {
     /// The current mean error, as tracked incrementally.
     pub fn error(&self) -> f64 {
         self.sum / self.ds.len() as f64
+    }
+
+    /// Bytes the descent keeps besides the dataset: every position's error and the buffers
+    /// that combine a probe's touches.
+    pub fn memory_bytes(&self) -> usize {
+        8 * self.errors.capacity() + self.combiner.memory_bytes()
     }
 
     /// The variables being tuned.
@@ -160,12 +171,13 @@ impl<'a> Descent<'a> {
         p
     }
 
-    /// The sums change and new scale of a touched position under `trial` (`slot` moved).
+    /// The sums change and new scale of a touched position under `trial` (whose difference
+    /// the formulas in `by` read).
     #[inline]
-    fn touched(&self, t: &Touch, trial: &Params, slot: usize) -> ([i32; 2], Option<u8>) {
+    fn touched(&self, t: &Touch, trial: &Params, by: ReadBy) -> ([i32; 2], Option<u8>) {
         let i = t.pos as usize;
         if t.formula {
-            let moved = (&self.params, trial, slot);
+            let moved = (&self.params, trial, by);
             let (d, scale) = self.ds.formula_change(i, [t.mid, t.end], moved);
             (d, Some(scale))
         } else {
@@ -174,12 +186,15 @@ impl<'a> Descent<'a> {
     }
 
     /// Change of the summed error if `slot` moved by `delta`.
-    fn probe_sum(&self, slot: usize, delta: i32) -> f64 {
+    fn probe_sum(&mut self, slot: usize, delta: i32) -> f64 {
         if !self.ds.read_by_formulas(slot) {
             return self.probe_linear(slot, delta);
         }
-        let touches = self.ds.touches(slot, delta, &self.params);
+        let touches = self
+            .ds
+            .touches(slot, delta, &self.params, &mut self.combiner);
         let trial = self.moved(slot, delta);
+        let by = self.ds.read_by(slot);
         let (ds, k, errors) = (&*self.ds, &self.sigmoid, &self.errors);
         let chunks: Vec<f64> = touches
             .par_chunks(PROBE_CHUNK)
@@ -188,7 +203,7 @@ impl<'a> Descent<'a> {
                     .iter()
                     .map(|t| {
                         let i = t.pos as usize;
-                        let new = match self.touched(t, &trial, slot) {
+                        let new = match self.touched(t, &trial, by) {
                             (d, Some(scale)) => ds.eval_scaled(i, d, scale),
                             (d, None) => ds.eval_with(i, d),
                         };
@@ -204,14 +219,17 @@ impl<'a> Descent<'a> {
     fn apply(&mut self, slot: usize, delta: i32, change: f64) {
         let trial = self.moved(slot, delta);
         let moved: Vec<(u32, [i32; 2], Option<u8>)> = if self.ds.read_by_formulas(slot) {
-            let touches = self.ds.touches(slot, delta, &self.params);
+            let touches = self
+                .ds
+                .touches(slot, delta, &self.params, &mut self.combiner);
+            let by = self.ds.read_by(slot);
             touches
                 .par_chunks(PROBE_CHUNK)
                 .flat_map_iter(|chunk| {
                     let this = &*self;
                     let trial = &trial;
                     chunk.iter().map(move |t| {
-                        let (d, scale) = this.touched(t, trial, slot);
+                        let (d, scale) = this.touched(t, trial, by);
                         (t.pos, d, scale)
                     })
                 })
@@ -254,7 +272,7 @@ impl<'a> Descent<'a> {
     }
 
     /// The change of the mean error if `var` moved by `delta` (nothing is changed).
-    pub fn probe(&self, var: Variable, delta: i32) -> f64 {
+    pub fn probe(&mut self, var: Variable, delta: i32) -> f64 {
         self.probe_sum(var.slot, delta) / self.ds.len() as f64
     }
 

@@ -8,6 +8,7 @@ pub mod error;
 mod load;
 mod run;
 mod select;
+mod touch;
 mod varint;
 
 pub use dataset::{Dataset, DatasetBuilder};

@@ -13,6 +13,11 @@ pub(crate) fn put(buf: &mut Vec<u8>, mut v: u64) {
 /// Reads a varint at `*at`, advancing it.
 #[inline]
 pub(crate) fn get(bytes: &[u8], at: &mut usize) -> u64 {
+    let first = bytes[*at];
+    if first < 0x80 {
+        *at += 1;
+        return u64::from(first);
+    }
     let mut v = 0u64;
     let mut shift = 0;
     loop {
