@@ -10,6 +10,7 @@
 use crate::params::{IParam, Params};
 use crate::score::FULL_SCALE;
 use crate::table::*;
+use crate::varint;
 use crate::S;
 
 /// Reads a parameter for a formula.
@@ -459,39 +460,19 @@ fn put_fields(out: &mut Vec<u8>, fields: &[u8]) {
         .iter()
         .enumerate()
         .fold(0u64, |m, (i, &f)| m | u64::from(f != 0) << i);
-    let mut m = mask;
-    while m >= 0x80 {
-        out.push(m as u8 | 0x80);
-        m >>= 7;
-    }
-    out.push(m as u8);
+    varint::put(out, mask);
     out.extend(fields.iter().filter(|&&f| f != 0));
-}
-
-/// Reads the mask [`put_fields`] wrote.
-fn get_mask(bytes: &[u8], at: &mut usize) -> u64 {
-    let mut mask = 0u64;
-    let mut shift = 0;
-    loop {
-        let b = bytes[*at];
-        *at += 1;
-        mask |= u64::from(b & 0x7f) << shift;
-        if b < 0x80 {
-            return mask;
-        }
-        shift += 7;
-    }
 }
 
 /// Moves past what [`put_fields`] wrote.
 fn skip_fields(bytes: &[u8], at: &mut usize) {
-    let mask = get_mask(bytes, at);
+    let mask = varint::get(bytes, at);
     *at += mask.count_ones() as usize;
 }
 
 /// Reads what [`put_fields`] wrote.
 fn get_fields<const N: usize>(bytes: &[u8], at: &mut usize) -> [u8; N] {
-    let mut mask = get_mask(bytes, at);
+    let mut mask = varint::get(bytes, at);
     let mut fields = [0; N];
     while mask != 0 {
         fields[mask.trailing_zeros() as usize] = bytes[*at];

@@ -19,6 +19,7 @@ pub mod formula;
 pub mod params;
 mod score;
 pub mod table;
+pub mod varint;
 
 pub use accumulate::{Accumulator, Breakdown, Coef, CurveCoef, Evaluator, Trace, Tracer};
 pub use curve::Curve;

@@ -9,13 +9,13 @@
 //! from these for any parameters.
 
 use crate::touch::{Combiner, Touch};
-use crate::varint;
 use rayon::prelude::*;
 use std::sync::LazyLock;
 use texel_data::Label;
 use texel_eval::curve::{slot_count, slot_curve};
 use texel_eval::params::{flat_params, Component, IParam};
 use texel_eval::table::{FLAT_LEN, TERM_COUNT};
+use texel_eval::varint;
 use texel_eval::{taper, Formulas, Params, TermId, Trace, S};
 
 /// For every flat parameter slot, the curve slots whose values read it.

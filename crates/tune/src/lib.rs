@@ -9,7 +9,6 @@ mod load;
 mod run;
 mod select;
 mod touch;
-mod varint;
 
 pub use dataset::{Dataset, DatasetBuilder};
 pub use descent::{Control, Cursor, Descent, DescentState, PassSummary, Variable};

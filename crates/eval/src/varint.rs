@@ -1,8 +1,9 @@
-//! LEB128 varints and zigzag signed integers for the compact columns.
+//! LEB128 varints and zigzag signed integers: the compact coding of traces (formula inputs
+//! here, the tuner's columns).
 
 /// Appends `v` as a varint.
 #[inline]
-pub(crate) fn put(buf: &mut Vec<u8>, mut v: u64) {
+pub fn put(buf: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         buf.push((v as u8) | 0x80);
         v >>= 7;
@@ -12,7 +13,7 @@ pub(crate) fn put(buf: &mut Vec<u8>, mut v: u64) {
 
 /// Reads a varint at `*at`, advancing it.
 #[inline]
-pub(crate) fn get(bytes: &[u8], at: &mut usize) -> u64 {
+pub fn get(bytes: &[u8], at: &mut usize) -> u64 {
     let first = bytes[*at];
     if first < 0x80 {
         *at += 1;
@@ -33,13 +34,13 @@ pub(crate) fn get(bytes: &[u8], at: &mut usize) -> u64 {
 
 /// Maps signed to unsigned so small magnitudes stay small.
 #[inline]
-pub(crate) fn zigzag(i: i32) -> u64 {
+pub fn zigzag(i: i32) -> u64 {
     u64::from(((i << 1) ^ (i >> 31)) as u32)
 }
 
 /// The inverse of [`zigzag`].
 #[inline]
-pub(crate) fn unzigzag(u: u64) -> i32 {
+pub fn unzigzag(u: u64) -> i32 {
     let u = u as u32;
     ((u >> 1) as i32) ^ -((u & 1) as i32)
 }
