@@ -12,6 +12,7 @@ use crate::score::FULL_SCALE;
 use crate::table::*;
 use crate::varint;
 use crate::S;
+use bytemuck::{Pod, Zeroable};
 
 /// Reads a parameter for a formula.
 pub trait Read {
@@ -47,7 +48,8 @@ const MAX_DANGER: i32 = 1600;
 
 /// What one side's pieces do around the enemy king: the inputs of the king attack formula
 /// (KingV). Arrays are by piece kind: knight, bishop, rook, queen.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+#[repr(C)]
 pub struct KingAttack {
     /// Pieces attacking squares that touch the king.
     pub zone_pieces: [u8; 4],
@@ -94,9 +96,6 @@ pub struct KingAttack {
 }
 
 impl KingAttack {
-    /// Number of byte fields.
-    const FIELDS: usize = 33;
-
     /// The attack's score for the attacker: `raw = W_count · count · max(0, cover −
     /// COVER_SUB) + W_mob · mobility / 8 + BASE · count − W_def · defence · DEF_MUL / 16`,
     /// `danger = min(raw / 12 − ATTACK_SUB, 1600)`, worth `S(danger / 4, danger / 16)` when
@@ -143,73 +142,12 @@ impl KingAttack {
             S::ZERO
         }
     }
-
-    fn to_fields(self) -> [u8; Self::FIELDS] {
-        let mut f = [0; Self::FIELDS];
-        for (i, a) in [
-            self.zone_pieces,
-            self.zone_squares,
-            self.attackers,
-            self.attacker_moves,
-        ]
-        .iter()
-        .enumerate()
-        {
-            f[4 * i..4 * i + 4].copy_from_slice(a);
-        }
-        f[16..].copy_from_slice(&[
-            self.outer_pieces,
-            self.weak_touching,
-            self.weak_outer,
-            self.double_attacked,
-            self.aligned_slider,
-            self.rooks_to_open_file,
-            self.safe_checks,
-            self.safe_bishop_checks,
-            self.contact_checks,
-            self.unsafe_checks,
-            self.discovered_check,
-            self.promotion_check,
-            self.pawn_checks,
-            self.to_move,
-            self.queen_hanging,
-            self.defenders,
-            self.covered_touching,
-        ]);
-        f
-    }
-
-    fn from_fields(f: [u8; Self::FIELDS]) -> Self {
-        let four = |i: usize| [f[4 * i], f[4 * i + 1], f[4 * i + 2], f[4 * i + 3]];
-        KingAttack {
-            zone_pieces: four(0),
-            zone_squares: four(1),
-            attackers: four(2),
-            attacker_moves: four(3),
-            outer_pieces: f[16],
-            weak_touching: f[17],
-            weak_outer: f[18],
-            double_attacked: f[19],
-            aligned_slider: f[20],
-            rooks_to_open_file: f[21],
-            safe_checks: f[22],
-            safe_bishop_checks: f[23],
-            contact_checks: f[24],
-            unsafe_checks: f[25],
-            discovered_check: f[26],
-            promotion_check: f[27],
-            pawn_checks: f[28],
-            to_move: f[29],
-            queen_hanging: f[30],
-            defenders: f[31],
-            covered_touching: f[32],
-        }
-    }
 }
 
 /// Which endgame scale rules apply with one side as the stronger, and their inputs
 /// (ScaleV). Flags are 0 or 1.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+#[repr(C)]
 pub struct ScaleRules {
     /// No pawns and at most a minor piece ahead: the side keeps nothing.
     pub bare: u8,
@@ -250,9 +188,6 @@ pub struct ScaleRules {
 }
 
 impl ScaleRules {
-    /// Number of byte fields.
-    const FIELDS: usize = 18;
-
     /// The lowest of the rules that apply, 0 to 100 percent.
     pub fn value_with(&self, r: &mut impl Read) -> i32 {
         if self.bare != 0 {
@@ -294,52 +229,6 @@ impl ScaleRules {
             scale = scale.min(s);
         }
         scale.clamp(0, FULL_SCALE)
-    }
-
-    fn to_fields(self) -> [u8; Self::FIELDS] {
-        [
-            self.bare,
-            self.opposite_bishops,
-            self.pawn_difference,
-            self.rooks,
-            self.queens,
-            self.queens_only,
-            self.edge_pawns,
-            self.single_pawn,
-            self.edge_passer,
-            self.strongest_piece,
-            self.has_pawns,
-            self.pawn_spread,
-            self.both_wings,
-            self.pawns,
-            self.king_gap,
-            self.piece_ahead,
-            self.few_pieces,
-            self.two_pieces,
-        ]
-    }
-
-    fn from_fields(f: [u8; Self::FIELDS]) -> Self {
-        ScaleRules {
-            bare: f[0],
-            opposite_bishops: f[1],
-            pawn_difference: f[2],
-            rooks: f[3],
-            queens: f[4],
-            queens_only: f[5],
-            edge_pawns: f[6],
-            single_pawn: f[7],
-            edge_passer: f[8],
-            strongest_piece: f[9],
-            has_pawns: f[10],
-            pawn_spread: f[11],
-            both_wings: f[12],
-            pawns: f[13],
-            king_gap: f[14],
-            piece_ahead: f[15],
-            few_pieces: f[16],
-            two_pieces: f[17],
-        }
     }
 }
 
@@ -400,11 +289,11 @@ impl Formulas {
             | u8::from(self.scale.level.is_some()) << 2;
         out.push(flags);
         for a in [white, black].into_iter().flatten() {
-            put_fields(out, &a.to_fields());
+            put_fields(out, bytemuck::bytes_of(&a));
         }
-        put_fields(out, &self.scale.stronger.to_fields());
+        put_fields(out, bytemuck::bytes_of(&self.scale.stronger));
         if let Some(level) = self.scale.level {
-            put_fields(out, &level.to_fields());
+            put_fields(out, bytemuck::bytes_of(&level));
         }
     }
 
@@ -431,7 +320,7 @@ impl Formulas {
         let mut record = |bit: u8| {
             (flags & bit != 0).then(|| {
                 if attack {
-                    Some(KingAttack::from_fields(get_fields(bytes, at)))
+                    Some(get_fields::<KingAttack>(bytes, at))
                 } else {
                     skip_fields(bytes, at);
                     None
@@ -445,14 +334,18 @@ impl Formulas {
             scale: EndgameScale::default(),
         };
         if scale {
-            f.scale.stronger = ScaleRules::from_fields(get_fields(bytes, at));
+            f.scale.stronger = get_fields(bytes, at);
             if flags & 4 != 0 {
-                f.scale.level = Some(ScaleRules::from_fields(get_fields(bytes, at)));
+                f.scale.level = Some(get_fields(bytes, at));
             }
         }
         f
     }
 }
+
+// A record's mask has a bit per byte field.
+const _: () = assert!(std::mem::size_of::<KingAttack>() <= 64);
+const _: () = assert!(std::mem::size_of::<ScaleRules>() <= 64);
 
 /// Writes a varint mask of the non-zero fields, then those fields.
 fn put_fields(out: &mut Vec<u8>, fields: &[u8]) {
@@ -471,15 +364,16 @@ fn skip_fields(bytes: &[u8], at: &mut usize) {
 }
 
 /// Reads what [`put_fields`] wrote.
-fn get_fields<const N: usize>(bytes: &[u8], at: &mut usize) -> [u8; N] {
+fn get_fields<T: Pod>(bytes: &[u8], at: &mut usize) -> T {
     let mut mask = varint::get(bytes, at);
-    let mut fields = [0; N];
+    let mut value = T::zeroed();
+    let fields = bytemuck::bytes_of_mut(&mut value);
     while mask != 0 {
         fields[mask.trailing_zeros() as usize] = bytes[*at];
         *at += 1;
         mask &= mask - 1;
     }
-    fields
+    value
 }
 
 #[cfg(test)]
@@ -532,13 +426,14 @@ mod tests {
     }
 
     #[test]
-    fn fields_round_trip() {
-        let mut f = [0u8; KingAttack::FIELDS];
-        for (i, x) in f.iter_mut().enumerate() {
-            *x = i as u8 + 1;
-        }
-        assert_eq!(KingAttack::from_fields(f).to_fields(), f);
-        let g: [u8; ScaleRules::FIELDS] = std::array::from_fn(|i| i as u8 + 1);
-        assert_eq!(ScaleRules::from_fields(g).to_fields(), g);
+    fn every_input_is_one_byte_field() {
+        assert_eq!(std::mem::size_of::<KingAttack>(), 33);
+        assert_eq!(std::mem::size_of::<ScaleRules>(), 18);
+        let mut a = KingAttack::default();
+        bytemuck::bytes_of_mut(&mut a)[32] = 7;
+        assert_eq!(
+            a.covered_touching, 7,
+            "fields in declaration order, no padding"
+        );
     }
 }

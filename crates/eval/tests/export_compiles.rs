@@ -23,21 +23,6 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-const MANIFEST: &str = r#"[package]
-name = "texel-eval"
-version = "0.0.0"
-edition = "2021"
-
-[dependencies]
-shakmaty = "=0.30.1"
-serde = { version = "1", features = ["derive"] }
-serde_json = { version = "1", features = ["preserve_order"] }
-thiserror = "2"
-arrayvec = "0.7"
-
-[workspace]
-"#;
-
 const PRINTER: &str = r#"fn main() {
     let params = texel_eval::Params::default();
     for line in texel_eval::SAMPLE_POSITIONS.lines() {
@@ -67,7 +52,18 @@ fn exported_table_compiles_and_evaluates_identically() {
         root.join("data/positions.fen"),
     )
     .unwrap();
-    std::fs::write(copy.join("Cargo.toml"), MANIFEST).unwrap();
+    // The real manifests, with the workspace cut down to this crate.
+    let workspace_manifest = std::fs::read_to_string(workspace.join("Cargo.toml")).unwrap();
+    let members = workspace_manifest
+        .lines()
+        .find(|l| l.starts_with("members"))
+        .expect("the workspace lists its members");
+    std::fs::write(
+        root.join("Cargo.toml"),
+        workspace_manifest.replace(members, r#"members = ["crates/eval"]"#),
+    )
+    .unwrap();
+    std::fs::copy(crate_dir.join("Cargo.toml"), copy.join("Cargo.toml")).unwrap();
     std::fs::create_dir_all(copy.join("src/bin")).unwrap();
     std::fs::write(copy.join("src/bin/print_evals.rs"), PRINTER).unwrap();
     std::fs::write(copy.join("src/table.rs"), to_rust(&tuned)).unwrap();
