@@ -91,10 +91,12 @@ fn tuned_values_do_not_depend_on_the_thread_count() {
             .build()
             .unwrap();
         pool.install(|| {
-            let (mut ds, k) = dataset(1200, &format!("threads{threads}"));
-            let vars = select(&selection(&["BishopV", "KingV", "PassedV"])).unwrap();
+            // Enough positions for probes and the full pass to be split into several parts.
+            let (mut ds, k) = dataset(20_000, &format!("threads{threads}"));
+            let vars = select(&selection(&["BishopV", "KingV", "PassedV", "ScaleV"])).unwrap();
             let mut d = Descent::new(&mut ds, Params::default(), k, vars);
             d.pass(&mut |_| Control::Continue).unwrap();
+            d.refresh();
             (k.to_bits(), d.error().to_bits(), d.params().clone())
         })
     };
