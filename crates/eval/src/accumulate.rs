@@ -117,12 +117,11 @@ pub struct CurveCoef {
     pub count: i32,
 }
 
-/// Everything the tuner needs to recompute an evaluation without the position.
+/// Everything the tuner needs to recompute an evaluation without the position, for any
+/// parameter values: every part depends on the position only.
 ///
-/// `score = taper(Σ coef × value + Σ count × curve + formulas, phase, scale)` holds exactly for the
-/// parameters that were traced. Every part but the cached `formulas` and `scale` depends on
-/// the position only; those two are recomputed from `inputs` for other parameters (needed
-/// only when a parameter listed in `formula_reads` changes): [`Trace::score`] does that.
+/// `score = taper(Σ coef × value + Σ count × curve + king attacks, phase, scale)`, the king
+/// attacks and the scale computed from `inputs` ([`Trace::score`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Trace {
     /// Non-zero linear coefficients, sorted by flat index.
@@ -130,16 +129,10 @@ pub struct Trace {
     /// Non-zero white-minus-black counts of curve values, sorted by derived slot
     /// ([`Curve::first_slot`] + index).
     pub curves: Vec<CurveCoef>,
-    /// White-minus-black sum of the non-linear formulas for the traced parameters.
-    pub formulas: S,
-    /// The formulas' position-only inputs.
+    /// The inputs of the non-linear formulas (king attack, endgame scale).
     pub inputs: Formulas,
-    /// Flat indices read by non-linear formulas, sorted.
-    pub formula_reads: Vec<u16>,
     /// Game phase (0 = pawn ending, 24 = all pieces).
     pub phase: i32,
-    /// Endgame scale in percent for the traced parameters.
-    pub scale: i32,
 }
 
 impl Trace {
@@ -160,10 +153,14 @@ impl Trace {
         })
     }
 
+    /// The white-minus-black sum of every term for `params`, before tapering.
+    pub fn sum(&self, params: &Params) -> S {
+        self.linear_sum(params) + self.curve_sum(params) + self.inputs.attack(params)
+    }
+
     /// The score of the traced position under any `params`, without the board.
     pub fn score(&self, params: &Params) -> i32 {
-        let sum = self.linear_sum(params) + self.curve_sum(params) + self.inputs.attack(params);
-        taper(sum, self.phase, self.inputs.scale(params))
+        taper(self.sum(params), self.phase, self.inputs.scale(params))
     }
 }
 
@@ -207,13 +204,10 @@ pub struct Tracer<'a> {
     mid: Box<[i32; FLAT_LEN]>,
     end: Box<[i32; FLAT_LEN]>,
     touched: SlotSet,
-    reads: SlotSet,
     curve_counts: Vec<i32>,
     curves_touched: Vec<u16>,
-    formulas: S,
     inputs: Formulas,
     phase: i32,
-    scale: i32,
 }
 
 impl<'a> Tracer<'a> {
@@ -224,13 +218,10 @@ impl<'a> Tracer<'a> {
             mid: Box::new([0; FLAT_LEN]),
             end: Box::new([0; FLAT_LEN]),
             touched: SlotSet([0; WORDS]),
-            reads: SlotSet([0; WORDS]),
             curve_counts: vec![0; slot_count()],
             curves_touched: Vec::with_capacity(16),
-            formulas: S::ZERO,
             inputs: Formulas::default(),
             phase: 0,
-            scale: FULL_SCALE,
         }
     }
 
@@ -251,8 +242,6 @@ impl<'a> Tracer<'a> {
             self.end[i] = 0;
         }
         self.touched.clear();
-        let formula_reads = self.reads.iter().map(|i| i as u16).collect();
-        self.reads.clear();
         self.curves_touched.sort_unstable();
         self.curves_touched.dedup();
         let mut curves = Vec::with_capacity(self.curves_touched.len());
@@ -263,16 +252,11 @@ impl<'a> Tracer<'a> {
             }
         }
         self.curves_touched.clear();
-        let formulas = std::mem::take(&mut self.formulas);
-        let inputs = std::mem::take(&mut self.inputs);
         Trace {
             coefs,
             curves,
-            formulas,
-            inputs,
-            formula_reads,
+            inputs: std::mem::take(&mut self.inputs),
             phase: self.phase,
-            scale: self.scale,
         }
     }
 
@@ -281,15 +265,6 @@ impl<'a> Tracer<'a> {
         self.touched.insert(index);
         self.mid[index] += mid;
         self.end[index] += end;
-    }
-
-    /// A formula reader that records what it reads.
-    fn reader(&mut self) -> impl FnMut(IParam) -> i32 + '_ {
-        let (params, reads) = (self.params, &mut self.reads);
-        move |p: IParam| {
-            reads.insert(p.flat_index());
-            params.flat()[p.flat_index()]
-        }
     }
 }
 
@@ -312,14 +287,10 @@ impl Accumulator for Tracer<'_> {
         self.curves_touched.push(slot as u16);
     }
     fn king_attack(&mut self, color: Color, attack: &KingAttack) {
-        let value = attack.value_with(&mut self.reader());
-        self.formulas += value * sign(color);
         self.inputs.king_attack[color as usize] = Some(*attack);
     }
     fn finish(&mut self, phase: i32, scale: &EndgameScale) {
-        let value = scale.value_with(&mut self.reader());
         self.phase = phase;
-        self.scale = value;
         self.inputs.scale = *scale;
     }
 }

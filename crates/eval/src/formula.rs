@@ -253,6 +253,15 @@ impl EndgameScale {
     }
 }
 
+/// The non-linear formulas.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Formula {
+    /// The king attack ([`KingAttack`]).
+    KingAttack,
+    /// The endgame scale ([`EndgameScale`]).
+    Scale,
+}
+
 /// Every formula input of one position: what the tuner keeps to recompute the formulas.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Formulas {
@@ -268,6 +277,19 @@ impl Formulas {
         let value = |a: &Option<KingAttack>, r: &mut _| a.map_or(S::ZERO, |a| a.value_with(r));
         let white = value(&self.king_attack[1], r);
         white - value(&self.king_attack[0], r)
+    }
+
+    /// Calls `f` with every parameter the formulas read in this position and the formula
+    /// that reads it. What is read depends on the inputs only, never on parameter values.
+    pub fn for_each_read(&self, mut f: impl FnMut(IParam, Formula)) {
+        self.attack_with(&mut |p: IParam| {
+            f(p, Formula::KingAttack);
+            0
+        });
+        self.scale.value_with(&mut |p: IParam| {
+            f(p, Formula::Scale);
+            0
+        });
     }
 
     /// White's king attack minus black's under `params`.

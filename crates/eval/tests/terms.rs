@@ -22,13 +22,14 @@ fn active(fen: &str, term: TermId, element: Option<usize>) -> bool {
             .iter()
             .any(|p| range.contains(&p.flat_index()) || range.contains(&(p.flat_index() + 1)))
     });
+    let mut read = false;
+    t.inputs
+        .for_each_read(|p, _| read |= range.contains(&p.flat_index()));
     let traced = in_curve
+        || read
         || t.coefs
             .iter()
-            .any(|c| range.contains(&usize::from(c.index)))
-        || t.formula_reads
-            .iter()
-            .any(|&i| range.contains(&usize::from(i)));
+            .any(|c| range.contains(&usize::from(c.index)));
     traced || (element.is_none() && Breakdown::of(&pos, &params).fired(term))
 }
 

@@ -13,7 +13,8 @@ use rayon::prelude::*;
 use std::sync::LazyLock;
 use texel_data::Label;
 use texel_eval::curve::{slot_count, slot_curve};
-use texel_eval::params::{flat_params, Component, IParam};
+use texel_eval::formula::Formula;
+use texel_eval::params::{flat_params, Component};
 use texel_eval::table::{FLAT_LEN, TERM_COUNT};
 use texel_eval::varint;
 use texel_eval::{taper, Formulas, Params, TermId, Trace, S};
@@ -283,11 +284,11 @@ impl DatasetBuilder {
     pub fn push(&mut self, label: Label, trace: &Trace, params: &Params) {
         let ds = &mut self.ds;
         let p = ds.hot.len() as u32;
-        let sum = trace.linear_sum(params) + trace.curve_sum(params) + trace.formulas;
+        let sum = trace.sum(params);
         ds.hot.push(Hot {
             sum: [sum.0, sum.1],
             phase: trace.phase as u8,
-            scale: trace.scale as u8,
+            scale: trace.inputs.scale(params) as u8,
             label: label.steps(),
         });
         trace.inputs.encode(&mut ds.formulas);
@@ -324,24 +325,18 @@ impl DatasetBuilder {
             varint::put(&mut col.bytes, varint::zigzag(c.count));
             self.curve_last[slot] = p;
         }
-        let read_by = &mut ds.read_by;
-        let term_of = |p: IParam| usize::from(flat[p.flat_index()].term.0);
-        trace.inputs.attack_with(&mut |p: IParam| {
-            read_by[term_of(p)].attack = true;
-            params.flat()[p.flat_index()]
-        });
-        trace.inputs.scale.value_with(&mut |p: IParam| {
-            read_by[term_of(p)].scale = true;
-            params.flat()[p.flat_index()]
-        });
-        let mut last_term = None;
-        for &slot in &trace.formula_reads {
-            let term = flat[usize::from(slot)].term;
-            if last_term == Some(term) {
-                continue;
+        let mut terms = Vec::new();
+        trace.inputs.for_each_read(|p, formula| {
+            let t = usize::from(flat[p.flat_index()].term.0);
+            match formula {
+                Formula::KingAttack => ds.read_by[t].attack = true,
+                Formula::Scale => ds.read_by[t].scale = true,
             }
-            last_term = Some(term);
-            let t = term.0 as usize;
+            terms.push(t);
+        });
+        terms.sort_unstable();
+        terms.dedup();
+        for t in terms {
             let delta = p - self.read_last[t];
             match &mut ds.reads[t] {
                 r @ Reads::None => {
