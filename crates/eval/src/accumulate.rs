@@ -147,9 +147,9 @@ impl Trace {
 
     /// `Σ count × curve value` for `params`.
     pub fn curve_sum(&self, params: &Params) -> S {
+        let values = params.curve_values();
         self.curves.iter().fold(S::ZERO, |acc, c| {
-            let (curve, index) = crate::curve::slot_curve(usize::from(c.slot));
-            acc + curve.value(params, index) * c.count
+            acc + values[usize::from(c.slot)] * c.count
         })
     }
 

@@ -258,6 +258,8 @@ pub struct DatasetBuilder {
     column_last: Vec<u32>,
     curve_last: Vec<u32>,
     read_last: Vec<u32>,
+    /// Scratch: the terms the formulas of one position read.
+    terms_read: Vec<usize>,
 }
 
 impl Default for DatasetBuilder {
@@ -275,6 +277,7 @@ impl Default for DatasetBuilder {
             column_last: vec![0; FLAT_LEN],
             curve_last: vec![0; slot_count()],
             read_last: vec![0; TERM_COUNT],
+            terms_read: Vec::new(),
         }
     }
 }
@@ -325,7 +328,8 @@ impl DatasetBuilder {
             varint::put(&mut col.bytes, varint::zigzag(c.count));
             self.curve_last[slot] = p;
         }
-        let mut terms = Vec::new();
+        let terms = &mut self.terms_read;
+        terms.clear();
         trace.inputs.for_each_read(|p, formula| {
             let t = usize::from(flat[p.flat_index()].term.0);
             match formula {
@@ -336,7 +340,7 @@ impl DatasetBuilder {
         });
         terms.sort_unstable();
         terms.dedup();
-        for t in terms {
+        for &t in terms.iter() {
             let delta = p - self.read_last[t];
             match &mut ds.reads[t] {
                 r @ Reads::None => {
