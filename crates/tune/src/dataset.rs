@@ -438,9 +438,7 @@ impl Dataset {
     /// The evaluation of position `i` from the cached sums, moved by `delta`.
     #[inline]
     pub(crate) fn eval_with(&self, i: usize, delta: [i32; 2]) -> i32 {
-        let h = &self.hot[i];
-        let sum = S(h.sum[0] + delta[0], h.sum[1] + delta[1]);
-        taper(sum, i32::from(h.phase), i32::from(h.scale))
+        self.eval_scaled(i, delta, self.hot[i].scale)
     }
 
     /// The evaluation of position `i` from the cached sums.

@@ -99,7 +99,8 @@ pub struct Descent<'a> {
 }
 
 impl<'a> Descent<'a> {
-    /// A descent over `vars`, starting from `params` (the dataset must be traced with them).
+    /// A descent over `vars`, starting from `params` (the dataset's cached evaluations must
+    /// be those of `params`: see [`Dataset::rescore`]).
     pub fn new(ds: &'a mut Dataset, params: Params, k: f64, vars: Vec<Variable>) -> Self {
         let gains = vec![(0.0, 0); vars.len()];
         let combiner = Combiner::new(ds.len());
@@ -358,8 +359,8 @@ impl<'a> Descent<'a> {
         }
     }
 
-    /// A descent that continues from `state`. The dataset must be traced with
-    /// `state.params`; `vars` and `k` must be those of the run that saved the state.
+    /// A descent that continues from `state`. The dataset's cached evaluations must be
+    /// those of `state.params`; `vars` and `k` must be those of the run that saved the state.
     pub fn resume(ds: &'a mut Dataset, state: DescentState, k: f64, vars: Vec<Variable>) -> Self {
         let mut d = Descent::new(ds, state.params, k, vars);
         d.sum = state.sum;

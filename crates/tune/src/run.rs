@@ -491,7 +491,7 @@ fn finish(descent: &Descent, best: Option<(f64, Params)>, end: RunEnd, passes: u
     }
 }
 
-/// A checkpoint for a run that has not started: `params` must be what `train` was traced with.
+/// A checkpoint for a run that has not started: `params` must be what `train` is scored with.
 pub fn fresh(train: &Dataset, params: Params, k: f64, vars: Vec<Variable>) -> Checkpoint {
     let gains = vec![(0.0, 0); vars.len()];
     Checkpoint {
