@@ -215,6 +215,12 @@ pub fn count(bb: Bitboard) -> i32 {
     bb.0.count_ones() as i32
 }
 
+/// A count as a formula input byte (formula inputs are bytes; counts beyond 255 saturate).
+#[inline]
+pub fn small(n: i32) -> u8 {
+    n.clamp(0, 255) as u8
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -118,11 +118,6 @@ fn attack<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     acc.king_attack(us, &a);
 }
 
-/// A count as a formula input byte.
-fn small(n: i32) -> u8 {
-    n.clamp(0, 255) as u8
-}
-
 /// The checks `us` has against the king on `k`.
 fn check_inputs(info: &Info, us: Color, k: Square, a: &mut KingAttack) {
     let ui = us as usize;

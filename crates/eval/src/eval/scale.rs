@@ -35,11 +35,6 @@ pub(super) fn scale(info: &Info) -> EndgameScale {
     }
 }
 
-/// A count as a formula input byte.
-fn small(n: i32) -> u8 {
-    n.clamp(0, 255) as u8
-}
-
 /// The scale rules that apply with `strong` as the stronger side ([`ScaleRules`]).
 fn rules(info: &Info, strong: Color) -> ScaleRules {
     let weak = strong.other();
