@@ -252,6 +252,13 @@ impl std::fmt::Debug for Dataset {
     }
 }
 
+/// A dataset holds no more positions: see [`DatasetBuilder::push`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{0} positions fill one dataset (32-bit position numbers, 4 GiB of formula inputs): load fewer"
+)]
+pub struct DatasetFull(pub usize);
+
 /// Builds a [`Dataset`] one traced position at a time, in order.
 pub struct DatasetBuilder {
     ds: Dataset,
@@ -283,9 +290,25 @@ impl Default for DatasetBuilder {
 }
 
 impl DatasetBuilder {
-    /// Appends a position with its label and its trace under `params`.
-    pub fn push(&mut self, label: Label, trace: &Trace, params: &Params) {
+    /// Appends a position with its label and its trace, its evaluation cached for `params`.
+    ///
+    /// # Errors
+    /// [`DatasetFull`] when the position does not fit: positions are numbered with 32 bits
+    /// and the formula inputs of all positions take at most 4 GiB (about 200M positions).
+    pub fn push(
+        &mut self,
+        label: Label,
+        trace: &Trace,
+        params: &Params,
+    ) -> Result<(), DatasetFull> {
         let ds = &mut self.ds;
+        let start = ds.formulas.len();
+        trace.inputs.encode(&mut ds.formulas);
+        let end = ds.formulas.len();
+        if ds.hot.len() >= u32::MAX as usize || end > u32::MAX as usize {
+            ds.formulas.truncate(start);
+            return Err(DatasetFull(ds.hot.len()));
+        }
         let p = ds.hot.len() as u32;
         let sum = trace.sum(params);
         ds.hot.push(Hot {
@@ -294,8 +317,7 @@ impl DatasetBuilder {
             scale: trace.inputs.scale(params) as u8,
             label: label.steps(),
         });
-        trace.inputs.encode(&mut ds.formulas);
-        ds.offsets.push(ds.formulas.len() as u32);
+        ds.offsets.push(end as u32);
         let flat = flat_params();
         for c in &trace.coefs {
             let slot = usize::from(c.index);
@@ -356,6 +378,7 @@ impl DatasetBuilder {
             }
             self.read_last[t] = p;
         }
+        Ok(())
     }
 
     /// Number of positions so far.

@@ -10,7 +10,7 @@ mod run;
 mod select;
 mod touch;
 
-pub use dataset::{Dataset, DatasetBuilder};
+pub use dataset::{Dataset, DatasetBuilder, DatasetFull};
 pub use descent::{Control, Cursor, Descent, DescentState, PassSummary, Variable};
 pub use load::{load, total_bytes, BadLines, LoadError, LoadOptions, LoadReport};
 pub use run::{

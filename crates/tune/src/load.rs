@@ -96,6 +96,9 @@ pub enum LoadError {
         /// What was wrong with their lines.
         detail: String,
     },
+    /// The positions do not fit in one dataset.
+    #[error(transparent)]
+    Full(#[from] crate::dataset::DatasetFull),
     /// More than 1% of the lines are bad.
     #[error("{bad} of {lines} lines are bad (more than 1%; --allow-bad goes on anyway)\n{report}")]
     TooManyBad {
@@ -173,7 +176,7 @@ pub fn load(
                         } else {
                             &mut train
                         };
-                        target.push(l.label, &trace, params);
+                        target.push(l.label, &trace, params)?;
                         index += 1;
                     }
                     Err(reason) => {
