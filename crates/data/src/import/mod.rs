@@ -225,6 +225,23 @@ fn quiesce_labelled(searcher: &mut Searcher, pos: &Chess, label: Label) -> Candi
 /// Lines or games processed per parallel batch.
 const BATCH: usize = 4096;
 
+/// Runs an import: `read` fills the next batch on the calling thread while the worker pool
+/// `process`es the batch before it; `consume` takes each batch's results in input order.
+fn pipeline<T: Send + Sync, R: Send>(
+    first: Vec<T>,
+    mut read: impl FnMut() -> Result<Vec<T>, ImportError> + Send,
+    process: impl Fn(&[T]) -> Vec<R> + Sync,
+    mut consume: impl FnMut(Vec<R>) -> Result<(), ImportError>,
+) -> Result<(), ImportError> {
+    let mut batch = first;
+    while !batch.is_empty() {
+        let (next, results) = rayon::join(&mut read, || process(&batch));
+        consume(results)?;
+        batch = next?;
+    }
+    Ok(())
+}
+
 /// Imports a labelled EPD/FEN file (any label format, detected): each position is
 /// replaced by its quiet leaf, duplicates handled as `o.duplicates` says, the label kept.
 ///
@@ -239,9 +256,8 @@ pub fn import_epd(
     let (mut reader, read) = open_input(input)?;
     let mut out = Output::create(output, o.format, o.duplicates)?;
     let mut stats = ImportStats::default();
-    let mut format = None;
     let mut bytes = Vec::new();
-    loop {
+    let mut read_batch = || {
         let mut batch = Vec::with_capacity(BATCH);
         while batch.len() < BATCH {
             bytes.clear();
@@ -254,15 +270,14 @@ pub fn import_epd(
                 batch.push(line.into_owned());
             }
         }
-        if batch.is_empty() {
-            break;
-        }
-        if format.is_none() {
-            format = batch
-                .iter()
-                .find_map(|l| parse_line(l, None, o.stm_labels).ok().map(|r| r.1));
-        }
-        let done: Vec<Candidate> = batch
+        Ok(batch)
+    };
+    let first = read_batch()?;
+    let format = first
+        .iter()
+        .find_map(|l| parse_line(l, None, o.stm_labels).ok().map(|r| r.1));
+    let quiesce = |lines: &[String]| -> Vec<Candidate> {
+        lines
             .par_iter()
             .map_init(
                 || Searcher::new(o.params.clone(), 0),
@@ -275,13 +290,16 @@ pub fn import_epd(
                     }
                 },
             )
-            .collect();
+            .collect()
+    };
+    pipeline(first, read_batch, quiesce, |done| {
         for c in done {
             stats.considered += 1;
             out.write(&mut stats, c)?;
         }
         progress(read.load(Ordering::Relaxed));
-    }
+        Ok(())
+    })?;
     out.finish(&mut stats)?;
     Ok(stats)
 }
@@ -303,7 +321,7 @@ impl<R: Read> Read for Counted<R> {
 
 /// Opens an input file, decompressing `.gz` (gzip) and `.zst` (zstandard) by the file name's
 /// extension; the counter follows the bytes read from the file itself.
-fn open_input(path: &Path) -> Result<(Box<dyn BufRead>, Arc<AtomicU64>), ImportError> {
+fn open_input(path: &Path) -> Result<(Box<dyn BufRead + Send>, Arc<AtomicU64>), ImportError> {
     let file = std::fs::File::open(path).map_err(io(path))?;
     let read = Arc::new(AtomicU64::new(0));
     let counted = Counted {
@@ -313,7 +331,7 @@ fn open_input(path: &Path) -> Result<(Box<dyn BufRead>, Arc<AtomicU64>), ImportE
     let extension = path
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase());
-    let reader: Box<dyn BufRead> = match extension.as_deref() {
+    let reader: Box<dyn BufRead + Send> = match extension.as_deref() {
         Some("gz") => Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(counted))),
         Some("zst") => Box::new(BufReader::new(
             zstd::stream::read::Decoder::new(counted).map_err(io(path))?,

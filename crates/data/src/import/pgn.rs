@@ -2,7 +2,8 @@
 
 use super::split::{GameText, Games};
 use super::{
-    io, open_input, quiet_leaf, Candidate, ImportError, ImportOptions, ImportStats, Output, BATCH,
+    io, open_input, pipeline, quiet_leaf, Candidate, ImportError, ImportOptions, ImportStats,
+    Output, BATCH,
 };
 use crate::epd::{Label, Outcome};
 use pgn_reader::{RawComment, RawTag, Reader, SanPlus, Visitor};
@@ -262,27 +263,28 @@ pub fn import_pgn(
     let mut out = Output::create(output, o.format, o.duplicates)?;
     let mut stats = ImportStats::default();
     let mut number = 0;
-    loop {
+    let mut read_batch = || {
         let mut batch = Vec::with_capacity(BATCH);
         while batch.len() < BATCH {
-            match games.next_game().map_err(io(input))? {
-                Some(g) => {
-                    number += 1;
-                    batch.push((number, g));
-                }
-                None => break,
-            }
+            let Some(g) = games.next_game().map_err(io(input))? else {
+                break;
+            };
+            number += 1;
+            batch.push((number, g));
         }
-        if batch.is_empty() {
-            break;
-        }
-        let results: Vec<Vec<(u64, GameYield)>> = batch
+        Ok(batch)
+    };
+    let first = read_batch()?;
+    let replay = |batch: &[(u64, GameText)]| -> Vec<Vec<(u64, GameYield)>> {
+        batch
             .par_iter()
             .map_init(
                 || Searcher::new(o.params.clone(), 0),
                 |s, (number, g)| process_text(g, *number, o, s),
             )
-            .collect();
+            .collect()
+    };
+    pipeline(first, read_batch, replay, |results| {
         for (line, (outcome, skipped)) in results.into_iter().flatten() {
             stats.games += 1;
             for reason in skipped {
@@ -300,7 +302,8 @@ pub fn import_pgn(
             }
         }
         progress(read.load(Ordering::Relaxed));
-    }
+        Ok(())
+    })?;
     out.finish(&mut stats)?;
     Ok(stats)
 }
