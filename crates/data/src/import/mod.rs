@@ -294,7 +294,6 @@ pub fn import_epd(
     };
     pipeline(first, read_batch, quiesce, |done| {
         for c in done {
-            stats.considered += 1;
             out.write(&mut stats, c)?;
         }
         progress(read.load(Ordering::Relaxed));

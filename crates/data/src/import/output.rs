@@ -68,12 +68,13 @@ impl Output {
         })
     }
 
-    /// Takes one candidate: counts it as skipped, or keeps it.
+    /// Takes one considered position: counts it as skipped, or keeps it.
     pub(super) fn write(
         &mut self,
         stats: &mut ImportStats,
         candidate: Candidate,
     ) -> Result<(), ImportError> {
+        stats.considered += 1;
         let (leaf, label) = match candidate {
             Err(reason) => {
                 stats.skip(reason);

@@ -288,14 +288,12 @@ pub fn import_pgn(
         for (line, (outcome, skipped)) in results.into_iter().flatten() {
             stats.games += 1;
             for reason in skipped {
-                stats.considered += 1;
-                stats.skip(reason);
+                out.write(&mut stats, Err(reason))?;
             }
             match outcome {
                 Err(reason) => stats.skip_game(reason, line),
                 Ok(candidates) => {
                     for c in candidates {
-                        stats.considered += 1;
                         out.write(&mut stats, c)?;
                     }
                 }
