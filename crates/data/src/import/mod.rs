@@ -225,21 +225,28 @@ fn quiesce_labelled(searcher: &mut Searcher, pos: &Chess, label: Label) -> Candi
 /// Lines or games processed per parallel batch.
 const BATCH: usize = 4096;
 
-/// Runs an import: `read` fills the next batch on the calling thread while the worker pool
-/// `process`es the batch before it; `consume` takes each batch's results in input order.
+/// Runs an import into `out`: `read` fills the next batch on the calling thread while the
+/// worker pool `process`es the batch before it; `consume` hands each batch's results, in
+/// input order, to the output; `progress` is called after every batch. The output is renamed
+/// into place at the end and the statistics returned.
 fn pipeline<T: Send + Sync, R: Send>(
     first: Vec<T>,
     mut read: impl FnMut() -> Result<Vec<T>, ImportError> + Send,
     process: impl Fn(&[T]) -> Vec<R> + Sync,
-    mut consume: impl FnMut(Vec<R>) -> Result<(), ImportError>,
-) -> Result<(), ImportError> {
+    mut out: Output,
+    mut consume: impl FnMut(&mut Output, &mut ImportStats, Vec<R>) -> Result<(), ImportError>,
+    progress: impl Fn(),
+) -> Result<ImportStats, ImportError> {
+    let mut stats = ImportStats::default();
     let mut batch = first;
     while !batch.is_empty() {
         let (next, results) = rayon::join(&mut read, || process(&batch));
-        consume(results)?;
+        consume(&mut out, &mut stats, results)?;
+        progress();
         batch = next?;
     }
-    Ok(())
+    out.finish(&mut stats)?;
+    Ok(stats)
 }
 
 /// Imports a labelled EPD/FEN file (any label format, detected): each position is
@@ -254,8 +261,7 @@ pub fn import_epd(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<ImportStats, ImportError> {
     let (mut reader, read) = open_input(input)?;
-    let mut out = Output::create(output, o.format, o.duplicates)?;
-    let mut stats = ImportStats::default();
+    let out = Output::create(output, o.format, o.duplicates)?;
     let mut bytes = Vec::new();
     let mut read_batch = || {
         let mut batch = Vec::with_capacity(BATCH);
@@ -292,15 +298,11 @@ pub fn import_epd(
             )
             .collect()
     };
-    pipeline(first, read_batch, quiesce, |done| {
-        for c in done {
-            out.write(&mut stats, c)?;
-        }
-        progress(read.load(Ordering::Relaxed));
-        Ok(())
-    })?;
-    out.finish(&mut stats)?;
-    Ok(stats)
+    let write = |out: &mut Output, stats: &mut ImportStats, done: Vec<Candidate>| {
+        done.into_iter().try_for_each(|c| out.write(stats, c))
+    };
+    let report = || progress(read.load(Ordering::Relaxed));
+    pipeline(first, read_batch, quiesce, out, write, report)
 }
 
 /// A reader that counts the bytes it reads (compressed bytes for compressed input), for

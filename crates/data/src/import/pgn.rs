@@ -260,8 +260,7 @@ pub fn import_pgn(
 ) -> Result<ImportStats, ImportError> {
     let (reader, read) = open_input(input)?;
     let mut games = Games::new(reader);
-    let mut out = Output::create(output, o.format, o.duplicates)?;
-    let mut stats = ImportStats::default();
+    let out = Output::create(output, o.format, o.duplicates)?;
     let mut number = 0;
     let mut read_batch = || {
         let mut batch = Vec::with_capacity(BATCH);
@@ -284,26 +283,25 @@ pub fn import_pgn(
             )
             .collect()
     };
-    pipeline(first, read_batch, replay, |results| {
+    let write = |out: &mut Output, stats: &mut ImportStats, results: Vec<Vec<_>>| {
         for (line, (outcome, skipped)) in results.into_iter().flatten() {
             stats.games += 1;
             for reason in skipped {
-                out.write(&mut stats, Err(reason))?;
+                out.write(stats, Err(reason))?;
             }
             match outcome {
                 Err(reason) => stats.skip_game(reason, line),
                 Ok(candidates) => {
                     for c in candidates {
-                        out.write(&mut stats, c)?;
+                        out.write(stats, c)?;
                     }
                 }
             }
         }
-        progress(read.load(Ordering::Relaxed));
         Ok(())
-    })?;
-    out.finish(&mut stats)?;
-    Ok(stats)
+    };
+    let report = || progress(read.load(Ordering::Relaxed));
+    pipeline(first, read_batch, replay, out, write, report)
 }
 
 #[cfg(test)]
