@@ -19,6 +19,9 @@ pub struct Limits {
     pub moves_to_go: Option<u32>,
     /// Search until stopped, even after a forced mate is found (UCI `go infinite`).
     pub infinite: bool,
+    /// Look for a mate in at most this many moves: stop when one is found, and search no
+    /// deeper than such a mate needs (UCI `go mate`).
+    pub mate: Option<u32>,
 }
 
 /// Deadlines worked out when a search starts.
@@ -45,6 +48,25 @@ impl Limits {
             nodes: Some(nodes),
             ..Limits::default()
         }
+    }
+
+    /// The deepest iteration: the depth limit, and no deeper than a mate in `mate` moves
+    /// needs (two plies more than its length, for the pruning), within `1..=max`.
+    pub(crate) fn max_depth(&self, max: u32) -> u32 {
+        let mate_depth = self.mate.map(|m| m.saturating_mul(2).saturating_add(1));
+        let depth = match (self.depth, mate_depth) {
+            (Some(d), Some(m)) => d.min(m),
+            (d, m) => d.or(m).unwrap_or(max),
+        };
+        depth.clamp(1, max)
+    }
+
+    /// Whether `score` (side to move's view) is a mate in at most `mate` moves.
+    pub(crate) fn mate_found(&self, score: i32) -> bool {
+        self.mate.is_some_and(|m| {
+            let plies = i64::from(crate::MATE) - i64::from(score);
+            (0..i64::from(m) * 2).contains(&plies)
+        })
     }
 
     /// Deadlines from now: a fixed move time is used in full; with a clock, a share of the

@@ -193,10 +193,7 @@ impl Searcher {
             result.score = if pos.is_check() { -MATE } else { 0 };
             return result;
         }
-        let max_depth = limits
-            .depth
-            .unwrap_or(MAX_PLY as u32 - 8)
-            .clamp(1, MAX_PLY as u32 - 8);
+        let max_depth = limits.max_depth(MAX_PLY as u32 - 8);
         let mut score = 0;
         for depth in 1..=max_depth {
             let mut pv = Vec::new();
@@ -243,6 +240,7 @@ impl Searcher {
             if self.stopped
                 || soft.is_some_and(|s| Instant::now() >= s)
                 || (score.abs() > MATE_BOUND && depth > 4 && !limits.infinite)
+                || limits.mate_found(score)
             {
                 break;
             }

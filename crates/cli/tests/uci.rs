@@ -1,0 +1,181 @@
+//! `texel uci` through the real binary: a GUI must never wait forever.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::{Duration, Instant};
+
+/// A running `texel uci` with its output read on a thread.
+struct Session {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    seen: Vec<String>,
+}
+
+impl Session {
+    fn start() -> Session {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("texel"))
+            .arg("uci")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                if tx.send(line.unwrap()).is_err() {
+                    break;
+                }
+            }
+        });
+        Session {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    fn send_bytes(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn send(&mut self, line: &str) {
+        self.send_bytes(format!("{line}\n").as_bytes());
+    }
+
+    /// Waits (at most 20 s) for a line that `wanted` accepts; returns it.
+    fn expect(&mut self, what: &str, wanted: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    self.seen.push(line.clone());
+                    if wanted(&line) {
+                        return line;
+                    }
+                }
+                Err(_) => panic!(
+                    "no {what} within 20 s; output so far:\n{}",
+                    self.seen.join("\n")
+                ),
+            }
+        }
+    }
+
+    fn bestmove(&mut self) -> String {
+        self.expect("bestmove", |l| l.starts_with("bestmove "))
+    }
+
+    /// Sends `quit` and checks the engine exits within 10 s.
+    fn quit(mut self) {
+        self.send("quit");
+        drop(self.stdin.take());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                assert!(status.success());
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        panic!("the engine did not quit; output:\n{}", self.seen.join("\n"));
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn commands_during_a_search_are_answered() {
+    let mut s = Session::start();
+    s.send("position startpos");
+    s.send("go infinite");
+    s.expect("an info line", |l| l.starts_with("info depth"));
+    s.send("isready");
+    s.expect("readyok", |l| l == "readyok");
+    // Each of these stops the running search first: its bestmove comes out.
+    for command in [
+        "position startpos moves e2e4",
+        "ucinewgame",
+        "setoption name Hash value 8",
+        "go infinite",
+    ] {
+        if command != "go infinite" {
+            s.send("go infinite");
+        }
+        s.send(command);
+        s.bestmove();
+    }
+    s.send("stop");
+    s.bestmove();
+    s.send("go infinite");
+    s.quit();
+}
+
+#[test]
+fn a_line_that_is_not_utf8_is_skipped() {
+    let mut s = Session::start();
+    s.send_bytes(b"position startpos moves \xff\xfe\n");
+    s.expect("a note", |l| l.contains("not UTF-8"));
+    s.send("isready");
+    s.expect("readyok", |l| l == "readyok");
+    s.send("go depth 2");
+    s.bestmove();
+    s.quit();
+}
+
+#[test]
+fn odd_go_values_still_end_with_a_best_move() {
+    let mut s = Session::start();
+    for go in [
+        "go movetime -5",
+        "go wtime -100 btime -100",
+        "go depth -1",
+        "go nodes -1",
+        "go movetime abc",
+        "go nodes 0",
+    ] {
+        s.send("position startpos");
+        s.send(go);
+        s.expect("a note or an info line", |l| l.starts_with("info"));
+        let best = s.bestmove();
+        assert_ne!(best, "bestmove 0000", "{go}");
+    }
+    s.quit();
+}
+
+#[test]
+fn go_mate_finds_the_mate_and_stops() {
+    let mut s = Session::start();
+    // A back-rank mate in one.
+    s.send("position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1");
+    s.send("go mate 1");
+    assert_eq!(s.bestmove(), "bestmove a1a8");
+    assert!(s.seen.iter().any(|l| l.contains("score mate 1")));
+    // No mate in one from the start: the search still ends.
+    s.send("position startpos");
+    s.send("go mate 1");
+    s.bestmove();
+    s.quit();
+}
+
+#[test]
+fn go_perft_prints_the_count() {
+    let mut s = Session::start();
+    s.send("position startpos");
+    s.send("go perft 3");
+    s.expect("the total", |l| l == "Nodes searched: 8902");
+    assert!(s.seen.iter().any(|l| l == "e2e4: 600"), "{:?}", s.seen);
+    s.quit();
+}
