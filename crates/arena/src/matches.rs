@@ -2,7 +2,7 @@
 //! games in parallel, PGN appended game by game, statistics and SPRT.
 
 use crate::elo::{Score, Sprt};
-use crate::engine::{Engine, EngineSpec};
+use crate::engine::{Engine, EngineSpec, Failure};
 use crate::game::{play, to_pgn, Adjudication, Ending, GameRecord};
 use crate::openings::{with_random_plies, Opening, Rng};
 use shakmaty::Color;
@@ -79,16 +79,24 @@ pub struct MatchReport {
 #[derive(Debug, thiserror::Error)]
 pub enum MatchError {
     /// The PGN file cannot be written.
-    #[error("{path}: {source}")]
+    #[error("{path}: {cause}")]
     Io {
         /// The file.
         path: PathBuf,
         /// The cause.
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// Fewer than two engines.
     #[error("a match needs at least two engines")]
     TooFewEngines,
+    /// An engine does not start (missing program, crash or no `uciok`): no game is played.
+    #[error("engine {name} does not start: {reason}")]
+    EngineStart {
+        /// The engine's name in the match.
+        name: String,
+        /// What went wrong.
+        reason: String,
+    },
 }
 
 /// One scheduled game.
@@ -196,13 +204,23 @@ fn play_job(o: &MatchOptions, job: &Job, engines: &mut HashMap<usize, Engine>) -
 /// Runs the match. `progress` is called after every game, in the order games finish.
 ///
 /// # Errors
-/// Fewer than two engines, or a PGN file that cannot be written.
+/// Fewer than two engines, an engine that does not start (checked before any game), or a
+/// PGN file that cannot be written.
 pub fn run_match(
     o: &MatchOptions,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<MatchReport, MatchError> {
     if o.engines.len() < 2 {
         return Err(MatchError::TooFewEngines);
+    }
+    for spec in &o.engines {
+        Engine::start(spec).map_err(|f| MatchError::EngineStart {
+            name: spec.name.clone(),
+            reason: match f {
+                Failure::Start(reason) => reason,
+                other => other.to_string(),
+            },
+        })?;
     }
     let (pairs, jobs) = schedule(o);
     let total = jobs.len() as u32;
@@ -212,9 +230,9 @@ pub fn run_match(
                 .create(true)
                 .append(true)
                 .open(path)
-                .map_err(|source| MatchError::Io {
+                .map_err(|cause| MatchError::Io {
                     path: path.clone(),
-                    source,
+                    cause,
                 })?,
         ),
         None => None,
@@ -257,7 +275,7 @@ pub fn run_match(
                 let path = o.pgn.clone().unwrap_or_default();
                 file.write_all(to_pgn(&record, job.round, &o.event).as_bytes())
                     .and_then(|()| file.flush())
-                    .map_err(|source| MatchError::Io { path, source })?;
+                    .map_err(|cause| MatchError::Io { path, cause })?;
             }
             let s = &mut pairings[job.pairing].score;
             let first = if job.first_is_white {

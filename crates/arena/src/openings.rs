@@ -31,12 +31,12 @@ impl Opening {
 #[derive(Debug, thiserror::Error)]
 pub enum OpeningError {
     /// Unreadable file.
-    #[error("{path}: {source}")]
+    #[error("{path}: {cause}")]
     Io {
         /// The file.
         path: String,
         /// The cause.
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// A bad line or game, with its place.
     #[error("{path}: {what}")]
@@ -117,9 +117,9 @@ impl Visitor for Lines {
 /// An unreadable file, or a bad line or game (with its number): openings must all be good.
 pub fn read_openings(path: &Path) -> Result<Vec<Opening>, OpeningError> {
     let name = path.display().to_string();
-    let io = |source| OpeningError::Io {
+    let io = |cause| OpeningError::Io {
         path: name.clone(),
-        source,
+        cause,
     };
     if path
         .extension()

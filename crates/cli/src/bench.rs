@@ -62,7 +62,8 @@ pub fn run(args: &BenchArgs) -> Result<()> {
 fn bench_import(args: &BenchArgs) -> Result<()> {
     use texel_data::{import_epd, import_pgn, ImportOptions};
     let options = ImportOptions::default();
-    let out = std::env::temp_dir().join(format!("texel-bench-import-{}.epd", std::process::id()));
+    let dir = tempfile::tempdir()?;
+    let out = dir.path().join("bench-import.epd");
     let start = Instant::now();
     let stats = import_pgn(&args.pgn, &out, &options, &|_| {})?;
     let secs = start.elapsed().as_secs_f64();

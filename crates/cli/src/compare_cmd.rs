@@ -24,7 +24,7 @@ pub struct CompareArgs {
     #[arg(long)]
     without: Vec<String>,
     /// Passes of each group tuning.
-    #[arg(long, default_value_t = 5)]
+    #[arg(allow_negative_numbers = true, long, default_value_t = 5)]
     passes: usize,
 }
 

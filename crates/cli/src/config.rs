@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use texel_eval::TermId;
 use texel_tune::Variable;
 
-/// The file's fields; all optional. Relative paths are taken from the working directory.
+/// The file's fields; all optional. Relative paths are taken from the config file's folder.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct TuneConfig {
@@ -34,16 +34,84 @@ struct TuneConfig {
     rust: Option<PathBuf>,
 }
 
+/// `dir` joined with the relative `path`, `..` taken off `dir`'s own components where it
+/// can be (`configs` + `../data/x.epd` is `data/x.epd`).
+fn joined(dir: &Path, path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = dir.to_path_buf();
+    for c in path.components() {
+        let last_is_name = matches!(out.components().next_back(), Some(Component::Normal(_)));
+        match c {
+            Component::ParentDir if last_is_name => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+impl TuneConfig {
+    /// Reads a config file; its relative paths are made relative to its folder.
+    fn read(path: &Path) -> Result<TuneConfig> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read config {}", path.display()))?;
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        let mut c: TuneConfig = serde_json::from_str(text)
+            .map_err(|e| anyhow::anyhow!("config {}: not valid ({e})", path.display()))?;
+        let dir = path.parent().unwrap_or(Path::new(""));
+        let rebase = |p: &mut PathBuf| {
+            if p.is_relative() {
+                *p = joined(dir, p);
+            }
+        };
+        c.epd.iter_mut().flatten().for_each(rebase);
+        for p in [
+            &mut c.params,
+            &mut c.log,
+            &mut c.checkpoint,
+            &mut c.out,
+            &mut c.rust,
+        ] {
+            p.as_mut().map(rebase);
+        }
+        c.check(path)?;
+        Ok(c)
+    }
+
+    /// Checks the names and files the config gives, naming the config in the error.
+    fn check(&self, path: &Path) -> Result<()> {
+        let here = || format!("config {}", path.display());
+        texel_tune::select(&texel_tune::Selection {
+            groups: self.groups.clone().unwrap_or_default(),
+            terms: self.terms.clone().unwrap_or_default(),
+            exclude: self.exclude.clone().unwrap_or_default(),
+            freeze_material: false,
+        })
+        .with_context(here)?;
+        with_steps(Vec::new(), self.steps.as_ref().unwrap_or(&BTreeMap::new()))
+            .with_context(here)?;
+        for epd in self.epd.iter().flatten() {
+            anyhow::ensure!(
+                epd.is_file(),
+                "{}: epd file {} does not exist",
+                here(),
+                epd.display()
+            );
+        }
+        Ok(())
+    }
+}
+
 /// Fills every setting `args` leaves open from the config file at `path`; returns the
 /// per-term step overrides.
 ///
 /// # Errors
-/// An unreadable file, invalid JSON or an unknown field.
+/// An unreadable file, invalid JSON, an unknown field, term or group, or a missing data
+/// file, each naming the config.
 pub fn apply(path: &Path, args: &mut TuneArgs) -> Result<BTreeMap<String, i32>> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read config {}", path.display()))?;
-    let c: TuneConfig = serde_json::from_str(&text)
-        .with_context(|| format!("config {} is not valid", path.display()))?;
+    let c = TuneConfig::read(path)?;
     fn fill<T>(flag: &mut Option<T>, value: Option<T>) {
         if flag.is_none() {
             *flag = value;
@@ -82,9 +150,9 @@ pub fn apply(path: &Path, args: &mut TuneArgs) -> Result<BTreeMap<String, i32>> 
 /// A step for a term the table does not have, or a step below 1.
 pub fn with_steps(mut vars: Vec<Variable>, steps: &BTreeMap<String, i32>) -> Result<Vec<Variable>> {
     for (name, &step) in steps {
-        let term = TermId::by_name(name)
-            .with_context(|| format!("config: step for unknown term {name:?}"))?;
-        anyhow::ensure!(step >= 1, "config: step {step} for {name} is below 1");
+        let term =
+            TermId::by_name(name).with_context(|| format!("step for unknown term {name:?}"))?;
+        anyhow::ensure!(step >= 1, "step {step} for {name} is below 1");
         for v in vars
             .iter_mut()
             .filter(|v| term.info().flat_range().contains(&v.slot))
@@ -93,4 +161,18 @@ pub fn with_steps(mut vars: Vec<Variable>, steps: &BTreeMap<String, i32>) -> Res
         }
     }
     Ok(vars)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_paths_join_without_needless_parent_steps() {
+        let j = |d: &str, p: &str| joined(Path::new(d), Path::new(p));
+        assert_eq!(j("configs", "../data/x.epd"), PathBuf::from("data/x.epd"));
+        assert_eq!(j("", "../x.epd"), PathBuf::from("../x.epd"));
+        assert_eq!(j("/a/b", "./c/../../d"), PathBuf::from("/a/d"));
+        assert_eq!(j("..", "../x"), PathBuf::from("../../x"));
+    }
 }

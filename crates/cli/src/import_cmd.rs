@@ -4,7 +4,7 @@ use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use std::sync::Arc;
-use texel_data::{import_epd, import_pgn, Duplicates, ImportOptions, LabelFormat};
+use texel_data::{import_epd, import_pgn, Duplicates, ImportError, ImportOptions, LabelFormat};
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Format {
@@ -47,19 +47,19 @@ pub struct ImportArgs {
     #[arg(long, value_enum, default_value = "first")]
     duplicates: Dups,
     /// Positions per game at most.
-    #[arg(long, default_value_t = 5)]
+    #[arg(allow_negative_numbers = true, long, default_value_t = 5)]
     per_game: usize,
     /// Plies between two positions of a game at least.
-    #[arg(long, default_value_t = 10)]
+    #[arg(allow_negative_numbers = true, long, default_value_t = 10)]
     gap: usize,
     /// Opening plies skipped in each game.
-    #[arg(long, default_value_t = 10)]
+    #[arg(allow_negative_numbers = true, long, default_value_t = 10)]
     skip_plies: usize,
     /// Decisive games: keep positions where the winner's evaluation is above this (cp).
-    #[arg(long, default_value_t = 100)]
+    #[arg(allow_negative_numbers = true, long, default_value_t = 100)]
     win_min: i32,
     /// Draws: keep positions where an evaluation is below this in absolute value (cp).
-    #[arg(long, default_value_t = 150)]
+    #[arg(allow_negative_numbers = true, long, default_value_t = 150)]
     draw_max: i32,
     /// Judge positions by the PGN's score comments instead of texel's qsearch.
     #[arg(long)]
@@ -107,10 +107,17 @@ pub fn run(args: &ImportArgs) -> Result<()> {
     );
     let report = |bytes: u64| bar.set_position(bytes);
     let start = std::time::Instant::now();
-    let stats = match (&args.epd, &args.pgn) {
-        (Some(input), None) => import_epd(input, &args.out, &options, &report)?,
-        (None, Some(input)) => import_pgn(input, &args.out, &options, &report)?,
+    let result = match (&args.epd, &args.pgn) {
+        (Some(input), None) => import_epd(input, &args.out, &options, &report),
+        (None, Some(input)) => import_pgn(input, &args.out, &options, &report),
         _ => bail!("give --epd FILE or --pgn FILE"),
+    };
+    let stats = match result {
+        Err(e @ ImportError::NothingKept(_)) => {
+            let input = input.expect("one input").display();
+            bail!("{input}: {e}\n(is it the right kind of file for --epd / --pgn?)")
+        }
+        other => other?,
     };
     bar.finish_and_clear();
     let secs = start.elapsed().as_secs_f64();

@@ -6,6 +6,7 @@ mod config;
 mod eval_cmd;
 mod import_cmd;
 mod match_cmd;
+mod outputs;
 mod params_cmd;
 mod tune_cmd;
 

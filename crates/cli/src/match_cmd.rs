@@ -22,16 +22,16 @@ pub struct MatchArgs {
     #[arg(long)]
     each: Option<String>,
     /// Games per pairing (each opening is played twice, colours swapped).
-    #[arg(long, default_value_t = 2)]
+    #[arg(allow_negative_numbers = true, long, default_value_t = 2)]
     games: u32,
     /// Games played at once.
-    #[arg(long, default_value_t = 1)]
+    #[arg(allow_negative_numbers = true, long, default_value_t = 1)]
     concurrency: usize,
     /// Openings: an EPD/FEN file or a PGN file of opening lines.
     #[arg(long)]
     openings: Option<PathBuf>,
     /// Random plies played after each opening.
-    #[arg(long, default_value_t = 0)]
+    #[arg(allow_negative_numbers = true, long, default_value_t = 0)]
     random_plies: u32,
     /// Seed of the opening order and random plies.
     #[arg(long, default_value_t = 1)]
@@ -52,7 +52,7 @@ pub struct MatchArgs {
     #[arg(long, value_name = "CP,PLIES,AFTER")]
     draw: Option<String>,
     /// Draw after this many plies.
-    #[arg(long, default_value_t = 600)]
+    #[arg(allow_negative_numbers = true, long, default_value_t = 600)]
     max_plies: u32,
 }
 

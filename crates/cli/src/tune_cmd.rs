@@ -1,5 +1,6 @@
 //! `texel tune` and `texel error`: coordinate descent and the error of a parameter set.
 
+use crate::outputs::Outputs;
 use anyhow::{Context, Result};
 use clap::Args;
 use std::path::PathBuf;
@@ -7,12 +8,13 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
-use texel_eval::params::{flat_params, to_rust, write_atomically};
+use texel_eval::params::flat_params;
+use texel_eval::table::Group;
 use texel_eval::Params;
 use texel_tune::error::{fit_k, mean_error, samples};
 use texel_tune::{
     fresh, load, run, select, total_bytes, Checkpoint, Control, Dataset, Event, LoadOptions,
-    RunEnd, RunOptions, Selection,
+    PassRecord, RunEnd, RunOptions, RunResult, Selection, Variable,
 };
 
 /// Options shared by every command that reads labelled positions.
@@ -28,17 +30,22 @@ pub struct DataArgs {
     #[arg(long)]
     pub allow_bad: bool,
     /// Hold out this percentage of positions for validation (deterministic split).
-    #[arg(long, value_name = "PERCENT")]
+    #[arg(allow_negative_numbers = true, long, value_name = "PERCENT")]
     pub validate: Option<f64>,
     /// Starting parameter file (JSON); the table's defaults when absent.
     #[arg(long)]
     pub params: Option<PathBuf>,
     /// Fix K instead of fitting it.
-    #[arg(long)]
+    #[arg(allow_negative_numbers = true, long)]
     pub k: Option<f64>,
     /// Worker threads (default: all cores).
-    #[arg(long)]
+    #[arg(allow_negative_numbers = true, long)]
     pub threads: Option<usize>,
+}
+
+/// The table's group names, for `--group`'s help and check.
+fn group_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(Group::ALL.iter().map(|g| g.name()))
 }
 
 #[derive(Args, Clone)]
@@ -46,7 +53,7 @@ pub struct TuneArgs {
     #[command(flatten)]
     pub data: DataArgs,
     /// Tune only this group (repeatable).
-    #[arg(long)]
+    #[arg(long, value_parser = group_names(), ignore_case = true)]
     pub group: Vec<String>,
     /// Tune only this term (repeatable).
     #[arg(long = "param")]
@@ -61,26 +68,29 @@ pub struct TuneArgs {
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// Stop after this many passes [default: 20].
-    #[arg(long)]
+    #[arg(allow_negative_numbers = true, long)]
     pub passes: Option<usize>,
     /// With --validate: stop when the validation error rose this many passes in a row, and
     /// keep the parameters that were best on validation.
-    #[arg(long)]
+    #[arg(allow_negative_numbers = true, long)]
     pub patience: Option<usize>,
     /// Append one JSON line per pass (pass, errors, moves, seconds) to this file.
     #[arg(long)]
     pub log: Option<PathBuf>,
-    /// Checkpoint file (default: OUT.ckpt, or texel-tune.ckpt without --out).
+    /// Checkpoint file (default: OUT.ckpt beside the output); removed when the run ends
+    /// normally.
     #[arg(long)]
     pub checkpoint: Option<PathBuf>,
     /// Seconds between checkpoints; one is also written after every pass and on Ctrl-C
     /// [default: 300].
-    #[arg(long)]
+    #[arg(allow_negative_numbers = true, long)]
     pub checkpoint_secs: Option<f64>,
-    /// Continue the run saved in this checkpoint (same data; selection and K come from it).
+    /// Continue the run saved in this checkpoint: give the same data and selection as the
+    /// run that wrote it (K and the values come from it).
     #[arg(long)]
     pub resume: Option<PathBuf>,
-    /// Write the tuned parameters as JSON.
+    /// Write the tuned parameters as JSON (default: texel-tuned.json, or the next free
+    /// texel-tuned-N.json). Written only when the run ends; Ctrl-C leaves the checkpoint.
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Write the tuned table as Rust source.
@@ -102,9 +112,27 @@ pub struct Loaded {
     pub validation: Dataset,
     /// K, fitted or given.
     pub k: f64,
+    /// The fingerprint of the positions and labels (for checkpoints).
+    pub fingerprint: u64,
+}
+
+/// Checks the numeric options of the data arguments.
+fn check_ranges(args: &DataArgs) -> Result<()> {
+    if let Some(v) = args.validate {
+        anyhow::ensure!(
+            (0.0..100.0).contains(&v),
+            "--validate takes a percentage from 0 up to (not including) 100, not {v}"
+        );
+    }
+    if let Some(k) = args.k {
+        anyhow::ensure!(k.is_finite() && k > 0.0, "--k must be above 0, not {k}");
+    }
+    anyhow::ensure!(args.threads != Some(0), "--threads must be at least 1");
+    Ok(())
 }
 
 pub fn load_data(args: &DataArgs, params: Params) -> Result<Loaded> {
+    check_ranges(args)?;
     if let Some(n) = args.threads {
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
@@ -114,13 +142,9 @@ pub fn load_data(args: &DataArgs, params: Params) -> Result<Loaded> {
     if args.epd.is_empty() {
         anyhow::bail!("no labelled positions: give --epd FILE (or \"epd\" in --config)");
     }
-    let validate = args.validate.unwrap_or(0.0);
-    if !(0.0..100.0).contains(&validate) {
-        anyhow::bail!("--validate must be a percentage below 100, not {validate}");
-    }
     let options = LoadOptions {
         stm_labels: args.stm_labels,
-        validation_per_mille: (validate * 10.0).round() as u32,
+        validation_per_mille: (args.validate.unwrap_or(0.0) * 10.0).round() as u32,
         allow_bad: args.allow_bad,
     };
     let pb = crate::progress_bar(
@@ -150,6 +174,7 @@ pub fn load_data(args: &DataArgs, params: Params) -> Result<Loaded> {
         train,
         validation,
         k,
+        fingerprint: report.fingerprint,
     })
 }
 
@@ -172,6 +197,65 @@ pub fn run_error(args: &ErrorArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The variables the options select (the steps of a config applied).
+fn selected(
+    args: &TuneArgs,
+    steps: &std::collections::BTreeMap<String, i32>,
+) -> Result<Vec<Variable>> {
+    let vars = select(&Selection {
+        groups: args.group.clone(),
+        terms: args.term.clone(),
+        exclude: args.exclude.clone(),
+        freeze_material: args.freeze_material,
+    })?;
+    crate::config::with_steps(vars, steps)
+}
+
+/// Checks the numeric options of `texel tune`.
+fn check_tune_ranges(args: &TuneArgs) -> Result<()> {
+    anyhow::ensure!(args.passes != Some(0), "--passes must be at least 1");
+    anyhow::ensure!(args.patience != Some(0), "--patience must be at least 1");
+    if let Some(s) = args.checkpoint_secs {
+        anyhow::ensure!(
+            s.is_finite() && s > 0.0,
+            "--checkpoint-secs must be above 0, not {s}"
+        );
+    }
+    Ok(())
+}
+
+/// The run's starting point: a fresh one, or the checkpoint of `--resume` after checking
+/// that it continues this data and selection.
+fn starting_point(
+    args: &TuneArgs,
+    loaded: &Loaded,
+    resumed: Option<Checkpoint>,
+    start_params: &Params,
+    vars: Vec<Variable>,
+) -> Result<Checkpoint> {
+    match (resumed, &args.resume) {
+        (Some(c), Some(path)) => {
+            c.check_continues(path, loaded.fingerprint, &vars)?;
+            println!(
+                "resuming after {} passes ({} variables)",
+                c.passes,
+                vars.len()
+            );
+            Ok(c)
+        }
+        _ => {
+            println!("tuning {} variables", vars.len());
+            Ok(fresh(
+                &loaded.train,
+                loaded.fingerprint,
+                start_params.clone(),
+                loaded.k,
+                vars,
+            ))
+        }
+    }
+}
+
 pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
     let mut args = args.clone();
     let steps = match args.config.clone() {
@@ -179,23 +263,16 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
         None => Default::default(),
     };
     let args = &args;
-    let checkpoint_path = args.checkpoint.clone().unwrap_or_else(|| match &args.out {
-        Some(out) => PathBuf::from(format!("{}.ckpt", out.display())),
-        None => PathBuf::from("texel-tune.ckpt"),
-    });
+    check_tune_ranges(args)?;
+    check_ranges(&args.data)?;
+    let outputs = Outputs::new(
+        args.out.as_deref(),
+        args.rust.as_deref(),
+        args.log.as_deref(),
+        args.checkpoint.as_deref(),
+    )?;
+    let vars = selected(args, &steps)?;
     let resumed = args.resume.as_deref().map(Checkpoint::load).transpose()?;
-    let selected = match &resumed {
-        Some(_) => None,
-        None => Some(
-            select(&Selection {
-                groups: args.group.clone(),
-                terms: args.term.clone(),
-                exclude: args.exclude.clone(),
-                freeze_material: args.freeze_material,
-            })
-            .map(|vars| crate::config::with_steps(vars, &steps))??,
-        ),
-    };
     let mut data = args.data.clone();
     if let Some(c) = &resumed {
         data.k = Some(c.k);
@@ -206,36 +283,48 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
     };
     let mut loaded = load_data(&data, start_params.clone())?;
     print_errors(&loaded, "start");
-    let start = match (resumed, selected) {
-        (Some(c), _) => {
-            println!(
-                "resuming after {} passes ({} variables)",
-                c.passes,
-                c.vars.len()
-            );
-            c
-        }
-        (None, vars) => {
-            let vars = vars.expect("selected when not resuming");
-            println!("tuning {} variables", vars.len());
-            fresh(&loaded.train, start_params.clone(), loaded.k, vars)
-        }
-    };
-    let vars = start.vars.len() as u64;
+    let start = starting_point(args, &loaded, resumed, &start_params, vars)?;
     let options = RunOptions {
         passes: args.passes.unwrap_or(20),
         patience: args.patience,
-        log: args.log.clone(),
-        checkpoint: Some(checkpoint_path.clone()),
+        log: outputs.log.clone(),
+        checkpoint: Some(outputs.checkpoint.clone()),
         checkpoint_secs: args.checkpoint_secs.unwrap_or(300.0),
     };
+    let result = descend(&mut loaded, start, &options)?;
+    let tuned = result.params;
+    print_changes(&start_params, &tuned);
+    if result.end == RunEnd::Interrupted {
+        let ckpt = outputs.checkpoint.display();
+        println!(
+            "interrupted after {} passes; nothing written to {}. The state is saved in {ckpt}: \
+             continue with the same command and --resume {ckpt}",
+            result.passes,
+            outputs.out.display()
+        );
+        return Ok(ExitCode::from(130));
+    }
+    let why = match result.end {
+        RunEnd::Converged => "a pass moved nothing",
+        RunEnd::PassLimit => "pass limit reached",
+        _ => "validation error stopped improving (kept the best parameters)",
+    };
+    println!("finished after {} passes: {why}", result.passes);
+    print_errors_after(&mut loaded, &tuned);
+    outputs.finish(&tuned)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs the descent with a progress bar, pass lines and Ctrl-C handling.
+fn descend(loaded: &mut Loaded, start: Checkpoint, options: &RunOptions) -> Result<RunResult> {
     let interrupted = Arc::new(AtomicBool::new(false));
     let flag = interrupted.clone();
     ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))
         .context("cannot catch Ctrl-C")?;
     let start_error = mean_error(&loaded.train, loaded.k);
     let template = "pass {msg} {bar:30} {pos}/{len} variables walked, {elapsed} elapsed, eta {eta}";
-    let pb = crate::progress_bar(vars, template);
+    let pb = crate::progress_bar(start.vars.len() as u64, template);
+    let mut last_seconds = start.seconds;
     let mut on_event = |event: Event| {
         match event {
             Event::Progress {
@@ -252,21 +341,8 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
                 ));
             }
             Event::Pass(r) => {
-                pb.suspend(|| {
-                    print!(
-                        "pass {}: error {:.8}, {} variables moved ({} moves, {} probes), {:.1}s",
-                        r.pass,
-                        r.train_error,
-                        r.summary.changed,
-                        r.summary.moves,
-                        r.summary.probes,
-                        r.seconds
-                    );
-                    if let Some(v) = r.validation_error {
-                        print!(", validation {v:.8}");
-                    }
-                    println!();
-                });
+                pb.suspend(|| print_pass(r, r.seconds - last_seconds));
+                last_seconds = r.seconds;
             }
             Event::Checkpoint(_) => {}
         }
@@ -280,34 +356,29 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
         &mut loaded.train,
         &mut loaded.validation,
         start,
-        &options,
+        options,
         &mut on_event,
     )?;
     pb.finish_and_clear();
-    let tuned = result.params;
-    print_changes(&start_params, &tuned);
-    write_outputs(args, &tuned)?;
-    match result.end {
-        RunEnd::Interrupted => {
-            println!(
-                "interrupted after {} passes; state saved in {} (continue with --resume {})",
-                result.passes,
-                checkpoint_path.display(),
-                checkpoint_path.display()
-            );
-            Ok(ExitCode::from(130))
-        }
-        end => {
-            let why = match end {
-                RunEnd::Converged => "a pass moved nothing",
-                RunEnd::PassLimit => "pass limit reached",
-                _ => "validation error stopped improving (kept the best parameters)",
-            };
-            println!("finished after {} passes: {why}", result.passes);
-            print_errors_after(&mut loaded, &tuned);
-            Ok(ExitCode::SUCCESS)
-        }
+    Ok(result)
+}
+
+/// One line per pass: errors, what moved, the pass's own time and the run's.
+fn print_pass(r: &PassRecord, pass_seconds: f64) {
+    print!(
+        "pass {}: error {:.8}, {} variables moved ({} moves, {} probes), pass {:.1}s, total {:.1}s",
+        r.pass,
+        r.train_error,
+        r.summary.changed,
+        r.summary.moves,
+        r.summary.probes,
+        pass_seconds,
+        r.seconds
+    );
+    if let Some(v) = r.validation_error {
+        print!(", validation {v:.8}");
     }
+    println!();
 }
 
 /// Error of the final parameters on both sets.
@@ -315,20 +386,6 @@ fn print_errors_after(loaded: &mut Loaded, params: &Params) {
     loaded.train.rescore(params);
     loaded.validation.rescore(params);
     print_errors(loaded, "end");
-}
-
-/// Writes `--out` and `--rust`.
-fn write_outputs(args: &TuneArgs, tuned: &Params) -> Result<()> {
-    if let Some(path) = &args.out {
-        tuned.save(path)?;
-        println!("wrote {}", path.display());
-    }
-    if let Some(path) = &args.rust {
-        write_atomically(path, to_rust(tuned).as_bytes())
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        println!("wrote {}", path.display());
-    }
-    Ok(())
 }
 
 /// The largest changes, biggest first.

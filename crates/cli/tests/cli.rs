@@ -9,13 +9,6 @@ fn texel() -> Command {
     Command::cargo_bin("texel").unwrap()
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("texel-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 fn stdout_of(cmd: &mut Command) -> String {
     let out = cmd.output().unwrap();
     assert!(
@@ -135,7 +128,8 @@ fn params_lists_the_table_and_filters_by_group() {
 
 #[test]
 fn export_of_the_defaults_is_the_checked_in_table() {
-    let dir = temp_dir("export-defaults");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let out = dir.join("table.rs");
     stdout_of(texel().args(["export", "--rust"]).arg(&out));
     let checked_in = include_str!("../../eval/src/table.rs");
@@ -144,7 +138,8 @@ fn export_of_the_defaults_is_the_checked_in_table() {
 
 #[test]
 fn export_writes_tuned_values_and_eval_reads_them() {
-    let dir = temp_dir("export-tuned");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let params = dir.join("tuned.json");
     std::fs::write(
         &params,
@@ -192,7 +187,8 @@ fn export_writes_tuned_values_and_eval_reads_them() {
 
 #[test]
 fn bad_parameter_files_are_refused_without_partial_output() {
-    let dir = temp_dir("export-bad");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let cases = [
         (r#"{"NO_SUCH_TERM": 1}"#, "unknown term \"NO_SUCH_TERM\""),
         (
@@ -237,7 +233,8 @@ fn bad_parameter_files_are_refused_without_partial_output() {
 
 #[test]
 fn export_to_an_unwritable_place_fails_cleanly() {
-    let dir = temp_dir("export-unwritable");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let target = dir.join("no-such-dir").join("table.rs");
     let out = texel()
         .args(["export", "--rust"])
@@ -263,7 +260,8 @@ fn bench_eval_reports_rates() {
 
 #[test]
 fn bench_import_reports_games_and_positions_per_second() {
-    let dir = temp_dir("bench-import");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let epd = sample_epd(&dir, 200);
     let text = stdout_of(
         texel()
@@ -295,7 +293,8 @@ fn sample_epd(dir: &std::path::Path, n: usize) -> PathBuf {
 
 #[test]
 fn tune_lowers_the_error_and_writes_both_outputs() {
-    let dir = temp_dir("tune");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let epd = sample_epd(&dir, 1000);
     let (json, rust) = (dir.join("tuned.json"), dir.join("tuned.rs"));
     let text = stdout_of(
@@ -344,7 +343,8 @@ fn tune_lowers_the_error_and_writes_both_outputs() {
 
 #[test]
 fn tune_refuses_bad_input_with_exit_2() {
-    let dir = temp_dir("tune-bad");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let missing = dir.join("missing.epd");
     let out = texel()
         .args(["tune", "--epd"])
@@ -376,27 +376,37 @@ fn tune_refuses_bad_input_with_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8(out.stderr)
         .unwrap()
-        .contains("unknown group"));
+        .contains("invalid value 'NoSuchV' for '--group"));
 }
 
 #[test]
 fn ctrl_c_saves_a_checkpoint_that_resumes() {
     use std::io::BufRead;
-    let dir = temp_dir("ctrl-c");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let epd = sample_epd(&dir, 70_000);
     let out = dir.join("tuned.json");
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("texel"))
-        .args(["tune", "--passes", "1000", "--epd"])
+    // A finished result from an earlier run: Ctrl-C must not overwrite it.
+    std::fs::write(&out, "earlier result").unwrap();
+    let tune = |extra: &[&str]| {
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("texel"));
+        c.args([
+            "tune", "--passes", "1", "--group", "KnightV", "--group", "PassedV", "--epd",
+        ])
         .arg(&epd)
         .arg("--out")
         .arg(&out)
+        .args(extra);
+        c
+    };
+    let mut child = tune(&[])
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     // Interrupt during the first pass: as soon as the descent has started.
     let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
     let mut text = String::new();
-    while !text.contains("tuning 529 variables") {
+    while !text.contains("tuning ") {
         assert!(stdout.read_line(&mut text).unwrap() > 0, "{text}");
     }
     let killed = std::process::Command::new("kill")
@@ -407,27 +417,30 @@ fn ctrl_c_saves_a_checkpoint_that_resumes() {
     let status = child.wait().unwrap();
     std::io::Read::read_to_string(&mut stdout, &mut text).unwrap();
     assert_eq!(status.code(), Some(130), "{text}");
-    assert!(text.contains("interrupted after"), "{text}");
     let checkpoint = dir.join("tuned.json.ckpt");
-    assert!(checkpoint.exists() && out.exists());
-    let resumed = stdout_of(
-        texel()
-            .args(["tune", "--passes", "0", "--epd"])
-            .arg(&epd)
-            .arg("--resume")
-            .arg(&checkpoint)
-            .arg("--out")
-            .arg(&out),
+    assert!(
+        text.contains("interrupted after") && text.contains("tuned.json.ckpt"),
+        "{text}"
+    );
+    assert!(checkpoint.exists());
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "earlier result");
+    let ckpt = checkpoint.to_str().unwrap();
+    let resumed = stdout_of(&mut tune(&["--resume", ckpt]).into());
+    assert!(resumed.contains("resuming after 0 passes"), "{resumed}");
+    assert!(
+        texel_eval::Params::load(&out).is_ok(),
+        "the finished run writes --out"
     );
     assert!(
-        resumed.contains("resuming after 0 passes (529 variables)"),
-        "{resumed}"
+        !checkpoint.exists(),
+        "a finished run removes its checkpoint"
     );
 }
 
 #[test]
 fn compare_reports_the_drop_a_term_brings() {
-    let dir = temp_dir("compare");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let epd = sample_epd(&dir, 3000);
     let text = stdout_of(
         texel()
@@ -472,7 +485,8 @@ fn compare_reports_the_drop_a_term_brings() {
 
 #[test]
 fn a_config_file_sets_what_flags_leave_open() {
-    let dir = temp_dir("config");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let epd = sample_epd(&dir, 800);
     let config = dir.join("run.json");
     let json = serde_json::json!({
@@ -507,9 +521,11 @@ fn a_config_file_sets_what_flags_leave_open() {
         .arg(&config)
         .output()
         .unwrap();
-    assert!(String::from_utf8(out.stderr)
-        .unwrap()
-        .contains("step for unknown term \"NOPE\""));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("step for unknown term \"NOPE\"") && err.contains("run.json"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -610,7 +626,8 @@ fn spsa_lists_the_uci_options_in_openbench_format() {
 
 #[test]
 fn match_plays_and_reports_elo() {
-    let dir = temp_dir("match");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let pgn = dir.join("games.pgn");
     let text = stdout_of(
         texel()
@@ -668,7 +685,8 @@ fn match_plays_and_reports_elo() {
 
 #[test]
 fn import_pgn_writes_quiet_positions_the_tuner_loads() {
-    let dir = temp_dir("import");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let pgn = dir.join("games.pgn");
     std::fs::write(
         &pgn,
@@ -714,7 +732,8 @@ fn import_pgn_writes_quiet_positions_the_tuner_loads() {
 
 #[test]
 fn import_averages_duplicate_labels_and_the_tuner_reads_them() {
-    let dir = temp_dir("import-average");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let epd = dir.join("in.epd");
     std::fs::write(
         &epd,

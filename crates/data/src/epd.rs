@@ -119,7 +119,7 @@ impl fmt::Display for Label {
 }
 
 /// How a file writes the result after the position.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum LabelFormat {
     /// `c9 "1-0";` as in zurichess `quiet-labeled.epd`.
     C9,

@@ -6,6 +6,8 @@
 
 mod epd;
 mod import;
+mod input;
 
 pub use epd::{parse_line, BadLine, Label, LabelFormat, Labelled, Outcome};
 pub use import::{import_epd, import_pgn, Duplicates, ImportError, ImportOptions, ImportStats};
+pub use input::{open_input, read_lines, Input};

@@ -1,21 +1,32 @@
 //! The importer on small hand-made inputs: quiet leaves, skip reasons, PGN oddities.
 
 use std::path::PathBuf;
+use tempfile::TempDir;
 use texel_data::{
-    import_epd, import_pgn, parse_line, Duplicates, ImportOptions, Label, LabelFormat, Outcome,
+    import_epd, import_pgn, parse_line, Duplicates, ImportError, ImportOptions, ImportStats, Label,
+    LabelFormat, Outcome,
 };
 
-fn temp(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("texel-import-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
+/// The statistics of an import, also when it kept nothing (an error that carries them).
+fn stats_of(result: Result<ImportStats, ImportError>) -> ImportStats {
+    match result {
+        Ok(stats) => stats,
+        Err(ImportError::NothingKept(stats)) => *stats,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn temp(dir: &TempDir, name: &str, text: &str) -> PathBuf {
+    let path = dir.path().join(name);
     std::fs::write(&path, text).unwrap();
     path
 }
 
 #[test]
 fn epd_positions_become_their_quiet_leaves() {
+    let dir = tempfile::tempdir().unwrap();
     let input = temp(
+        &dir,
         "in.epd",
         "4k3/8/8/3q4/4P3/8/8/4K3 w - - 0 1 [0.0]\n\
          4k3/8/8/3q4/4P3/8/8/4K3 w - - 0 1 [0.0]\n\
@@ -52,6 +63,7 @@ fn epd_positions_become_their_quiet_leaves() {
 
 #[test]
 fn pgn_oddities_are_counted_and_skipped() {
+    let dir = tempfile::tempdir().unwrap();
     let game = |result: &str, moves: &str| {
         format!("[Event \"t\"]\n[Result \"{result}\"]\n\n{moves} {result}\n\n")
     };
@@ -79,7 +91,7 @@ fn pgn_oddities_are_counted_and_skipped() {
         .collect();
     let line_of =
         |needle: &str| 1 + text[..text.find(needle).unwrap()].matches('\n').count() as u64;
-    let input = temp("in.pgn", "");
+    let input = temp(&dir, "in.pgn", "");
     std::fs::write(&input, &bytes).unwrap();
     let out = input.with_file_name("pgn-out.epd");
     let options = ImportOptions {
@@ -124,22 +136,119 @@ fn pgn_oddities_are_counted_and_skipped() {
 }
 
 #[test]
+fn an_import_that_keeps_nothing_is_an_error_and_leaves_the_output_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.epd");
+    std::fs::write(&out, "an earlier result\n").unwrap();
+    let pgn_text = commented_game("1/2-1/2", Some("0.00"));
+    let cases = [
+        ("empty.epd", String::new(), true),
+        ("garbage.epd", "hello\nworld\n".to_string(), true),
+        ("pgn-as-epd.epd", pgn_text, true),
+        (
+            "epd-as-pgn.pgn",
+            "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1 [1.0]\n".to_string(),
+            false,
+        ),
+    ];
+    for (name, text, as_epd) in cases {
+        let input = temp(&dir, name, &text);
+        let result = if as_epd {
+            import_epd(&input, &out, &ImportOptions::default(), &|_| {})
+        } else {
+            import_pgn(&input, &out, &ImportOptions::default(), &|_| {})
+        };
+        let err = result.unwrap_err();
+        assert!(matches!(err, ImportError::NothingKept(_)), "{name}: {err}");
+        assert!(err.to_string().contains("positions considered"), "{err}");
+        assert_eq!(
+            std::fs::read_to_string(&out).unwrap(),
+            "an earlier result\n"
+        );
+    }
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert!(
+        !names.iter().any(|n| n.to_string_lossy().contains(".tmp")),
+        "{names:?}"
+    );
+}
+
+#[test]
+fn mixed_label_formats_and_a_byte_order_mark_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("\u{feff}");
+    for i in 0..24 {
+        let king = ["k7", "1k6", "2k5", "3k4", "4k3", "5k2", "6k1", "7k"][i / 3];
+        let pawn = ["4P3", "3P4", "2P5"][i % 3];
+        let label = ["[1.0]", "c9 \"1/2-1/2\";", "0-1"][i % 3];
+        text.push_str(&format!("{king}/8/8/8/8/8/{pawn}/4K3 w - - {label}\n"));
+    }
+    let input = temp(&dir, "mixed.epd", &text);
+    let out = dir.path().join("out.epd");
+    let stats = import_epd(&input, &out, &ImportOptions::default(), &|_| {}).unwrap();
+    assert_eq!((stats.considered, stats.skipped.len()), (24, 0), "{stats}");
+    assert_eq!(stats.results, [8, 8, 8], "{stats}");
+    let pgn = temp(
+        &dir,
+        "bom.pgn",
+        &format!("\u{feff}{}", commented_game("1-0", None)),
+    );
+    let stats = import_pgn(
+        &pgn,
+        &out,
+        &ImportOptions {
+            win_min_cp: -10_000,
+            ..ImportOptions::default()
+        },
+        &|_| {},
+    )
+    .unwrap();
+    assert_eq!(stats.games_skipped.len(), 0, "{stats}");
+}
+
+#[test]
+fn temporary_files_of_a_killed_import_are_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.epd");
+    // No process has an id this large; a file of a running process is kept.
+    let stale = dir.path().join("out.epd.tmp4294967295-0");
+    let live = dir
+        .path()
+        .join(format!("out.epd.tmp{}-99", std::process::id()));
+    let unrelated = dir.path().join("out.epd.tmpnotes");
+    for p in [&stale, &live, &unrelated] {
+        std::fs::write(p, "").unwrap();
+    }
+    let input = temp(&dir, "in.epd", "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1 [1.0]\n");
+    import_epd(&input, &out, &ImportOptions::default(), &|_| {}).unwrap();
+    assert!(!stale.exists() && live.exists() && unrelated.exists());
+}
+
+#[test]
 fn an_unreadable_input_or_unwritable_output_is_an_error_without_output() {
-    let missing = std::env::temp_dir().join("texel-no-such.pgn");
-    let out = std::env::temp_dir().join(format!("texel-import-none-{}.epd", std::process::id()));
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("texel-no-such.pgn");
+    let out = dir
+        .path()
+        .join(format!("texel-import-none-{}.epd", std::process::id()));
     assert!(import_pgn(&missing, &out, &ImportOptions::default(), &|_| {}).is_err());
     assert!(!out.exists());
-    let input = temp("ok.epd", "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1 [1.0]\n");
-    let bad_out = std::env::temp_dir().join("texel-no-such-dir/out.epd");
+    let input = temp(&dir, "ok.epd", "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1 [1.0]\n");
+    let bad_out = dir.path().join("texel-no-such-dir/out.epd");
     let err = import_epd(&input, &bad_out, &ImportOptions::default(), &|_| {}).unwrap_err();
     assert!(err.to_string().contains("texel-no-such-dir"));
 }
 
 #[test]
 fn compressed_pgn_imports_like_plain_pgn() {
+    let dir = tempfile::tempdir().unwrap();
     use std::io::Write;
     let text = "[Result \"1/2-1/2\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 6. Re1 b5 7. Bb3 d6 8. c3 O-O 9. h3 Nb8 1/2-1/2\n";
-    let plain = temp("plain.pgn", text);
+    let plain = temp(&dir, "plain.pgn", text);
     let gz = plain.with_file_name("games.pgn.gz");
     let mut enc = flate2::write::GzEncoder::new(
         std::fs::File::create(&gz).unwrap(),
@@ -171,8 +280,10 @@ fn compressed_pgn_imports_like_plain_pgn() {
 
 #[test]
 fn duplicates_are_dropped_averaged_or_kept() {
+    let dir = tempfile::tempdir().unwrap();
     // The first three lines are one position after quiescing (the queen is taken).
     let input = temp(
+        &dir,
         "dups.epd",
         "4k3/8/8/3q4/4P3/8/8/4K3 w - - 0 1 [1.0]\n\
          4k3/8/8/3P4/8/8/8/4K3 b - - 0 1 [0.5]\n\
@@ -235,6 +346,7 @@ fn commented_game(result: &str, score: Option<&str>) -> String {
 
 #[test]
 fn result_and_score_filters_keep_what_the_write_up_keeps() {
+    let dir = tempfile::tempdir().unwrap();
     let options = ImportOptions {
         skip_plies: 4,
         gap: 3,
@@ -253,9 +365,13 @@ fn result_and_score_filters_keep_what_the_write_up_keeps() {
         ("1-0", None, "no score comment"),
     ];
     for (i, (result, score, reason)) in cases.into_iter().enumerate() {
-        let input = temp(&format!("filter{i}.pgn"), &commented_game(result, score));
+        let input = temp(
+            &dir,
+            &format!("filter{i}.pgn"),
+            &commented_game(result, score),
+        );
         let out = input.with_extension("epd");
-        let stats = import_pgn(&input, &out, &options, &|_| {}).unwrap();
+        let stats = stats_of(import_pgn(&input, &out, &options, &|_| {}));
         let case = format!("{result} {score:?}: {stats}");
         if reason.is_empty() {
             // Kept: at most 4, 3 plies apart, from plies 5 to 26.
@@ -279,10 +395,10 @@ fn result_and_score_filters_keep_what_the_write_up_keeps() {
         score_from_pgn: false,
         ..options.clone()
     };
-    let draw = temp("own-draw.pgn", &commented_game("1/2-1/2", None));
+    let draw = temp(&dir, "own-draw.pgn", &commented_game("1/2-1/2", None));
     let drawn = import_pgn(&draw, &draw.with_extension("epd"), &own, &|_| {}).unwrap();
     assert!(drawn.kept >= 2, "{drawn}");
-    let win = temp("own-win.pgn", &commented_game("1-0", None));
+    let win = temp(&dir, "own-win.pgn", &commented_game("1-0", None));
     let won = import_pgn(&win, &win.with_extension("epd"), &own, &|_| {}).unwrap();
     assert!(won.kept < drawn.kept, "{won}");
     assert!(won.skipped["winner filter"] > 0, "{won}");
@@ -290,7 +406,8 @@ fn result_and_score_filters_keep_what_the_write_up_keeps() {
 
 #[test]
 fn games_shorter_than_the_book_are_skipped_and_per_game_limits_hold() {
-    let input = temp("short.pgn", &commented_game("1/2-1/2", Some("0.00")));
+    let dir = tempfile::tempdir().unwrap();
+    let input = temp(&dir, "short.pgn", &commented_game("1/2-1/2", Some("0.00")));
     let run = |skip_plies, per_game, gap| {
         let options = ImportOptions {
             skip_plies,
@@ -299,7 +416,12 @@ fn games_shorter_than_the_book_are_skipped_and_per_game_limits_hold() {
             score_from_pgn: true,
             ..ImportOptions::default()
         };
-        import_pgn(&input, &input.with_extension("epd"), &options, &|_| {}).unwrap()
+        stats_of(import_pgn(
+            &input,
+            &input.with_extension("epd"),
+            &options,
+            &|_| {},
+        ))
     };
     assert_eq!(run(26, 5, 1).games_skipped["too short"].0, 1);
     assert_eq!(run(0, 1, 1).considered, 1);
@@ -311,9 +433,10 @@ fn games_shorter_than_the_book_are_skipped_and_per_game_limits_hold() {
 
 #[test]
 fn sampling_follows_the_seed_not_the_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
     let input = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/games.pgn");
     let run = |threads: usize, seed: u64| {
-        let out = std::env::temp_dir().join(format!(
+        let out = dir.path().join(format!(
             "texel-import-{}-seed{seed}-t{threads}.epd",
             std::process::id()
         ));

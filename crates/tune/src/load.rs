@@ -3,11 +3,12 @@
 
 use crate::dataset::{Dataset, DatasetBuilder};
 use rayon::prelude::*;
+use shakmaty::zobrist::Zobrist64;
+use shakmaty::{EnPassantMode, Position};
 use std::collections::BTreeMap;
 use std::fmt;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use texel_data::{parse_line, BadLine, LabelFormat, Labelled};
+use texel_data::{open_input, parse_line, read_lines, BadLine, LabelFormat, Labelled};
 use texel_eval::{Params, Trace, Tracer};
 
 /// Lines parsed and traced per parallel batch.
@@ -45,8 +46,11 @@ pub struct LoadReport {
     pub train: usize,
     /// Positions held out for validation.
     pub validation: usize,
-    /// The label format detected in each file.
-    pub formats: Vec<(PathBuf, Option<LabelFormat>)>,
+    /// The label formats found in each file (detected line by line), with their line counts.
+    pub formats: Vec<(PathBuf, BTreeMap<LabelFormat, u64>)>,
+    /// A hash of every loaded position and label, in file order (with the validation
+    /// split): a checkpoint made on other data is refused by it.
+    pub fingerprint: u64,
     /// Skipped lines by reason.
     pub bad: BTreeMap<BadLine, BadLines>,
 }
@@ -65,6 +69,15 @@ impl fmt::Display for LoadReport {
             write!(f, ", {} validation positions", self.validation)?;
         }
         write!(f, ", {} skipped", self.bad_lines())?;
+        for (path, formats) in self.formats.iter().filter(|f| f.1.len() > 1) {
+            let counts: Vec<String> = formats.iter().map(|(k, n)| format!("{k} {n}")).collect();
+            write!(
+                f,
+                "\n  {}: mixed label formats ({})",
+                path.display(),
+                counts.join(", ")
+            )?;
+        }
         for (reason, b) in &self.bad {
             write!(
                 f,
@@ -81,12 +94,12 @@ impl fmt::Display for LoadReport {
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     /// A file could not be read.
-    #[error("{path}: {source}")]
+    #[error("{path}: {cause}")]
     Io {
         /// The file.
         path: PathBuf,
         /// The cause.
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// No usable position in any file.
     #[error("no usable labelled position in {files}{detail}")]
@@ -120,11 +133,106 @@ fn held_out(index: u64, per_mille: u32) -> bool {
     z % 1000 < u64::from(per_mille)
 }
 
-/// One parsed line.
-type Parsed = Result<(Labelled, Trace), BadLine>;
+/// One parsed line: the position's label, trace and hash, and its label format.
+type Parsed = Result<(Labelled, Trace, u64, LabelFormat), BadLine>;
+
+/// Parses and traces a batch of lines in parallel.
+fn parse_batch(batch: &[(u64, String)], params: &Params, stm_labels: bool) -> Vec<Parsed> {
+    batch
+        .par_iter()
+        .map_init(
+            || Tracer::new(params),
+            |tracer, (_, line)| {
+                let (labelled, format) = parse_line(line, None, stm_labels)?;
+                let trace = tracer.trace(&labelled.position);
+                let key = labelled
+                    .position
+                    .zobrist_hash::<Zobrist64>(EnPassantMode::Legal)
+                    .0;
+                Ok((labelled, trace, key, format))
+            },
+        )
+        .collect()
+}
+
+/// Folds one more value into a fingerprint (FNV-1a over the value's bytes).
+fn fold(hash: u64, value: u64) -> u64 {
+    value.to_le_bytes().iter().fold(hash, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The datasets being built and what loading found so far.
+struct Loading<'p> {
+    params: &'p Params,
+    options: &'p LoadOptions,
+    train: DatasetBuilder,
+    validation: DatasetBuilder,
+    report: LoadReport,
+    index: u64,
+}
+
+impl Loading<'_> {
+    /// Adds a parsed batch of `path` in file order.
+    fn add(
+        &mut self,
+        path: &Path,
+        batch: &[(u64, String)],
+        parsed: Vec<Parsed>,
+        formats: &mut BTreeMap<LabelFormat, u64>,
+    ) -> Result<(), LoadError> {
+        for ((no, _), result) in batch.iter().zip(parsed) {
+            self.report.lines += 1;
+            match result {
+                Ok((l, trace, key, format)) => {
+                    *formats.entry(format).or_default() += 1;
+                    let held = held_out(self.index, self.options.validation_per_mille);
+                    let r = &mut self.report;
+                    r.fingerprint = fold(fold(r.fingerprint, key), u64::from(l.label.steps()));
+                    r.fingerprint = fold(r.fingerprint, u64::from(held));
+                    let target = if held {
+                        &mut self.validation
+                    } else {
+                        &mut self.train
+                    };
+                    target.push(l.label, &trace, self.params)?;
+                    self.index += 1;
+                }
+                Err(reason) => {
+                    let entry = self.report.bad.entry(reason).or_default();
+                    entry.count += 1;
+                    if entry.examples.len() < EXAMPLES {
+                        entry.examples.push(format!("{}:{no}", path.display()));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads, parses and adds every line of one file.
+    fn file(&mut self, path: &Path, progress: &dyn Fn(u64)) -> Result<(), LoadError> {
+        let mut input = open_input(path).map_err(|e| io(path, e))?;
+        let mut formats = BTreeMap::new();
+        let mut line_no = 0u64;
+        loop {
+            let batch =
+                read_lines(&mut input.reader, BATCH, &mut line_no).map_err(|e| io(path, e))?;
+            if batch.is_empty() {
+                break;
+            }
+            let parsed = parse_batch(&batch, self.params, self.options.stm_labels);
+            self.add(path, &batch, parsed, &mut formats)?;
+            progress(input.position());
+        }
+        self.report.formats.push((path.to_path_buf(), formats));
+        Ok(())
+    }
+}
 
 /// Loads every file into a training and a validation dataset, tracing under `params`.
-/// `progress` is called with the number of bytes read so far.
+/// `progress` is called with the number of bytes read so far. Files may be plain, `.gz`
+/// or `.zst`; the label format is detected line by line.
 ///
 /// # Errors
 /// An unreadable file, no usable position, or more than 1% bad lines without
@@ -135,63 +243,28 @@ pub fn load(
     options: &LoadOptions,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<(Dataset, Dataset, LoadReport), LoadError> {
-    let mut train = DatasetBuilder::default();
-    let mut validation = DatasetBuilder::default();
-    let mut report = LoadReport::default();
-    let mut bytes_done = 0u64;
-    let mut index = 0u64;
+    let mut loading = Loading {
+        params,
+        options,
+        train: DatasetBuilder::default(),
+        validation: DatasetBuilder::default(),
+        report: LoadReport {
+            fingerprint: 0xcbf2_9ce4_8422_2325,
+            ..LoadReport::default()
+        },
+        index: 0,
+    };
+    let mut done = 0;
     for path in paths {
-        let file = std::fs::File::open(path).map_err(|e| io(path, e))?;
-        let mut reader = BufReader::with_capacity(1 << 20, file);
-        let mut format = None;
-        let mut line_no = 0u64;
-        loop {
-            let (batch, read) = read_batch(&mut reader, &mut line_no).map_err(|e| io(path, e))?;
-            bytes_done += read;
-            if batch.is_empty() {
-                break;
-            }
-            if format.is_none() {
-                format = batch
-                    .iter()
-                    .find_map(|(_, l)| parse_line(l, None, options.stm_labels).ok().map(|r| r.1));
-            }
-            let parsed: Vec<Parsed> = batch
-                .par_iter()
-                .map_init(
-                    || Tracer::new(params),
-                    |tracer, (_, line)| {
-                        let (labelled, _) = parse_line(line, format, options.stm_labels)?;
-                        let trace = tracer.trace(&labelled.position);
-                        Ok((labelled, trace))
-                    },
-                )
-                .collect();
-            for ((no, _), result) in batch.iter().zip(parsed) {
-                report.lines += 1;
-                match result {
-                    Ok((l, trace)) => {
-                        let target = if held_out(index, options.validation_per_mille) {
-                            &mut validation
-                        } else {
-                            &mut train
-                        };
-                        target.push(l.label, &trace, params)?;
-                        index += 1;
-                    }
-                    Err(reason) => {
-                        let entry = report.bad.entry(reason).or_default();
-                        entry.count += 1;
-                        if entry.examples.len() < EXAMPLES {
-                            entry.examples.push(format!("{}:{no}", path.display()));
-                        }
-                    }
-                }
-            }
-            progress(bytes_done);
-        }
-        report.formats.push((path.clone(), format));
+        loading.file(path, &|bytes| progress(done + bytes))?;
+        done += std::fs::metadata(path).map_or(0, |m| m.len());
     }
+    let Loading {
+        train,
+        validation,
+        mut report,
+        ..
+    } = loading;
     report.train = train.len();
     report.validation = validation.len();
     if train.is_empty() {
@@ -217,36 +290,11 @@ pub fn load(
     Ok((train.finish(), validation.finish(), report))
 }
 
-fn io(path: &Path, source: std::io::Error) -> LoadError {
+fn io(path: &Path, cause: std::io::Error) -> LoadError {
     LoadError::Io {
         path: path.to_path_buf(),
-        source,
+        cause,
     }
-}
-
-/// Reads up to [`BATCH`] non-empty lines with their numbers; returns them and the bytes read.
-/// Lines that are not UTF-8 are kept lossily (they fail to parse and are counted).
-fn read_batch(
-    reader: &mut impl BufRead,
-    line_no: &mut u64,
-) -> std::io::Result<(Vec<(u64, String)>, u64)> {
-    let mut batch = Vec::with_capacity(BATCH);
-    let mut bytes = 0u64;
-    let mut buf = Vec::new();
-    while batch.len() < BATCH {
-        buf.clear();
-        let n = reader.read_until(b'\n', &mut buf)?;
-        if n == 0 {
-            break;
-        }
-        bytes += n as u64;
-        *line_no += 1;
-        let line = String::from_utf8_lossy(&buf).trim().to_string();
-        if !line.is_empty() && !line.starts_with('#') {
-            batch.push((*line_no, line));
-        }
-    }
-    Ok((batch, bytes))
 }
 
 /// The file size, for a progress bar (0 when unknown).

@@ -92,12 +92,12 @@ pub struct RunResult {
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     /// A file could not be read or written.
-    #[error("{path}: {source}")]
+    #[error("{path}: {cause}")]
     Io {
         /// The file.
         path: PathBuf,
         /// The cause.
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// The checkpoint cannot be used.
     #[error("checkpoint {path}: {reason}")]
@@ -121,6 +121,9 @@ pub fn table_fingerprint() -> u64 {
     h
 }
 
+/// The checkpoint format written now.
+const FORMAT: &str = "texel-checkpoint-2";
+
 /// Everything a run needs to go on: written as JSON (floats as exact bit patterns).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Checkpoint {
@@ -128,6 +131,8 @@ pub struct Checkpoint {
     pub k: f64,
     /// Training positions the run was made for.
     pub positions: usize,
+    /// The fingerprint of the data the run was made for ([`crate::LoadReport`]).
+    pub data: u64,
     /// Passes completed.
     pub passes: usize,
     /// The variables tuned.
@@ -157,8 +162,9 @@ impl Checkpoint {
     pub fn to_json(&self) -> Value {
         let c = &self.descent.cursor;
         json!({
-            "format": "texel-checkpoint-1",
+            "format": FORMAT,
             "table": format!("{:016x}", table_fingerprint()),
+            "data": format!("{:016x}", self.data),
             "k": bits(self.k),
             "positions": self.positions,
             "passes": self.passes,
@@ -191,8 +197,14 @@ impl Checkpoint {
         let float = |name: &str| {
             unbits(field(name)?).ok_or_else(|| format!("field {name:?} is not a float"))
         };
-        if field("format")?.as_str() != Some("texel-checkpoint-1") {
-            return Err("not a texel checkpoint".into());
+        match field("format")?.as_str() {
+            Some(FORMAT) => {}
+            Some(f) if f.starts_with("texel-checkpoint-") => {
+                return Err(format!(
+                    "written by another version of texel ({f}); start the run again"
+                ))
+            }
+            _ => return Err("not a texel checkpoint".into()),
         }
         let table = format!("{:016x}", table_fingerprint());
         if field("table")?.as_str() != Some(table.as_str()) {
@@ -267,9 +279,14 @@ impl Checkpoint {
                 flat(b.get("params").ok_or("bad best")?)?,
             )),
         };
+        let data = field("data")?
+            .as_str()
+            .and_then(|d| u64::from_str_radix(d, 16).ok())
+            .ok_or("field \"data\" is not a fingerprint")?;
         Ok(Checkpoint {
             k: float("k")?,
             positions: uint("positions")? as usize,
+            data,
             passes: uint("passes")? as usize,
             vars,
             descent: DescentState {
@@ -285,15 +302,46 @@ impl Checkpoint {
         })
     }
 
+    /// Checks that this checkpoint (read from `path`) continues a run on the data with
+    /// fingerprint `data` and the variables `vars`.
+    ///
+    /// # Errors
+    /// Other data or another selection of variables, naming `path`.
+    pub fn check_continues(
+        &self,
+        path: &Path,
+        data: u64,
+        vars: &[Variable],
+    ) -> Result<(), RunError> {
+        let bad = |reason: String| RunError::Checkpoint {
+            path: path.to_path_buf(),
+            reason,
+        };
+        if self.data != data {
+            return Err(bad(
+                "it was made for other data (the positions or labels differ, or --validate)".into(),
+            ));
+        }
+        if self.vars != vars {
+            return Err(bad(format!(
+                "it tunes another selection ({} variables; this command selects {}): give the \
+                 --group/--param/--exclude/--freeze-material and steps of the run that wrote it",
+                self.vars.len(),
+                vars.len()
+            )));
+        }
+        Ok(())
+    }
+
     /// Writes the checkpoint atomically.
     ///
     /// # Errors
     /// The file cannot be written.
     pub fn save(&self, path: &Path) -> Result<(), RunError> {
-        write_atomically(path, self.to_json().to_string().as_bytes()).map_err(|source| {
+        write_atomically(path, self.to_json().to_string().as_bytes()).map_err(|cause| {
             RunError::Io {
                 path: path.to_path_buf(),
-                source,
+                cause,
             }
         })
     }
@@ -307,9 +355,9 @@ impl Checkpoint {
             path: path.to_path_buf(),
             reason,
         };
-        let text = std::fs::read_to_string(path).map_err(|source| RunError::Io {
+        let text = std::fs::read_to_string(path).map_err(|cause| RunError::Io {
             path: path.to_path_buf(),
-            source,
+            cause,
         })?;
         let v: Value = serde_json::from_str(&text).map_err(|e| bad(format!("corrupt ({e})")))?;
         Checkpoint::from_json(&v).map_err(bad)
@@ -340,6 +388,7 @@ pub fn run(
     }
     let Checkpoint {
         k,
+        data,
         mut passes,
         vars,
         descent,
@@ -357,9 +406,9 @@ pub fn run(
                 .create(true)
                 .append(true)
                 .open(path)
-                .map_err(|source| RunError::Io {
+                .map_err(|cause| RunError::Io {
                     path: path.clone(),
-                    source,
+                    cause,
                 })?,
         ),
         None => None,
@@ -368,6 +417,7 @@ pub fn run(
         |d: &Descent, passes: usize, best: &Option<(f64, Params)>, rises: usize| Checkpoint {
             k,
             positions: d.dataset().len(),
+            data,
             passes,
             vars: vars.clone(),
             descent: d.state(),
@@ -448,9 +498,9 @@ pub fn run(
             });
             writeln!(file, "{line}")
                 .and_then(|()| file.flush())
-                .map_err(|source| RunError::Io {
+                .map_err(|cause| RunError::Io {
                     path: options.log.clone().unwrap_or_default(),
-                    source,
+                    cause,
                 })?;
         }
         events(Event::Pass(&record));
@@ -491,12 +541,20 @@ fn finish(descent: &Descent, best: Option<(f64, Params)>, end: RunEnd, passes: u
     }
 }
 
-/// A checkpoint for a run that has not started: `params` must be what `train` is scored with.
-pub fn fresh(train: &Dataset, params: Params, k: f64, vars: Vec<Variable>) -> Checkpoint {
+/// A checkpoint for a run that has not started: `params` must be what `train` is scored with;
+/// `data` is the fingerprint of the loaded data ([`crate::LoadReport`]).
+pub fn fresh(
+    train: &Dataset,
+    data: u64,
+    params: Params,
+    k: f64,
+    vars: Vec<Variable>,
+) -> Checkpoint {
     let gains = vec![(0.0, 0); vars.len()];
     Checkpoint {
         k,
         positions: train.len(),
+        data,
         passes: 0,
         descent: DescentState {
             sum: crate::error::chunked_sum(train.len(), |i| {

@@ -22,7 +22,8 @@ fn dataset(n: usize, name: &str) -> (Dataset, f64) {
         .lines()
         .take(n)
         .collect();
-    let path = std::env::temp_dir().join(format!("texel-tune-{}-{name}.epd", std::process::id()));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(format!("{name}.epd"));
     std::fs::write(&path, lines.join("\n")).unwrap();
     let (train, _, report) = load(
         std::slice::from_ref(&path),
@@ -31,7 +32,6 @@ fn dataset(n: usize, name: &str) -> (Dataset, f64) {
         &|_| {},
     )
     .unwrap();
-    std::fs::remove_file(&path).unwrap();
     assert_eq!(report.train, n);
     let k = fit_k(&samples(&train));
     (train, k)

@@ -1,6 +1,7 @@
 //! Loading labelled files: formats, bad lines, the 1% rule, splits and file errors.
 
 use std::path::PathBuf;
+use tempfile::TempDir;
 use texel_data::BadLine;
 use texel_eval::Params;
 use texel_tune::{load, LoadError, LoadOptions};
@@ -8,8 +9,8 @@ use texel_tune::{load, LoadError, LoadOptions};
 const GOOD_BRACKET: &str = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1 [1.0]";
 const GOOD_C9: &str = "4k3/8/8/8/8/8/4P3/4K3 b - - c9 \"1/2-1/2\";";
 
-fn file(name: &str, text: &str) -> PathBuf {
-    let path = std::env::temp_dir().join(format!("texel-load-{}-{name}", std::process::id()));
+fn file(dir: &TempDir, name: &str, text: &str) -> PathBuf {
+    let path = dir.path().join(name);
     std::fs::write(&path, text).unwrap();
     path
 }
@@ -20,8 +21,9 @@ fn lines(line: &str, n: usize) -> String {
 
 #[test]
 fn files_with_different_formats_load_together() {
-    let a = file("a.epd", &lines(GOOD_BRACKET, 10));
-    let b = file("b.epd", &lines(GOOD_C9, 5));
+    let dir = tempfile::tempdir().unwrap();
+    let a = file(&dir, "a.epd", &lines(GOOD_BRACKET, 10));
+    let b = file(&dir, "b.epd", &lines(GOOD_C9, 5));
     let (train, _, report) = load(
         &[a, b],
         &Params::default(),
@@ -30,22 +32,91 @@ fn files_with_different_formats_load_together() {
     )
     .unwrap();
     assert_eq!((train.len(), report.lines, report.bad_lines()), (15, 15, 0));
-    let formats: Vec<String> = report
+    let formats: Vec<Vec<String>> = report
         .formats
         .iter()
-        .map(|(_, f)| f.unwrap().to_string())
+        .map(|(_, f)| f.keys().map(ToString::to_string).collect())
         .collect();
-    assert_eq!(formats, vec!["[1.0]", "c9 \"1-0\";"]);
+    assert_eq!(formats, vec![vec!["[1.0]"], vec!["c9 \"1-0\";"]]);
+}
+
+#[test]
+fn a_file_that_mixes_label_formats_is_read_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::new();
+    for i in 0..300 {
+        let line = match i % 3 {
+            0 => GOOD_BRACKET.to_string(),
+            1 => GOOD_C9.to_string(),
+            _ => "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1 0-1".to_string(),
+        };
+        text.push_str(&line);
+        text.push('\n');
+    }
+    let path = file(&dir, "mixed.epd", &text);
+    let (train, _, report) = load(
+        &[path],
+        &Params::default(),
+        &LoadOptions::default(),
+        &|_| {},
+    )
+    .unwrap();
+    assert_eq!((train.len(), report.bad_lines()), (300, 0));
+    assert_eq!(
+        report.formats[0].1.values().copied().collect::<Vec<_>>(),
+        vec![100, 100, 100]
+    );
+    assert!(
+        report.to_string().contains("mixed label formats"),
+        "{report}"
+    );
+}
+
+#[test]
+fn compressed_files_and_a_byte_order_mark_load_like_plain_text() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let text = lines(GOOD_BRACKET, 20);
+    let plain = file(&dir, "p.epd", &text);
+    let bom = file(&dir, "bom.epd", &format!("\u{feff}{text}"));
+    let gz = dir.path().join("p.epd.gz");
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(text.as_bytes()).unwrap();
+    std::fs::write(&gz, e.finish().unwrap()).unwrap();
+    let zst = dir.path().join("p.epd.zst");
+    std::fs::write(&zst, zstd::encode_all(text.as_bytes(), 1).unwrap()).unwrap();
+    let fingerprint = |p: &PathBuf| {
+        let (t, _, r) = load(
+            std::slice::from_ref(p),
+            &Params::default(),
+            &LoadOptions::default(),
+            &|_| {},
+        )
+        .unwrap();
+        assert_eq!((t.len(), r.bad_lines()), (20, 0), "{}", p.display());
+        r.fingerprint
+    };
+    let want = fingerprint(&plain);
+    for p in [bom, gz, zst] {
+        assert_eq!(fingerprint(&p), want, "{}", p.display());
+    }
+    let other_label = file(&dir, "o.epd", &text.replacen("[1.0]", "[0.5]", 1));
+    assert_ne!(
+        fingerprint(&other_label),
+        want,
+        "a label is part of the fingerprint"
+    );
 }
 
 #[test]
 fn bad_lines_are_counted_by_reason_with_line_numbers() {
+    let dir = tempfile::tempdir().unwrap();
     let mut text = lines(GOOD_BRACKET, 300);
     text.push_str("not a fen [1.0]\n\n# a comment\n");
     text.push_str("8/8/8/8/8/8/8/8 w - - 0 1 [0.5]\n");
     text.push_str("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1\n");
     text.push_str("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1 [7.0]\n");
-    let path = file("bad.epd", &text);
+    let path = file(&dir, "bad.epd", &text);
     let err = load(
         std::slice::from_ref(&path),
         &Params::default(),
@@ -74,10 +145,11 @@ fn bad_lines_are_counted_by_reason_with_line_numbers() {
 
 #[test]
 fn one_percent_of_bad_lines_is_tolerated() {
+    let dir = tempfile::tempdir().unwrap();
     let mut text = lines(GOOD_BRACKET, 99);
     text.push_str("garbage\n");
     let (train, _, _) = load(
-        &[file("one.epd", &text)],
+        &[file(&dir, "one.epd", &text)],
         &Params::default(),
         &LoadOptions::default(),
         &|_| {},
@@ -88,7 +160,8 @@ fn one_percent_of_bad_lines_is_tolerated() {
 
 #[test]
 fn the_validation_split_is_deterministic() {
-    let path = file("split.epd", &lines(GOOD_BRACKET, 2000));
+    let dir = tempfile::tempdir().unwrap();
+    let path = file(&dir, "split.epd", &lines(GOOD_BRACKET, 2000));
     let options = LoadOptions {
         validation_per_mille: 100,
         ..Default::default()
@@ -107,7 +180,8 @@ fn the_validation_split_is_deterministic() {
 
 #[test]
 fn missing_empty_and_useless_files_are_clear_errors() {
-    let missing = std::env::temp_dir().join("texel-no-such-file.epd");
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("texel-no-such-file.epd");
     let err = load(
         &[missing],
         &Params::default(),
@@ -116,7 +190,7 @@ fn missing_empty_and_useless_files_are_clear_errors() {
     )
     .unwrap_err();
     assert!(err.to_string().contains("texel-no-such-file.epd"), "{err}");
-    let empty = file("empty.epd", "");
+    let empty = file(&dir, "empty.epd", "");
     let err = load(
         &[empty],
         &Params::default(),
@@ -128,7 +202,7 @@ fn missing_empty_and_useless_files_are_clear_errors() {
         err.to_string().contains("no usable labelled position"),
         "{err}"
     );
-    let useless = file("useless.epd", "hello\nworld\n");
+    let useless = file(&dir, "useless.epd", "hello\nworld\n");
     let options = LoadOptions {
         allow_bad: true,
         ..Default::default()
@@ -139,13 +213,14 @@ fn missing_empty_and_useless_files_are_clear_errors() {
 
 #[test]
 fn side_to_move_labels_are_read_from_white() {
+    let dir = tempfile::tempdir().unwrap();
     let text = "4k3/8/8/8/8/8/4P3/4K3 b - - 0 1 [1.0]\n";
     let options = LoadOptions {
         stm_labels: true,
         ..Default::default()
     };
     let (train, _, _) = load(
-        &[file("stm.epd", text)],
+        &[file(&dir, "stm.epd", text)],
         &Params::default(),
         &options,
         &|_| {},

@@ -8,21 +8,22 @@ use texel_tune::{
     Selection,
 };
 
-fn data(n: usize, name: &str, params: &Params, validation_per_mille: u32) -> (Dataset, Dataset) {
+/// The first `n` positions of the shipped data: training and validation sets and the
+/// data's fingerprint.
+fn data(n: usize, params: &Params, validation_per_mille: u32) -> (Dataset, Dataset, u64) {
     let lines: Vec<&str> = include_str!("../../../data/train.epd")
         .lines()
         .take(n)
         .collect();
-    let path = std::env::temp_dir().join(format!("texel-run-{}-{name}.epd", std::process::id()));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("data.epd");
     std::fs::write(&path, lines.join("\n")).unwrap();
     let options = LoadOptions {
         validation_per_mille,
         ..Default::default()
     };
-    let (train, validation, _) =
-        load(std::slice::from_ref(&path), params, &options, &|_| {}).unwrap();
-    std::fs::remove_file(&path).unwrap();
-    (train, validation)
+    let (train, validation, report) = load(&[path], params, &options, &|_| {}).unwrap();
+    (train, validation, report.fingerprint)
 }
 
 fn vars() -> Vec<texel_tune::Variable> {
@@ -37,37 +38,37 @@ fn vars() -> Vec<texel_tune::Variable> {
     .unwrap()
 }
 
-fn options(name: &str) -> RunOptions {
-    let dir = std::env::temp_dir();
+fn options(dir: &std::path::Path, name: &str) -> RunOptions {
     RunOptions {
         passes: 2,
         patience: None,
-        log: Some(dir.join(format!("texel-run-{}-{name}.jsonl", std::process::id()))),
-        checkpoint: Some(dir.join(format!("texel-run-{}-{name}.ckpt", std::process::id()))),
+        log: Some(dir.join(format!("{name}.jsonl"))),
+        checkpoint: Some(dir.join(format!("{name}.ckpt"))),
         checkpoint_secs: 1e9,
     }
 }
 
 #[test]
 fn an_interrupted_run_resumes_to_exactly_the_same_values() {
-    let (mut train, mut validation) = data(1500, "straight", &Params::default(), 0);
+    let dir = tempfile::tempdir().unwrap();
+    let (mut train, mut validation, data_id) = data(1500, &Params::default(), 0);
     let k = fit_k(&samples(&train));
-    let start = fresh(&train, Params::default(), k, vars());
+    let start = fresh(&train, data_id, Params::default(), k, vars());
     let straight = run(
         &mut train,
         &mut validation,
         start,
-        &options("straight"),
+        &options(dir.path(), "straight"),
         &mut |_| Control::Continue,
     )
     .unwrap();
     assert_eq!(straight.passes, 2);
 
     // Stop twice: once in the walk of pass 1, once in the moves of pass 2.
-    let opts = options("stopped");
+    let opts = options(dir.path(), "stopped");
     let path = opts.checkpoint.clone().unwrap();
-    let (mut train, mut validation) = data(1500, "stopped", &Params::default(), 0);
-    let start = fresh(&train, Params::default(), k, vars());
+    let (mut train, mut validation, data_id) = data(1500, &Params::default(), 0);
+    let start = fresh(&train, data_id, Params::default(), k, vars());
     let mut calls = 0;
     let first = run(&mut train, &mut validation, start, &opts, &mut |e| {
         calls += matches!(e, Event::Progress { .. }) as usize;
@@ -82,7 +83,7 @@ fn an_interrupted_run_resumes_to_exactly_the_same_values() {
     let checkpoint = Checkpoint::load(&path).unwrap();
     assert_eq!(checkpoint.descent.cursor.walked, 40);
 
-    let (mut train, mut validation) = data(1500, "resumed", &checkpoint.descent.params, 0);
+    let (mut train, mut validation, _) = data(1500, &checkpoint.descent.params, 0);
     let mut stop_in_moves = |e: Event| match e {
         Event::Progress {
             pass: 2,
@@ -105,7 +106,7 @@ fn an_interrupted_run_resumes_to_exactly_the_same_values() {
     let checkpoint = Checkpoint::load(&path).unwrap();
     assert!(checkpoint.descent.cursor.active && checkpoint.descent.cursor.moves >= 3);
 
-    let (mut train, mut validation) = data(1500, "resumed2", &checkpoint.descent.params, 0);
+    let (mut train, mut validation, _) = data(1500, &checkpoint.descent.params, 0);
     let last = run(&mut train, &mut validation, checkpoint, &opts, &mut |_| {
         Control::Continue
     })
@@ -121,15 +122,16 @@ fn an_interrupted_run_resumes_to_exactly_the_same_values() {
 
 #[test]
 fn validation_keeps_the_best_parameters() {
-    let (mut train, mut validation) = data(1500, "validate", &Params::default(), 300);
+    let dir = tempfile::tempdir().unwrap();
+    let (mut train, mut validation, data_id) = data(1500, &Params::default(), 300);
     assert!(validation.len() > 300);
     let k = fit_k(&samples(&train));
-    let start = fresh(&train, Params::default(), k, vars());
+    let start = fresh(&train, data_id, Params::default(), k, vars());
     let mut records = Vec::new();
     let opts = RunOptions {
         passes: 6,
         patience: Some(1),
-        ..options("validate")
+        ..options(dir.path(), "validate")
     };
     let result = run(&mut train, &mut validation, start, &opts, &mut |e| {
         if let Event::Pass(r) = e {
@@ -153,10 +155,10 @@ fn validation_keeps_the_best_parameters() {
 
 #[test]
 fn unusable_checkpoints_are_refused_with_a_reason() {
-    let (train, _) = data(300, "refuse", &Params::default(), 0);
-    let dir = std::env::temp_dir();
-    let path = dir.join(format!("texel-run-{}-refuse.ckpt", std::process::id()));
-    let good = fresh(&train, Params::default(), 1.0, vars());
+    let dir = tempfile::tempdir().unwrap();
+    let (train, _, data_id) = data(300, &Params::default(), 0);
+    let path = dir.path().join("refuse.ckpt");
+    let good = fresh(&train, data_id, Params::default(), 1.0, vars());
     good.save(&path).unwrap();
     assert_eq!(Checkpoint::load(&path).unwrap(), good);
 
@@ -180,12 +182,26 @@ fn unusable_checkpoints_are_refused_with_a_reason() {
         .to_string()
         .contains("missing field \"gains\""));
 
-    let (mut bigger, mut validation) = data(400, "refuse-bigger", &Params::default(), 0);
+    let (mut bigger, mut validation, bigger_id) = data(400, &Params::default(), 0);
+    assert_ne!(bigger_id, data_id);
+    let vars = vars();
+    let err = good.check_continues(&path, bigger_id, &vars).unwrap_err();
+    assert!(err.to_string().contains("refuse.ckpt") && err.to_string().contains("other data"));
+    let err = good
+        .check_continues(&path, data_id, &vars[1..])
+        .unwrap_err();
+    assert!(err.to_string().contains("another selection"), "{err}");
+    good.check_continues(&path, data_id, &vars).unwrap();
+    let (_, _, split_id) = data(300, &Params::default(), 100);
+    assert_ne!(
+        split_id, data_id,
+        "the validation split is part of the fingerprint"
+    );
     let err = run(
         &mut bigger,
         &mut validation,
         good,
-        &options("refuse"),
+        &options(dir.path(), "refuse"),
         &mut |_| Control::Continue,
     )
     .unwrap_err();

@@ -7,15 +7,15 @@ mod pgn;
 mod split;
 
 use crate::epd::{parse_line, BadLine, Label, LabelFormat};
+use crate::input::{open_input, read_lines};
 pub use output::Duplicates;
 use output::Output;
 pub use pgn::import_pgn;
 use rayon::prelude::*;
 use shakmaty::{Chess, Position};
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use texel_eval::Params;
 use texel_search::{Searcher, MATE};
@@ -176,22 +176,25 @@ impl std::fmt::Display for ImportStats {
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
     /// A file could not be read or written.
-    #[error("{path}: {source}")]
+    #[error("{path}: {cause}")]
     Io {
         /// The file.
         path: PathBuf,
         /// The cause.
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// The options contradict each other.
     #[error("{0}")]
     Options(String),
+    /// Every position was skipped (or there was none): nothing was written.
+    #[error("no position was kept, nothing written\n{0}")]
+    NothingKept(Box<ImportStats>),
 }
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> ImportError + '_ {
-    move |source| ImportError::Io {
+    move |cause| ImportError::Io {
         path: path.to_path_buf(),
-        source,
+        cause,
     }
 }
 
@@ -260,34 +263,18 @@ pub fn import_epd(
     o: &ImportOptions,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<ImportStats, ImportError> {
-    let (mut reader, read) = open_input(input)?;
+    let mut file = open_input(input).map_err(io(input))?;
     let out = Output::create(output, o.format, o.duplicates)?;
-    let mut bytes = Vec::new();
-    let mut read_batch = || {
-        let mut batch = Vec::with_capacity(BATCH);
-        while batch.len() < BATCH {
-            bytes.clear();
-            if reader.read_until(b'\n', &mut bytes).map_err(io(input))? == 0 {
-                break;
-            }
-            // A line that is not UTF-8 fails as a malformed FEN, like any other bad line.
-            let line = String::from_utf8_lossy(&bytes);
-            if !line.trim().is_empty() && !line.starts_with('#') {
-                batch.push(line.into_owned());
-            }
-        }
-        Ok(batch)
-    };
+    let mut line_no = 0;
+    let mut read_batch = || read_lines(&mut file.reader, BATCH, &mut line_no).map_err(io(input));
     let first = read_batch()?;
-    let format = first
-        .iter()
-        .find_map(|l| parse_line(l, None, o.stm_labels).ok().map(|r| r.1));
-    let quiesce = |lines: &[String]| -> Vec<Candidate> {
+    // The label format is read line by line: files that mix formats are read whole.
+    let quiesce = |lines: &[(u64, String)]| -> Vec<Candidate> {
         lines
             .par_iter()
             .map_init(
                 || Searcher::new(o.params.clone(), 0),
-                |s, line| match parse_line(line, format, o.stm_labels) {
+                |s, (_, line)| match parse_line(line, None, o.stm_labels) {
                     Ok((l, _)) => quiesce_labelled(s, &l.position, l.label),
                     Err(BadLine::MalformedFen) => Err("malformed FEN"),
                     Err(BadLine::IllegalPosition) => Err("illegal position"),
@@ -301,45 +288,9 @@ pub fn import_epd(
     let write = |out: &mut Output, stats: &mut ImportStats, done: Vec<Candidate>| {
         done.into_iter().try_for_each(|c| out.write(stats, c))
     };
-    let report = || progress(read.load(Ordering::Relaxed));
+    let bytes = file.bytes_read.clone();
+    let report = || progress(bytes.load(Ordering::Relaxed));
     pipeline(first, read_batch, quiesce, out, write, report)
-}
-
-/// A reader that counts the bytes it reads (compressed bytes for compressed input), for
-/// progress on the input file's size.
-struct Counted<R> {
-    inner: R,
-    read: Arc<AtomicU64>,
-}
-
-impl<R: Read> Read for Counted<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.read.fetch_add(n as u64, Ordering::Relaxed);
-        Ok(n)
-    }
-}
-
-/// Opens an input file, decompressing `.gz` (gzip) and `.zst` (zstandard) by the file name's
-/// extension; the counter follows the bytes read from the file itself.
-fn open_input(path: &Path) -> Result<(Box<dyn BufRead + Send>, Arc<AtomicU64>), ImportError> {
-    let file = std::fs::File::open(path).map_err(io(path))?;
-    let read = Arc::new(AtomicU64::new(0));
-    let counted = Counted {
-        inner: file,
-        read: read.clone(),
-    };
-    let extension = path
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase());
-    let reader: Box<dyn BufRead + Send> = match extension.as_deref() {
-        Some("gz") => Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(counted))),
-        Some("zst") => Box::new(BufReader::new(
-            zstd::stream::read::Decoder::new(counted).map_err(io(path))?,
-        )),
-        _ => Box::new(BufReader::with_capacity(1 << 16, counted)),
-    };
-    Ok((reader, read))
 }
 
 #[cfg(test)]

@@ -53,6 +53,7 @@ impl Output {
                 "averaged labels need an output format that writes fractions (bracket), not `{format}`"
             )));
         }
+        texel_eval::params::remove_stale_temps(path);
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let tmp = PathBuf::from(format!("{}.tmp{}-{n}", path.display(), std::process::id()));
@@ -127,10 +128,14 @@ impl Output {
         Ok(())
     }
 
-    /// Writes held positions, then renames the temporary file over the output.
+    /// Writes held positions, then renames the temporary file over the output. An import
+    /// that kept nothing is an error, and an existing output is left as it was.
     pub(super) fn finish(mut self, stats: &mut ImportStats) -> Result<(), ImportError> {
         for (fen, sum, count) in std::mem::take(&mut self.averages.rows) {
             self.emit(stats, &fen, Label::mean(sum, count))?;
+        }
+        if stats.kept == 0 {
+            return Err(ImportError::NothingKept(Box::new(stats.clone())));
         }
         let path = self.path.clone();
         let done = self

@@ -2,10 +2,10 @@
 
 use super::split::{GameText, Games};
 use super::{
-    io, open_input, pipeline, quiet_leaf, Candidate, ImportError, ImportOptions, ImportStats,
-    Output, BATCH,
+    io, pipeline, quiet_leaf, Candidate, ImportError, ImportOptions, ImportStats, Output, BATCH,
 };
 use crate::epd::{Label, Outcome};
+use crate::input::open_input;
 use pgn_reader::{RawComment, RawTag, Reader, SanPlus, Visitor};
 use rayon::prelude::*;
 use shakmaty::{Chess, Position};
@@ -258,8 +258,9 @@ pub fn import_pgn(
     o: &ImportOptions,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<ImportStats, ImportError> {
-    let (reader, read) = open_input(input)?;
-    let mut games = Games::new(reader);
+    let file = open_input(input).map_err(io(input))?;
+    let bytes = file.bytes_read.clone();
+    let mut games = Games::new(file.reader);
     let out = Output::create(output, o.format, o.duplicates)?;
     let mut number = 0;
     let mut read_batch = || {
@@ -300,7 +301,7 @@ pub fn import_pgn(
         }
         Ok(())
     };
-    let report = || progress(read.load(Ordering::Relaxed));
+    let report = || progress(bytes.load(Ordering::Relaxed));
     pipeline(first, read_batch, replay, out, write, report)
 }
 

@@ -12,16 +12,24 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum ParamsError {
     /// The file could not be read or written.
-    #[error("{path}: {source}")]
+    #[error("{path}: {cause}")]
     Io {
         /// The file.
         path: PathBuf,
         /// The cause.
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// The text is not JSON.
     #[error("not valid JSON: {0}")]
-    Json(#[from] serde_json::Error),
+    Json(String),
+    /// What is wrong with a file's content, with the file.
+    #[error("{path}: {error}")]
+    InFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        error: Box<ParamsError>,
+    },
     /// The top level is not an object.
     #[error("a parameter file must be a JSON object keyed by term name")]
     NotAnObject,
@@ -49,10 +57,10 @@ pub enum ParamsError {
 }
 
 /// A file error carrying the path and a cause.
-fn io_error(path: &Path, source: std::io::Error) -> ParamsError {
+fn io_error(path: &Path, cause: std::io::Error) -> ParamsError {
     ParamsError::Io {
         path: path.to_path_buf(),
-        source,
+        cause,
     }
 }
 
@@ -99,12 +107,14 @@ impl Params {
     }
 
     /// Parses a parameter file: every key must name a term and hold its shape; missing
-    /// terms keep their declared default.
+    /// terms keep their declared default. A leading byte-order mark is skipped.
     ///
     /// # Errors
     /// Invalid JSON, an unknown term, a wrong shape or a non-integer value.
     pub fn from_json_str(text: &str) -> Result<Params, ParamsError> {
-        let value: Value = serde_json::from_str(text)?;
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let value: Value =
+            serde_json::from_str(text).map_err(|e| ParamsError::Json(e.to_string()))?;
         let Value::Object(map) = value else {
             return Err(ParamsError::NotAnObject);
         };
@@ -127,7 +137,10 @@ impl Params {
     /// An unreadable file, or any error of [`Params::from_json_str`].
     pub fn load(path: &Path) -> Result<Params, ParamsError> {
         let text = std::fs::read_to_string(path).map_err(|e| io_error(path, e))?;
-        Params::from_json_str(&text)
+        Params::from_json_str(&text).map_err(|error| ParamsError::InFile {
+            path: path.to_path_buf(),
+            error: Box::new(error),
+        })
     }
 
     /// Writes a parameter file atomically (a temporary file renamed over the target).
@@ -145,6 +158,7 @@ impl Params {
 /// # Errors
 /// Any I/O error; the temporary file is removed on failure.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    remove_stale_temps(path);
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(format!(".tmp{}", std::process::id()));
     let tmp = PathBuf::from(tmp);
@@ -153,6 +167,43 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// Removes temporary files of `path` (`NAME.tmpPID` or `NAME.tmpPID-N`, as the atomic
+/// writers name them) left by a process that no longer runs, e.g. one that was killed.
+/// Only where running processes can be seen (`/proc`); errors are ignored.
+pub fn remove_stale_temps(path: &Path) {
+    let (Some(name), Some(dir)) = (path.file_name(), path.parent()) else {
+        return;
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let proc = Path::new("/proc");
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    if !proc.is_dir() {
+        return;
+    }
+    let prefix = format!("{}.tmp", name.to_string_lossy());
+    for entry in entries.flatten() {
+        let file = entry.file_name().to_string_lossy().into_owned();
+        let Some(rest) = file.strip_prefix(&prefix) else {
+            continue;
+        };
+        let pid = rest.split('-').next().unwrap_or("");
+        let ours = !pid.is_empty()
+            && pid.bytes().all(|b| b.is_ascii_digit())
+            && rest[pid.len()..]
+                .strip_prefix('-')
+                .is_none_or(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        if ours && !proc.join(pid).exists() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// One JSON number as an `i32`.

@@ -1,0 +1,333 @@
+//! Wrong input and interruptions through the real binary: every mistake is named (file,
+//! option, config), exits with code 2, and nothing the user had is lost.
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+fn texel() -> Command {
+    Command::cargo_bin("texel").unwrap()
+}
+
+/// The first `n` lines of the shipped data, as `name` in `dir`.
+fn sample(dir: &Path, name: &str, n: usize) -> PathBuf {
+    let text: String = include_str!("../../../data/train.epd")
+        .lines()
+        .take(n)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Runs `cmd`, expects exit code 2, returns stderr.
+fn fails(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "stdout: {}\nstderr: {err}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    err
+}
+
+fn ok(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn unwritable_outputs_are_refused_before_the_data_is_loaded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let epd = sample(tmp.path(), "s.epd", 200);
+    let file = tmp.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    for flag in ["--out", "--rust", "--log", "--checkpoint"] {
+        let err = fails(
+            texel()
+                .args(["tune", "--passes", "1", "--epd"])
+                .arg(&epd)
+                .arg(flag)
+                .arg(file.join("x")),
+        );
+        assert!(err.contains("a-file"), "{flag}: {err}");
+    }
+    let out = texel()
+        .args(["tune", "--passes", "1", "--epd"])
+        .arg(&epd)
+        .arg("--out")
+        .arg(file.join("x"))
+        .output()
+        .unwrap();
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("loaded"),
+        "checked before loading"
+    );
+}
+
+#[test]
+fn without_out_the_result_goes_to_a_named_free_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let epd = sample(tmp.path(), "s.epd", 300);
+    for expected in ["texel-tuned.json", "texel-tuned-2.json"] {
+        let text = ok(texel()
+            .current_dir(tmp.path())
+            .args(["tune", "--passes", "1", "--group", "KnightV", "--epd"])
+            .arg(&epd));
+        assert!(
+            text.contains(&format!(
+                "wrote the tuned parameters to {expected} (no --out given)"
+            )),
+            "{text}"
+        );
+        assert!(tmp.path().join(expected).exists());
+        assert!(
+            text.contains("pass 1: ") && text.contains("s, total "),
+            "{text}"
+        );
+    }
+    let names: Vec<String> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        !names.iter().any(|n| n.ends_with(".ckpt")),
+        "finished runs leave no checkpoint: {names:?}"
+    );
+}
+
+#[test]
+fn resume_refuses_other_data_or_another_selection() {
+    let tmp = tempfile::tempdir().unwrap();
+    let epd = sample(tmp.path(), "s.epd", 400);
+    let ckpt = tmp.path().join("run.ckpt");
+    let json = r#"{"format":"texel-checkpoint-1"}"#;
+    std::fs::write(&ckpt, json).unwrap();
+    let err = fails(
+        texel()
+            .args(["tune", "--epd"])
+            .arg(&epd)
+            .arg("--resume")
+            .arg(&ckpt),
+    );
+    assert!(
+        err.contains("run.ckpt") && err.contains("another version"),
+        "{err}"
+    );
+    // A checkpoint of a KnightV run on `epd`, made as `texel tune` makes it.
+    let (train, _, report) = texel_tune::load(
+        std::slice::from_ref(&epd),
+        &texel_eval::Params::default(),
+        &texel_tune::LoadOptions::default(),
+        &|_| {},
+    )
+    .unwrap();
+    let vars = texel_tune::select(&texel_tune::Selection {
+        groups: vec!["KnightV".into()],
+        ..Default::default()
+    })
+    .unwrap();
+    let state = texel_tune::fresh(
+        &train,
+        report.fingerprint,
+        texel_eval::Params::default(),
+        1.2,
+        vars,
+    );
+    state.save(&ckpt).unwrap();
+    let resume = |data: &Path, extra: &[&str]| {
+        let mut c = texel();
+        c.args(["tune", "--passes", "1", "--epd"])
+            .arg(data)
+            .arg("--out")
+            .arg(tmp.path().join("out.json"))
+            .arg("--resume")
+            .arg(&ckpt)
+            .args(extra);
+        c
+    };
+    // The same number of positions, one label changed: other data.
+    let text = std::fs::read_to_string(&epd).unwrap();
+    let first = text.lines().next().unwrap();
+    assert!(first.ends_with("[0.0]"), "{first}");
+    let flipped = first.replace("[0.0]", "[1.0]");
+    let other = tmp.path().join("other.epd");
+    std::fs::write(&other, text.replacen(first, &flipped, 1)).unwrap();
+    let err = fails(&mut resume(&other, &["--group", "KnightV"]));
+    assert!(
+        err.contains("run.ckpt") && err.contains("other data"),
+        "{err}"
+    );
+    let err = fails(&mut resume(&epd, &[]));
+    assert!(
+        err.contains("run.ckpt") && err.contains("another selection"),
+        "{err}"
+    );
+    let text = ok(&mut resume(&epd, &["--group", "KnightV"]));
+    assert!(text.contains("resuming after 0 passes"), "{text}");
+}
+
+#[test]
+fn option_values_out_of_range_are_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let epd = sample(tmp.path(), "s.epd", 100);
+    for (args, message) in [
+        (&["--k", "-1"][..], "--k must be above 0"),
+        (&["--validate", "-5"][..], "--validate takes a percentage"),
+        (&["--validate", "100"][..], "--validate takes a percentage"),
+        (&["--threads", "0"][..], "--threads must be at least 1"),
+        (&["--passes", "0"][..], "--passes must be at least 1"),
+        (
+            &["--checkpoint-secs", "-3"][..],
+            "--checkpoint-secs must be above 0",
+        ),
+        (&["--passes", "-2"][..], "invalid value '-2' for '--passes"),
+    ] {
+        let err = fails(texel().arg("tune").args(args).arg("--epd").arg(&epd));
+        assert!(err.contains(message), "{args:?}: {err}");
+    }
+    let help = ok(texel().args(["tune", "--help"]));
+    assert!(
+        help.contains("KnightV") && help.contains("PassedV"),
+        "--group lists the groups"
+    );
+    let out = fails(
+        texel()
+            .args(["tune", "--group", "NoSuchV", "--epd"])
+            .arg(&epd),
+    );
+    assert!(out.contains("NoSuchV") && out.contains("KnightV"), "{out}");
+}
+
+#[test]
+fn json_errors_name_the_file_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = tmp.path().join("bad.json");
+    std::fs::write(&bad, r#"{"BISHOP_PAIR": [1, 2"#).unwrap();
+    let err = fails(
+        texel()
+            .args(["eval", "--params"])
+            .arg(&bad)
+            .arg("8/8/8/8/8/8/8/K1k5 w - - 0 1"),
+    );
+    assert_eq!(err.matches("bad.json").count(), 1, "{err}");
+    assert_eq!(err.matches("EOF while parsing").count(), 1, "{err}");
+    let missing = tmp.path().join("missing.epd");
+    let err = fails(texel().args(["tune", "--epd"]).arg(&missing));
+    assert_eq!(err.matches("No such file").count(), 1, "{err}");
+    // A byte-order mark is fine.
+    let with_bom = tmp.path().join("bom.json");
+    std::fs::write(&with_bom, "\u{feff}{\"BISHOP_PAIR\": [1, 2]}").unwrap();
+    ok(texel()
+        .args(["eval", "--params"])
+        .arg(&with_bom)
+        .arg("8/8/8/8/8/8/8/K1k5 w - - 0 1"));
+}
+
+#[test]
+fn config_paths_are_relative_to_the_config_and_errors_name_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let configs = tmp.path().join("configs");
+    std::fs::create_dir(&configs).unwrap();
+    sample(tmp.path(), "s.epd", 300);
+    let config = configs.join("c.json");
+    std::fs::write(
+        &config,
+        r#"{"epd": ["../s.epd"], "passes": 1, "groups": ["KnightV"], "out": "../runs/t.json"}"#,
+    )
+    .unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    ok(texel()
+        .current_dir(elsewhere.path())
+        .args(["tune", "--config"])
+        .arg(&config));
+    assert!(tmp.path().join("runs/t.json").exists());
+    std::fs::write(&config, r#"{"epd": ["../nope.epd"]}"#).unwrap();
+    let err = fails(texel().args(["tune", "--config"]).arg(&config));
+    assert!(err.contains("c.json") && err.contains("nope.epd"), "{err}");
+    std::fs::write(&config, r#"{"epd": ["../s.epd"], "groups": ["NoV"]}"#).unwrap();
+    let err = fails(texel().args(["tune", "--config"]).arg(&config));
+    assert!(err.contains("c.json") && err.contains("NoV"), "{err}");
+    std::fs::write(&config, r#"{"passes": "a"}"#).unwrap();
+    let err = fails(texel().args(["tune", "--config"]).arg(&config));
+    assert!(
+        err.contains("c.json") && err.matches("invalid type").count() == 1,
+        "{err}"
+    );
+}
+
+#[test]
+fn tune_and_error_read_compressed_data() {
+    use std::io::Write;
+    let tmp = tempfile::tempdir().unwrap();
+    let plain = sample(tmp.path(), "s.epd", 300);
+    let text = std::fs::read(&plain).unwrap();
+    let gz = tmp.path().join("s.epd.gz");
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(&text).unwrap();
+    std::fs::write(&gz, e.finish().unwrap()).unwrap();
+    let zst = tmp.path().join("s.epd.zst");
+    std::fs::write(&zst, zstd::encode_all(&text[..], 1).unwrap()).unwrap();
+    let error_of = |p: &Path| {
+        let text = ok(texel().args(["error", "--k", "1.5", "--epd"]).arg(p));
+        text.lines()
+            .find(|l| l.starts_with("error:"))
+            .unwrap()
+            .to_string()
+    };
+    let want = error_of(&plain);
+    assert_eq!(error_of(&gz), want);
+    assert_eq!(error_of(&zst), want);
+}
+
+#[test]
+fn an_import_that_keeps_nothing_fails() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pgn = tmp.path().join("games.pgn");
+    std::fs::write(&pgn, "[Event \"x\"]\n\n1. e4 e5 1-0\n").unwrap();
+    let out = tmp.path().join("out.epd");
+    let err = fails(
+        texel()
+            .args(["import", "--epd"])
+            .arg(&pgn)
+            .arg("--out")
+            .arg(&out),
+    );
+    assert!(
+        err.contains("games.pgn") && err.contains("no position was kept"),
+        "{err}"
+    );
+    assert!(err.contains("malformed FEN"), "reasons are counted: {err}");
+    assert!(!out.exists());
+}
+
+#[test]
+fn a_match_with_an_engine_that_does_not_start_plays_no_game() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pgn = tmp.path().join("games.pgn");
+    let crash = tmp.path().join("crash.sh");
+    std::fs::write(&crash, "#!/bin/sh\nexit 3\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&crash, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for cmd in [tmp.path().join("no-such-engine"), crash] {
+        let err = fails(
+            texel()
+                .args(["match", "--engine", "name=texel", "--engine"])
+                .arg(format!("name=broken,cmd={}", cmd.display()))
+                .args(["--each", "nodes=100", "--games", "2", "--pgn"])
+                .arg(&pgn),
+        );
+        assert!(
+            err.contains("broken") && err.contains("does not start"),
+            "{err}"
+        );
+        assert!(!pgn.exists() || std::fs::read_to_string(&pgn).unwrap().is_empty());
+    }
+}
