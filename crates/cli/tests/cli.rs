@@ -1,23 +1,11 @@
 //! The real `texel` binary: output, JSON, exit codes and files.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{fails, sample, stdout_of, texel};
 use std::path::PathBuf;
 
 const ITALIAN: &str = "r1bqk1nr/pppp1ppp/2n5/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
-
-fn texel() -> Command {
-    Command::cargo_bin("texel").unwrap()
-}
-
-fn stdout_of(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
 
 #[test]
 fn eval_prints_a_table_with_the_score() {
@@ -262,7 +250,7 @@ fn bench_eval_reports_rates() {
 fn bench_import_reports_games_and_positions_per_second() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().to_path_buf();
-    let epd = sample_epd(&dir, 200);
+    let epd = sample(&dir, "sample.epd", 200);
     let text = stdout_of(
         texel()
             .args([
@@ -280,22 +268,12 @@ fn bench_import_reports_games_and_positions_per_second() {
 }
 
 /// The first `n` lines of the shipped data set in a temporary file.
-fn sample_epd(dir: &std::path::Path, n: usize) -> PathBuf {
-    let text: String = include_str!("../../../data/train.epd")
-        .lines()
-        .take(n)
-        .map(|l| format!("{l}\n"))
-        .collect();
-    let path = dir.join("sample.epd");
-    std::fs::write(&path, text).unwrap();
-    path
-}
 
 #[test]
 fn tune_lowers_the_error_and_writes_both_outputs() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().to_path_buf();
-    let epd = sample_epd(&dir, 1000);
+    let epd = sample(&dir, "sample.epd", 1000);
     let (json, rust) = (dir.join("tuned.json"), dir.join("tuned.rs"));
     let text = stdout_of(
         texel()
@@ -368,15 +346,15 @@ fn tune_refuses_bad_input_with_exit_2() {
         err.contains("1 of 2 lines are bad") && err.contains("junk.epd:2"),
         "{err}"
     );
-    let out = texel()
-        .args(["tune", "--group", "NoSuchV", "--epd"])
-        .arg(&junk)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8(out.stderr)
-        .unwrap()
-        .contains("invalid value 'NoSuchV' for '--group"));
+    let err = fails(
+        texel()
+            .args(["tune", "--group", "NoSuchV", "--epd"])
+            .arg(&junk),
+    );
+    assert!(
+        err.contains("invalid value 'NoSuchV' for '--group"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -384,7 +362,7 @@ fn ctrl_c_saves_a_checkpoint_that_resumes() {
     use std::io::BufRead;
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().to_path_buf();
-    let epd = sample_epd(&dir, 70_000);
+    let epd = sample(&dir, "sample.epd", 70_000);
     let out = dir.join("tuned.json");
     // A finished result from an earlier run: Ctrl-C must not overwrite it.
     std::fs::write(&out, "earlier result").unwrap();
@@ -441,7 +419,7 @@ fn ctrl_c_saves_a_checkpoint_that_resumes() {
 fn compare_reports_the_drop_a_term_brings() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().to_path_buf();
-    let epd = sample_epd(&dir, 3000);
+    let epd = sample(&dir, "sample.epd", 3000);
     let text = stdout_of(
         texel()
             .args([
@@ -487,7 +465,7 @@ fn compare_reports_the_drop_a_term_brings() {
 fn a_config_file_sets_what_flags_leave_open() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().to_path_buf();
-    let epd = sample_epd(&dir, 800);
+    let epd = sample(&dir, "sample.epd", 800);
     let config = dir.join("run.json");
     let json = serde_json::json!({
         "epd": [epd], "passes": 1, "groups": ["KingV"], "steps": {"KS_ATTACK_SUB": 6},

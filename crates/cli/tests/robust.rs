@@ -1,47 +1,10 @@
 //! Wrong input and interruptions through the real binary: every mistake is named (file,
 //! option, config), exits with code 2, and nothing the user had is lost.
 
-use assert_cmd::Command;
-use std::path::{Path, PathBuf};
+mod common;
 
-fn texel() -> Command {
-    Command::cargo_bin("texel").unwrap()
-}
-
-/// The first `n` lines of the shipped data, as `name` in `dir`.
-fn sample(dir: &Path, name: &str, n: usize) -> PathBuf {
-    let text: String = include_str!("../../../data/train.epd")
-        .lines()
-        .take(n)
-        .map(|l| format!("{l}\n"))
-        .collect();
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
-/// Runs `cmd`, expects exit code 2, returns stderr.
-fn fails(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap();
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "stdout: {}\nstderr: {err}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    err
-}
-
-fn ok(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+use common::{fails, sample, stdout_of as ok, texel};
+use std::path::Path;
 
 #[test]
 fn unwritable_outputs_are_refused_before_the_data_is_loaded() {
