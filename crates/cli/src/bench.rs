@@ -40,15 +40,27 @@ pub struct BenchArgs {
     /// How many times the tuner bench loads its file (15 x 68,439 shipped positions = 1.03M).
     #[arg(long, default_value_t = 15)]
     repeat: usize,
+    /// Zero every candidate family (the evaluation then skips them).
+    #[arg(long)]
+    no_candidates: bool,
     /// Games for the import bench.
     #[arg(long, default_value = "data/games.pgn.gz")]
     pgn: PathBuf,
 }
 
+/// The table's defaults, without the candidate families with `--no-candidates`.
+fn bench_params(args: &BenchArgs) -> Params {
+    if args.no_candidates {
+        Params::default().without_candidates()
+    } else {
+        Params::default()
+    }
+}
+
 pub fn run(args: &BenchArgs) -> Result<()> {
     match args.target {
         Target::Search => {
-            let r = texel_search::bench(std::sync::Arc::new(Params::default()), args.depth);
+            let r = texel_search::bench(std::sync::Arc::new(bench_params(args)), args.depth);
             println!("{} nodes {:.0} nps", r.nodes, r.nps());
             Ok(())
         }
@@ -198,7 +210,7 @@ fn bench_eval(args: &BenchArgs) -> Result<()> {
         .enumerate()
         .map(|(i, l)| parse_fen(l).map_err(|e| anyhow::anyhow!("line {}: {e}", i + 1)))
         .collect::<Result<Vec<_>>>()?;
-    let params = Params::default();
+    let params = bench_params(args);
     let n = positions.len() * args.rounds;
 
     let start = Instant::now();

@@ -4,7 +4,7 @@ use crate::curve::{slot_count, Curve};
 use crate::formula::{EndgameScale, Formulas, KingAttack};
 use crate::params::{Handle as _, IParam, Params, SParam, TermId};
 use crate::score::{taper, FULL_SCALE};
-use crate::table::{FLAT_LEN, KS_ATTACK_BASE, TERM_COUNT};
+use crate::table::{Group, FLAT_LEN, KS_ATTACK_BASE, TERM_COUNT};
 use crate::S;
 use shakmaty::{Chess, Color};
 
@@ -30,6 +30,12 @@ pub trait Accumulator {
     fn king_attack(&mut self, color: Color, attack: &KingAttack);
     /// The evaluation ends: the phase and the inputs of the endgame scale.
     fn finish(&mut self, phase: i32, scale: &EndgameScale);
+    /// Whether the terms of a candidate family need to be found at all. Tracing wants
+    /// every family (the term lab judges families at zero); scoring skips a family whose
+    /// values are all zero, since it adds nothing.
+    fn wants(&self, _family: Group) -> bool {
+        true
+    }
 }
 
 #[inline]
@@ -93,6 +99,10 @@ impl Accumulator for Evaluator<'_> {
     fn finish(&mut self, phase: i32, scale: &EndgameScale) {
         self.phase = phase;
         self.scale = scale.value_with(&mut self.params);
+    }
+    #[inline]
+    fn wants(&self, family: Group) -> bool {
+        self.params.group_active(family)
     }
 }
 

@@ -432,4 +432,58 @@ crate::params::declare_params! {
         /// Percentage of the passed-pawn rank and file terms a candidate gets when its sentries are further ahead.
         PP_CANDIDATE_FAR_MULT: S = S(-15, 38), step 3, nonlinear;
     }
+
+    /// Candidates (Tsvetkov): backwardness varieties by enemy pawns holding the stop square.
+    candidates BackwardV {
+        /// Pawn whose stop square one enemy pawn attacks, no own pawn covers and no own pawn behind on a neighbouring file can come to cover (wpa5 vs bpa6, bpb7: b7).
+        PAWN_BACKWARD_FULL: [S; 4] = [S(-25, -50), S(-12, -25), S(-6, -12), S(-3, -6)], index "pawn on rank 2, 3, 4, 5";
+        /// Pawn whose stop square one enemy pawn attacks and an own pawn level with it covers (wpa5 vs bpa6, bpb7, bpc7: b7).
+        PAWN_SEMI_BACKWARD: [S; 2] = [S(-15, -30), S(-8, -15)], index "pawn on rank 2, 3";
+        /// Pawn whose stop square two enemy pawns attack, with no own pawn covering it or able to come up (wpa5, wpc5 vs bpa6, bpc6, bpb7: b7).
+        PAWN_BACKWARD_FATED: [S; 4] = [S(-35, -70), S(-23, -47), S(-16, -31), S(-10, -21)], index "pawn on rank 2, 3, 4, 5";
+        /// Pawn whose stop square two enemy pawns attack while an own pawn covers it (wpa5, wpc5 vs bpa6, bpb7, bpc7: b7).
+        PAWN_SEMI_BACKWARD_FATED: [S; 4] = [S(-25, -50), S(-14, -29), S(-7, -15), S(-5, -9)], index "pawn on rank 2, 3, 4, 5";
+        /// Pawn whose stop square one enemy pawn attacks and no own pawn covers yet, but an own pawn behind on a neighbouring file can still come up (wpd4 vs bpd5, bpc6, bpb7: c6).
+        PAWN_POTENTIALLY_BACKWARD: [S; 4] = [S(-10, -20), S(-5, -10), S(-2, -3), S(-1, -2)], index "pawn on rank 2, 3, 4, 5";
+        /// Pawn whose first square held by an enemy pawn lies 2 to 4 squares ahead on a free path, with no own pawn covering it or able to come up (wpe4 vs bpe5, bpd7: d7).
+        PAWN_BACKWARD_DISTANT: [S; 3] = [S(-12, -25), S(-6, -12), S(-3, -6)], index "held square 2, 3, 4 squares ahead";
+        /// Pressure on the stop square of an enemy fully backward pawn: each own piece attacking it, and an own piece standing on it.
+        STOP_SQUARE_PRESSURE: [S; 2] = [S(5, 5), S(1, 1)], index "per attacking piece, piece on the square";
+    }
+
+    /// Candidates (Tsvetkov): isolated and doubled pawn variants.
+    candidates IsolationV {
+        /// Pawn with own pawns on a neighbouring file but none on the eight squares around it (a group of one, a2 with b4).
+        PAWN_DETACHED: S = S(-10, -20);
+        /// Per whole file (isolated pawn) or rank (detached pawn) between the pawn and the nearest own pawn.
+        PAWN_ISOLATION_GAP: S = S(-2, -4);
+        /// Isolated pawn with an enemy pawn on its stop square.
+        PAWN_ISOLATED_FIXED: [S; 2] = [S(-5, -10), S(-2, -3)], index "pawn on rank 2, on rank 3 or beyond";
+        /// File holding several own pawns, counted once per file by how many.
+        PAWN_DOUBLED_FILE: [S; 3] = [S(-20, -40), S(-60, -120), S(-150, -300)], index "2, 3, 4 or more pawns on the file";
+        /// Doubled file whose front pawn an enemy pawn rams: the immobilised pair, the relief of an own pawn further back on a neighbouring file, and the ramming side's bonus.
+        PAWN_DOUBLED_FIXED: [S; 3] = [S(-20, -40), S(10, 10), S(8, 8)], index "immobilised pair, relief, rammer";
+    }
+
+    /// Candidates (Tsvetkov): pawn groups, file placement, and chains with their lead and root pawns.
+    candidates ChainV {
+        /// Pawn groups (8-connected own pawns): each member of a group of two or more, each group, each rank a group spans.
+        PAWN_GROUP: [S; 3] = [S(3, 3), S(-3, -3), S(-1, -1)], index "per member of a group of 2 or more, per group, per rank spanned";
+        /// Lone pawn one square from touching another own pawn.
+        PAWN_NEAR_GROUP: [S; 2] = [S(-1, -1), S(-6, -6)], index "its own push makes contact, it cannot make it";
+        /// Every pawn by its file, more toward the centre.
+        PAWN_FILE_CENTRALITY: [S; 4] = [S(0, 0), S(7, 7), S(14, 14), S(21, 21)], index "file a/h, b/g, c/f, d/e";
+        /// Front pawn of a chain along one diagonal, each member defended by the one behind (a2, b3, c4: c4), by the chain's length.
+        LEAD_PAWN: [S; 4] = [S(3, 3), S(6, 6), S(9, 9), S(12, 12)], index "chain of 2, 3, 4, 5 or more pawns";
+        /// Front pawn of a chain by its rank.
+        LEAD_PAWN_RANK: [S; 4] = [S(2, 2), S(4, 4), S(6, 6), S(8, 8)], index "lead on rank 3, 4, 5, 6";
+        /// Rear pawn of a chain along one diagonal, by its rank.
+        ROOT_PAWN: [S; 5] = [S(0, 0), S(-5, -5), S(-7, -7), S(-9, -9), S(-11, -11)], index "root on rank 2, 3, 4, 5, 6";
+        /// Chain of three or more pawns reaching from the own half into the enemy half (bpe6, bpd5, bpc4), and its lead rammed by an enemy pawn.
+        CHAIN_ACROSS_CENTER: [S; 2] = [S(20, 20), S(7, 7)], index "chain across the centre, its lead rammed";
+        /// Chain whose diagonal leads on to an enemy bishop (wpb2, wpc3 vs bbf6).
+        CHAIN_VS_ENEMY_BISHOP: S = S(7, 7);
+        /// Own pawn attacking (lever) or standing in front of (ram) a lead or middle pawn of an enemy chain.
+        PAWN_VS_CHAIN: [S; 4] = [S(5, 5), S(3, 3), S(2, 2), S(1, 1)], index "lever on a lead, ram on a lead, lever on a middle pawn, ram on a middle pawn";
+    }
 }

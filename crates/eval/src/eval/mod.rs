@@ -4,6 +4,7 @@
 //! each group of the table then has its own module.
 
 mod bits;
+mod candidates;
 mod endgame;
 mod gnu;
 mod king;
@@ -36,6 +37,7 @@ pub fn evaluate_with<A: Accumulator>(pos: &Chess, acc: &mut A) {
         passed::evaluate(&info, color, acc);
         endgame::evaluate(&info, color, acc);
     }
+    candidates::evaluate(&info, acc);
     acc.finish(phase(info.board), &scale::scale(&info));
 }
 

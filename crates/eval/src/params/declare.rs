@@ -12,11 +12,12 @@ pub(crate) use handle_type;
 
 /// Expands the parameter table. Each term reads
 /// `/// doc` `NAME: SHAPE = VALUE[, index "meaning"][, step N][, nonlinear];`
-/// inside `group NAME { ... }` blocks.
+/// inside `group NAME { ... }` blocks, or `candidates NAME { ... }` for a family of
+/// candidate terms that the evaluation skips while all its values are zero.
 macro_rules! declare_params {
     ( $(
         $(#[doc = $gdoc:literal])*
-        group $group:ident {
+        $kind:ident $group:ident {
             $(
                 $(#[doc = $doc:literal])*
                 $name:ident : $shape:tt = $value:expr $(, $key:ident $($arg:literal)?)* ;
@@ -63,6 +64,18 @@ macro_rules! declare_params {
             /// The group's one-line description.
             pub fn doc(self) -> &'static str {
                 match self { $(Group::$group => concat!($($gdoc),*).trim(),)* }
+            }
+
+            /// The word that opens the group in the table: `group`, or `candidates` for
+            /// a family of candidate terms.
+            pub const fn keyword(self) -> &'static str {
+                match self { $(Group::$group => stringify!($kind),)* }
+            }
+
+            /// Whether the group is a family of candidate terms (skipped by the evaluation
+            /// while all its values are zero; judged by the term lab).
+            pub fn is_candidate(self) -> bool {
+                self.keyword() == "candidates"
             }
         }
 

@@ -44,7 +44,7 @@ pub fn to_rust(params: &Params) -> String {
             out.push('\n');
         }
         let _ = writeln!(out, "    /// {}", group.doc());
-        let _ = writeln!(out, "    group {} {{", group.name());
+        let _ = writeln!(out, "    {} {} {{", group.keyword(), group.name());
         for term in TermId::all().filter(|t| t.info().group == group) {
             let info = term.info();
             let _ = writeln!(out, "        /// {}", info.doc());

@@ -275,6 +275,8 @@ pub const fn total<const N: usize>(sizes: [usize; N]) -> usize {
 pub struct Params {
     values: Box<[i32; FLAT_LEN]>,
     curves: OnceLock<Box<[S]>>,
+    /// Bit `g` set when group `g` has a non-zero value.
+    active: OnceLock<u64>,
 }
 
 impl PartialEq for Params {
@@ -304,6 +306,7 @@ impl Params {
         Params {
             values: Box::new([0; FLAT_LEN]),
             curves: OnceLock::new(),
+            active: OnceLock::new(),
         }
     }
 
@@ -319,7 +322,19 @@ impl Params {
         if self.values[index] != value {
             self.values[index] = value;
             self.curves = OnceLock::new();
+            self.active = OnceLock::new();
         }
+    }
+
+    /// Whether any value of `group` is non-zero (a family at zero is not evaluated).
+    #[inline]
+    pub fn group_active(&self, group: Group) -> bool {
+        let mask = self.active.get_or_init(|| {
+            TermId::all()
+                .filter(|t| t.info().flat_range().any(|i| self.values[i] != 0))
+                .fold(0u64, |m, t| m | 1 << t.info().group as u32)
+        });
+        mask & (1 << group as u32) != 0
     }
 
     /// Every curve value, by derived slot ([`crate::Curve::first_slot`] + index).
@@ -362,6 +377,16 @@ impl Params {
         for i in term.info().flat_range() {
             self.set_flat(i, 0);
         }
+    }
+
+    /// The same values with every candidate family ([`Group::is_candidate`]) at zero: the
+    /// evaluation of the established terms alone, at their speed.
+    pub fn without_candidates(&self) -> Params {
+        let mut p = self.clone();
+        for t in TermId::all().filter(|t| t.info().group.is_candidate()) {
+            p.zero_term(t);
+        }
+        p
     }
 }
 
