@@ -26,8 +26,8 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
             acc.add(us, PAWN_ISOLATED_FIXED.at(i), 1);
         }
     }
-    for file in 0..8 {
-        let on_file = own & Bitboard(FILES[file]);
+    for file in FILES {
+        let on_file = own & Bitboard(file);
         let n = count(on_file);
         if n < 2 {
             continue;
