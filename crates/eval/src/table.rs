@@ -486,4 +486,36 @@ crate::params::declare_params! {
         /// Own pawn attacking (lever) or standing in front of (ram) a lead or middle pawn of an enemy chain.
         PAWN_VS_CHAIN: [S; 4] = [S(5, 5), S(3, 3), S(2, 2), S(1, 1)], index "lever on a lead, ram on a lead, lever on a middle pawn, ram on a middle pawn";
     }
+
+    /// Candidates (Tsvetkov): unopposed pawns, prospective passers and semi-passers.
+    candidates UnopposedV {
+        /// Pawn with no enemy pawn on its path, not passed, whose helpers (own pawns on neighbouring files not ahead of it) are outnumbered by enemy pawns ahead on those files.
+        UNOPPOSED_PAWN: [S; 2] = [S(3, 3), S(6, 6)], index "pawn on rank 3, on rank 4 or beyond";
+        /// Unopposed pawn that can step forward (stop square empty, not held by two enemy pawns), or defended by own pawns.
+        UNOPPOSED_PAWN_SUPPORT: [S; 3] = [S(10, 10), S(5, 5), S(12, 12)], index "can step forward, defended by one own pawn, by two";
+        /// Two own unopposed pawns by the files between them.
+        UNOPPOSED_PAWN_PAIR_GAP: [S; 3] = [S(2, 2), S(2, 2), S(1, 1)], index "1, 2, 3 files between them";
+        /// Pawn with no enemy pawn on its path, not passed, not outnumbered on the neighbouring files (a candidate passer), by rank: 20 / 35 plus half the passer rank bonus.
+        PROSPECTIVE_PASSER: [S; 6] = [S(18, 39), S(21, 40), S(20, 45), S(29, 54), S(43, 73), S(68, 106)], index "rank 2 to rank 7";
+        /// Pawn behind an own passer on its file that would be passed without it, by rank (half the passer rank bonus).
+        SEMI_PASSER: [S; 6] = [S(-2, 4), S(1, 5), S(0, 10), S(9, 19), S(23, 38), S(48, 71)], index "rank 2 to rank 7";
+    }
+
+    /// Candidates (Tsvetkov): blockers of passers and weak pawns, connected passers.
+    candidates BlockerV {
+        /// Own piece on the stop square of an enemy passed pawn, by the piece.
+        PASSER_BLOCKER: [S; 5] = [S(0, 0), S(0, 0), S(5, 5), S(-20, -20), S(0, 10)], index "knight, bishop, rook, queen, king";
+        /// Own piece on the stop square of the rear pawn of an enemy chain, a square enemy pawns can never attack (wpd4, wpe5 vs bpe6: d5).
+        ROOT_PAWN_BLOCKER: [S; 4] = [S(25, 25), S(20, 20), S(15, 15), S(10, 10)], index "knight, bishop, rook, queen";
+        /// Own king on the stop square of an enemy pawn with three or more fixed pairs on the board, or of an enemy passer with no pawn on the neighbouring files.
+        KING_BLOCKER: [S; 2] = [S(15, 15), S(0, 10)], index "in a fixed structure, against a separate passer";
+        /// Own piece (not the king) on the stop square of an enemy pawn that is not passed, by the kind of pawn.
+        PIECE_BLOCKS_PAWN: [S; 5] = [S(0, 0), S(2, 2), S(1, 1), S(8, 8), S(4, 4)], index "isolated, doubled and isolated, fully backward, lead of a chain, in our half (not by a rook)";
+        /// Own passers on neighbouring files touching side by side or diagonally: each pair, a diagonal link, and each such passer on the d/e or c/f files.
+        PP_CONNECTED_EXTRA: [S; 4] = [S(50, 50), S(10, 10), S(30, 0), S(20, 0)], index "pair, diagonal link, passer on d/e, passer on c/f";
+        /// Two or more own passers none of which are connected, against exactly one enemy passer.
+        PP_SEPARATE_MAJORITY: S = S(10, 10);
+        /// Passers on the enemy king's wing files: two connected ones, or one with an own unopposed pawn beside it.
+        PP_DUO_VS_KING: [S; 2] = [S(100, 100), S(50, 50)], index "two connected passers, passer beside an unopposed pawn";
+    }
 }

@@ -24,17 +24,17 @@ fn diagonal_back(color: Color, bb: Bitboard, right: bool) -> Bitboard {
 }
 
 /// The chains of `pawns` (of `color`) along one diagonal direction.
-struct Chains {
+pub(super) struct Chains {
     /// Pawns with a chain pawn behind them and none ahead.
-    lead: Bitboard,
+    pub lead: Bitboard,
     /// Pawns with a chain pawn ahead of them and none behind.
-    root: Bitboard,
+    pub root: Bitboard,
     /// Pawns with chain pawns both ahead and behind.
-    middle: Bitboard,
+    pub middle: Bitboard,
 }
 
 impl Chains {
-    fn of(color: Color, pawns: Bitboard, right: bool) -> Chains {
+    pub(super) fn of(color: Color, pawns: Bitboard, right: bool) -> Chains {
         let has_behind = pawns & diagonal(color, pawns, right);
         let has_ahead = pawns & diagonal_back(color, pawns, right);
         Chains {

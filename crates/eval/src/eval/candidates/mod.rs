@@ -3,29 +3,33 @@
 //! while some value of the family is non-zero.
 
 mod backward;
+mod blockers;
 mod chains;
 mod isolation;
+mod unopposed;
 
 use super::Info;
 use crate::accumulate::Accumulator;
 use crate::table::Group;
 use shakmaty::{Bitboard, Color, Square};
 
+/// The evaluation of one family for one side.
+type Family<A> = fn(&Info, Color, &mut A);
+
 /// Finds the terms of every candidate family the accumulator wants, for both sides.
 pub(super) fn evaluate<A: Accumulator>(info: &Info, acc: &mut A) {
-    if acc.wants(Group::BackwardV) {
-        for color in Color::ALL {
-            backward::evaluate(info, color, acc);
-        }
-    }
-    if acc.wants(Group::IsolationV) {
-        for color in Color::ALL {
-            isolation::evaluate(info, color, acc);
-        }
-    }
-    if acc.wants(Group::ChainV) {
-        for color in Color::ALL {
-            chains::evaluate(info, color, acc);
+    let families: [(Group, Family<A>); 5] = [
+        (Group::BackwardV, backward::evaluate),
+        (Group::IsolationV, isolation::evaluate),
+        (Group::ChainV, chains::evaluate),
+        (Group::UnopposedV, unopposed::evaluate),
+        (Group::BlockerV, blockers::evaluate),
+    ];
+    for (group, family) in families {
+        if acc.wants(group) {
+            for color in Color::ALL {
+                family(info, color, acc);
+            }
         }
     }
 }
