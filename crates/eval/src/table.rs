@@ -518,4 +518,26 @@ crate::params::declare_params! {
         /// Passers on the enemy king's wing files: two connected ones, or one with an own unopposed pawn beside it.
         PP_DUO_VS_KING: [S; 2] = [S(100, 100), S(50, 50)], index "two connected passers, passer beside an unopposed pawn";
     }
+
+    /// Candidates (Tsvetkov): king shelter pawns, pawns and pieces against the enemy king, confined kings.
+    candidates ShelterV {
+        /// Own pawns in the own king's shelter: in the immediate zone (neighbours level or in front), two steps along a line, a knight jump away (level or in front); all three pawns in front of a back-rank king unmoved; each shelter pawn ramming an enemy pawn.
+        KING_SHELTER_PAWN: [S; 5] = [S(50, 0), S(25, 0), S(17, 0), S(5, 0), S(2, 0)], index "immediate zone, two steps on a line, knight jump, three unmoved in front, per ramming shelter pawn";
+        /// Own pawn by its king distance to the enemy king.
+        PAWN_NEAR_ENEMY_KING: [S; 4] = [S(20, 20), S(15, 15), S(10, 10), S(5, 5)], index "distance 1, 2, 3, 4";
+        /// Unopposed pawn or prospective passer on rank 5 or beyond on the enemy king's file or a neighbouring one.
+        UNOPPOSED_PAWN_KING_ATTACK: [S; 2] = [S(15, 15), S(20, 20)], index "unopposed pawn, prospective passer";
+        /// Three or more own pawns in one group on rank 4 or beyond on the enemy king's file and its neighbours.
+        PAWN_STORM_GROUP: S = S(10, 10);
+        /// Own bishop, rook or queen on a line through the enemy king that attacks its immediate zone, by the squares between it and the king.
+        SLIDER_KING_PROXIMITY: [S; 3] = [S(15, 15), S(10, 10), S(5, 5)], index "0 or 1 squares between, 2, 3";
+        /// Own piece on the stop square of a pawn in the enemy king's immediate zone.
+        SHELTER_PAWN_BLOCKED: [S; 2] = [S(20, 20), S(10, 10)], index "rook, other piece";
+        /// Own king with no free square (own units or enemy control); own back-rank king cut from its second rank while the enemy has a rook or queen; every square behind the enemy king controlled by us.
+        KING_CONFINED: [S; 3] = [S(-50, -50), S(-10, -10), S(75, 75)], index "no free square, no second-rank square, enemy king cut from behind";
+        /// Own pieces around an own king with no own pawn in its immediate zone: a minor or rook next to the king, or attacking a square next to it.
+        KING_ZONE_DEFENDER: [S; 4] = [S(15, 15), S(10, 10), S(5, 5), S(3, 3)], index "minor adjacent, rook adjacent, minor covers, rook covers";
+        /// Every square of the rank in front of the enemy king (toward us) attacked by our pawns or minors; else every square one rank further.
+        CONTINUOUS_ATTACK_LINE: [S; 2] = [S(20, 20), S(10, 10)], index "adjacent line, one rank further";
+    }
 }

@@ -6,6 +6,7 @@ mod backward;
 mod blockers;
 mod chains;
 mod isolation;
+mod shelter;
 mod unopposed;
 
 use super::Info;
@@ -18,12 +19,13 @@ type Family<A> = fn(&Info, Color, &mut A);
 
 /// Finds the terms of every candidate family the accumulator wants, for both sides.
 pub(super) fn evaluate<A: Accumulator>(info: &Info, acc: &mut A) {
-    let families: [(Group, Family<A>); 5] = [
+    let families: [(Group, Family<A>); 6] = [
         (Group::BackwardV, backward::evaluate),
         (Group::IsolationV, isolation::evaluate),
         (Group::ChainV, chains::evaluate),
         (Group::UnopposedV, unopposed::evaluate),
         (Group::BlockerV, blockers::evaluate),
+        (Group::ShelterV, shelter::evaluate),
     ];
     for (group, family) in families {
         if acc.wants(group) {
