@@ -540,4 +540,18 @@ crate::params::declare_params! {
         /// Every square of the rank in front of the enemy king (toward us) attacked by our pawns or minors; else every square one rank further.
         CONTINUOUS_ATTACK_LINE: [S; 2] = [S(20, 20), S(10, 10)], index "adjacent line, one rank further";
     }
+
+    /// Candidates (Tsvetkov): space pawns, both wings, central pawns splitting the wings, weak spots.
+    candidates FixedV {
+        /// Own pawn on rank 5: defended by an own pawn, or defendable by one own push; each own piece defending it; the enemy's bonus for ramming it.
+        SPACE_PAWN: [S; 4] = [S(5, 5), S(3, 3), S(1, 1), S(2, 2)], index "pawn-defended, defendable by a push, per defending piece, rammer";
+        /// Own pawns on rank 5 or beyond on both wings (files a-d and e-h); own weak pawns (isolated, doubled or fully backward) on both wings.
+        BOTH_WINGS: [S; 2] = [S(20, 20), S(-10, -10)], index "space on both wings, weaknesses on both wings";
+        /// Own d- or e-pawn on rank 5 or 6 rammed by an enemy pawn (wpd5 vs bpd6); own passer on the d- or e-file on rank 6 or 7.
+        SEPARATING_CENTRAL_PAWN: [S; 2] = [S(20, 20), S(20, 20)], index "rammed central pawn, central passer";
+        /// Squares of the own third rank no own pawn attacks (weak spots), outside and inside the own king's shelter; unguarded squares of the own fourth rank, elsewhere and in front of the shelter.
+        WEAK_SPOT: [S; 4] = [S(-10, -10), S(-20, -20), S(-2, -2), S(-4, -4)], index "rank 3, rank 3 in the shelter, rank 4, rank 4 in front of the shelter";
+        /// Own pieces attacking own weak spots (rank 3) and unguarded rank-4 squares; enemy pieces standing on them (scored for the enemy).
+        WEAK_SPOT_CONTROL: [S; 4] = [S(5, 5), S(2, 2), S(5, 5), S(2, 2)], index "own piece covers a rank-3 spot, a rank-4 square, enemy piece on a rank-3 spot, on a rank-4 square";
+    }
 }

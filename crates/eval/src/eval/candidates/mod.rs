@@ -5,6 +5,7 @@
 mod backward;
 mod blockers;
 mod chains;
+mod fixed;
 mod isolation;
 mod shelter;
 mod unopposed;
@@ -19,13 +20,14 @@ type Family<A> = fn(&Info, Color, &mut A);
 
 /// Finds the terms of every candidate family the accumulator wants, for both sides.
 pub(super) fn evaluate<A: Accumulator>(info: &Info, acc: &mut A) {
-    let families: [(Group, Family<A>); 6] = [
+    let families: [(Group, Family<A>); 7] = [
         (Group::BackwardV, backward::evaluate),
         (Group::IsolationV, isolation::evaluate),
         (Group::ChainV, chains::evaluate),
         (Group::UnopposedV, unopposed::evaluate),
         (Group::BlockerV, blockers::evaluate),
         (Group::ShelterV, shelter::evaluate),
+        (Group::FixedV, fixed::evaluate),
     ];
     for (group, family) in families {
         if acc.wants(group) {

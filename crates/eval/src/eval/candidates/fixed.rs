@@ -1,0 +1,113 @@
+//! Fixed structures, space and weak squares (`FixedV`): pawns gaining space on the fifth
+//! rank, space and weaknesses on both wings, central pawns splitting the enemy wings, and
+//! squares of the own third and fourth ranks no own pawn can guard.
+
+use super::super::{bits::*, Info};
+use super::backward::{backwardness, Backwardness};
+use super::shelter::immediate_zone;
+use crate::accumulate::Accumulator;
+use crate::table::*;
+use shakmaty::{Bitboard, Color, Role};
+
+/// Files a to d.
+const QUEEN_WING: Bitboard = Bitboard(0x0f0f_0f0f_0f0f_0f0f);
+
+pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
+    space_pawns(info, us, acc);
+    wings(info, us, acc);
+    weak_spots(info, us, acc);
+}
+
+/// Own pawns on the fifth rank: pawn-defended, defendable with one push, defended by
+/// pieces, and the enemy's bonus for ramming them. Central pawns splitting the wings.
+fn space_pawns<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
+    let own = info.pawns[us as usize];
+    let pushes = forward(us, own) & !info.occupied;
+    for sq in own & rel_rank_bb(us, 4) {
+        let one = Bitboard::from(sq);
+        if any(super::own_pawn_attackers(info, us, sq)) {
+            acc.add(us, SPACE_PAWN.at(0), 1);
+        } else if any(pawn_attacks(us, pushes) & one) {
+            acc.add(us, SPACE_PAWN.at(1), 1);
+        }
+        let pieces = info.pieces[us as usize]
+            .iter()
+            .filter(|p| p.attacks.contains(sq))
+            .count() as i32;
+        if pieces > 0 {
+            acc.add(us, SPACE_PAWN.at(2), pieces);
+        }
+        if info.rammed[us as usize].contains(sq) {
+            acc.add(us.other(), SPACE_PAWN.at(3), 1);
+        }
+    }
+    let central = Bitboard(FILES[3] | FILES[4]);
+    let deep = rel_rank_bb(us, 4) | rel_rank_bb(us, 5);
+    if any(info.rammed[us as usize] & central & deep) {
+        acc.add(us, SEPARATING_CENTRAL_PAWN.at(0), 1);
+    }
+    let deeper = rel_rank_bb(us, 5) | rel_rank_bb(us, 6);
+    if any(info.passed[us as usize] & central & deeper) {
+        acc.add(us, SEPARATING_CENTRAL_PAWN.at(1), 1);
+    }
+}
+
+/// Space (pawns on rank 5 or beyond) and weaknesses (isolated, doubled or fully backward
+/// pawns) on both wings.
+fn wings<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
+    let own = info.pawns[us as usize];
+    let both = |bb: Bitboard| any(bb & QUEEN_WING) && any(bb & !QUEEN_WING);
+    if both(own & !own_half(us)) {
+        acc.add(us, BOTH_WINGS.at(0), 1);
+    }
+    let weak = own
+        .into_iter()
+        .filter(|&sq| {
+            let isolated = !any(adjacent_files(sq) & own);
+            let doubled = count(file_bb(sq) & own) > 1;
+            isolated || doubled || backwardness(info, us, sq) == Some(Backwardness::Full)
+        })
+        .fold(Bitboard::EMPTY, |b, sq| b | Bitboard::from(sq));
+    if both(weak) {
+        acc.add(us, BOTH_WINGS.at(1), 1);
+    }
+}
+
+/// Squares of the own third and fourth ranks that no own pawn attacks (in or in front of
+/// the own king's shelter separately), own pieces guarding them, and enemy pieces on them.
+fn weak_spots<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
+    let guarded = info.attacked_by(us, Role::Pawn);
+    let k = info.king[us as usize];
+    let shelter = expand(immediate_zone(us, k));
+    let in_front = forward(us, shelter);
+    let third = rel_rank_bb(us, 2) & !guarded;
+    let fourth = rel_rank_bb(us, 3) & !guarded;
+    let counts = [
+        (third & !shelter, WEAK_SPOT.at(0)),
+        (third & shelter, WEAK_SPOT.at(1)),
+        (fourth & !in_front, WEAK_SPOT.at(2)),
+        (fourth & in_front, WEAK_SPOT.at(3)),
+    ];
+    for (squares, param) in counts {
+        let n = count(squares);
+        if n > 0 {
+            acc.add(us, param, n);
+        }
+    }
+    for p in info.pieces[us as usize].iter() {
+        let cover = [(third, 0), (fourth, 1)];
+        for (squares, i) in cover {
+            let n = count(p.attacks & squares);
+            if n > 0 {
+                acc.add(us, WEAK_SPOT_CONTROL.at(i), n);
+            }
+        }
+    }
+    let theirs = info.board.by_color(us.other()) & !info.board.pawns() & !info.board.kings();
+    for (squares, i) in [(third, 2), (fourth, 3)] {
+        let n = count(theirs & squares);
+        if n > 0 {
+            acc.add(us.other(), WEAK_SPOT_CONTROL.at(i), n);
+        }
+    }
+}
