@@ -554,4 +554,32 @@ crate::params::declare_params! {
         /// Own pieces attacking own weak spots (rank 3) and unguarded rank-4 squares; enemy pieces standing on them (scored for the enemy).
         WEAK_SPOT_CONTROL: [S; 4] = [S(5, 5), S(2, 2), S(5, 5), S(2, 2)], index "own piece covers a rank-3 spot, a rank-4 square, enemy piece on a rank-3 spot, on a rank-4 square";
     }
+
+    /// Candidates (Tsvetkov): piece placement, mobility shape and material grading.
+    candidates PlacementV {
+        /// Every knight, bishop, rook and queen by its rank.
+        PIECE_RANK: [S; 8] = [S(-2, -2), S(2, 2), S(3, 3), S(5, 5), S(6, 6), S(8, 8), S(6, 6), S(3, 3)], index "rank 1 to rank 8";
+        /// Every knight, bishop, rook and queen by its centre ring.
+        PIECE_CENTER_RING: [S; 4] = [S(10, 10), S(8, 8), S(5, 5), S(3, 3)], index "d4-e5 centre, c3-f6 ring, b2-g7 ring, edge";
+        /// Each mobility square (not own-occupied, not attacked by enemy pawns) of a piece that lies in the enemy half.
+        MOBILITY_ENEMY_CAMP: S = S(5, 5);
+        /// Each direction in which a piece has a move: lines for sliders, forward, back, left or right (the long leg) for a knight.
+        MOBILITY_DIRECTIONS: S = S(3, 3);
+        /// Exactly one own knight, bishop, rook or queen in the enemy half.
+        SINGLE_PIECE_IN_ENEMY_CAMP: S = S(-15, -15);
+        /// Knight defended by one or by two own pawns.
+        KNIGHT_PAWN_SUPPORT: [S; 2] = [S(5, 5), S(12, 12)], index "one pawn, two pawns";
+        /// Each own piece of the kind, once per fixed pair of pawns (a white and a black pawn head to head) on the board.
+        FIXED_PAIR_PIECE_AFFINITY: [S; 4] = [S(5, 5), S(3, 3), S(-5, -5), S(-7, -7)], index "knight, rook, queen, bishop";
+        /// Own queen on the square colour the own bishops (all on one colour) do not cover.
+        QUEEN_BISHOP_OPPOSITE_COLOR: S = S(2, 2);
+        /// Own piece on the file or a diagonal of an own pawn, nearer the enemy camp than the pawn or further back.
+        PIECE_AHEAD_OF_PAWN: [S; 4] = [S(2, 2), S(-1, -1), S(2, 2), S(-1, -1)], index "ahead on the file, behind on the file, ahead on a diagonal, behind on a diagonal";
+        /// Each queen of a side with two queens, or with three or more.
+        MULTIPLE_QUEENS: [S; 2] = [S(45, 45), S(90, 90)], index "two queens, three or more";
+        /// Each queen, rook, bishop and knight by the pawns on the board (both sides).
+        PIECE_VALUE_BY_PAWN_COUNT: [S; 16] = [S(-90, -90), S(-45, -45), S(180, 180), S(270, 270), S(-68, -68), S(-45, -45), S(45, 45), S(45, 45), S(0, 0), S(15, 15), S(45, 45), S(60, 60), S(30, 30), S(30, 30), S(-30, -30), S(-45, -45)], index "queen, rook, bishop, knight, each with 13-16, 9-12, 5-8, 0-4 pawns";
+        /// Each pawn by the piece material on the board (N = B = 3, R = 4.5, Q = 9, both sides; 60 at the start).
+        PAWN_VALUE_BY_PIECE_MATERIAL: [S; 4] = [S(0, 0), S(5, 5), S(10, 10), S(15, 15)], index "material above 45, 30-45, 15-30, 15 or less";
+    }
 }

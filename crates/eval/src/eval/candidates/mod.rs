@@ -7,6 +7,7 @@ mod blockers;
 mod chains;
 mod fixed;
 mod isolation;
+mod placement;
 mod shelter;
 mod unopposed;
 
@@ -20,7 +21,7 @@ type Family<A> = fn(&Info, Color, &mut A);
 
 /// Finds the terms of every candidate family the accumulator wants, for both sides.
 pub(super) fn evaluate<A: Accumulator>(info: &Info, acc: &mut A) {
-    let families: [(Group, Family<A>); 7] = [
+    let families: [(Group, Family<A>); 8] = [
         (Group::BackwardV, backward::evaluate),
         (Group::IsolationV, isolation::evaluate),
         (Group::ChainV, chains::evaluate),
@@ -28,6 +29,7 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, acc: &mut A) {
         (Group::BlockerV, blockers::evaluate),
         (Group::ShelterV, shelter::evaluate),
         (Group::FixedV, fixed::evaluate),
+        (Group::PlacementV, placement::evaluate),
     ];
     for (group, family) in families {
         if acc.wants(group) {

@@ -1,0 +1,152 @@
+//! Piece placement and grading (`PlacementV`): pieces by rank and by centre ring, mobility
+//! in the enemy half and in how many directions, a lone piece in the enemy camp, pawn
+//! support for knights, pieces against fixed pairs, queen and bishop colours, pieces ahead
+//! of own pawns, several queens, and piece and pawn values by the material on the board.
+
+use super::super::{bits::*, Info};
+use crate::accumulate::Accumulator;
+use crate::table::*;
+use shakmaty::attacks::{bishop_attacks, king_attacks, knight_attacks, rook_attacks};
+use shakmaty::{Bitboard, Color, Role};
+
+/// Light squares.
+const LIGHT: Bitboard = Bitboard(0x55aa_55aa_55aa_55aa);
+
+pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
+    let own = info.board.by_color(us);
+    let enemy_half = !own_half(us);
+    let mut in_camp = 0;
+    for p in info.pieces[us as usize].iter() {
+        acc.add(us, PIECE_RANK.at(rel_rank(us, p.sq)), 1);
+        acc.add(
+            us,
+            PIECE_CENTER_RING.at(3 - center_proximity(p.sq) as usize),
+            1,
+        );
+        let deep = count(p.attacks & info.mobility_area[us as usize] & enemy_half);
+        if deep > 0 {
+            acc.add(us, MOBILITY_ENEMY_CAMP, deep);
+        }
+        let directions = directions(us, p.sq, p.role, p.attacks & !own);
+        if directions > 0 {
+            acc.add(us, MOBILITY_DIRECTIONS, directions);
+        }
+        in_camp += i32::from(enemy_half.contains(p.sq));
+        if p.role == Role::Knight {
+            let support = count(super::own_pawn_attackers(info, us, p.sq));
+            if support > 0 {
+                acc.add(us, KNIGHT_PAWN_SUPPORT.at_most(support as usize - 1), 1);
+            }
+        }
+    }
+    if in_camp == 1 {
+        acc.add(us, SINGLE_PIECE_IN_ENEMY_CAMP, 1);
+    }
+    fixed_pairs(info, us, acc);
+    pieces_and_pawns(info, us, acc);
+    material(info, us, acc);
+}
+
+/// In how many directions a piece on `sq` has a move (`moves`): lines for sliders, the
+/// long leg of the jump (forward, back, left, right) for a knight.
+fn directions(us: Color, sq: shakmaty::Square, role: Role, moves: Bitboard) -> i32 {
+    if role == Role::Knight {
+        let mut seen = 0u8;
+        for t in knight_attacks(sq) & moves {
+            let dr = rel_rank(us, t) as i32 - rel_rank(us, sq) as i32;
+            let df = t.file() as i32 - sq.file() as i32;
+            seen |= match (dr.abs() == 2, dr > 0, df > 0) {
+                (true, true, _) => 1,
+                (true, false, _) => 2,
+                (false, _, true) => 4,
+                (false, _, false) => 8,
+            };
+        }
+        return seen.count_ones() as i32;
+    }
+    let lines = match role {
+        Role::Bishop => bishop_attacks(sq, Bitboard::EMPTY),
+        Role::Rook => rook_attacks(sq, Bitboard::EMPTY),
+        _ => bishop_attacks(sq, Bitboard::EMPTY) | rook_attacks(sq, Bitboard::EMPTY),
+    };
+    count(king_attacks(sq) & lines & moves)
+}
+
+/// Own knights, rooks, queens and bishops, once per fixed pair of pawns on the board.
+fn fixed_pairs<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
+    let pairs = count(info.rammed[0]);
+    if pairs == 0 {
+        return;
+    }
+    for (i, role) in [Role::Knight, Role::Rook, Role::Queen, Role::Bishop]
+        .into_iter()
+        .enumerate()
+    {
+        let n = count(info.of(us, role));
+        if n > 0 {
+            acc.add(us, FIXED_PAIR_PIECE_AFFINITY.at(i), n * pairs);
+        }
+    }
+}
+
+/// Pieces ahead of or behind own pawns on their file or diagonal; a queen on the colour
+/// the own bishops do not cover.
+fn pieces_and_pawns<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
+    let own = info.pawns[us as usize];
+    for p in info.pieces[us as usize].iter() {
+        let on_file = file_bb(p.sq) & own;
+        let on_diagonal = bishop_attacks(p.sq, Bitboard::EMPTY) & own;
+        for (pawns, i) in [(on_file, 0), (on_diagonal, 2)] {
+            let behind_piece = count(pawns & ahead(us.other(), p.sq));
+            let ahead_of_piece = count(pawns & ahead(us, p.sq));
+            if behind_piece > 0 {
+                acc.add(us, PIECE_AHEAD_OF_PAWN.at(i), behind_piece);
+            }
+            if ahead_of_piece > 0 {
+                acc.add(us, PIECE_AHEAD_OF_PAWN.at(i + 1), ahead_of_piece);
+            }
+        }
+    }
+    let bishops = info.of(us, Role::Bishop);
+    let queens = info.of(us, Role::Queen);
+    let one_colour = any(bishops) && (bishops & LIGHT == bishops || (bishops & LIGHT).is_empty());
+    if one_colour && any(queens & if any(bishops & LIGHT) { !LIGHT } else { LIGHT }) {
+        acc.add(us, QUEEN_BISHOP_OPPOSITE_COLOR, 1);
+    }
+}
+
+/// Several queens; piece values by the pawns on the board; pawn values by the pieces.
+fn material<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
+    let queens = count(info.of(us, Role::Queen));
+    if queens >= 2 {
+        acc.add(us, MULTIPLE_QUEENS.at_most(queens as usize - 2), queens);
+    }
+    let bucket = match info.pawn_total() {
+        13.. => 0,
+        9..=12 => 1,
+        5..=8 => 2,
+        _ => 3,
+    };
+    for (i, role) in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight]
+        .into_iter()
+        .enumerate()
+    {
+        let n = count(info.of(us, role));
+        if n > 0 {
+            acc.add(us, PIECE_VALUE_BY_PAWN_COUNT.at(i * 4 + bucket), n);
+        }
+    }
+    let b = info.board;
+    let material =
+        6 * count(b.knights() | b.bishops()) + 9 * count(b.rooks()) + 18 * count(b.queens());
+    let pawns = count(info.pawns[us as usize]);
+    if pawns > 0 {
+        let i = match material {
+            91.. => 0,
+            61..=90 => 1,
+            31..=60 => 2,
+            _ => 3,
+        };
+        acc.add(us, PAWN_VALUE_BY_PIECE_MATERIAL.at(i), pawns);
+    }
+}
