@@ -582,4 +582,38 @@ crate::params::declare_params! {
         /// Each pawn by the piece material on the board (N = B = 3, R = 4.5, Q = 9, both sides; 60 at the start).
         PAWN_VALUE_BY_PIECE_MATERIAL: [S; 4] = [S(0, 0), S(5, 5), S(10, 10), S(15, 15)], index "material above 45, 30-45, 15-30, 15 or less";
     }
+
+    /// Candidates (Tsvetkov): rooks and heavy pieces on files and ranks, pins and x-rays.
+    candidates LinesV {
+        /// Rook whose attacks reach both wings (files a-d and e-h).
+        ROOK_BOTH_WINGS: S = S(15, 15);
+        /// Both own rooks on the back rank with nothing between them; a rook whose only free squares are on the back rank; the own king between its two rooks on the back rank.
+        ROOK_FIRST_RANK: [S; 3] = [S(7, 7), S(-2, -2), S(-30, -30)], index "rooks connected, back-rank moves only, king between the rooks";
+        /// Rook on the seventh or eighth rank, and each empty seventh-rank square while a rook stands there.
+        HEAVY_ON_7TH_8TH: [S; 3] = [S(30, 30), S(15, 15), S(5, 5)], index "rook on rank 7, on rank 8, per empty rank-7 square";
+        /// Rook on the enemy king's file or a neighbouring one with no own pawn: with no pawn at all, or only enemy pawns.
+        HEAVY_OPEN_FILE_VS_KING: [S; 2] = [S(50, 50), S(25, 25)], index "open file, semi-open file";
+        /// Rook on a file with no pawns blocked further up by an enemy minor that an enemy pawn defends (wrb1 vs bbb4, bpa5).
+        ROOK_FILE_NEUTRALISED: S = S(-2, -2);
+        /// Own slider attacking an enemy unit no more valuable than itself with a more valuable enemy unit behind it, by the pinner.
+        PIN: [S; 3] = [S(20, 20), S(15, 15), S(10, 10)], index "bishop, rook, queen";
+        /// Own slider reaching an enemy unit through exactly one unit of either colour, by the target.
+        XRAY_ATTACK: [S; 6] = [S(1, 1), S(2, 2), S(2, 2), S(2, 2), S(5, 5), S(9, 9)], index "pawn, knight, bishop, rook, queen, king";
+    }
+
+    /// Candidates (Tsvetkov): coordination of pieces.
+    candidates HarmonyV {
+        /// Empty squares attacked by at least one, two, three own pieces (spread of control; the catalogue's 0.3, 0.2, 0.1 start at 0).
+        COMPLEMENTARITY: [S; 3] = [S(0, 0), S(0, 0), S(0, 0)], index "first attacker, second, third";
+        /// Squares attacked both by an own pawn and by an own piece, by the piece.
+        PAWN_PIECE_COVER_OVERLAP: [S; 3] = [S(1, 1), S(1, 1), S(2, 2)], index "knight or bishop, rook, queen";
+        /// Squares attacked by own pieces from both wings (files a-d and e-h).
+        WING_COMMUNICATION: S = S(1, 1);
+        /// Each own piece in a chain of three or more own pieces each defending the next.
+        SERIAL_DEFENCE: S = S(2, 2);
+        /// Own rooks side by side; own king and queen next to each other; pairs of own sliders, or a slider and the king, an enemy knight could fork from one free square.
+        PIECE_PLACEMENT_CLASH: [S; 4] = [S(-1, -1), S(-2, 0), S(-2, -2), S(-4, -4)], index "rooks side by side, king next to queen, fork pair, fork pair with the king";
+        /// Four own pieces on the corners of a 4x4 block of squares (c3, f3, c6, f6).
+        MAGIC_SQUARE: S = S(20, 20);
+    }
 }

@@ -6,7 +6,9 @@ mod backward;
 mod blockers;
 mod chains;
 mod fixed;
+mod harmony;
 mod isolation;
+mod lines;
 mod placement;
 mod shelter;
 mod unopposed;
@@ -21,7 +23,7 @@ type Family<A> = fn(&Info, Color, &mut A);
 
 /// Finds the terms of every candidate family the accumulator wants, for both sides.
 pub(super) fn evaluate<A: Accumulator>(info: &Info, acc: &mut A) {
-    let families: [(Group, Family<A>); 8] = [
+    let families: [(Group, Family<A>); 10] = [
         (Group::BackwardV, backward::evaluate),
         (Group::IsolationV, isolation::evaluate),
         (Group::ChainV, chains::evaluate),
@@ -30,6 +32,8 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, acc: &mut A) {
         (Group::ShelterV, shelter::evaluate),
         (Group::FixedV, fixed::evaluate),
         (Group::PlacementV, placement::evaluate),
+        (Group::LinesV, lines::evaluate),
+        (Group::HarmonyV, harmony::evaluate),
     ];
     for (group, family) in families {
         if acc.wants(group) {

@@ -1,0 +1,136 @@
+//! Coordination (`HarmonyV`): spread of control over empty squares, pawn and piece
+//! control on the same square, chains of defending pieces, pieces of both wings working
+//! together, clashes between own pieces, and the "magic square".
+
+use super::super::{bits::*, Info};
+use crate::accumulate::Accumulator;
+use crate::table::*;
+use shakmaty::attacks::{king_attacks, knight_attacks};
+use shakmaty::{Bitboard, Color, Role};
+
+/// Files a to d.
+const QUEEN_WING: Bitboard = Bitboard(0x0f0f_0f0f_0f0f_0f0f);
+
+pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
+    complementarity(info, us, acc);
+    serial_defence(info, us, acc);
+    clashes(info, us, acc);
+    magic_square(info, us, acc);
+}
+
+/// Empty squares attacked by one, two, three or more own pieces; squares attacked by an
+/// own pawn and an own piece; squares covered from both wings.
+fn complementarity<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
+    let pieces = &info.pieces[us as usize];
+    let (mut once, mut twice, mut thrice) = (Bitboard::EMPTY, Bitboard::EMPTY, Bitboard::EMPTY);
+    let (mut from_queen_wing, mut from_king_wing) = (Bitboard::EMPTY, Bitboard::EMPTY);
+    for p in pieces.iter() {
+        thrice |= twice & p.attacks;
+        twice |= once & p.attacks;
+        once |= p.attacks;
+        if QUEEN_WING.contains(p.sq) {
+            from_queen_wing |= p.attacks;
+        } else {
+            from_king_wing |= p.attacks;
+        }
+    }
+    let empty = !info.occupied;
+    for (i, squares) in [once, twice, thrice].into_iter().enumerate() {
+        let n = count(squares & empty);
+        if n > 0 {
+            acc.add(us, COMPLEMENTARITY.at(i), n);
+        }
+    }
+    let pawn_cover = info.attacked_by(us, Role::Pawn);
+    let minors = info.attacked_by(us, Role::Knight) | info.attacked_by(us, Role::Bishop);
+    for (i, cover) in [
+        minors,
+        info.attacked_by(us, Role::Rook),
+        info.attacked_by(us, Role::Queen),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let n = count(cover & pawn_cover);
+        if n > 0 {
+            acc.add(us, PAWN_PIECE_COVER_OVERLAP.at(i), n);
+        }
+    }
+    let shared = count(from_queen_wing & from_king_wing);
+    if shared > 0 {
+        acc.add(us, WING_COMMUNICATION, shared);
+    }
+}
+
+/// Pieces in a chain of three or more own pieces each defending the next.
+fn serial_defence<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
+    let pieces = &info.pieces[us as usize];
+    let defended_by = |i: usize| -> Vec<usize> {
+        (0..pieces.len())
+            .filter(|&j| j != i && pieces[j].attacks.contains(pieces[i].sq))
+            .collect()
+    };
+    let defends = |i: usize| -> Vec<usize> {
+        (0..pieces.len())
+            .filter(|&j| j != i && pieces[i].attacks.contains(pieces[j].sq))
+            .collect()
+    };
+    let n = (0..pieces.len())
+        .filter(|&i| {
+            let up = defended_by(i);
+            let down = defends(i);
+            let middle = up.iter().any(|u| down.iter().any(|d| d != u));
+            let top = down.iter().any(|&d| defends(d).iter().any(|&e| e != i));
+            let bottom = up.iter().any(|&u| defended_by(u).iter().any(|&e| e != i));
+            middle || top || bottom
+        })
+        .count() as i32;
+    if n > 0 {
+        acc.add(us, SERIAL_DEFENCE, n);
+    }
+}
+
+/// Own rooks side by side; king and queen next to each other; pairs of own sliders (or a
+/// slider and the king) a single enemy knight jump could fork.
+fn clashes<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
+    let rooks = info.of(us, Role::Rook);
+    let side_by_side = count(rooks & Bitboard((rooks.0 & !FILES[7]) << 1));
+    if side_by_side > 0 {
+        acc.add(us, PIECE_PLACEMENT_CLASH.at(0), side_by_side);
+    }
+    let k = info.king[us as usize];
+    if any(king_attacks(k) & info.of(us, Role::Queen)) {
+        acc.add(us, PIECE_PLACEMENT_CLASH.at(1), 1);
+    }
+    if info.of(us.other(), Role::Knight).is_empty() {
+        return;
+    }
+    let sliders: Vec<_> =
+        (info.of(us, Role::Bishop) | info.of(us, Role::Rook) | info.of(us, Role::Queen))
+            .into_iter()
+            .collect();
+    for (i, &a) in sliders.iter().enumerate() {
+        for &b in sliders[i + 1..].iter().chain(std::iter::once(&k)) {
+            if any(knight_attacks(a) & knight_attacks(b) & !info.board.by_color(us.other())) {
+                let with_king = usize::from(b == k);
+                acc.add(us, PIECE_PLACEMENT_CLASH.at(2 + with_king), 1);
+            }
+        }
+    }
+}
+
+/// Four own pieces on the corners of a 4x4 block (c3, f3, c6, f6).
+fn magic_square<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
+    let pieces = info.board.by_color(us) & !info.board.pawns() & !info.board.kings();
+    for sq in pieces {
+        let corners = [3, 24, 27].map(|d| sq.offset(d));
+        let same_block = sq.file() as u32 <= 4 && sq.rank() as u32 <= 4;
+        if same_block
+            && corners
+                .iter()
+                .all(|c| c.is_some_and(|c| pieces.contains(c)))
+        {
+            acc.add(us, MAGIC_SQUARE, 1);
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! Rooks, heavy pieces, pins and x-rays (`LinesV`).
+
+use super::super::{bits::*, Info};
+use crate::accumulate::Accumulator;
+use crate::table::*;
+use shakmaty::attacks::{between, bishop_attacks, queen_attacks, rook_attacks};
+use shakmaty::{Bitboard, Color, Role, Square};
+
+/// Files a to d.
+const QUEEN_WING: Bitboard = Bitboard(0x0f0f_0f0f_0f0f_0f0f);
+
+/// Material order of a unit for pins and x-rays (king highest).
+fn rank_value(role: Role) -> i32 {
+    [0, 1, 3, 3, 5, 9, 100][role as usize]
+}
+
+pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
+    rooks(info, us, acc);
+    for p in info.pieces[us as usize].iter() {
+        if matches!(p.role, Role::Bishop | Role::Rook | Role::Queen) {
+            pins_and_xrays(info, us, p.sq, p.role, acc);
+        }
+    }
+}
+
+/// Rooks reaching both wings, connected on the back rank or stuck there, a king between
+/// its rooks, rooks on the seventh and eighth ranks, open files toward the enemy king, and
+/// rooks neutralised by an enemy minor defended by a pawn.
+fn rooks<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
+    let own = info.board.by_color(us);
+    let rooks = info.of(us, Role::Rook);
+    let back = rel_rank_bb(us, 0);
+    let their_king = info.king[us.other() as usize];
+    let king_files = file_bb(their_king) | adjacent_files(their_king);
+    for sq in rooks {
+        let attacks = rook_attacks(sq, info.occupied);
+        if any(attacks & QUEEN_WING) && any(attacks & !QUEEN_WING) {
+            acc.add(us, ROOK_BOTH_WINGS, 1);
+        }
+        let free = attacks & !own;
+        if any(free) && (free & !back).is_empty() {
+            acc.add(us, ROOK_FIRST_RANK.at(1), 1);
+        }
+        match rel_rank(us, sq) {
+            6 => {
+                acc.add(us, HEAVY_ON_7TH_8TH.at(0), 1);
+                let empty = count(rel_rank_bb(us, 6) & !info.occupied);
+                if empty > 0 {
+                    acc.add(us, HEAVY_ON_7TH_8TH.at(2), empty);
+                }
+            }
+            7 => acc.add(us, HEAVY_ON_7TH_8TH.at(1), 1),
+            _ => {}
+        }
+        let file = file_bb(sq);
+        if king_files.contains(sq) && !any(file & info.pawns[us as usize]) {
+            let open = !any(file & info.pawns[us.other() as usize]);
+            acc.add(us, HEAVY_OPEN_FILE_VS_KING.at(usize::from(!open)), 1);
+        }
+        neutralised(info, us, sq, acc);
+    }
+    let on_back = rooks & back;
+    if let (Some(a), Some(b)) = (on_back.first(), on_back.last()) {
+        if a != b && (between(a, b) & info.occupied).is_empty() {
+            acc.add(us, ROOK_FIRST_RANK.at(0), 1);
+        }
+        let k = info.king[us as usize];
+        if a != b && between(a, b).contains(k) {
+            acc.add(us, ROOK_FIRST_RANK.at(2), 1);
+        }
+    }
+}
+
+/// A rook on an open file blocked further up by an enemy minor that an enemy pawn defends.
+fn neutralised<A: Accumulator>(info: &Info, us: Color, sq: Square, acc: &mut A) {
+    let them = us.other();
+    let all_pawns = info.pawns[0] | info.pawns[1];
+    if any(file_bb(sq) & all_pawns) {
+        return;
+    }
+    let minors = info.of(them, Role::Knight) | info.of(them, Role::Bishop);
+    let blocker = rook_attacks(sq, info.occupied) & front_span(us, sq) & minors;
+    if any(blocker & info.attacked_by(them, Role::Pawn)) {
+        acc.add(us, ROOK_FILE_NEUTRALISED, 1);
+    }
+}
+
+/// Pins by our slider on `sq` (a unit no more valuable than the pinner with a more
+/// valuable one behind it) and x-rays through exactly one unit to an enemy unit.
+fn pins_and_xrays<A: Accumulator>(info: &Info, us: Color, sq: Square, role: Role, acc: &mut A) {
+    let theirs = info.board.by_color(us.other());
+    let attacks = |occ: Bitboard| match role {
+        Role::Bishop => bishop_attacks(sq, occ),
+        Role::Rook => rook_attacks(sq, occ),
+        _ => queen_attacks(sq, occ),
+    };
+    let direct = attacks(info.occupied);
+    for front in direct & info.occupied {
+        // Removing the unit in front uncovers exactly the squares behind it.
+        let beyond = attacks(info.occupied & !Bitboard::from(front)) & !direct;
+        let Some(back) = (beyond & info.occupied).first() else {
+            continue;
+        };
+        let Some(target) = info.board.piece_at(back).filter(|p| p.color != us) else {
+            continue;
+        };
+        acc.add(us, XRAY_ATTACK.at(target.role as usize - 1), 1);
+        let Some(pinned) = info
+            .board
+            .piece_at(front)
+            .filter(|_| theirs.contains(front))
+        else {
+            continue;
+        };
+        let (pinner, pinned, behind) = (
+            rank_value(role),
+            rank_value(pinned.role),
+            rank_value(target.role),
+        );
+        if pinned <= pinner && behind > pinned {
+            acc.add(us, PIN.at(role as usize - 3), 1);
+        }
+    }
+}
