@@ -67,7 +67,8 @@ pub fn run_list(args: &ParamsArgs) -> Result<()> {
             .map(|&t| {
                 let i = t.info();
                 json!({
-                    "name": i.name, "group": i.group.name(), "shape": i.shape.rust_type(),
+                    "name": i.name, "group": i.group.name(), "candidate": i.group.is_candidate(),
+                    "shape": i.shape.rust_type(),
                     "values": params.term_values(t), "index": i.index, "step": i.step,
                     "linear": i.linear, "doc": i.doc(),
                 })
@@ -78,7 +79,12 @@ pub fn run_list(args: &ParamsArgs) -> Result<()> {
     }
     let mut slots = 0;
     for &g in &groups {
-        writeln!(out, "[{}] {}", g.name(), g.doc())?;
+        let kind = if g.is_candidate() {
+            " (candidate family)"
+        } else {
+            ""
+        };
+        writeln!(out, "[{}]{kind} {}", g.name(), g.doc())?;
         for &t in terms.iter().filter(|t| t.info().group == g) {
             let i = t.info();
             slots += i.slots();
