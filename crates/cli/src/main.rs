@@ -5,6 +5,7 @@ mod compare_cmd;
 mod config;
 mod eval_cmd;
 mod import_cmd;
+mod lab_cmd;
 mod match_cmd;
 mod outputs;
 mod params_cmd;
@@ -39,6 +40,8 @@ enum Command {
     Error(tune_cmd::ErrorArgs),
     /// Judge terms by the error drop they bring (or the rise when they are zeroed).
     Compare(compare_cmd::CompareArgs),
+    /// Term lab: judge every candidate family or term (and established terms) at once.
+    Lab(Box<lab_cmd::LabArgs>),
     /// Speak UCI on stdin/stdout (for GUIs, match runners and SPSA tuners).
     Uci,
     /// Print the parameters in OpenBench's SPSA input format.
@@ -60,6 +63,7 @@ fn main() -> ExitCode {
         Command::Tune(args) => tune_cmd::run_tune(&args),
         Command::Error(args) => tune_cmd::run_error(&args),
         Command::Compare(args) => compare_cmd::run(&args),
+        Command::Lab(args) => lab_cmd::run(&args),
         Command::Uci => done(
             texel_search::uci::run(std::io::stdin().lock(), std::io::stdout()).map_err(Into::into),
         ),

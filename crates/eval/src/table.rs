@@ -434,7 +434,7 @@ crate::params::declare_params! {
     }
 
     /// Candidates (Tsvetkov): backwardness varieties by enemy pawns holding the stop square.
-    candidates BackwardV {
+    candidates BackwardV with PawnV {
         /// Pawn whose stop square one enemy pawn attacks, no own pawn covers and no own pawn behind on a neighbouring file can come to cover (wpa5 vs bpa6, bpb7: b7).
         PAWN_BACKWARD_FULL: [S; 4] = [S(-25, -50), S(-12, -25), S(-6, -12), S(-3, -6)], index "pawn on rank 2, 3, 4, 5";
         /// Pawn whose stop square one enemy pawn attacks and an own pawn level with it covers (wpa5 vs bpa6, bpb7, bpc7: b7).
@@ -452,7 +452,7 @@ crate::params::declare_params! {
     }
 
     /// Candidates (Tsvetkov): isolated and doubled pawn variants.
-    candidates IsolationV {
+    candidates IsolationV with PawnV {
         /// Pawn with own pawns on a neighbouring file but none on the eight squares around it (a group of one, a2 with b4).
         PAWN_DETACHED: S = S(-10, -20);
         /// Per whole file (isolated pawn) or rank (detached pawn) between the pawn and the nearest own pawn.
@@ -466,7 +466,7 @@ crate::params::declare_params! {
     }
 
     /// Candidates (Tsvetkov): pawn groups, file placement, and chains with their lead and root pawns.
-    candidates ChainV {
+    candidates ChainV with PawnV {
         /// Pawn groups (8-connected own pawns): each member of a group of two or more, each group, each rank a group spans.
         PAWN_GROUP: [S; 3] = [S(3, 3), S(-3, -3), S(-1, -1)], index "per member of a group of 2 or more, per group, per rank spanned";
         /// Lone pawn one square from touching another own pawn.
@@ -488,7 +488,7 @@ crate::params::declare_params! {
     }
 
     /// Candidates (Tsvetkov): unopposed pawns, prospective passers and semi-passers.
-    candidates UnopposedV {
+    candidates UnopposedV with PassedV, PawnV {
         /// Pawn with no enemy pawn on its path, not passed, whose helpers (own pawns on neighbouring files not ahead of it) are outnumbered by enemy pawns ahead on those files.
         UNOPPOSED_PAWN: [S; 2] = [S(3, 3), S(6, 6)], index "pawn on rank 3, on rank 4 or beyond";
         /// Unopposed pawn that can step forward (stop square empty, not held by two enemy pawns), or defended by own pawns.
@@ -502,7 +502,7 @@ crate::params::declare_params! {
     }
 
     /// Candidates (Tsvetkov): blockers of passers and weak pawns, connected passers.
-    candidates BlockerV {
+    candidates BlockerV with PassedV {
         /// Own piece on the stop square of an enemy passed pawn, by the piece.
         PASSER_BLOCKER: [S; 5] = [S(0, 0), S(0, 0), S(5, 5), S(-20, -20), S(0, 10)], index "knight, bishop, rook, queen, king";
         /// Own piece on the stop square of the rear pawn of an enemy chain, a square enemy pawns can never attack (wpd4, wpe5 vs bpe6: d5).
@@ -520,7 +520,7 @@ crate::params::declare_params! {
     }
 
     /// Candidates (Tsvetkov): king shelter pawns, pawns and pieces against the enemy king, confined kings.
-    candidates ShelterV {
+    candidates ShelterV with KingV {
         /// Own pawns in the own king's shelter: in the immediate zone (neighbours level or in front), two steps along a line, a knight jump away (level or in front); all three pawns in front of a back-rank king unmoved; each shelter pawn ramming an enemy pawn.
         KING_SHELTER_PAWN: [S; 5] = [S(50, 0), S(25, 0), S(17, 0), S(5, 0), S(2, 0)], index "immediate zone, two steps on a line, knight jump, three unmoved in front, per ramming shelter pawn";
         /// Own pawn by its king distance to the enemy king.
@@ -542,7 +542,7 @@ crate::params::declare_params! {
     }
 
     /// Candidates (Tsvetkov): space pawns, both wings, central pawns splitting the wings, weak spots.
-    candidates FixedV {
+    candidates FixedV with PawnV {
         /// Own pawn on rank 5: defended by an own pawn, or defendable by one own push; each own piece defending it; the enemy's bonus for ramming it.
         SPACE_PAWN: [S; 4] = [S(5, 5), S(3, 3), S(1, 1), S(2, 2)], index "pawn-defended, defendable by a push, per defending piece, rammer";
         /// Own pawns on rank 5 or beyond on both wings (files a-d and e-h); own weak pawns (isolated, doubled or fully backward) on both wings.
@@ -556,7 +556,7 @@ crate::params::declare_params! {
     }
 
     /// Candidates (Tsvetkov): piece placement, mobility shape and material grading.
-    candidates PlacementV {
+    candidates PlacementV with KnightV, BishopV, RookV, QueenV {
         /// Every knight, bishop, rook and queen by its rank.
         PIECE_RANK: [S; 8] = [S(-2, -2), S(2, 2), S(3, 3), S(5, 5), S(6, 6), S(8, 8), S(6, 6), S(3, 3)], index "rank 1 to rank 8";
         /// Every knight, bishop, rook and queen by its centre ring.
@@ -584,7 +584,7 @@ crate::params::declare_params! {
     }
 
     /// Candidates (Tsvetkov): rooks and heavy pieces on files and ranks, pins and x-rays.
-    candidates LinesV {
+    candidates LinesV with RookV, QueenV {
         /// Rook whose attacks reach both wings (files a-d and e-h).
         ROOK_BOTH_WINGS: S = S(15, 15);
         /// Both own rooks on the back rank with nothing between them; a rook whose only free squares are on the back rank; the own king between its two rooks on the back rank.
@@ -602,7 +602,7 @@ crate::params::declare_params! {
     }
 
     /// Candidates (Tsvetkov): coordination of pieces.
-    candidates HarmonyV {
+    candidates HarmonyV with CoordV {
         /// Empty squares attacked by at least one, two, three own pieces (spread of control; the catalogue's 0.3, 0.2, 0.1 start at 0).
         COMPLEMENTARITY: [S; 3] = [S(0, 0), S(0, 0), S(0, 0)], index "first attacker, second, third";
         /// Squares attacked both by an own pawn and by an own piece, by the piece.

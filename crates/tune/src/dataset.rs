@@ -646,6 +646,19 @@ impl Dataset {
         combiner.drain()
     }
 
+    /// How many positions have a non-zero coefficient for at least one of the flat `slots`
+    /// (their own columns; curve and formula reads are not counted).
+    pub fn support(&self, slots: &[usize]) -> usize {
+        let mut seen = vec![0u64; self.len().div_ceil(64)];
+        for &slot in slots {
+            let (col, kind) = self.column(slot);
+            decode(&col.bytes, kind, 0, 0, col.entries, |pos, _, _| {
+                seen[pos as usize / 64] |= 1 << (pos % 64);
+            });
+        }
+        seen.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
     /// How many positions read `term` through a formula (all of them when `None`).
     pub fn formula_reads(&self, term: TermId) -> Option<usize> {
         match &self.reads[term.0 as usize] {

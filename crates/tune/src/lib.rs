@@ -5,6 +5,8 @@
 mod dataset;
 mod descent;
 pub mod error;
+mod lab;
+pub mod lab_report;
 mod load;
 mod run;
 mod select;
@@ -12,6 +14,7 @@ mod touch;
 
 pub use dataset::{Dataset, DatasetBuilder, DatasetFull};
 pub use descent::{Control, Cursor, Descent, DescentState, PassSummary, Variable};
+pub use lab::{Errors, Lab, Subject, Verdict};
 pub use load::{load, total_bytes, BadLines, LoadError, LoadOptions, LoadReport};
 pub use run::{
     fresh, run, table_fingerprint, Checkpoint, Event, PassRecord, RunEnd, RunError, RunOptions,

@@ -12,12 +12,13 @@ pub(crate) use handle_type;
 
 /// Expands the parameter table. Each term reads
 /// `/// doc` `NAME: SHAPE = VALUE[, index "meaning"][, step N][, nonlinear];`
-/// inside `group NAME { ... }` blocks, or `candidates NAME { ... }` for a family of
-/// candidate terms that the evaluation skips while all its values are zero.
+/// inside `group NAME { ... }` blocks, or `candidates NAME with PARTNER, ... { ... }` for a
+/// family of candidate terms that the evaluation skips while all its values are zero (the
+/// partners are the established groups the term lab tunes together with it).
 macro_rules! declare_params {
     ( $(
         $(#[doc = $gdoc:literal])*
-        $kind:ident $group:ident {
+        $kind:ident $group:ident $(with $($partner:ident),+)? {
             $(
                 $(#[doc = $doc:literal])*
                 $name:ident : $shape:tt = $value:expr $(, $key:ident $($arg:literal)?)* ;
@@ -70,6 +71,12 @@ macro_rules! declare_params {
             /// a family of candidate terms.
             pub const fn keyword(self) -> &'static str {
                 match self { $(Group::$group => stringify!($kind),)* }
+            }
+
+            /// The established groups a candidate family works with: the term lab tunes them
+            /// together with the family (empty for other groups).
+            pub fn partners(self) -> &'static [Group] {
+                match self { $(Group::$group => &[$($(Group::$partner),+)?],)* }
             }
 
             /// Whether the group is a family of candidate terms (skipped by the evaluation

@@ -44,7 +44,13 @@ pub fn to_rust(params: &Params) -> String {
             out.push('\n');
         }
         let _ = writeln!(out, "    /// {}", group.doc());
-        let _ = writeln!(out, "    {} {} {{", group.keyword(), group.name());
+        let partners: Vec<&str> = group.partners().iter().map(|g| g.name()).collect();
+        let with = if partners.is_empty() {
+            String::new()
+        } else {
+            format!(" with {}", partners.join(", "))
+        };
+        let _ = writeln!(out, "    {} {}{with} {{", group.keyword(), group.name());
         for term in TermId::all().filter(|t| t.info().group == group) {
             let info = term.info();
             let _ = writeln!(out, "        /// {}", info.doc());

@@ -1,0 +1,269 @@
+//! `texel lab`: judge candidate terms and families (and established terms, `--ablate`) by
+//! the error they remove; resumable, with ranked Markdown and JSON reports.
+
+use crate::tune_cmd::{load_data, DataArgs};
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use texel_eval::params::{write_atomically, Group};
+use texel_eval::{Params, TermId};
+use texel_tune::lab_report::{apply, markdown, report_json, verdict_from, verdict_json, KeepRule};
+use texel_tune::{Lab, Subject, Verdict};
+
+#[derive(Args)]
+pub struct LabArgs {
+    #[command(flatten)]
+    data: DataArgs,
+    /// Passes of each tuning (at most; a pass that moves nothing ends it).
+    #[arg(long, default_value_t = 4, allow_negative_numbers = true)]
+    passes: usize,
+    /// Judge only these candidate families (default: every candidate family).
+    #[arg(long)]
+    family: Vec<String>,
+    /// Judge these candidate terms (each on its own).
+    #[arg(long)]
+    term: Vec<String>,
+    /// Judge every term of the chosen families on its own instead of the family as a whole.
+    #[arg(long)]
+    each_term: bool,
+    /// Judge these established terms by the error their removal adds (repeatable; a group
+    /// name ablates each of its terms).
+    #[arg(long)]
+    ablate: Vec<String>,
+    /// Folder of the lab's files: lab.jsonl (one verdict per line, kept across reruns),
+    /// lab.md and lab.json.
+    #[arg(long, default_value = "lab")]
+    out: PathBuf,
+    /// Keep a subject when its gain is above 0 and at least this share of the held error
+    /// (validation error with --validate).
+    #[arg(long, default_value_t = 1e-4, allow_negative_numbers = true)]
+    keep_min_drop: f64,
+    /// Write the base parameters with the kept candidates' tuned values (others at 0) here.
+    #[arg(long)]
+    apply: Option<PathBuf>,
+}
+
+/// A candidate family by name.
+fn family(name: &str) -> Result<Group> {
+    Group::ALL
+        .iter()
+        .copied()
+        .find(|g| g.name().eq_ignore_ascii_case(name) && g.is_candidate())
+        .with_context(|| format!("no candidate family {name:?} (see texel params)"))
+}
+
+/// The subjects the options ask for, in a fixed order.
+fn subjects(args: &LabArgs) -> Result<Vec<Subject>> {
+    let mut list = Vec::new();
+    let explicit = !args.term.is_empty() || !args.ablate.is_empty();
+    let families: Vec<Group> = if args.family.is_empty() && !explicit {
+        Group::ALL
+            .iter()
+            .copied()
+            .filter(|g| g.is_candidate())
+            .collect()
+    } else {
+        args.family
+            .iter()
+            .map(|f| family(f))
+            .collect::<Result<_>>()?
+    };
+    for g in families {
+        if args.each_term {
+            list.extend(
+                TermId::all()
+                    .filter(|t| t.info().group == g)
+                    .map(Subject::Term),
+            );
+        } else {
+            list.push(Subject::Family(g));
+        }
+    }
+    for name in &args.term {
+        let t = TermId::by_name(name).with_context(|| format!("unknown term {name:?}"))?;
+        anyhow::ensure!(
+            t.info().group.is_candidate(),
+            "{name} is not a candidate term (use --ablate)"
+        );
+        list.push(Subject::Term(t));
+    }
+    for name in &args.ablate {
+        let terms: Vec<TermId> = match Group::ALL
+            .iter()
+            .find(|g| g.name().eq_ignore_ascii_case(name))
+        {
+            Some(g) => TermId::all().filter(|t| t.info().group == *g).collect(),
+            None => vec![TermId::by_name(name).with_context(|| format!("unknown term {name:?}"))?],
+        };
+        for t in terms {
+            anyhow::ensure!(
+                !t.info().group.is_candidate(),
+                "{} is a candidate: judge it with --term",
+                t.info().name
+            );
+            list.push(Subject::Ablate(t));
+        }
+    }
+    Ok(list)
+}
+
+/// A key that names one verdict of one run: the data, base values, K, passes and subject.
+fn verdict_key(fingerprint: u64, base: &Params, k: f64, passes: usize, subject: &str) -> String {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    eat(&fingerprint.to_le_bytes());
+    base.flat().iter().for_each(|v| eat(&v.to_le_bytes()));
+    eat(&k.to_bits().to_le_bytes());
+    eat(&(passes as u64).to_le_bytes());
+    eat(subject.as_bytes());
+    format!("{h:016x}")
+}
+
+/// The verdicts already in `path`, by key.
+fn finished(path: &Path) -> Result<Vec<(String, Verdict)>> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(text.lines().filter_map(verdict_from).collect()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
+    }
+}
+
+pub fn run(args: &LabArgs) -> Result<ExitCode> {
+    let list = subjects(args)?;
+    if list.is_empty() {
+        bail!("nothing to judge");
+    }
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot make the folder {}", args.out.display()))?;
+    let log_path = args.out.join("lab.jsonl");
+    let done = finished(&log_path)?;
+    let mut log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log_path)
+        .with_context(|| format!("cannot write {}", log_path.display()))?;
+    // Candidates are judged against the established table: K is fitted without them.
+    let base = crate::load_params(args.data.params.as_deref())?.without_candidates();
+    let mut loaded = load_data(&args.data, base.clone())?;
+    let (k, fingerprint) = (loaded.k, loaded.fingerprint);
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let flag = interrupted.clone();
+    ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))
+        .context("cannot catch Ctrl-C")?;
+    let mut lab = Lab::new(
+        &mut loaded.train,
+        &mut loaded.validation,
+        base.clone(),
+        k,
+        args.passes,
+    );
+    let mut verdicts = Vec::new();
+    for (i, subject) in list.iter().enumerate() {
+        let key = verdict_key(fingerprint, &base, k, args.passes, &subject.name());
+        if let Some((_, v)) = done.iter().find(|(k, _)| *k == key) {
+            println!("[{}/{}] {}: done before", i + 1, list.len(), v.subject);
+            verdicts.push(v.clone());
+            continue;
+        }
+        if interrupted.load(Ordering::SeqCst) {
+            break;
+        }
+        let v = lab.judge(subject)?;
+        writeln!(log, "{}", verdict_json(&v, &key))
+            .and_then(|()| log.flush())
+            .with_context(|| format!("cannot write {}", log_path.display()))?;
+        println!(
+            "[{}/{}] {}: gain {:.3e} (train {:.3e}), fires in {:.1} %, {:.1}s",
+            i + 1,
+            list.len(),
+            v.subject,
+            v.validation_gain().unwrap_or(f64::NAN),
+            v.train_gain(),
+            v.share * 100.0,
+            v.seconds
+        );
+        verdicts.push(v);
+    }
+    write_reports(args, &base, &verdicts, &loaded_header(&loaded, args))?;
+    if verdicts.len() < list.len() {
+        println!(
+            "interrupted: {} of {} verdicts in {}; run the same command again to go on",
+            verdicts.len(),
+            list.len(),
+            log_path.display()
+        );
+        return Ok(ExitCode::from(130));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The lines that describe the run in the reports.
+fn loaded_header(loaded: &crate::tune_cmd::Loaded, args: &LabArgs) -> Vec<String> {
+    let files: Vec<String> = args
+        .data
+        .epd
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    vec![
+        format!(
+            "data: {} ({} training, {} validation positions)",
+            files.join(", "),
+            loaded.train.len(),
+            loaded.validation.len()
+        ),
+        format!(
+            "base: {} with every candidate family at 0",
+            args.data
+                .params
+                .as_ref()
+                .map_or("the table's defaults".to_string(), |p| p
+                    .display()
+                    .to_string())
+        ),
+        format!(
+            "K {:.4}, at most {} passes per tuning",
+            loaded.k, args.passes
+        ),
+    ]
+}
+
+/// Writes lab.md, lab.json and, with --apply, the applied parameters.
+fn write_reports(
+    args: &LabArgs,
+    base: &Params,
+    verdicts: &[Verdict],
+    header: &[String],
+) -> Result<()> {
+    let rule = KeepRule {
+        min_relative_gain: args.keep_min_drop,
+    };
+    let md = args.out.join("lab.md");
+    write_atomically(&md, markdown(verdicts, &rule, header).as_bytes())
+        .with_context(|| format!("cannot write {}", md.display()))?;
+    let json = args.out.join("lab.json");
+    let text = serde_json::to_string_pretty(&report_json(verdicts, &rule, header))?;
+    write_atomically(&json, text.as_bytes())
+        .with_context(|| format!("cannot write {}", json.display()))?;
+    println!("wrote {} and {}", md.display(), json.display());
+    if let Some(path) = &args.apply {
+        apply(base, verdicts, &rule).save(path)?;
+        let kept = verdicts
+            .iter()
+            .filter(|v| v.kind == "candidate" && rule.keeps(v))
+            .count();
+        println!(
+            "wrote {} ({kept} kept candidates applied, the others at 0)",
+            path.display()
+        );
+    }
+    Ok(())
+}

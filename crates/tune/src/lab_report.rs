@@ -1,0 +1,180 @@
+//! The term lab's files: one JSON line per verdict (appended as each finishes, read back to
+//! skip finished subjects on a rerun), the ranked Markdown table, the JSON report, and the
+//! parameters with the kept candidates applied.
+
+use crate::lab::{Errors, Verdict};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use texel_eval::{Params, TermId};
+
+/// When a verdict keeps its subject: the gain (validation when there is a validation set)
+/// is above zero and at least this share of the held error.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct KeepRule {
+    /// The least relative gain kept.
+    pub min_relative_gain: f64,
+}
+
+impl KeepRule {
+    /// Whether `v`'s subject earns its place.
+    pub fn keeps(&self, v: &Verdict) -> bool {
+        let gain = v.validation_gain().unwrap_or_else(|| v.train_gain());
+        gain > 0.0 && v.relative_gain() >= self.min_relative_gain
+    }
+}
+
+fn errors_json(e: &Errors) -> Value {
+    json!({"train": e.train, "validation": e.validation})
+}
+
+fn errors_from(v: &Value) -> Option<Errors> {
+    Some(Errors {
+        train: v.get("train")?.as_f64()?,
+        validation: v.get("validation").and_then(Value::as_f64),
+    })
+}
+
+/// A verdict as one JSON object, with the key of the run it belongs to.
+pub fn verdict_json(v: &Verdict, key: &str) -> Value {
+    let values: serde_json::Map<String, Value> = v
+        .values
+        .iter()
+        .map(|(name, vals)| (name.clone(), json!(vals)))
+        .collect();
+    json!({
+        "key": key, "subject": v.subject, "kind": v.kind, "partners": v.partners,
+        "support": v.support, "share": v.share,
+        "held": errors_json(&v.held), "free": errors_json(&v.free),
+        "train_gain": v.train_gain(), "validation_gain": v.validation_gain(),
+        "relative_gain": v.relative_gain(),
+        "values": values, "seconds": v.seconds,
+    })
+}
+
+/// Reads a verdict line back: its key and the verdict (`None` for a line that is not one).
+pub fn verdict_from(line: &str) -> Option<(String, Verdict)> {
+    let v: Value = serde_json::from_str(line).ok()?;
+    let kind = match v.get("kind")?.as_str()? {
+        "ablation" => "ablation",
+        "candidate" => "candidate",
+        _ => return None,
+    };
+    let values = v
+        .get("values")?
+        .as_object()?
+        .iter()
+        .map(|(k, vals)| {
+            let list = vals
+                .as_array()?
+                .iter()
+                .map(|x| x.as_i64().map(|x| x as i32));
+            Some((k.clone(), list.collect::<Option<Vec<i32>>>()?))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let strings = |name: &str| -> Option<Vec<String>> {
+        v.get(name)?
+            .as_array()?
+            .iter()
+            .map(|s| s.as_str().map(str::to_string))
+            .collect()
+    };
+    let verdict = Verdict {
+        subject: v.get("subject")?.as_str()?.to_string(),
+        kind,
+        partners: strings("partners")?,
+        support: v.get("support")?.as_u64()? as usize,
+        share: v.get("share")?.as_f64()?,
+        held: errors_from(v.get("held")?)?,
+        free: errors_from(v.get("free")?)?,
+        values,
+        seconds: v.get("seconds")?.as_f64()?,
+    };
+    Some((v.get("key")?.as_str()?.to_string(), verdict))
+}
+
+/// Verdicts ranked best first: by relative gain, then by name (a stable order).
+pub fn ranked(verdicts: &[Verdict]) -> Vec<&Verdict> {
+    let mut list: Vec<&Verdict> = verdicts.iter().collect();
+    list.sort_by(|a, b| {
+        b.relative_gain()
+            .total_cmp(&a.relative_gain())
+            .then_with(|| a.subject.cmp(&b.subject))
+    });
+    list
+}
+
+/// The ranked table as Markdown; `header` lines describe the run.
+pub fn markdown(verdicts: &[Verdict], rule: &KeepRule, header: &[String]) -> String {
+    let mut out = String::from("# Term lab\n\n");
+    for line in header {
+        let _ = writeln!(out, "- {line}");
+    }
+    let _ = writeln!(
+        out,
+        "- kept: gain above 0 and at least {:.4} % of the held error\n",
+        rule.min_relative_gain * 100.0
+    );
+    out.push_str("| # | subject | kind | tuned with | fires | held error | gain (validation) | gain (train) | relative | verdict | s |\n");
+    out.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (i, v) in ranked(verdicts).into_iter().enumerate() {
+        let held = v.held.validation.unwrap_or(v.held.train);
+        let gain = |g: Option<f64>| g.map_or("-".to_string(), |g| format!("{g:.3e}"));
+        let verdict = match (rule.keeps(v), v.kind) {
+            (true, _) => "keep",
+            (false, "ablation") => "dead weight",
+            _ => "reject",
+        };
+        let _ = writeln!(
+            out,
+            "| {} | `{}` | {} | {} | {:.1} % | {held:.6} | {} | {} | {:.4} % | {verdict} | {:.1} |",
+            i + 1,
+            v.subject,
+            v.kind,
+            v.partners.join(", "),
+            v.share * 100.0,
+            gain(v.validation_gain()),
+            gain(Some(v.train_gain())),
+            v.relative_gain() * 100.0,
+            v.seconds
+        );
+    }
+    out
+}
+
+/// The report as JSON: the run's description, the rule and every verdict, ranked.
+pub fn report_json(verdicts: &[Verdict], rule: &KeepRule, header: &[String]) -> Value {
+    let list: Vec<Value> = ranked(verdicts)
+        .into_iter()
+        .map(|v| {
+            let mut j = verdict_json(v, "");
+            j["kept"] = json!(rule.keeps(v));
+            j.as_object_mut().map(|o| o.remove("key"));
+            j
+        })
+        .collect();
+    json!({"run": header, "min_relative_gain": rule.min_relative_gain, "verdicts": list})
+}
+
+/// `base` with the tuned values of every kept candidate; every other candidate family term
+/// at zero. Established terms keep their base values.
+pub fn apply(base: &Params, verdicts: &[Verdict], rule: &KeepRule) -> Params {
+    let mut out = base.without_candidates();
+    let mut kept: BTreeMap<&str, &[i32]> = BTreeMap::new();
+    for v in verdicts
+        .iter()
+        .filter(|v| v.kind == "candidate" && rule.keeps(v))
+    {
+        for (name, values) in &v.values {
+            kept.insert(name, values);
+        }
+    }
+    for (name, values) in kept {
+        if let Some(t) = TermId::by_name(name) {
+            for (slot, &x) in t.info().flat_range().zip(values) {
+                out.set_flat(slot, x);
+            }
+        }
+    }
+    out
+}
