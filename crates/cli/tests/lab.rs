@@ -1,0 +1,153 @@
+//! `texel lab` through the real binary: reports, resume, thread-count determinism, apply.
+
+mod common;
+
+use common::{sample, stdout_of, texel};
+use std::path::Path;
+
+/// lab.json's verdicts without the seconds they took.
+fn verdicts(dir: &Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(dir.join("lab.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let list = v["verdicts"].as_array_mut().unwrap();
+    for verdict in list.iter_mut() {
+        verdict.as_object_mut().unwrap().remove("seconds");
+    }
+    list.clone()
+}
+
+fn lab(epd: &Path, out: &Path, extra: &[&str]) -> assert_cmd::Command {
+    let mut c = texel();
+    c.args(["lab", "--validate", "20", "--passes", "2", "--epd"])
+        .arg(epd)
+        .arg("--out")
+        .arg(out)
+        .args(extra);
+    c
+}
+
+#[test]
+fn reruns_skip_finished_verdicts_and_match_a_fresh_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let epd = sample(tmp.path(), "s.epd", 3000);
+    let (resumed, fresh) = (tmp.path().join("resumed"), tmp.path().join("fresh"));
+    let two = ["--family", "BackwardV", "--family", "IsolationV"];
+    let three = [
+        &two[..],
+        &["--family", "ChainV", "--ablate", "PAWN_DOUBLED"],
+    ]
+    .concat();
+    stdout_of(&mut lab(&epd, &resumed, &two));
+    let text = stdout_of(&mut lab(&epd, &resumed, &three));
+    assert_eq!(text.matches("done before").count(), 2, "{text}");
+    stdout_of(&mut lab(&epd, &fresh, &three));
+    assert_eq!(verdicts(&resumed), verdicts(&fresh));
+    assert_eq!(verdicts(&fresh).len(), 4);
+    let md = std::fs::read_to_string(fresh.join("lab.md")).unwrap();
+    for name in ["BackwardV", "IsolationV", "ChainV", "-PAWN_DOUBLED"] {
+        assert!(md.contains(&format!("`{name}`")), "{md}");
+    }
+    let log = std::fs::read_to_string(resumed.join("lab.jsonl")).unwrap();
+    assert_eq!(log.lines().count(), 4, "one line per verdict");
+}
+
+#[test]
+fn verdicts_do_not_depend_on_the_thread_count() {
+    let tmp = tempfile::tempdir().unwrap();
+    let epd = sample(tmp.path(), "s.epd", 3000);
+    let (one, two) = (tmp.path().join("one"), tmp.path().join("two"));
+    let each = [
+        "--family",
+        "ShelterV",
+        "--each-term",
+        "--term",
+        "PAWN_GROUP",
+    ];
+    stdout_of(&mut lab(
+        &epd,
+        &one,
+        &[&each[..], &["--threads", "1"]].concat(),
+    ));
+    stdout_of(&mut lab(
+        &epd,
+        &two,
+        &[&each[..], &["--threads", "2"]].concat(),
+    ));
+    assert_eq!(verdicts(&one), verdicts(&two));
+    assert_eq!(
+        verdicts(&one).len(),
+        10,
+        "nine ShelterV terms and PAWN_GROUP"
+    );
+}
+
+#[test]
+fn apply_keeps_the_winners_and_zeroes_the_rest() {
+    let tmp = tempfile::tempdir().unwrap();
+    let epd = sample(tmp.path(), "s.epd", 3000);
+    let out = tmp.path().join("lab");
+    let applied = tmp.path().join("applied.json");
+    stdout_of(
+        lab(
+            &epd,
+            &out,
+            &["--family", "FixedV", "--family", "ChainV", "--apply"],
+        )
+        .arg(&applied),
+    );
+    let params = texel_eval::Params::load(&applied).unwrap();
+    let report = verdicts(&out);
+    for v in &report {
+        let family = texel_eval::params::Group::ALL
+            .iter()
+            .find(|g| g.name() == v["subject"])
+            .unwrap();
+        let values: Vec<i32> = texel_eval::TermId::all()
+            .filter(|t| t.info().group == *family)
+            .flat_map(|t| params.term_values(t).to_vec())
+            .collect();
+        let all_zero = values.iter().all(|&x| x == 0);
+        assert_eq!(v["kept"] == true, !all_zero, "{v}");
+    }
+    let established = texel_eval::table::BISHOP_PAIR;
+    assert_eq!(
+        params.get(established),
+        texel_eval::Params::default().get(established)
+    );
+}
+
+#[test]
+fn ctrl_c_leaves_finished_verdicts_for_the_rerun() {
+    use std::io::BufRead;
+    let tmp = tempfile::tempdir().unwrap();
+    let epd = sample(tmp.path(), "s.epd", 3000);
+    let out = tmp.path().join("lab");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("texel"))
+        .args(["lab", "--passes", "2", "--each-term", "--epd"])
+        .arg(&epd)
+        .arg("--out")
+        .arg(&out)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while !line.starts_with("[1/") {
+        line.clear();
+        assert!(stdout.read_line(&mut line).unwrap() > 0);
+    }
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(130), "{rest}");
+    let saved = std::fs::read_to_string(out.join("lab.jsonl"))
+        .unwrap()
+        .lines()
+        .count();
+    assert!(saved >= 1 && saved < 72, "{saved} verdicts saved");
+    assert!(rest.contains("run the same command again"), "{rest}");
+}
