@@ -24,6 +24,7 @@ struct TuneConfig {
     terms: Option<Vec<String>>,
     exclude: Option<Vec<String>>,
     freeze_material: Option<bool>,
+    no_candidates: Option<bool>,
     steps: Option<BTreeMap<String, i32>>,
     passes: Option<usize>,
     patience: Option<usize>,
@@ -88,6 +89,7 @@ impl TuneConfig {
             terms: self.terms.clone().unwrap_or_default(),
             exclude: self.exclude.clone().unwrap_or_default(),
             freeze_material: false,
+            no_candidates: false,
         })
         .with_context(here)?;
         with_steps(Vec::new(), self.steps.as_ref().unwrap_or(&BTreeMap::new()))
@@ -134,6 +136,7 @@ pub fn apply(path: &Path, args: &mut TuneArgs) -> Result<BTreeMap<String, i32>> 
     fill_list(&mut args.term, c.terms);
     fill_list(&mut args.exclude, c.exclude);
     args.freeze_material |= c.freeze_material.unwrap_or(false);
+    args.no_candidates |= c.no_candidates.unwrap_or(false);
     fill(&mut args.passes, c.passes);
     fill(&mut args.patience, c.patience);
     fill(&mut args.log, c.log);

@@ -64,6 +64,10 @@ pub struct TuneArgs {
     /// Keep the piece values fixed.
     #[arg(long)]
     pub freeze_material: bool,
+    /// Leave the candidate families out: start them at 0 and do not tune them (the
+    /// established table alone).
+    #[arg(long)]
+    pub no_candidates: bool,
     /// Settings from a JSON file (configs/*.json); flags given here override it.
     #[arg(long)]
     pub config: Option<PathBuf>,
@@ -207,6 +211,7 @@ fn selected(
         terms: args.term.clone(),
         exclude: args.exclude.clone(),
         freeze_material: args.freeze_material,
+        no_candidates: args.no_candidates,
     })?;
     crate::config::with_steps(vars, steps)
 }
@@ -279,6 +284,9 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
     }
     let start_params = match &resumed {
         Some(c) => c.descent.params.clone(),
+        None if args.no_candidates => {
+            crate::load_params(data.params.as_deref())?.without_candidates()
+        }
         None => crate::load_params(data.params.as_deref())?,
     };
     let mut loaded = load_data(&data, start_params.clone())?;

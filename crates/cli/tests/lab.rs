@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{sample, stdout_of, texel};
+use common::{fails, sample, stdout_of, texel};
 use std::path::Path;
 
 /// lab.json's verdicts without the seconds they took.
@@ -49,6 +49,10 @@ fn reruns_skip_finished_verdicts_and_match_a_fresh_run() {
     }
     let log = std::fs::read_to_string(resumed.join("lab.jsonl")).unwrap();
     assert_eq!(log.lines().count(), 4, "one line per verdict");
+    let err = fails(&mut lab(&epd, &fresh, &["--family", "PawnV"]));
+    assert!(err.contains("no candidate family \"PawnV\""), "{err}");
+    let err = fails(&mut lab(&epd, &fresh, &["--term", "PAWN_DOUBLED"]));
+    assert!(err.contains("not a candidate term"), "{err}");
 }
 
 #[test]
@@ -148,6 +152,6 @@ fn ctrl_c_leaves_finished_verdicts_for_the_rerun() {
         .unwrap()
         .lines()
         .count();
-    assert!(saved >= 1 && saved < 72, "{saved} verdicts saved");
+    assert!((1..72).contains(&saved), "{saved} verdicts saved");
     assert!(rest.contains("run the same command again"), "{rest}");
 }

@@ -180,6 +180,7 @@ impl<'d> Lab<'d> {
             terms: if with { names(terms) } else { Vec::new() },
             exclude: if with { Vec::new() } else { names(terms) },
             freeze_material: false,
+            no_candidates: false,
         })
     }
 

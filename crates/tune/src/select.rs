@@ -17,6 +17,8 @@ pub struct Selection {
     pub exclude: Vec<String>,
     /// Keep the piece values fixed.
     pub freeze_material: bool,
+    /// Leave every candidate family out.
+    pub no_candidates: bool,
 }
 
 /// A name in a selection that the table does not have.
@@ -73,7 +75,8 @@ pub fn select(s: &Selection) -> Result<Vec<Variable>, SelectionError> {
         .filter(|(_, fp)| {
             let info = fp.term.info();
             let chosen = everything || groups.contains(&info.group) || terms.contains(&fp.term);
-            chosen && !excluded.contains(&fp.term)
+            let candidate = s.no_candidates && info.group.is_candidate();
+            chosen && !excluded.contains(&fp.term) && !candidate
         })
         .map(|(slot, fp)| Variable {
             slot,

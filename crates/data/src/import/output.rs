@@ -138,10 +138,14 @@ impl Output {
             return Err(ImportError::NothingKept(Box::new(stats.clone())));
         }
         let path = self.path.clone();
-        let done = self
-            .file
-            .flush()
-            .and_then(|()| std::fs::rename(&self.tmp, &path));
+        let done = self.file.flush().and_then(|()| {
+            if texel_eval::params::is_special_file(&path) {
+                // A device or pipe (`/dev/null`) is written to, never replaced.
+                std::fs::copy(&self.tmp, &path).map(drop)
+            } else {
+                std::fs::rename(&self.tmp, &path)
+            }
+        });
         if done.is_err() {
             let _ = std::fs::remove_file(&self.tmp);
         }

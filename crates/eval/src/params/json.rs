@@ -158,6 +158,10 @@ impl Params {
 /// # Errors
 /// Any I/O error; the temporary file is removed on failure.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    if is_special_file(path) {
+        // A device or pipe (`/dev/null`, `/dev/stdout`) is written to, never replaced.
+        return std::fs::write(path, bytes);
+    }
     remove_stale_temps(path);
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(format!(".tmp{}", std::process::id()));
@@ -167,6 +171,12 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// Whether `path` exists and is neither a regular file nor a folder (a device, a pipe):
+/// such an output is written to, never replaced by a rename.
+pub fn is_special_file(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }
 
 /// Removes temporary files of `path` (`NAME.tmpPID` or `NAME.tmpPID-N`, as the atomic
@@ -268,6 +278,21 @@ mod tests {
     use super::*;
     use crate::table::*;
     use crate::S;
+
+    #[test]
+    fn devices_are_written_to_not_replaced() {
+        let null = Path::new("/dev/null");
+        if null.exists() {
+            assert!(is_special_file(null));
+            write_atomically(null, b"nothing").unwrap();
+            assert!(is_special_file(null), "/dev/null is still a device");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f.json");
+        assert!(!is_special_file(&file));
+        write_atomically(&file, b"x").unwrap();
+        assert!(!is_special_file(&file));
+    }
 
     #[test]
     fn round_trip_keeps_every_value() {

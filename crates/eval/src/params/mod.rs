@@ -14,7 +14,7 @@ mod json;
 pub(crate) use declare::{declare_params, handle_type};
 pub use export::{rust_value, to_rust};
 pub use handle::{Handle, IArray, IParam, SArray, SParam};
-pub use json::{remove_stale_temps, write_atomically, ParamsError};
+pub use json::{is_special_file, remove_stale_temps, write_atomically, ParamsError};
 
 use crate::table::{self, FLAT_LEN, TERMS, TERM_COUNT};
 use crate::S;
