@@ -154,6 +154,7 @@ pub fn run(args: &LabArgs) -> Result<ExitCode> {
     let base = crate::load_params(args.data.params.as_deref())?.without_candidates();
     let mut loaded = load_data(&args.data, base.clone())?;
     let (k, fingerprint) = (loaded.k, loaded.fingerprint);
+    let header = loaded_header(&loaded, args);
     let interrupted = Arc::new(AtomicBool::new(false));
     let flag = interrupted.clone();
     ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))
@@ -192,7 +193,13 @@ pub fn run(args: &LabArgs) -> Result<ExitCode> {
         );
         verdicts.push(v);
     }
-    write_reports(args, &base, &verdicts, &loaded_header(&loaded, args))?;
+    let rule = KeepRule {
+        min_relative_gain: args.keep_min_drop,
+    };
+    write_reports(args, &verdicts, &rule, &header)?;
+    if let (Some(path), true) = (&args.apply, verdicts.len() == list.len()) {
+        adopt(&mut lab, &base, &verdicts, &rule, path)?;
+    }
     if verdicts.len() < list.len() {
         println!(
             "interrupted: {} of {} verdicts in {}; run the same command again to go on",
@@ -236,34 +243,52 @@ fn loaded_header(loaded: &crate::tune_cmd::Loaded, args: &LabArgs) -> Vec<String
     ]
 }
 
-/// Writes lab.md, lab.json and, with --apply, the applied parameters.
+/// Writes lab.md and lab.json.
 fn write_reports(
     args: &LabArgs,
-    base: &Params,
     verdicts: &[Verdict],
+    rule: &KeepRule,
     header: &[String],
 ) -> Result<()> {
-    let rule = KeepRule {
-        min_relative_gain: args.keep_min_drop,
-    };
     let md = args.out.join("lab.md");
-    write_atomically(&md, markdown(verdicts, &rule, header).as_bytes())
+    write_atomically(&md, markdown(verdicts, rule, header).as_bytes())
         .with_context(|| format!("cannot write {}", md.display()))?;
     let json = args.out.join("lab.json");
-    let text = serde_json::to_string_pretty(&report_json(verdicts, &rule, header))?;
+    let text = serde_json::to_string_pretty(&report_json(verdicts, rule, header))?;
     write_atomically(&json, text.as_bytes())
         .with_context(|| format!("cannot write {}", json.display()))?;
     println!("wrote {} and {}", md.display(), json.display());
-    if let Some(path) = &args.apply {
-        apply(base, verdicts, &rule).save(path)?;
-        let kept = verdicts
-            .iter()
-            .filter(|v| v.kind == "candidate" && rule.keeps(v))
-            .count();
+    Ok(())
+}
+
+/// `--apply`: the base with the kept candidates' values, tuned once more together with the
+/// groups they work with; the other candidates at 0.
+fn adopt(
+    lab: &mut Lab,
+    base: &Params,
+    verdicts: &[Verdict],
+    rule: &KeepRule,
+    path: &Path,
+) -> Result<()> {
+    let (start, terms) = apply(base, verdicts, rule);
+    let params = if terms.is_empty() {
+        start
+    } else {
+        let (tuned, errors) = lab.adopt(&start, &terms)?;
+        let validation = errors
+            .validation
+            .map_or(String::new(), |v| format!(", validation {v:.8}"));
         println!(
-            "wrote {} ({kept} kept candidates applied, the others at 0)",
-            path.display()
+            "kept candidates tuned with their partners: error {:.8}{validation}",
+            errors.train
         );
-    }
+        tuned
+    };
+    params.save(path)?;
+    println!(
+        "wrote {} ({} kept candidate terms, the others at 0)",
+        path.display(),
+        terms.len()
+    );
     Ok(())
 }

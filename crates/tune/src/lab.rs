@@ -239,4 +239,27 @@ impl<'d> Lab<'d> {
             seconds: started.elapsed().as_secs_f64(),
         })
     }
+
+    /// The base with `start` values for `terms`, tuned jointly with every group those terms
+    /// work with, so the adopted candidates and the established terms they overlap settle
+    /// together. Returns the tuned parameters and their errors.
+    ///
+    /// # Errors
+    /// Nothing to tune.
+    pub fn adopt(
+        &mut self,
+        start: &Params,
+        terms: &[TermId],
+    ) -> Result<(Params, Errors), SelectionError> {
+        let mut partners: Vec<Group> = Vec::new();
+        for t in terms {
+            for &g in t.info().group.partners() {
+                if !partners.contains(&g) {
+                    partners.push(g);
+                }
+            }
+        }
+        let vars = Self::variables(&partners, terms, true)?;
+        Ok(self.tune(start, vars))
+    }
 }

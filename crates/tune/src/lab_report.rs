@@ -157,8 +157,8 @@ pub fn report_json(verdicts: &[Verdict], rule: &KeepRule, header: &[String]) -> 
 }
 
 /// `base` with the tuned values of every kept candidate; every other candidate family term
-/// at zero. Established terms keep their base values.
-pub fn apply(base: &Params, verdicts: &[Verdict], rule: &KeepRule) -> Params {
+/// at zero. Established terms keep their base values. Returns the terms set.
+pub fn apply(base: &Params, verdicts: &[Verdict], rule: &KeepRule) -> (Params, Vec<TermId>) {
     let mut out = base.without_candidates();
     let mut kept: BTreeMap<&str, &[i32]> = BTreeMap::new();
     for v in verdicts
@@ -169,12 +169,14 @@ pub fn apply(base: &Params, verdicts: &[Verdict], rule: &KeepRule) -> Params {
             kept.insert(name, values);
         }
     }
+    let mut terms = Vec::new();
     for (name, values) in kept {
         if let Some(t) = TermId::by_name(name) {
             for (slot, &x) in t.info().flat_range().zip(values) {
                 out.set_flat(slot, x);
             }
+            terms.push(t);
         }
     }
-    out
+    (out, terms)
 }

@@ -89,10 +89,7 @@ fn stop_square_pressure<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         let Some(stop) = forward(them, Bitboard::from(sq)).first() else {
             continue;
         };
-        let attackers = info.pieces[us as usize]
-            .iter()
-            .filter(|p| p.attacks.contains(stop))
-            .count() as i32;
+        let attackers = super::piece_attackers(info, us, stop);
         if attackers > 0 {
             acc.add(us, STOP_SQUARE_PRESSURE.at(0), attackers);
         }

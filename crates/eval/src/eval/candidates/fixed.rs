@@ -5,12 +5,10 @@
 use super::super::{bits::*, Info};
 use super::backward::{backwardness, Backwardness};
 use super::shelter::immediate_zone;
+use super::QUEEN_WING;
 use crate::accumulate::Accumulator;
 use crate::table::*;
 use shakmaty::{Bitboard, Color, Role};
-
-/// Files a to d.
-const QUEEN_WING: Bitboard = Bitboard(0x0f0f_0f0f_0f0f_0f0f);
 
 pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     space_pawns(info, us, acc);
@@ -30,10 +28,7 @@ fn space_pawns<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         } else if any(pawn_attacks(us, pushes) & one) {
             acc.add(us, SPACE_PAWN.at(1), 1);
         }
-        let pieces = info.pieces[us as usize]
-            .iter()
-            .filter(|p| p.attacks.contains(sq))
-            .count() as i32;
+        let pieces = super::piece_attackers(info, us, sq);
         if pieces > 0 {
             acc.add(us, SPACE_PAWN.at(2), pieces);
         }

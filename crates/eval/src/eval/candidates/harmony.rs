@@ -3,13 +3,11 @@
 //! together, clashes between own pieces, and the "magic square".
 
 use super::super::{bits::*, Info};
+use super::QUEEN_WING;
 use crate::accumulate::Accumulator;
 use crate::table::*;
 use shakmaty::attacks::{king_attacks, knight_attacks};
 use shakmaty::{Bitboard, Color, Role};
-
-/// Files a to d.
-const QUEEN_WING: Bitboard = Bitboard(0x0f0f_0f0f_0f0f_0f0f);
 
 pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     complementarity(info, us, acc);

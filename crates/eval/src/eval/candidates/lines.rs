@@ -1,13 +1,11 @@
 //! Rooks, heavy pieces, pins and x-rays (`LinesV`).
 
 use super::super::{bits::*, Info};
+use super::QUEEN_WING;
 use crate::accumulate::Accumulator;
 use crate::table::*;
 use shakmaty::attacks::{between, bishop_attacks, queen_attacks, rook_attacks};
 use shakmaty::{Bitboard, Color, Role, Square};
-
-/// Files a to d.
-const QUEEN_WING: Bitboard = Bitboard(0x0f0f_0f0f_0f0f_0f0f);
 
 /// Material order of a unit for pins and x-rays (king highest).
 fn rank_value(role: Role) -> i32 {

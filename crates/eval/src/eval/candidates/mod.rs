@@ -44,6 +44,17 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, acc: &mut A) {
     }
 }
 
+/// Files a to d: the queen's wing (the king's wing is the rest).
+const QUEEN_WING: Bitboard = Bitboard(0x0f0f_0f0f_0f0f_0f0f);
+
+/// How many knights, bishops, rooks and queens of `us` attack `sq`.
+fn piece_attackers(info: &Info, us: Color, sq: Square) -> i32 {
+    info.pieces[us as usize]
+        .iter()
+        .filter(|p| p.attacks.contains(sq))
+        .count() as i32
+}
+
 /// The enemy pawns of `us` that attack `sq`.
 fn enemy_pawn_attackers(info: &Info, us: Color, sq: Square) -> Bitboard {
     shakmaty::attacks::pawn_attacks(us, sq) & info.pawns[us.other() as usize]
