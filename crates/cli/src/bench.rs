@@ -43,24 +43,29 @@ pub struct BenchArgs {
     /// Zero every candidate family (the evaluation then skips them).
     #[arg(long)]
     no_candidates: bool,
+    /// Parameters to search and evaluate with (JSON); the table's defaults when absent.
+    #[arg(long)]
+    params: Option<PathBuf>,
     /// Games for the import bench.
     #[arg(long, default_value = "data/games.pgn.gz")]
     pgn: PathBuf,
 }
 
-/// The table's defaults, without the candidate families with `--no-candidates`.
-fn bench_params(args: &BenchArgs) -> Params {
-    if args.no_candidates {
-        Params::default().without_candidates()
+/// `--params` or the table's defaults, without the candidate families with
+/// `--no-candidates`.
+fn bench_params(args: &BenchArgs) -> Result<Params> {
+    let params = crate::load_params(args.params.as_deref())?;
+    Ok(if args.no_candidates {
+        params.without_candidates()
     } else {
-        Params::default()
-    }
+        params
+    })
 }
 
 pub fn run(args: &BenchArgs) -> Result<()> {
     match args.target {
         Target::Search => {
-            let r = texel_search::bench(std::sync::Arc::new(bench_params(args)), args.depth);
+            let r = texel_search::bench(std::sync::Arc::new(bench_params(args)?), args.depth);
             println!("{} nodes {:.0} nps", r.nodes, r.nps());
             Ok(())
         }
@@ -210,7 +215,7 @@ fn bench_eval(args: &BenchArgs) -> Result<()> {
         .enumerate()
         .map(|(i, l)| parse_fen(l).map_err(|e| anyhow::anyhow!("line {}: {e}", i + 1)))
         .collect::<Result<Vec<_>>>()?;
-    let params = bench_params(args);
+    let params = bench_params(args)?;
     let n = positions.len() * args.rounds;
 
     let start = Instant::now();

@@ -63,23 +63,30 @@ fn complementarity<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
 /// Pieces in a chain of three or more own pieces each defending the next.
 fn serial_defence<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let pieces = &info.pieces[us as usize];
-    let defended_by = |i: usize| -> Vec<usize> {
-        (0..pieces.len())
-            .filter(|&j| j != i && pieces[j].attacks.contains(pieces[i].sq))
-            .collect()
-    };
-    let defends = |i: usize| -> Vec<usize> {
-        (0..pieces.len())
-            .filter(|&j| j != i && pieces[i].attacks.contains(pieces[j].sq))
-            .collect()
-    };
+    let all = pieces
+        .iter()
+        .fold(Bitboard::EMPTY, |b, p| b | Bitboard::from(p.sq));
+    // Per piece: the own pieces it defends, and the own pieces defending it (as squares).
+    let mut defends = [Bitboard::EMPTY; 16];
+    let mut defended_by = [Bitboard::EMPTY; 16];
+    for (i, p) in pieces.iter().enumerate() {
+        defends[i] = p.attacks & all & !Bitboard::from(p.sq);
+    }
+    for (i, p) in pieces.iter().enumerate() {
+        for (j, q) in pieces.iter().enumerate() {
+            if defends[j].contains(p.sq) {
+                defended_by[i] |= Bitboard::from(q.sq);
+            }
+        }
+    }
+    let at = |sq: shakmaty::Square| pieces.iter().position(|p| p.sq == sq).unwrap_or(0);
     let n = (0..pieces.len())
         .filter(|&i| {
-            let up = defended_by(i);
-            let down = defends(i);
-            let middle = up.iter().any(|u| down.iter().any(|d| d != u));
-            let top = down.iter().any(|&d| defends(d).iter().any(|&e| e != i));
-            let bottom = up.iter().any(|&u| defended_by(u).iter().any(|&e| e != i));
+            let me = Bitboard::from(pieces[i].sq);
+            let (up, down) = (defended_by[i], defends[i]);
+            let middle = any(up) && any(down) && (count(up | down) > 1);
+            let top = down.into_iter().any(|d| any(defends[at(d)] & !me));
+            let bottom = up.into_iter().any(|u| any(defended_by[at(u)] & !me));
             middle || top || bottom
         })
         .count() as i32;
