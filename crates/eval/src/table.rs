@@ -35,6 +35,44 @@ crate::params::declare_params! {
         GNU_CENTER_PAWN_UNMOVED: S = S(-10, -10);
         /// Unmoved d- or e-pawn on its second rank whose square in front is occupied.
         GNU_CENTER_PAWN_BLOCKED: S = S(-15, -15);
+        /// Pawn per rank advanced beyond its second rank, by file: about 4 a rank in the opening to 8 in the ending in the centre, less on the edges.
+        GNU_PAWN_ADVANCE: [S; 4] = [S(1, 2), S(2, 4), S(3, 6), S(4, 8)], index "file a/h, b/g, c/f, d/e";
+        /// Each extra pawn on a file of several own pawns that are not isolated (Slow's PAWN_DOUBLED measures the same).
+        GNU_DOUBLED_PAWN: S = S(-12, -12);
+        /// Backward pawn: no own pawn defends it or the square in front; more per enemy pawn attacking it and on a file without enemy pawns (Slow's PAWN_BACKWARD is defined otherwise).
+        GNU_BACKWARD_PAWN: [S; 3] = [S(-6, -6), S(-4, -4), S(-4, -4)], index "backward pawn, per enemy pawn attacking it, on a half-open file";
+        /// Own pawn within two squares of the own king.
+        GNU_PAWN_NEAR_KING: S = S(10, 10);
+        /// Passed pawn by rank, growing toward the ending (Slow's PP_PASSED_RANK measures the same).
+        GNU_PASSED_PAWN: [S; 6] = [S(10, 15), S(15, 25), S(25, 45), S(40, 70), S(60, 110), S(90, 170)], index "rank 2 to rank 7";
+        /// Passed pawn whose path holds an enemy unit, whose path the enemy attacks, or whose square holds the enemy king.
+        GNU_PASSED_HINDERED: [S; 3] = [S(-10, -20), S(-5, -10), S(0, -30)], index "path blocked, path attacked, enemy king in the square";
+        /// Passed pawn with a free path, the enemy king outside its square and no enemy piece: it queens.
+        GNU_PASSED_UNSTOPPABLE: S = S(0, 130);
+        /// Knight per enemy piece (knight to queen) within two squares of it.
+        GNU_KNIGHT_NEAR_ENEMY: S = S(4, 4);
+        /// Knight per square of king distance from each king.
+        GNU_KNIGHT_KING_DISTANCE: S = S(-1, -1);
+        /// Knight on a square no enemy pawn can attack now or after advancing.
+        GNU_KNIGHT_SAFE: S = S(8, 4);
+        /// Every bishop, worth more as material comes off.
+        GNU_BISHOP_MATERIAL: S = S(0, 10);
+        /// Bishop by the squares it attacks with only pawns blocking (mobility and x-ray mobility through pieces).
+        GNU_BISHOP_MOBILITY: [S; 13] = [S(-4, -4), S(-2, -2), S(0, 0), S(2, 2), S(3, 3), S(5, 5), S(7, 7), S(9, 9), S(11, 11), S(13, 13), S(14, 14), S(16, 16), S(18, 18)], index "0 to 12 or more squares";
+        /// Bishop or rook x-ray through one unit onto an enemy rook, queen or king, or an undefended enemy piece.
+        GNU_XRAY: [S; 2] = [S(8, 8), S(8, 8)], index "bishop, rook";
+        /// Bishop by centre proximity, 14 on the edge to 22 in the centre.
+        GNU_BISHOP_CENTER: [S; 4] = [S(14, 14), S(17, 17), S(19, 19), S(22, 22)], index "edge ring to the four centre squares";
+        /// Bishop per attacked square next to the enemy king.
+        GNU_BISHOP_KING_ATTACK: S = S(5, 5);
+        /// Rook by the squares it attacks with only pawns blocking.
+        GNU_ROOK_MOBILITY: [S; 13] = [S(0, 0), S(2, 2), S(3, 3), S(5, 5), S(7, 7), S(8, 8), S(10, 10), S(12, 12), S(13, 13), S(15, 15), S(17, 17), S(18, 18), S(20, 20)], index "0 to 12 or more squares";
+        /// Rook on a file without own pawns, and on one without enemy pawns (Slow's ROOK_FILE_* measure the same).
+        GNU_ROOK_FILE: [S; 2] = [S(10, 10), S(4, 4)], index "no own pawn, no enemy pawn";
+        /// Rook per square of taxicab distance to the enemy king, after the opening.
+        GNU_ROOK_KING_TAXICAB: S = S(0, -1);
+        /// Queen per square of taxicab distance to the enemy king, after the opening.
+        GNU_QUEEN_KING_TAXICAB: S = S(0, -1);
     }
 
     /// Material balance beyond the piece values.

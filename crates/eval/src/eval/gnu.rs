@@ -6,6 +6,7 @@ use crate::table::*;
 use shakmaty::{Bitboard, Color, Role, Square};
 
 pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
+    super::gnu_more::evaluate(info, us, acc);
     let i = us as usize;
     let pawns = info.pawns[i];
     for sq in pawns {

@@ -7,6 +7,7 @@ mod bits;
 mod candidates;
 mod endgame;
 mod gnu;
+mod gnu_more;
 mod king;
 mod material;
 mod passed;

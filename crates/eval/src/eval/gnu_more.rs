@@ -1,0 +1,174 @@
+//! The GNU Chess heuristics of the document beyond the first eleven: pawn advancement,
+//! doubled and backward pawns, pawns near the own king, passed pawns by rank and their
+//! obstacles, knight placement, bishop and rook mobility with x-rays through pieces,
+//! bishop placement and king attacks, rook files and the heavy pieces' distance to the
+//! enemy king.
+
+use super::{bits::*, distance, Info};
+use crate::accumulate::Accumulator;
+use crate::table::*;
+use shakmaty::attacks::{bishop_attacks, king_attacks, rook_attacks};
+use shakmaty::{Bitboard, Color, Role, Square};
+
+pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
+    pawns(info, us, acc);
+    passed(info, us, acc);
+    knights(info, us, acc);
+    sliders(info, us, acc);
+}
+
+/// Pawn advancement by file, doubled and backward pawns, pawns near the own king.
+fn pawns<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
+    let own = info.pawns[us as usize];
+    let theirs = info.pawns[us.other() as usize];
+    let guarded = info.attacked_by(us, Role::Pawn);
+    let k = info.king[us as usize];
+    for sq in own {
+        let advanced = rel_rank(us, sq) as i32 - 1;
+        if advanced > 0 {
+            acc.add(us, GNU_PAWN_ADVANCE.at(centralness(sq.file())), advanced);
+        }
+        let one = Bitboard::from(sq);
+        if !guarded.contains(sq) && !any(forward(us, one) & guarded) {
+            acc.add(us, GNU_BACKWARD_PAWN.at(0), 1);
+            let attacks = count(shakmaty::attacks::pawn_attacks(us, sq) & theirs);
+            if attacks > 0 {
+                acc.add(us, GNU_BACKWARD_PAWN.at(1), attacks);
+            }
+            if !any(front_span(us, sq) & theirs) {
+                acc.add(us, GNU_BACKWARD_PAWN.at(2), 1);
+            }
+        }
+        if distance(sq, k) <= 2 {
+            acc.add(us, GNU_PAWN_NEAR_KING, 1);
+        }
+    }
+    for file in FILES {
+        let on_file = own & Bitboard(file);
+        let n = count(on_file);
+        let isolated = on_file
+            .first()
+            .is_none_or(|sq| !any(adjacent_files(sq) & own));
+        if n >= 2 && !isolated {
+            acc.add(us, GNU_DOUBLED_PAWN, n - 1);
+        }
+    }
+}
+
+/// Passed pawns by rank; blocked or attacked squares in front; the enemy king in the
+/// pawn's square; a pawn no piece and no king can stop.
+fn passed<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
+    let them = us.other();
+    let their_pieces = info.piece_count(them) > 0;
+    for sq in info.passed[us as usize] {
+        let r = rel_rank(us, sq);
+        if !(1..=6).contains(&r) {
+            continue;
+        }
+        acc.add(us, GNU_PASSED_PAWN.at(r - 1), 1);
+        let path = front_span(us, sq);
+        let blocked = any(path & info.board.by_color(them));
+        if blocked {
+            acc.add(us, GNU_PASSED_HINDERED.at(0), 1);
+        }
+        if any(path & info.all_attacks[them as usize]) {
+            acc.add(us, GNU_PASSED_HINDERED.at(1), 1);
+        }
+        let last = if us.is_white() {
+            shakmaty::Rank::Eighth
+        } else {
+            shakmaty::Rank::First
+        };
+        let queening = Square::from_coords(sq.file(), last);
+        let to_go = 7 - r as i32 + i32::from(info.turn != us);
+        let in_square = distance(info.king[them as usize], queening) <= to_go;
+        if in_square {
+            acc.add(us, GNU_PASSED_HINDERED.at(2), 1);
+        } else if !their_pieces && !blocked {
+            acc.add(us, GNU_PASSED_UNSTOPPABLE, 1);
+        }
+    }
+}
+
+/// Knights near enemy pieces, far from either king, and where no enemy pawn can drive them.
+fn knights<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
+    let them = us.other();
+    let enemy_pieces = info.board.by_color(them) & !info.board.pawns() & !info.board.kings();
+    // Every square an enemy pawn attacks now or after advancing.
+    let their_pawn_span = fill_forward(them, info.attacks[them as usize][0]);
+    for sq in info.of(us, Role::Knight) {
+        let near = count(expand(expand(Bitboard::from(sq))) & enemy_pieces);
+        if near > 0 {
+            acc.add(us, GNU_KNIGHT_NEAR_ENEMY, near);
+        }
+        let far = distance(sq, info.king[0]) + distance(sq, info.king[1]);
+        acc.add(us, GNU_KNIGHT_KING_DISTANCE, far);
+        if !their_pawn_span.contains(sq) {
+            acc.add(us, GNU_KNIGHT_SAFE, 1);
+        }
+    }
+}
+
+/// Bishops and rooks: mobility through pieces (not pawns), x-rays on heavy or undefended
+/// enemy units; bishops by centre proximity, by material gone and on squares next to the
+/// enemy king; rooks by their file; rooks and queens by taxicab distance to the enemy king.
+fn sliders<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
+    let them = us.other();
+    let pawns = info.pawns[0] | info.pawns[1];
+    let their_king = info.king[them as usize];
+    let taxicab = |sq: Square| {
+        (sq.file() as i32 - their_king.file() as i32).abs()
+            + (sq.rank() as i32 - their_king.rank() as i32).abs()
+    };
+    for sq in info.of(us, Role::Bishop) {
+        let through = bishop_attacks(sq, pawns);
+        acc.add(us, GNU_BISHOP_MOBILITY.at_most(count(through) as usize), 1);
+        acc.add(us, GNU_BISHOP_CENTER.at(center_proximity(sq) as usize), 1);
+        acc.add(us, GNU_BISHOP_MATERIAL, 1);
+        let near_king = count(bishop_attacks(sq, info.occupied) & king_attacks(their_king));
+        if near_king > 0 {
+            acc.add(us, GNU_BISHOP_KING_ATTACK, near_king);
+        }
+        xrays(info, us, sq, Role::Bishop, acc);
+    }
+    for sq in info.of(us, Role::Rook) {
+        let through = rook_attacks(sq, pawns);
+        acc.add(us, GNU_ROOK_MOBILITY.at_most(count(through) as usize), 1);
+        let file = file_bb(sq);
+        if !any(file & info.pawns[us as usize]) {
+            acc.add(us, GNU_ROOK_FILE.at(0), 1);
+        }
+        if !any(file & info.pawns[them as usize]) {
+            acc.add(us, GNU_ROOK_FILE.at(1), 1);
+        }
+        acc.add(us, GNU_ROOK_KING_TAXICAB, taxicab(sq));
+        xrays(info, us, sq, Role::Rook, acc);
+    }
+    for sq in info.of(us, Role::Queen) {
+        acc.add(us, GNU_QUEEN_KING_TAXICAB, taxicab(sq));
+    }
+}
+
+/// X-ray attacks of the slider on `sq` through one unit onto an enemy rook, queen or king,
+/// or an undefended enemy piece.
+fn xrays<A: Accumulator>(info: &Info, us: Color, sq: Square, role: Role, acc: &mut A) {
+    let them = us.other();
+    let attacks = |occ: Bitboard| match role {
+        Role::Bishop => bishop_attacks(sq, occ),
+        _ => rook_attacks(sq, occ),
+    };
+    let direct = attacks(info.occupied);
+    let heavy = info.of(them, Role::Rook) | info.of(them, Role::Queen) | info.of(them, Role::King);
+    let pieces = info.board.by_color(them) & !info.board.pawns();
+    let undefended = pieces & !info.all_attacks[them as usize];
+    let targets = heavy | undefended;
+    let mut n = 0;
+    for front in direct & info.occupied {
+        let beyond = attacks(info.occupied & !Bitboard::from(front)) & !direct;
+        n += count(beyond & info.occupied & targets);
+    }
+    if n > 0 {
+        let i = usize::from(role == Role::Rook);
+        acc.add(us, GNU_XRAY.at(i), n);
+    }
+}
