@@ -309,7 +309,7 @@ crate::params::declare_params! {
         KS_OPEN_FILE: i32 = -10;
         /// Per forward diagonal from the king with no own pawn and no enemy blocked pawn (middlegame).
         KS_OPEN_DIAGONAL: [i32; 3] = [-4, -7, -10], index "openness: more than 12 pawns, 7 to 12, 6 or fewer";
-        /// King off its back rank on a rank with no pawns (middlegame).
+        /// King on a rank with no own pawn and no blocked enemy pawn (middlegame), as for KS_OPEN_DIAGONAL.
         KS_OPEN_HORIZONTAL: [i32; 3] = [-6, -13, -18], index "openness: more than 12 pawns, 7 to 12, 6 or fewer";
         /// Some own pawn touching the king is attacked by the enemy and defended by nothing but the king (middlegame).
         KS_COVER_PAWN_ENPRISE: i32 = -30;

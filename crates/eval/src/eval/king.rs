@@ -169,8 +169,8 @@ fn shelter<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         .filter(|&&d| any(d) && (d & walls).is_empty())
         .count();
     acc.add_int(us, KS_OPEN_DIAGONAL.at(open), mid * open_diagonals as i32);
-    let rank = Bitboard::from_rank(k.rank());
-    if rel_rank(us, k) > 0 && (rank & (info.pawns[0] | info.pawns[1])).is_empty() {
+    // The same walls as for the diagonals: own pawns and blocked enemy pawns.
+    if (Bitboard::from_rank(k.rank()) & walls).is_empty() {
         acc.add_int(us, KS_OPEN_HORIZONTAL.at(open), mid);
     }
     let shield = own_pawns & king_attacks(k);
