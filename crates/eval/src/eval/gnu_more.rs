@@ -153,20 +153,13 @@ fn sliders<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
 /// or an undefended enemy piece.
 fn xrays<A: Accumulator>(info: &Info, us: Color, sq: Square, role: Role, acc: &mut A) {
     let them = us.other();
-    let attacks = |occ: Bitboard| match role {
-        Role::Bishop => bishop_attacks(sq, occ),
-        _ => rook_attacks(sq, occ),
-    };
-    let direct = attacks(info.occupied);
     let heavy = info.of(them, Role::Rook) | info.of(them, Role::Queen) | info.of(them, Role::King);
     let pieces = info.board.by_color(them) & !info.board.pawns();
-    let undefended = pieces & !info.all_attacks[them as usize];
-    let targets = heavy | undefended;
-    let mut n = 0;
-    for front in direct & info.occupied {
-        let beyond = attacks(info.occupied & !Bitboard::from(front)) & !direct;
-        n += count(beyond & info.occupied & targets);
-    }
+    let targets = heavy | (pieces & !info.all_attacks[them as usize]);
+    let n = super::xrays(info.occupied, sq, role)
+        .iter()
+        .filter(|(_, back)| targets.contains(*back))
+        .count() as i32;
     if n > 0 {
         let i = usize::from(role == Role::Rook);
         acc.add(us, GNU_XRAY.at(i), n);

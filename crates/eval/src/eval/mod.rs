@@ -238,6 +238,26 @@ impl<'a> Info<'a> {
     }
 }
 
+/// For a bishop, rook or queen of `role` on `sq`: each unit it attacks directly, with the
+/// first unit behind it on the same line (an x-ray through one unit).
+pub(crate) fn xrays(occupied: Bitboard, sq: Square, role: Role) -> ArrayVec<(Square, Square), 8> {
+    let attacks = |occ: Bitboard| match role {
+        Role::Bishop => bishop_attacks(sq, occ),
+        Role::Rook => rook_attacks(sq, occ),
+        _ => queen_attacks(sq, occ),
+    };
+    let direct = attacks(occupied);
+    let mut out = ArrayVec::new();
+    for front in direct & occupied {
+        // Removing the unit in front uncovers exactly the squares behind it.
+        let beyond = attacks(occupied & !Bitboard::from(front)) & !direct;
+        if let Some(back) = (beyond & occupied).first() {
+            out.push((front, back));
+        }
+    }
+    out
+}
+
 /// Chebyshev distance between two squares.
 #[inline]
 pub(crate) fn distance(a: Square, b: Square) -> i32 {

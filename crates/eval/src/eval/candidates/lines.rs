@@ -4,8 +4,8 @@ use super::super::{bits::*, Info};
 use super::QUEEN_WING;
 use crate::accumulate::Accumulator;
 use crate::table::*;
-use shakmaty::attacks::{between, bishop_attacks, queen_attacks, rook_attacks};
-use shakmaty::{Bitboard, Color, Role, Square};
+use shakmaty::attacks::{between, rook_attacks};
+use shakmaty::{Color, Role, Square};
 
 /// Material order of a unit for pins and x-rays (king highest).
 fn rank_value(role: Role) -> i32 {
@@ -87,18 +87,7 @@ fn neutralised<A: Accumulator>(info: &Info, us: Color, sq: Square, acc: &mut A) 
 /// valuable one behind it) and x-rays through exactly one unit to an enemy unit.
 fn pins_and_xrays<A: Accumulator>(info: &Info, us: Color, sq: Square, role: Role, acc: &mut A) {
     let theirs = info.board.by_color(us.other());
-    let attacks = |occ: Bitboard| match role {
-        Role::Bishop => bishop_attacks(sq, occ),
-        Role::Rook => rook_attacks(sq, occ),
-        _ => queen_attacks(sq, occ),
-    };
-    let direct = attacks(info.occupied);
-    for front in direct & info.occupied {
-        // Removing the unit in front uncovers exactly the squares behind it.
-        let beyond = attacks(info.occupied & !Bitboard::from(front)) & !direct;
-        let Some(back) = (beyond & info.occupied).first() else {
-            continue;
-        };
+    for (front, back) in super::super::xrays(info.occupied, sq, role) {
         let Some(target) = info.board.piece_at(back).filter(|p| p.color != us) else {
             continue;
         };
