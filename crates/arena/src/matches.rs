@@ -201,6 +201,20 @@ fn play_job(o: &MatchOptions, job: &Job, engines: &mut HashMap<usize, Engine>) -
     record
 }
 
+/// Starts every engine once, so one that cannot start stops the match before any game.
+fn check_engines_start(o: &MatchOptions) -> Result<(), MatchError> {
+    for spec in &o.engines {
+        Engine::start(spec).map_err(|f| MatchError::EngineStart {
+            name: spec.name.clone(),
+            reason: match f {
+                Failure::Start(reason) => reason,
+                other => other.to_string(),
+            },
+        })?;
+    }
+    Ok(())
+}
+
 /// Runs the match. `progress` is called after every game, in the order games finish.
 ///
 /// # Errors
@@ -213,15 +227,7 @@ pub fn run_match(
     if o.engines.len() < 2 {
         return Err(MatchError::TooFewEngines);
     }
-    for spec in &o.engines {
-        Engine::start(spec).map_err(|f| MatchError::EngineStart {
-            name: spec.name.clone(),
-            reason: match f {
-                Failure::Start(reason) => reason,
-                other => other.to_string(),
-            },
-        })?;
-    }
+    check_engines_start(o)?;
     let (pairs, jobs) = schedule(o);
     let total = jobs.len() as u32;
     let mut pgn = match &o.pgn {
