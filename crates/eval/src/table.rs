@@ -27,7 +27,7 @@ crate::params::declare_params! {
         GNU_CASTLED: S = S(10, 0);
         /// King has lost every castling right while still on the d, e or f file of its back rank or above it.
         GNU_KING_MOVED_UNCASTLED: S = S(-40, 0);
-        /// More than one piece hung: attacked and undefended, or attacked by a lower-valued piece.
+        /// More than one piece hung: attacked and undefended, attacked by a lower-valued piece, or pinned to the king.
         GNU_HUNG_PIECES: S = S(-10, -10);
         /// King with no friendly pawn on an adjacent square.
         GNU_KING_NO_ADJACENT_PAWN: S = S(-8, 0);

@@ -67,7 +67,7 @@ fn king_neighbours(k: Square) -> Bitboard {
 }
 
 /// Pieces and pawns of `us` that are attacked and undefended or attacked by a
-/// lower-valued enemy piece.
+/// lower-valued enemy piece, or pinned to the king.
 fn hung_pieces(info: &Info, us: Color) -> i32 {
     let them = us.other();
     let (ti, ui) = (them as usize, us as usize);
@@ -82,5 +82,6 @@ fn hung_pieces(info: &Info, us: Color) -> i32 {
         | (info.of(us, Role::Bishop) & by_pawn)
         | (info.of(us, Role::Rook) & by_minor)
         | (info.of(us, Role::Queen) & by_rook);
-    count(hung & !info.of(us, Role::King))
+    // The document treats pinned pieces like hung ones.
+    count((hung | info.pinned[ui]) & !info.of(us, Role::King))
 }
