@@ -301,7 +301,7 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
     };
     let result = descend(&mut loaded, start, &options)?;
     let tuned = result.params;
-    print_changes(&start_params, &tuned);
+    print_changes(&start_params, &tuned, &loaded.train);
     if result.end == RunEnd::Interrupted {
         let ckpt = outputs.checkpoint.display();
         println!(
@@ -396,19 +396,24 @@ fn print_errors_after(loaded: &mut Loaded, params: &Params) {
     print_errors(loaded, "end");
 }
 
-/// The largest changes, biggest first.
-fn print_changes(before: &Params, after: &Params) {
+/// The largest changes, biggest first, each with its support: the training positions where
+/// the value has a non-zero coefficient of its own (curve and formula reads not counted).
+fn print_changes(before: &Params, after: &Params, train: &Dataset) {
     let mut changes: Vec<(usize, i32, i32)> = (0..flat_params().len())
         .filter(|&i| before.flat()[i] != after.flat()[i])
         .map(|i| (i, before.flat()[i], after.flat()[i]))
         .collect();
     changes.sort_by_key(|&(i, b, a)| (std::cmp::Reverse((a - b).abs()), i));
-    println!("{} values changed; the largest:", changes.len());
+    println!(
+        "{} values changed; the largest (support: positions it counts in):",
+        changes.len()
+    );
     for (i, b, a) in changes.iter().take(20) {
         println!(
-            "  {:<40} {b:>6} -> {a:>6} ({:+})",
+            "  {:<40} {b:>6} -> {a:>6} ({:+}), support {}",
             flat_params()[*i].name(),
-            a - b
+            a - b,
+            train.support(&[*i])
         );
     }
 }

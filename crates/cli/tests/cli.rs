@@ -315,6 +315,16 @@ fn tune_lowers_the_error_and_writes_both_outputs() {
     };
     assert!(number("pass 1:") < number("start:"), "{text}");
     assert!(text.contains("1000 training positions"));
+    // Each of the largest changes shows its support, at most the positions loaded.
+    let supports: Vec<usize> = text
+        .lines()
+        .filter_map(|l| l.split(", support ").nth(1))
+        .map(|n| n.trim().parse().unwrap())
+        .collect();
+    assert!(
+        !supports.is_empty() && supports.iter().all(|&n| n <= 1000),
+        "{text}"
+    );
     let tuned = texel_eval::Params::load(&json).unwrap();
     assert_ne!(tuned, texel_eval::Params::default());
     assert_eq!(
