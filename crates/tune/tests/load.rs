@@ -231,3 +231,28 @@ fn side_to_move_labels_are_read_from_white() {
     let err = texel_tune::error::mean_error(&train, 1.0);
     assert!(err > 0.25, "{err}");
 }
+
+#[test]
+fn support_counts_the_positions_a_value_counts_in() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two positions with a white pawn, one with a white knight and no pawn.
+    let text = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1 [1.0]\n4k3/8/8/8/8/8/3P4/4K3 w - - 0 1 [1.0]\n4k3/8/8/8/8/8/4N3/4K3 w - - 0 1 [0.5]\n";
+    let (train, _, _) = load(
+        &[file(&dir, "s.epd", text)],
+        &Params::default(),
+        &LoadOptions::default(),
+        &|_| {},
+    )
+    .unwrap();
+    let slots = |t: texel_eval::TermId| t.info().flat_range().collect::<Vec<_>>();
+    use texel_eval::params::Handle as _;
+    let pawn = texel_eval::table::PIECE_VALUE.at(0).flat_index();
+    let knight = texel_eval::table::PIECE_VALUE.at(1).flat_index();
+    assert_eq!(train.support(&[pawn]), 2);
+    assert_eq!(train.support(&[knight]), 1);
+    assert_eq!(train.support(&[pawn, knight]), 3);
+    assert_eq!(
+        train.support(&slots(texel_eval::table::BISHOP_PAIR.term())),
+        0
+    );
+}
