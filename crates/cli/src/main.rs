@@ -91,11 +91,19 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
     })
 }
 
-/// Loads `--params` or the table's defaults.
+/// Loads `--params`: a JSON file, or `preset:NAME` (defaults, slow23, gnu87); the table's
+/// defaults when absent.
 fn load_params(path: Option<&std::path::Path>) -> anyhow::Result<texel_eval::Params> {
-    match path {
-        Some(p) => Ok(texel_eval::Params::load(p)?),
-        None => Ok(texel_eval::Params::default()),
+    use texel_eval::params::Preset;
+    let Some(p) = path else {
+        return Ok(texel_eval::Params::default());
+    };
+    match p.to_str().and_then(|s| s.strip_prefix("preset:")) {
+        Some(name) => Preset::by_name(name).map(Preset::params).ok_or_else(|| {
+            let names: Vec<&str> = Preset::ALL.iter().map(|p| p.0).collect();
+            anyhow::anyhow!("no preset {name:?} (presets: {})", names.join(", "))
+        }),
+        None => Ok(texel_eval::Params::load(p)?),
     }
 }
 

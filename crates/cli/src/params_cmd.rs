@@ -23,7 +23,8 @@ pub struct ParamsArgs {
 
 #[derive(Args)]
 pub struct ExportArgs {
-    /// Parameter file (JSON) to export; the table's defaults when absent.
+    /// Parameter file (JSON) to export, or `preset:NAME` (defaults, slow23, gnu87); the
+    /// table's defaults when absent.
     #[arg(long)]
     params: Option<PathBuf>,
     /// Write the table as Rust source (a drop-in `crates/eval/src/table.rs`).

@@ -1,0 +1,103 @@
+//! Parameter presets: the table's term sets on their own, derived from the defaults so they
+//! never drift from the table.
+
+use super::{Group, Handle, Params, TermId};
+use crate::table::{
+    OCB_BASE, PIECE_VALUE, SCALE_1P_BASE, SCALE_EDGE_BASE, SCALE_LOW_SPREAD_BASE, SCALE_QUEENS,
+};
+
+/// A named parameter set derived from the table's defaults.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Preset {
+    /// The table's defaults: every term at its declared value.
+    Defaults,
+    /// The Slow Chess 2.3 table with the piece values: GNU positional terms and candidate
+    /// families at 0.
+    Slow23,
+    /// The GNU Chess heuristics alone (piece values included): every Slow Chess term and
+    /// candidate at 0, the endgame scale rules neutral (each rule's base at 100 %, its
+    /// modifiers at 0) so that no position is scaled.
+    Gnu87,
+}
+
+impl Preset {
+    /// Every preset with its name.
+    pub const ALL: [(&'static str, Preset); 3] = [
+        ("defaults", Preset::Defaults),
+        ("slow23", Preset::Slow23),
+        ("gnu87", Preset::Gnu87),
+    ];
+
+    /// The preset called `name`.
+    pub fn by_name(name: &str) -> Option<Preset> {
+        Preset::ALL.iter().find(|p| p.0 == name).map(|p| p.1)
+    }
+
+    /// The preset's values.
+    pub fn params(self) -> Params {
+        let defaults = Params::default();
+        let mut p = match self {
+            Preset::Defaults => return defaults,
+            _ => defaults.without_candidates(),
+        };
+        let keep = |t: TermId| match self {
+            Preset::Slow23 => t.info().group != Group::GnuV || t == PIECE_VALUE.term(),
+            _ => t.info().group == Group::GnuV,
+        };
+        for t in TermId::all().filter(|&t| !keep(t)) {
+            p.zero_term(t);
+        }
+        if self == Preset::Gnu87 {
+            for base in [
+                SCALE_LOW_SPREAD_BASE,
+                SCALE_1P_BASE,
+                OCB_BASE,
+                SCALE_EDGE_BASE,
+                SCALE_QUEENS,
+            ] {
+                p.set(base, crate::score::FULL_SCALE);
+            }
+        }
+        p
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::*;
+
+    #[test]
+    fn presets_keep_their_term_set_only() {
+        let slow = Preset::Slow23.params();
+        assert_eq!(slow.get(BISHOP_PAIR), Params::default().get(BISHOP_PAIR));
+        assert_eq!(slow.get(PIECE_VALUE), Params::default().get(PIECE_VALUE));
+        assert_eq!(slow.get(GNU_KNIGHT_CENTER), crate::S::ZERO);
+        assert!(!slow.group_active(Group::ShelterV));
+        let gnu = Preset::Gnu87.params();
+        assert_eq!(gnu.get(BISHOP_PAIR), crate::S::ZERO);
+        assert_eq!(
+            gnu.get(GNU_KNIGHT_CENTER),
+            Params::default().get(GNU_KNIGHT_CENTER)
+        );
+        assert_eq!(gnu.get(OCB_BASE), 100);
+        assert_eq!(gnu.get(OCB_PAWNS), 0);
+        assert_eq!(Preset::by_name("gnu87"), Some(Preset::Gnu87));
+        assert_eq!(Preset::Defaults.params(), Params::default());
+    }
+
+    #[test]
+    fn the_neutral_scale_scales_nothing() {
+        let gnu = Preset::Gnu87.params();
+        // Opposite bishops two pawns up, a lone rook pawn ending: full scale under gnu87.
+        for fen in [
+            "4k3/p7/8/3b4/8/8/PPPB4/4K3 w - - 0 1",
+            "8/B7/7p/8/6b1/8/3k3K/8 w - - 64 98",
+        ] {
+            let pos = crate::parse_fen(fen).unwrap();
+            let trace = crate::trace(&pos, &gnu);
+            let scale = trace.inputs.scale.value_with(&mut &gnu);
+            assert_eq!(scale, crate::score::FULL_SCALE, "{fen}");
+        }
+    }
+}
