@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{fails, sample, stdout_of, texel};
+use common::{fails, interrupt_when, sample, stdout_of, texel};
 use std::path::PathBuf;
 
 const ITALIAN: &str = "r1bqk1nr/pppp1ppp/2n5/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
@@ -381,7 +381,6 @@ fn tune_refuses_bad_input_with_exit_2() {
 
 #[test]
 fn ctrl_c_saves_a_checkpoint_that_resumes() {
-    use std::io::BufRead;
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().to_path_buf();
     let epd = sample(&dir, "sample.epd", 70_000);
@@ -399,24 +398,9 @@ fn ctrl_c_saves_a_checkpoint_that_resumes() {
         .args(extra);
         c
     };
-    let mut child = tune(&[])
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
     // Interrupt during the first pass: as soon as the descent has started.
-    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
-    let mut text = String::new();
-    while !text.contains("tuning ") {
-        assert!(stdout.read_line(&mut text).unwrap() > 0, "{text}");
-    }
-    let killed = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    let status = child.wait().unwrap();
-    std::io::Read::read_to_string(&mut stdout, &mut text).unwrap();
-    assert_eq!(status.code(), Some(130), "{text}");
+    let (code, text) = interrupt_when(tune(&[]), |l| l.contains("tuning "));
+    assert_eq!(code, Some(130), "{text}");
     let checkpoint = dir.join("tuned.json.ckpt");
     assert!(
         text.contains("interrupted after") && text.contains("tuned.json.ckpt"),

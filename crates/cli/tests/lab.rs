@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{fails, sample, stdout_of, texel};
+use common::{fails, interrupt_when, sample, stdout_of, texel};
 use std::path::Path;
 
 /// lab.json's verdicts without the seconds they took.
@@ -122,32 +122,16 @@ fn apply_keeps_the_winners_and_zeroes_the_rest() {
 
 #[test]
 fn ctrl_c_leaves_finished_verdicts_for_the_rerun() {
-    use std::io::BufRead;
     let tmp = tempfile::tempdir().unwrap();
     let epd = sample(tmp.path(), "s.epd", 3000);
     let out = tmp.path().join("lab");
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("texel"))
-        .args(["lab", "--passes", "2", "--each-term", "--epd"])
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("texel"));
+    cmd.args(["lab", "--passes", "2", "--each-term", "--epd"])
         .arg(&epd)
         .arg("--out")
-        .arg(&out)
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    while !line.starts_with("[1/") {
-        line.clear();
-        assert!(stdout.read_line(&mut line).unwrap() > 0);
-    }
-    let killed = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    let mut rest = String::new();
-    std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
-    assert_eq!(child.wait().unwrap().code(), Some(130), "{rest}");
+        .arg(&out);
+    let (code, rest) = interrupt_when(cmd, |l| l.starts_with("[1/"));
+    assert_eq!(code, Some(130), "{rest}");
     let saved = std::fs::read_to_string(out.join("lab.jsonl"))
         .unwrap()
         .lines()

@@ -43,3 +43,34 @@ pub fn sample(dir: &Path, name: &str, n: usize) -> PathBuf {
     std::fs::write(&path, text).unwrap();
     path
 }
+
+/// Runs `cmd`, sends it SIGINT (Ctrl-C) once a line of its output satisfies `ready`, and
+/// returns its exit code and everything it printed.
+#[allow(dead_code, reason = "each test file compiles this module; robust.rs sends no Ctrl-C")]
+pub fn interrupt_when(
+    mut cmd: std::process::Command,
+    ready: impl Fn(&str) -> bool,
+) -> (Option<i32>, String) {
+    use std::io::{BufRead, Read};
+    let mut child = cmd.stdout(std::process::Stdio::piped()).spawn().unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut text = String::new();
+    loop {
+        let mut line = String::new();
+        assert!(
+            stdout.read_line(&mut line).unwrap() > 0,
+            "never ready: {text}"
+        );
+        text.push_str(&line);
+        if ready(&line) {
+            break;
+        }
+    }
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    stdout.read_to_string(&mut text).unwrap();
+    (child.wait().unwrap().code(), text)
+}
