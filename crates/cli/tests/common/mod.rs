@@ -46,7 +46,10 @@ pub fn sample(dir: &Path, name: &str, n: usize) -> PathBuf {
 
 /// Runs `cmd`, sends it SIGINT (Ctrl-C) once a line of its output satisfies `ready`, and
 /// returns its exit code and everything it printed.
-#[allow(dead_code, reason = "each test file compiles this module; robust.rs sends no Ctrl-C")]
+#[allow(
+    dead_code,
+    reason = "each test file compiles this module; robust.rs sends no Ctrl-C"
+)]
 pub fn interrupt_when(
     mut cmd: std::process::Command,
     ready: impl Fn(&str) -> bool,
