@@ -155,10 +155,10 @@ pub struct ScaleRules {
     pub opposite_bishops: u8,
     /// Difference of the two sides' pawn counts.
     pub pawn_difference: u8,
-    /// Rooks on the board.
-    pub rooks: u8,
-    /// Queens on the board.
-    pub queens: u8,
+    /// Rooks traded off: four less the rooks on the board.
+    pub rooks_traded: u8,
+    /// Queens traded off: two less the queens on the board.
+    pub queens_traded: u8,
     /// A queen each and no other pieces.
     pub queens_only: u8,
     /// All the side's pawns on one edge file.
@@ -197,8 +197,8 @@ impl ScaleRules {
         if self.opposite_bishops != 0 {
             let s = r.read(OCB_BASE)
                 + r.times(OCB_PAWNS, self.pawn_difference)
-                + r.times(OCB_ROOK, self.rooks)
-                + r.times(OCB_QUEEN, self.queens);
+                + r.times(OCB_ROOK, self.rooks_traded)
+                + r.times(OCB_QUEEN, self.queens_traded);
             scale = scale.min(s);
         }
         if self.queens_only != 0 {

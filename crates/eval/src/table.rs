@@ -379,13 +379,13 @@ crate::params::declare_params! {
         SCALE_1P_KING_DIST: i32 = 0, nonlinear;
         /// One-piece scale when the stronger side has two pieces against one.
         SCALE_1P_2P: i32 = 9, nonlinear;
-        /// Scale with opposite-coloured bishops.
+        /// Scale with opposite-coloured bishops (one each, no knights) and every rook and queen on.
         OCB_BASE: i32 = 52, nonlinear;
         /// Opposite-bishop scale per pawn of difference.
         OCB_PAWNS: i32 = 12, nonlinear;
-        /// Opposite-bishop scale per rook on the board.
+        /// Opposite-bishop scale per rook traded off (negative: fewer heavies, more drawish).
         OCB_ROOK: i32 = -6, nonlinear;
-        /// Opposite-bishop scale per queen on the board.
+        /// Opposite-bishop scale per queen traded off (negative: fewer heavies, more drawish).
         OCB_QUEEN: i32 = -27, nonlinear;
         /// Scale when all the stronger side's pawns are on one rook file.
         SCALE_EDGE_BASE: i32 = 73, step 2, nonlinear;

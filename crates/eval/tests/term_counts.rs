@@ -95,8 +95,13 @@ fn linear_terms_count_what_their_docs_say() {
 fn scale_rules_give_the_documented_percentages() {
     let params = Params::default();
     let scale = |fen: &str| counter(&params, fen).scale;
-    // Opposite bishops, white two pawns up: OCB_BASE 52 + OCB_PAWNS 12 x 2.
-    assert_eq!(scale("4k3/p7/8/3b4/8/8/PPPB4/4K3 w - - 0 1"), 76);
+    // Opposite bishops, white two pawns up, every rook and queen on: OCB_BASE 52 + OCB_PAWNS 12 x 2.
+    assert_eq!(scale("r2qk2r/p7/8/3b4/8/8/PPPB4/R2QK2R w - - 0 1"), 76);
+    // Both queens traded: 76 + OCB_QUEEN -27 x 2 = 22; a pair of rooks more: 22 + OCB_ROOK -6 x 2.
+    assert_eq!(scale("r3k2r/p7/8/3b4/8/8/PPPB4/R3K2R w - - 0 1"), 22);
+    assert_eq!(scale("r3k3/p7/8/3b4/8/8/PPPB4/R3K3 w - - 0 1"), 10);
+    // Each trade makes opposite bishops more drawish: the bare bishop ending is a draw.
+    assert_eq!(scale("4k3/p7/8/3b4/8/8/PPPB4/4K3 w - - 0 1"), 0);
     // A lone minor piece ahead without pawns cannot win.
     assert_eq!(scale("4k3/8/8/8/8/8/8/3BK3 w - - 0 1"), 0);
     // One rook pawn with a knight: EDGE_BASE 73 + EDGE_ONLY -11 + EDGE_PASSED 13 + knight 26

@@ -11,7 +11,7 @@ use texel_eval::{parse_fen, Params};
 pub const BENCH_DEPTH: u32 = 7;
 
 /// Total nodes of the bench with the table's default parameters.
-pub const BENCH_NODES: u64 = 3_231_336;
+pub const BENCH_NODES: u64 = 3_279_164;
 
 /// The bench positions: the start position, two tactical classics and positions from
 /// engine games (openings, middlegames, endgames).

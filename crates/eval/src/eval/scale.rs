@@ -54,8 +54,8 @@ fn rules(info: &Info, strong: Color) -> ScaleRules {
     if opposite_bishops {
         r.opposite_bishops = 1;
         r.pawn_difference = small((sp - wp).abs());
-        r.rooks = small(count(info.board.rooks()));
-        r.queens = small(count(info.board.queens()));
+        r.rooks_traded = small(4 - count(info.board.rooks()).min(4));
+        r.queens_traded = small(2 - count(info.board.queens()).min(2));
     }
     let (spc, wpc) = (info.piece_count(strong), info.piece_count(weak));
     r.queens_only = u8::from(spc == 1 && wpc == 1 && info.board.queens().count() == 2);
