@@ -33,6 +33,10 @@ struct TuneConfig {
     checkpoint_secs: Option<f64>,
     out: Option<PathBuf>,
     rust: Option<PathBuf>,
+    min_support: Option<usize>,
+    /// A number, or "auto".
+    l2: Option<serde_json::Value>,
+    no_constraints: Option<bool>,
 }
 
 /// `dir` joined with the relative `path`, `..` taken off `dir`'s own components where it
@@ -144,6 +148,15 @@ pub fn apply(path: &Path, args: &mut TuneArgs) -> Result<BTreeMap<String, i32>> 
     fill(&mut args.checkpoint_secs, c.checkpoint_secs);
     fill(&mut args.out, c.out);
     fill(&mut args.rust, c.rust);
+    fill(&mut args.min_support, c.min_support);
+    if let Some(l2) = c.l2 {
+        let text = l2.as_str().map_or_else(|| l2.to_string(), str::to_string);
+        let l2 = text
+            .parse()
+            .map_err(|e| anyhow::anyhow!("config {}: l2: {e}", path.display()))?;
+        fill(&mut args.l2, Some(l2));
+    }
+    args.no_constraints |= c.no_constraints.unwrap_or(false);
     Ok(c.steps.unwrap_or_default())
 }
 

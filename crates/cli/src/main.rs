@@ -4,6 +4,7 @@ mod bench;
 mod compare_cmd;
 mod config;
 mod eval_cmd;
+mod guards;
 mod import_cmd;
 mod lab_cmd;
 mod match_cmd;

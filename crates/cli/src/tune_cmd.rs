@@ -100,6 +100,18 @@ pub struct TuneArgs {
     /// Write the tuned table as Rust source.
     #[arg(long)]
     pub rust: Option<PathBuf>,
+    /// Hold every value that counts in fewer than N training positions at its start; 0
+    /// tunes them all [default: 20].
+    #[arg(allow_negative_numbers = true, long, value_name = "N")]
+    pub min_support: Option<usize>,
+    /// Pull every value toward its start: moving a value 100 units away costs as much
+    /// summed error as λ positions wrong by a whole result; `auto` picks λ on the validation
+    /// split; 0 switches the pull off [default: 0.1].
+    #[arg(long, value_name = "λ|auto")]
+    pub l2: Option<crate::guards::L2>,
+    /// Let values cross the orders and bounds the table declares (`rising`, `at_most 0`, ...).
+    #[arg(long)]
+    pub no_constraints: bool,
 }
 
 #[derive(Args)]
@@ -229,15 +241,24 @@ fn check_tune_ranges(args: &TuneArgs) -> Result<()> {
     Ok(())
 }
 
-/// The run's starting point: a fresh one, or the checkpoint of `--resume` after checking
-/// that it continues this data and selection.
+/// The run's starting point: a fresh one with its guards, or the checkpoint of `--resume`
+/// (guards included) after checking that it continues this data and selection.
 fn starting_point(
     args: &TuneArgs,
-    loaded: &Loaded,
+    loaded: &mut Loaded,
     resumed: Option<Checkpoint>,
     start_params: &Params,
     vars: Vec<Variable>,
 ) -> Result<Checkpoint> {
+    let min_support = args
+        .min_support
+        .unwrap_or(crate::guards::DEFAULT_MIN_SUPPORT);
+    let vars = crate::guards::hold_sparse(vars, loaded, min_support);
+    anyhow::ensure!(
+        !vars.is_empty(),
+        "every selected value counts in fewer than {min_support} training positions: lower \
+         --min-support"
+    );
     match (resumed, &args.resume) {
         (Some(c), Some(path)) => {
             c.check_continues(path, loaded.fingerprint, &vars)?;
@@ -249,13 +270,20 @@ fn starting_point(
             Ok(c)
         }
         _ => {
-            println!("tuning {} variables", vars.len());
+            let guards = crate::guards::choose(args, loaded, start_params, &vars)?;
+            println!(
+                "tuning {} variables (L2 pull {}, constraints {})",
+                vars.len(),
+                guards.l2,
+                if guards.constraints { "kept" } else { "off" }
+            );
             Ok(fresh(
                 &loaded.train,
                 loaded.fingerprint,
                 start_params.clone(),
                 loaded.k,
                 vars,
+                guards,
             ))
         }
     }
@@ -291,7 +319,9 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
     };
     let mut loaded = load_data(&data, start_params.clone())?;
     print_errors(&loaded, "start");
-    let start = starting_point(args, &loaded, resumed, &start_params, vars)?;
+    let selected_vars = vars.clone();
+    let start = starting_point(args, &mut loaded, resumed, &start_params, vars)?;
+    let held = crate::guards::held_names(&selected_vars, &start.vars);
     let options = RunOptions {
         passes: args.passes.unwrap_or(20),
         patience: args.patience,
@@ -301,7 +331,10 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
     };
     let result = descend(&mut loaded, start, &options)?;
     let tuned = result.params;
-    print_changes(&start_params, &tuned, &loaded.train);
+    let changes = print_changes(&start_params, &tuned, &loaded.train);
+    if let Some(log) = &outputs.log {
+        log_changes(log, &held, &changes)?;
+    }
     if result.end == RunEnd::Interrupted {
         let ckpt = outputs.checkpoint.display();
         println!(
@@ -396,24 +429,49 @@ fn print_errors_after(loaded: &mut Loaded, params: &Params) {
     print_errors(loaded, "end");
 }
 
-/// The largest changes, biggest first, each with its support: the training positions where
-/// the value has a non-zero coefficient of its own (curve and formula reads not counted).
-fn print_changes(before: &Params, after: &Params, train: &Dataset) {
-    let mut changes: Vec<(usize, i32, i32)> = (0..flat_params().len())
+/// A changed value: its flat slot, before, after, and its support (training positions it
+/// counts in).
+type Change = (usize, i32, i32, usize);
+
+/// Every changed value, biggest change first; prints the 20 largest with their support.
+fn print_changes(before: &Params, after: &Params, train: &Dataset) -> Vec<Change> {
+    let mut changes: Vec<Change> = (0..flat_params().len())
         .filter(|&i| before.flat()[i] != after.flat()[i])
-        .map(|i| (i, before.flat()[i], after.flat()[i]))
+        .map(|i| (i, before.flat()[i], after.flat()[i], train.support(&[i])))
         .collect();
-    changes.sort_by_key(|&(i, b, a)| (std::cmp::Reverse((a - b).abs()), i));
+    changes.sort_by_key(|&(i, b, a, _)| (std::cmp::Reverse((a - b).abs()), i));
     println!(
         "{} values changed; the largest (support: positions it counts in):",
         changes.len()
     );
-    for (i, b, a) in changes.iter().take(20) {
+    for (i, b, a, support) in changes.iter().take(20) {
         println!(
-            "  {:<40} {b:>6} -> {a:>6} ({:+}), support {}",
+            "  {:<40} {b:>6} -> {a:>6} ({:+}), support {support}",
             flat_params()[*i].name(),
             a - b,
-            train.support(&[*i])
         );
     }
+    changes
+}
+
+/// Appends one line to the log: the values held for want of support and every change with
+/// its support.
+fn log_changes(log: &std::path::Path, held: &[String], changes: &[Change]) -> Result<()> {
+    use std::io::Write;
+    let changes: Vec<serde_json::Value> = changes
+        .iter()
+        .map(|&(i, before, after, support)| {
+            serde_json::json!({
+                "value": flat_params()[i].name(), "before": before, "after": after,
+                "support": support,
+            })
+        })
+        .collect();
+    let line = serde_json::json!({ "held": held, "changes": changes });
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(log)
+        .with_context(|| format!("cannot write the log {}", log.display()))?;
+    writeln!(f, "{line}").with_context(|| format!("cannot write the log {}", log.display()))
 }

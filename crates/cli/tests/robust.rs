@@ -103,6 +103,7 @@ fn resume_refuses_other_data_or_another_selection() {
         texel_eval::Params::default(),
         1.2,
         vars,
+        texel_tune::Guards::default(),
     );
     state.save(&ckpt).unwrap();
     let resume = |data: &Path, extra: &[&str]| {
@@ -113,6 +114,7 @@ fn resume_refuses_other_data_or_another_selection() {
             .arg(tmp.path().join("out.json"))
             .arg("--resume")
             .arg(&ckpt)
+            .args(["--min-support", "0"])
             .args(extra);
         c
     };

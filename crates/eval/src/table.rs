@@ -44,11 +44,11 @@ crate::params::declare_params! {
         /// Own pawn within two squares of the own king.
         GNU_PAWN_NEAR_KING: S = S(10, 10);
         /// Passed pawn by rank, growing toward the ending (Slow's PP_PASSED_RANK measures the same).
-        GNU_PASSED_PAWN: [S; 6] = [S(10, 15), S(15, 25), S(25, 45), S(40, 70), S(60, 110), S(90, 170)], index "rank 2 to rank 7";
+        GNU_PASSED_PAWN: [S; 6] = [S(10, 15), S(15, 25), S(25, 45), S(40, 70), S(60, 110), S(90, 170)], index "rank 2 to rank 7", rising;
         /// Passed pawn whose path holds an enemy unit, whose path the enemy attacks, or whose square holds the enemy king.
         GNU_PASSED_HINDERED: [S; 3] = [S(-10, -20), S(-5, -10), S(0, -30)], index "path blocked, path attacked, enemy king in the square";
         /// Passed pawn with a free path, the enemy king outside its square and no enemy piece: it queens.
-        GNU_PASSED_UNSTOPPABLE: S = S(0, 130);
+        GNU_PASSED_UNSTOPPABLE: S = S(0, 130), at_least 0;
         /// Knight per enemy piece (knight to queen) within two squares of it.
         GNU_KNIGHT_NEAR_ENEMY: S = S(4, 4);
         /// Knight per square of king distance from each king.
@@ -268,7 +268,7 @@ crate::params::declare_params! {
         /// Attack units per square touching the king attacked by an enemy piece.
         KS_SQ_COVER_BY_PIECE: [i32; 4] = [7, 9, 7, 10], index "knight, bishop, rook, queen", nonlinear;
         /// Attack units for safe checks (check squares the enemy can reach and we do not attack).
-        KS_SAFE_CHECK_SCORE: [i32; 5] = [10, 15, 24, 31, 29], index "1, 2, 3, 4, 5 or more safe checks", nonlinear;
+        KS_SAFE_CHECK_SCORE: [i32; 5] = [10, 15, 24, 31, 29], index "1, 2, 3, 4, 5 or more safe checks", nonlinear, rising;
         /// Attack units added per safe bishop check.
         KS_SAFE_BISHOP_CHECK_ADJUST: i32 = -3, nonlinear;
         /// Attack units per queen or rook check on a square touching the king, supported and not otherwise defended.
@@ -320,7 +320,7 @@ crate::params::declare_params! {
         /// King on its back rank with every forward neighbour an own pawn that cannot move (middlegame).
         KS_TRAPPED_BACKRANK_BY_BLOCKED_PAWN: [i32; 3] = [-32, -44, -74], index "openness: more than 12 pawns, 7 to 12, 6 or fewer";
         /// Back-rank-trapped king against an enemy rook or queen with no own rook or queen on the back rank (middlegame).
-        KS_WEAK_BACK_RANK: [i32; 3] = [-1, -12, -25], index "openness: more than 12 pawns, 7 to 12, 6 or fewer";
+        KS_WEAK_BACK_RANK: [i32; 3] = [-1, -12, -25], index "openness: more than 12 pawns, 7 to 12, 6 or fewer", at_most 0;
         /// Attack units per attacking piece whatever its mobility.
         KS_MOBILITY_BIAS: [i32; 4] = [33, 40, 58, 89], index "knight, bishop, rook, queen", nonlinear;
         /// Attack units per safe move of an attacking piece.
@@ -346,17 +346,17 @@ crate::params::declare_params! {
         /// Outside passed pawn against a lone enemy knight (endgame).
         OUTSIDE_PASSED_PAWN_ONE_KNIGHT: i32 = 57;
         /// Outside passed pawn in a pawn ending, by its file distance to the nearest enemy pawn (endgame).
-        OUTSIDE_PASSED_PAWN_KPK: [i32; 4] = [-23, 0, 22, 44], index "2, 3, 4, 5 or more files";
+        OUTSIDE_PASSED_PAWN_KPK: [i32; 4] = [-23, 0, 22, 44], index "2, 3, 4, 5 or more files", rising;
         /// King outside the files of all pawns while pieces remain, by file distance to the nearest pawn (endgame).
-        KING_OUTSIDE_PAWNS_ENDGAME: [i32; 6] = [-15, -24, -37, -61, -88, -94], index "1, 2, 3, 4, 5, 6 or more files";
+        KING_OUTSIDE_PAWNS_ENDGAME: [i32; 6] = [-15, -24, -37, -61, -88, -94], index "1, 2, 3, 4, 5, 6 or more files", falling;
         /// Number of safe king moves (endgame).
         KING_MOBILITY: [i32; 9] = [-30, -4, 6, 7, 9, 7, 7, 7, -2], index "0 to 8 safe moves";
         /// King outside the files of all pawns in a pawn ending, by file distance to the nearest pawn (endgame).
-        KING_OUTSIDE_PAWNS_KPK: [i32; 6] = [1, 4, 3, -57, -114, -180], index "1, 2, 3, 4, 5, 6 or more files";
+        KING_OUTSIDE_PAWNS_KPK: [i32; 6] = [1, 4, 3, -57, -114, -180], index "1, 2, 3, 4, 5, 6 or more files", falling;
         /// Pawn ending race: our unstoppable passer queens first (endgame).
-        PAWN_RACE_WIN: [i32; 2] = [610, 410], index "queens two or more plies first, queens one ply first with check";
+        PAWN_RACE_WIN: [i32; 2] = [610, 410], index "queens two or more plies first, queens one ply first with check", falling;
         /// Two connected passed pawns on ranks 6-7 the enemy king cannot reach, against a lone rook or knight (endgame).
-        CONNECTED_PAWN_UNSTOPPABLE: [i32; 2] = [321, 240], index "against a rook, against a knight";
+        CONNECTED_PAWN_UNSTOPPABLE: [i32; 2] = [321, 240], index "against a rook, against a knight", at_least 0;
     }
 
     /// Endgame scale in percent for the side with more material (100 is full, lower draws the score toward zero).
@@ -430,7 +430,7 @@ crate::params::declare_params! {
         /// Pawn with an own pawn ahead of it on its file.
         PAWN_DOUBLED: S = S(-4, -14);
         /// Connected pawn (defended by or beside an own pawn), by rank.
-        PAWN_CONNECTED_RANK: [S; 6] = [S(-5, -1), S(2, 3), S(2, 1), S(4, 3), S(17, 22), S(60, 45)], index "rank 2 to rank 7";
+        PAWN_CONNECTED_RANK: [S; 6] = [S(-5, -1), S(2, 3), S(2, 1), S(4, 3), S(17, 22), S(60, 45)], index "rank 2 to rank 7", rising;
         /// Connected pawn, by file.
         PAWN_CONNECTED_FILE: [S; 4] = [S(-1, -2), S(-1, 2), S(2, 5), S(0, 5)], index "file a/h, b/g, c/f, d/e";
         /// Connected pawn with no enemy pawn ahead on its file, by rank.
@@ -442,7 +442,7 @@ crate::params::declare_params! {
     /// Passed pawns (no enemy pawn ahead on its own or an adjacent file) and candidates.
     group PassedV {
         /// Passed pawn, by rank.
-        PP_PASSED_RANK: [S; 6] = [S(-3, 8), S(2, 10), S(0, 19), S(18, 37), S(46, 75), S(96, 141)], index "rank 2 to rank 7";
+        PP_PASSED_RANK: [S; 6] = [S(-3, 8), S(2, 10), S(0, 19), S(18, 37), S(46, 75), S(96, 141)], index "rank 2 to rank 7", rising;
         /// Passed pawn, by file.
         PP_PASSED_FILE: [S; 4] = [S(1, 1), S(-1, 1), S(-10, -7), S(-11, -11)], index "file a/h, b/g, c/f, d/e";
         /// Own king distance to the square in front of the passer; the sum with PP_O_KING_DIST is weighted by PP_PROMO_DIST / 128.

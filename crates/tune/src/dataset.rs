@@ -632,29 +632,41 @@ impl Dataset {
                 });
             }
         }
+        self.for_formula_reads(slot, |pos| combiner.add_formula(pos));
+        combiner.drain()
+    }
+
+    /// Calls `f` with every position where a formula reads `slot`'s term, in order.
+    fn for_formula_reads(&self, slot: usize, mut f: impl FnMut(u32)) {
         match &self.reads[flat_params()[slot].term.0 as usize] {
             Reads::None => {}
-            Reads::All => (0..self.len() as u32).for_each(|pos| combiner.add_formula(pos)),
+            Reads::All => (0..self.len() as u32).for_each(f),
             Reads::Some { bytes, .. } => {
                 let (mut at, mut pos) = (0, 0u32);
                 while at < bytes.len() {
                     pos += varint::get(bytes, &mut at) as u32;
-                    combiner.add_formula(pos);
+                    f(pos);
                 }
             }
         }
-        combiner.drain()
     }
 
-    /// How many positions have a non-zero coefficient for at least one of the flat `slots`
-    /// (their own columns; curve and formula reads are not counted).
+    /// How many positions one of the flat `slots` counts in: a coefficient of its own, a
+    /// curve value it shapes, or a formula that reads it (a formula read by most positions
+    /// counts as read by all).
     pub fn support(&self, slots: &[usize]) -> usize {
         let mut seen = vec![0u64; self.len().div_ceil(64)];
+        let mut mark = |pos: u32| seen[pos as usize / 64] |= 1 << (pos % 64);
         for &slot in slots {
             let (col, kind) = self.column(slot);
-            decode(&col.bytes, kind, 0, 0, col.entries, |pos, _, _| {
-                seen[pos as usize / 64] |= 1 << (pos % 64);
-            });
+            decode(&col.bytes, kind, 0, 0, col.entries, |pos, _, _| mark(pos));
+            for &d in &CURVE_DEPENDENTS[slot] {
+                let col = &self.curve_columns[d];
+                decode(&col.bytes, Kind::Mid, 0, 0, col.entries, |pos, _, _| {
+                    mark(pos)
+                });
+            }
+            self.for_formula_reads(slot, &mut mark);
         }
         seen.iter().map(|w| w.count_ones() as usize).sum()
     }

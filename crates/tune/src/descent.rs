@@ -53,11 +53,28 @@ pub struct Cursor {
     pub probes_at_start: u64,
 }
 
+/// What keeps a descent from fitting values to a handful of positions.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct Guards {
+    /// The L2 pull toward the start: moving a value 100 units away from where the run began
+    /// costs as much summed squared error as `l2` positions that are wrong by a whole result
+    /// (a value seen in few positions stays near its start; well-supported values move
+    /// freely, and more data outweighs the pull as it should).
+    pub l2: f64,
+    /// Keep the table's declared orders and bounds (`rising`, `at_most 0`, ...): no move
+    /// crosses one.
+    pub constraints: bool,
+}
+
 /// The full state of a descent, for checkpoints.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DescentState {
     /// Current parameters.
     pub params: Params,
+    /// The parameters the run began with (the L2 pull's anchor).
+    pub anchor: Params,
+    /// The guards of the run.
+    pub guards: Guards,
     /// Summed error as tracked incrementally.
     pub sum: f64,
     /// Stored reduction and direction per variable.
@@ -85,6 +102,8 @@ pub struct PassSummary {
 pub struct Descent<'a> {
     ds: &'a mut Dataset,
     params: Params,
+    anchor: Params,
+    guards: Guards,
     sigmoid: SigmoidTable,
     vars: Vec<Variable>,
     /// Stored reduction and direction per variable.
@@ -106,6 +125,8 @@ impl<'a> Descent<'a> {
         let combiner = Combiner::new(ds.len());
         let mut d = Descent {
             ds,
+            anchor: params.clone(),
+            guards: Guards::default(),
             params,
             sigmoid: SigmoidTable::new(k),
             vars,
@@ -128,6 +149,13 @@ impl<'a> Descent<'a> {
     /// The current parameters.
     pub fn params(&self) -> &Params {
         &self.params
+    }
+
+    /// The same descent with `guards`, anchored where it stands now.
+    pub fn guarded(mut self, guards: Guards) -> Self {
+        self.guards = guards;
+        self.anchor = self.params.clone();
+        self
     }
 
     /// The current mean error, as tracked incrementally.
@@ -277,14 +305,36 @@ impl<'a> Descent<'a> {
         self.probe_sum(var.slot, delta) / self.ds.len() as f64
     }
 
-    /// The better of one step up and one step down: (reduction of the summed error, delta).
+    /// Change of the L2 penalty if `slot` moved by `delta`.
+    fn penalty_change(&self, slot: usize, delta: i32) -> f64 {
+        if self.guards.l2 == 0.0 {
+            return 0.0;
+        }
+        let away = f64::from(self.params.flat()[slot] - self.anchor.flat()[slot]);
+        let then = away + f64::from(delta);
+        self.guards.l2 * (then * then - away * away) / 10_000.0
+    }
+
+    /// Probes moving `v` by `delta`: the change of the summed error and of the objective
+    /// (the error plus the L2 penalty), or `None` when the move would cross a constraint.
+    fn probe_move(&mut self, v: Variable, delta: i32) -> Option<(f64, f64)> {
+        let value = self.params.flat()[v.slot] + delta;
+        if self.guards.constraints && !self.params.allows(v.slot, value) {
+            return None;
+        }
+        self.probes += 1;
+        let change = self.probe_sum(v.slot, delta);
+        Some((change, change + self.penalty_change(v.slot, delta)))
+    }
+
+    /// The better of one step up and one step down: (reduction of the objective, delta).
     fn best_step(&mut self, v: Variable) -> (f64, i32) {
         let mut best = (0.0, 0);
         for delta in [v.step, -v.step] {
-            self.probes += 1;
-            let change = self.probe_sum(v.slot, delta);
-            if -change > best.0 {
-                best = (-change, delta);
+            if let Some((_, objective)) = self.probe_move(v, delta) {
+                if -objective > best.0 {
+                    best = (-objective, delta);
+                }
             }
         }
         best
@@ -320,14 +370,12 @@ impl<'a> Descent<'a> {
             let v = self.vars[i];
             let delta = self.gains[i].1;
             // The stored reduction may be stale: other variables moved since it was probed.
-            self.probes += 1;
-            let mut change = self.probe_sum(v.slot, delta);
-            while -change > threshold(self.sum) {
-                self.apply(v.slot, delta, change);
+            let mut change = self.probe_move(v, delta);
+            while let Some((error, _)) = change.filter(|c| -c.1 > threshold(self.sum)) {
+                self.apply(v.slot, delta, error);
                 self.cursor.moves += 1;
                 self.cursor.moved[i] = true;
-                self.probes += 1;
-                change = self.probe_sum(v.slot, delta);
+                change = self.probe_move(v, delta);
             }
             self.gains[i] = self.best_step(v);
             if hook(self) == Control::Stop {
@@ -352,6 +400,8 @@ impl<'a> Descent<'a> {
     pub fn state(&self) -> DescentState {
         DescentState {
             params: self.params.clone(),
+            anchor: self.anchor.clone(),
+            guards: self.guards,
             sum: self.sum,
             gains: self.gains.clone(),
             probes: self.probes,
@@ -363,6 +413,8 @@ impl<'a> Descent<'a> {
     /// those of `state.params`; `vars` and `k` must be those of the run that saved the state.
     pub fn resume(ds: &'a mut Dataset, state: DescentState, k: f64, vars: Vec<Variable>) -> Self {
         let mut d = Descent::new(ds, state.params, k, vars);
+        d.anchor = state.anchor;
+        d.guards = state.guards;
         d.sum = state.sum;
         d.gains = state.gains;
         d.probes = state.probes;

@@ -5,6 +5,7 @@
 mod dataset;
 mod descent;
 pub mod error;
+mod guard;
 mod lab;
 pub mod lab_report;
 mod load;
@@ -13,7 +14,8 @@ mod select;
 mod touch;
 
 pub use dataset::{Dataset, DatasetBuilder, DatasetFull};
-pub use descent::{Control, Cursor, Descent, DescentState, PassSummary, Variable};
+pub use descent::{Control, Cursor, Descent, DescentState, Guards, PassSummary, Variable};
+pub use guard::{L2Search, L2_GRID};
 pub use lab::{Errors, Lab, Subject, Verdict};
 pub use load::{load, total_bytes, BadLines, LoadError, LoadOptions, LoadReport};
 pub use run::{

@@ -2,7 +2,7 @@
 //! atomically (every few minutes and when stopped) and exact resumption.
 
 use crate::dataset::Dataset;
-use crate::descent::{Control, Cursor, Descent, DescentState, PassSummary, Variable};
+use crate::descent::{Control, Cursor, Descent, DescentState, Guards, PassSummary, Variable};
 use crate::error::mean_error;
 use serde_json::{json, Value};
 use std::io::Write;
@@ -122,7 +122,7 @@ pub fn table_fingerprint() -> u64 {
 }
 
 /// The checkpoint format written now.
-const FORMAT: &str = "texel-checkpoint-2";
+const FORMAT: &str = "texel-checkpoint-3";
 
 /// Everything a run needs to go on: written as JSON (floats as exact bit patterns).
 #[derive(Clone, Debug, PartialEq)]
@@ -170,6 +170,9 @@ impl Checkpoint {
             "passes": self.passes,
             "vars": self.vars.iter().map(|v| json!([v.slot, v.step])).collect::<Vec<_>>(),
             "params": self.descent.params.flat().to_vec(),
+            "anchor": self.descent.anchor.flat().to_vec(),
+            "l2": bits(self.descent.guards.l2),
+            "constraints": self.descent.guards.constraints,
             "sum": bits(self.descent.sum),
             "gains": self.descent.gains.iter().map(|g| json!([bits(g.0), g.1])).collect::<Vec<_>>(),
             "probes": self.descent.probes,
@@ -291,6 +294,13 @@ impl Checkpoint {
             vars,
             descent: DescentState {
                 params: flat(field("params")?)?,
+                anchor: flat(field("anchor")?)?,
+                guards: Guards {
+                    l2: float("l2")?,
+                    constraints: field("constraints")?
+                        .as_bool()
+                        .ok_or("field \"constraints\" is not a flag")?,
+                },
                 sum: float("sum")?,
                 gains,
                 probes: uint("probes")?,
@@ -325,7 +335,8 @@ impl Checkpoint {
         if self.vars != vars {
             return Err(bad(format!(
                 "it tunes another selection ({} variables; this command selects {}): give the \
-                 --group/--param/--exclude/--freeze-material and steps of the run that wrote it",
+                 --group/--param/--exclude/--freeze-material/--min-support and steps of the run \
+                 that wrote it",
                 self.vars.len(),
                 vars.len()
             )));
@@ -549,6 +560,7 @@ pub fn fresh(
     params: Params,
     k: f64,
     vars: Vec<Variable>,
+    guards: Guards,
 ) -> Checkpoint {
     let gains = vec![(0.0, 0); vars.len()];
     Checkpoint {
@@ -560,6 +572,8 @@ pub fn fresh(
             sum: crate::error::chunked_sum(train.len(), |i| {
                 crate::error::squared_error(k, train.eval(i), train.target(i))
             }),
+            anchor: params.clone(),
+            guards,
             params,
             gains,
             probes: 0,

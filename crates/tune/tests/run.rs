@@ -26,6 +26,12 @@ fn data(n: usize, params: &Params, validation_per_mille: u32) -> (Dataset, Datas
     (train, validation, report.fingerprint)
 }
 
+/// The guards of every run here: the checkpoint must carry them through a resume.
+const GUARDS: texel_tune::Guards = texel_tune::Guards {
+    l2: 0.1,
+    constraints: true,
+};
+
 fn vars() -> Vec<texel_tune::Variable> {
     let groups = ["KnightV", "PassedV", "PawnV"]
         .iter()
@@ -53,7 +59,7 @@ fn an_interrupted_run_resumes_to_exactly_the_same_values() {
     let dir = tempfile::tempdir().unwrap();
     let (mut train, mut validation, data_id) = data(1500, &Params::default(), 0);
     let k = fit_k(&samples(&train));
-    let start = fresh(&train, data_id, Params::default(), k, vars());
+    let start = fresh(&train, data_id, Params::default(), k, vars(), GUARDS);
     let straight = run(
         &mut train,
         &mut validation,
@@ -68,7 +74,7 @@ fn an_interrupted_run_resumes_to_exactly_the_same_values() {
     let opts = options(dir.path(), "stopped");
     let path = opts.checkpoint.clone().unwrap();
     let (mut train, mut validation, data_id) = data(1500, &Params::default(), 0);
-    let start = fresh(&train, data_id, Params::default(), k, vars());
+    let start = fresh(&train, data_id, Params::default(), k, vars(), GUARDS);
     let mut calls = 0;
     let first = run(&mut train, &mut validation, start, &opts, &mut |e| {
         calls += matches!(e, Event::Progress { .. }) as usize;
@@ -126,7 +132,7 @@ fn validation_keeps_the_best_parameters() {
     let (mut train, mut validation, data_id) = data(1500, &Params::default(), 300);
     assert!(validation.len() > 300);
     let k = fit_k(&samples(&train));
-    let start = fresh(&train, data_id, Params::default(), k, vars());
+    let start = fresh(&train, data_id, Params::default(), k, vars(), GUARDS);
     let mut records = Vec::new();
     let opts = RunOptions {
         passes: 6,
@@ -158,7 +164,7 @@ fn unusable_checkpoints_are_refused_with_a_reason() {
     let dir = tempfile::tempdir().unwrap();
     let (train, _, data_id) = data(300, &Params::default(), 0);
     let path = dir.path().join("refuse.ckpt");
-    let good = fresh(&train, data_id, Params::default(), 1.0, vars());
+    let good = fresh(&train, data_id, Params::default(), 1.0, vars(), GUARDS);
     good.save(&path).unwrap();
     assert_eq!(Checkpoint::load(&path).unwrap(), good);
 

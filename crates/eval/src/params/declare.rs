@@ -11,7 +11,8 @@ macro_rules! handle_type {
 pub(crate) use handle_type;
 
 /// Expands the parameter table. Each term reads
-/// `/// doc` `NAME: SHAPE = VALUE[, index "meaning"][, step N][, nonlinear];`
+/// `/// doc` `NAME: SHAPE = VALUE[, index "meaning"][, step N][, nonlinear][, rising | falling]`
+/// `[, at_least N][, at_most N];` (the last three are constraints the tuner keeps)
 /// inside `group NAME { ... }` blocks, or `candidates NAME with PARTNER, ... { ... }` for a
 /// family of candidate terms that the evaluation skips while all its values are zero (the
 /// partners are the established groups the term lab tunes together with it).

@@ -70,6 +70,7 @@ pub fn to_rust(params: &Params) -> String {
             if !info.linear {
                 out.push_str(", nonlinear");
             }
+            out.push_str(&info.constraint_marks());
             out.push_str(";\n");
         }
         out.push_str("    }\n");

@@ -6,6 +6,7 @@
 //! * [`TERMS`] describes every term (name, group, shape, step, linearity, doc).
 //! * [`flat_params`] names every flat slot for the tuner.
 
+mod constraint;
 mod declare;
 mod export;
 mod handle;
@@ -117,7 +118,24 @@ pub struct TermInfo {
     pub step: i32,
     /// Whether the term enters the evaluation as `count × value`.
     pub linear: bool,
+    /// How an array's values are ordered by index, as chess demands (the tuner keeps it).
+    pub order: Order,
+    /// The lowest value chess allows each component (the tuner never goes below it).
+    pub at_least: Option<i32>,
+    /// The highest value chess allows each component (the tuner never goes above it).
+    pub at_most: Option<i32>,
     doc: &'static str,
+}
+
+/// How the values of an array term must be ordered by index (each component on its own).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// No order is required.
+    Free,
+    /// Each element is at least the one before it.
+    Rising,
+    /// Each element is at most the one before it.
+    Falling,
 }
 
 impl TermInfo {
@@ -137,8 +155,61 @@ impl TermInfo {
             index: "",
             step: 1,
             linear: true,
+            order: Order::Free,
+            at_least: None,
+            at_most: None,
             doc,
         }
+    }
+
+    /// Requires the array's values to rise with the index.
+    pub const fn rising(self) -> TermInfo {
+        TermInfo {
+            order: Order::Rising,
+            ..self
+        }
+    }
+
+    /// Requires the array's values to fall with the index.
+    pub const fn falling(self) -> TermInfo {
+        TermInfo {
+            order: Order::Falling,
+            ..self
+        }
+    }
+
+    /// Requires every value to be at least `bound`.
+    pub const fn at_least(self, bound: i32) -> TermInfo {
+        TermInfo {
+            at_least: Some(bound),
+            ..self
+        }
+    }
+
+    /// Requires every value to be at most `bound`.
+    pub const fn at_most(self, bound: i32) -> TermInfo {
+        TermInfo {
+            at_most: Some(bound),
+            ..self
+        }
+    }
+
+    /// The declaration's constraint attributes as the table writes them
+    /// (`, rising, at_least 0`), empty when the term has none.
+    pub fn constraint_marks(&self) -> String {
+        let mut out = String::new();
+        match self.order {
+            Order::Free => {}
+            Order::Rising => out.push_str(", rising"),
+            Order::Falling => out.push_str(", falling"),
+        }
+        if let Some(b) = self.at_least {
+            out.push_str(&format!(", at_least {b}"));
+        }
+        if let Some(b) = self.at_most {
+            out.push_str(&format!(", at_most {b}"));
+        }
+        out
     }
 
     /// Sets what an array index means.
