@@ -319,6 +319,11 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
     };
     let mut loaded = load_data(&data, start_params.clone())?;
     print_errors(&loaded, "start");
+    // From here on Ctrl-C stops the run at its next safe point and leaves a checkpoint.
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let flag = interrupted.clone();
+    ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))
+        .context("cannot catch Ctrl-C")?;
     let selected_vars = vars.clone();
     let start = starting_point(args, &mut loaded, resumed, &start_params, vars)?;
     let held = crate::guards::held_names(&selected_vars, &start.vars);
@@ -329,7 +334,7 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
         checkpoint: Some(outputs.checkpoint.clone()),
         checkpoint_secs: args.checkpoint_secs.unwrap_or(300.0),
     };
-    let result = descend(&mut loaded, start, &options)?;
+    let result = descend(&mut loaded, start, &options, &interrupted)?;
     let tuned = result.params;
     let changes = print_changes(&start_params, &tuned, &loaded.train);
     if let Some(log) = &outputs.log {
@@ -357,11 +362,12 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
 }
 
 /// Runs the descent with a progress bar, pass lines and Ctrl-C handling.
-fn descend(loaded: &mut Loaded, start: Checkpoint, options: &RunOptions) -> Result<RunResult> {
-    let interrupted = Arc::new(AtomicBool::new(false));
-    let flag = interrupted.clone();
-    ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))
-        .context("cannot catch Ctrl-C")?;
+fn descend(
+    loaded: &mut Loaded,
+    start: Checkpoint,
+    options: &RunOptions,
+    interrupted: &AtomicBool,
+) -> Result<RunResult> {
     let start_error = mean_error(&loaded.train, loaded.k);
     let template = "pass {msg} {bar:30} {pos}/{len} variables walked, {elapsed} elapsed, eta {eta}";
     let pb = crate::progress_bar(start.vars.len() as u64, template);
