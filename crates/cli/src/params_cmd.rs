@@ -19,6 +19,10 @@ pub struct ParamsArgs {
     /// Print a JSON array of terms instead of the table.
     #[arg(long)]
     json: bool,
+    /// Show each value's support in these labelled positions (how many positions it counts
+    /// in); repeatable.
+    #[arg(long)]
+    epd: Vec<PathBuf>,
 }
 
 #[derive(Args)]
@@ -55,9 +59,24 @@ fn selected_groups(names: &[String]) -> Result<Vec<Group>> {
         .collect()
 }
 
+/// Every flat slot's support in the positions of `epd` (none without files).
+fn supports(epd: &[PathBuf], params: &texel_eval::Params) -> Result<Option<Vec<usize>>> {
+    if epd.is_empty() {
+        return Ok(None);
+    }
+    let options = texel_tune::LoadOptions::default();
+    let (ds, _, report) = texel_tune::load(epd, params, &options, &|_| {})?;
+    eprintln!("{report}");
+    Ok(Some(
+        (0..params.flat().len()).map(|i| ds.support(&[i])).collect(),
+    ))
+}
+
 pub fn run_list(args: &ParamsArgs) -> Result<()> {
     let groups = selected_groups(&args.group)?;
     let params = crate::load_params(args.params.as_deref())?;
+    let support = supports(&args.epd, &params)?;
+    let support_of = |t: TermId| support.as_ref().map(|s| s[t.info().flat_range()].to_vec());
     let terms: Vec<TermId> = TermId::all()
         .filter(|t| groups.contains(&t.info().group))
         .collect();
@@ -71,7 +90,8 @@ pub fn run_list(args: &ParamsArgs) -> Result<()> {
                     "name": i.name, "group": i.group.name(), "candidate": i.group.is_candidate(),
                     "shape": i.shape.rust_type(),
                     "values": params.term_values(t), "index": i.index, "step": i.step,
-                    "linear": i.linear, "doc": i.doc(),
+                    "linear": i.linear, "constraints": i.constraint_marks().trim_start_matches(", "),
+                    "support": support_of(t), "doc": i.doc(),
                 })
             })
             .collect();
@@ -100,6 +120,13 @@ pub fn run_list(args: &ParamsArgs) -> Result<()> {
             writeln!(out, "      {}", i.doc())?;
             if !i.index.is_empty() {
                 writeln!(out, "      index: {}", i.index)?;
+            }
+            let marks = i.constraint_marks();
+            if !marks.is_empty() {
+                writeln!(out, "      keeps: {}", marks.trim_start_matches(", "))?;
+            }
+            if let Some(s) = support_of(t) {
+                writeln!(out, "      support: {s:?}")?;
             }
         }
     }

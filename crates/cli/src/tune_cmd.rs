@@ -107,7 +107,7 @@ pub struct TuneArgs {
     /// Pull every value toward its start: moving a value 100 units away costs as much
     /// summed error as λ positions wrong by a whole result; `auto` picks λ on the validation
     /// split; 0 switches the pull off [default: 0.1].
-    #[arg(long, value_name = "λ|auto")]
+    #[arg(allow_negative_numbers = true, long, value_name = "λ|auto")]
     pub l2: Option<crate::guards::L2>,
     /// Let values cross the orders and bounds the table declares (`rising`, `at_most 0`, ...).
     #[arg(long)]

@@ -776,3 +776,87 @@ fn shipped_presets_are_the_export_of_the_presets() {
     let text = stdout_of(texel().args(["eval", "--params", "preset:gnu87", ITALIAN]));
     assert!(text.contains("GNU_KNIGHT_CENTER"), "{text}");
 }
+
+#[test]
+fn tune_guards_are_reported_logged_and_switchable() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
+    let epd = sample(&dir, "sample.epd", 3000);
+    let log = dir.join("log.jsonl");
+    let tune = |extra: &[&str]| {
+        let mut c = texel();
+        c.args(["tune", "--passes", "1", "--group", "EndGameV", "--epd"])
+            .arg(&epd)
+            .arg("--out")
+            .arg(dir.join("out.json"))
+            .args(extra);
+        c
+    };
+    let text = stdout_of(&mut tune(&["--validate", "20", "--l2", "auto", "--log"]).arg(&log));
+    assert!(
+        text.contains("held ") && text.contains("--min-support 0"),
+        "{text}"
+    );
+    assert!(text.contains("--l2 auto chose"), "{text}");
+    assert!(text.contains("constraints kept"), "{text}");
+    let last: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(&log)
+            .unwrap()
+            .lines()
+            .last()
+            .unwrap(),
+    )
+    .unwrap();
+    let held = last["held"].as_array().unwrap();
+    assert!(!held.is_empty(), "{last}");
+    let changes = last["changes"].as_array().unwrap();
+    assert!(
+        changes.iter().all(|c| c["support"].as_u64().unwrap() >= 20),
+        "{last}"
+    );
+    let text = stdout_of(&mut tune(&[
+        "--min-support",
+        "0",
+        "--l2",
+        "0",
+        "--no-constraints",
+    ]));
+    assert!(!text.contains("held "), "{text}");
+    assert!(text.contains("(L2 pull 0, constraints off)"), "{text}");
+    let err = fails(&mut tune(&["--l2", "auto"]));
+    assert!(err.contains("--validate"), "{err}");
+    let err = fails(&mut tune(&["--l2", "-1"]));
+    assert!(err.contains("neither `auto` nor a number"), "{err}");
+}
+
+#[test]
+fn params_shows_constraints_and_support_in_given_positions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let epd = sample(tmp.path(), "sample.epd", 2000);
+    let text = stdout_of(
+        texel()
+            .args(["params", "--group", "EndGameV", "--epd"])
+            .arg(&epd),
+    );
+    assert!(
+        text.contains("keeps: falling") && text.contains("support: ["),
+        "{text}"
+    );
+    let json = stdout_of(
+        texel()
+            .args(["params", "--json", "--group", "PassedV", "--epd"])
+            .arg(&epd),
+    );
+    let terms: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let rank = terms
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "PP_PASSED_RANK")
+        .unwrap();
+    assert_eq!(rank["constraints"], "rising");
+    let support = rank["support"].as_array().unwrap();
+    assert_eq!(support.len(), 12);
+    assert!(support.iter().any(|s| s.as_u64().unwrap() > 0));
+    assert!(support.iter().all(|s| s.as_u64().unwrap() <= 2000));
+}
