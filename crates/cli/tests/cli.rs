@@ -792,7 +792,7 @@ fn tune_guards_are_reported_logged_and_switchable() {
             .args(extra);
         c
     };
-    let text = stdout_of(&mut tune(&["--validate", "20", "--l2", "auto", "--log"]).arg(&log));
+    let text = stdout_of(tune(&["--validate", "20", "--l2", "auto", "--log"]).arg(&log));
     assert!(
         text.contains("held ") && text.contains("--min-support 0"),
         "{text}"
