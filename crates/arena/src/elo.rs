@@ -109,9 +109,53 @@ impl Score {
     }
 }
 
+/// Game pairs (one opening, colours swapped) by the points the first side took from the
+/// pair: index 0 for 0 points, 1 for ½, ... 4 for 2. Pairs are the independent samples of a
+/// match with paired openings, so their spread gives the honest interval.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Pentanomial(pub [u32; 5]);
+
+impl Pentanomial {
+    /// Pairs counted.
+    pub fn pairs(&self) -> u32 {
+        self.0.iter().sum()
+    }
+
+    /// Elo difference and the half-width of its 95% confidence interval, from the spread
+    /// of the pair scores.
+    pub fn elo(&self) -> (f64, f64) {
+        let n = f64::from(self.pairs().max(1));
+        let point = |i: usize| i as f64 / 4.0;
+        let mean = (0..5).map(|i| f64::from(self.0[i]) * point(i)).sum::<f64>() / n;
+        let variance = (0..5)
+            .map(|i| f64::from(self.0[i]) * (point(i) - mean).powi(2))
+            .sum::<f64>()
+            / n;
+        let margin = 1.959_964 * (variance / n).sqrt();
+        let (lo, hi) = (elo(mean - margin), elo(mean + margin));
+        (elo(mean), (hi - lo) / 2.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pentanomial_interval_follows_the_pairs() {
+        // Every pair split 1-1: no spread between pairs, the interval closes.
+        let split = Pentanomial([0, 0, 50, 0, 0]);
+        assert_eq!(split.elo(), (0.0, 0.0));
+        // 30 wins, 40 draws, 30 losses as 15 pairs won 2-0, 15 lost 0-2 and 20 split.
+        let spread = Pentanomial([15, 0, 20, 0, 15]);
+        let (e, margin) = spread.elo();
+        assert!(e.abs() < 1e-9);
+        // Pair variance 0.15 over 50 pairs: 1.96 * sqrt(0.003) = 0.1074 in score.
+        assert!((margin - 76.0).abs() < 1.5, "{margin}");
+        let ahead = Pentanomial([0, 10, 20, 10, 10]);
+        assert!(ahead.elo().0 > 0.0);
+        assert_eq!(ahead.pairs(), 50);
+    }
 
     #[test]
     fn elo_of_known_scores() {

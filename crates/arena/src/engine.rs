@@ -116,7 +116,12 @@ impl UciProcess {
         options: &[(String, String)],
         hash_mb: usize,
     ) -> Result<UciProcess, Failure> {
-        let mut child = Command::new(cmd)
+        let mut command = Command::new(cmd);
+        // Its own process group: a Ctrl-C at the terminal reaches the match, which stops
+        // cleanly, not the engines in the middle of a game.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = command
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -2,8 +2,10 @@
 //! and the record that becomes PGN.
 
 use crate::engine::{Clocks, Engine, EngineSpec, Failure, TimeControl, MATE_SCORE};
+use crate::openings::Opening;
 use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Color, Move, Position};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use texel_search::key;
 
@@ -114,176 +116,217 @@ fn by_rules(pos: &Chess, keys: &[u64]) -> Option<Ending> {
     None
 }
 
-/// Plays one game. `opening` is the start position and the moves already played from it.
+/// The reason of a game stopped from outside before it ended (never counted or written).
+pub const ABORTED: &str = "aborted";
+
+/// Plays one game from `opening` (a start position and the moves already played from it).
+/// When `abort` is set the game stops before the next move with the reason [`ABORTED`].
 pub fn play(
     white: (&EngineSpec, &mut Engine),
     black: (&EngineSpec, &mut Engine),
-    start: &Chess,
-    opening: &[Move],
+    opening: &Opening,
     adjudication: &Adjudication,
+    abort: &AtomicBool,
 ) -> GameRecord {
-    let mut pos = start.clone();
-    let mut moves = Vec::new();
-    let mut played = Vec::new();
-    let mut keys = vec![key(&pos)];
-    for m in opening {
-        played.push(Played {
-            san: SanPlus::from_move(pos.clone(), *m).to_string(),
-            comment: None,
-        });
-        pos.play_unchecked(*m);
-        moves.push(*m);
-        keys.push(key(&pos));
-    }
+    let mut game = Game::new(opening, [black.0, white.0]);
     let names = (white.0.name.clone(), black.0.name.clone());
-    let ending = run(
-        white,
-        black,
-        start,
-        pos,
-        moves,
-        keys,
-        &mut played,
-        adjudication,
-    );
+    let ending = game.run([black, white], adjudication, abort);
     GameRecord {
         white: names.0,
         black: names.1,
-        start: start.clone(),
-        moves: played,
+        start: opening.start.clone(),
+        moves: game.played,
         ending,
     }
 }
 
-/// The game loop: moves until the rules, an adjudication or a failure end the game.
-#[allow(clippy::too_many_arguments)]
-fn run(
-    white: (&EngineSpec, &mut Engine),
-    black: (&EngineSpec, &mut Engine),
-    start: &Chess,
-    mut pos: Chess,
-    mut moves: Vec<Move>,
-    mut keys: Vec<u64>,
-    played: &mut Vec<Played>,
-    adjudication: &Adjudication,
-) -> Ending {
-    let (wspec, weng) = white;
-    let (bspec, beng) = black;
-    for (engine, color) in [(&mut *weng, Color::White), (&mut *beng, Color::Black)] {
-        if let Err(f) = engine.new_game() {
-            return Ending {
-                winner: Some(color.other()),
-                reason: format!("{color} {f}"),
+/// A game in progress. Per-side arrays are indexed by `Color as usize` (black 0, white 1).
+struct Game<'o> {
+    start: &'o Chess,
+    pos: Chess,
+    moves: Vec<Move>,
+    /// Keys of every position so far, for repetitions.
+    keys: Vec<u64>,
+    played: Vec<Played>,
+    /// Time left on each side's clock (sides without a clock: `None`).
+    left: [Option<Duration>; 2],
+    increment: [Duration; 2],
+    judge: Judge,
+}
+
+/// The running counts of score adjudication.
+#[derive(Default)]
+struct Judge {
+    resign_run: u32,
+    draw_run: u32,
+    /// Each side's last score, from white's view.
+    last: [Option<i32>; 2],
+}
+
+impl<'o> Game<'o> {
+    /// The game after the opening's moves, with each side's clock from its time control.
+    fn new(opening: &'o Opening, specs: [&EngineSpec; 2]) -> Game<'o> {
+        let clock = |spec: &EngineSpec| match spec.tc {
+            TimeControl::Clock { base, increment } => (Some(base), increment),
+            _ => (None, Duration::ZERO),
+        };
+        let (b, w) = (clock(specs[0]), clock(specs[1]));
+        let mut game = Game {
+            start: &opening.start,
+            pos: opening.start.clone(),
+            moves: Vec::new(),
+            keys: vec![key(&opening.start)],
+            played: Vec::new(),
+            left: [b.0, w.0],
+            increment: [b.1, w.1],
+            judge: Judge::default(),
+        };
+        for m in &opening.moves {
+            game.push(*m, None);
+        }
+        game
+    }
+
+    /// Plays `m`, with the mover's comment.
+    fn push(&mut self, m: Move, comment: Option<String>) {
+        self.played.push(Played {
+            san: SanPlus::from_move(self.pos.clone(), m).to_string(),
+            comment,
+        });
+        self.pos.play_unchecked(m);
+        self.moves.push(m);
+        self.keys.push(key(&self.pos));
+    }
+
+    /// The clocks an engine is told: a side without a clock is shown the other's.
+    fn clocks(&self) -> Option<Clocks> {
+        let (white, black) = match (self.left[1], self.left[0]) {
+            (None, None) => return None,
+            (Some(w), Some(b)) => (w, b),
+            (Some(w), None) => (w, w),
+            (None, Some(b)) => (b, b),
+        };
+        Some(Clocks {
+            white,
+            black,
+            white_inc: self.increment[1],
+            black_inc: self.increment[0],
+        })
+    }
+
+    /// The game loop: moves until the rules, an adjudication, a failure or `abort` end it.
+    fn run(
+        &mut self,
+        engines: [(&EngineSpec, &mut Engine); 2],
+        adjudication: &Adjudication,
+        abort: &AtomicBool,
+    ) -> Ending {
+        let [(bspec, beng), (wspec, weng)] = engines;
+        for (engine, color) in [(&mut *weng, Color::White), (&mut *beng, Color::Black)] {
+            if let Err(f) = engine.new_game() {
+                return lost(color, f.to_string());
+            }
+        }
+        loop {
+            if let Some(ending) = by_rules(&self.pos, &self.keys) {
+                return ending;
+            }
+            if adjudication.max_plies > 0 && self.moves.len() as u32 >= adjudication.max_plies {
+                return drawn("adjudication: move limit");
+            }
+            if abort.load(Ordering::SeqCst) {
+                return drawn(ABORTED);
+            }
+            let (spec, engine) = if self.pos.turn().is_white() {
+                (wspec, &mut *weng)
+            } else {
+                (bspec, &mut *beng)
             };
+            let score = match self.engine_move(spec, engine) {
+                Ok(score) => score,
+                Err(ending) => return ending,
+            };
+            if let Some(ending) = self.adjudicate(score, adjudication) {
+                return ending;
+            }
         }
     }
-    let clock_of = |spec: &EngineSpec| match spec.tc {
-        TimeControl::Clock { base, increment } => Some((base, increment)),
-        _ => None,
-    };
-    let (wclock, bclock) = (clock_of(wspec), clock_of(bspec));
-    let mut left = [bclock.map(|c| c.0), wclock.map(|c| c.0)];
-    let (mut resign_run, mut draw_run) = (0u32, 0u32);
-    let mut last_scores: [Option<i32>; 2] = [None, None];
-    loop {
-        if let Some(ending) = by_rules(&pos, &keys) {
-            return ending;
-        }
-        if adjudication.max_plies > 0 && moves.len() as u32 >= adjudication.max_plies {
-            return Ending {
-                winner: None,
-                reason: "adjudication: move limit".into(),
-            };
-        }
-        let mover = pos.turn();
-        let (spec, engine) = if mover.is_white() {
-            (wspec, &mut *weng)
-        } else {
-            (bspec, &mut *beng)
-        };
-        let clocks = match (left[1], left[0]) {
-            (Some(w), Some(b)) => Some(Clocks {
-                white: w,
-                black: b,
-                white_inc: wclock.map_or(Duration::ZERO, |c| c.1),
-                black_inc: bclock.map_or(Duration::ZERO, |c| c.1),
-            }),
-            (Some(w), None) => Some(Clocks {
-                white: w,
-                black: w,
-                white_inc: wclock.map_or(Duration::ZERO, |c| c.1),
-                black_inc: Duration::ZERO,
-            }),
-            (None, Some(b)) => Some(Clocks {
-                white: b,
-                black: b,
-                white_inc: Duration::ZERO,
-                black_inc: bclock.map_or(Duration::ZERO, |c| c.1),
-            }),
-            (None, None) => None,
-        };
+
+    /// Asks the side to move for its move, charges its clock and plays the move; returns
+    /// the engine's score from its own view, or the ending when it fails or runs out of time.
+    fn engine_move(
+        &mut self,
+        spec: &EngineSpec,
+        engine: &mut Engine,
+    ) -> Result<Option<i32>, Ending> {
+        let mover = self.pos.turn();
+        let clocks = self.clocks();
         let began = Instant::now();
-        let reply = engine.go(start, &moves, &pos, &keys, &spec.tc, clocks);
+        let reply = engine.go(
+            self.start,
+            &self.moves,
+            &self.pos,
+            &self.keys,
+            &spec.tc,
+            clocks,
+        );
         let spent = began.elapsed();
-        let reply = match reply {
-            Ok(r) => r,
-            Err(f) => {
-                let reason = match f {
-                    Failure::Timeout if left[mover as usize].is_some() => {
-                        format!("{mover} loses on time")
-                    }
-                    f => format!("{mover} {f}"),
-                };
-                return Ending {
-                    winner: Some(mover.other()),
-                    reason,
-                };
-            }
-        };
-        if let Some(t) = left[mover as usize].as_mut() {
+        let side = mover as usize;
+        let reply = reply.map_err(|f| match f {
+            Failure::Timeout if self.left[side].is_some() => lost(mover, "loses on time".into()),
+            f => lost(mover, f.to_string()),
+        })?;
+        if let Some(t) = self.left[side].as_mut() {
             if spent > *t {
-                return Ending {
-                    winner: Some(mover.other()),
-                    reason: format!("{mover} loses on time"),
-                };
+                return Err(lost(mover, "loses on time".into()));
             }
-            let inc =
-                if mover.is_white() { wclock } else { bclock }.map_or(Duration::ZERO, |c| c.1);
-            *t = *t - spent + inc;
+            *t = *t - spent + self.increment[side];
         }
-        played.push(Played {
-            san: SanPlus::from_move(pos.clone(), reply.mv).to_string(),
-            comment: comment(reply.score, reply.depth, mover),
-        });
-        pos.play_unchecked(reply.mv);
-        moves.push(reply.mv);
-        keys.push(key(&pos));
-        let white_view = reply.score.map(|s| if mover.is_white() { s } else { -s });
-        last_scores[mover as usize] = white_view;
-        if let (Some(a), Some(b)) = (last_scores[0], last_scores[1]) {
-            if let Some(r) = adjudication.resign_cp {
-                let agree = (a >= r && b >= r) || (a <= -r && b <= -r);
-                resign_run = if agree { resign_run + 1 } else { 0 };
-                if agree && resign_run >= adjudication.resign_plies.max(1) {
-                    let winner = if a > 0 { Color::White } else { Color::Black };
-                    return Ending {
-                        winner: Some(winner),
-                        reason: "adjudication: score".into(),
-                    };
-                }
-            }
-            if let Some(d) = adjudication.draw_cp {
-                let quiet =
-                    a.abs() <= d && b.abs() <= d && moves.len() as u32 >= adjudication.draw_after;
-                draw_run = if quiet { draw_run + 1 } else { 0 };
-                if quiet && draw_run >= adjudication.draw_plies.max(1) {
-                    return Ending {
-                        winner: None,
-                        reason: "adjudication: draw".into(),
-                    };
-                }
+        self.push(reply.mv, comment(reply.score, reply.depth, mover));
+        Ok(reply.score)
+    }
+
+    /// Score adjudication after a move whose mover reported `score` (its own view).
+    fn adjudicate(&mut self, score: Option<i32>, adjudication: &Adjudication) -> Option<Ending> {
+        let mover = self.pos.turn().other();
+        let judge = &mut self.judge;
+        judge.last[mover as usize] = score.map(|s| if mover.is_white() { s } else { -s });
+        let (Some(a), Some(b)) = (judge.last[0], judge.last[1]) else {
+            return None;
+        };
+        if let Some(r) = adjudication.resign_cp {
+            let agree = (a >= r && b >= r) || (a <= -r && b <= -r);
+            judge.resign_run = if agree { judge.resign_run + 1 } else { 0 };
+            if agree && judge.resign_run >= adjudication.resign_plies.max(1) {
+                let winner = if a > 0 { Color::White } else { Color::Black };
+                return Some(Ending {
+                    winner: Some(winner),
+                    reason: "adjudication: score".into(),
+                });
             }
         }
+        let d = adjudication.draw_cp?;
+        let quiet =
+            a.abs() <= d && b.abs() <= d && self.moves.len() as u32 >= adjudication.draw_after;
+        judge.draw_run = if quiet { judge.draw_run + 1 } else { 0 };
+        (quiet && judge.draw_run >= adjudication.draw_plies.max(1))
+            .then(|| drawn("adjudication: draw"))
+    }
+}
+
+/// `side` loses for `why` (`"white crashed"`, `"black loses on time"`).
+fn lost(side: Color, why: String) -> Ending {
+    Ending {
+        winner: Some(side.other()),
+        reason: format!("{side} {why}"),
+    }
+}
+
+/// A draw for `why`.
+fn drawn(why: &str) -> Ending {
+    Ending {
+        winner: None,
+        reason: why.to_string(),
     }
 }
 

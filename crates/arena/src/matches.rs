@@ -1,17 +1,18 @@
 //! Matches: pairings (gauntlet or round robin), openings played twice with colours swapped,
 //! games in parallel, PGN appended game by game, statistics and SPRT.
 
-use crate::elo::{Score, Sprt};
+use crate::elo::{Pentanomial, Score, Sprt};
 use crate::engine::{Engine, EngineSpec, Failure};
-use crate::game::{play, to_pgn, Adjudication, Ending, GameRecord};
+use crate::game::{play, to_pgn, Adjudication, Ending, GameRecord, ABORTED};
 use crate::openings::{with_random_plies, Opening, Rng};
 use shakmaty::Color;
 use std::collections::{HashMap, VecDeque};
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::channel;
-use std::sync::{Arc, Mutex};
+use std::sync::mpsc::{channel, Sender};
+use std::sync::Mutex;
+use texel_search::key;
 
 /// Everything a match needs.
 #[derive(Clone, Debug)]
@@ -49,6 +50,8 @@ pub struct Pairing {
     pub second: String,
     /// Wins, draws and losses of the first engine.
     pub score: Score,
+    /// Finished opening pairs by the first engine's points in them.
+    pub pairs: Pentanomial,
 }
 
 /// What a running match reports after each game.
@@ -73,6 +76,11 @@ pub struct MatchReport {
     pub terminations: Vec<(String, u32)>,
     /// The SPRT state, when one was run.
     pub sprt: Option<Sprt>,
+    /// Stopped from outside: the games in flight were abandoned.
+    pub interrupted: bool,
+    /// Opening pairs (in the pairing with most) that got random plies beyond the options'
+    /// so that no game repeats.
+    pub varied: u32,
 }
 
 /// Why a match could not run.
@@ -89,6 +97,15 @@ pub enum MatchError {
     /// Fewer than two engines.
     #[error("a match needs at least two engines")]
     TooFewEngines,
+    /// Not enough distinct starts for the games asked (a tiny opening set, no legal moves to
+    /// vary them).
+    #[error("{games} games need {} distinct starts; {openings} openings with random plies could not give them: give more openings or fewer games", games / 2)]
+    TooFewOpenings {
+        /// Games per pairing asked for.
+        games: usize,
+        /// Openings given.
+        openings: usize,
+    },
     /// An engine does not start (missing program, crash or no `uciok`): no game is played.
     #[error("engine {name} does not start: {reason}")]
     EngineStart {
@@ -104,21 +121,84 @@ pub enum MatchError {
 struct Job {
     round: u64,
     pairing: usize,
+    /// The opening pair it belongs to within its pairing (both colours of one opening).
+    pair: usize,
     white: usize,
     black: usize,
     first_is_white: bool,
     opening: Opening,
 }
 
-fn schedule(o: &MatchOptions) -> (Vec<(usize, usize)>, Vec<Job>) {
+/// The engine pairs that play each other, as indices into the engine list.
+fn pairings_of(o: &MatchOptions) -> Vec<(usize, usize)> {
     let n = o.engines.len();
-    let pairs: Vec<(usize, usize)> = if o.round_robin {
+    if o.round_robin {
         (0..n)
             .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
             .collect()
     } else {
         (1..n).map(|b| (0, b)).collect()
-    };
+    }
+}
+
+/// Random plies given to a repeated opening when the match asks for none.
+const VARYING_PLIES: u32 = 2;
+
+/// Tries per opening pair to find a start no earlier pair of the pairing had.
+const TRIES: u64 = 64;
+
+/// The start of every opening pair of one pairing, each different from all others: the
+/// openings in `order`, cycled, with seeded random plies; where a cycle repeats an opening
+/// and no random plies were asked for, [`VARYING_PLIES`] of them make it new. Returns the
+/// starts and how many pairs got plies the options did not ask for.
+fn distinct_starts(
+    o: &MatchOptions,
+    openings: &[Opening],
+    order: &[usize],
+    pairing: usize,
+    pairs: usize,
+) -> Result<(Vec<Opening>, u32), MatchError> {
+    let mut seen = std::collections::HashSet::new();
+    let (mut starts, mut varied) = (Vec::with_capacity(pairs), 0);
+    for pair in 0..pairs {
+        let base = &openings[order[pair % order.len()]];
+        let found = (0..TRIES).find_map(|attempt| {
+            let plies = match (o.random_plies, pair >= order.len() || attempt > 0) {
+                (0, true) => VARYING_PLIES + (attempt / 16) as u32,
+                (n, _) => n + (attempt / 16) as u32,
+            };
+            let seed = o.seed ^ ((pairing as u64) << 32) ^ pair as u64 ^ (attempt << 48);
+            let opening = with_random_plies(base, plies, &mut Rng::new(seed));
+            let end = opening.end();
+            seen.insert(key(&end))
+                .then_some((opening, plies != o.random_plies))
+        });
+        let Some((opening, extra)) = found else {
+            return Err(MatchError::TooFewOpenings {
+                games: pairs * 2,
+                openings: openings.len(),
+            });
+        };
+        varied += u32::from(extra);
+        starts.push(opening);
+    }
+    Ok((starts, varied))
+}
+
+/// What a match plays.
+struct Schedule {
+    /// The engine pairs.
+    pairs: Vec<(usize, usize)>,
+    /// Every game, in order.
+    jobs: Vec<Job>,
+    /// Opening pairs given random plies to keep them distinct (most in one pairing).
+    varied: u32,
+}
+
+/// The pairings and every game to play, openings shuffled by the seed; no (opening,
+/// colours, random plies) game is played twice in a pairing.
+fn schedule(o: &MatchOptions) -> Result<Schedule, MatchError> {
+    let pairs = pairings_of(o);
     let openings = if o.openings.is_empty() {
         vec![Opening {
             start: Default::default(),
@@ -133,31 +213,39 @@ fn schedule(o: &MatchOptions) -> (Vec<(usize, usize)>, Vec<Job>) {
         order.swap(i, rng.below(i + 1));
     }
     let games = o.games.div_ceil(2) * 2;
-    let mut jobs = Vec::new();
+    let (mut jobs, mut varied) = (Vec::new(), 0);
     for (p, &(a, b)) in pairs.iter().enumerate() {
-        for g in 0..games {
-            let pair_index = (g / 2) as usize;
-            let base = &openings[order[pair_index % order.len()]];
-            let mut plies_rng = Rng::new(o.seed ^ ((p as u64) << 32) ^ pair_index as u64);
-            let opening = with_random_plies(base, o.random_plies, &mut plies_rng);
+        let (starts, extra) = distinct_starts(o, &openings, &order, p, games as usize / 2)?;
+        varied = varied.max(extra);
+        for (g, opening) in (0..games).zip(starts.iter().flat_map(|s| [s, s])) {
             let first_is_white = g % 2 == 0;
             let (white, black) = if first_is_white { (a, b) } else { (b, a) };
             jobs.push(Job {
                 round: jobs.len() as u64 + 1,
                 pairing: p,
+                pair: (g / 2) as usize,
                 white,
                 black,
                 first_is_white,
-                opening,
+                opening: opening.clone(),
             });
         }
     }
-    (pairs, jobs)
+    Ok(Schedule {
+        pairs,
+        jobs,
+        varied,
+    })
 }
 
 /// Plays a game, starting engines as needed; an engine that fails is dropped so the next
 /// game starts it afresh.
-fn play_job(o: &MatchOptions, job: &Job, engines: &mut HashMap<usize, Engine>) -> GameRecord {
+fn play_job(
+    o: &MatchOptions,
+    job: &Job,
+    engines: &mut HashMap<usize, Engine>,
+    abort: &AtomicBool,
+) -> GameRecord {
     for (idx, color) in [(job.white, Color::White), (job.black, Color::Black)] {
         if let std::collections::hash_map::Entry::Vacant(slot) = engines.entry(idx) {
             match Engine::start(&o.engines[idx]) {
@@ -184,9 +272,9 @@ fn play_job(o: &MatchOptions, job: &Job, engines: &mut HashMap<usize, Engine>) -
     let record = play(
         (&o.engines[job.white], &mut w),
         (&o.engines[job.black], &mut b),
-        &job.opening.start,
-        &job.opening.moves,
+        &job.opening,
         &o.adjudication,
+        abort,
     );
     // An engine that lost by failing (crash, timeout, illegal move) is started afresh.
     let failed = |c: Color| {
@@ -215,65 +303,150 @@ fn check_engines_start(o: &MatchOptions) -> Result<(), MatchError> {
     Ok(())
 }
 
-/// Runs the match. `progress` is called after every game, in the order games finish.
+/// The running tally of a match.
+struct Tally {
+    pairings: Vec<Pairing>,
+    terminations: HashMap<String, u32>,
+    /// The first engine's half points in the finished game of each half-played pair.
+    open_pairs: HashMap<(usize, usize), usize>,
+    sprt: Option<Sprt>,
+}
+
+impl Tally {
+    fn new(o: &MatchOptions, pairs: &[(usize, usize)]) -> Tally {
+        let pairings = pairs
+            .iter()
+            .map(|&(a, b)| Pairing {
+                first: o.engines[a].name.clone(),
+                second: o.engines[b].name.clone(),
+                score: Score::default(),
+                pairs: Pentanomial::default(),
+            })
+            .collect();
+        Tally {
+            pairings,
+            terminations: HashMap::new(),
+            open_pairs: HashMap::new(),
+            sprt: None,
+        }
+    }
+
+    /// Counts a finished game: the score, its pair once both games are in, the reason it
+    /// ended, and the SPRT of a single pairing.
+    fn count(&mut self, o: &MatchOptions, job: &Job, record: &GameRecord) {
+        let first = if job.first_is_white {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let pairing = &mut self.pairings[job.pairing];
+        let half_points = match record.ending.winner {
+            None => 1,
+            Some(c) if c == first => 2,
+            Some(_) => 0,
+        };
+        let s = &mut pairing.score;
+        match half_points {
+            0 => s.losses += 1,
+            1 => s.draws += 1,
+            _ => s.wins += 1,
+        }
+        match self.open_pairs.remove(&(job.pairing, job.pair)) {
+            Some(other) => pairing.pairs.0[half_points + other] += 1,
+            None => {
+                self.open_pairs.insert((job.pairing, job.pair), half_points);
+            }
+        }
+        *self
+            .terminations
+            .entry(record.ending.reason.clone())
+            .or_default() += 1;
+        if let (Some((e0, e1)), 1) = (o.sprt, self.pairings.len()) {
+            self.sprt = Some(self.pairings[0].score.sprt(e0, e1, 0.05, 0.05));
+        }
+    }
+
+    fn report(self, interrupted: bool, varied: u32) -> MatchReport {
+        let mut terminations: Vec<(String, u32)> = self.terminations.into_iter().collect();
+        terminations.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        MatchReport {
+            pairings: self.pairings,
+            terminations,
+            sprt: self.sprt,
+            interrupted,
+            varied,
+        }
+    }
+}
+
+/// The PGN file the games are appended to, if any.
+fn open_pgn(o: &MatchOptions) -> Result<Option<std::fs::File>, MatchError> {
+    let Some(path) = &o.pgn else {
+        return Ok(None);
+    };
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map(Some)
+        .map_err(|cause| MatchError::Io {
+            path: path.clone(),
+            cause,
+        })
+}
+
+/// A worker: plays games from the queue until it is empty, the SPRT decided (`stop`) or
+/// the match is interrupted (the game in flight is then abandoned, not sent).
+fn worker(
+    o: &MatchOptions,
+    queue: &Mutex<VecDeque<Job>>,
+    stops: [&AtomicBool; 2],
+    tx: Sender<(Job, GameRecord)>,
+) {
+    let [stop, interrupt] = stops;
+    let mut engines = HashMap::new();
+    while !stop.load(Ordering::SeqCst) && !interrupt.load(Ordering::SeqCst) {
+        let Some(job) = queue.lock().expect("queue").pop_front() else {
+            break;
+        };
+        let record = play_job(o, &job, &mut engines, interrupt);
+        if record.ending.reason == ABORTED || tx.send((job, record)).is_err() {
+            break;
+        }
+    }
+}
+
+/// Runs the match. `progress` is called after every game, in the order games finish. When
+/// `interrupt` is set, no new game starts, the games in flight are abandoned before their
+/// next move, and the report covers the finished games.
 ///
 /// # Errors
-/// Fewer than two engines, an engine that does not start (checked before any game), or a
-/// PGN file that cannot be written.
+/// Fewer than two engines, too few distinct openings, an engine that does not start
+/// (checked before any game), or a PGN file that cannot be written.
 pub fn run_match(
     o: &MatchOptions,
+    interrupt: &AtomicBool,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<MatchReport, MatchError> {
     if o.engines.len() < 2 {
         return Err(MatchError::TooFewEngines);
     }
+    let Schedule {
+        pairs,
+        jobs,
+        varied,
+    } = schedule(o)?;
     check_engines_start(o)?;
-    let (pairs, jobs) = schedule(o);
     let total = jobs.len() as u32;
-    let mut pgn = match &o.pgn {
-        Some(path) => Some(
-            std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .map_err(|cause| MatchError::Io {
-                    path: path.clone(),
-                    cause,
-                })?,
-        ),
-        None => None,
-    };
-    let queue = Arc::new(Mutex::new(jobs.into_iter().collect::<VecDeque<_>>()));
-    let stop = Arc::new(AtomicBool::new(false));
+    let mut pgn = open_pgn(o)?;
+    let queue = Mutex::new(jobs.into_iter().collect::<VecDeque<_>>());
+    let stop = AtomicBool::new(false);
     let (tx, rx) = channel::<(Job, GameRecord)>();
-    let mut pairings: Vec<Pairing> = pairs
-        .iter()
-        .map(|&(a, b)| Pairing {
-            first: o.engines[a].name.clone(),
-            second: o.engines[b].name.clone(),
-            score: Score::default(),
-        })
-        .collect();
-    let mut terminations: HashMap<String, u32> = HashMap::new();
-    let mut sprt = None;
+    let mut tally = Tally::new(o, &pairs);
     std::thread::scope(|scope| -> Result<(), MatchError> {
         for _ in 0..o.concurrency.max(1) {
-            let (queue, stop, tx) = (queue.clone(), stop.clone(), tx.clone());
-            scope.spawn(move || {
-                let mut engines = HashMap::new();
-                loop {
-                    if stop.load(Ordering::SeqCst) {
-                        break;
-                    }
-                    let Some(job) = queue.lock().expect("queue").pop_front() else {
-                        break;
-                    };
-                    let record = play_job(o, &job, &mut engines);
-                    if tx.send((job, record)).is_err() {
-                        break;
-                    }
-                }
-            });
+            let (queue, stop, tx) = (&queue, &stop, tx.clone());
+            scope.spawn(move || worker(o, queue, [stop, interrupt], tx));
         }
         drop(tx);
         for (done, (job, record)) in (1..).zip(rx) {
@@ -283,41 +456,18 @@ pub fn run_match(
                     .and_then(|()| file.flush())
                     .map_err(|cause| MatchError::Io { path, cause })?;
             }
-            let s = &mut pairings[job.pairing].score;
-            let first = if job.first_is_white {
-                Color::White
-            } else {
-                Color::Black
-            };
-            match record.ending.winner {
-                None => s.draws += 1,
-                Some(c) if c == first => s.wins += 1,
-                Some(_) => s.losses += 1,
-            }
-            *terminations
-                .entry(record.ending.reason.clone())
-                .or_default() += 1;
-            if let (Some((e0, e1)), 1) = (o.sprt, pairings.len()) {
-                let verdict = pairings[0].score.sprt(e0, e1, 0.05, 0.05);
-                if !matches!(verdict, Sprt::Continue(_)) {
-                    stop.store(true, Ordering::SeqCst);
-                }
-                sprt = Some(verdict);
+            tally.count(o, &job, &record);
+            if tally.sprt.is_some_and(|v| !matches!(v, Sprt::Continue(_))) {
+                stop.store(true, Ordering::SeqCst);
             }
             progress(&Progress {
                 done,
                 total,
-                pairings: &pairings,
+                pairings: &tally.pairings,
                 last: &record,
             });
         }
         Ok(())
     })?;
-    let mut terminations: Vec<(String, u32)> = terminations.into_iter().collect();
-    terminations.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    Ok(MatchReport {
-        pairings,
-        terminations,
-        sprt,
-    })
+    Ok(tally.report(interrupt.load(Ordering::SeqCst), varied))
 }

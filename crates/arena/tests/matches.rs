@@ -5,6 +5,7 @@ use pgn_reader::{RawComment, RawTag, Reader, SanPlus, Visitor};
 use shakmaty::{Chess, Position};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 use texel_arena::engine::{EngineSpec, Kind, TimeControl};
 use texel_arena::game::Adjudication;
@@ -96,6 +97,7 @@ fn texel_against_texel_writes_pgn_that_reparses() {
     let pgn = dir.join("games.pgn");
     let report = run_match(
         &options(vec![texel("a", 1500), texel("b", 1500)], 6, &pgn),
+        &AtomicBool::new(false),
         &mut |_| {},
     )
     .unwrap();
@@ -138,6 +140,7 @@ fn a_match_against_stockfish_completes() {
     };
     let report = run_match(
         &options(vec![texel("texel", 2000), stockfish], 2, &pgn),
+        &AtomicBool::new(false),
         &mut |_| {},
     )
     .unwrap();
@@ -189,14 +192,24 @@ fn broken_engines_lose_with_the_reason_and_never_hang() {
     // An engine that does not start stops the match before any game.
     let mut with_missing = engines.clone();
     with_missing.push(missing);
-    let err = run_match(&options(with_missing, 2, &pgn), &mut |_| {}).unwrap_err();
+    let err = run_match(
+        &options(with_missing, 2, &pgn),
+        &AtomicBool::new(false),
+        &mut |_| {},
+    )
+    .unwrap_err();
     assert!(
         err.to_string().contains("engine missing does not start"),
         "{err}"
     );
     assert!(!pgn.exists());
     let start = std::time::Instant::now();
-    let report = run_match(&options(engines, 2, &pgn), &mut |_| {}).unwrap();
+    let report = run_match(
+        &options(engines, 2, &pgn),
+        &AtomicBool::new(false),
+        &mut |_| {},
+    )
+    .unwrap();
     assert!(
         start.elapsed() < Duration::from_secs(25),
         "no hang: {:?}",
@@ -257,7 +270,7 @@ fn openings_come_from_epd_and_pgn_and_bad_ones_are_refused() {
     let mut o = options(vec![texel("a", 300), texel("b", 300)], 2, &out);
     o.openings = lines;
     o.random_plies = 0;
-    run_match(&o, &mut |_| {}).unwrap();
+    run_match(&o, &AtomicBool::new(false), &mut |_| {}).unwrap();
     let text = std::fs::read_to_string(&out).unwrap();
     let starts: Vec<&str> = text.lines().filter(|l| l.starts_with("1. ")).collect();
     assert_eq!(starts.len(), 2);
@@ -295,7 +308,7 @@ fn sprt_stops_a_one_sided_match_early() {
     };
     let mut o = options(vec![texel("strong", 600), weak], 200, &pgn);
     o.sprt = Some((0.0, 50.0));
-    let report = run_match(&o, &mut |_| {}).unwrap();
+    let report = run_match(&o, &AtomicBool::new(false), &mut |_| {}).unwrap();
     let games = report.pairings[0].score.games();
     assert!(games < 200, "stopped after {games} games");
     assert!(
@@ -318,7 +331,7 @@ fn hundreds_of_fast_self_play_games_have_only_legal_moves() {
         ..Default::default()
     };
     o.random_plies = 8;
-    let report = run_match(&o, &mut |_| {}).unwrap();
+    let report = run_match(&o, &AtomicBool::new(false), &mut |_| {}).unwrap();
     assert_eq!(report.pairings[0].score.games(), 200);
     // Replaying checks every move's legality (the visitor panics on an illegal one).
     let games = replay(&pgn);

@@ -69,7 +69,7 @@ fn main() -> ExitCode {
             texel_search::uci::run(std::io::stdin().lock(), std::io::stdout()).map_err(Into::into),
         ),
         Command::Spsa(args) => done(params_cmd::run_spsa(&args)),
-        Command::Match(args) => done(match_cmd::run(&args)),
+        Command::Match(args) => match_cmd::run(&args),
         Command::Import(args) => done(import_cmd::run(&args)),
     };
     match result {

@@ -4,12 +4,15 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 use texel_arena::elo::Sprt;
 use texel_arena::engine::{EngineSpec, Kind, TimeControl};
 use texel_arena::game::Adjudication;
 use texel_arena::openings::read_openings;
-use texel_arena::{run_match, MatchOptions};
+use texel_arena::{run_match, MatchOptions, MatchReport, Progress};
 
 #[derive(Args)]
 pub struct MatchArgs {
@@ -147,7 +150,8 @@ fn engine_spec(text: &str, each: Option<&str>) -> Result<EngineSpec> {
     })
 }
 
-pub fn run(args: &MatchArgs) -> Result<()> {
+/// The match options the arguments describe.
+fn options(args: &MatchArgs) -> Result<MatchOptions> {
     let engines = args
         .engines
         .iter()
@@ -177,7 +181,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         .as_deref()
         .map(|s| numbers::<i32>(s, "--draw", 3))
         .transpose()?;
-    let options = MatchOptions {
+    Ok(MatchOptions {
         engines,
         round_robin: args.round_robin,
         games: args.games,
@@ -196,22 +200,35 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         pgn: args.pgn.clone(),
         sprt,
         event: "texel match".into(),
-    };
+    })
+}
+
+/// The one-line standing after a game.
+fn progress_line(p: &Progress) -> String {
+    let s = p.pairings.iter().map(|q| {
+        let (e, m) = q.score.elo();
+        format!(
+            "{} vs {}: +{} ={} -{} ({:+.0} ± {:.0})",
+            q.first, q.second, q.score.wins, q.score.draws, q.score.losses, e, m
+        )
+    });
+    format!(
+        "game {}/{}: {}",
+        p.done,
+        p.total,
+        s.collect::<Vec<_>>().join("; ")
+    )
+}
+
+pub fn run(args: &MatchArgs) -> Result<ExitCode> {
+    let options = options(args)?;
+    let interrupt = Arc::new(AtomicBool::new(false));
+    let flag = interrupt.clone();
+    ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))
+        .context("cannot catch Ctrl-C")?;
     let live = std::io::stderr().is_terminal();
-    let report = run_match(&options, &mut |p| {
-        let s = p.pairings.iter().map(|q| {
-            let (e, m) = q.score.elo();
-            format!(
-                "{} vs {}: +{} ={} -{} ({:+.0} ± {:.0})",
-                q.first, q.second, q.score.wins, q.score.draws, q.score.losses, e, m
-            )
-        });
-        let line = format!(
-            "game {}/{}: {}",
-            p.done,
-            p.total,
-            s.collect::<Vec<_>>().join("; ")
-        );
+    let report = run_match(&options, &interrupt, &mut |p| {
+        let line = progress_line(p);
         if live {
             eprint!("\r{line}   ");
         } else {
@@ -221,14 +238,37 @@ pub fn run(args: &MatchArgs) -> Result<()> {
     if live {
         eprintln!();
     }
+    if report.varied > 0 {
+        println!(
+            "more games than openings: {} opening pairs got seeded random plies so that no \
+             game repeats",
+            report.varied
+        );
+    }
+    print_report(&report);
+    if report.interrupted {
+        let played: u32 = report.pairings.iter().map(|p| p.score.games()).sum();
+        println!("interrupted: {played} finished games counted, the games in flight abandoned");
+        return Ok(ExitCode::from(130));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The summary: per pairing the score, Elo by games and by game pairs, LOS; SPRT; endings.
+fn print_report(report: &MatchReport) {
     println!(
-        "{:<24} {:<24} {:>6} {:>6} {:>6} {:>7} {:>16} {:>7}",
-        "engine", "opponent", "wins", "draws", "losses", "score", "elo", "los"
+        "{:<20} {:<20} {:>6} {:>6} {:>6} {:>7} {:>16} {:>16} {:>7}",
+        "engine", "opponent", "wins", "draws", "losses", "score", "elo", "elo (pairs)", "los"
     );
     for p in &report.pairings {
+        if p.score.games() == 0 {
+            println!("{:<20} {:<20} no finished games", p.first, p.second);
+            continue;
+        }
         let (e, m) = p.score.elo();
+        let (pe, pm) = p.pairs.elo();
         println!(
-            "{:<24} {:<24} {:>6} {:>6} {:>6} {:>6.1}% {:>+8.1} ± {:<5.1} {:>6.1}%",
+            "{:<20} {:<20} {:>6} {:>6} {:>6} {:>6.1}% {:>+8.1} ± {:<5.1} {:>+8.1} ± {:<5.1} {:>6.1}%",
             p.first,
             p.second,
             p.score.wins,
@@ -237,8 +277,12 @@ pub fn run(args: &MatchArgs) -> Result<()> {
             100.0 * p.score.fraction(),
             e,
             m,
+            pe,
+            pm,
             100.0 * p.score.los()
         );
+        let [l, dl, d, dw, w] = p.pairs.0;
+        println!("  game pairs by points (0, ½, 1, 1½, 2): {l} {dl} {d} {dw} {w}");
     }
     if let Some(s) = report.sprt {
         let (text, llr) = match s {
@@ -252,5 +296,4 @@ pub fn run(args: &MatchArgs) -> Result<()> {
     for (reason, n) in &report.terminations {
         println!("  {n:>5}  {reason}");
     }
-    Ok(())
 }

@@ -33,6 +33,10 @@ pub fn fails(cmd: &mut Command) -> String {
 }
 
 /// The first `n` lines of the shipped data, written as `name` in `dir`.
+#[allow(
+    dead_code,
+    reason = "each test file compiles this module; matches.rs needs no data"
+)]
 pub fn sample(dir: &Path, name: &str, n: usize) -> PathBuf {
     let text: String = include_str!("../../../../data/train.epd")
         .lines()
@@ -51,17 +55,46 @@ pub fn sample(dir: &Path, name: &str, n: usize) -> PathBuf {
     reason = "each test file compiles this module; robust.rs sends no Ctrl-C"
 )]
 pub fn interrupt_when(
-    mut cmd: std::process::Command,
+    cmd: std::process::Command,
     ready: impl Fn(&str) -> bool,
 ) -> (Option<i32>, String) {
+    let (code, stdout, _) = interrupt_when_in(cmd, false, ready);
+    (code, stdout)
+}
+
+/// [`interrupt_when`] watching stdout, or stderr when `watch_stderr`; returns the exit code,
+/// stdout and stderr.
+#[allow(dead_code, reason = "each test file compiles this module")]
+pub fn interrupt_when_in(
+    mut cmd: std::process::Command,
+    watch_stderr: bool,
+    ready: impl Fn(&str) -> bool,
+) -> (Option<i32>, String, String) {
     use std::io::{BufRead, Read};
-    let mut child = cmd.stdout(std::process::Stdio::piped()).spawn().unwrap();
-    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (out, err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let (watched, other): (Box<dyn Read + Send>, Box<dyn Read + Send>) = if watch_stderr {
+        (Box::new(err), Box::new(out))
+    } else {
+        (Box::new(out), Box::new(err))
+    };
+    let rest = std::thread::spawn(move || {
+        let mut text = String::new();
+        let mut other = other;
+        other.read_to_string(&mut text).unwrap();
+        text
+    });
+    let mut watched = std::io::BufReader::new(watched);
     let mut text = String::new();
     loop {
         let mut line = String::new();
         assert!(
-            stdout.read_line(&mut line).unwrap() > 0,
+            watched.read_line(&mut line).unwrap() > 0,
             "never ready: {text}"
         );
         text.push_str(&line);
@@ -74,6 +107,12 @@ pub fn interrupt_when(
         .status()
         .unwrap();
     assert!(killed.success());
-    stdout.read_to_string(&mut text).unwrap();
-    (child.wait().unwrap().code(), text)
+    watched.read_to_string(&mut text).unwrap();
+    let code = child.wait().unwrap().code();
+    let other = rest.join().unwrap();
+    if watch_stderr {
+        (code, other, text)
+    } else {
+        (code, text, other)
+    }
 }

@@ -1,0 +1,160 @@
+//! `texel match` through the real binary: no game is played twice, Ctrl-C stops the match
+//! with a summary of the finished games, and the game-pair (pentanomial) interval.
+
+mod common;
+
+use common::{fails, interrupt_when_in, stdout_of, texel};
+use pgn_reader::{RawTag, Reader, SanPlus, Visitor};
+use shakmaty::{Chess, Position};
+use std::collections::HashSet;
+use std::ops::ControlFlow;
+use std::path::Path;
+
+/// Each game of a PGN file as (white, black, moves), replayed legally.
+struct Games;
+
+impl Visitor for Games {
+    type Tags = (String, String, Chess);
+    type Movetext = (String, String, Chess, Vec<String>);
+    type Output = (String, String, Vec<String>);
+
+    fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
+        ControlFlow::Continue((String::new(), String::new(), Chess::default()))
+    }
+
+    fn tag(
+        &mut self,
+        tags: &mut Self::Tags,
+        name: &[u8],
+        value: RawTag<'_>,
+    ) -> ControlFlow<Self::Output> {
+        let value = value.decode_utf8_lossy().to_string();
+        match name {
+            b"White" => tags.0 = value,
+            b"Black" => tags.1 = value,
+            b"FEN" => {
+                let fen: shakmaty::fen::Fen = value.parse().unwrap();
+                tags.2 = fen.into_position(shakmaty::CastlingMode::Standard).unwrap();
+            }
+            _ => {}
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn begin_movetext(&mut self, t: Self::Tags) -> ControlFlow<Self::Output, Self::Movetext> {
+        ControlFlow::Continue((t.0, t.1, t.2, Vec::new()))
+    }
+
+    fn san(&mut self, m: &mut Self::Movetext, san: SanPlus) -> ControlFlow<Self::Output> {
+        let mv = san.san.to_move(&m.2).expect("a legal move");
+        m.2.play_unchecked(mv);
+        m.3.push(san.to_string());
+        ControlFlow::Continue(())
+    }
+
+    fn end_game(&mut self, m: Self::Movetext) -> Self::Output {
+        (m.0, m.1, m.3)
+    }
+}
+
+fn games(pgn: &Path) -> Vec<(String, String, Vec<String>)> {
+    let mut reader = Reader::new(std::fs::File::open(pgn).unwrap());
+    let mut out = Vec::new();
+    while let Some(game) = reader.read_game(&mut Games).unwrap() {
+        out.push(game);
+    }
+    out
+}
+
+#[test]
+fn more_games_than_openings_never_repeat_a_game() {
+    let tmp = tempfile::tempdir().unwrap();
+    let openings = tmp.path().join("three.epd");
+    let lines: Vec<&str> = include_str!("../../../data/openings.epd")
+        .lines()
+        .take(3)
+        .collect();
+    std::fs::write(&openings, lines.join("\n")).unwrap();
+    let pgn = tmp.path().join("m.pgn");
+    let text = stdout_of(
+        texel()
+            .args(["match", "--engine", "name=a", "--engine", "name=b"])
+            .args(["--each", "nodes=200", "--games", "16", "--concurrency", "2"])
+            .arg("--openings")
+            .arg(&openings)
+            .arg("--pgn")
+            .arg(&pgn),
+    );
+    assert!(
+        text.contains("5 opening pairs got seeded random plies"),
+        "{text}"
+    );
+    assert!(text.contains("game pairs by points"), "{text}");
+    let played = games(&pgn);
+    assert_eq!(played.len(), 16);
+    let distinct: HashSet<_> = played.iter().collect();
+    assert_eq!(distinct.len(), 16, "a game was played twice");
+    // Identical engines from the same start with colours swapped split every pair: the
+    // pair interval closes while the per-game one stays wide.
+    assert!(
+        text.contains("+0.0 ± 0.0") || text.contains("-0.0 ± 0.0"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_start_that_cannot_be_varied_enough_is_a_clear_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let openings = tmp.path().join("kings.epd");
+    // Two kings and a rook: a handful of random plies reach only so many positions.
+    std::fs::write(&openings, "k7/8/1K6/8/8/8/8/7R w - - 0 1\n").unwrap();
+    let err = fails(
+        texel()
+            .args(["match", "--engine", "name=a", "--engine", "name=b"])
+            .args(["--each", "nodes=100", "--games", "4000"])
+            .arg("--openings")
+            .arg(&openings),
+    );
+    assert!(err.contains("distinct starts"), "{err}");
+}
+
+#[test]
+fn ctrl_c_stops_the_match_with_a_summary_of_the_finished_games() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pgn = tmp.path().join("m.pgn");
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("texel"));
+    cmd.args(["match", "--engine", "name=a", "--engine", "name=b"])
+        .args([
+            "--each",
+            "nodes=3000",
+            "--games",
+            "400",
+            "--concurrency",
+            "2",
+        ])
+        .args(["--random-plies", "4", "--pgn"])
+        .arg(&pgn);
+    let began = std::time::Instant::now();
+    let (code, out, err) = interrupt_when_in(cmd, true, |l| l.starts_with("game 3/"));
+    assert!(
+        began.elapsed() < std::time::Duration::from_secs(60),
+        "no hang"
+    );
+    assert_eq!(code, Some(130), "{out}\n{err}");
+    assert!(
+        out.contains("interrupted: ") && out.contains("wins"),
+        "{out}"
+    );
+    let counted: u32 = out
+        .split("interrupted: ")
+        .nth(1)
+        .and_then(|t| t.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    assert!((3..400).contains(&counted), "{out}");
+    assert_eq!(
+        games(&pgn).len() as u32,
+        counted,
+        "every counted game is in the PGN"
+    );
+}
