@@ -205,7 +205,7 @@ fn options(args: &MatchArgs) -> Result<MatchOptions> {
 
 /// The one-line standing after a game.
 fn progress_line(p: &Progress) -> String {
-    let s = p.pairings.iter().map(|q| {
+    let s = p.pairings.iter().filter(|q| q.score.games() > 0).map(|q| {
         let (e, m) = q.score.elo();
         format!(
             "{} vs {}: +{} ={} -{} ({:+.0} ± {:.0})",
