@@ -51,6 +51,22 @@ pub struct Iteration {
     pub pv: Vec<Move>,
 }
 
+/// Where a node sits in the tree: the depth left, the window and the distance from the root.
+#[derive(Copy, Clone, Debug)]
+struct Node {
+    depth: i32,
+    alpha: i32,
+    beta: i32,
+    ply: usize,
+}
+
+impl Node {
+    /// A node of the principal variation (an open window).
+    fn is_pv(self) -> bool {
+        self.beta - self.alpha > 1
+    }
+}
+
 /// A single-threaded searcher. It keeps its transposition table between searches.
 pub struct Searcher {
     params: Arc<Params>,
@@ -197,27 +213,7 @@ impl Searcher {
         let mut score = 0;
         for depth in 1..=max_depth {
             let mut pv = Vec::new();
-            let mut delta = 25;
-            let (mut alpha, mut beta) = if depth >= 4 {
-                (score - delta, score + delta)
-            } else {
-                (-INFINITY, INFINITY)
-            };
-            loop {
-                let s = self.negamax(pos, depth as i32, alpha, beta, 0, &mut pv, true);
-                if self.stopped {
-                    break;
-                }
-                if s <= alpha {
-                    alpha = (s - delta).max(-INFINITY);
-                } else if s >= beta {
-                    beta = (s + delta).min(INFINITY);
-                } else {
-                    score = s;
-                    break;
-                }
-                delta *= 2;
-            }
+            score = self.aspiration(pos, depth, score, &mut pv);
             if self.stopped && depth > 1 {
                 break;
             }
@@ -249,6 +245,37 @@ impl Searcher {
         result
     }
 
+    /// One iteration at `depth`: a window around the last `score` from depth 4 on, widened
+    /// on each fail. Returns the score inside the window (the last `score` when stopped).
+    fn aspiration(&mut self, pos: &Chess, depth: u32, score: i32, pv: &mut Vec<Move>) -> i32 {
+        let mut delta = 25;
+        let (mut alpha, mut beta) = if depth >= 4 {
+            (score - delta, score + delta)
+        } else {
+            (-INFINITY, INFINITY)
+        };
+        loop {
+            let root = Node {
+                depth: depth as i32,
+                alpha,
+                beta,
+                ply: 0,
+            };
+            let s = self.negamax(pos, root, pv, true);
+            if self.stopped {
+                return score;
+            }
+            if s <= alpha {
+                alpha = (s - delta).max(-INFINITY);
+            } else if s >= beta {
+                beta = (s + delta).min(INFINITY);
+            } else {
+                return s;
+            }
+            delta *= 2;
+        }
+    }
+
     /// Whether the position repeats one since the last irreversible move (looking back as
     /// far as the fifty-move counter allows).
     fn repeated(&self, key: u64, halfmoves: u32) -> bool {
@@ -261,128 +288,150 @@ impl Searcher {
             .any(|&k| k == key)
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// Alpha-beta with principal variation search at `node`; `pv` receives the line.
+    /// `allow_null` is false right after a null move.
     fn negamax(
         &mut self,
         pos: &Chess,
-        mut depth: i32,
-        mut alpha: i32,
-        beta: i32,
-        ply: usize,
+        mut node: Node,
         pv: &mut Vec<Move>,
         allow_null: bool,
     ) -> i32 {
         pv.clear();
         let in_check = pos.is_check();
         if in_check {
-            depth += 1;
+            node.depth += 1;
         }
-        if depth <= 0 || ply >= MAX_PLY - 16 {
-            return self.quiesce(pos, alpha, beta, ply, pv);
+        if node.depth <= 0 || node.ply >= MAX_PLY - 16 {
+            return self.quiesce(pos, node.alpha, node.beta, node.ply, pv);
         }
         self.nodes += 1;
         if self.check_stop() {
             return 0;
         }
         let key = key(pos);
-        if ply > 0
+        if node.ply > 0
             && (pos.halfmoves() >= 100
                 || pos.is_insufficient_material()
                 || self.repeated(key, pos.halfmoves()))
         {
             return 0;
         }
-        let pv_node = beta - alpha > 1;
-        let entry = self.tt.probe(key);
-        if let Some(e) = entry {
-            let s = from_table(e.score, ply);
-            if !pv_node && i32::from(e.depth) >= depth {
-                let cut = match e.bound() {
-                    Bound::Exact => true,
-                    Bound::Lower => s >= beta,
-                    Bound::Upper => s <= alpha,
-                };
-                if cut {
-                    return s;
-                }
-            }
-        }
-        let hash_move = entry.map(|e| e.best).unwrap_or_default();
-        let static_eval = if in_check {
-            -INFINITY
-        } else {
-            self.evaluate(pos)
+        let hash_move = match self.probe_table(key, node) {
+            Ok(m) => m,
+            Err(cut) => return cut,
         };
-
-        let has_pieces =
-            (pos.board().by_color(pos.turn()) & !pos.board().pawns() & !pos.board().kings()).any();
-        if !pv_node && !in_check && allow_null && depth >= 3 && has_pieces && static_eval >= beta {
-            if let Ok(null) = pos.clone().swap_turn() {
-                let r = 2 + depth / 4;
-                self.path.push(key);
-                let mut child_pv = Vec::new();
-                let s = -self.negamax(
-                    &null,
-                    depth - 1 - r,
-                    -beta,
-                    -beta + 1,
-                    ply + 1,
-                    &mut child_pv,
-                    false,
-                );
-                self.path.pop();
-                if self.stopped {
-                    return 0;
-                }
-                if s >= beta {
-                    return if s > MATE_BOUND { beta } else { s };
-                }
+        if !in_check && allow_null {
+            if let Some(score) = self.null_move(pos, key, node) {
+                return score;
             }
         }
-
         let mut moves = pos.legal_moves();
         if moves.is_empty() {
-            return if in_check { -MATE + ply as i32 } else { 0 };
+            return if in_check { -MATE + node.ply as i32 } else { 0 };
         }
-        self.order(pos, &mut moves, hash_move, ply);
+        self.order(pos, &mut moves, hash_move, node.ply);
         self.path.push(key);
-        let original_alpha = alpha;
-        let mut best_score = -INFINITY;
-        let mut best_move = None;
+        let best = self.search_moves(pos, &moves, node, in_check, pv);
+        self.path.pop();
+        let Some((best_score, best_move, alpha)) = best else {
+            return 0;
+        };
+        let bound = if best_score >= node.beta {
+            Bound::Lower
+        } else if alpha > node.alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        let packed = best_move.map(|m| PackedMove::new(&m)).unwrap_or_default();
+        self.tt.store(
+            key,
+            packed,
+            to_table(best_score, node.ply),
+            node.depth,
+            bound,
+        );
+        best_score
+    }
+
+    /// The table's move for `key`, or `Err(score)` when its entry ends the search of a
+    /// non-PV node.
+    fn probe_table(&self, key: u64, node: Node) -> Result<PackedMove, i32> {
+        let Some(e) = self.tt.probe(key) else {
+            return Ok(PackedMove::default());
+        };
+        let s = from_table(e.score, node.ply);
+        if !node.is_pv() && i32::from(e.depth) >= node.depth {
+            let cut = match e.bound() {
+                Bound::Exact => true,
+                Bound::Lower => s >= node.beta,
+                Bound::Upper => s <= node.alpha,
+            };
+            if cut {
+                return Err(s);
+            }
+        }
+        Ok(e.best)
+    }
+
+    /// Null-move pruning (not in check): when passing still fails high, the score to
+    /// return (0 when the search was stopped meanwhile); `None` to search the moves.
+    fn null_move(&mut self, pos: &Chess, key: u64, node: Node) -> Option<i32> {
+        let board = pos.board();
+        let has_pieces = (board.by_color(pos.turn()) & !board.pawns() & !board.kings()).any();
+        if node.is_pv() || node.depth < 3 || !has_pieces || self.evaluate(pos) < node.beta {
+            return None;
+        }
+        let null = pos.clone().swap_turn().ok()?;
+        let r = 2 + node.depth / 4;
+        self.path.push(key);
+        let mut child_pv = Vec::new();
+        let window = Node {
+            depth: node.depth - 1 - r,
+            alpha: -node.beta,
+            beta: -node.beta + 1,
+            ply: node.ply + 1,
+        };
+        let s = -self.negamax(&null, window, &mut child_pv, false);
+        self.path.pop();
+        if self.stopped {
+            return Some(0);
+        }
+        (s >= node.beta).then_some(if s > MATE_BOUND { node.beta } else { s })
+    }
+
+    /// Searches the ordered `moves` of a node: (best score, best move, raised alpha), or
+    /// `None` when the search was stopped.
+    fn search_moves(
+        &mut self,
+        pos: &Chess,
+        moves: &MoveList,
+        node: Node,
+        in_check: bool,
+        pv: &mut Vec<Move>,
+    ) -> Option<(i32, Option<Move>, i32)> {
+        let mut alpha = node.alpha;
+        let (mut best_score, mut best_move) = (-INFINITY, None);
         let mut child_pv = Vec::new();
         for (i, m) in moves.iter().enumerate() {
             let mut child = pos.clone();
             child.play_unchecked(*m);
             let quiet = !m.is_capture() && m.promotion().is_none();
-            let mut score;
-            if i == 0 {
-                score = self.child_score(&child, depth - 1, alpha, beta, ply, &mut child_pv);
+            let at = Node { alpha, ..node };
+            let score = if i == 0 {
+                self.child_score(&child, at, node.depth - 1, node.beta, &mut child_pv)
             } else {
-                let reduce = if quiet && depth >= 3 && i >= 3 && !in_check && !child.is_check() {
-                    1 + i32::from(i >= 8) + depth / 8
+                let late = quiet && i >= 3 && !in_check && !child.is_check();
+                let reduce = if late && node.depth >= 3 {
+                    1 + i32::from(i >= 8) + node.depth / 8
                 } else {
                     0
                 };
-                // Null window (reduced for late quiet moves), then re-searches as needed.
-                score = self.child_score(
-                    &child,
-                    depth - 1 - reduce,
-                    alpha,
-                    alpha + 1,
-                    ply,
-                    &mut child_pv,
-                );
-                if score > alpha && reduce > 0 {
-                    score =
-                        self.child_score(&child, depth - 1, alpha, alpha + 1, ply, &mut child_pv);
-                }
-                if score > alpha && score < beta {
-                    score = self.child_score(&child, depth - 1, alpha, beta, ply, &mut child_pv);
-                }
-            }
+                self.later_move_score(&child, at, reduce, &mut child_pv)
+            };
             if self.stopped {
-                self.path.pop();
-                return 0;
+                return None;
             }
             if score > best_score {
                 best_score = score;
@@ -392,55 +441,73 @@ impl Searcher {
                     extend_pv(pv, *m, &child_pv);
                 }
             }
-            if alpha >= beta {
+            if alpha >= node.beta {
                 if quiet {
-                    let k = &mut self.killers[ply];
-                    if k[0] != Some(*m) {
-                        k[1] = k[0];
-                        k[0] = Some(*m);
-                    }
-                    if let Some(from) = m.from() {
-                        let h =
-                            &mut self.history[pos.turn() as usize][from as usize][m.to() as usize];
-                        *h += depth * depth;
-                        if *h > 1 << 20 {
-                            self.history
-                                .iter_mut()
-                                .flatten()
-                                .flatten()
-                                .for_each(|x| *x /= 2);
-                        }
-                    }
+                    self.remember_cutoff(pos, *m, node);
                 }
                 break;
             }
         }
-        self.path.pop();
-        let bound = if best_score >= beta {
-            Bound::Lower
-        } else if alpha > original_alpha {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
-        let packed = best_move.map(|m| PackedMove::new(&m)).unwrap_or_default();
-        self.tt
-            .store(key, packed, to_table(best_score, ply), depth, bound);
-        best_score
+        Some((best_score, best_move, alpha))
     }
 
-    /// The score of `child` for the side to move at `ply`, searched in the window
-    /// (`alpha`, `beta`) of that side.
+    /// A move after the first: a null window (reduced by `reduce` plies for late quiet
+    /// moves), searched again at full depth and then with the full window as needed.
+    fn later_move_score(
+        &mut self,
+        child: &Chess,
+        node: Node,
+        reduce: i32,
+        pv: &mut Vec<Move>,
+    ) -> i32 {
+        let (depth, alpha) = (node.depth - 1, node.alpha);
+        let mut score = self.child_score(child, node, depth - reduce, alpha + 1, pv);
+        if score > alpha && reduce > 0 {
+            score = self.child_score(child, node, depth, alpha + 1, pv);
+        }
+        if score > alpha && score < node.beta {
+            score = self.child_score(child, node, depth, node.beta, pv);
+        }
+        score
+    }
+
+    /// A quiet move that caused a cutoff: a killer at this ply, and history by depth².
+    fn remember_cutoff(&mut self, pos: &Chess, m: Move, node: Node) {
+        let k = &mut self.killers[node.ply];
+        if k[0] != Some(m) {
+            k[1] = k[0];
+            k[0] = Some(m);
+        }
+        if let Some(from) = m.from() {
+            let h = &mut self.history[pos.turn() as usize][from as usize][m.to() as usize];
+            *h += node.depth * node.depth;
+            if *h > 1 << 20 {
+                self.history
+                    .iter_mut()
+                    .flatten()
+                    .flatten()
+                    .for_each(|x| *x /= 2);
+            }
+        }
+    }
+
+    /// The score of `child` for the side to move at `node`, searched to `depth` in the
+    /// window (`node.alpha`, `beta`) of that side.
     fn child_score(
         &mut self,
         child: &Chess,
+        node: Node,
         depth: i32,
-        alpha: i32,
         beta: i32,
-        ply: usize,
         pv: &mut Vec<Move>,
     ) -> i32 {
-        -self.negamax(child, depth, -beta, -alpha, ply + 1, pv, true)
+        let window = Node {
+            depth,
+            alpha: -beta,
+            beta: -node.alpha,
+            ply: node.ply + 1,
+        };
+        -self.negamax(child, window, pv, true)
     }
 
     /// Orders moves: table move, captures by most valuable victim and least valuable
