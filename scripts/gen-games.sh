@@ -7,7 +7,7 @@
 #   scripts/gen-games.sh games.pgn [GAMES_PER_MATCH] [STOCKFISH_NODES]
 #
 # SET=others plays a round of engines other than Stockfish instead (glaurung, toga2,
-# ethereal-chess at MOVETIME seconds a move, default 0.05): data the tuner has never seen,
+# ethereal-chess at MOVETIME seconds a move, default 0.05; SEED, default 11): data the tuner has never seen,
 # from other evaluations, for checking a tuned table on positions of another origin.
 #
 #   apt-get install -y glaurung toga2 ethereal-chess
@@ -39,7 +39,7 @@ if [ "$set" = others ]; then
   st="st=$movetime"
   "$texel" match --round-robin --engine "name=glaurung,cmd=/usr/games/glaurung,$st" \
     --engine "name=toga2,cmd=/usr/games/toga2,$st" \
-    --engine "name=ethereal,cmd=/usr/games/ethereal-chess,$st" "${common[@]}" --seed 11
+    --engine "name=ethereal,cmd=/usr/games/ethereal-chess,$st" "${common[@]}" --seed "${SEED:-11}"
   echo "games appended to $out"
   exit 0
 fi

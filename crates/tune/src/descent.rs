@@ -39,7 +39,7 @@ pub enum Control {
 }
 
 /// Where a pass is.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Cursor {
     /// A pass is under way.
     pub active: bool,

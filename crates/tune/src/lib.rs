@@ -2,6 +2,7 @@
 //! dataset, then coordinate descent minimises the squared error between game results and
 //! `σ(K·eval)`.
 
+mod checkpoint;
 mod dataset;
 mod descent;
 pub mod error;
@@ -13,13 +14,11 @@ mod run;
 mod select;
 mod touch;
 
+pub use checkpoint::{fresh, table_fingerprint, Checkpoint, CheckpointError};
 pub use dataset::{Dataset, DatasetBuilder, DatasetFull};
 pub use descent::{Control, Cursor, Descent, DescentState, Guards, PassSummary, Variable};
 pub use guard::{L2Search, L2_GRID};
 pub use lab::{Errors, Lab, Subject, Verdict};
 pub use load::{load, total_bytes, BadLines, LoadError, LoadOptions, LoadReport};
-pub use run::{
-    fresh, run, table_fingerprint, Checkpoint, Event, PassRecord, RunEnd, RunError, RunOptions,
-    RunResult,
-};
+pub use run::{run, Event, PassRecord, RunEnd, RunError, RunOptions, RunResult};
 pub use select::{select, Selection, SelectionError};

@@ -180,13 +180,21 @@ fn unusable_checkpoints_are_refused_with_a_reason() {
         .unwrap_err()
         .to_string()
         .contains("different parameter table"));
+    let mut old = good.to_json();
+    old["format"] = serde_json::json!("texel-checkpoint-2");
+    std::fs::write(&path, old.to_string()).unwrap();
+    let err = Checkpoint::load(&path).unwrap_err().to_string();
+    assert!(
+        err.contains("another version of texel (texel-checkpoint-2)"),
+        "{err}"
+    );
     let mut truncated = good.to_json();
     truncated.as_object_mut().unwrap().remove("gains");
     std::fs::write(&path, truncated.to_string()).unwrap();
     assert!(Checkpoint::load(&path)
         .unwrap_err()
         .to_string()
-        .contains("missing field \"gains\""));
+        .contains("missing field `gains`"));
 
     let (mut bigger, mut validation, bigger_id) = data(400, &Params::default(), 0);
     assert_ne!(bigger_id, data_id);

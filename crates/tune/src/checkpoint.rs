@@ -1,0 +1,346 @@
+//! Checkpoints: everything a run needs to go on exactly where it stopped, written as
+//! versioned JSON (floats as their exact bit patterns) and checked before use.
+
+use crate::dataset::Dataset;
+use crate::descent::{Cursor, DescentState, Guards, Variable};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use texel_eval::params::write_atomically;
+use texel_eval::table::{FLAT_LEN, TERMS};
+use texel_eval::Params;
+
+/// The checkpoint format written now.
+const FORMAT: &str = "texel-checkpoint-3";
+
+/// Why a checkpoint cannot be written or used.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointError {
+    /// A file could not be read or written.
+    #[error("{path}: {cause}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        cause: std::io::Error,
+    },
+    /// The checkpoint cannot be used.
+    #[error("checkpoint {path}: {reason}")]
+    Unusable {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// A hash of the table's layout (term names and shapes): checkpoints of another table are
+/// refused.
+pub fn table_fingerprint() -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for t in TERMS.iter() {
+        for b in t.name.bytes().chain(t.shape.rust_type().bytes()).chain([0]) {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
+}
+
+/// Everything a run needs to go on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Checkpoint {
+    /// `K` of the run.
+    pub k: f64,
+    /// Training positions the run was made for.
+    pub positions: usize,
+    /// The fingerprint of the data the run was made for ([`crate::LoadReport`]).
+    pub data: u64,
+    /// Passes completed.
+    pub passes: usize,
+    /// The variables tuned.
+    pub vars: Vec<Variable>,
+    /// The descent.
+    pub descent: DescentState,
+    /// Best validation error so far and its parameters.
+    pub best: Option<(f64, Params)>,
+    /// Passes in a row the validation error rose.
+    pub rises: usize,
+    /// Seconds spent so far.
+    pub seconds: f64,
+}
+
+/// A float written as its exact bit pattern (16 hex digits).
+#[derive(Copy, Clone, Debug, PartialEq)]
+struct Exact(f64);
+
+impl Serialize for Exact {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{:016x}", self.0.to_bits()))
+    }
+}
+
+impl<'de> Deserialize<'de> for Exact {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Exact, D::Error> {
+        let text = String::deserialize(d)?;
+        u64::from_str_radix(&text, 16)
+            .map(|bits| Exact(f64::from_bits(bits)))
+            .map_err(|_| serde::de::Error::custom(format!("{text:?} is not an exact float")))
+    }
+}
+
+/// A 64-bit fingerprint written as 16 hex digits.
+#[derive(Copy, Clone, Debug, PartialEq)]
+struct Hex(u64);
+
+impl Serialize for Hex {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{:016x}", self.0))
+    }
+}
+
+impl<'de> Deserialize<'de> for Hex {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Hex, D::Error> {
+        let text = String::deserialize(d)?;
+        u64::from_str_radix(&text, 16)
+            .map(Hex)
+            .map_err(|_| serde::de::Error::custom(format!("{text:?} is not a fingerprint")))
+    }
+}
+
+/// The best validation error and its values.
+#[derive(Serialize, Deserialize)]
+struct BestFile {
+    error: Exact,
+    params: Vec<i32>,
+}
+
+/// The file as written: a checkpoint in the field order and encodings of the format.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CheckpointFile {
+    format: String,
+    table: Hex,
+    data: Hex,
+    k: Exact,
+    positions: usize,
+    passes: usize,
+    vars: Vec<(usize, i32)>,
+    params: Vec<i32>,
+    anchor: Vec<i32>,
+    l2: Exact,
+    constraints: bool,
+    sum: Exact,
+    gains: Vec<(Exact, i32)>,
+    probes: u64,
+    cursor: Cursor,
+    best: Option<BestFile>,
+    rises: usize,
+    seconds: Exact,
+}
+
+/// Parameters from a flat list of the table's length.
+fn flat(values: &[i32]) -> Result<Params, String> {
+    if values.len() != FLAT_LEN {
+        return Err("parameter count does not match the table".into());
+    }
+    let mut p = Params::zeroed();
+    for (i, &x) in values.iter().enumerate() {
+        p.set_flat(i, x);
+    }
+    Ok(p)
+}
+
+impl Checkpoint {
+    /// The checkpoint as JSON.
+    pub fn to_json(&self) -> Value {
+        let d = &self.descent;
+        let file = CheckpointFile {
+            format: FORMAT.into(),
+            table: Hex(table_fingerprint()),
+            data: Hex(self.data),
+            k: Exact(self.k),
+            positions: self.positions,
+            passes: self.passes,
+            vars: self.vars.iter().map(|v| (v.slot, v.step)).collect(),
+            params: d.params.flat().to_vec(),
+            anchor: d.anchor.flat().to_vec(),
+            l2: Exact(d.guards.l2),
+            constraints: d.guards.constraints,
+            sum: Exact(d.sum),
+            gains: d.gains.iter().map(|&(g, dir)| (Exact(g), dir)).collect(),
+            probes: d.probes,
+            cursor: d.cursor.clone(),
+            best: self.best.as_ref().map(|(e, p)| BestFile {
+                error: Exact(*e),
+                params: p.flat().to_vec(),
+            }),
+            rises: self.rises,
+            seconds: Exact(self.seconds),
+        };
+        serde_json::to_value(file).expect("a checkpoint is plain data")
+    }
+
+    /// Reads a checkpoint written by [`Checkpoint::to_json`].
+    ///
+    /// # Errors
+    /// A description of what is wrong: another format or table, a missing or bad field.
+    pub fn from_json(v: &Value) -> Result<Checkpoint, String> {
+        match v.get("format").and_then(Value::as_str) {
+            Some(FORMAT) => {}
+            Some(f) if f.starts_with("texel-checkpoint-") => {
+                return Err(format!(
+                    "written by another version of texel ({f}); start the run again"
+                ))
+            }
+            _ => return Err("not a texel checkpoint".into()),
+        }
+        if v.get("table").and_then(Value::as_str)
+            != Some(format!("{:016x}", table_fingerprint()).as_str())
+        {
+            return Err("it was written for a different parameter table (terms added, removed or reshaped since)".into());
+        }
+        let f: CheckpointFile = serde_json::from_value(v.clone()).map_err(|e| e.to_string())?;
+        f.into_checkpoint()
+    }
+
+    /// Checks that this checkpoint (read from `path`) continues a run on the data with
+    /// fingerprint `data` and the variables `vars`.
+    ///
+    /// # Errors
+    /// Other data or another selection of variables, naming `path`.
+    pub fn check_continues(
+        &self,
+        path: &Path,
+        data: u64,
+        vars: &[Variable],
+    ) -> Result<(), CheckpointError> {
+        let bad = |reason: String| CheckpointError::Unusable {
+            path: path.to_path_buf(),
+            reason,
+        };
+        if self.data != data {
+            return Err(bad(
+                "it was made for other data (the positions or labels differ, or --validate)".into(),
+            ));
+        }
+        if self.vars != vars {
+            return Err(bad(format!(
+                "it tunes another selection ({} variables; this command selects {}): give the \
+                 --group/--param/--exclude/--freeze-material/--min-support and steps of the run \
+                 that wrote it",
+                self.vars.len(),
+                vars.len()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Writes the checkpoint atomically.
+    ///
+    /// # Errors
+    /// The file cannot be written.
+    pub fn save(&self, path: &Path) -> Result<(), CheckpointError> {
+        write_atomically(path, self.to_json().to_string().as_bytes()).map_err(|cause| {
+            CheckpointError::Io {
+                path: path.to_path_buf(),
+                cause,
+            }
+        })
+    }
+
+    /// Reads a checkpoint file.
+    ///
+    /// # Errors
+    /// Unreadable, not JSON, or not a usable checkpoint (with the reason).
+    pub fn load(path: &Path) -> Result<Checkpoint, CheckpointError> {
+        let bad = |reason: String| CheckpointError::Unusable {
+            path: path.to_path_buf(),
+            reason,
+        };
+        let text = std::fs::read_to_string(path).map_err(|cause| CheckpointError::Io {
+            path: path.to_path_buf(),
+            cause,
+        })?;
+        let v: Value = serde_json::from_str(&text).map_err(|e| bad(format!("corrupt ({e})")))?;
+        Checkpoint::from_json(&v).map_err(bad)
+    }
+}
+
+impl CheckpointFile {
+    /// The checkpoint the file describes, after checking that its lists agree.
+    fn into_checkpoint(self) -> Result<Checkpoint, String> {
+        let vars = self
+            .vars
+            .iter()
+            .map(|&(slot, step)| {
+                (slot < FLAT_LEN)
+                    .then_some(Variable { slot, step })
+                    .ok_or_else(|| "variable outside the table".to_string())
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let active = self.cursor.active;
+        if self.gains.len() != vars.len() || (active && self.cursor.moved.len() != vars.len()) {
+            return Err("variable lists do not agree".into());
+        }
+        let best = match self.best {
+            Some(b) => Some((b.error.0, flat(&b.params)?)),
+            None => None,
+        };
+        Ok(Checkpoint {
+            k: self.k.0,
+            positions: self.positions,
+            data: self.data.0,
+            passes: self.passes,
+            vars,
+            descent: DescentState {
+                params: flat(&self.params)?,
+                anchor: flat(&self.anchor)?,
+                guards: Guards {
+                    l2: self.l2.0,
+                    constraints: self.constraints,
+                },
+                sum: self.sum.0,
+                gains: self.gains.iter().map(|&(g, dir)| (g.0, dir)).collect(),
+                probes: self.probes,
+                cursor: self.cursor,
+            },
+            best,
+            rises: self.rises,
+            seconds: self.seconds.0,
+        })
+    }
+}
+
+/// A checkpoint for a run that has not started: `params` must be what `train` is scored with;
+/// `data` is the fingerprint of the loaded data ([`crate::LoadReport`]).
+pub fn fresh(
+    train: &Dataset,
+    data: u64,
+    params: Params,
+    k: f64,
+    vars: Vec<Variable>,
+    guards: Guards,
+) -> Checkpoint {
+    let gains = vec![(0.0, 0); vars.len()];
+    Checkpoint {
+        k,
+        positions: train.len(),
+        data,
+        passes: 0,
+        descent: DescentState {
+            sum: crate::error::chunked_sum(train.len(), |i| {
+                crate::error::squared_error(k, train.eval(i), train.target(i))
+            }),
+            anchor: params.clone(),
+            guards,
+            params,
+            gains,
+            probes: 0,
+            cursor: Cursor::default(),
+        },
+        vars,
+        best: None,
+        rises: 0,
+        seconds: 0.0,
+    }
+}
