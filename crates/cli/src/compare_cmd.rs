@@ -5,7 +5,7 @@
 //! last two is what the term itself buys. `--without` reports the rise when a tuned term is
 //! zeroed, before and after the rest of its group is tuned again.
 
-use crate::tune_cmd::{load_data, DataArgs};
+use crate::data_args::{load_data, DataArgs};
 use anyhow::{Context, Result};
 use clap::Args;
 use std::process::ExitCode;

@@ -1,11 +1,13 @@
-//! Tuning configurations (`configs/*.json`): every setting of `texel tune` in one file;
-//! flags given on the command line win.
+//! The settings of `texel tune` ([`TuneArgs`]) and tuning configurations (`configs/*.json`):
+//! every setting in one file; flags given on the command line win.
 
-use crate::tune_cmd::TuneArgs;
+use crate::data_args::DataArgs;
 use anyhow::{Context, Result};
+use clap::Args;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use texel_eval::table::Group;
 use texel_eval::TermId;
 use texel_tune::Variable;
 
@@ -37,6 +39,78 @@ struct TuneConfig {
     /// A number, or "auto".
     l2: Option<serde_json::Value>,
     no_constraints: Option<bool>,
+}
+
+/// The table's group names, for `--group`'s help and check.
+fn group_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(Group::ALL.iter().map(|g| g.name()))
+}
+
+#[derive(Args, Clone)]
+/// Every setting of `texel tune`: flags, filled from a config file where they are left open.
+pub struct TuneArgs {
+    #[command(flatten)]
+    pub data: DataArgs,
+    /// Tune only this group (repeatable).
+    #[arg(long, value_parser = group_names(), ignore_case = true)]
+    pub group: Vec<String>,
+    /// Tune only this term (repeatable).
+    #[arg(long = "param")]
+    pub term: Vec<String>,
+    /// Never tune this term (repeatable).
+    #[arg(long)]
+    pub exclude: Vec<String>,
+    /// Keep the piece values fixed.
+    #[arg(long)]
+    pub freeze_material: bool,
+    /// Leave the candidate families out: start them at 0 and do not tune them (the
+    /// established table alone).
+    #[arg(long)]
+    pub no_candidates: bool,
+    /// Settings from a JSON file (configs/*.json); flags given here override it.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Stop after this many passes [default: 20].
+    #[arg(allow_negative_numbers = true, long)]
+    pub passes: Option<usize>,
+    /// With --validate: stop when the validation error rose this many passes in a row, and
+    /// keep the parameters that were best on validation.
+    #[arg(allow_negative_numbers = true, long)]
+    pub patience: Option<usize>,
+    /// Append one JSON line per pass (pass, errors, moves, seconds) to this file.
+    #[arg(long)]
+    pub log: Option<PathBuf>,
+    /// Checkpoint file (default: OUT.ckpt beside the output); removed when the run ends
+    /// normally.
+    #[arg(long)]
+    pub checkpoint: Option<PathBuf>,
+    /// Seconds between checkpoints; one is also written after every pass and on Ctrl-C
+    /// [default: 300].
+    #[arg(allow_negative_numbers = true, long)]
+    pub checkpoint_secs: Option<f64>,
+    /// Continue the run saved in this checkpoint: give the same data and selection as the
+    /// run that wrote it (K and the values come from it).
+    #[arg(long)]
+    pub resume: Option<PathBuf>,
+    /// Write the tuned parameters as JSON (default: texel-tuned.json, or the next free
+    /// texel-tuned-N.json). Written only when the run ends; Ctrl-C leaves the checkpoint.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Write the tuned table as Rust source.
+    #[arg(long)]
+    pub rust: Option<PathBuf>,
+    /// Hold every value that counts in fewer than N training positions at its start; 0
+    /// tunes them all [default: 20].
+    #[arg(allow_negative_numbers = true, long, value_name = "N")]
+    pub min_support: Option<usize>,
+    /// Pull every value toward its start: moving a value 100 units away costs as much
+    /// summed error as λ positions wrong by a whole result; `auto` picks λ on the validation
+    /// split; 0 switches the pull off [default: 0.1].
+    #[arg(allow_negative_numbers = true, long, value_name = "λ|auto")]
+    pub l2: Option<crate::guards::L2>,
+    /// Let values cross the orders and bounds the table declares (`rising`, `at_most 0`, ...).
+    #[arg(long)]
+    pub no_constraints: bool,
 }
 
 /// `dir` joined with the relative `path`, `..` taken off `dir`'s own components where it

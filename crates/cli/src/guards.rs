@@ -2,7 +2,7 @@
 //! start, the L2 pull toward the start (fixed or chosen on the validation split), and the
 //! table's declared constraints.
 
-use crate::tune_cmd::{Loaded, TuneArgs};
+use crate::data_args::Loaded;
 use anyhow::Result;
 use std::str::FromStr;
 use texel_eval::params::flat_params;
@@ -62,16 +62,16 @@ pub fn hold_sparse(vars: Vec<Variable>, loaded: &Loaded, min: usize) -> Vec<Vari
     kept
 }
 
-/// The guards of a fresh run: `--l2 auto` tunes briefly with each pull of [`L2_GRID`] and
-/// takes the one with the lowest validation error.
+/// The guards of a fresh run with pull `l2` (the default when `None`): `--l2 auto` tunes
+/// briefly with each pull of [`L2_GRID`] and takes the one with the lowest validation error.
 pub fn choose(
-    args: &TuneArgs,
+    l2: Option<L2>,
+    constraints: bool,
     loaded: &mut Loaded,
     start: &Params,
     vars: &[Variable],
 ) -> Result<Guards> {
-    let constraints = !args.no_constraints;
-    let l2 = match args.l2.unwrap_or(L2::Fixed(DEFAULT_L2)) {
+    let l2 = match l2.unwrap_or(L2::Fixed(DEFAULT_L2)) {
         L2::Fixed(l2) => l2,
         L2::Auto => {
             anyhow::ensure!(

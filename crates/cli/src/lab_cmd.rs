@@ -1,7 +1,7 @@
 //! `texel lab`: judge candidate terms and families (and established terms, `--ablate`) by
 //! the error they remove; resumable, with ranked Markdown and JSON reports.
 
-use crate::tune_cmd::{load_data, DataArgs};
+use crate::data_args::{load_data, DataArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::io::Write;
@@ -213,7 +213,7 @@ pub fn run(args: &LabArgs) -> Result<ExitCode> {
 }
 
 /// The lines that describe the run in the reports.
-fn loaded_header(loaded: &crate::tune_cmd::Loaded, args: &LabArgs) -> Vec<String> {
+fn loaded_header(loaded: &crate::data_args::Loaded, args: &LabArgs) -> Vec<String> {
     let files: Vec<String> = args
         .data
         .epd

@@ -3,6 +3,7 @@
 mod bench;
 mod compare_cmd;
 mod config;
+mod data_args;
 mod eval_cmd;
 mod guards;
 mod import_cmd;
@@ -36,7 +37,7 @@ enum Command {
     /// Measure speed: search nodes/s (default), evaluations and traces/s, tuner throughput.
     Bench(bench::BenchArgs),
     /// Tune parameters on labelled positions (coordinate descent on squared W/D/L error).
-    Tune(Box<tune_cmd::TuneArgs>),
+    Tune(Box<config::TuneArgs>),
     /// Show K and the error of a parameter set on labelled positions.
     Error(tune_cmd::ErrorArgs),
     /// Judge terms by the error drop they bring (or the rise when they are zeroed).

@@ -1,209 +1,25 @@
 //! `texel tune` and `texel error`: coordinate descent and the error of a parameter set.
 
+use crate::config::TuneArgs;
+use crate::data_args::{check_ranges, load_data, print_errors, DataArgs, Loaded};
 use crate::outputs::Outputs;
 use anyhow::{Context, Result};
 use clap::Args;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
 use texel_eval::params::flat_params;
-use texel_eval::table::Group;
 use texel_eval::Params;
-use texel_tune::error::{fit_k, mean_error, samples};
+use texel_tune::error::mean_error;
 use texel_tune::{
-    fresh, load, run, select, total_bytes, Checkpoint, Control, Dataset, Event, LoadOptions,
-    PassRecord, RunEnd, RunOptions, RunResult, Selection, Variable,
+    fresh, run, select, Checkpoint, Control, Dataset, Event, PassRecord, RunEnd, RunOptions,
+    RunResult, Selection, Variable,
 };
-
-/// Options shared by every command that reads labelled positions.
-#[derive(Args, Clone)]
-pub struct DataArgs {
-    /// Labelled EPD/FEN files (label formats: c9 "1-0"; [1.0]; 1-0; 0.5); repeatable.
-    #[arg(long)]
-    pub epd: Vec<PathBuf>,
-    /// The labels score the side to move instead of white.
-    #[arg(long)]
-    pub stm_labels: bool,
-    /// Go on when more than 1% of the lines are bad.
-    #[arg(long)]
-    pub allow_bad: bool,
-    /// Hold out this percentage of positions for validation (deterministic split).
-    #[arg(allow_negative_numbers = true, long, value_name = "PERCENT")]
-    pub validate: Option<f64>,
-    /// Starting parameter file (JSON); the table's defaults when absent.
-    #[arg(long)]
-    pub params: Option<PathBuf>,
-    /// Fix K instead of fitting it.
-    #[arg(allow_negative_numbers = true, long)]
-    pub k: Option<f64>,
-    /// Worker threads (default: all cores).
-    #[arg(allow_negative_numbers = true, long)]
-    pub threads: Option<usize>,
-}
-
-/// The table's group names, for `--group`'s help and check.
-fn group_names() -> clap::builder::PossibleValuesParser {
-    clap::builder::PossibleValuesParser::new(Group::ALL.iter().map(|g| g.name()))
-}
-
-#[derive(Args, Clone)]
-pub struct TuneArgs {
-    #[command(flatten)]
-    pub data: DataArgs,
-    /// Tune only this group (repeatable).
-    #[arg(long, value_parser = group_names(), ignore_case = true)]
-    pub group: Vec<String>,
-    /// Tune only this term (repeatable).
-    #[arg(long = "param")]
-    pub term: Vec<String>,
-    /// Never tune this term (repeatable).
-    #[arg(long)]
-    pub exclude: Vec<String>,
-    /// Keep the piece values fixed.
-    #[arg(long)]
-    pub freeze_material: bool,
-    /// Leave the candidate families out: start them at 0 and do not tune them (the
-    /// established table alone).
-    #[arg(long)]
-    pub no_candidates: bool,
-    /// Settings from a JSON file (configs/*.json); flags given here override it.
-    #[arg(long)]
-    pub config: Option<PathBuf>,
-    /// Stop after this many passes [default: 20].
-    #[arg(allow_negative_numbers = true, long)]
-    pub passes: Option<usize>,
-    /// With --validate: stop when the validation error rose this many passes in a row, and
-    /// keep the parameters that were best on validation.
-    #[arg(allow_negative_numbers = true, long)]
-    pub patience: Option<usize>,
-    /// Append one JSON line per pass (pass, errors, moves, seconds) to this file.
-    #[arg(long)]
-    pub log: Option<PathBuf>,
-    /// Checkpoint file (default: OUT.ckpt beside the output); removed when the run ends
-    /// normally.
-    #[arg(long)]
-    pub checkpoint: Option<PathBuf>,
-    /// Seconds between checkpoints; one is also written after every pass and on Ctrl-C
-    /// [default: 300].
-    #[arg(allow_negative_numbers = true, long)]
-    pub checkpoint_secs: Option<f64>,
-    /// Continue the run saved in this checkpoint: give the same data and selection as the
-    /// run that wrote it (K and the values come from it).
-    #[arg(long)]
-    pub resume: Option<PathBuf>,
-    /// Write the tuned parameters as JSON (default: texel-tuned.json, or the next free
-    /// texel-tuned-N.json). Written only when the run ends; Ctrl-C leaves the checkpoint.
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// Write the tuned table as Rust source.
-    #[arg(long)]
-    pub rust: Option<PathBuf>,
-    /// Hold every value that counts in fewer than N training positions at its start; 0
-    /// tunes them all [default: 20].
-    #[arg(allow_negative_numbers = true, long, value_name = "N")]
-    pub min_support: Option<usize>,
-    /// Pull every value toward its start: moving a value 100 units away costs as much
-    /// summed error as λ positions wrong by a whole result; `auto` picks λ on the validation
-    /// split; 0 switches the pull off [default: 0.1].
-    #[arg(allow_negative_numbers = true, long, value_name = "λ|auto")]
-    pub l2: Option<crate::guards::L2>,
-    /// Let values cross the orders and bounds the table declares (`rising`, `at_most 0`, ...).
-    #[arg(long)]
-    pub no_constraints: bool,
-}
 
 #[derive(Args)]
 pub struct ErrorArgs {
     #[command(flatten)]
     data: DataArgs,
-}
-
-/// Loaded data: training and validation sets and K.
-pub struct Loaded {
-    /// Training positions.
-    pub train: Dataset,
-    /// Held-out positions (empty without --validate).
-    pub validation: Dataset,
-    /// K, fitted or given.
-    pub k: f64,
-    /// The fingerprint of the positions and labels (for checkpoints).
-    pub fingerprint: u64,
-}
-
-/// Checks the numeric options of the data arguments.
-fn check_ranges(args: &DataArgs) -> Result<()> {
-    if let Some(v) = args.validate {
-        anyhow::ensure!(
-            (0.0..100.0).contains(&v),
-            "--validate takes a percentage from 0 up to (not including) 100, not {v}"
-        );
-    }
-    if let Some(k) = args.k {
-        anyhow::ensure!(k.is_finite() && k > 0.0, "--k must be above 0, not {k}");
-    }
-    anyhow::ensure!(args.threads != Some(0), "--threads must be at least 1");
-    Ok(())
-}
-
-pub fn load_data(args: &DataArgs, params: Params) -> Result<Loaded> {
-    check_ranges(args)?;
-    if let Some(n) = args.threads {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build_global()
-            .context("cannot start threads")?;
-    }
-    if args.epd.is_empty() {
-        anyhow::bail!("no labelled positions: give --epd FILE (or \"epd\" in --config)");
-    }
-    let options = LoadOptions {
-        stm_labels: args.stm_labels,
-        validation_per_mille: (args.validate.unwrap_or(0.0) * 10.0).round() as u32,
-        allow_bad: args.allow_bad,
-    };
-    let pb = crate::progress_bar(
-        total_bytes(&args.epd),
-        "loading {bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
-    );
-    let start = Instant::now();
-    let (train, validation, report) = load(&args.epd, &params, &options, &|b| pb.set_position(b))?;
-    pb.finish_and_clear();
-    let secs = start.elapsed().as_secs_f64();
-    println!("{report}");
-    let n = train.len() + validation.len();
-    println!(
-        "loaded and traced in {secs:.2}s ({:.0} positions/s), {:.1} bytes/position",
-        n as f64 / secs,
-        train.memory_bytes() as f64 / train.len() as f64
-    );
-    let k = match args.k {
-        Some(k) => k,
-        None => {
-            let k = fit_k(&samples(&train));
-            println!("fitted K = {k:.4}");
-            k
-        }
-    };
-    Ok(Loaded {
-        train,
-        validation,
-        k,
-        fingerprint: report.fingerprint,
-    })
-}
-
-fn print_errors(l: &Loaded, label: &str) {
-    print!(
-        "{label}: K {:.4}  error {:.8}",
-        l.k,
-        mean_error(&l.train, l.k)
-    );
-    if !l.validation.is_empty() {
-        print!("  validation {:.8}", mean_error(&l.validation, l.k));
-    }
-    println!();
 }
 
 pub fn run_error(args: &ErrorArgs) -> Result<ExitCode> {
@@ -270,7 +86,8 @@ fn starting_point(
             Ok(c)
         }
         _ => {
-            let guards = crate::guards::choose(args, loaded, start_params, &vars)?;
+            let guards =
+                crate::guards::choose(args.l2, !args.no_constraints, loaded, start_params, &vars)?;
             println!(
                 "tuning {} variables (L2 pull {}, constraints {})",
                 vars.len(),

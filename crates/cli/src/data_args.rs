@@ -1,0 +1,125 @@
+//! The options every command that reads labelled positions shares, and the loading they
+//! drive: training and validation sets, traced, with K.
+
+use anyhow::{Context, Result};
+use clap::Args;
+use std::path::PathBuf;
+use std::time::Instant;
+use texel_eval::Params;
+use texel_tune::error::{fit_k, mean_error, samples};
+use texel_tune::{load, total_bytes, Dataset, LoadOptions};
+
+/// Options shared by every command that reads labelled positions.
+#[derive(Args, Clone)]
+pub struct DataArgs {
+    /// Labelled EPD/FEN files (label formats: c9 "1-0"; [1.0]; 1-0; 0.5); repeatable.
+    #[arg(long)]
+    pub epd: Vec<PathBuf>,
+    /// The labels score the side to move instead of white.
+    #[arg(long)]
+    pub stm_labels: bool,
+    /// Go on when more than 1% of the lines are bad.
+    #[arg(long)]
+    pub allow_bad: bool,
+    /// Hold out this percentage of positions for validation (deterministic split).
+    #[arg(allow_negative_numbers = true, long, value_name = "PERCENT")]
+    pub validate: Option<f64>,
+    /// Starting parameter file (JSON); the table's defaults when absent.
+    #[arg(long)]
+    pub params: Option<PathBuf>,
+    /// Fix K instead of fitting it.
+    #[arg(allow_negative_numbers = true, long)]
+    pub k: Option<f64>,
+    /// Worker threads (default: all cores).
+    #[arg(allow_negative_numbers = true, long)]
+    pub threads: Option<usize>,
+}
+
+/// Loaded data: training and validation sets and K.
+pub struct Loaded {
+    /// Training positions.
+    pub train: Dataset,
+    /// Held-out positions (empty without --validate).
+    pub validation: Dataset,
+    /// K, fitted or given.
+    pub k: f64,
+    /// The fingerprint of the positions and labels (for checkpoints).
+    pub fingerprint: u64,
+}
+
+/// Checks the numeric options of the data arguments.
+pub fn check_ranges(args: &DataArgs) -> Result<()> {
+    if let Some(v) = args.validate {
+        anyhow::ensure!(
+            (0.0..100.0).contains(&v),
+            "--validate takes a percentage from 0 up to (not including) 100, not {v}"
+        );
+    }
+    if let Some(k) = args.k {
+        anyhow::ensure!(k.is_finite() && k > 0.0, "--k must be above 0, not {k}");
+    }
+    anyhow::ensure!(args.threads != Some(0), "--threads must be at least 1");
+    Ok(())
+}
+
+/// Loads and traces the positions of `args` with `params`, prints what was read, and fits
+/// K unless it is given.
+pub fn load_data(args: &DataArgs, params: Params) -> Result<Loaded> {
+    check_ranges(args)?;
+    if let Some(n) = args.threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+            .context("cannot start threads")?;
+    }
+    if args.epd.is_empty() {
+        anyhow::bail!("no labelled positions: give --epd FILE (or \"epd\" in --config)");
+    }
+    let options = LoadOptions {
+        stm_labels: args.stm_labels,
+        validation_per_mille: (args.validate.unwrap_or(0.0) * 10.0).round() as u32,
+        allow_bad: args.allow_bad,
+    };
+    let pb = crate::progress_bar(
+        total_bytes(&args.epd),
+        "loading {bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+    );
+    let start = Instant::now();
+    let (train, validation, report) = load(&args.epd, &params, &options, &|b| pb.set_position(b))?;
+    pb.finish_and_clear();
+    let secs = start.elapsed().as_secs_f64();
+    println!("{report}");
+    let n = train.len() + validation.len();
+    println!(
+        "loaded and traced in {secs:.2}s ({:.0} positions/s), {:.1} bytes/position",
+        n as f64 / secs,
+        train.memory_bytes() as f64 / train.len() as f64
+    );
+    let k = match args.k {
+        Some(k) => k,
+        None => {
+            let k = fit_k(&samples(&train));
+            println!("fitted K = {k:.4}");
+            k
+        }
+    };
+    Ok(Loaded {
+        train,
+        validation,
+        k,
+        fingerprint: report.fingerprint,
+    })
+}
+
+/// Prints `label: K .. error .. validation ..` for the data as scored now.
+pub fn print_errors(l: &Loaded, label: &str) {
+    print!(
+        "{label}: K {:.4}  error {:.8}",
+        l.k,
+        mean_error(&l.train, l.k)
+    );
+    if !l.validation.is_empty() {
+        print!("  validation {:.8}", mean_error(&l.validation, l.k));
+    }
+    println!();
+}
