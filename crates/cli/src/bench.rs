@@ -5,7 +5,11 @@ use clap::{Args, ValueEnum};
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Instant;
-use texel_eval::{evaluate, parse_fen, Params, Tracer, SAMPLE_POSITIONS};
+use texel_eval::{evaluate, parse_fen, Params, Tracer};
+
+/// 2,000 varied positions sampled from engine games (`data/positions.fen`), one FEN per
+/// line: the default input of `texel bench eval`, built into the binary.
+const SAMPLE_POSITIONS: &str = include_str!("../../../data/positions.fen");
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Target {
@@ -77,7 +81,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
 
 /// Imports `--pgn` with the default filters and quiesces `--epd`, into a temporary file.
 fn bench_import(args: &BenchArgs) -> Result<()> {
-    use texel_data::{import_epd, import_pgn, ImportOptions};
+    use texel_import::{import_epd, import_pgn, ImportOptions};
     let options = ImportOptions::default();
     let dir = tempfile::tempdir()?;
     let out = dir.path().join("bench-import.epd");

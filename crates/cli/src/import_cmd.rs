@@ -4,7 +4,8 @@ use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use std::sync::Arc;
-use texel_data::{import_epd, import_pgn, Duplicates, ImportError, ImportOptions, LabelFormat};
+use texel_data::LabelFormat;
+use texel_import::{import_epd, import_pgn, Duplicates, ImportError, ImportOptions};
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Format {

@@ -269,7 +269,7 @@ fn bench_import_reports_games_and_positions_per_second() {
                 "bench",
                 "import",
                 "--pgn",
-                "../data/tests/games.pgn",
+                "../import/tests/games.pgn",
                 "--epd",
             ])
             .arg(&epd),

@@ -237,7 +237,7 @@ impl<'a> Tracer<'a> {
 
     /// Traces `pos`.
     pub fn trace(&mut self, pos: &Chess) -> Trace {
-        crate::eval::evaluate_with(pos, self);
+        crate::terms::evaluate_with(pos, self);
         let mut coefs = Vec::with_capacity(96);
         for i in self.touched.iter() {
             let (m, e) = (self.mid[i], self.end[i]);
@@ -324,7 +324,7 @@ impl<'a> Breakdown<'a> {
             phase: 0,
             scale: FULL_SCALE,
         };
-        crate::eval::evaluate_with(pos, &mut b);
+        crate::terms::evaluate_with(pos, &mut b);
         b
     }
 

@@ -14,19 +14,19 @@
 
 mod accumulate;
 pub mod curve;
-mod eval;
 pub mod formula;
 pub mod params;
 mod score;
 pub mod table;
+mod terms;
 pub mod varint;
 
 pub use accumulate::{Accumulator, Breakdown, Coef, CurveCoef, Evaluator, Trace, Tracer};
 pub use curve::Curve;
-pub use eval::evaluate_with;
 pub use formula::Formulas;
 pub use params::{Params, TermId};
 pub use score::{phase, taper, FULL_SCALE, MAX_PHASE, S};
+pub use terms::evaluate_with;
 
 use shakmaty::Chess;
 
@@ -42,20 +42,40 @@ pub fn trace(pos: &Chess, params: &Params) -> Trace {
     Tracer::new(params).trace(pos)
 }
 
-/// 2,000 varied positions sampled from engine games (`data/positions.fen`), one FEN per
-/// line: the fixed set for benchmarks and whole-table tests.
-pub const SAMPLE_POSITIONS: &str = include_str!("../../../data/positions.fen");
+/// Why a FEN does not give a position.
+#[derive(Debug, thiserror::Error)]
+pub enum FenError {
+    /// Not a FEN.
+    #[error("invalid FEN {fen:?}: {cause}")]
+    Syntax {
+        /// The text.
+        fen: String,
+        /// What is wrong with it.
+        cause: shakmaty::fen::ParseFenError,
+    },
+    /// A FEN of a position that cannot occur.
+    #[error("illegal position {fen:?}: {cause}")]
+    Illegal {
+        /// The text.
+        fen: String,
+        /// Why the position is illegal.
+        cause: Box<shakmaty::PositionError<Chess>>,
+    },
+}
 
 /// Parses a FEN into a legal position.
 ///
 /// # Errors
-/// A one-line description of what is wrong with the FEN or the position.
-pub fn parse_fen(fen: &str) -> Result<Chess, String> {
-    let parsed: shakmaty::fen::Fen = fen
-        .trim()
-        .parse()
-        .map_err(|e| format!("invalid FEN {fen:?}: {e}"))?;
+/// The FEN's syntax, or a position that cannot occur.
+pub fn parse_fen(fen: &str) -> Result<Chess, FenError> {
+    let parsed: shakmaty::fen::Fen = fen.trim().parse().map_err(|cause| FenError::Syntax {
+        fen: fen.to_string(),
+        cause,
+    })?;
     parsed
         .into_position(shakmaty::CastlingMode::Standard)
-        .map_err(|e| format!("illegal position {fen:?}: {e}"))
+        .map_err(|cause| FenError::Illegal {
+            fen: fen.to_string(),
+            cause: Box::new(cause),
+        })
 }

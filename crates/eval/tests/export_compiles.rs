@@ -8,7 +8,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use texel_eval::params::{flat_params, to_rust};
-use texel_eval::{evaluate, parse_fen, Params, SAMPLE_POSITIONS};
+use texel_eval::{evaluate, parse_fen, Params};
+
+/// The shipped sample of 2,000 positions from engine games (`data/positions.fen`).
+const SAMPLE_POSITIONS: &str = include_str!("../../../data/positions.fen");
 
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
@@ -25,7 +28,8 @@ fn copy_dir(from: &Path, to: &Path) {
 
 const PRINTER: &str = r#"fn main() {
     let params = texel_eval::Params::default();
-    for line in texel_eval::SAMPLE_POSITIONS.lines() {
+    let path = std::env::args().nth(1).expect("a file of FENs");
+    for line in std::fs::read_to_string(path).unwrap().lines() {
         let pos = texel_eval::parse_fen(line).unwrap();
         println!("{}", texel_eval::evaluate(&pos, &params));
     }
@@ -46,12 +50,6 @@ fn exported_table_compiles_and_evaluates_identically() {
     let copy = root.join("crates").join("eval");
     let _ = std::fs::remove_dir_all(copy.join("src"));
     copy_dir(&crate_dir.join("src"), &copy.join("src"));
-    std::fs::create_dir_all(root.join("data")).unwrap();
-    std::fs::copy(
-        workspace.join("data/positions.fen"),
-        root.join("data/positions.fen"),
-    )
-    .unwrap();
     // The real manifests, with the workspace cut down to this crate.
     let workspace_manifest = std::fs::read_to_string(workspace.join("Cargo.toml")).unwrap();
     let members = workspace_manifest
@@ -78,6 +76,7 @@ fn exported_table_compiles_and_evaluates_identically() {
             "--bin",
             "print_evals",
         ])
+        .arg(workspace.join("data/positions.fen"))
         .current_dir(&copy)
         .env("CARGO_TARGET_DIR", root.join("target"))
         .output()

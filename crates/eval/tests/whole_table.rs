@@ -2,7 +2,10 @@
 
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
 use texel_eval::params::{flat_params, IParam};
-use texel_eval::{evaluate, parse_fen, taper, trace, Params, Trace, Tracer, SAMPLE_POSITIONS};
+use texel_eval::{evaluate, parse_fen, taper, trace, Params, Trace, Tracer};
+
+/// The shipped sample of 2,000 positions from engine games (`data/positions.fen`).
+const SAMPLE_POSITIONS: &str = include_str!("../../../data/positions.fen");
 
 fn positions() -> Vec<Chess> {
     SAMPLE_POSITIONS

@@ -184,7 +184,7 @@ impl Checkpoint {
     ///
     /// # Errors
     /// A description of what is wrong: another format or table, a missing or bad field.
-    pub fn from_json(v: &Value) -> Result<Checkpoint, String> {
+    fn from_json(v: &Value) -> Result<Checkpoint, String> {
         match v.get("format").and_then(Value::as_str) {
             Some(FORMAT) => {}
             Some(f) if f.starts_with("texel-checkpoint-") => {

@@ -298,7 +298,7 @@ fn set_position(e: &mut Engine, line: &str) -> Result<(), String> {
     let mut pos = if setup == "startpos" {
         Chess::default()
     } else if let Some(fen) = setup.strip_prefix("fen ") {
-        parse_fen(fen)?
+        parse_fen(fen).map_err(|e| e.to_string())?
     } else {
         return Err(format!("bad position command {line:?}"));
     };

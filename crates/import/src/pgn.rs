@@ -4,14 +4,14 @@ use super::split::{GameText, Games};
 use super::{
     io, pipeline, quiet_leaf, Candidate, ImportError, ImportOptions, ImportStats, Output, BATCH,
 };
-use crate::epd::{Label, Outcome};
-use crate::input::open_input;
 use pgn_reader::{RawComment, RawTag, Reader, SanPlus, Visitor};
 use rayon::prelude::*;
 use shakmaty::{Chess, Position};
 use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::atomic::Ordering;
+use texel_data::open_input;
+use texel_data::{Label, Outcome};
 use texel_search::{Searcher, MATE};
 
 /// One game as read: start, moves, per-ply scores (white's view, cp) and result.

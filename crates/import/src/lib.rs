@@ -6,8 +6,6 @@ mod output;
 mod pgn;
 mod split;
 
-use crate::epd::{parse_line, BadLine, Label, LabelFormat};
-use crate::input::{open_input, read_lines};
 pub use output::Duplicates;
 use output::Output;
 pub use pgn::import_pgn;
@@ -17,6 +15,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use texel_data::{open_input, read_lines};
+use texel_data::{parse_line, BadLine, Label, LabelFormat};
 use texel_eval::Params;
 use texel_search::{Searcher, MATE};
 

@@ -2,12 +2,12 @@
 //! renamed over the output only when the import succeeds.
 
 use super::{io, Candidate, ImportError, ImportStats};
-use crate::epd::{Label, LabelFormat};
 use shakmaty::fen::Fen;
 use shakmaty::EnPassantMode;
 use std::collections::{HashMap, HashSet};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use texel_data::{Label, LabelFormat};
 use texel_search::key;
 
 /// What the importer does with a position (after quiescing) it has written already.

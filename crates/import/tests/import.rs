@@ -2,10 +2,8 @@
 
 use std::path::PathBuf;
 use tempfile::TempDir;
-use texel_data::{
-    import_epd, import_pgn, parse_line, Duplicates, ImportError, ImportOptions, ImportStats, Label,
-    LabelFormat, Outcome,
-};
+use texel_data::{parse_line, Label, LabelFormat, Outcome};
+use texel_import::{import_epd, import_pgn, Duplicates, ImportError, ImportOptions, ImportStats};
 
 /// The statistics of an import, also when it kept nothing (an error that carries them).
 fn stats_of(result: Result<ImportStats, ImportError>) -> ImportStats {

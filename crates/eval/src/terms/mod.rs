@@ -1,4 +1,5 @@
-//! The evaluation: one code path, generic over the [`Accumulator`].
+//! The evaluation's terms, one module per group of the table: one code path, generic over the
+//! [`Accumulator`].
 //!
 //! [`Info`] gathers what several terms share (attack maps, pins, outposts, passed pawns);
 //! each group of the table then has its own module.
