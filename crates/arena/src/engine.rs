@@ -182,6 +182,90 @@ impl UciProcess {
     }
 }
 
+/// The search limits of the side to move (`white` or not) under `tc` with `clocks`.
+fn limits_of(tc: &TimeControl, clocks: Option<Clocks>, white: bool) -> Limits {
+    match (tc, clocks) {
+        (TimeControl::Nodes(n), _) => Limits::nodes(*n),
+        (TimeControl::Depth(d), _) => Limits::depth(*d),
+        (TimeControl::MoveTime(t), _) => Limits {
+            movetime: Some(*t),
+            ..Limits::default()
+        },
+        (TimeControl::Clock { .. }, Some(c)) => Limits {
+            time: Some(if white { c.white } else { c.black }),
+            increment: if white { c.white_inc } else { c.black_inc },
+            ..Limits::default()
+        },
+        (TimeControl::Clock { base, increment }, None) => Limits {
+            time: Some(*base),
+            increment: *increment,
+            ..Limits::default()
+        },
+    }
+}
+
+/// The UCI `position` command for `start` followed by `moves`.
+fn position_command(start: &Chess, moves: &[Move]) -> String {
+    let setup = if *start == Chess::default() {
+        "startpos".to_string()
+    } else {
+        format!(
+            "fen {}",
+            shakmaty::fen::Fen::from_position(start, shakmaty::EnPassantMode::Legal)
+        )
+    };
+    let list: Vec<String> = moves
+        .iter()
+        .map(|m| UciMove::from_move(*m, CastlingMode::Standard).to_string())
+        .collect();
+    if list.is_empty() {
+        format!("position {setup}")
+    } else {
+        format!("position {setup} moves {}", list.join(" "))
+    }
+}
+
+/// The UCI `go` command for `tc` (clock games give both clocks).
+fn go_command(tc: &TimeControl, clocks: Option<Clocks>) -> String {
+    match (tc, clocks) {
+        (TimeControl::Nodes(n), _) => format!("go nodes {n}"),
+        (TimeControl::Depth(d), _) => format!("go depth {d}"),
+        (TimeControl::MoveTime(t), _) => format!("go movetime {}", t.as_millis()),
+        (TimeControl::Clock { .. }, c) => {
+            let c = c.expect("clock games carry clocks");
+            format!(
+                "go wtime {} btime {} winc {} binc {}",
+                c.white.as_millis(),
+                c.black.as_millis(),
+                c.white_inc.as_millis(),
+                c.black_inc.as_millis()
+            )
+        }
+    }
+}
+
+impl UciProcess {
+    /// Reads `info` lines until `bestmove` (by `deadline`): the move in `pos`, with the last
+    /// score and depth reported.
+    fn best_move(&mut self, pos: &Chess, deadline: Instant) -> Result<Reply, Failure> {
+        let (mut score, mut depth) = (None, None);
+        loop {
+            let line = self.recv(deadline)?;
+            if line.starts_with("info") {
+                parse_info(&line, &mut score, &mut depth);
+            } else if let Some(rest) = line.strip_prefix("bestmove") {
+                let text = rest.split_whitespace().next().unwrap_or("");
+                let mv = text
+                    .parse::<UciMove>()
+                    .ok()
+                    .and_then(|u| u.to_move(pos).ok())
+                    .ok_or_else(|| Failure::IllegalMove(text.to_string()))?;
+                return Ok(Reply { mv, score, depth });
+            }
+        }
+    }
+}
+
 impl Drop for UciProcess {
     fn drop(&mut self) {
         let _ = writeln!(self.stdin, "quit");
@@ -296,25 +380,7 @@ impl Engine {
         tc: &TimeControl,
         clocks: Option<Clocks>,
     ) -> Result<Reply, Failure> {
-        let white = pos.turn().is_white();
-        let limits = match (tc, clocks) {
-            (TimeControl::Nodes(n), _) => Limits::nodes(*n),
-            (TimeControl::Depth(d), _) => Limits::depth(*d),
-            (TimeControl::MoveTime(t), _) => Limits {
-                movetime: Some(*t),
-                ..Limits::default()
-            },
-            (TimeControl::Clock { .. }, Some(c)) => Limits {
-                time: Some(if white { c.white } else { c.black }),
-                increment: if white { c.white_inc } else { c.black_inc },
-                ..Limits::default()
-            },
-            (TimeControl::Clock { base, increment }, None) => Limits {
-                time: Some(*base),
-                increment: *increment,
-                ..Limits::default()
-            },
-        };
+        let limits = limits_of(tc, clocks, pos.turn().is_white());
         match self {
             Engine::BuiltIn(s) => {
                 let r = s.search(
@@ -336,61 +402,14 @@ impl Engine {
                 })
             }
             Engine::Uci(p) => {
-                let setup = if *start == Chess::default() {
-                    "startpos".to_string()
-                } else {
-                    format!(
-                        "fen {}",
-                        shakmaty::fen::Fen::from_position(start, shakmaty::EnPassantMode::Legal)
-                    )
-                };
-                let list: Vec<String> = moves
-                    .iter()
-                    .map(|m| UciMove::from_move(*m, CastlingMode::Standard).to_string())
-                    .collect();
-                let position = if list.is_empty() {
-                    format!("position {setup}")
-                } else {
-                    format!("position {setup} moves {}", list.join(" "))
-                };
-                p.send(&position)?;
-                let go = match (tc, clocks) {
-                    (TimeControl::Nodes(n), _) => format!("go nodes {n}"),
-                    (TimeControl::Depth(d), _) => format!("go depth {d}"),
-                    (TimeControl::MoveTime(t), _) => format!("go movetime {}", t.as_millis()),
-                    (TimeControl::Clock { .. }, c) => {
-                        let c = c.expect("clock games carry clocks");
-                        format!(
-                            "go wtime {} btime {} winc {} binc {}",
-                            c.white.as_millis(),
-                            c.black.as_millis(),
-                            c.white_inc.as_millis(),
-                            c.black_inc.as_millis()
-                        )
-                    }
-                };
-                p.send(&go)?;
+                p.send(&position_command(start, moves))?;
+                p.send(&go_command(tc, clocks))?;
                 let budget = match (&limits.movetime, &limits.time) {
                     (Some(t), _) => *t + Duration::from_secs(2),
                     (_, Some(t)) => *t + Duration::from_secs(2),
                     _ => Duration::from_secs(120),
                 };
-                let deadline = Instant::now() + budget;
-                let (mut score, mut depth) = (None, None);
-                loop {
-                    let line = p.recv(deadline)?;
-                    if line.starts_with("info") {
-                        parse_info(&line, &mut score, &mut depth);
-                    } else if let Some(rest) = line.strip_prefix("bestmove") {
-                        let text = rest.split_whitespace().next().unwrap_or("");
-                        let mv = text
-                            .parse::<UciMove>()
-                            .ok()
-                            .and_then(|u| u.to_move(pos).ok())
-                            .ok_or_else(|| Failure::IllegalMove(text.to_string()))?;
-                        return Ok(Reply { mv, score, depth });
-                    }
-                }
+                p.best_move(pos, Instant::now() + budget)
             }
         }
     }

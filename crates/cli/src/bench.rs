@@ -108,16 +108,49 @@ fn bench_import(args: &BenchArgs) -> Result<()> {
 }
 
 fn bench_tune(args: &BenchArgs) -> Result<()> {
-    use texel_tune::error::{fit_k, mean_error, samples};
+    use texel_tune::error::{fit_k, samples};
     let params = Params::default();
+    let mut train = bench_load(args, &params)?;
+    let k = fit_k(&samples(&train));
+    let (pass_secs, rescore_secs) = bench_full_passes(&mut train, &params, k);
+    let vars = texel_tune::select(&texel_tune::Selection::default())?;
+    let n = train.len();
+    let mut descent = texel_tune::Descent::new(&mut train, params, k, vars.clone());
+    println!(
+        "descent    {:>10.1} bytes/position more while tuning (errors, probe buffers)",
+        descent.memory_bytes() as f64 / n as f64
+    );
+    let kinds = probe_times(&mut descent, &vars);
+    let ms = |(s, c): (f64, usize)| 1e3 * s / c.max(1) as f64;
+    let line = |kind: (f64, usize), name: &str| {
+        println!(
+            "probe      {:>10.3} ms = {:.1} % of an error pass, {:.2} % of a rescore ({} variables {name})",
+            ms(kind),
+            100.0 * ms(kind) / 1e3 / pass_secs,
+            100.0 * ms(kind) / 1e3 / rescore_secs,
+            kind.1
+        )
+    };
+    let names = [
+        "in their own column only",
+        "read by curves",
+        "read by formulas",
+    ];
+    for (kind, name) in kinds.iter().zip(names) {
+        line(*kind, name);
+    }
+    let all = kinds.iter().fold((0.0, 0), |a, k| (a.0 + k.0, a.1 + k.1));
+    line(all, "in all");
+    Ok(())
+}
+
+/// Loads and traces the bench data (`--epd` repeated `--repeat` times); prints the speed
+/// and the memory per position.
+fn bench_load(args: &BenchArgs, params: &Params) -> Result<texel_tune::Dataset> {
     let files = vec![args.epd.clone(); args.repeat.max(1)];
     let start = Instant::now();
-    let (mut train, _, _) = texel_tune::load(
-        &files,
-        &params,
-        &texel_tune::LoadOptions::default(),
-        &|_| {},
-    )?;
+    let options = texel_tune::LoadOptions::default();
+    let (train, _, _) = texel_tune::load(&files, params, &options, &|_| {})?;
     let load_secs = start.elapsed().as_secs_f64();
     let n = train.len();
     println!("threads {}", rayon::current_num_threads());
@@ -129,12 +162,17 @@ fn bench_tune(args: &BenchArgs) -> Result<()> {
         "memory     {:>10.1} bytes/position",
         train.memory_bytes() as f64 / n as f64
     );
-    let k = fit_k(&samples(&train));
+    Ok(train)
+}
+
+/// Times a full error pass (20 rounds) and a full rescore; returns their seconds.
+fn bench_full_passes(train: &mut texel_tune::Dataset, params: &Params, k: f64) -> (f64, f64) {
+    let n = train.len();
     let rounds = 20;
     let start = Instant::now();
     let mut e = 0.0;
     for _ in 0..rounds {
-        e += mean_error(&train, k);
+        e += texel_tune::error::mean_error(train, k);
     }
     let pass_secs = start.elapsed().as_secs_f64() / rounds as f64;
     println!(
@@ -144,21 +182,23 @@ fn bench_tune(args: &BenchArgs) -> Result<()> {
         e / rounds as f64
     );
     let start = Instant::now();
-    train.rescore(&params);
+    train.rescore(params);
     let rescore_secs = start.elapsed().as_secs_f64();
     println!(
         "rescore    {:>10.0} positions/s  ({:.2} ms: every evaluation recomputed from the stored traces)",
         n as f64 / rescore_secs,
         rescore_secs * 1e3
     );
-    let vars = texel_tune::select(&texel_tune::Selection::default())?;
-    let mut descent = texel_tune::Descent::new(&mut train, params, k, vars.clone());
-    println!(
-        "descent    {:>10.1} bytes/position more while tuning (errors, probe buffers)",
-        descent.memory_bytes() as f64 / n as f64
-    );
-    // Three kinds of variable: in its own column only, read by curves (recomputed from the
-    // counts), read by formulas (recomputed from the stored inputs).
+    (pass_secs, rescore_secs)
+}
+
+/// Seconds and count of one probe of each variable, by kind: in its own column only, read
+/// by curves (recomputed from the counts), read by formulas (recomputed from the stored
+/// inputs).
+fn probe_times(
+    descent: &mut texel_tune::Descent,
+    vars: &[texel_tune::Variable],
+) -> [(f64, usize); 3] {
     let curve_inputs: std::collections::HashSet<usize> = (0..texel_eval::curve::slot_count())
         .flat_map(|d| {
             let (curve, index) = texel_eval::curve::slot_curve(d);
@@ -169,7 +209,7 @@ fn bench_tune(args: &BenchArgs) -> Result<()> {
         })
         .collect();
     let mut kinds = [(0.0, 0usize); 3];
-    for v in &vars {
+    for v in vars {
         let term = texel_eval::params::flat_params()[v.slot].term;
         let kind = if descent.dataset().formula_reads(term) != Some(0) {
             2
@@ -183,27 +223,7 @@ fn bench_tune(args: &BenchArgs) -> Result<()> {
         kinds[kind].0 += start.elapsed().as_secs_f64();
         kinds[kind].1 += 1;
     }
-    let ms = |(s, c): (f64, usize)| 1e3 * s / c.max(1) as f64;
-    let names = [
-        "in their own column only",
-        "read by curves",
-        "read by formulas",
-    ];
-    let line = |kind: (f64, usize), name: &str| {
-        println!(
-            "probe      {:>10.3} ms = {:.1} % of an error pass, {:.2} % of a rescore ({} variables {name})",
-            ms(kind),
-            100.0 * ms(kind) / 1e3 / pass_secs,
-            100.0 * ms(kind) / 1e3 / rescore_secs,
-            kind.1
-        )
-    };
-    for (kind, name) in kinds.iter().zip(names) {
-        line(*kind, name);
-    }
-    let all = kinds.iter().fold((0.0, 0), |a, k| (a.0 + k.0, a.1 + k.1));
-    line(all, "in all");
-    Ok(())
+    kinds
 }
 
 fn bench_eval(args: &BenchArgs) -> Result<()> {

@@ -130,94 +130,108 @@ fn process_game(g: &RawGame, o: &ImportOptions, searcher: &mut Searcher) -> Game
     let Some(result) = g.result.filter(|_| !g.unfinished) else {
         return (Err("unfinished"), vec![]);
     };
-    let start = match &g.fen {
-        Some(fen) => match texel_eval::parse_fen(fen) {
-            Ok(p) => p,
-            Err(_) => return (Err("bad FEN tag"), vec![]),
-        },
-        None => Chess::default(),
+    let positions = match replay(g) {
+        Ok(p) => p,
+        Err(why) => return (Err(why), vec![]),
     };
-    let mut positions = Vec::with_capacity(g.moves.len());
-    let mut pos = start;
-    for san in &g.moves {
-        let Ok(m) = san.san.to_move(&pos) else {
-            return (Err("illegal move"), vec![]);
-        };
-        pos.play_unchecked(m);
-        positions.push(pos.clone());
-    }
     if positions.len() <= o.skip_plies {
         return (Err("too short"), vec![]);
-    }
-    // Candidate plies in a seeded order; taken greedily at least `gap` apart.
-    let mut plies: Vec<usize> = (o.skip_plies..positions.len()).collect();
-    let mut state = mix(o.seed ^ g.number);
-    for i in (1..plies.len()).rev() {
-        state = mix(state);
-        plies.swap(i, (state % (i as u64 + 1)) as usize);
     }
     let mut chosen: Vec<usize> = Vec::new();
     let mut skipped = Vec::new();
     let mut kept = Vec::new();
-    for ply in plies {
+    for ply in shuffled_plies(g, o, positions.len()) {
         if chosen.len() == o.per_game {
             break;
         }
         if chosen.iter().any(|&c| c.abs_diff(ply) < o.gap) {
             continue;
         }
-        let pos = &positions[ply];
-        if pos.is_check() {
-            skipped.push("in check");
-            continue;
-        }
-        if pos.legal_moves().is_empty() {
-            skipped.push("game over");
-            continue;
-        }
-        let (score, leaf) = quiet_leaf(searcher, pos);
-        if score.abs() > MATE - 1000 {
-            skipped.push("mate score");
-            continue;
-        }
-        // Evaluations from white's point of view: this ply's, and the one before (the other
-        // side's) when scores come from the PGN.
-        let white = |s: i32| if pos.turn().is_white() { s } else { -s };
-        let evals: Vec<i32> = if o.score_from_pgn {
-            // The comment of the move that led to `pos` is the score after it.
-            let own = g.scores[ply];
-            let other = ply.checked_sub(1).and_then(|p| g.scores[p]);
-            match (own, other) {
-                (None, None) => {
-                    skipped.push("no score comment");
-                    continue;
-                }
-                (a, b) => a.into_iter().chain(b).collect(),
+        match judge(g, o, result, ply, &positions[ply], searcher) {
+            Ok(leaf) => {
+                chosen.push(ply);
+                kept.push(Ok((leaf, Label::from(result))));
             }
-        } else {
-            vec![white(score)]
-        };
-        if evals.iter().any(|e| e.abs() >= o.decided_cp) {
-            skipped.push("game already decided");
-            continue;
+            Err(why) => skipped.push(why),
         }
-        let keep = match result {
-            Outcome::WhiteWins => evals.iter().all(|&e| e > o.win_min_cp),
-            Outcome::BlackWins => evals.iter().all(|&e| -e > o.win_min_cp),
-            Outcome::Draw => evals.iter().any(|e| e.abs() < o.draw_max_cp),
-        };
-        if !keep {
-            skipped.push(if result == Outcome::Draw {
-                "draw filter"
-            } else {
-                "winner filter"
-            });
-            continue;
-        }
-        chosen.push(ply);
-        kept.push(Ok((leaf, Label::from(result))));
     }
     (Ok(kept), skipped)
+}
+
+/// Every position of the game after each move, or why the game cannot be replayed.
+fn replay(g: &RawGame) -> Result<Vec<Chess>, &'static str> {
+    let mut pos = match &g.fen {
+        Some(fen) => texel_eval::parse_fen(fen).map_err(|_| "bad FEN tag")?,
+        None => Chess::default(),
+    };
+    let mut positions = Vec::with_capacity(g.moves.len());
+    for san in &g.moves {
+        let m = san.san.to_move(&pos).map_err(|_| "illegal move")?;
+        pos.play_unchecked(m);
+        positions.push(pos.clone());
+    }
+    Ok(positions)
+}
+
+/// The candidate plies after the skipped opening, in a seeded order (taken greedily at
+/// least `gap` apart by the caller).
+fn shuffled_plies(g: &RawGame, o: &ImportOptions, plies: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (o.skip_plies..plies).collect();
+    let mut state = mix(o.seed ^ g.number);
+    for i in (1..order.len()).rev() {
+        state = mix(state);
+        order.swap(i, (state % (i as u64 + 1)) as usize);
+    }
+    order
+}
+
+/// The quiet leaf of `pos` (at `ply` of a game that ended in `result`) when the Slow Chess
+/// filters keep it, or why they skip it.
+fn judge(
+    g: &RawGame,
+    o: &ImportOptions,
+    result: Outcome,
+    ply: usize,
+    pos: &Chess,
+    searcher: &mut Searcher,
+) -> Result<Chess, &'static str> {
+    if pos.is_check() {
+        return Err("in check");
+    }
+    if pos.legal_moves().is_empty() {
+        return Err("game over");
+    }
+    let (score, leaf) = quiet_leaf(searcher, pos);
+    if score.abs() > MATE - 1000 {
+        return Err("mate score");
+    }
+    // Evaluations from white's point of view: this ply's, and the one before (the other
+    // side's) when scores come from the PGN.
+    let white = |s: i32| if pos.turn().is_white() { s } else { -s };
+    let evals: Vec<i32> = if o.score_from_pgn {
+        // The comment of the move that led to `pos` is the score after it.
+        let own = g.scores[ply];
+        let other = ply.checked_sub(1).and_then(|p| g.scores[p]);
+        if own.is_none() && other.is_none() {
+            return Err("no score comment");
+        }
+        own.into_iter().chain(other).collect()
+    } else {
+        vec![white(score)]
+    };
+    if evals.iter().any(|e| e.abs() >= o.decided_cp) {
+        return Err("game already decided");
+    }
+    let keep = match result {
+        Outcome::WhiteWins => evals.iter().all(|&e| e > o.win_min_cp),
+        Outcome::BlackWins => evals.iter().all(|&e| -e > o.win_min_cp),
+        Outcome::Draw => evals.iter().any(|e| e.abs() < o.draw_max_cp),
+    };
+    match (keep, result) {
+        (true, _) => Ok(leaf),
+        (false, Outcome::Draw) => Err("draw filter"),
+        (false, _) => Err("winner filter"),
+    }
 }
 
 /// Parses the game(s) in one game's text (more than one only where the splitter could not

@@ -160,6 +160,22 @@ struct Column {
     entries: u32,
 }
 
+impl Column {
+    /// Appends position `p` with its `values`; `last` is the column's previous position
+    /// (the gap is what is stored) and becomes `p`.
+    fn append(&mut self, p: u32, last: &mut u32, values: &[i32]) {
+        if self.entries.is_multiple_of(BLOCK) {
+            self.blocks.push((self.bytes.len() as u32, *last));
+        }
+        self.entries += 1;
+        varint::put(&mut self.bytes, u64::from(p - *last));
+        for &v in values {
+            varint::put(&mut self.bytes, varint::zigzag(v));
+        }
+        *last = p;
+    }
+}
+
 /// How a column's coefficients act on the two sums.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Kind {
@@ -321,35 +337,25 @@ impl DatasetBuilder {
         let flat = flat_params();
         for c in &trace.coefs {
             let slot = usize::from(c.index);
-            let col = &mut ds.columns[slot];
-            let component = flat[slot].component;
-            if component == Component::End {
-                continue;
+            let last = &mut self.column_last[slot];
+            match flat[slot].component {
+                Component::End => {}
+                Component::Mid => ds.columns[slot].append(p, last, &[c.mid]),
+                Component::Scalar => ds.columns[slot].append(p, last, &[c.mid, c.end]),
             }
-            if col.entries.is_multiple_of(BLOCK) {
-                col.blocks
-                    .push((col.bytes.len() as u32, self.column_last[slot]));
-            }
-            col.entries += 1;
-            varint::put(&mut col.bytes, u64::from(p - self.column_last[slot]));
-            varint::put(&mut col.bytes, varint::zigzag(c.mid));
-            if component == Component::Scalar {
-                varint::put(&mut col.bytes, varint::zigzag(c.end));
-            }
-            self.column_last[slot] = p;
         }
         for c in &trace.curves {
             let slot = usize::from(c.slot);
-            let col = &mut ds.curve_columns[slot];
-            if col.entries.is_multiple_of(BLOCK) {
-                col.blocks
-                    .push((col.bytes.len() as u32, self.curve_last[slot]));
-            }
-            col.entries += 1;
-            varint::put(&mut col.bytes, u64::from(p - self.curve_last[slot]));
-            varint::put(&mut col.bytes, varint::zigzag(c.count));
-            self.curve_last[slot] = p;
+            ds.curve_columns[slot].append(p, &mut self.curve_last[slot], &[c.count]);
         }
+        self.record_reads(p, trace);
+        Ok(())
+    }
+
+    /// Records which terms the formulas of position `p` read (and by which formula).
+    fn record_reads(&mut self, p: u32, trace: &Trace) {
+        let ds = &mut self.ds;
+        let flat = flat_params();
         let terms = &mut self.terms_read;
         terms.clear();
         trace.inputs.for_each_read(|p, formula| {
@@ -378,7 +384,6 @@ impl DatasetBuilder {
             }
             self.read_last[t] = p;
         }
-        Ok(())
     }
 
     /// Number of positions so far.

@@ -7,6 +7,12 @@ use shakmaty::attacks::{between, bishop_attacks, knight_attacks, rook_attacks};
 use shakmaty::{Bitboard, Color, Role};
 
 pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
+    attacks_now(info, us, acc);
+    threats_by_a_move(info, us, acc);
+}
+
+/// Enemy pieces and pawns we attack now: by lesser pieces, undefended, defended once.
+fn attacks_now<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let them = us.other();
     let (ui, ti) = (us as usize, them as usize);
     let our_att = info.all_attacks[ui];
@@ -68,7 +74,28 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         WEAKLY_DEFENDED_PIECE,
         count(their_pieces & our_att & defended_once),
     );
+    acc.add(
+        us,
+        KING_ON_PAWN,
+        count(their_pawns & by(Role::King) & !their_def),
+    );
+    acc.add(
+        us,
+        OPP_COVERED_SQS,
+        count(own_half(us) & their_def & !our_att),
+    );
+}
 
+/// What one move of ours would attack: pawn pushes onto pieces, the enemy queen, pinned
+/// pieces.
+fn threats_by_a_move<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
+    let them = us.other();
+    let (ui, ti) = (us as usize, them as usize);
+    let our_att = info.all_attacks[ui];
+    let their_def = info.all_attacks[ti];
+    let their_pieces = info.board.by_color(them) & !info.pawns[ti] & !info.of(them, Role::King);
+    let by = |r: Role| info.attacked_by(us, r);
+    let pawn_defended = info.attacked_by(them, Role::Pawn);
     let pushes = forward(us, info.pawns[ui]) & !info.occupied;
     let safe_pushes = pushes & (!their_def | our_att);
     let push_threats = pawn_attacks(us, safe_pushes);
@@ -76,11 +103,6 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         us,
         PIECE_CAN_BE_THREATENED_BY_PAWN,
         count(push_threats & their_pieces & !by(Role::Pawn)),
-    );
-    acc.add(
-        us,
-        KING_ON_PAWN,
-        count(their_pawns & by(Role::King) & !their_def),
     );
 
     let landing = !info.board.by_color(us) & !pawn_defended;
@@ -105,11 +127,6 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         count(pinned & our_att & exposed),
     );
     acc.add(us, PINNED_PAWN_PUSH_THREAT, count(pinned & push_threats));
-    acc.add(
-        us,
-        OPP_COVERED_SQS,
-        count(own_half(us) & their_def & !our_att),
-    );
 }
 
 /// One of our bishops or rooks sees the enemy queen through exactly one enemy piece.
