@@ -6,7 +6,7 @@ use crate::engine::{Engine, EngineSpec, Failure};
 use crate::game::{play, to_pgn, Adjudication, Ending, GameRecord, ABORTED};
 use crate::openings::{with_random_plies, Opening, Rng};
 use shakmaty::Color;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -379,20 +379,66 @@ impl Tally {
     }
 }
 
-/// The PGN file the games are appended to, if any.
-fn open_pgn(o: &MatchOptions) -> Result<Option<std::fs::File>, MatchError> {
-    let Some(path) = &o.pgn else {
-        return Ok(None);
-    };
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map(Some)
-        .map_err(|cause| MatchError::Io {
+/// Appends games to the PGN file in schedule order (round 1, 2, ...), whatever order they
+/// finish in, so the file does not depend on the number of games played at once.
+struct PgnWriter {
+    file: std::fs::File,
+    path: PathBuf,
+    /// The round written next.
+    next: u64,
+    /// Finished games waiting for an earlier round.
+    waiting: BTreeMap<u64, String>,
+}
+
+impl PgnWriter {
+    /// The writer of the match's PGN file, if it has one.
+    fn open(o: &MatchOptions) -> Result<Option<PgnWriter>, MatchError> {
+        let Some(path) = &o.pgn else {
+            return Ok(None);
+        };
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|cause| MatchError::Io {
+                path: path.clone(),
+                cause,
+            })?;
+        Ok(Some(PgnWriter {
+            file,
             path: path.clone(),
-            cause,
-        })
+            next: 1,
+            waiting: BTreeMap::new(),
+        }))
+    }
+
+    /// Adds the game of `round`; writes every game now in order.
+    fn add(&mut self, round: u64, text: String) -> Result<(), MatchError> {
+        self.waiting.insert(round, text);
+        while let Some(text) = self.waiting.remove(&self.next) {
+            self.write(&text)?;
+            self.next += 1;
+        }
+        Ok(())
+    }
+
+    /// Writes the games still waiting (rounds after one that was never played), in order.
+    fn finish(mut self) -> Result<(), MatchError> {
+        for text in std::mem::take(&mut self.waiting).into_values() {
+            self.write(&text)?;
+        }
+        Ok(())
+    }
+
+    fn write(&mut self, text: &str) -> Result<(), MatchError> {
+        self.file
+            .write_all(text.as_bytes())
+            .and_then(|()| self.file.flush())
+            .map_err(|cause| MatchError::Io {
+                path: self.path.clone(),
+                cause,
+            })
+    }
 }
 
 /// A worker: plays games from the queue until it is empty, the SPRT decided (`stop`) or
@@ -438,7 +484,7 @@ pub fn run_match(
     } = schedule(o)?;
     check_engines_start(o)?;
     let total = jobs.len() as u32;
-    let mut pgn = open_pgn(o)?;
+    let mut pgn = PgnWriter::open(o)?;
     let queue = Mutex::new(jobs.into_iter().collect::<VecDeque<_>>());
     let stop = AtomicBool::new(false);
     let (tx, rx) = channel::<(Job, GameRecord)>();
@@ -450,11 +496,8 @@ pub fn run_match(
         }
         drop(tx);
         for (done, (job, record)) in (1..).zip(rx) {
-            if let Some(file) = pgn.as_mut() {
-                let path = o.pgn.clone().unwrap_or_default();
-                file.write_all(to_pgn(&record, job.round, &o.event).as_bytes())
-                    .and_then(|()| file.flush())
-                    .map_err(|cause| MatchError::Io { path, cause })?;
+            if let Some(w) = pgn.as_mut() {
+                w.add(job.round, to_pgn(&record, job.round, &o.event))?;
             }
             tally.count(o, &job, &record);
             if tally.sprt.is_some_and(|v| !matches!(v, Sprt::Continue(_))) {
@@ -467,7 +510,7 @@ pub fn run_match(
                 last: &record,
             });
         }
-        Ok(())
+        pgn.map_or(Ok(()), PgnWriter::finish)
     })?;
     Ok(tally.report(interrupt.load(Ordering::SeqCst), varied))
 }

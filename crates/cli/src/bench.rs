@@ -22,6 +22,9 @@ enum Target {
     /// Importer speed: PGN games/s (5 quiesced positions per game) and EPD quiescing
     /// positions/s.
     Import,
+    /// Self-play speed: 20 games per thread at 5,000 nodes a move; games/s, positions/s, and
+    /// the share of what the search speed allows (nodes/s × threads ÷ nodes per game).
+    Selfplay,
 }
 
 #[derive(Args)]
@@ -76,7 +79,75 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         Target::Eval => bench_eval(args),
         Target::Tune => bench_tune(args),
         Target::Import => bench_import(args),
+        Target::Selfplay => bench_selfplay(args),
     }
+}
+
+/// Plays self-play games at 5,000 nodes a move on every thread and compares their rate
+/// with what the measured search speed allows.
+fn bench_selfplay(args: &BenchArgs) -> Result<()> {
+    use texel_arena::engine::{EngineSpec, Kind, TimeControl};
+    const NODES: u64 = 5_000;
+    let params = std::sync::Arc::new(bench_params(args)?);
+    let nps = texel_search::bench(params, args.depth).nps();
+    let threads = rayon::current_num_threads();
+    let dir = tempfile::tempdir()?;
+    let json = dir.path().join("params.json");
+    bench_params(args)?.save(&json)?;
+    let texel = |name: &str| EngineSpec {
+        name: name.into(),
+        kind: Kind::BuiltIn {
+            params: Some(json.clone()),
+        },
+        tc: TimeControl::Nodes(NODES),
+        hash_mb: 16,
+    };
+    let openings = std::path::Path::new("data/openings.epd");
+    let options = texel_arena::MatchOptions {
+        engines: vec![texel("a"), texel("b")],
+        round_robin: false,
+        games: 20 * threads as u32,
+        concurrency: threads,
+        openings: if openings.exists() {
+            texel_arena::openings::read_openings(openings)?
+        } else {
+            Vec::new()
+        },
+        random_plies: 2,
+        seed: 1,
+        adjudication: texel_arena::game::Adjudication {
+            resign_cp: Some(1000),
+            resign_plies: 8,
+            draw_cp: Some(8),
+            draw_plies: 12,
+            draw_after: 100,
+            max_plies: 600,
+        },
+        pgn: None,
+        sprt: None,
+        event: "texel bench selfplay".into(),
+    };
+    let mut searched = 0usize;
+    let start = Instant::now();
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let report = texel_arena::run_match(&options, &stop, &mut |p| {
+        searched += p.last.moves.iter().filter(|m| m.comment.is_some()).count();
+    })?;
+    let secs = start.elapsed().as_secs_f64();
+    let games = f64::from(report.pairings[0].score.games());
+    let allowed = nps * threads as f64 / (searched as f64 / games * NODES as f64);
+    println!(
+        "selfplay {games} games in {secs:.1}s: {:.2} games/s, {:.0} positions/s ({threads} \
+         threads, {NODES} nodes a move, {:.0} searched moves a game)",
+        games / secs,
+        searched as f64 / secs,
+        searched as f64 / games
+    );
+    println!(
+        "search speed {nps:.0} nps a thread allows {allowed:.2} games/s: selfplay reaches {:.0} %",
+        100.0 * games / secs / allowed
+    );
+    Ok(())
 }
 
 /// Imports `--pgn` with the default filters and quiesces `--epd`, into a temporary file.

@@ -25,6 +25,46 @@ enum Dups {
     Keep,
 }
 
+/// How positions are sampled from games and filtered (the Slow Chess filters).
+#[derive(Args, Clone)]
+pub struct SampleArgs {
+    /// Positions per game at most.
+    #[arg(allow_negative_numbers = true, long, default_value_t = 5)]
+    pub per_game: usize,
+    /// Plies between two positions of a game at least.
+    #[arg(allow_negative_numbers = true, long, default_value_t = 10)]
+    pub gap: usize,
+    /// Opening plies skipped in each game.
+    #[arg(allow_negative_numbers = true, long, default_value_t = 10)]
+    pub skip_plies: usize,
+    /// Decisive games: keep positions where the winner's evaluation is above this (cp).
+    #[arg(allow_negative_numbers = true, long, default_value_t = 100)]
+    pub win_min: i32,
+    /// Draws: keep positions where an evaluation is below this in absolute value (cp).
+    #[arg(allow_negative_numbers = true, long, default_value_t = 150)]
+    pub draw_max: i32,
+    /// Judge positions by the PGN's score comments instead of texel's qsearch.
+    #[arg(long)]
+    pub score_from_pgn: bool,
+}
+
+impl SampleArgs {
+    /// Import options with these sampling settings, `seed` and the qsearch `params`.
+    pub fn options(&self, seed: u64, params: Arc<texel_eval::Params>) -> ImportOptions {
+        ImportOptions {
+            per_game: self.per_game,
+            gap: self.gap,
+            skip_plies: self.skip_plies,
+            win_min_cp: self.win_min,
+            draw_max_cp: self.draw_max,
+            score_from_pgn: self.score_from_pgn,
+            seed,
+            params,
+            ..ImportOptions::default()
+        }
+    }
+}
+
 #[derive(Args)]
 pub struct ImportArgs {
     /// Labelled EPD/FEN input (also `.gz`, `.zst`): every position is replaced by its quiet
@@ -47,24 +87,8 @@ pub struct ImportArgs {
     /// What to do with a position (after quiescing) that was written already.
     #[arg(long, value_enum, default_value = "first")]
     duplicates: Dups,
-    /// Positions per game at most.
-    #[arg(allow_negative_numbers = true, long, default_value_t = 5)]
-    per_game: usize,
-    /// Plies between two positions of a game at least.
-    #[arg(allow_negative_numbers = true, long, default_value_t = 10)]
-    gap: usize,
-    /// Opening plies skipped in each game.
-    #[arg(allow_negative_numbers = true, long, default_value_t = 10)]
-    skip_plies: usize,
-    /// Decisive games: keep positions where the winner's evaluation is above this (cp).
-    #[arg(allow_negative_numbers = true, long, default_value_t = 100)]
-    win_min: i32,
-    /// Draws: keep positions where an evaluation is below this in absolute value (cp).
-    #[arg(allow_negative_numbers = true, long, default_value_t = 150)]
-    draw_max: i32,
-    /// Judge positions by the PGN's score comments instead of texel's qsearch.
-    #[arg(long)]
-    score_from_pgn: bool,
+    #[command(flatten)]
+    sample: SampleArgs,
     /// Seed of the per-game sampling.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -77,6 +101,7 @@ pub struct ImportArgs {
 }
 
 pub fn run(args: &ImportArgs) -> Result<()> {
+    let params = Arc::new(crate::load_params(args.params.as_deref())?);
     let options = ImportOptions {
         format: match args.format {
             Format::C9 => LabelFormat::C9,
@@ -88,15 +113,7 @@ pub fn run(args: &ImportArgs) -> Result<()> {
             Dups::Average => Duplicates::Average,
             Dups::Keep => Duplicates::Keep,
         },
-        per_game: args.per_game,
-        gap: args.gap,
-        skip_plies: args.skip_plies,
-        win_min_cp: args.win_min,
-        draw_max_cp: args.draw_max,
-        score_from_pgn: args.score_from_pgn,
-        seed: args.seed,
-        params: Arc::new(crate::load_params(args.params.as_deref())?),
-        ..ImportOptions::default()
+        ..args.sample.options(args.seed, params)
     };
     let input = args.epd.as_ref().or(args.pgn.as_ref());
     let size = input

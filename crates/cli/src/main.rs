@@ -11,6 +11,7 @@ mod lab_cmd;
 mod match_cmd;
 mod outputs;
 mod params_cmd;
+mod selfplay_cmd;
 mod tune_cmd;
 
 use clap::{Parser, Subcommand};
@@ -22,8 +23,10 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(name = "texel", version, about)]
 struct Cli {
+    /// Without a command, texel is a UCI engine (as `texel uci`): what GUIs, OpenBench,
+    /// fastchess and cutechess start.
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Subcommand)]
@@ -52,12 +55,14 @@ enum Command {
     Match(match_cmd::MatchArgs),
     /// Quiet labelled positions from labelled EPD or PGN games.
     Import(import_cmd::ImportArgs),
+    /// Games of the engine against itself or a gauntlet, as PGN with scores and labelled EPD
+    Selfplay(Box<selfplay_cmd::SelfplayArgs>),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let done = |r: anyhow::Result<()>| r.map(|()| ExitCode::SUCCESS);
-    let result = match cli.command {
+    let result = match cli.command.unwrap_or(Command::Uci) {
         Command::Eval(args) => done(eval_cmd::run(&args)),
         Command::Params(args) => done(params_cmd::run_list(&args)),
         Command::Export(args) => done(params_cmd::run_export(&args)),
@@ -72,6 +77,7 @@ fn main() -> ExitCode {
         Command::Spsa(args) => done(params_cmd::run_spsa(&args)),
         Command::Match(args) => match_cmd::run(&args),
         Command::Import(args) => done(import_cmd::run(&args)),
+        Command::Selfplay(args) => selfplay_cmd::run(&args),
     };
     match result {
         Ok(code) => code,

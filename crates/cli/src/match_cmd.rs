@@ -59,7 +59,7 @@ pub struct MatchArgs {
     max_plies: u32,
 }
 
-fn numbers<T: std::str::FromStr>(text: &str, what: &str, n: usize) -> Result<Vec<T>> {
+pub(crate) fn numbers<T: std::str::FromStr>(text: &str, what: &str, n: usize) -> Result<Vec<T>> {
     let v: Vec<T> = text
         .split(',')
         .map(|x| x.trim().parse().ok())
@@ -90,7 +90,7 @@ fn time_control(key: &str, value: &str) -> Result<TimeControl> {
 }
 
 /// Parses `key=value,...` engine settings, on top of `--each`.
-fn engine_spec(text: &str, each: Option<&str>) -> Result<EngineSpec> {
+pub(crate) fn engine_spec(text: &str, each: Option<&str>) -> Result<EngineSpec> {
     let (mut name, mut params, mut cmd, mut args, mut options) =
         (None, None, None, Vec::new(), Vec::new());
     let (mut tc, mut hash) = (None, 16);
@@ -255,7 +255,7 @@ pub fn run(args: &MatchArgs) -> Result<ExitCode> {
 }
 
 /// The summary: per pairing the score, Elo by games and by game pairs, LOS; SPRT; endings.
-fn print_report(report: &MatchReport) {
+pub(crate) fn print_report(report: &MatchReport) {
     println!(
         "{:<20} {:<20} {:>6} {:>6} {:>6} {:>7} {:>16} {:>16} {:>7}",
         "engine", "opponent", "wins", "draws", "losses", "score", "elo", "elo (pairs)", "los"

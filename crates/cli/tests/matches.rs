@@ -158,3 +158,82 @@ fn ctrl_c_stops_the_match_with_a_summary_of_the_finished_games() {
         "every counted game is in the PGN"
     );
 }
+
+#[test]
+fn selfplay_gives_the_same_legal_games_on_one_or_two_threads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let openings = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/openings.epd");
+    let play = |threads: &str, name: &str| {
+        let pgn = tmp.path().join(format!("{name}.pgn"));
+        let epd = tmp.path().join(format!("{name}.epd"));
+        let text = stdout_of(
+            texel()
+                .args([
+                    "selfplay",
+                    "--games",
+                    "6",
+                    "--nodes",
+                    "300",
+                    "--threads",
+                    threads,
+                ])
+                .args([
+                    "--seed",
+                    "7",
+                    "--per-game",
+                    "20",
+                    "--gap",
+                    "2",
+                    "--skip-plies",
+                    "4",
+                ])
+                .args(["--score-from-pgn", "--openings"])
+                .arg(&openings)
+                .arg("--pgn")
+                .arg(&pgn)
+                .arg("--epd")
+                .arg(&epd),
+        );
+        assert!(text.contains("6 games in"), "{text}");
+        (pgn, epd)
+    };
+    let (one, one_epd) = play("1", "one");
+    let (two, two_epd) = play("2", "two");
+    assert_eq!(std::fs::read(&one).unwrap(), std::fs::read(&two).unwrap());
+    assert_eq!(
+        std::fs::read(&one_epd).unwrap(),
+        std::fs::read(&two_epd).unwrap()
+    );
+    let played = games(&one);
+    assert_eq!(played.len(), 6, "every game replays legally");
+    assert!(played
+        .iter()
+        .all(|(w, b, _)| w.starts_with("texel") && b.starts_with("texel")));
+    // Every engine move carries its score; the labelled positions load.
+    let text = std::fs::read_to_string(&one).unwrap();
+    assert!(text.contains("/"), "score comments like {{+0.35/5}}");
+    let epd = std::fs::read_to_string(&one_epd).unwrap();
+    assert!(epd.lines().count() > 0);
+    assert!(epd
+        .lines()
+        .all(|l| texel_data::parse_line(l, None, false).is_ok()));
+    // Another seed, other games.
+    let other = tmp.path().join("other.pgn");
+    stdout_of(
+        texel()
+            .args([
+                "selfplay",
+                "--games",
+                "2",
+                "--nodes",
+                "300",
+                "--seed",
+                "8",
+                "--openings",
+            ])
+            .arg(&openings)
+            .arg("--pgn")
+            .arg(&other),
+    );
+    assert_ne!(games(&other)[0], played[0]);
+}

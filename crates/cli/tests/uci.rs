@@ -15,8 +15,13 @@ struct Session {
 
 impl Session {
     fn start() -> Session {
+        Session::start_with(&["uci"])
+    }
+
+    /// `texel` started with `args` (none: the engine as OpenBench and GUIs start it).
+    fn start_with(args: &[&str]) -> Session {
         let mut child = Command::new(assert_cmd::cargo::cargo_bin("texel"))
-            .arg("uci")
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -177,5 +182,19 @@ fn go_perft_prints_the_count() {
     s.send("go perft 3");
     s.expect("the total", |l| l == "Nodes searched: 8902");
     assert!(s.seen.iter().any(|l| l == "e2e4: 600"), "{:?}", s.seen);
+    s.quit();
+}
+
+#[test]
+fn without_a_command_texel_speaks_uci() {
+    let mut s = Session::start_with(&[]);
+    s.send("uci");
+    s.expect("uciok", |l| l == "uciok");
+    s.send("isready");
+    s.expect("readyok", |l| l == "readyok");
+    s.send("position startpos moves e2e4");
+    s.send("go nodes 2000");
+    let best = s.bestmove();
+    assert!(best.len() > "bestmove ".len(), "{best}");
     s.quit();
 }
