@@ -39,6 +39,9 @@ pub struct MatchOptions {
     pub sprt: Option<(f64, f64)>,
     /// The PGN `Event` tag.
     pub event: String,
+    /// Rounds before this one were played already (their games are in the PGN): the match
+    /// plays the rest exactly as it would have without the stop. 1 for a new match.
+    pub first_round: u64,
 }
 
 /// The score of one pairing from the first engine's point of view.
@@ -231,6 +234,7 @@ fn schedule(o: &MatchOptions) -> Result<Schedule, MatchError> {
             });
         }
     }
+    jobs.retain(|j| j.round >= o.first_round);
     Ok(Schedule {
         pairs,
         jobs,
@@ -407,7 +411,7 @@ impl PgnWriter {
         Ok(Some(PgnWriter {
             file,
             path: path.clone(),
-            next: 1,
+            next: o.first_round.max(1),
             waiting: BTreeMap::new(),
         }))
     }

@@ -39,6 +39,7 @@ fn options(engines: Vec<EngineSpec>, games: u32, pgn: &Path) -> MatchOptions {
         pgn: Some(pgn.to_path_buf()),
         sprt: None,
         event: "test".into(),
+        first_round: 1,
     }
 }
 

@@ -126,6 +126,7 @@ fn bench_selfplay(args: &BenchArgs) -> Result<()> {
         pgn: None,
         sprt: None,
         event: "texel bench selfplay".into(),
+        first_round: 1,
     };
     let mut searched = 0usize;
     let start = Instant::now();

@@ -7,8 +7,7 @@ use clap::Args;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use texel_eval::params::{write_atomically, Group};
 use texel_eval::{Params, TermId};
 use texel_tune::lab_report::{apply, markdown, report_json, verdict_from, verdict_json, KeepRule};
@@ -155,10 +154,7 @@ pub fn run(args: &LabArgs) -> Result<ExitCode> {
     let mut loaded = load_data(&args.data, base.clone())?;
     let (k, fingerprint) = (loaded.k, loaded.fingerprint);
     let header = loaded_header(&loaded, args);
-    let interrupted = Arc::new(AtomicBool::new(false));
-    let flag = interrupted.clone();
-    ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))
-        .context("cannot catch Ctrl-C")?;
+    let interrupted = crate::catch_interrupts()?;
     let mut lab = Lab::new(
         &mut loaded.train,
         &mut loaded.validation,

@@ -18,6 +18,7 @@ use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Texel-style tuning toolkit for a hand-crafted chess evaluation.
 #[derive(Parser)]
@@ -89,6 +90,22 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// The process's Ctrl-C flag, set by SIGINT once [`catch_interrupts`] ran.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// From now on Ctrl-C sets the returned flag instead of ending the process; long commands
+/// stop at their next safe point and keep their work. Any command may call it, once or
+/// more (a loop calls the commands it is made of).
+pub(crate) fn catch_interrupts() -> anyhow::Result<&'static AtomicBool> {
+    static CAUGHT: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+    if CAUGHT.get().is_none() {
+        ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst))
+            .map_err(|e| anyhow::anyhow!("cannot catch Ctrl-C: {e}"))?;
+        let _ = CAUGHT.set(());
+    }
+    Ok(&INTERRUPTED)
 }
 
 /// A closed stdout (`texel params | head`) ends the program quietly.

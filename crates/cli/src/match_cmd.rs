@@ -5,8 +5,6 @@ use clap::Args;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 use texel_arena::elo::Sprt;
 use texel_arena::engine::{EngineSpec, Kind, TimeControl};
@@ -200,6 +198,7 @@ fn options(args: &MatchArgs) -> Result<MatchOptions> {
         pgn: args.pgn.clone(),
         sprt,
         event: "texel match".into(),
+        first_round: 1,
     })
 }
 
@@ -222,10 +221,7 @@ fn progress_line(p: &Progress) -> String {
 
 pub fn run(args: &MatchArgs) -> Result<ExitCode> {
     let options = options(args)?;
-    let interrupt = Arc::new(AtomicBool::new(false));
-    let flag = interrupt.clone();
-    ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))
-        .context("cannot catch Ctrl-C")?;
+    let interrupt = crate::catch_interrupts()?;
     let live = std::io::stderr().is_terminal();
     let report = run_match(&options, &interrupt, &mut |p| {
         let line = progress_line(p);

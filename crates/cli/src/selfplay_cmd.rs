@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use texel_arena::engine::{EngineSpec, Kind, TimeControl};
 use texel_arena::game::Adjudication;
@@ -53,6 +53,11 @@ pub struct SelfplayArgs {
     /// Also write labelled quiet positions from the games here, by the importer's filters.
     #[arg(long)]
     pub epd: Option<PathBuf>,
+    /// Continue a stopped run of the same command: the games already in `--pgn` (rounds 1,
+    /// 2, ... in order) are kept, any after a gap dropped, and the rest is played as if the
+    /// run had not stopped.
+    #[arg(long)]
+    pub resume: bool,
     #[command(flatten)]
     pub sample: SampleArgs,
 }
@@ -110,6 +115,7 @@ impl SelfplayArgs {
             pgn: Some(self.pgn.clone()),
             sprt: None,
             event: "texel selfplay".into(),
+            first_round: 1,
         })
     }
 }
@@ -117,7 +123,14 @@ impl SelfplayArgs {
 /// Plays the games with a progress bar (games/s, ETA); Ctrl-C stops at once, keeping every
 /// finished game.
 pub fn play(args: &SelfplayArgs, interrupt: &AtomicBool) -> Result<MatchReport> {
-    let options = args.match_options()?;
+    let mut options = args.match_options()?;
+    if args.resume {
+        let done = keep_finished_rounds(&args.pgn)?;
+        if done > 0 {
+            println!("resuming after {done} games in {}", args.pgn.display());
+        }
+        options.first_round = done + 1;
+    }
     let total = u64::from(options.games.div_ceil(2) * 2) * (options.engines.len() as u64 - 1);
     let bar = crate::progress_bar(
         total,
@@ -130,6 +143,38 @@ pub fn play(args: &SelfplayArgs, interrupt: &AtomicBool) -> Result<MatchReport> 
     Ok(report)
 }
 
+/// Keeps the games of rounds 1, 2, ... that `pgn` holds in order (a stopped run may have
+/// written later rounds after a gap: they are dropped and played again) and returns how many.
+fn keep_finished_rounds(pgn: &Path) -> Result<u64> {
+    let text = match std::fs::read_to_string(pgn) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", pgn.display())),
+    };
+    let starts: Vec<usize> = text.match_indices("[Event ").map(|(i, _)| i).collect();
+    let mut kept = 0;
+    let mut end = 0;
+    for (n, &start) in starts.iter().enumerate() {
+        let game = &text[start..starts.get(n + 1).copied().unwrap_or(text.len())];
+        let round = game.lines().find_map(|l| {
+            l.strip_prefix("[Round \"")?
+                .strip_suffix("\"]")?
+                .parse::<u64>()
+                .ok()
+        });
+        if round != Some(kept + 1) {
+            break;
+        }
+        kept += 1;
+        end = start + game.len();
+    }
+    if end < text.len() {
+        texel_eval::params::write_atomically(pgn, &text.as_bytes()[..end])
+            .with_context(|| format!("cannot rewrite {}", pgn.display()))?;
+    }
+    Ok(kept)
+}
+
 /// Labelled quiet positions from the games of `pgn`, written to `epd`.
 pub fn label(args: &SelfplayArgs, pgn: &Path, epd: &Path) -> Result<texel_import::ImportStats> {
     let params = Arc::new(crate::load_params(args.params.as_deref())?);
@@ -138,10 +183,7 @@ pub fn label(args: &SelfplayArgs, pgn: &Path, epd: &Path) -> Result<texel_import
 }
 
 pub fn run(args: &SelfplayArgs) -> Result<ExitCode> {
-    let interrupt = Arc::new(AtomicBool::new(false));
-    let flag = interrupt.clone();
-    ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))
-        .context("cannot catch Ctrl-C")?;
+    let interrupt = crate::catch_interrupts()?;
     let start = std::time::Instant::now();
     let report = play(args, &interrupt)?;
     let games: u32 = report.pairings.iter().map(|p| p.score.games()).sum();

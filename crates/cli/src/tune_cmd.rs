@@ -7,7 +7,6 @@ use anyhow::{Context, Result};
 use clap::Args;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use texel_eval::params::flat_params;
 use texel_eval::Params;
 use texel_tune::error::mean_error;
@@ -137,10 +136,7 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
     let mut loaded = load_data(&data, start_params.clone())?;
     print_errors(&loaded, "start");
     // From here on Ctrl-C stops the run at its next safe point and leaves a checkpoint.
-    let interrupted = Arc::new(AtomicBool::new(false));
-    let flag = interrupted.clone();
-    ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))
-        .context("cannot catch Ctrl-C")?;
+    let interrupted = crate::catch_interrupts()?;
     let selected_vars = vars.clone();
     let start = starting_point(args, &mut loaded, resumed, &start_params, vars)?;
     let held = crate::guards::held_names(&selected_vars, &start.vars);

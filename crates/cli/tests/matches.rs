@@ -237,3 +237,52 @@ fn selfplay_gives_the_same_legal_games_on_one_or_two_threads() {
     );
     assert_ne!(games(&other)[0], played[0]);
 }
+
+#[test]
+fn an_interrupted_selfplay_resumes_to_the_same_games() {
+    let tmp = tempfile::tempdir().unwrap();
+    let openings = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/openings.epd");
+    let selfplay = |pgn: &Path| {
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("texel"));
+        c.args(["selfplay", "--games", "24", "--nodes", "800", "--seed", "3"])
+            .arg("--openings")
+            .arg(&openings)
+            .arg("--pgn")
+            .arg(pgn)
+            .stdout(std::process::Stdio::null());
+        c
+    };
+    let full = tmp.path().join("full.pgn");
+    assert!(selfplay(&full).status().unwrap().success());
+
+    let part = tmp.path().join("part.pgn");
+    let mut child = selfplay(&part).spawn().unwrap();
+    let began = std::time::Instant::now();
+    while std::fs::read_to_string(&part).map_or(0, |t| t.matches("[Event ").count()) < 2 {
+        assert!(began.elapsed().as_secs() < 60, "no games written");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    let stopped = games(&part).len();
+    assert!(
+        (2..24).contains(&stopped),
+        "{stopped} games before the stop"
+    );
+
+    let text = stdout_of(&mut assert_cmd::Command::from_std({
+        let mut c = selfplay(&part);
+        c.arg("--resume").stdout(std::process::Stdio::piped());
+        c
+    }));
+    assert!(text.contains("resuming after"), "{text}");
+    assert_eq!(
+        std::fs::read_to_string(&full).unwrap(),
+        std::fs::read_to_string(&part).unwrap(),
+        "the resumed run ends with the games of an uninterrupted one"
+    );
+}
