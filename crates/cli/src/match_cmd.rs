@@ -223,7 +223,7 @@ pub fn run(args: &MatchArgs) -> Result<ExitCode> {
     let options = options(args)?;
     let interrupt = crate::catch_interrupts()?;
     let live = std::io::stderr().is_terminal();
-    let report = run_match(&options, &interrupt, &mut |p| {
+    let report = run_match(&options, interrupt, &mut |p| {
         let line = progress_line(p);
         if live {
             eprint!("\r{line}   ");

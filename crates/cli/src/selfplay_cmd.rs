@@ -185,7 +185,7 @@ pub fn label(args: &SelfplayArgs, pgn: &Path, epd: &Path) -> Result<texel_import
 pub fn run(args: &SelfplayArgs) -> Result<ExitCode> {
     let interrupt = crate::catch_interrupts()?;
     let start = std::time::Instant::now();
-    let report = play(args, &interrupt)?;
+    let report = play(args, interrupt)?;
     let games: u32 = report.pairings.iter().map(|p| p.score.games()).sum();
     let secs = start.elapsed().as_secs_f64();
     print_report(&report);

@@ -147,7 +147,7 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
         checkpoint: Some(outputs.checkpoint.clone()),
         checkpoint_secs: args.checkpoint_secs.unwrap_or(300.0),
     };
-    let result = descend(&mut loaded, start, &options, &interrupted)?;
+    let result = descend(&mut loaded, start, &options, interrupted)?;
     let tuned = result.params;
     let changes = print_changes(&start_params, &tuned, &loaded.train);
     if let Some(log) = &outputs.log {
