@@ -18,14 +18,18 @@ pub enum Preset {
     /// candidate at 0, the endgame scale rules neutral (each rule's base at 100 %, its
     /// modifiers at 0) so that no position is scaled.
     Gnu87,
+    /// Material alone: the piece values, every other value 0 and the endgame scale rules
+    /// neutral — the start of a tuning from zero, as the Slow Chess write-up suggests.
+    Material,
 }
 
 impl Preset {
     /// Every preset with its name.
-    pub const ALL: [(&'static str, Preset); 3] = [
+    pub const ALL: [(&'static str, Preset); 4] = [
         ("defaults", Preset::Defaults),
         ("slow23", Preset::Slow23),
         ("gnu87", Preset::Gnu87),
+        ("material", Preset::Material),
     ];
 
     /// The preset called `name`.
@@ -42,12 +46,13 @@ impl Preset {
         };
         let keep = |t: TermId| match self {
             Preset::Slow23 => t.info().group != Group::GnuV || t == PIECE_VALUE.term(),
+            Preset::Material => t == PIECE_VALUE.term(),
             _ => t.info().group == Group::GnuV,
         };
         for t in TermId::all().filter(|&t| !keep(t)) {
             p.zero_term(t);
         }
-        if self == Preset::Gnu87 {
+        if matches!(self, Preset::Gnu87 | Preset::Material) {
             for base in [
                 SCALE_LOW_SPREAD_BASE,
                 SCALE_1P_BASE,
@@ -66,6 +71,17 @@ impl Preset {
 mod tests {
     use super::*;
     use crate::table::*;
+
+    #[test]
+    fn material_keeps_the_piece_values_only() {
+        let m = Preset::Material.params();
+        assert_eq!(m.get(PIECE_VALUE), Params::default().get(PIECE_VALUE));
+        assert_eq!(m.get(BISHOP_PAIR), crate::S::ZERO);
+        assert_eq!(m.get(GNU_KNIGHT_CENTER), crate::S::ZERO);
+        assert_eq!(m.get(OCB_BASE), 100);
+        let start = crate::parse_fen("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1").unwrap();
+        assert_eq!(crate::evaluate(&start, &m), 100, "a pawn up is worth a pawn");
+    }
 
     #[test]
     fn presets_keep_their_term_set_only() {
