@@ -499,7 +499,12 @@ pub fn run_match(
             scope.spawn(move || worker(o, queue, [stop, interrupt], tx));
         }
         drop(tx);
-        for (done, (job, record)) in (1..).zip(rx) {
+        // Games are counted in schedule order, so an SPRT decides on the same games
+        // whatever the number of games played at once; games after its decision are dropped.
+        let mut waiting = BTreeMap::new();
+        let mut next = o.first_round.max(1);
+        let mut done = 0;
+        let mut count = |job: Job, record: GameRecord| -> Result<(), MatchError> {
             if let Some(w) = pgn.as_mut() {
                 w.add(job.round, to_pgn(&record, job.round, &o.event))?;
             }
@@ -507,12 +512,29 @@ pub fn run_match(
             if tally.sprt.is_some_and(|v| !matches!(v, Sprt::Continue(_))) {
                 stop.store(true, Ordering::SeqCst);
             }
+            done += 1;
             progress(&Progress {
                 done,
                 total,
                 pairings: &tally.pairings,
                 last: &record,
             });
+            Ok(())
+        };
+        for (job, record) in rx {
+            waiting.insert(job.round, (job, record));
+            while let Some((job, record)) = waiting.remove(&next) {
+                next += 1;
+                if !stop.load(Ordering::SeqCst) {
+                    count(job, record)?;
+                }
+            }
+        }
+        // Stopped from outside: the finished games after a gap count too.
+        if !stop.load(Ordering::SeqCst) {
+            for (job, record) in std::mem::take(&mut waiting).into_values() {
+                count(job, record)?;
+            }
         }
         pgn.map_or(Ok(()), PgnWriter::finish)
     })?;

@@ -8,6 +8,7 @@ mod eval_cmd;
 mod guards;
 mod import_cmd;
 mod lab_cmd;
+mod loop_cmd;
 mod match_cmd;
 mod outputs;
 mod params_cmd;
@@ -58,6 +59,8 @@ enum Command {
     Import(import_cmd::ImportArgs),
     /// Games of the engine against itself or a gauntlet, as PGN with scores and labelled EPD
     Selfplay(Box<selfplay_cmd::SelfplayArgs>),
+    /// The Slow Chess loop: own games, import, retune, gated match; resumable
+    Loop(Box<loop_cmd::LoopArgs>),
 }
 
 fn main() -> ExitCode {
@@ -79,6 +82,7 @@ fn main() -> ExitCode {
         Command::Match(args) => match_cmd::run(&args),
         Command::Import(args) => done(import_cmd::run(&args)),
         Command::Selfplay(args) => selfplay_cmd::run(&args),
+        Command::Loop(args) => loop_cmd::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -41,7 +41,7 @@ pub struct MatchArgs {
     #[arg(long)]
     pgn: Option<PathBuf>,
     /// Run an SPRT between ELO0 and ELO1 (α = β = 0.05) and stop when it decides.
-    #[arg(long, value_name = "ELO0,ELO1")]
+    #[arg(allow_hyphen_values = true, long, value_name = "ELO0,ELO1")]
     sprt: Option<String>,
     /// Every engine plays every other instead of a gauntlet.
     #[arg(long)]

@@ -80,7 +80,11 @@ mod tests {
         assert_eq!(m.get(GNU_KNIGHT_CENTER), crate::S::ZERO);
         assert_eq!(m.get(OCB_BASE), 100);
         let start = crate::parse_fen("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1").unwrap();
-        assert_eq!(crate::evaluate(&start, &m), 100, "a pawn up is worth a pawn");
+        assert_eq!(
+            crate::evaluate(&start, &m),
+            100,
+            "a pawn up is worth a pawn"
+        );
     }
 
     #[test]

@@ -1,0 +1,377 @@
+//! `texel loop`: the Slow Chess loop. Each round plays games with the current best
+//! parameters, imports them, retunes on every round's positions, and gates the result with a
+//! fixed-node SPRT match against the current best; a passing round becomes the new best.
+//! Every round leaves its files in `DIR/round-NN/` and one line in `DIR/loop.jsonl`; the same
+//! command run again continues where it stopped.
+
+use crate::config::TuneArgs;
+use crate::selfplay_cmd::SelfplayArgs;
+use anyhow::{Context, Result};
+use clap::{Args, Parser};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use texel_arena::elo::Sprt;
+use texel_arena::engine::{EngineSpec, Kind, TimeControl};
+use texel_arena::{run_match, MatchOptions, MatchReport};
+
+#[derive(Args, Clone)]
+pub struct LoopArgs {
+    /// The run's folder: `best.json`, `loop.jsonl` and one `round-NN/` per round.
+    #[arg(long)]
+    pub dir: PathBuf,
+    /// Rounds in all (a rerun with more rounds goes on).
+    #[arg(allow_negative_numbers = true, long, default_value_t = 3)]
+    pub rounds: u32,
+    /// Self-play games per round.
+    #[arg(allow_negative_numbers = true, long, default_value_t = 200)]
+    pub games: u32,
+    /// Nodes per move in self-play and in the gate match.
+    #[arg(allow_negative_numbers = true, long, default_value_t = 5000)]
+    pub nodes: u64,
+    /// Parameters to start from (JSON or `preset:NAME`); the table's defaults when absent.
+    #[arg(long, conflicts_with = "from_zero")]
+    pub params: Option<PathBuf>,
+    /// Start from material alone (`preset:material`), as the Slow Chess write-up suggests.
+    #[arg(long)]
+    pub from_zero: bool,
+    /// More labelled positions tuned on in every round besides the loop's own; repeatable.
+    #[arg(long)]
+    pub epd: Vec<PathBuf>,
+    /// Tuning: values counting in fewer training positions are held (as `texel tune`).
+    #[arg(allow_negative_numbers = true, long, default_value_t = crate::guards::DEFAULT_MIN_SUPPORT)]
+    pub min_support: usize,
+    /// Tuning passes per round at most.
+    #[arg(allow_negative_numbers = true, long, default_value_t = 30)]
+    pub passes: usize,
+    /// Gate: SPRT bounds in Elo.
+    #[arg(allow_hyphen_values = true, long, default_value = "0,10")]
+    pub sprt: String,
+    /// Gate: games at most; an undecided SPRT passes when the score's LOS is at least 95 %.
+    #[arg(allow_negative_numbers = true, long, default_value_t = 1000)]
+    pub gate_games: u32,
+    /// Games played at once (default: all cores).
+    #[arg(allow_negative_numbers = true, long)]
+    pub threads: Option<usize>,
+    /// Openings of self-play and the gate.
+    #[arg(long, default_value = "data/openings.epd")]
+    pub openings: PathBuf,
+    /// Seed of the first round (round r uses seed + r − 1).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// What one round did, as its line in `loop.jsonl`.
+struct RoundLine {
+    round: u32,
+    games: u32,
+    positions: u64,
+    errors: serde_json::Value,
+    gate: MatchReport,
+    passed: bool,
+}
+
+impl LoopArgs {
+    fn round_dir(&self, round: u32) -> PathBuf {
+        self.dir.join(format!("round-{round:02}"))
+    }
+
+    fn best(&self) -> PathBuf {
+        self.dir.join("best.json")
+    }
+
+    /// The rounds `loop.jsonl` records as finished.
+    fn finished(&self) -> Result<u32> {
+        let path = self.dir.join("loop.jsonl");
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+        };
+        Ok(text.lines().filter(|l| !l.trim().is_empty()).count() as u32)
+    }
+
+    /// The starting parameters of the loop, written as `best.json` before round 1.
+    fn start(&self) -> Result<()> {
+        if self.best().exists() {
+            return Ok(());
+        }
+        let params = if self.from_zero {
+            texel_eval::params::Preset::Material.params()
+        } else {
+            crate::load_params(self.params.as_deref())?
+        };
+        params.save(&self.best())?;
+        Ok(())
+    }
+}
+
+/// Parses `words` as the arguments of the command whose settings are `T`.
+fn parse_as<T: Args>(words: &[String]) -> Result<T> {
+    #[derive(Parser)]
+    struct Wrapper<T: Args> {
+        #[command(flatten)]
+        inner: T,
+    }
+    let w = Wrapper::<T>::try_parse_from(
+        std::iter::once("texel".to_string()).chain(words.iter().cloned()),
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(w.inner)
+}
+
+fn path_str(p: &Path) -> String {
+    p.display().to_string()
+}
+
+/// Step 1: the round's games and their labelled positions (`games.pgn`, `positions.epd`);
+/// a stopped round's games are kept and the rest played. `None` when interrupted.
+fn play_round(args: &LoopArgs, round: u32, dir: &Path) -> Result<Option<(u32, u64)>> {
+    let positions = dir.join("positions.epd");
+    let mut words = vec![
+        "--params".into(),
+        path_str(&args.best()),
+        "--games".into(),
+        args.games.to_string(),
+        "--nodes".into(),
+        args.nodes.to_string(),
+        "--seed".into(),
+        (args.seed + u64::from(round) - 1).to_string(),
+        "--openings".into(),
+        path_str(&args.openings),
+        "--pgn".into(),
+        path_str(&dir.join("games.pgn")),
+        "--resume".into(),
+    ];
+    for w in [
+        "--per-game",
+        "25",
+        "--gap",
+        "3",
+        "--skip-plies",
+        "8",
+        "--score-from-pgn",
+    ] {
+        words.push(w.into());
+    }
+    if let Some(t) = args.threads {
+        words.extend(["--threads".into(), t.to_string()]);
+    }
+    let selfplay: SelfplayArgs = parse_as(&words)?;
+    let games = (args.games.div_ceil(2) * 2) as usize;
+    let played =
+        std::fs::read_to_string(dir.join("games.pgn")).map_or(0, |t| t.matches("[Event ").count());
+    if !(positions.exists() && played == games) {
+        let interrupt = crate::catch_interrupts()?;
+        let report = crate::selfplay_cmd::play(&selfplay, interrupt)?;
+        if report.interrupted {
+            return Ok(None);
+        }
+        let stats = crate::selfplay_cmd::label(&selfplay, &dir.join("games.pgn"), &positions)?;
+        println!("round {round}: {} games, {} positions", games, stats.kept);
+    }
+    let kept = std::fs::read_to_string(&positions)?.lines().count() as u64;
+    Ok(Some((games as u32, kept)))
+}
+
+/// Step 2: tunes from the best on every round's positions (and `--epd`) into `tuned.json`;
+/// a stopped tuning resumes from its checkpoint. `None` when interrupted.
+fn tune_round(args: &LoopArgs, round: u32, dir: &Path) -> Result<Option<serde_json::Value>> {
+    let tuned = dir.join("tuned.json");
+    let log = dir.join("tune-log.jsonl");
+    if !tuned.exists() {
+        let mut words: Vec<String> = vec!["--params".into(), path_str(&args.best())];
+        for r in 1..=round {
+            words.extend([
+                "--epd".into(),
+                path_str(&args.round_dir(r).join("positions.epd")),
+            ]);
+        }
+        for e in &args.epd {
+            words.extend(["--epd".into(), path_str(e)]);
+        }
+        let ckpt = dir.join("tune.ckpt");
+        words.extend(
+            [
+                "--validate",
+                "10",
+                "--patience",
+                "2",
+                "--freeze-material",
+                "--passes",
+            ]
+            .map(String::from),
+        );
+        words.push(args.passes.to_string());
+        words.extend(["--min-support".into(), args.min_support.to_string()]);
+        words.extend([
+            "--out".into(),
+            path_str(&tuned),
+            "--log".into(),
+            path_str(&log),
+        ]);
+        words.extend(["--checkpoint".into(), path_str(&ckpt)]);
+        if ckpt.exists() {
+            words.extend(["--resume".into(), path_str(&ckpt)]);
+        }
+        let tune: TuneArgs = parse_as(&words)?;
+        if crate::tune_cmd::run_tune(&tune)? != ExitCode::SUCCESS {
+            return Ok(None);
+        }
+    }
+    // The pass whose parameters were kept: the best on validation.
+    let passes: Vec<serde_json::Value> = std::fs::read_to_string(&log)?
+        .lines()
+        .filter(|l| l.contains("\"pass\""))
+        .map(serde_json::from_str)
+        .collect::<Result<_, _>>()?;
+    let validation = |v: &serde_json::Value| v["validation_error"].as_f64().unwrap_or(f64::MAX);
+    let last = passes
+        .into_iter()
+        .min_by(|a, b| validation(a).total_cmp(&validation(b)))
+        .unwrap_or_default();
+    Ok(Some(json!({
+        "train": last["train_error"], "validation": last["validation_error"],
+    })))
+}
+
+/// Step 3: the gate, `tuned.json` against the best at fixed nodes with an SPRT (played
+/// again from its start when stopped). `None` when interrupted.
+fn gate_round(args: &LoopArgs, dir: &Path) -> Result<Option<(MatchReport, bool)>> {
+    let pgn = dir.join("gate.pgn");
+    let _ = std::fs::remove_file(&pgn);
+    let bounds = crate::match_cmd::numbers::<f64>(&args.sprt, "--sprt", 2)?;
+    let texel = |name: &str, params: PathBuf| EngineSpec {
+        name: name.into(),
+        kind: Kind::BuiltIn {
+            params: Some(params),
+        },
+        tc: TimeControl::Nodes(args.nodes),
+        hash_mb: 16,
+    };
+    let options = MatchOptions {
+        engines: vec![
+            texel("tuned", dir.join("tuned.json")),
+            texel("best", args.best()),
+        ],
+        round_robin: false,
+        games: args.gate_games,
+        concurrency: args.threads.unwrap_or_else(rayon::current_num_threads),
+        openings: texel_arena::openings::read_openings(&args.openings)?,
+        random_plies: 2,
+        seed: args.seed ^ 0x9a7e,
+        adjudication: texel_arena::game::Adjudication {
+            resign_cp: Some(1000),
+            resign_plies: 6,
+            draw_cp: Some(10),
+            draw_plies: 12,
+            draw_after: 80,
+            max_plies: 600,
+        },
+        pgn: Some(pgn),
+        sprt: Some((bounds[0], bounds[1])),
+        event: "texel loop gate".into(),
+        first_round: 1,
+    };
+    let report = run_match(&options, crate::catch_interrupts()?, &mut |_| {})?;
+    if report.interrupted {
+        return Ok(None);
+    }
+    let score = report.pairings[0].score;
+    let passed = match report.sprt {
+        Some(Sprt::AcceptH1(_)) => true,
+        Some(Sprt::AcceptH0(_)) => false,
+        _ => score.los() >= 0.95,
+    };
+    Ok(Some((report, passed)))
+}
+
+/// Appends the round's line to `loop.jsonl` and prints it.
+fn record(args: &LoopArgs, line: &RoundLine) -> Result<()> {
+    let s = line.gate.pairings[0].score;
+    let (elo, margin) = s.elo();
+    let llr = match line.gate.sprt {
+        Some(Sprt::AcceptH1(l) | Sprt::AcceptH0(l) | Sprt::Continue(l)) => l,
+        None => 0.0,
+    };
+    let value = json!({
+        "round": line.round, "games": line.games, "positions": line.positions,
+        "error": line.errors,
+        "gate": {"wins": s.wins, "draws": s.draws, "losses": s.losses, "elo": elo,
+                 "margin": margin, "llr": llr, "passed": line.passed},
+    });
+    use std::io::Write;
+    let path = args.dir.join("loop.jsonl");
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    writeln!(f, "{value}")?;
+    println!(
+        "round {}: {} games, {} positions, gate +{} ={} -{} ({elo:+.1} ± {margin:.1}): {}",
+        line.round,
+        line.games,
+        line.positions,
+        s.wins,
+        s.draws,
+        s.losses,
+        if line.passed {
+            "new best"
+        } else {
+            "kept the old best"
+        }
+    );
+    Ok(())
+}
+
+/// Checks the settings before anything is played or written.
+fn check(args: &LoopArgs) -> Result<()> {
+    crate::match_cmd::numbers::<f64>(&args.sprt, "--sprt", 2)?;
+    anyhow::ensure!(args.games > 0, "--games must be at least 1");
+    anyhow::ensure!(args.gate_games > 0, "--gate-games must be at least 1");
+    anyhow::ensure!(
+        args.openings.is_file(),
+        "openings {} do not exist (give --openings FILE)",
+        args.openings.display()
+    );
+    for e in &args.epd {
+        anyhow::ensure!(e.is_file(), "--epd {} does not exist", e.display());
+    }
+    Ok(())
+}
+
+pub fn run(args: &LoopArgs) -> Result<ExitCode> {
+    check(args)?;
+    std::fs::create_dir_all(&args.dir)
+        .with_context(|| format!("cannot make {}", args.dir.display()))?;
+    args.start()?;
+    for round in args.finished()? + 1..=args.rounds {
+        let dir = args.round_dir(round);
+        std::fs::create_dir_all(&dir)?;
+        let Some((games, positions)) = play_round(args, round, &dir)? else {
+            return Ok(ExitCode::from(130));
+        };
+        let Some(errors) = tune_round(args, round, &dir)? else {
+            return Ok(ExitCode::from(130));
+        };
+        let Some((gate, passed)) = gate_round(args, &dir)? else {
+            return Ok(ExitCode::from(130));
+        };
+        if passed {
+            let tuned = texel_eval::Params::load(&dir.join("tuned.json"))?;
+            tuned.save(&args.best())?;
+        }
+        let line = RoundLine {
+            round,
+            games,
+            positions,
+            errors,
+            gate,
+            passed,
+        };
+        record(args, &line)?;
+    }
+    println!("best parameters: {}", args.best().display());
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,109 @@
+//! `texel loop` through the real binary on tiny rounds: a failing gate keeps the old best,
+//! a rerun continues, and an interrupted loop resumed ends with the files of an
+//! uninterrupted one.
+
+mod common;
+
+use common::{fails, stdout_of, texel};
+use std::path::{Path, PathBuf};
+
+/// The loop command on `dir` with tiny rounds.
+fn tiny_loop(dir: &Path, rounds: &str, sprt: &str) -> std::process::Command {
+    let openings = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/openings.epd");
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("texel"));
+    c.args([
+        "loop", "--rounds", rounds, "--games", "24", "--nodes", "600",
+    ])
+    .args(["--gate-games", "20", "--passes", "2", "--min-support", "1"])
+    .args(["--sprt", sprt, "--openings"])
+    .arg(&openings)
+    .arg("--dir")
+    .arg(dir)
+    .stdout(std::process::Stdio::null());
+    c
+}
+
+/// The files a finished loop leaves that must not depend on stops and resumes.
+fn outputs(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut names = vec![dir.join("loop.jsonl"), dir.join("best.json")];
+    for file in ["games.pgn", "positions.epd", "tuned.json", "gate.pgn"] {
+        names.push(dir.join("round-01").join(file));
+    }
+    names
+        .into_iter()
+        .map(|p| {
+            let bytes = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            (p.strip_prefix(dir).unwrap().to_path_buf(), bytes)
+        })
+        .collect()
+}
+
+#[test]
+fn a_failing_gate_keeps_the_old_best_and_a_rerun_goes_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    // A gate that asks for +1000 Elo never passes.
+    assert!(tiny_loop(&dir, "1", "1000,1010")
+        .status()
+        .unwrap()
+        .success());
+    let start = texel_eval::Params::default();
+    let best = texel_eval::Params::load(&dir.join("best.json")).unwrap();
+    assert_eq!(best, start, "the old best stays");
+    let tuned = texel_eval::Params::load(&dir.join("round-01/tuned.json")).unwrap();
+    assert_ne!(tuned, start, "the round did tune");
+    let line: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(dir.join("loop.jsonl"))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(line["round"], 1);
+    assert_eq!(line["gate"]["passed"], false);
+    assert!(line["positions"].as_u64().unwrap() > 0);
+    // The same command again does nothing more; one more round goes on from the best.
+    let text = stdout_of(&mut assert_cmd::Command::from_std({
+        let mut c = tiny_loop(&dir, "2", "1000,1010");
+        c.stdout(std::process::Stdio::piped());
+        c
+    }));
+    let err = fails(
+        texel()
+            .args(["loop", "--sprt", "5", "--dir"])
+            .arg(tmp.path().join("bad")),
+    );
+    assert!(err.contains("--sprt"), "{err}");
+    assert!(
+        text.contains("round 2:") && !text.contains("round 1:"),
+        "{text}"
+    );
+    let lines = std::fs::read_to_string(dir.join("loop.jsonl")).unwrap();
+    assert_eq!(lines.lines().count(), 2);
+}
+
+#[test]
+fn an_interrupted_loop_resumed_ends_with_the_same_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let full = tmp.path().join("full");
+    assert!(tiny_loop(&full, "1", "-10,0").status().unwrap().success());
+
+    let part = tmp.path().join("part");
+    let mut child = tiny_loop(&part, "1", "-10,0").spawn().unwrap();
+    let games = part.join("round-01/games.pgn");
+    let began = std::time::Instant::now();
+    while std::fs::read_to_string(&games).map_or(0, |t| t.matches("[Event ").count()) < 2 {
+        assert!(began.elapsed().as_secs() < 60, "no games written");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    assert!(!part.join("loop.jsonl").exists(), "stopped inside round 1");
+    assert!(tiny_loop(&part, "1", "-10,0").status().unwrap().success());
+    assert_eq!(outputs(&full), outputs(&part));
+}
