@@ -42,6 +42,9 @@ pub struct MatchOptions {
     /// Rounds before this one were played already (their games are in the PGN): the match
     /// plays the rest exactly as it would have without the stop. 1 for a new match.
     pub first_round: u64,
+    /// How the rounds before `first_round` ended, in order: they count in the score and the
+    /// SPRT as if just played.
+    pub earlier: Vec<Ending>,
 }
 
 /// The score of one pairing from the first engine's point of view.
@@ -108,6 +111,14 @@ pub enum MatchError {
         games: usize,
         /// Openings given.
         openings: usize,
+    },
+    /// The earlier games given do not match the rounds before `first_round`.
+    #[error("{given} earlier games given for {expected} rounds before the first one to play")]
+    EarlierGames {
+        /// Rounds before `first_round`.
+        expected: usize,
+        /// Endings given.
+        given: usize,
     },
     /// An engine does not start (missing program, crash or no `uciok`): no game is played.
     #[error("engine {name} does not start: {reason}")]
@@ -234,7 +245,6 @@ fn schedule(o: &MatchOptions) -> Result<Schedule, MatchError> {
             });
         }
     }
-    jobs.retain(|j| j.round >= o.first_round);
     Ok(Schedule {
         pairs,
         jobs,
@@ -337,14 +347,14 @@ impl Tally {
 
     /// Counts a finished game: the score, its pair once both games are in, the reason it
     /// ended, and the SPRT of a single pairing.
-    fn count(&mut self, o: &MatchOptions, job: &Job, record: &GameRecord) {
+    fn count(&mut self, o: &MatchOptions, job: &Job, ending: &Ending) {
         let first = if job.first_is_white {
             Color::White
         } else {
             Color::Black
         };
         let pairing = &mut self.pairings[job.pairing];
-        let half_points = match record.ending.winner {
+        let half_points = match ending.winner {
             None => 1,
             Some(c) if c == first => 2,
             Some(_) => 0,
@@ -361,13 +371,35 @@ impl Tally {
                 self.open_pairs.insert((job.pairing, job.pair), half_points);
             }
         }
-        *self
-            .terminations
-            .entry(record.ending.reason.clone())
-            .or_default() += 1;
+        *self.terminations.entry(ending.reason.clone()).or_default() += 1;
         if let (Some((e0, e1)), 1) = (o.sprt, self.pairings.len()) {
             self.sprt = Some(self.pairings[0].score.sprt(e0, e1, 0.05, 0.05));
         }
+    }
+
+    /// The tally after the games of a stopped match (`earlier` jobs, ended as `o.earlier`
+    /// says).
+    fn with_earlier(
+        o: &MatchOptions,
+        pairs: &[(usize, usize)],
+        earlier: &[Job],
+    ) -> Result<Tally, MatchError> {
+        if earlier.len() != o.earlier.len() {
+            return Err(MatchError::EarlierGames {
+                expected: earlier.len(),
+                given: o.earlier.len(),
+            });
+        }
+        let mut tally = Tally::new(o, pairs);
+        for (job, ending) in earlier.iter().zip(&o.earlier) {
+            tally.count(o, job, ending);
+        }
+        Ok(tally)
+    }
+
+    /// Whether the SPRT has decided.
+    fn decided(&self) -> bool {
+        self.sprt.is_some_and(|v| !matches!(v, Sprt::Continue(_)))
     }
 
     fn report(self, interrupted: bool, varied: u32) -> MatchReport {
@@ -486,13 +518,18 @@ pub fn run_match(
         jobs,
         varied,
     } = schedule(o)?;
+    let (earlier, jobs): (Vec<Job>, Vec<Job>) =
+        jobs.into_iter().partition(|j| j.round < o.first_round);
+    let mut tally = Tally::with_earlier(o, &pairs, &earlier)?;
     check_engines_start(o)?;
     let total = jobs.len() as u32;
     let mut pgn = PgnWriter::open(o)?;
     let queue = Mutex::new(jobs.into_iter().collect::<VecDeque<_>>());
     let stop = AtomicBool::new(false);
     let (tx, rx) = channel::<(Job, GameRecord)>();
-    let mut tally = Tally::new(o, &pairs);
+    if tally.decided() {
+        stop.store(true, Ordering::SeqCst);
+    }
     std::thread::scope(|scope| -> Result<(), MatchError> {
         for _ in 0..o.concurrency.max(1) {
             let (queue, stop, tx) = (&queue, &stop, tx.clone());
@@ -508,8 +545,8 @@ pub fn run_match(
             if let Some(w) = pgn.as_mut() {
                 w.add(job.round, to_pgn(&record, job.round, &o.event))?;
             }
-            tally.count(o, &job, &record);
-            if tally.sprt.is_some_and(|v| !matches!(v, Sprt::Continue(_))) {
+            tally.count(o, &job, &record.ending);
+            if tally.decided() {
                 stop.store(true, Ordering::SeqCst);
             }
             done += 1;

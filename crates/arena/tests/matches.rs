@@ -40,6 +40,7 @@ fn options(engines: Vec<EngineSpec>, games: u32, pgn: &Path) -> MatchOptions {
         sprt: None,
         event: "test".into(),
         first_round: 1,
+        earlier: Vec::new(),
     }
 }
 

@@ -127,6 +127,7 @@ fn bench_selfplay(args: &BenchArgs) -> Result<()> {
         sprt: None,
         event: "texel bench selfplay".into(),
         first_round: 1,
+        earlier: Vec::new(),
     };
     let mut searched = 0usize;
     let start = Instant::now();

@@ -235,11 +235,11 @@ fn tune_round(args: &LoopArgs, round: u32, dir: &Path) -> Result<Option<serde_js
     })))
 }
 
-/// Step 3: the gate, `tuned.json` against the best at fixed nodes with an SPRT (played
-/// again from its start when stopped). `None` when interrupted.
+/// Step 3: the gate, `tuned.json` against the best at fixed nodes with an SPRT; a stopped
+/// gate keeps its finished games and plays on. `None` when interrupted.
 fn gate_round(args: &LoopArgs, dir: &Path) -> Result<Option<(MatchReport, bool)>> {
     let pgn = dir.join("gate.pgn");
-    let _ = std::fs::remove_file(&pgn);
+    let earlier = crate::selfplay_cmd::keep_finished_games(&pgn)?;
     let bounds = crate::match_cmd::numbers::<f64>(&args.sprt, "--sprt", 2)?;
     let texel = |name: &str, params: PathBuf| EngineSpec {
         name: name.into(),
@@ -271,7 +271,8 @@ fn gate_round(args: &LoopArgs, dir: &Path) -> Result<Option<(MatchReport, bool)>
         pgn: Some(pgn),
         sprt: Some((bounds[0], bounds[1])),
         event: "texel loop gate".into(),
-        first_round: 1,
+        first_round: earlier.len() as u64 + 1,
+        earlier,
     };
     let report = run_match(&options, crate::catch_interrupts()?, &mut |_| {})?;
     if report.interrupted {

@@ -199,6 +199,7 @@ fn options(args: &MatchArgs) -> Result<MatchOptions> {
         sprt,
         event: "texel match".into(),
         first_round: 1,
+        earlier: Vec::new(),
     })
 }
 

@@ -6,12 +6,13 @@ use crate::import_cmd::SampleArgs;
 use crate::match_cmd::{engine_spec, print_report};
 use anyhow::{Context, Result};
 use clap::Args;
+use shakmaty::Color;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use texel_arena::engine::{EngineSpec, Kind, TimeControl};
-use texel_arena::game::Adjudication;
+use texel_arena::game::{Adjudication, Ending};
 use texel_arena::openings::read_openings;
 use texel_arena::{run_match, MatchOptions, MatchReport};
 
@@ -116,6 +117,7 @@ impl SelfplayArgs {
             sprt: None,
             event: "texel selfplay".into(),
             first_round: 1,
+            earlier: Vec::new(),
         })
     }
 }
@@ -125,11 +127,12 @@ impl SelfplayArgs {
 pub fn play(args: &SelfplayArgs, interrupt: &AtomicBool) -> Result<MatchReport> {
     let mut options = args.match_options()?;
     if args.resume {
-        let done = keep_finished_rounds(&args.pgn)?;
+        options.earlier = keep_finished_games(&args.pgn)?;
+        let done = options.earlier.len();
         if done > 0 {
             println!("resuming after {done} games in {}", args.pgn.display());
         }
-        options.first_round = done + 1;
+        options.first_round = done as u64 + 1;
     }
     let total = u64::from(options.games.div_ceil(2) * 2) * (options.engines.len() as u64 - 1);
     let bar = crate::progress_bar(
@@ -144,35 +147,46 @@ pub fn play(args: &SelfplayArgs, interrupt: &AtomicBool) -> Result<MatchReport> 
 }
 
 /// Keeps the games of rounds 1, 2, ... that `pgn` holds in order (a stopped run may have
-/// written later rounds after a gap: they are dropped and played again) and returns how many.
-fn keep_finished_rounds(pgn: &Path) -> Result<u64> {
+/// written later rounds after a gap: they are dropped and played again) and returns how
+/// each of them ended (from its `Result` and `Termination` tags).
+pub(crate) fn keep_finished_games(pgn: &Path) -> Result<Vec<Ending>> {
     let text = match std::fs::read_to_string(pgn) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", pgn.display())),
     };
     let starts: Vec<usize> = text.match_indices("[Event ").map(|(i, _)| i).collect();
-    let mut kept = 0;
+    let mut endings = Vec::new();
     let mut end = 0;
     for (n, &start) in starts.iter().enumerate() {
         let game = &text[start..starts.get(n + 1).copied().unwrap_or(text.len())];
-        let round = game.lines().find_map(|l| {
-            l.strip_prefix("[Round \"")?
-                .strip_suffix("\"]")?
-                .parse::<u64>()
-                .ok()
-        });
-        if round != Some(kept + 1) {
+        let tag = |name: &str| {
+            let open = format!("[{name} \"");
+            game.lines()
+                .find_map(|l| l.strip_prefix(open.as_str())?.strip_suffix("\"]"))
+        };
+        let round = tag("Round").and_then(|r| r.parse::<usize>().ok());
+        let winner = match tag("Result") {
+            Some("1-0") => Some(Some(Color::White)),
+            Some("0-1") => Some(Some(Color::Black)),
+            Some("1/2-1/2") => Some(None),
+            _ => None,
+        };
+        let (Some(round), Some(winner)) = (round, winner) else {
+            break;
+        };
+        if round != endings.len() + 1 {
             break;
         }
-        kept += 1;
+        let reason = tag("Termination").unwrap_or("unknown").to_string();
+        endings.push(Ending { winner, reason });
         end = start + game.len();
     }
     if end < text.len() {
         texel_eval::params::write_atomically(pgn, &text.as_bytes()[..end])
             .with_context(|| format!("cannot rewrite {}", pgn.display()))?;
     }
-    Ok(kept)
+    Ok(endings)
 }
 
 /// Labelled quiet positions from the games of `pgn`, written to `epd`.

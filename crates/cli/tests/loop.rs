@@ -83,18 +83,21 @@ fn a_failing_gate_keeps_the_old_best_and_a_rerun_goes_on() {
     assert_eq!(lines.lines().count(), 2);
 }
 
-#[test]
-fn an_interrupted_loop_resumed_ends_with_the_same_files() {
+/// Runs a one-round loop, interrupts it once `watched` (inside the run folder) holds two
+/// games, resumes it, and checks the files against an uninterrupted run.
+fn interrupted_and_resumed(watched: &str) {
     let tmp = tempfile::tempdir().unwrap();
+    // SPRT bounds no 20-game gate can reach: the gate plays all its games.
+    let sprt = "-1000,1000";
     let full = tmp.path().join("full");
-    assert!(tiny_loop(&full, "1", "-10,0").status().unwrap().success());
+    assert!(tiny_loop(&full, "1", sprt).status().unwrap().success());
 
     let part = tmp.path().join("part");
-    let mut child = tiny_loop(&part, "1", "-10,0").spawn().unwrap();
-    let games = part.join("round-01/games.pgn");
+    let mut child = tiny_loop(&part, "1", sprt).spawn().unwrap();
+    let file = part.join(watched);
     let began = std::time::Instant::now();
-    while std::fs::read_to_string(&games).map_or(0, |t| t.matches("[Event ").count()) < 2 {
-        assert!(began.elapsed().as_secs() < 60, "no games written");
+    while std::fs::read_to_string(&file).map_or(0, |t| t.matches("[Event ").count()) < 2 {
+        assert!(began.elapsed().as_secs() < 120, "no games in {watched}");
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
     let killed = std::process::Command::new("kill")
@@ -102,8 +105,26 @@ fn an_interrupted_loop_resumed_ends_with_the_same_files() {
         .status()
         .unwrap();
     assert!(killed.success());
-    assert_eq!(child.wait().unwrap().code(), Some(130));
+    assert_eq!(
+        child.wait().unwrap().code(),
+        Some(130),
+        "stopped in {watched}"
+    );
     assert!(!part.join("loop.jsonl").exists(), "stopped inside round 1");
-    assert!(tiny_loop(&part, "1", "-10,0").status().unwrap().success());
-    assert_eq!(outputs(&full), outputs(&part));
+    assert!(tiny_loop(&part, "1", sprt).status().unwrap().success());
+    assert_eq!(
+        outputs(&full),
+        outputs(&part),
+        "resumed after a stop in {watched}"
+    );
+}
+
+#[test]
+fn a_loop_stopped_in_self_play_resumes_to_the_same_files() {
+    interrupted_and_resumed("round-01/games.pgn");
+}
+
+#[test]
+fn a_loop_stopped_in_the_gate_resumes_to_the_same_files() {
+    interrupted_and_resumed("round-01/gate.pgn");
 }
