@@ -16,6 +16,17 @@ use texel_arena::game::{Adjudication, Ending};
 use texel_arena::openings::read_openings;
 use texel_arena::{run_match, MatchOptions, MatchReport};
 
+/// Self-play adjudication (as in `scripts/gen-games.sh`): a side ahead by 10 pawns in both
+/// engines' eyes for 8 plies wins; scores within 0.08 for 12 plies after ply 100 draw.
+pub const ADJUDICATION: Adjudication = Adjudication {
+    resign_cp: Some(1000),
+    resign_plies: 8,
+    draw_cp: Some(8),
+    draw_plies: 12,
+    draw_after: 100,
+    max_plies: 600,
+};
+
 #[derive(Args, Clone)]
 pub struct SelfplayArgs {
     /// Parameters of the built-in engine (JSON); the defaults when absent.
@@ -105,14 +116,7 @@ impl SelfplayArgs {
             openings,
             random_plies: self.random_plies,
             seed: self.seed,
-            adjudication: Adjudication {
-                resign_cp: Some(1000),
-                resign_plies: 8,
-                draw_cp: Some(8),
-                draw_plies: 12,
-                draw_after: 100,
-                max_plies: 600,
-            },
+            adjudication: ADJUDICATION,
             pgn: Some(self.pgn.clone()),
             sprt: None,
             event: "texel selfplay".into(),

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{fails, stdout_of, texel};
+use common::{fails, interrupt_after_two_games, stdout_of, texel};
 use std::path::{Path, PathBuf};
 
 /// The loop command on `dir` with tiny rounds.
@@ -93,23 +93,9 @@ fn interrupted_and_resumed(watched: &str) {
     assert!(tiny_loop(&full, "1", sprt).status().unwrap().success());
 
     let part = tmp.path().join("part");
-    let mut child = tiny_loop(&part, "1", sprt).spawn().unwrap();
-    let file = part.join(watched);
-    let began = std::time::Instant::now();
-    while std::fs::read_to_string(&file).map_or(0, |t| t.matches("[Event ").count()) < 2 {
-        assert!(began.elapsed().as_secs() < 120, "no games in {watched}");
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
-    let killed = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    assert_eq!(
-        child.wait().unwrap().code(),
-        Some(130),
-        "stopped in {watched}"
-    );
+    let child = tiny_loop(&part, "1", sprt).spawn().unwrap();
+    let code = interrupt_after_two_games(child, &part.join(watched));
+    assert_eq!(code, Some(130), "stopped in {watched}");
     assert!(!part.join("loop.jsonl").exists(), "stopped inside round 1");
     assert!(tiny_loop(&part, "1", sprt).status().unwrap().success());
     assert_eq!(

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{fails, interrupt_when_in, stdout_of, texel};
+use common::{fails, interrupt_after_two_games, interrupt_when_in, stdout_of, texel};
 use pgn_reader::{RawTag, Reader, SanPlus, Visitor};
 use shakmaty::{Chess, Position};
 use std::collections::HashSet;
@@ -256,18 +256,8 @@ fn an_interrupted_selfplay_resumes_to_the_same_games() {
     assert!(selfplay(&full).status().unwrap().success());
 
     let part = tmp.path().join("part.pgn");
-    let mut child = selfplay(&part).spawn().unwrap();
-    let began = std::time::Instant::now();
-    while std::fs::read_to_string(&part).map_or(0, |t| t.matches("[Event ").count()) < 2 {
-        assert!(began.elapsed().as_secs() < 60, "no games written");
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    let killed = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    assert_eq!(child.wait().unwrap().code(), Some(130));
+    let child = selfplay(&part).spawn().unwrap();
+    assert_eq!(interrupt_after_two_games(child, &part), Some(130));
     let stopped = games(&part).len();
     assert!(
         (2..24).contains(&stopped),

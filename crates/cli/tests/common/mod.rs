@@ -102,11 +102,7 @@ pub fn interrupt_when_in(
             break;
         }
     }
-    let killed = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
+    send_sigint(&child);
     watched.read_to_string(&mut text).unwrap();
     let code = child.wait().unwrap().code();
     let other = rest.join().unwrap();
@@ -115,4 +111,30 @@ pub fn interrupt_when_in(
     } else {
         (code, text, other)
     }
+}
+
+/// Sends SIGINT (Ctrl-C) to `child`.
+pub fn send_sigint(child: &std::process::Child) {
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+}
+
+/// Waits (at most two minutes) until `pgn` holds two games, then sends `child` SIGINT and
+/// returns its exit code.
+#[allow(dead_code, reason = "each test file compiles this module")]
+pub fn interrupt_after_two_games(mut child: std::process::Child, pgn: &Path) -> Option<i32> {
+    let began = std::time::Instant::now();
+    while std::fs::read_to_string(pgn).map_or(0, |t| t.matches("[Event ").count()) < 2 {
+        assert!(
+            began.elapsed().as_secs() < 120,
+            "no games in {}",
+            pgn.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    send_sigint(&child);
+    child.wait().unwrap().code()
 }
