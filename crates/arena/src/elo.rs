@@ -49,6 +49,24 @@ pub enum Sprt {
     Continue(f64),
 }
 
+/// The error rates (α = β) of every SPRT the arena runs.
+pub const SPRT_ERROR_RATE: f64 = 0.05;
+
+/// The log-likelihood ratios at which an SPRT with error rates `alpha` and `beta` accepts
+/// H0 (lower) and H1 (upper).
+pub fn llr_bounds(alpha: f64, beta: f64) -> (f64, f64) {
+    ((beta / (1.0 - alpha)).ln(), ((1.0 - beta) / alpha).ln())
+}
+
+impl Sprt {
+    /// The log-likelihood ratio.
+    pub fn llr(&self) -> f64 {
+        match *self {
+            Sprt::AcceptH1(x) | Sprt::AcceptH0(x) | Sprt::Continue(x) => x,
+        }
+    }
+}
+
 impl Score {
     /// Games played.
     pub fn games(&self) -> u32 {
@@ -98,7 +116,7 @@ impl Score {
             let (s0, s1) = (expected(elo0), expected(elo1));
             f64::from(self.games()) * (s1 - s0) * (2.0 * self.fraction() - s0 - s1) / (2.0 * var)
         };
-        let (lower, upper) = ((beta / (1.0 - alpha)).ln(), ((1.0 - beta) / alpha).ln());
+        let (lower, upper) = llr_bounds(alpha, beta);
         if llr >= upper {
             Sprt::AcceptH1(llr)
         } else if llr <= lower {

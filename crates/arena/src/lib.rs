@@ -6,5 +6,6 @@ pub mod engine;
 pub mod game;
 mod matches;
 pub mod openings;
+pub mod results;
 
 pub use matches::{run_match, MatchError, MatchOptions, MatchReport, Pairing, Progress};

@@ -1,7 +1,7 @@
 //! Matches: pairings (gauntlet or round robin), openings played twice with colours swapped,
 //! games in parallel, PGN appended game by game, statistics and SPRT.
 
-use crate::elo::{Pentanomial, Score, Sprt};
+use crate::elo::{Pentanomial, Score, Sprt, SPRT_ERROR_RATE};
 use crate::engine::{Engine, EngineSpec, Failure};
 use crate::game::{play, to_pgn, Adjudication, Ending, GameRecord, ABORTED};
 use crate::openings::{with_random_plies, Opening, Rng};
@@ -373,7 +373,11 @@ impl Tally {
         }
         *self.terminations.entry(ending.reason.clone()).or_default() += 1;
         if let (Some((e0, e1)), 1) = (o.sprt, self.pairings.len()) {
-            self.sprt = Some(self.pairings[0].score.sprt(e0, e1, 0.05, 0.05));
+            self.sprt = Some(
+                self.pairings[0]
+                    .score
+                    .sprt(e0, e1, SPRT_ERROR_RATE, SPRT_ERROR_RATE),
+            );
         }
     }
 

@@ -35,6 +35,7 @@ struct TuneConfig {
     checkpoint_secs: Option<f64>,
     out: Option<PathBuf>,
     rust: Option<PathBuf>,
+    report: Option<PathBuf>,
     min_support: Option<usize>,
     /// A number, or "auto".
     l2: Option<serde_json::Value>,
@@ -99,6 +100,10 @@ pub struct TuneArgs {
     /// Write the tuned table as Rust source.
     #[arg(long)]
     pub rust: Option<PathBuf>,
+    /// Write an HTML page with plots of the run (errors per pass, error against K,
+    /// calibration, largest changes, error per group) after every pass and at the end.
+    #[arg(long)]
+    pub report: Option<PathBuf>,
     /// Hold every value that counts in fewer than N training positions at its start; 0
     /// tunes them all [default: 20].
     #[arg(allow_negative_numbers = true, long, value_name = "N")]
@@ -152,6 +157,7 @@ impl TuneConfig {
             &mut c.checkpoint,
             &mut c.out,
             &mut c.rust,
+            &mut c.report,
         ] {
             p.as_mut().map(rebase);
         }
@@ -222,6 +228,7 @@ pub fn apply(path: &Path, args: &mut TuneArgs) -> Result<BTreeMap<String, i32>> 
     fill(&mut args.checkpoint_secs, c.checkpoint_secs);
     fill(&mut args.out, c.out);
     fill(&mut args.rust, c.rust);
+    fill(&mut args.report, c.report);
     fill(&mut args.min_support, c.min_support);
     if let Some(l2) = c.l2 {
         let text = l2.as_str().map_or_else(|| l2.to_string(), str::to_string);

@@ -291,15 +291,13 @@ fn gate_round(args: &LoopArgs, dir: &Path) -> Result<Option<(MatchReport, bool)>
 fn record(args: &LoopArgs, line: &RoundLine) -> Result<()> {
     let s = line.gate.pairings[0].score;
     let (elo, margin) = s.elo();
-    let llr = match line.gate.sprt {
-        Some(Sprt::AcceptH1(l) | Sprt::AcceptH0(l) | Sprt::Continue(l)) => l,
-        None => 0.0,
-    };
+    let llr = line.gate.sprt.map_or(0.0, |s| s.llr());
+    let bounds = crate::match_cmd::numbers::<f64>(&args.sprt, "--sprt", 2)?;
     let value = json!({
         "round": line.round, "games": line.games, "positions": line.positions,
         "error": line.errors,
         "gate": {"wins": s.wins, "draws": s.draws, "losses": s.losses, "elo": elo,
-                 "margin": margin, "llr": llr, "passed": line.passed},
+                 "margin": margin, "llr": llr, "sprt": bounds, "passed": line.passed},
     });
     use std::io::Write;
     let path = args.dir.join("loop.jsonl");

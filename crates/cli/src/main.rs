@@ -12,6 +12,7 @@ mod loop_cmd;
 mod match_cmd;
 mod outputs;
 mod params_cmd;
+mod report_cmd;
 mod selfplay_cmd;
 mod tune_cmd;
 
@@ -61,6 +62,8 @@ enum Command {
     Selfplay(Box<selfplay_cmd::SelfplayArgs>),
     /// The Slow Chess loop: own games, import, retune, gated match; resumable
     Loop(Box<loop_cmd::LoopArgs>),
+    /// An HTML page with plots of a tuning run, a term lab, a match or a loop
+    Report(Box<report_cmd::ReportArgs>),
 }
 
 fn main() -> ExitCode {
@@ -83,6 +86,7 @@ fn main() -> ExitCode {
         Command::Import(args) => done(import_cmd::run(&args)),
         Command::Selfplay(args) => selfplay_cmd::run(&args),
         Command::Loop(args) => loop_cmd::run(&args),
+        Command::Report(args) => done(report_cmd::run(&args)),
     };
     match result {
         Ok(code) => code,

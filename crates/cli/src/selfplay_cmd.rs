@@ -6,7 +6,6 @@ use crate::import_cmd::SampleArgs;
 use crate::match_cmd::{engine_spec, print_report};
 use anyhow::{Context, Result};
 use clap::Args;
-use shakmaty::Color;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
@@ -159,32 +158,17 @@ pub(crate) fn keep_finished_games(pgn: &Path) -> Result<Vec<Ending>> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", pgn.display())),
     };
-    let starts: Vec<usize> = text.match_indices("[Event ").map(|(i, _)| i).collect();
     let mut endings = Vec::new();
     let mut end = 0;
-    for (n, &start) in starts.iter().enumerate() {
-        let game = &text[start..starts.get(n + 1).copied().unwrap_or(text.len())];
-        let tag = |name: &str| {
-            let open = format!("[{name} \"");
-            game.lines()
-                .find_map(|l| l.strip_prefix(open.as_str())?.strip_suffix("\"]"))
-        };
-        let round = tag("Round").and_then(|r| r.parse::<usize>().ok());
-        let winner = match tag("Result") {
-            Some("1-0") => Some(Some(Color::White)),
-            Some("0-1") => Some(Some(Color::Black)),
-            Some("1/2-1/2") => Some(None),
-            _ => None,
-        };
-        let (Some(round), Some(winner)) = (round, winner) else {
+    for game in texel_arena::results::games(&text) {
+        let (Some(round), Some(ending)) = (game.round, game.ending) else {
             break;
         };
         if round != endings.len() + 1 {
             break;
         }
-        let reason = tag("Termination").unwrap_or("unknown").to_string();
-        endings.push(Ending { winner, reason });
-        end = start + game.len();
+        endings.push(ending);
+        end = game.span.end;
     }
     if end < text.len() {
         texel_eval::params::write_atomically(pgn, &text.as_bytes()[..end])

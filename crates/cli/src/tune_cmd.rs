@@ -3,8 +3,10 @@
 use crate::config::TuneArgs;
 use crate::data_args::{check_ranges, load_data, print_errors, DataArgs, Loaded};
 use crate::outputs::Outputs;
+use crate::report_cmd::TuneWatch;
 use anyhow::{Context, Result};
 use clap::Args;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use texel_eval::params::flat_params;
@@ -137,6 +139,16 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
     print_errors(&loaded, "start");
     // From here on Ctrl-C stops the run at its next safe point and leaves a checkpoint.
     let interrupted = crate::catch_interrupts()?;
+    let mut watch = match &args.report {
+        Some(path) => Some(Watching::new(
+            args,
+            path,
+            &mut loaded,
+            resumed.as_ref(),
+            &start_params,
+        )?),
+        None => None,
+    };
     let selected_vars = vars.clone();
     let start = starting_point(args, &mut loaded, resumed, &start_params, vars)?;
     let held = crate::guards::held_names(&selected_vars, &start.vars);
@@ -147,7 +159,7 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
         checkpoint: Some(outputs.checkpoint.clone()),
         checkpoint_secs: args.checkpoint_secs.unwrap_or(300.0),
     };
-    let result = descend(&mut loaded, start, &options, interrupted)?;
+    let result = descend(&mut loaded, start, &options, interrupted, watch.as_mut())?;
     let tuned = result.params;
     let changes = print_changes(&start_params, &tuned, &loaded.train);
     if let Some(log) = &outputs.log {
@@ -171,15 +183,68 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
     println!("finished after {} passes: {why}", result.passes);
     print_errors_after(&mut loaded, &tuned);
     outputs.finish(&tuned)?;
+    if let Some(w) = &watch {
+        w.watch
+            .finished(&mut loaded.train, &tuned)?
+            .write(&w.path)
+            .with_context(|| format!("cannot write {}", w.path.display()))?;
+        println!("wrote the report {}", w.path.display());
+    }
     Ok(ExitCode::SUCCESS)
 }
 
-/// Runs the descent with a progress bar, pass lines and Ctrl-C handling.
+/// `--report`: the page's file and what it needs from the run's start.
+struct Watching {
+    path: PathBuf,
+    watch: TuneWatch,
+}
+
+impl Watching {
+    /// Taken with the data scored with `params`, the parameters the run starts (or resumes)
+    /// from; a resumed run's page starts where the run first began, and its passes come from
+    /// the log when there is one.
+    fn new(
+        args: &TuneArgs,
+        path: &Path,
+        loaded: &mut Loaded,
+        resumed: Option<&Checkpoint>,
+        params: &Params,
+    ) -> Result<Watching> {
+        let first = resumed.map_or(params, |c| &c.descent.anchor);
+        loaded.train.rescore(first);
+        let about = crate::report_cmd::about(&args.data, loaded.k);
+        let mut watch = TuneWatch::new(&loaded.train, first, loaded.k, about);
+        loaded.train.rescore(params);
+        if let (Some(_), Some(log)) = (resumed, &args.log) {
+            let text = std::fs::read_to_string(log).unwrap_or_default();
+            watch.passes = texel_report::tune::read_tune_log(&text);
+        }
+        Ok(Watching {
+            path: path.to_path_buf(),
+            watch,
+        })
+    }
+
+    /// After a pass: the page with the descent's parameters.
+    fn pass(&mut self, record: &PassRecord, descent: &texel_tune::Descent) -> Result<()> {
+        self.watch.passes.push(texel_report::tune::PassPoint {
+            pass: record.pass,
+            train: record.train_error,
+            validation: record.validation_error,
+        });
+        let page = self.watch.during(descent.dataset(), descent.params())?;
+        page.write(&self.path)
+            .with_context(|| format!("cannot write {}", self.path.display()))
+    }
+}
+
+/// Runs the descent with a progress bar, pass lines, the report page and Ctrl-C handling.
 fn descend(
     loaded: &mut Loaded,
     start: Checkpoint,
     options: &RunOptions,
     interrupted: &AtomicBool,
+    mut watch: Option<&mut Watching>,
 ) -> Result<RunResult> {
     let start_error = mean_error(&loaded.train, loaded.k);
     let template = "pass {msg} {bar:30} {pos}/{len} variables walked, {elapsed} elapsed, eta {eta}";
@@ -200,9 +265,12 @@ fn descend(
                     "{pass}: error {error:.8} (down {drop:.2e}), {moves} moves"
                 ));
             }
-            Event::Pass(r) => {
+            Event::Pass(r, descent) => {
                 pb.suspend(|| print_pass(r, r.seconds - last_seconds));
                 last_seconds = r.seconds;
+                if let Some(Err(e)) = watch.as_mut().map(|w| w.pass(r, descent)) {
+                    pb.suspend(|| eprintln!("warning: report not written: {e:#}"));
+                }
             }
             Event::Checkpoint(_) => {}
         }

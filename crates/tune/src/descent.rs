@@ -117,6 +117,15 @@ pub struct Descent<'a> {
     cursor: Cursor,
 }
 
+impl std::fmt::Debug for Descent<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Descent")
+            .field("variables", &self.variables().len())
+            .field("dataset", self.dataset())
+            .finish_non_exhaustive()
+    }
+}
+
 impl<'a> Descent<'a> {
     /// A descent over `vars`, starting from `params` (the dataset's cached evaluations must
     /// be those of `params`: see [`Dataset::rescore`]).

@@ -42,8 +42,9 @@ pub enum Event<'e> {
         /// Current training error.
         error: f64,
     },
-    /// A pass ended.
-    Pass(&'e PassRecord),
+    /// A pass ended; the descent's dataset is scored with its parameters (the pass's
+    /// result, not necessarily the best on validation).
+    Pass(&'e PassRecord, &'e Descent<'e>),
     /// A checkpoint was written.
     Checkpoint(&'e Path),
 }
@@ -248,7 +249,7 @@ impl Runner<'_, '_> {
             seconds: self.standing.began.elapsed().as_secs_f64(),
         };
         self.log_pass(&record)?;
-        events(Event::Pass(&record));
+        events(Event::Pass(&record, &self.descent));
         let mut end = None;
         if let Some(v) = validation_error {
             self.standing.validated(v, self.descent.params());

@@ -140,7 +140,7 @@ fn validation_keeps_the_best_parameters() {
         ..options(dir.path(), "validate")
     };
     let result = run(&mut train, &mut validation, start, &opts, &mut |e| {
-        if let Event::Pass(r) = e {
+        if let Event::Pass(r, _) = e {
             records.push(r.clone());
         }
         Control::Continue

@@ -1,0 +1,103 @@
+//! How the games of a PGN file ended, read from their tags: what a stopped match resumes
+//! from and what reports count. Reads the arena's own PGN (one `[Event` tag opens a game).
+
+use crate::game::Ending;
+use shakmaty::Color;
+use std::ops::Range;
+
+/// One game's tags.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameTags {
+    /// Where the game's text lies in the file.
+    pub span: Range<usize>,
+    /// The `Round` tag, when it is a number.
+    pub round: Option<usize>,
+    /// The `White` tag.
+    pub white: String,
+    /// The `Black` tag.
+    pub black: String,
+    /// How it ended; `None` when the result is `*` or missing.
+    pub ending: Option<Ending>,
+}
+
+impl GameTags {
+    /// Points of engine `name` in this game (`None` when it did not play or the game has no
+    /// result).
+    pub fn points_of(&self, name: &str) -> Option<f64> {
+        let ending = self.ending.as_ref()?;
+        let colour = if self.white == name {
+            Color::White
+        } else if self.black == name {
+            Color::Black
+        } else {
+            return None;
+        };
+        Some(match ending.winner {
+            None => 0.5,
+            Some(c) if c == colour => 1.0,
+            Some(_) => 0.0,
+        })
+    }
+}
+
+/// The games of `text` in file order.
+pub fn games(text: &str) -> Vec<GameTags> {
+    let starts: Vec<usize> = text.match_indices("[Event ").map(|(i, _)| i).collect();
+    starts
+        .iter()
+        .enumerate()
+        .map(|(n, &start)| {
+            let end = starts.get(n + 1).copied().unwrap_or(text.len());
+            tags(&text[start..end], start..end)
+        })
+        .collect()
+}
+
+fn tags(game: &str, span: Range<usize>) -> GameTags {
+    let tag = |name: &str| {
+        let open = format!("[{name} \"");
+        game.lines()
+            .find_map(|l| l.strip_prefix(open.as_str())?.strip_suffix("\"]"))
+    };
+    let winner = match tag("Result") {
+        Some("1-0") => Some(Some(Color::White)),
+        Some("0-1") => Some(Some(Color::Black)),
+        Some("1/2-1/2") => Some(None),
+        _ => None,
+    };
+    GameTags {
+        span,
+        round: tag("Round").and_then(|r| r.parse().ok()),
+        white: tag("White").unwrap_or("?").to_string(),
+        black: tag("Black").unwrap_or("?").to_string(),
+        ending: winner.map(|winner| Ending {
+            winner,
+            reason: tag("Termination").unwrap_or("unknown").to_string(),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PGN: &str = "[Event \"m\"]\n[Round \"1\"]\n[White \"a\"]\n[Black \"b\"]\n[Result \"1-0\"]\n\
+        [Termination \"adjudication\"]\n\n1. e4 1-0\n\n[Event \"m\"]\n[Round \"2\"]\n[White \"b\"]\n\
+        [Black \"a\"]\n[Result \"1/2-1/2\"]\n\n1. d4 1/2-1/2\n\n[Event \"m\"]\n[Round \"3\"]\n\
+        [White \"a\"]\n[Black \"b\"]\n[Result \"*\"]\n\n1. c4 *\n";
+
+    #[test]
+    fn reads_every_game_with_its_result() {
+        let g = games(PGN);
+        assert_eq!(g.len(), 3);
+        assert_eq!(g[0].round, Some(1));
+        assert_eq!(g[0].ending.as_ref().unwrap().reason, "adjudication");
+        assert_eq!(g[1].ending.as_ref().unwrap().reason, "unknown");
+        assert_eq!(g[2].ending, None);
+        assert_eq!(g[2].span.end, PGN.len());
+        assert_eq!(&PGN[g[1].span.clone()][..6], "[Event");
+        let points: Vec<_> = g.iter().map(|g| g.points_of("a")).collect();
+        assert_eq!(points, [Some(1.0), Some(0.5), None]);
+        assert_eq!(g[0].points_of("c"), None);
+    }
+}

@@ -1,0 +1,177 @@
+//! `texel report`: one HTML page from what a tuning run, a term lab, a match or a loop left
+//! behind. `texel tune --report` writes the tune page itself (see [`TuneWatch`]).
+
+use crate::data_args::{load_data, DataArgs};
+use anyhow::{Context, Result};
+use clap::{ArgGroup, Args};
+use std::path::{Path, PathBuf};
+use texel_eval::Params;
+use texel_report::games::{loop_page, match_page, read_loop_lines};
+use texel_report::lab::{lab_page, read_lab};
+use texel_report::page::Page;
+use texel_report::tune::{calibration, group_gains, read_tune_log, Bucket, PassPoint, TuneReport};
+use texel_tune::error::samples;
+use texel_tune::Dataset;
+
+#[derive(Args, Clone)]
+#[command(group(ArgGroup::new("kind").required(true).args(["tune_log", "lab", "match_pgn", "loop_dir"])))]
+pub struct ReportArgs {
+    /// The page to write (HTML, self-contained).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// A tune run's log (`texel tune --log`); give the data, `--params` (the start) and
+    /// `--tuned`.
+    #[arg(long)]
+    pub tune_log: Option<PathBuf>,
+    /// The tuned parameters of the run (with --tune-log).
+    #[arg(long, requires = "tune_log")]
+    pub tuned: Option<PathBuf>,
+    /// A term lab's report (`lab.json`, or the folder that holds it).
+    #[arg(long)]
+    pub lab: Option<PathBuf>,
+    /// A match's PGN (`texel match --pgn`).
+    #[arg(long = "match")]
+    pub match_pgn: Option<PathBuf>,
+    /// SPRT bounds in Elo of the match (draws the log-likelihood ratio game by game).
+    #[arg(long, requires = "match_pgn", allow_hyphen_values = true)]
+    pub sprt: Option<String>,
+    /// A loop's folder (`texel loop --dir`).
+    #[arg(long = "loop")]
+    pub loop_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub data: DataArgs,
+}
+
+fn read(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
+}
+
+fn write(page: &Page, out: &Path) -> Result<()> {
+    page.write(out)
+        .with_context(|| format!("cannot write {}", out.display()))?;
+    println!("wrote {}", out.display());
+    Ok(())
+}
+
+pub fn run(args: &ReportArgs) -> Result<()> {
+    let page = if let Some(log) = &args.tune_log {
+        tune_report(args, log)?
+    } else if let Some(lab) = &args.lab {
+        let file = if lab.is_dir() {
+            lab.join("lab.json")
+        } else {
+            lab.clone()
+        };
+        let (about, rows) = read_lab(&read(&file)?)
+            .with_context(|| format!("{}: not a term lab report (lab.json)", file.display()))?;
+        lab_page(&format!("Term lab: {}", file.display()), &about, &rows)?
+    } else if let Some(pgn) = &args.match_pgn {
+        let games = texel_arena::results::games(&read(pgn)?);
+        let sprt = args
+            .sprt
+            .as_deref()
+            .map(|s| crate::match_cmd::numbers::<f64>(s, "--sprt", 2).map(|b| (b[0], b[1])))
+            .transpose()?;
+        let about = [format!("{} games from {}", games.len(), pgn.display())];
+        match_page(&format!("Match: {}", pgn.display()), &about, &games, sprt)?
+    } else if let Some(dir) = &args.loop_dir {
+        loop_report(dir)?
+    } else {
+        unreachable!("clap requires one kind of report")
+    };
+    write(&page, &args.out)
+}
+
+fn loop_report(dir: &Path) -> Result<Page> {
+    let mut rounds = read_loop_lines(&read(&dir.join("loop.jsonl"))?);
+    anyhow::ensure!(
+        !rounds.is_empty(),
+        "{}: no finished round in loop.jsonl",
+        dir.display()
+    );
+    for r in &mut rounds {
+        let pgn = dir.join(format!("round-{:02}", r.round)).join("gate.pgn");
+        if let Ok(text) = std::fs::read_to_string(&pgn) {
+            let games = texel_arena::results::games(&text);
+            r.gate_points = games.iter().filter_map(|g| g.points_of("tuned")).collect();
+        }
+    }
+    let about = [format!("{} rounds in {}", rounds.len(), dir.display())];
+    Ok(loop_page(
+        &format!("Loop: {}", dir.display()),
+        &about,
+        &rounds,
+    )?)
+}
+
+fn tune_report(args: &ReportArgs, log: &Path) -> Result<Page> {
+    let tuned_path = args
+        .tuned
+        .as_deref()
+        .context("--tune-log needs --tuned FILE")?;
+    let tuned = crate::load_params(Some(tuned_path))?;
+    let start = crate::load_params(args.data.params.as_deref())?;
+    let mut loaded = load_data(&args.data, start.clone())?;
+    let mut watch = TuneWatch::new(&loaded.train, &start, loaded.k, about(&args.data, loaded.k));
+    watch.passes = read_tune_log(&read(log)?);
+    loaded.train.rescore(&tuned);
+    watch.finished(&mut loaded.train, &tuned)
+}
+
+/// Lines about the data of a run.
+pub fn about(data: &DataArgs, k: f64) -> Vec<String> {
+    let files: Vec<String> = data.epd.iter().map(|p| p.display().to_string()).collect();
+    vec![
+        format!("data: {}", files.join(", ")),
+        format!(
+            "start: {}; K {k:.4}",
+            data.params
+                .as_ref()
+                .map_or("the table's defaults".into(), |p| p.display().to_string())
+        ),
+    ]
+}
+
+/// What a tune page needs from the start of a run, and the passes so far.
+pub struct TuneWatch {
+    start: Params,
+    before: Vec<Bucket>,
+    k: f64,
+    about: Vec<String>,
+    /// The passes so far.
+    pub passes: Vec<PassPoint>,
+}
+
+impl TuneWatch {
+    /// Taken before the run, with `train` scored with `start`.
+    pub fn new(train: &Dataset, start: &Params, k: f64, about: Vec<String>) -> TuneWatch {
+        TuneWatch {
+            start: start.clone(),
+            before: calibration(&samples(train)),
+            k,
+            about,
+            passes: Vec::new(),
+        }
+    }
+
+    /// The page while the run goes on, `train` scored with `now`.
+    pub fn during(&self, train: &Dataset, now: &Params) -> Result<Page> {
+        Ok(self.report(train, now).page("Tuning run (in progress)")?)
+    }
+
+    /// The page of the finished run, with the error each group removed; `train` is scored
+    /// with `tuned` and left so.
+    pub fn finished(&self, train: &mut Dataset, tuned: &Params) -> Result<Page> {
+        let mut report = self.report(train, tuned);
+        report.group_gains = Some(group_gains(train, &self.start, tuned, self.k));
+        Ok(report.page("Tuning run")?)
+    }
+
+    fn report(&self, train: &Dataset, now: &Params) -> TuneReport {
+        let mut report = TuneReport::new(train, &self.before, &self.start, now, self.k);
+        report.about = self.about.clone();
+        report.about.push(format!("{} passes", self.passes.len()));
+        report.passes = self.passes.clone();
+        report
+    }
+}

@@ -1,0 +1,355 @@
+//! Pages of played games: a match (score and Elo with 95 % intervals per pairing, the SPRT
+//! log-likelihood ratio game by game) and a loop (the gate of every round).
+
+use crate::page::Page;
+use crate::plot::{LinePlot, Mark, PlotError, Series};
+use texel_arena::elo::{llr_bounds, Score, SPRT_ERROR_RATE};
+use texel_arena::results::GameTags;
+
+/// The games two engines played against each other, in file order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PairingGames {
+    /// The engine whose score is counted (White in the pairing's first game).
+    pub first: String,
+    /// Its opponent.
+    pub second: String,
+    /// The first engine's points in each finished game: 0, ½ or 1.
+    pub points: Vec<f64>,
+}
+
+impl PairingGames {
+    /// Wins, draws and losses of the first engine after `n` games.
+    pub fn score_after(&self, n: usize) -> Score {
+        let mut s = Score::default();
+        for &p in &self.points[..n.min(self.points.len())] {
+            match p {
+                1.0 => s.wins += 1,
+                0.0 => s.losses += 1,
+                _ => s.draws += 1,
+            }
+        }
+        s
+    }
+
+    /// The SPRT log-likelihood ratio after each game.
+    pub fn llr_path(&self, elo0: f64, elo1: f64) -> Vec<(f64, f64)> {
+        (1..=self.points.len())
+            .map(|n| {
+                let s = self.score_after(n);
+                (
+                    n as f64,
+                    s.sprt(elo0, elo1, SPRT_ERROR_RATE, SPRT_ERROR_RATE).llr(),
+                )
+            })
+            .collect()
+    }
+}
+
+/// The finished games of a match PGN, by pairing in order of first appearance.
+pub fn pairings(games: &[GameTags]) -> Vec<PairingGames> {
+    let mut out: Vec<PairingGames> = Vec::new();
+    for g in games {
+        let at = out.iter().position(|p| {
+            (p.first == g.white && p.second == g.black)
+                || (p.first == g.black && p.second == g.white)
+        });
+        let at = at.unwrap_or_else(|| {
+            out.push(PairingGames {
+                first: g.white.clone(),
+                second: g.black.clone(),
+                points: Vec::new(),
+            });
+            out.len() - 1
+        });
+        if let Some(p) = g.points_of(&out[at].first) {
+            out[at].points.push(p);
+        }
+    }
+    out
+}
+
+/// The LLR bounds as two reference series over `games` games.
+fn bounds_series(games: f64) -> Vec<Series> {
+    let (lower, upper) = llr_bounds(SPRT_ERROR_RATE, SPRT_ERROR_RATE);
+    [("accept H1", upper), ("accept H0", lower)]
+        .into_iter()
+        .map(|(name, y)| Series::new(name, Mark::Reference, 6, vec![(0.0, y), (games, y)]))
+        .collect()
+}
+
+/// The LLR of each pairing (or round) game by game, with the bounds.
+fn llr_plot(title: String, paths: Vec<(String, Vec<(f64, f64)>)>) -> LinePlot {
+    let longest = paths.iter().map(|p| p.1.len()).max().unwrap_or(1) as f64;
+    let mut series: Vec<Series> = paths
+        .into_iter()
+        .enumerate()
+        .map(|(i, (name, points))| Series::new(&name, Mark::Line, i, points))
+        .collect();
+    series.extend(bounds_series(longest));
+    LinePlot {
+        title,
+        x_label: "games played".into(),
+        y_label: "log-likelihood ratio".into(),
+        series,
+    }
+}
+
+/// Elo with 95 % intervals, one point per x.
+fn elo_series(name: &str, colour: usize, points: Vec<(f64, Score)>) -> Series {
+    let (xy, errors) = points
+        .iter()
+        .map(|(x, s)| {
+            let (elo, margin) = s.elo();
+            ((*x, elo), margin)
+        })
+        .unzip();
+    Series {
+        errors: Some(errors),
+        ..Series::new(name, Mark::Points, colour, xy)
+    }
+}
+
+/// The page of a match: a table of pairings, their Elo with 95 % intervals and, with SPRT
+/// bounds in Elo, the log-likelihood ratio game by game.
+pub fn match_page(
+    title: &str,
+    about: &[String],
+    games: &[GameTags],
+    sprt: Option<(f64, f64)>,
+) -> Result<Page, PlotError> {
+    let pairs = pairings(games);
+    let mut page = Page::new(title, about);
+    let rows: Vec<Vec<String>> = pairs
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let s = p.score_after(p.points.len());
+            let (elo, margin) = s.elo();
+            vec![
+                format!("{}", i + 1),
+                format!("{} vs {}", p.first, p.second),
+                format!("{}", s.games()),
+                format!("+{} ={} −{}", s.wins, s.draws, s.losses),
+                format!("{:.1} %", 100.0 * s.fraction()),
+                format!("{elo:+.1} ± {margin:.1}"),
+                format!("{:.1} %", 100.0 * s.los()),
+            ]
+        })
+        .collect();
+    page.heading("Pairings");
+    page.table(
+        &[
+            "#",
+            "pairing",
+            "games",
+            "score",
+            "points",
+            "Elo (95 %)",
+            "LOS",
+        ],
+        &rows,
+    );
+    let points = pairs
+        .iter()
+        .enumerate()
+        .map(|(i, p)| ((i + 1) as f64, p.score_after(p.points.len())))
+        .collect();
+    let elo = LinePlot {
+        title: "Elo of the first engine of each pairing".into(),
+        x_label: "pairing (numbered as in the table)".into(),
+        y_label: "Elo difference".into(),
+        series: vec![elo_series("Elo ± 95 %", 0, points), zero_line(pairs.len())],
+    };
+    page.heading("Elo");
+    page.figure("match-elo", &elo.svg()?,
+        "Each dot is a pairing's Elo with its 95 % interval; an interval clear of the zero line is a \
+         real difference.");
+    if let Some((e0, e1)) = sprt {
+        let paths = pairs
+            .iter()
+            .map(|p| (format!("{} vs {}", p.first, p.second), p.llr_path(e0, e1)))
+            .collect();
+        let plot = llr_plot(
+            format!("SPRT log-likelihood ratio, H0 {e0} Elo against H1 {e1} Elo"),
+            paths,
+        );
+        page.heading("SPRT");
+        page.figure("match-llr", &plot.svg()?,
+            "The test stops when the line leaves the band: above, the gain is at least elo1; below, \
+             at most elo0 (α = β = 0.05).");
+    }
+    Ok(page)
+}
+
+/// A grey line at zero Elo across `n` points.
+fn zero_line(n: usize) -> Series {
+    Series::new(
+        "0 Elo",
+        Mark::Reference,
+        6,
+        vec![(0.5, 0.0), (n as f64 + 0.5, 0.0)],
+    )
+}
+
+/// One round of a loop, as its `loop.jsonl` line and gate games tell it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoopRound {
+    /// Round number.
+    pub round: u32,
+    /// Self-play games.
+    pub games: u64,
+    /// Positions imported from them.
+    pub positions: u64,
+    /// Training and validation error at the end of the round's tuning.
+    pub errors: (Option<f64>, Option<f64>),
+    /// The gate's score of the tuned table against the best.
+    pub gate: Score,
+    /// Whether the tuned table became the best.
+    pub passed: bool,
+    /// SPRT bounds of the gate, Elo.
+    pub sprt: (f64, f64),
+    /// The tuned table's points in each gate game, in order (empty when the PGN is gone).
+    pub gate_points: Vec<f64>,
+}
+
+/// The loop's rounds from the lines of `loop.jsonl` (lines that are not rounds are passed
+/// over); gate games are filled in by the caller.
+pub fn read_loop_lines(text: &str) -> Vec<LoopRound> {
+    text.lines()
+        .filter_map(|line| {
+            let v: serde_json::Value = serde_json::from_str(line).ok()?;
+            let gate = v.get("gate")?;
+            let count = |k: &str| gate.get(k).and_then(|x| x.as_u64()).map(|x| x as u32);
+            let bounds = gate
+                .get("sprt")
+                .and_then(|b| Some((b.get(0)?.as_f64()?, b.get(1)?.as_f64()?)));
+            let error = |k: &str| {
+                v.get("error")
+                    .and_then(|e| e.get(k))
+                    .and_then(|x| x.as_f64())
+            };
+            Some(LoopRound {
+                round: v.get("round")?.as_u64()? as u32,
+                games: v.get("games")?.as_u64()?,
+                positions: v.get("positions")?.as_u64()?,
+                errors: (error("train"), error("validation")),
+                gate: Score {
+                    wins: count("wins")?,
+                    draws: count("draws")?,
+                    losses: count("losses")?,
+                },
+                passed: gate.get("passed")?.as_bool()?,
+                sprt: bounds.unwrap_or(DEFAULT_LOOP_SPRT),
+                gate_points: Vec::new(),
+            })
+        })
+        .collect()
+}
+
+/// The gate bounds of `texel loop` when its line does not say (lines of early versions).
+pub const DEFAULT_LOOP_SPRT: (f64, f64) = (0.0, 10.0);
+
+/// The page of a loop: a table of rounds, the gate's Elo and the errors per round, and the
+/// gate's log-likelihood ratio game by game.
+pub fn loop_page(title: &str, about: &[String], rounds: &[LoopRound]) -> Result<Page, PlotError> {
+    let mut page = Page::new(title, about);
+    let fmt = |e: Option<f64>| e.map_or("-".to_string(), |e| format!("{e:.6}"));
+    let rows: Vec<Vec<String>> = rounds
+        .iter()
+        .map(|r| {
+            let (elo, margin) = r.gate.elo();
+            vec![
+                r.round.to_string(),
+                r.games.to_string(),
+                r.positions.to_string(),
+                fmt(r.errors.0),
+                fmt(r.errors.1),
+                format!("+{} ={} −{}", r.gate.wins, r.gate.draws, r.gate.losses),
+                format!("{elo:+.1} ± {margin:.1}"),
+                if r.passed {
+                    "new best"
+                } else {
+                    "kept the best"
+                }
+                .to_string(),
+            ]
+        })
+        .collect();
+    page.heading("Rounds");
+    page.table(
+        &[
+            "round",
+            "games",
+            "positions",
+            "train error",
+            "validation error",
+            "gate",
+            "Elo (95 %)",
+            "verdict",
+        ],
+        &rows,
+    );
+    let by = |passed: bool| -> Vec<(f64, Score)> {
+        rounds
+            .iter()
+            .filter(|r| r.passed == passed)
+            .map(|r| (f64::from(r.round), r.gate))
+            .collect()
+    };
+    let elo = LinePlot {
+        title: "Gate: the round's tuned table against the best so far".into(),
+        x_label: "round".into(),
+        y_label: "Elo difference".into(),
+        series: vec![
+            elo_series("passed", 2, by(true)),
+            elo_series("failed", 1, by(false)),
+            zero_line(rounds.len()),
+        ],
+    };
+    page.heading("Elo per round");
+    page.figure(
+        "loop-elo",
+        &elo.svg()?,
+        "Each dot is a round's gate match with its 95 % interval; a passed round's table became \
+         the best that the next round plays with.",
+    );
+    let error = |pick: fn(&LoopRound) -> Option<f64>| -> Vec<(f64, f64)> {
+        rounds
+            .iter()
+            .filter_map(|r| Some((f64::from(r.round), pick(r)?)))
+            .collect()
+    };
+    let errors = LinePlot {
+        title: "Error at the end of each round's tuning".into(),
+        x_label: "round".into(),
+        y_label: "mean squared error".into(),
+        series: vec![
+            Series::new("training", Mark::LineAndPoints, 0, error(|r| r.errors.0)),
+            Series::new("validation", Mark::LineAndPoints, 1, error(|r| r.errors.1)),
+        ],
+    };
+    page.heading("Error per round");
+    page.figure("loop-error", &errors.svg()?,
+        "Each round tunes on more positions (its own games are added), so the errors need not fall; \
+         a gap between the lines that widens is over-fitting.");
+    let paths = rounds
+        .iter()
+        .filter(|r| !r.gate_points.is_empty())
+        .map(|r| {
+            let p = PairingGames {
+                first: String::new(),
+                second: String::new(),
+                points: r.gate_points.clone(),
+            };
+            (format!("round {}", r.round), p.llr_path(r.sprt.0, r.sprt.1))
+        })
+        .collect();
+    page.heading("Gate SPRT");
+    page.figure(
+        "loop-llr",
+        &llr_plot("Gate log-likelihood ratio, game by game".into(), paths).svg()?,
+        "A round passes when its line reaches the upper bound, or, when the games run out first, \
+         when the score's LOS is at least 95 %.",
+    );
+    Ok(page)
+}

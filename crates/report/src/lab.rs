@@ -1,0 +1,110 @@
+//! The term lab's page: every verdict of `lab.json` ranked, its validation drop as a bar, and
+//! how often its subject fires.
+
+use crate::page::Page;
+use crate::plot::{Bar, BarPlot, PlotError};
+use serde_json::Value;
+
+/// One verdict as the page shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LabRow {
+    /// The family or term judged.
+    pub subject: String,
+    /// `candidate` or `ablation`.
+    pub kind: String,
+    /// Whether it was kept (for an ablation: whether the term earns its place).
+    pub kept: bool,
+    /// Share of training positions where it fires (0 to 1).
+    pub share: f64,
+    /// The error drop: on validation when measured, else on training.
+    pub gain: f64,
+    /// Whether `gain` is the validation drop.
+    pub on_validation: bool,
+}
+
+/// The verdicts of a `lab.json` and its lines about the run; `None` when the JSON is not a
+/// lab report.
+pub fn read_lab(text: &str) -> Option<(Vec<String>, Vec<LabRow>)> {
+    let v: Value = serde_json::from_str(text).ok()?;
+    let about = v
+        .get("run")?
+        .as_array()?
+        .iter()
+        .filter_map(|l| l.as_str().map(str::to_string))
+        .collect();
+    let rows = v
+        .get("verdicts")?
+        .as_array()?
+        .iter()
+        .map(|r| {
+            let validation = r.get("validation_gain").and_then(Value::as_f64);
+            Some(LabRow {
+                subject: r.get("subject")?.as_str()?.to_string(),
+                kind: r.get("kind")?.as_str()?.to_string(),
+                kept: r.get("kept")?.as_bool()?,
+                share: r.get("share")?.as_f64()?,
+                gain: validation.or_else(|| r.get("train_gain")?.as_f64())?,
+                on_validation: validation.is_some(),
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some((about, rows))
+}
+
+/// The lab page: the ranked bars and the table.
+pub fn lab_page(title: &str, about: &[String], rows: &[LabRow]) -> Result<Page, PlotError> {
+    let mut page = Page::new(title, about);
+    let on = if rows.iter().all(|r| r.on_validation) {
+        "validation"
+    } else {
+        "training"
+    };
+    let verdict = |r: &LabRow| match (r.kept, r.kind.as_str()) {
+        (true, _) => "keep",
+        (false, "ablation") => "dead weight",
+        _ => "reject",
+    };
+    let categories = ["keep", "reject", "dead weight"];
+    let bars = rows
+        .iter()
+        .map(|r| Bar {
+            label: format!("{} (fires {:.1} %)", r.subject, 100.0 * r.share),
+            value: r.gain * 1e5,
+            category: categories
+                .iter()
+                .position(|&c| c == verdict(r))
+                .unwrap_or(1),
+        })
+        .collect();
+    let plot = BarPlot {
+        title: format!("Error drop of each subject ({on} set)"),
+        value_label: format!("{on} error drop (×10⁻⁵)"),
+        bars,
+        categories: categories.iter().map(|c| c.to_string()).collect(),
+    };
+    page.heading("Ranking");
+    page.figure("lab-gains", &plot.svg()?,
+        "Longer is better: the error the subject removes when tuned (for an ablation, what removing \
+         the term adds). The label says in what share of positions it fires: a large drop from a rare \
+         term deserves a second look.");
+    let table: Vec<Vec<String>> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            vec![
+                (i + 1).to_string(),
+                r.subject.clone(),
+                r.kind.clone(),
+                format!("{:.1} %", 100.0 * r.share),
+                format!("{:.3e}", r.gain),
+                verdict(r).to_string(),
+            ]
+        })
+        .collect();
+    page.heading("Verdicts");
+    page.table(
+        &["#", "subject", "kind", "fires", "error drop", "verdict"],
+        &table,
+    );
+    Ok(page)
+}

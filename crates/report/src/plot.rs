@@ -1,0 +1,316 @@
+//! The one place that draws. Every report's plots are [`LinePlot`]s (lines, points, error
+//! bars) or [`BarPlot`]s (labelled horizontal bars), drawn by plotters into SVG with the same
+//! size, fonts, palette and legend, a title and labelled axes.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::ops::Range;
+
+/// Colours of series and bar categories, in order (Okabe–Ito, readable by the colour-blind).
+pub const PALETTE: [RGBColor; 8] = [
+    RGBColor(0, 114, 178),
+    RGBColor(213, 94, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(230, 159, 0),
+    RGBColor(86, 180, 233),
+    RGBColor(120, 120, 120),
+    RGBColor(0, 0, 0),
+];
+
+const WIDTH: u32 = 760;
+const FONT: &str = "sans-serif";
+
+/// How a series is drawn.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Mark {
+    /// A line through the points.
+    Line,
+    /// A thin grey reference line (a bound, a fitted value).
+    Reference,
+    /// A dot at each point.
+    Points,
+    /// A line with a dot at each point.
+    LineAndPoints,
+}
+
+/// One named series of a [`LinePlot`].
+#[derive(Clone, Debug)]
+pub struct Series {
+    /// The legend entry.
+    pub name: String,
+    /// The points, in x order for lines.
+    pub points: Vec<(f64, f64)>,
+    /// How it is drawn.
+    pub mark: Mark,
+    /// Half-widths of vertical error bars, one per point.
+    pub errors: Option<Vec<f64>>,
+    /// Index into [`PALETTE`].
+    pub colour: usize,
+}
+
+impl Series {
+    /// A series without error bars.
+    pub fn new(name: &str, mark: Mark, colour: usize, points: Vec<(f64, f64)>) -> Series {
+        Series {
+            name: name.to_string(),
+            points,
+            mark,
+            errors: None,
+            colour,
+        }
+    }
+}
+
+/// Lines and points over two numeric axes.
+#[derive(Clone, Debug)]
+pub struct LinePlot {
+    /// The title drawn above the plot.
+    pub title: String,
+    /// The x axis, with its unit.
+    pub x_label: String,
+    /// The y axis, with its unit.
+    pub y_label: String,
+    /// What is drawn.
+    pub series: Vec<Series>,
+}
+
+/// One bar of a [`BarPlot`].
+#[derive(Clone, Debug)]
+pub struct Bar {
+    /// The label beside it.
+    pub label: String,
+    /// Its length (may be negative).
+    pub value: f64,
+    /// Index into [`BarPlot::categories`] (and the palette).
+    pub category: usize,
+}
+
+/// Horizontal bars, top to bottom in the given order, coloured by category.
+#[derive(Clone, Debug)]
+pub struct BarPlot {
+    /// The title drawn above the plot.
+    pub title: String,
+    /// The value axis, with its unit.
+    pub value_label: String,
+    /// The bars.
+    pub bars: Vec<Bar>,
+    /// Legend names of the categories (no legend when there is one or none).
+    pub categories: Vec<String>,
+}
+
+/// Plotters could not draw.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot draw {title:?}: {cause}")]
+pub struct PlotError {
+    title: String,
+    cause: String,
+}
+
+impl PlotError {
+    fn new(title: &str, cause: impl std::fmt::Display) -> PlotError {
+        PlotError {
+            title: title.to_string(),
+            cause: cause.to_string(),
+        }
+    }
+}
+
+/// `lo..hi` widened by 5 % on each side (and to a unit when empty).
+fn padded(lo: f64, hi: f64) -> Range<f64> {
+    if !(lo.is_finite() && hi.is_finite()) {
+        return 0.0..1.0;
+    }
+    let span = if hi > lo { hi - lo } else { 1.0 };
+    lo - 0.05 * span..hi + 0.05 * span
+}
+
+/// The extent of a set of numbers.
+fn extent(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+        (lo.min(v), hi.max(v))
+    })
+}
+
+/// The row of a segment value.
+fn segment(v: &SegmentValue<i32>) -> i32 {
+    match v {
+        SegmentValue::Exact(i) | SegmentValue::CenterOf(i) => *i,
+        SegmentValue::Last => 0,
+    }
+}
+
+fn colour(index: usize) -> RGBColor {
+    PALETTE[index % PALETTE.len()]
+}
+
+/// The legend glyph: a short thick line in the colour (no dot or box, so that counting
+/// circles or rectangles counts data).
+fn glyph(c: RGBColor, width: u32) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
+    move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(width))
+}
+
+impl LinePlot {
+    fn ranges(&self) -> (Range<f64>, Range<f64>) {
+        let points = || self.series.iter().flat_map(|s| s.points.iter());
+        let (x0, x1) = extent(points().map(|p| p.0));
+        let spans = self.series.iter().flat_map(|s| {
+            let errors = s.errors.clone().unwrap_or_default();
+            s.points.iter().enumerate().flat_map(move |(i, p)| {
+                let e = errors.get(i).copied().unwrap_or(0.0);
+                [p.1 - e, p.1 + e]
+            })
+        });
+        let (y0, y1) = extent(spans);
+        (padded(x0, x1), padded(y0, y1))
+    }
+
+    /// The plot as an SVG document.
+    pub fn svg(&self) -> Result<String, PlotError> {
+        let mut out = String::new();
+        {
+            let root = SVGBackend::with_string(&mut out, (WIDTH, 400)).into_drawing_area();
+            self.draw(&root)
+                .map_err(|e| PlotError::new(&self.title, e))?;
+            root.present().map_err(|e| PlotError::new(&self.title, e))?;
+        }
+        Ok(out)
+    }
+
+    fn draw(
+        &self,
+        root: &DrawingArea<SVGBackend, Shift>,
+    ) -> Result<(), Box<dyn std::error::Error + '_>> {
+        root.fill(&WHITE)?;
+        let (xs, ys) = self.ranges();
+        let mut chart = ChartBuilder::on(root)
+            .caption(&self.title, (FONT, 20))
+            .margin(12)
+            .x_label_area_size(44)
+            .y_label_area_size(72)
+            .build_cartesian_2d(xs, ys)?;
+        chart
+            .configure_mesh()
+            .x_desc(&self.x_label)
+            .y_desc(&self.y_label)
+            .label_style((FONT, 13))
+            .axis_desc_style((FONT, 14))
+            .light_line_style(WHITE.mix(0.0))
+            .draw()?;
+        for s in &self.series {
+            let c = colour(s.colour);
+            let line = match s.mark {
+                Mark::Reference => Some(RGBColor(150, 150, 150).stroke_width(1)),
+                Mark::Line | Mark::LineAndPoints => Some(c.stroke_width(2)),
+                Mark::Points => None,
+            };
+            let legend_colour = if s.mark == Mark::Reference {
+                RGBColor(150, 150, 150)
+            } else {
+                c
+            };
+            let drawn = match line {
+                Some(style) => chart.draw_series(LineSeries::new(s.points.clone(), style))?,
+                None => chart.draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())?,
+            };
+            drawn.label(&s.name).legend(glyph(legend_colour, 3));
+            if matches!(s.mark, Mark::Points | Mark::LineAndPoints) {
+                chart.draw_series(s.points.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
+            }
+            if let Some(errors) = &s.errors {
+                let bars = s.points.iter().zip(errors).map(|(&(x, y), &e)| {
+                    PathElement::new(vec![(x, y - e), (x, y + e)], c.stroke_width(1))
+                });
+                chart.draw_series(bars)?;
+            }
+        }
+        if self.series.len() > 1 {
+            chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK.mix(0.4))
+                .label_font((FONT, 13))
+                .position(SeriesLabelPosition::UpperRight)
+                .draw()?;
+        }
+        Ok(())
+    }
+}
+
+impl BarPlot {
+    /// The plot as an SVG document.
+    pub fn svg(&self) -> Result<String, PlotError> {
+        let height = 110 + 20 * self.bars.len().max(1) as u32;
+        let mut out = String::new();
+        {
+            let root = SVGBackend::with_string(&mut out, (WIDTH, height)).into_drawing_area();
+            self.draw(&root)
+                .map_err(|e| PlotError::new(&self.title, e))?;
+            root.present().map_err(|e| PlotError::new(&self.title, e))?;
+        }
+        Ok(out)
+    }
+
+    fn draw(
+        &self,
+        root: &DrawingArea<SVGBackend, Shift>,
+    ) -> Result<(), Box<dyn std::error::Error + '_>> {
+        root.fill(&WHITE)?;
+        let (lo, hi) = extent(self.bars.iter().map(|b| b.value).chain([0.0]));
+        let n = self.bars.len().max(1) as i32;
+        let longest = self.bars.iter().map(|b| b.label.len()).max().unwrap_or(4);
+        let mut chart = ChartBuilder::on(root)
+            .caption(&self.title, (FONT, 20))
+            .margin(12)
+            .x_label_area_size(44)
+            .y_label_area_size((longest as u32 * 7 + 16).min(WIDTH / 2))
+            .build_cartesian_2d(padded(lo, hi), (0..n).into_segmented())?;
+        let label = |v: &SegmentValue<i32>| match v {
+            SegmentValue::CenterOf(i) => self
+                .bars
+                .get((n - 1 - i) as usize)
+                .map_or(String::new(), |b| b.label.clone()),
+            _ => String::new(),
+        };
+        chart
+            .configure_mesh()
+            .x_desc(&self.value_label)
+            .y_labels(self.bars.len().max(1))
+            .y_label_formatter(&label)
+            .label_style((FONT, 12))
+            .axis_desc_style((FONT, 14))
+            .disable_y_mesh()
+            .light_line_style(WHITE.mix(0.0))
+            .draw()?;
+        let bars = &self.bars;
+        chart.draw_series(
+            Histogram::horizontal(&chart)
+                .style_func(|row, _| {
+                    let i = (n - 1 - segment(row)) as usize;
+                    colour(bars.get(i).map_or(0, |b| b.category)).filled()
+                })
+                .margin(3)
+                .data(
+                    bars.iter()
+                        .enumerate()
+                        .map(|(i, b)| (n - 1 - i as i32, b.value)),
+                ),
+        )?;
+        if self.categories.len() > 1 {
+            for (i, name) in self.categories.iter().enumerate() {
+                chart
+                    .draw_series(std::iter::empty::<Circle<(f64, SegmentValue<i32>), i32>>())?
+                    .label(name)
+                    .legend(glyph(colour(i), 8));
+            }
+            chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK.mix(0.4))
+                .label_font((FONT, 13))
+                .position(SeriesLabelPosition::LowerRight)
+                .draw()?;
+        }
+        Ok(())
+    }
+}

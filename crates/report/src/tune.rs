@@ -1,0 +1,361 @@
+//! The tuning run's page: error per pass, error against K, calibration before and after,
+//! the largest value changes and the error each group's tuning removed.
+
+use crate::page::Page;
+use crate::plot::{Bar, BarPlot, LinePlot, Mark, PlotError, Series};
+use texel_eval::params::flat_params;
+use texel_eval::params::Group;
+use texel_eval::Params;
+use texel_tune::error::{chunked_sum, mean_error, samples, sigmoid, squared_error};
+use texel_tune::Dataset;
+
+/// One pass of the run, as its log line tells it.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct PassPoint {
+    /// Pass number (from 1).
+    pub pass: usize,
+    /// Training error after the pass.
+    pub train: f64,
+    /// Validation error after the pass, when there was a validation set.
+    pub validation: Option<f64>,
+}
+
+/// The pass lines of a tune log (`texel tune --log`); other lines are passed over.
+pub fn read_tune_log(text: &str) -> Vec<PassPoint> {
+    text.lines()
+        .filter_map(|line| {
+            let v: serde_json::Value = serde_json::from_str(line).ok()?;
+            Some(PassPoint {
+                pass: v.get("pass")?.as_u64()? as usize,
+                train: v.get("train_error")?.as_f64()?,
+                validation: v.get("validation_error").and_then(|v| v.as_f64()),
+            })
+        })
+        .collect()
+}
+
+/// Positions whose evaluation falls in one bucket, and their mean game result.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Bucket {
+    /// The bucket's middle, in centipawns.
+    pub centre: f64,
+    /// Positions in it.
+    pub positions: usize,
+    /// Their mean result, white's view (0 to 1).
+    pub mean_result: f64,
+}
+
+/// Evaluations (centipawns, white's view) within ±[`CALIBRATION_RANGE`] bucketed by
+/// [`CALIBRATION_WIDTH`].
+pub const CALIBRATION_RANGE: i32 = 1000;
+/// Bucket width of the calibration plot, centipawns.
+pub const CALIBRATION_WIDTH: i32 = 50;
+/// Buckets with fewer positions are left out (their mean says little).
+pub const CALIBRATION_MIN: usize = 20;
+
+/// The calibration buckets of `(evaluation, result)` pairs: evaluations beyond the range
+/// are left out, buckets with fewer than [`CALIBRATION_MIN`] positions too.
+pub fn calibration(samples: &[(i32, f64)]) -> Vec<Bucket> {
+    let count = (2 * CALIBRATION_RANGE / CALIBRATION_WIDTH) as usize;
+    let mut sums = vec![(0usize, 0.0f64); count];
+    for &(q, target) in samples {
+        if q.abs() >= CALIBRATION_RANGE {
+            continue;
+        }
+        let b = ((q + CALIBRATION_RANGE) / CALIBRATION_WIDTH) as usize;
+        sums[b].0 += 1;
+        sums[b].1 += target;
+    }
+    sums.iter()
+        .enumerate()
+        .filter(|(_, &(n, _))| n >= CALIBRATION_MIN)
+        .map(|(b, &(n, total))| Bucket {
+            centre: f64::from(-CALIBRATION_RANGE + CALIBRATION_WIDTH * b as i32)
+                + f64::from(CALIBRATION_WIDTH) / 2.0,
+            positions: n,
+            mean_result: total / n as f64,
+        })
+        .collect()
+}
+
+/// The mean error of `samples` at `K` from half to one and a half times `k`, 41 points.
+pub fn k_curve(samples: &[(i32, f64)], k: f64) -> Vec<(f64, f64)> {
+    let n = samples.len().max(1) as f64;
+    (0..=40)
+        .map(|i| {
+            let kk = k * (0.5 + f64::from(i) / 40.0);
+            let e = chunked_sum(samples.len(), |j| {
+                let (q, t) = samples[j];
+                squared_error(kk, q, t)
+            });
+            (kk, e / n)
+        })
+        .collect()
+}
+
+/// A changed value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Change {
+    /// Its readable name (`KNIGHT_OUTPOST[1].end`).
+    pub name: String,
+    /// Its term's group.
+    pub group: Group,
+    /// Before and after.
+    pub before: i32,
+    /// After.
+    pub after: i32,
+}
+
+/// The `n` largest changes from `start` to `tuned`, largest first (ties in table order).
+pub fn largest_changes(start: &Params, tuned: &Params, n: usize) -> Vec<Change> {
+    let mut changes: Vec<Change> = flat_params()
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| start.flat()[i] != tuned.flat()[i])
+        .map(|(i, p)| Change {
+            name: p.name(),
+            group: p.term.info().group,
+            before: start.flat()[i],
+            after: tuned.flat()[i],
+        })
+        .collect();
+    changes.sort_by_key(|c| std::cmp::Reverse((c.after - c.before).abs()));
+    changes.truncate(n);
+    changes
+}
+
+/// For each group with a changed value, the training error its tuning removed: the error
+/// with that group's values put back to `start` (every other value tuned) minus the error of
+/// `tuned`. Leaves `train` scored with `tuned`.
+pub fn group_gains(
+    train: &mut Dataset,
+    start: &Params,
+    tuned: &Params,
+    k: f64,
+) -> Vec<(Group, f64)> {
+    train.rescore(tuned);
+    let base = mean_error(train, k);
+    let mut gains = Vec::new();
+    for &group in Group::ALL {
+        let slots: Vec<usize> = (0..flat_params().len())
+            .filter(|&i| flat_params()[i].term.info().group == group)
+            .filter(|&i| start.flat()[i] != tuned.flat()[i])
+            .collect();
+        if slots.is_empty() {
+            continue;
+        }
+        let mut reverted = tuned.clone();
+        for &i in &slots {
+            reverted.set_flat(i, start.flat()[i]);
+        }
+        train.rescore(&reverted);
+        gains.push((group, mean_error(train, k) - base));
+    }
+    train.rescore(tuned);
+    gains
+}
+
+/// What a tune page shows.
+#[derive(Clone, Debug)]
+pub struct TuneReport {
+    /// Lines describing the run (data, K, passes, ...).
+    pub about: Vec<String>,
+    /// The passes so far.
+    pub passes: Vec<PassPoint>,
+    /// The run's K.
+    pub k: f64,
+    /// Error against K, with the tuned parameters.
+    pub k_curve: Vec<(f64, f64)>,
+    /// Calibration with the start parameters.
+    pub before: Vec<Bucket>,
+    /// Calibration with the tuned parameters.
+    pub after: Vec<Bucket>,
+    /// The largest changes.
+    pub changes: Vec<Change>,
+    /// Error removed per group (`None`: not measured yet, e.g. while the run goes on).
+    pub group_gains: Option<Vec<(Group, f64)>>,
+}
+
+impl TuneReport {
+    /// The report of a run from `start` to the parameters `train` is scored with now.
+    pub fn new(
+        train: &Dataset,
+        start: &[Bucket],
+        start_params: &Params,
+        tuned: &Params,
+        k: f64,
+    ) -> TuneReport {
+        let now = samples(train);
+        TuneReport {
+            about: Vec::new(),
+            passes: Vec::new(),
+            k,
+            k_curve: k_curve(&now, k),
+            before: start.to_vec(),
+            after: calibration(&now),
+            changes: largest_changes(start_params, tuned, 30),
+            group_gains: None,
+        }
+    }
+
+    /// The page: every plot, with its reading guide.
+    pub fn page(&self, title: &str) -> Result<Page, PlotError> {
+        let mut page = Page::new(title, &self.about);
+        page.heading("Error per pass");
+        page.figure(
+            "error-per-pass",
+            &self.passes_plot().svg()?,
+            "Both lines should fall and flatten. A validation line that turns up while the \
+             training line still falls is over-fitting; the run keeps the best validation pass.",
+        );
+        page.heading("Error against K");
+        page.figure(
+            "error-vs-k",
+            &self.k_plot().svg()?,
+            "The mean error of the tuned table for other scales K; the grey line is the fitted K. \
+             The lowest point should sit on it.",
+        );
+        page.heading("Calibration");
+        page.figure(
+            "calibration",
+            &self.calibration_plot().svg()?,
+            "Dots: the mean game result of positions evaluated within 25 cp of x (buckets of at \
+             least 20 positions). On the curve, an evaluation scores what σ(K·eval) promises; \
+             after tuning the dots should hug it.",
+        );
+        page.heading("Largest changes");
+        page.figure(
+            "largest-changes",
+            &self.changes_plot().svg()?,
+            "The 30 values that moved most (tuned − start, centipawns), in blocks by group (the \
+             first word of each label), the group with the largest change first.",
+        );
+        page.heading("Error removed by each group");
+        match &self.group_gains {
+            Some(gains) => page.figure(
+                "group-gains",
+                &gains_plot(gains).svg()?,
+                "How much higher the training error would be with this group's values back at \
+                 the start and every other value tuned: where the gain of the run comes from.",
+            ),
+            None => page.note("Measured when the run ends."),
+        }
+        Ok(page)
+    }
+
+    fn passes_plot(&self) -> LinePlot {
+        let train = self
+            .passes
+            .iter()
+            .map(|p| (p.pass as f64, p.train))
+            .collect();
+        let validation: Vec<(f64, f64)> = self
+            .passes
+            .iter()
+            .filter_map(|p| Some((p.pass as f64, p.validation?)))
+            .collect();
+        let mut series = vec![Series::new("training", Mark::LineAndPoints, 0, train)];
+        if !validation.is_empty() {
+            series.push(Series::new(
+                "validation",
+                Mark::LineAndPoints,
+                1,
+                validation,
+            ));
+        }
+        LinePlot {
+            title: "Mean squared error after each pass".into(),
+            x_label: "pass".into(),
+            y_label: "mean squared error (result − σ(K·eval))²".into(),
+            series,
+        }
+    }
+
+    fn k_plot(&self) -> LinePlot {
+        let (lo, hi) = self
+            .k_curve
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+                (lo.min(p.1), hi.max(p.1))
+            });
+        LinePlot {
+            title: format!("Error against the scale K (fitted K {:.4})", self.k),
+            x_label: "K".into(),
+            y_label: "mean squared error".into(),
+            series: vec![
+                Series::new("error", Mark::Line, 0, self.k_curve.clone()),
+                Series::new(
+                    "fitted K",
+                    Mark::Reference,
+                    6,
+                    vec![(self.k, lo), (self.k, hi)],
+                ),
+            ],
+        }
+    }
+
+    fn calibration_plot(&self) -> LinePlot {
+        let curve = (-CALIBRATION_RANGE..=CALIBRATION_RANGE)
+            .step_by(20)
+            .map(|q| (f64::from(q), sigmoid(self.k, q)))
+            .collect();
+        let dots = |b: &[Bucket]| b.iter().map(|b| (b.centre, b.mean_result)).collect();
+        LinePlot {
+            title: "Calibration: mean result by evaluation".into(),
+            x_label: "evaluation (centipawns, white's view)".into(),
+            y_label: "mean result for white (0 to 1)".into(),
+            series: vec![
+                Series::new("σ(K·eval)", Mark::Line, 6, curve),
+                Series::new("start", Mark::Points, 0, dots(&self.before)),
+                Series::new("tuned", Mark::Points, 1, dots(&self.after)),
+            ],
+        }
+    }
+
+    /// Bars in blocks by group (groups in order of their largest change), each block in
+    /// its own colour and its group named in the labels.
+    fn changes_plot(&self) -> BarPlot {
+        let mut groups: Vec<Group> = Vec::new();
+        for c in &self.changes {
+            if !groups.contains(&c.group) {
+                groups.push(c.group);
+            }
+        }
+        let block = |c: &Change| groups.iter().position(|&g| g == c.group).unwrap_or(0);
+        let mut sorted: Vec<&Change> = self.changes.iter().collect();
+        sorted.sort_by_key(|c| block(c));
+        let bars = sorted
+            .iter()
+            .map(|c| Bar {
+                label: format!("{} {} ({} → {})", c.group.name(), c.name, c.before, c.after),
+                value: f64::from(c.after - c.before),
+                category: block(c),
+            })
+            .collect();
+        BarPlot {
+            title: "The largest value changes, by group".into(),
+            value_label: "tuned − start (centipawns)".into(),
+            bars,
+            categories: Vec::new(),
+        }
+    }
+}
+
+/// Bars of the error removed per group, largest first.
+fn gains_plot(gains: &[(Group, f64)]) -> BarPlot {
+    let mut sorted = gains.to_vec();
+    sorted.sort_by(|a, b| b.1.total_cmp(&a.1));
+    BarPlot {
+        title: "Training error removed by each group's tuning".into(),
+        value_label: "error removed (×10⁻⁴)".into(),
+        bars: sorted
+            .iter()
+            .map(|(g, gain)| Bar {
+                label: g.name().to_string(),
+                value: gain * 1e4,
+                category: 0,
+            })
+            .collect(),
+        categories: Vec::new(),
+    }
+}
