@@ -332,7 +332,9 @@ impl Engine {
         match &spec.kind {
             Kind::BuiltIn { params } => {
                 let params = match params {
-                    Some(p) => Params::load(p).map_err(|e| Failure::Start(e.to_string()))?,
+                    Some(p) => {
+                        Params::load_or_preset(p).map_err(|e| Failure::Start(e.to_string()))?
+                    }
                     None => Params::default(),
                 };
                 Ok(Engine::BuiltIn(Box::new(Searcher::new(

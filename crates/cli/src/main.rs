@@ -127,17 +127,10 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 /// Loads `--params`: a JSON file, or `preset:NAME` (defaults, slow23, gnu87); the table's
 /// defaults when absent.
 fn load_params(path: Option<&std::path::Path>) -> anyhow::Result<texel_eval::Params> {
-    use texel_eval::params::Preset;
-    let Some(p) = path else {
-        return Ok(texel_eval::Params::default());
-    };
-    match p.to_str().and_then(|s| s.strip_prefix("preset:")) {
-        Some(name) => Preset::by_name(name).map(Preset::params).ok_or_else(|| {
-            let names: Vec<&str> = Preset::ALL.iter().map(|p| p.0).collect();
-            anyhow::anyhow!("no preset {name:?} (presets: {})", names.join(", "))
-        }),
-        None => Ok(texel_eval::Params::load(p)?),
-    }
+    Ok(path
+        .map(texel_eval::Params::load_or_preset)
+        .transpose()?
+        .unwrap_or_default())
 }
 
 /// A progress bar on stderr, hidden when stderr is not a terminal.

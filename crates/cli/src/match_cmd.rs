@@ -14,7 +14,7 @@ use texel_arena::{run_match, MatchOptions, MatchReport, Progress};
 
 #[derive(Args)]
 pub struct MatchArgs {
-    /// An engine: `name=N,params=P.json` (texel) or `name=N,cmd=PATH[,arg=A][,option.NAME=V]`
+    /// An engine: `name=N,params=P.json|preset:NAME` (texel) or `name=N,cmd=PATH[,arg=A][,option.NAME=V]`
     /// (UCI), with optional `tc=5+0.05`, `nodes=N`, `depth=N`, `st=SECONDS`, `hash=MB`.
     /// The first engine plays all others (gauntlet). Repeatable.
     #[arg(long = "engine", required = true)]
@@ -157,7 +157,7 @@ fn options(args: &MatchArgs) -> Result<MatchOptions> {
         .collect::<Result<Vec<_>>>()?;
     for e in &engines {
         if let Kind::BuiltIn { params: Some(p) } = &e.kind {
-            texel_eval::Params::load(p)?;
+            texel_eval::Params::load_or_preset(p)?;
         }
     }
     let openings = match &args.openings {

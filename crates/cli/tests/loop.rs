@@ -81,6 +81,24 @@ fn a_failing_gate_keeps_the_old_best_and_a_rerun_goes_on() {
     );
     let lines = std::fs::read_to_string(dir.join("loop.jsonl")).unwrap();
     assert_eq!(lines.lines().count(), 2);
+    // The loop's page: both rounds, each gate's games.
+    let page = dir.join("loop.html");
+    stdout_of(
+        texel()
+            .args(["report", "--out"])
+            .arg(&page)
+            .arg("--loop")
+            .arg(&dir),
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    for id in ["loop-elo", "loop-error", "loop-llr"] {
+        assert!(html.contains(&format!("<figure id=\"{id}\">")), "{id}");
+    }
+    assert_eq!(html.matches("<td>kept the best</td>").count(), 2);
+    assert!(
+        html.contains("\nround 2\n</text>"),
+        "the second gate's LLR line"
+    );
 }
 
 /// Runs a one-round loop, interrupts it once `watched` (inside the run folder) holds two

@@ -30,6 +30,9 @@ pub enum ParamsError {
         /// What is wrong.
         error: Box<ParamsError>,
     },
+    /// `preset:NAME` names no preset.
+    #[error("no preset {0:?} (presets: {names})", names = super::Preset::names())]
+    NoPreset(String),
     /// The top level is not an object.
     #[error("a parameter file must be a JSON object keyed by term name")]
     NotAnObject,
@@ -141,6 +144,19 @@ impl Params {
             path: path.to_path_buf(),
             error: Box::new(error),
         })
+    }
+
+    /// Reads a parameter file, or a preset when `path` is `preset:NAME`.
+    ///
+    /// # Errors
+    /// An unknown preset, or any error of [`Params::load`].
+    pub fn load_or_preset(path: &Path) -> Result<Params, ParamsError> {
+        match path.to_str().and_then(|s| s.strip_prefix("preset:")) {
+            Some(name) => super::Preset::by_name(name)
+                .map(super::Preset::params)
+                .ok_or_else(|| ParamsError::NoPreset(name.to_string())),
+            None => Params::load(path),
+        }
     }
 
     /// Writes a parameter file atomically (a temporary file renamed over the target).

@@ -32,6 +32,11 @@ impl Preset {
         ("material", Preset::Material),
     ];
 
+    /// Every preset's name, comma-separated.
+    pub fn names() -> String {
+        Preset::ALL.map(|p| p.0).join(", ")
+    }
+
     /// The preset called `name`.
     pub fn by_name(name: &str) -> Option<Preset> {
         Preset::ALL.iter().find(|p| p.0 == name).map(|p| p.1)

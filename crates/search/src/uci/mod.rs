@@ -272,7 +272,8 @@ fn set_option(e: &mut Engine, line: &str) -> Result<(), String> {
             e.params = if value.is_empty() || value == "<empty>" {
                 Params::default()
             } else {
-                Params::load(std::path::Path::new(value)).map_err(|err| err.to_string())?
+                Params::load_or_preset(std::path::Path::new(value))
+                    .map_err(|err| err.to_string())?
             };
         }
         _ => {

@@ -1,0 +1,254 @@
+//! Pages built from small fixed runs hold every plot with the number of points or bars
+//! their data gives (counted in the SVG), and need nothing from the network.
+
+use texel_arena::elo::Score;
+use texel_arena::results::games;
+use texel_eval::params::Group;
+use texel_report::games::{loop_page, match_page, pairings, read_loop_lines, LoopRound};
+use texel_report::lab::{lab_page, read_lab};
+use texel_report::tune::{calibration, read_tune_log, Bucket, Change, PassPoint, TuneReport};
+
+/// The SVG of figure `id`.
+fn figure<'h>(html: &'h str, id: &str) -> &'h str {
+    let open = format!("<figure id=\"{id}\">");
+    let start = html.find(&open).unwrap_or_else(|| panic!("no figure {id}"));
+    let end = start + html[start..].find("</figure>").unwrap();
+    let fig = &html[start..end];
+    assert!(
+        fig.contains("<svg") && fig.contains("</svg>"),
+        "{id} holds no SVG"
+    );
+    assert!(fig.contains("<figcaption>"), "{id} has no reading guide");
+    fig
+}
+
+/// Data points: dots.
+fn dots(svg: &str) -> usize {
+    svg.matches("<circle").count()
+}
+
+/// Data bars: opaque coloured rectangles (not the white background, not the legend box).
+fn bars(svg: &str) -> usize {
+    svg.lines()
+        .filter(|l| l.starts_with("<rect") && l.contains("opacity=\"1\""))
+        .filter(|l| !l.contains("fill=\"#FFFFFF\""))
+        .count()
+}
+
+/// Texts drawn in the SVG (titles, axis labels, legend entries).
+fn has_text(svg: &str, text: &str) -> bool {
+    svg.contains(&format!("\n{text}\n</text>"))
+}
+
+/// Nothing is fetched: no scripts, links, images, imports or URLs but the SVG namespace.
+fn assert_offline(html: &str) {
+    for bad in [
+        "<script", "<link", "<img", "src=", "href=", "@import", "url(",
+    ] {
+        assert!(!html.contains(bad), "the page loads something: {bad}");
+    }
+    let urls = html.matches("http").count();
+    let namespaces = html.matches("xmlns=\"http://www.w3.org/2000/svg\"").count();
+    assert_eq!(urls, namespaces, "a URL besides the SVG namespace");
+}
+
+fn bucket(centre: f64) -> Bucket {
+    Bucket {
+        centre,
+        positions: 30,
+        mean_result: 0.5 + centre / 2000.0,
+    }
+}
+
+fn tune_report() -> TuneReport {
+    let passes = (1..=4)
+        .map(|p| PassPoint {
+            pass: p,
+            train: 0.03 - 0.001 * p as f64,
+            validation: (p > 1).then_some(0.031 - 0.0005 * p as f64),
+        })
+        .collect();
+    let change = |name: &str, group, after| Change {
+        name: name.into(),
+        group,
+        before: 0,
+        after,
+    };
+    TuneReport {
+        about: vec!["data: fixture".into()],
+        passes,
+        k: 1.2,
+        k_curve: (0..=40)
+            .map(|i| (0.6 + 0.03 * f64::from(i), 0.03))
+            .collect(),
+        before: [-100.0, -50.0, 0.0, 50.0, 100.0].map(bucket).to_vec(),
+        after: [-150.0, -100.0, -50.0, 0.0, 50.0, 100.0]
+            .map(bucket)
+            .to_vec(),
+        changes: vec![
+            change("A.mid", Group::ALL[0], 30),
+            change("B.end", Group::ALL[1], -20),
+            change("C.mid", Group::ALL[0], 10),
+        ],
+        group_gains: Some(vec![(Group::ALL[0], 2e-4), (Group::ALL[1], 5e-5)]),
+    }
+}
+
+#[test]
+fn the_tune_page_holds_every_plot_with_its_points_and_bars() {
+    let html = tune_report().page("Tuning run").unwrap().html();
+    assert_offline(&html);
+    let passes = figure(&html, "error-per-pass");
+    assert_eq!(dots(passes), 4 + 3, "a dot per pass and set");
+    assert!(has_text(passes, "training") && has_text(passes, "validation"));
+    assert!(has_text(passes, "pass"), "the x axis is labelled");
+    let k = figure(&html, "error-vs-k");
+    assert_eq!(dots(k), 0);
+    assert!(has_text(k, "fitted K") && has_text(k, "K"));
+    let calib = figure(&html, "calibration");
+    assert_eq!(dots(calib), 5 + 6, "a dot per bucket, before and after");
+    assert!(
+        has_text(calib, "start") && has_text(calib, "tuned"),
+        "the legend names both"
+    );
+    assert_eq!(bars(figure(&html, "largest-changes")), 3);
+    assert_eq!(bars(figure(&html, "group-gains")), 2);
+}
+
+#[test]
+fn while_the_run_goes_on_the_group_plot_waits_for_its_end() {
+    let mut report = tune_report();
+    report.group_gains = None;
+    let html = report.page("Tuning run").unwrap().html();
+    assert!(!html.contains("id=\"group-gains\""));
+    assert!(html.contains("Measured when the run ends."));
+    assert_eq!(html.matches("<figure").count(), 4);
+}
+
+#[test]
+fn calibration_buckets_evaluations_by_fifty_centipawns() {
+    let mut samples: Vec<(i32, f64)> = Vec::new();
+    samples.extend((0..30).map(|i| (10 + i, 1.0)));
+    samples.extend((0..10).map(|i| (10 + i, 0.0)));
+    samples.extend((0..19).map(|_| (-60, 0.0)));
+    samples.extend((0..50).map(|_| (1000, 1.0)));
+    let b = calibration(&samples);
+    assert_eq!(
+        b.len(),
+        1,
+        "19 positions are too few, 1000 cp is out of range"
+    );
+    assert_eq!(b[0].centre, 25.0);
+    assert_eq!(b[0].positions, 40);
+    assert_eq!(b[0].mean_result, 0.75);
+}
+
+#[test]
+fn the_tune_log_gives_its_pass_lines() {
+    let log = "{\"pass\":1,\"train_error\":0.03,\"validation_error\":null,\"moves\":5}\n\
+               {\"pass\":2,\"train_error\":0.02,\"validation_error\":0.025}\n\
+               {\"held\":[],\"changes\":[]}\n";
+    let p = read_tune_log(log);
+    assert_eq!(p.len(), 2);
+    assert_eq!(p[0].validation, None);
+    assert_eq!(p[1].validation, Some(0.025));
+}
+
+fn game(round: usize, white: &str, black: &str, result: &str) -> String {
+    format!(
+        "[Event \"m\"]\n[Round \"{round}\"]\n[White \"{white}\"]\n[Black \"{black}\"]\n\
+         [Result \"{result}\"]\n\n1. e4 {result}\n\n"
+    )
+}
+
+#[test]
+fn the_match_page_draws_a_point_per_pairing_and_the_llr_per_game() {
+    let pgn = [
+        game(1, "a", "b", "1-0"),
+        game(2, "b", "a", "1/2-1/2"),
+        game(3, "a", "c", "0-1"),
+        game(4, "b", "a", "0-1"),
+        game(5, "c", "a", "1-0"),
+        game(6, "a", "b", "*"),
+    ]
+    .concat();
+    let g = games(&pgn);
+    let p = pairings(&g);
+    assert_eq!(p.len(), 2);
+    assert_eq!(
+        (p[0].first.as_str(), p[0].points.clone()),
+        ("a", vec![1.0, 0.5, 1.0])
+    );
+    assert_eq!(
+        (p[1].first.as_str(), p[1].points.clone()),
+        ("a", vec![0.0, 0.0])
+    );
+    let path = p[0].llr_path(0.0, 10.0);
+    assert_eq!(path.len(), 3);
+    let end = Score {
+        wins: 2,
+        draws: 1,
+        losses: 0,
+    }
+    .sprt(0.0, 10.0, 0.05, 0.05)
+    .llr();
+    assert_eq!(path[2], (3.0, end));
+    let html = match_page("Match", &[], &g, Some((0.0, 10.0)))
+        .unwrap()
+        .html();
+    assert_offline(&html);
+    assert_eq!(dots(figure(&html, "match-elo")), 2);
+    let llr = figure(&html, "match-llr");
+    assert!(has_text(llr, "a vs b") && has_text(llr, "a vs c") && has_text(llr, "accept H1"));
+    assert!(html.contains("<td>+2 =1 −0</td>"));
+    let without = match_page("Match", &[], &g, None).unwrap().html();
+    assert!(!without.contains("match-llr"));
+}
+
+#[test]
+fn the_loop_page_draws_every_round() {
+    let lines = "{\"round\":1,\"games\":10,\"positions\":90,\"error\":{\"train\":0.03,\"validation\":0.031},\
+                 \"gate\":{\"wins\":5,\"draws\":2,\"losses\":3,\"elo\":1,\"margin\":2,\"llr\":0.1,\"passed\":false}}\n\
+                 {\"round\":2,\"games\":10,\"positions\":95,\"error\":{\"train\":0.029,\"validation\":null},\
+                 \"gate\":{\"wins\":8,\"draws\":1,\"losses\":1,\"elo\":1,\"margin\":2,\"llr\":3.0,\"sprt\":[0,5],\"passed\":true}}\n";
+    let mut rounds: Vec<LoopRound> = read_loop_lines(lines);
+    assert_eq!(rounds.len(), 2);
+    assert_eq!(
+        rounds[0].sprt,
+        (0.0, 10.0),
+        "early lines: the loop's default bounds"
+    );
+    assert_eq!(rounds[1].sprt, (0.0, 5.0));
+    assert_eq!(rounds[1].errors, (Some(0.029), None));
+    rounds[0].gate_points = vec![1.0, 0.0, 0.5];
+    let html = loop_page("Loop", &[], &rounds).unwrap().html();
+    assert_offline(&html);
+    assert_eq!(dots(figure(&html, "loop-elo")), 2);
+    assert_eq!(dots(figure(&html, "loop-error")), 2 + 1);
+    let llr = figure(&html, "loop-llr");
+    assert!(
+        has_text(llr, "round 1") && !has_text(llr, "round 2"),
+        "round 2 has no gate PGN"
+    );
+    assert!(html.contains("new best") && html.contains("kept the best"));
+}
+
+#[test]
+fn the_lab_page_draws_a_bar_per_verdict() {
+    let json = r#"{"run": ["data: x"], "verdicts": [
+        {"subject": "PlacementV", "kind": "candidate", "kept": true, "share": 0.99,
+         "validation_gain": 2.4e-4, "train_gain": 3e-4},
+        {"subject": "ChainV", "kind": "candidate", "kept": false, "share": 0.5,
+         "validation_gain": -1e-5, "train_gain": 1e-5},
+        {"subject": "GNU_X", "kind": "ablation", "kept": false, "share": 0.1,
+         "validation_gain": 0.0, "train_gain": 0.0}]}"#;
+    let (about, rows) = read_lab(json).unwrap();
+    assert_eq!(about, ["data: x"]);
+    let html = lab_page("Lab", &about, &rows).unwrap().html();
+    assert_offline(&html);
+    let svg = figure(&html, "lab-gains");
+    assert_eq!(bars(svg), 3);
+    assert!(has_text(svg, "PlacementV (fires 99.0 %)"));
+    assert!(html.contains("<td>dead weight</td>"));
+    assert!(read_lab("{\"verdicts\": 3}").is_none());
+}
