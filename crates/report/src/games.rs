@@ -181,13 +181,13 @@ pub fn match_page(
     Ok(page)
 }
 
-/// A grey line at zero Elo across `n` points.
+/// A grey line at zero Elo across the points 1 to `n` (from 0 to n + 1).
 fn zero_line(n: usize) -> Series {
     Series::new(
         "0 Elo",
         Mark::Reference,
         6,
-        vec![(0.5, 0.0), (n as f64 + 0.5, 0.0)],
+        vec![(0.0, 0.0), (n as f64 + 1.0, 0.0)],
     )
 }
 

@@ -165,6 +165,21 @@ impl LinePlot {
         (padded(x0, x1), padded(y0, y1))
     }
 
+    /// When every x is a whole number (passes, rounds, pairings): their span, so that the
+    /// axis is labelled with whole numbers (at each one up to a span of 20).
+    fn whole_x_span(&self) -> Option<usize> {
+        let xs = || {
+            self.series
+                .iter()
+                .flat_map(|s| s.points.iter().map(|p| p.0))
+        };
+        if !xs().all(|x| x.fract() == 0.0) {
+            return None;
+        }
+        let (lo, hi) = extent(xs());
+        (hi >= lo).then_some((hi - lo) as usize)
+    }
+
     /// The plot as an SVG document.
     pub fn svg(&self) -> Result<String, PlotError> {
         let mut out = String::new();
@@ -183,15 +198,21 @@ impl LinePlot {
     ) -> Result<(), Box<dyn std::error::Error + '_>> {
         root.fill(&WHITE)?;
         let (xs, ys) = self.ranges();
+        let whole = self.whole_x_span();
         let mut chart = ChartBuilder::on(root)
             .caption(&self.title, (FONT, 20))
             .margin(12)
             .x_label_area_size(44)
             .y_label_area_size(72)
             .build_cartesian_2d(xs, ys)?;
-        chart
-            .configure_mesh()
-            .x_desc(&self.x_label)
+        let mut mesh = chart.configure_mesh();
+        if let Some(span) = whole {
+            mesh.x_label_formatter(&|x| format!("{x:.0}"));
+            if span <= 20 {
+                mesh.x_labels(span + 1);
+            }
+        }
+        mesh.x_desc(&self.x_label)
             .y_desc(&self.y_label)
             .label_style((FONT, 13))
             .axis_desc_style((FONT, 14))
@@ -264,7 +285,7 @@ impl BarPlot {
             .margin(12)
             .x_label_area_size(44)
             .y_label_area_size((longest as u32 * 7 + 16).min(WIDTH / 2))
-            .build_cartesian_2d(padded(lo, hi), (0..n).into_segmented())?;
+            .build_cartesian_2d(padded(lo, hi), (0..n - 1).into_segmented())?;
         let label = |v: &SegmentValue<i32>| match v {
             SegmentValue::CenterOf(i) => self
                 .bars

@@ -20,18 +20,29 @@ pub struct PassPoint {
     pub validation: Option<f64>,
 }
 
-/// The pass lines of a tune log (`texel tune --log`); other lines are passed over.
+/// The pass lines of a tune log (`texel tune --log`) of its latest run: the log is appended
+/// to, and a pass number that does not go up starts a new run. Other lines are passed over.
 pub fn read_tune_log(text: &str) -> Vec<PassPoint> {
-    text.lines()
-        .filter_map(|line| {
-            let v: serde_json::Value = serde_json::from_str(line).ok()?;
-            Some(PassPoint {
-                pass: v.get("pass")?.as_u64()? as usize,
-                train: v.get("train_error")?.as_f64()?,
-                validation: v.get("validation_error").and_then(|v| v.as_f64()),
-            })
-        })
-        .collect()
+    let mut passes: Vec<PassPoint> = Vec::new();
+    for line in text.lines() {
+        let Some(p) = pass_line(line) else {
+            continue;
+        };
+        if passes.last().is_some_and(|last| p.pass <= last.pass) {
+            passes.clear();
+        }
+        passes.push(p);
+    }
+    passes
+}
+
+fn pass_line(line: &str) -> Option<PassPoint> {
+    let v: serde_json::Value = serde_json::from_str(line).ok()?;
+    Some(PassPoint {
+        pass: v.get("pass")?.as_u64()? as usize,
+        train: v.get("train_error")?.as_f64()?,
+        validation: v.get("validation_error").and_then(|v| v.as_f64()),
+    })
 }
 
 /// Positions whose evaluation falls in one bucket, and their mean game result.

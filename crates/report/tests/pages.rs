@@ -152,6 +152,14 @@ fn the_tune_log_gives_its_pass_lines() {
     assert_eq!(p.len(), 2);
     assert_eq!(p[0].validation, None);
     assert_eq!(p[1].validation, Some(0.025));
+    let appended = format!("{log}{{\"pass\":1,\"train_error\":0.01}}\n");
+    let p = read_tune_log(&appended);
+    assert_eq!(
+        p.len(),
+        1,
+        "a log appended to by a second run: its last run"
+    );
+    assert_eq!(p[0].train, 0.01);
 }
 
 fn game(round: usize, white: &str, black: &str, result: &str) -> String {
