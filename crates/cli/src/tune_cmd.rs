@@ -152,13 +152,7 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
     let selected_vars = vars.clone();
     let start = starting_point(args, &mut loaded, resumed, &start_params, vars)?;
     let held = crate::guards::held_names(&selected_vars, &start.vars);
-    let options = RunOptions {
-        passes: args.passes.unwrap_or(20),
-        patience: args.patience,
-        log: outputs.log.clone(),
-        checkpoint: Some(outputs.checkpoint.clone()),
-        checkpoint_secs: args.checkpoint_secs.unwrap_or(300.0),
-    };
+    let options = run_options(args, &outputs);
     let result = descend(&mut loaded, start, &options, interrupted, watch.as_mut())?;
     let tuned = result.params;
     let changes = print_changes(&start_params, &tuned, &loaded.train);
@@ -184,13 +178,20 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
     print_errors_after(&mut loaded, &tuned);
     outputs.finish(&tuned)?;
     if let Some(w) = &watch {
-        w.watch
-            .finished(&mut loaded.train, &tuned)?
-            .write(&w.path)
-            .with_context(|| format!("cannot write {}", w.path.display()))?;
-        println!("wrote the report {}", w.path.display());
+        w.finished(&mut loaded.train, &tuned)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The run's settings from the arguments and the checked outputs.
+fn run_options(args: &TuneArgs, outputs: &Outputs) -> RunOptions {
+    RunOptions {
+        passes: args.passes.unwrap_or(20),
+        patience: args.patience,
+        log: outputs.log.clone(),
+        checkpoint: Some(outputs.checkpoint.clone()),
+        checkpoint_secs: args.checkpoint_secs.unwrap_or(300.0),
+    }
 }
 
 /// `--report`: the page's file and what it needs from the run's start.
@@ -223,6 +224,15 @@ impl Watching {
             path: path.to_path_buf(),
             watch,
         })
+    }
+
+    /// At the end: the whole page (`train` left scored with `tuned`).
+    fn finished(&self, train: &mut texel_tune::Dataset, tuned: &Params) -> Result<()> {
+        let page = self.watch.finished(train, tuned)?;
+        page.write(&self.path)
+            .with_context(|| format!("cannot write {}", self.path.display()))?;
+        println!("wrote the report {}", self.path.display());
+        Ok(())
     }
 
     /// After a pass: the page with the descent's parameters.

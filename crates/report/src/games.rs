@@ -253,85 +253,22 @@ pub const DEFAULT_LOOP_SPRT: (f64, f64) = (0.0, 10.0);
 /// gate's log-likelihood ratio game by game.
 pub fn loop_page(title: &str, about: &[String], rounds: &[LoopRound]) -> Result<Page, PlotError> {
     let mut page = Page::new(title, about);
-    let fmt = |e: Option<f64>| e.map_or("-".to_string(), |e| format!("{e:.6}"));
-    let rows: Vec<Vec<String>> = rounds
-        .iter()
-        .map(|r| {
-            let (elo, margin) = r.gate.elo();
-            vec![
-                r.round.to_string(),
-                r.games.to_string(),
-                r.positions.to_string(),
-                fmt(r.errors.0),
-                fmt(r.errors.1),
-                format!("+{} ={} −{}", r.gate.wins, r.gate.draws, r.gate.losses),
-                format!("{elo:+.1} ± {margin:.1}"),
-                if r.passed {
-                    "new best"
-                } else {
-                    "kept the best"
-                }
-                .to_string(),
-            ]
-        })
-        .collect();
     page.heading("Rounds");
-    page.table(
-        &[
-            "round",
-            "games",
-            "positions",
-            "train error",
-            "validation error",
-            "gate",
-            "Elo (95 %)",
-            "verdict",
-        ],
-        &rows,
-    );
-    let by = |passed: bool| -> Vec<(f64, Score)> {
-        rounds
-            .iter()
-            .filter(|r| r.passed == passed)
-            .map(|r| (f64::from(r.round), r.gate))
-            .collect()
-    };
-    let elo = LinePlot {
-        title: "Gate: the round's tuned table against the best so far".into(),
-        x_label: "round".into(),
-        y_label: "Elo difference".into(),
-        series: vec![
-            elo_series("passed", 2, by(true)),
-            elo_series("failed", 1, by(false)),
-            zero_line(rounds.len()),
-        ],
-    };
+    rounds_table(&mut page, rounds);
     page.heading("Elo per round");
     page.figure(
         "loop-elo",
-        &elo.svg()?,
+        &loop_elo_plot(rounds).svg()?,
         "Each dot is a round's gate match with its 95 % interval; a passed round's table became \
          the best that the next round plays with.",
     );
-    let error = |pick: fn(&LoopRound) -> Option<f64>| -> Vec<(f64, f64)> {
-        rounds
-            .iter()
-            .filter_map(|r| Some((f64::from(r.round), pick(r)?)))
-            .collect()
-    };
-    let errors = LinePlot {
-        title: "Error at the end of each round's tuning".into(),
-        x_label: "round".into(),
-        y_label: "mean squared error".into(),
-        series: vec![
-            Series::new("training", Mark::LineAndPoints, 0, error(|r| r.errors.0)),
-            Series::new("validation", Mark::LineAndPoints, 1, error(|r| r.errors.1)),
-        ],
-    };
     page.heading("Error per round");
-    page.figure("loop-error", &errors.svg()?,
-        "Each round tunes on more positions (its own games are added), so the errors need not fall; \
-         a gap between the lines that widens is over-fitting.");
+    page.figure(
+        "loop-error",
+        &loop_error_plot(rounds).svg()?,
+        "Each round tunes on more positions (its own games are added), so the errors need not \
+         fall; a gap between the lines that widens is over-fitting.",
+    );
     let paths = rounds
         .iter()
         .filter(|r| !r.gate_points.is_empty())
@@ -352,4 +289,79 @@ pub fn loop_page(title: &str, about: &[String], rounds: &[LoopRound]) -> Result<
          when the score's LOS is at least 95 %.",
     );
     Ok(page)
+}
+
+/// One row per round: data, errors, the gate and its verdict.
+fn rounds_table(page: &mut Page, rounds: &[LoopRound]) {
+    let fmt = |e: Option<f64>| e.map_or("-".to_string(), |e| format!("{e:.6}"));
+    let rows: Vec<Vec<String>> = rounds
+        .iter()
+        .map(|r| {
+            let (elo, margin) = r.gate.elo();
+            let verdict = if r.passed {
+                "new best"
+            } else {
+                "kept the best"
+            };
+            vec![
+                r.round.to_string(),
+                r.games.to_string(),
+                r.positions.to_string(),
+                fmt(r.errors.0),
+                fmt(r.errors.1),
+                format!("+{} ={} −{}", r.gate.wins, r.gate.draws, r.gate.losses),
+                format!("{elo:+.1} ± {margin:.1}"),
+                verdict.to_string(),
+            ]
+        })
+        .collect();
+    let head = [
+        "round",
+        "games",
+        "positions",
+        "train error",
+        "validation error",
+        "gate",
+    ];
+    page.table(&[&head[..], &["Elo (95 %)", "verdict"]].concat(), &rows);
+}
+
+/// The gate's Elo per round, passed and failed rounds apart.
+fn loop_elo_plot(rounds: &[LoopRound]) -> LinePlot {
+    let by = |passed: bool| -> Vec<(f64, Score)> {
+        rounds
+            .iter()
+            .filter(|r| r.passed == passed)
+            .map(|r| (f64::from(r.round), r.gate))
+            .collect()
+    };
+    LinePlot {
+        title: "Gate: the round's tuned table against the best so far".into(),
+        x_label: "round".into(),
+        y_label: "Elo difference".into(),
+        series: vec![
+            elo_series("passed", 2, by(true)),
+            elo_series("failed", 1, by(false)),
+            zero_line(rounds.len()),
+        ],
+    }
+}
+
+/// Training and validation error at the end of each round's tuning.
+fn loop_error_plot(rounds: &[LoopRound]) -> LinePlot {
+    let error = |pick: fn(&LoopRound) -> Option<f64>| -> Vec<(f64, f64)> {
+        rounds
+            .iter()
+            .filter_map(|r| Some((f64::from(r.round), pick(r)?)))
+            .collect()
+    };
+    LinePlot {
+        title: "Error at the end of each round's tuning".into(),
+        x_label: "round".into(),
+        y_label: "mean squared error".into(),
+        series: vec![
+            Series::new("training", Mark::LineAndPoints, 0, error(|r| r.errors.0)),
+            Series::new("validation", Mark::LineAndPoints, 1, error(|r| r.errors.1)),
+        ],
+    }
 }
