@@ -3,7 +3,9 @@
 //! A pass first walks every selected variable, probing one step up and one step down and
 //! storing the better error reduction. It then keeps taking the variable with the largest
 //! stored reduction, moves it while the error falls, and refreshes its stored reduction.
-//! The pass ends when no stored reduction is positive.
+//! The pass ends when no stored reduction is positive. Moves grow while they keep paying
+//! (1, 2, 4, ... steps) and shrink back on a rise, so a value far from its optimum gets
+//! there in a few probes; every value still ends where one step either way does not help.
 //!
 //! Probes are incremental: a linear parameter changes the cached sums of the positions in
 //! its column only; a curve input the positions that count the curve values it moves; where
@@ -19,6 +21,9 @@ use texel_eval::Params;
 
 /// Touched positions per parallel chunk of a probe.
 const PROBE_CHUNK: usize = 4096;
+
+/// The longest move of the descent, in steps.
+pub const MAX_STRIDE: i32 = 64;
 
 /// One variable of the descent: a flat parameter slot and its step.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -349,6 +354,27 @@ impl<'a> Descent<'a> {
         best
     }
 
+    /// Moves `v` in the direction of `delta` (one step) while the objective falls by more than
+    /// `threshold`, with adaptive steps: each accepted move doubles the next (up to
+    /// [`MAX_STRIDE`] steps), a rejected one halves it, and the moving ends when a single step
+    /// is rejected, so the value ends at a local optimum under one step. Returns the moves.
+    fn move_while_better(&mut self, v: Variable, delta: i32, threshold: f64) -> u64 {
+        let mut stride = 1;
+        let mut moves = 0;
+        loop {
+            // The stored reduction may be stale: other variables moved since it was probed.
+            match self.probe_move(v, stride * delta) {
+                Some((error, objective)) if -objective > threshold => {
+                    self.apply(v.slot, stride * delta, error);
+                    moves += 1;
+                    stride = (stride * 2).min(MAX_STRIDE);
+                }
+                _ if stride > 1 => stride /= 2,
+                _ => return moves,
+            }
+        }
+    }
+
     /// Runs a pass, or the rest of an interrupted one (see the module docs). `hook` is called
     /// at every safe point (after each variable of the walk, after each variable's moves);
     /// when it answers [`Control::Stop`] the pass stops there and returns `None`, and
@@ -377,14 +403,10 @@ impl<'a> Descent<'a> {
             .filter(|&i| self.gains[i].0 > threshold(self.sum))
         {
             let v = self.vars[i];
-            let delta = self.gains[i].1;
-            // The stored reduction may be stale: other variables moved since it was probed.
-            let mut change = self.probe_move(v, delta);
-            while let Some((error, _)) = change.filter(|c| -c.1 > threshold(self.sum)) {
-                self.apply(v.slot, delta, error);
-                self.cursor.moves += 1;
+            let moves = self.move_while_better(v, self.gains[i].1, threshold(self.sum));
+            if moves > 0 {
+                self.cursor.moves += moves;
                 self.cursor.moved[i] = true;
-                change = self.probe_move(v, delta);
             }
             self.gains[i] = self.best_step(v);
             if hook(self) == Control::Stop {

@@ -132,3 +132,32 @@ fn passes_keep_lowering_the_error_with_fewer_moves() {
         first.moves
     );
 }
+
+#[test]
+fn a_value_far_from_its_optimum_gets_there_in_few_probes_and_ends_at_a_local_optimum() {
+    let (mut ds, k) = dataset(3000, "adaptive");
+    let knight = texel_eval::table::PIECE_VALUE.at(1).flat_index();
+    let mut start = Params::default();
+    start.set_flat(knight, start.flat()[knight] - 300);
+    ds.rescore(&start);
+    let var = texel_tune::Variable {
+        slot: knight,
+        step: 1,
+    };
+    let mut descent = Descent::new(&mut ds, start.clone(), k, vec![var]);
+    let summary = descent.pass(&mut |_| Control::Continue).unwrap();
+    let moved = descent.params().flat()[knight] - start.flat()[knight];
+    assert!(moved > 150, "the knight came back only {moved}");
+    assert!(
+        summary.probes < 40 && summary.moves < 20,
+        "{moved} units in {} moves and {} probes",
+        summary.probes,
+        summary.moves
+    );
+    for delta in [1, -1] {
+        assert!(
+            descent.probe(var, delta) >= 0.0,
+            "one step {delta} still helps"
+        );
+    }
+}
