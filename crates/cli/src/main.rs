@@ -3,6 +3,7 @@
 mod bench;
 mod compare_cmd;
 mod config;
+mod converge;
 mod data_args;
 mod eval_cmd;
 mod guards;
