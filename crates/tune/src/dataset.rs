@@ -572,6 +572,16 @@ impl Dataset {
             });
     }
 
+    /// How position `i`'s evaluation moves per unit of its middlegame and endgame sums (the
+    /// continuous slopes of the tapered, scaled evaluation).
+    #[inline]
+    pub(crate) fn slopes(&self, i: usize) -> [f64; 2] {
+        let h = &self.hot[i];
+        let (phase, max) = (f64::from(h.phase), f64::from(texel_eval::MAX_PHASE));
+        let scale = f64::from(h.scale) / f64::from(texel_eval::FULL_SCALE);
+        [phase / max, (max - phase) / max * scale]
+    }
+
     /// Applies a linear change of the cached sums.
     #[inline]
     pub(crate) fn shift_linear(&mut self, i: usize, delta: [i32; 2]) {

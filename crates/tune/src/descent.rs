@@ -183,6 +183,11 @@ impl<'a> Descent<'a> {
         8 * self.errors.capacity() + self.combiner.memory_bytes()
     }
 
+    /// The `K` of the descent.
+    pub fn k(&self) -> f64 {
+        self.sigmoid.k()
+    }
+
     /// The variables being tuned.
     pub fn variables(&self) -> &[Variable] {
         &self.vars

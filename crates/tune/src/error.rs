@@ -48,6 +48,11 @@ impl SigmoidTable {
         }
     }
 
+    /// The `K` of the table.
+    pub fn k(&self) -> f64 {
+        self.k
+    }
+
     /// The squared error of one position.
     #[inline]
     pub fn squared_error(&self, q: i32, target: f64) -> f64 {

@@ -6,6 +6,7 @@ mod checkpoint;
 mod dataset;
 mod descent;
 pub mod error;
+mod gradient;
 mod guard;
 mod lab;
 pub mod lab_report;
