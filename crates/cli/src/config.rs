@@ -33,6 +33,9 @@ struct TuneConfig {
     log: Option<PathBuf>,
     checkpoint: Option<PathBuf>,
     checkpoint_secs: Option<f64>,
+    method: Option<String>,
+    adam_rate: Option<f64>,
+    adam_epochs: Option<usize>,
     out: Option<PathBuf>,
     rust: Option<PathBuf>,
     report: Option<PathBuf>,
@@ -89,6 +92,16 @@ pub struct TuneArgs {
     /// [default: 300].
     #[arg(allow_negative_numbers = true, long)]
     pub checkpoint_secs: Option<f64>,
+    /// Tuning method: cd (Slow Chess coordinate descent), adam (gradient epochs), or adam+cd
+    /// (Adam until the validation error stops falling, then coordinate descent) [default: cd].
+    #[arg(long)]
+    pub method: Option<texel_tune::Method>,
+    /// Adam's learning rate: the largest move of a value per epoch, in steps [default: 2].
+    #[arg(allow_negative_numbers = true, long)]
+    pub adam_rate: Option<f64>,
+    /// adam+cd: Adam epochs at most before coordinate descent takes over [default: 40].
+    #[arg(allow_negative_numbers = true, long)]
+    pub adam_epochs: Option<usize>,
     /// Continue the run saved in this checkpoint: give the same data and selection as the
     /// run that wrote it (K and the values come from it).
     #[arg(long)]
@@ -226,6 +239,14 @@ pub fn apply(path: &Path, args: &mut TuneArgs) -> Result<BTreeMap<String, i32>> 
     fill(&mut args.log, c.log);
     fill(&mut args.checkpoint, c.checkpoint);
     fill(&mut args.checkpoint_secs, c.checkpoint_secs);
+    if let Some(m) = c.method {
+        let method = m
+            .parse()
+            .map_err(|e| anyhow::anyhow!("config {}: method: {e}", path.display()))?;
+        fill(&mut args.method, Some(method));
+    }
+    fill(&mut args.adam_rate, c.adam_rate);
+    fill(&mut args.adam_epochs, c.adam_epochs);
     fill(&mut args.out, c.out);
     fill(&mut args.rust, c.rust);
     fill(&mut args.report, c.report);

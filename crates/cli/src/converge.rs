@@ -71,6 +71,7 @@ pub fn bench_converge(files: Vec<PathBuf>) -> Result<()> {
         log: None,
         checkpoint: None,
         checkpoint_secs: f64::INFINITY,
+        ..Default::default()
     };
     let result = run(
         &mut loaded.train,

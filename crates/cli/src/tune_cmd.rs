@@ -55,6 +55,16 @@ fn check_tune_ranges(args: &TuneArgs) -> Result<()> {
             "--checkpoint-secs must be above 0, not {s}"
         );
     }
+    if let Some(r) = args.adam_rate {
+        anyhow::ensure!(
+            r.is_finite() && r > 0.0,
+            "--adam-rate must be above 0, not {r}"
+        );
+    }
+    anyhow::ensure!(
+        args.adam_epochs != Some(0),
+        "--adam-epochs must be at least 1"
+    );
     Ok(())
 }
 
@@ -191,6 +201,9 @@ fn run_options(args: &TuneArgs, outputs: &Outputs) -> RunOptions {
         log: outputs.log.clone(),
         checkpoint: Some(outputs.checkpoint.clone()),
         checkpoint_secs: args.checkpoint_secs.unwrap_or(300.0),
+        method: args.method.unwrap_or_default(),
+        adam_rate: args.adam_rate.unwrap_or(texel_tune::ADAM_RATE),
+        adam_epochs: args.adam_epochs.unwrap_or(texel_tune::ADAM_EPOCHS),
     }
 }
 

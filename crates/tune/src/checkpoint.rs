@@ -1,6 +1,7 @@
 //! Checkpoints: everything a run needs to go on exactly where it stopped, written as
 //! versioned JSON (floats as their exact bit patterns) and checked before use.
 
+use crate::adam::AdamState;
 use crate::dataset::Dataset;
 use crate::descent::{Cursor, DescentState, Guards, Variable};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -11,7 +12,7 @@ use texel_eval::table::{FLAT_LEN, TERMS};
 use texel_eval::Params;
 
 /// The checkpoint format written now.
-const FORMAT: &str = "texel-checkpoint-3";
+const FORMAT: &str = "texel-checkpoint-4";
 
 /// Why a checkpoint cannot be written or used.
 #[derive(Debug, thiserror::Error)]
@@ -114,6 +115,49 @@ struct BestFile {
     params: Vec<i32>,
 }
 
+/// Adam's memory, floats exact.
+#[derive(Serialize, Deserialize)]
+struct AdamFile {
+    values: Vec<Exact>,
+    mean: Vec<Exact>,
+    square: Vec<Exact>,
+    epochs: u64,
+    handed_over: bool,
+}
+
+fn exact(v: &[f64]) -> Vec<Exact> {
+    v.iter().map(|&x| Exact(x)).collect()
+}
+
+fn floats(v: &[Exact]) -> Vec<f64> {
+    v.iter().map(|x| x.0).collect()
+}
+
+impl AdamFile {
+    fn from_state(a: &AdamState) -> AdamFile {
+        AdamFile {
+            values: exact(&a.values),
+            mean: exact(&a.mean),
+            square: exact(&a.square),
+            epochs: a.epochs,
+            handed_over: a.handed_over,
+        }
+    }
+
+    fn into_state(self, vars: usize) -> Result<AdamState, String> {
+        if [self.values.len(), self.mean.len(), self.square.len()] != [vars; 3] {
+            return Err("Adam's lists do not agree with the variables".into());
+        }
+        Ok(AdamState {
+            values: floats(&self.values),
+            mean: floats(&self.mean),
+            square: floats(&self.square),
+            epochs: self.epochs,
+            handed_over: self.handed_over,
+        })
+    }
+}
+
 /// The file as written: a checkpoint in the field order and encodings of the format.
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -133,6 +177,7 @@ struct CheckpointFile {
     gains: Vec<(Exact, i32)>,
     probes: u64,
     cursor: Cursor,
+    adam: Option<AdamFile>,
     best: Option<BestFile>,
     rises: usize,
     seconds: Exact,
@@ -170,6 +215,7 @@ impl Checkpoint {
             gains: d.gains.iter().map(|&(g, dir)| (Exact(g), dir)).collect(),
             probes: d.probes,
             cursor: d.cursor.clone(),
+            adam: d.adam.as_ref().map(AdamFile::from_state),
             best: self.best.as_ref().map(|(e, p)| BestFile {
                 error: Exact(*e),
                 params: p.flat().to_vec(),
@@ -286,6 +332,7 @@ impl CheckpointFile {
             Some(b) => Some((b.error.0, flat(&b.params)?)),
             None => None,
         };
+        let adam = self.adam.map(|a| a.into_state(vars.len())).transpose()?;
         Ok(Checkpoint {
             k: self.k.0,
             positions: self.positions,
@@ -303,6 +350,7 @@ impl CheckpointFile {
                 gains: self.gains.iter().map(|&(g, dir)| (g.0, dir)).collect(),
                 probes: self.probes,
                 cursor: self.cursor,
+                adam,
             },
             best,
             rises: self.rises,
@@ -337,6 +385,7 @@ pub fn fresh(
             gains,
             probes: 0,
             cursor: Cursor::default(),
+            adam: None,
         },
         vars,
         best: None,

@@ -13,6 +13,7 @@
 //! inputs. The error change is summed in fixed chunks in position order, so results do not
 //! depend on the number of threads.
 
+use crate::adam::AdamState;
 use crate::dataset::{Dataset, ReadBy};
 use crate::error::{SigmoidTable, CHUNK};
 use crate::touch::{Combiner, Touch};
@@ -88,6 +89,8 @@ pub struct DescentState {
     pub probes: u64,
     /// Where the current pass is.
     pub cursor: Cursor,
+    /// Adam's memory, once an Adam epoch ran.
+    pub adam: Option<AdamState>,
 }
 
 /// What one pass did.
@@ -120,6 +123,8 @@ pub struct Descent<'a> {
     combiner: Combiner,
     probes: u64,
     cursor: Cursor,
+    /// Adam's memory (see [`crate::adam`]).
+    pub(crate) adam: Option<AdamState>,
 }
 
 impl std::fmt::Debug for Descent<'_> {
@@ -150,6 +155,7 @@ impl<'a> Descent<'a> {
             combiner,
             probes: 0,
             cursor: Cursor::default(),
+            adam: None,
         };
         d.reset_errors();
         d
@@ -324,6 +330,29 @@ impl<'a> Descent<'a> {
         self.probe_sum(var.slot, delta) / self.ds.len() as f64
     }
 
+    /// The guards of the descent.
+    pub fn guards(&self) -> Guards {
+        self.guards
+    }
+
+    /// The derivative of the L2 penalty (per position, as the mean error) at `slot`'s value.
+    pub(crate) fn penalty_slope(&self, slot: usize) -> f64 {
+        let away = f64::from(self.params.flat()[slot] - self.anchor.flat()[slot]);
+        self.guards.l2 * 2.0 * away / 10_000.0 / self.ds.len() as f64
+    }
+
+    /// Moves to `params` (the dataset is scored again from scratch); counts probes made
+    /// outside the coordinate moves.
+    pub(crate) fn set_params(&mut self, params: Params) {
+        self.params = params;
+        self.refresh();
+    }
+
+    /// Counts `n` probes made outside the coordinate moves (gradient differences).
+    pub(crate) fn count_probes(&mut self, n: u64) {
+        self.probes += n;
+    }
+
     /// Change of the L2 penalty if `slot` moved by `delta`.
     fn penalty_change(&self, slot: usize, delta: i32) -> f64 {
         if self.guards.l2 == 0.0 {
@@ -442,6 +471,7 @@ impl<'a> Descent<'a> {
             gains: self.gains.clone(),
             probes: self.probes,
             cursor: self.cursor.clone(),
+            adam: self.adam.clone(),
         }
     }
 
@@ -455,6 +485,7 @@ impl<'a> Descent<'a> {
         d.gains = state.gains;
         d.probes = state.probes;
         d.cursor = state.cursor;
+        d.adam = state.adam;
         d
     }
 

@@ -43,6 +43,14 @@ impl Descent<'_> {
         blocks.iter().sum::<f64>() / ds.len() as f64
     }
 
+    /// Probes [`Descent::gradient`] makes for `vars`: two per curve input or formula weight.
+    pub(crate) fn gradient_probes(&self, vars: &[Variable]) -> u64 {
+        let read = vars
+            .iter()
+            .filter(|v| self.dataset().read_by_formulas(v.slot));
+        2 * read.count() as u64
+    }
+
     /// The gradient of the mean error over `vars` (per unit of each value) at the current
     /// values: exact column sums for values only their column carries, central differences
     /// of one step for curve inputs and formula weights.

@@ -2,6 +2,7 @@
 //! dataset, then coordinate descent minimises the squared error between game results and
 //! `σ(K·eval)`.
 
+pub mod adam;
 mod checkpoint;
 mod dataset;
 mod descent;
@@ -15,11 +16,14 @@ mod run;
 mod select;
 mod touch;
 
+pub use adam::{AdamState, Method};
 pub use checkpoint::{fresh, table_fingerprint, Checkpoint, CheckpointError};
 pub use dataset::{Dataset, DatasetBuilder, DatasetFull};
 pub use descent::{Control, Cursor, Descent, DescentState, Guards, PassSummary, Variable};
 pub use guard::{L2Search, L2_GRID};
 pub use lab::{Errors, Lab, Subject, Verdict};
 pub use load::{load, total_bytes, BadLines, LoadError, LoadOptions, LoadReport};
-pub use run::{run, Event, PassRecord, RunEnd, RunError, RunOptions, RunResult};
+pub use run::{
+    run, Event, PassRecord, RunEnd, RunError, RunOptions, RunResult, ADAM_EPOCHS, ADAM_RATE,
+};
 pub use select::{select, Selection, SelectionError};

@@ -1,6 +1,7 @@
 //! Multi-pass runs: validation with patience, a JSONL log of every pass, checkpoints written
 //! atomically (every few minutes and when stopped) and exact resumption.
 
+use crate::adam::Method;
 use crate::checkpoint::{Checkpoint, CheckpointError};
 use crate::dataset::Dataset;
 use crate::descent::{Control, Descent, PassSummary, Variable};
@@ -24,7 +25,34 @@ pub struct RunOptions {
     pub checkpoint: Option<PathBuf>,
     /// Seconds between checkpoints.
     pub checkpoint_secs: f64,
+    /// Coordinate descent, Adam, or Adam then coordinate descent.
+    pub method: Method,
+    /// Adam's learning rate: the largest move of a value per epoch, in steps.
+    pub adam_rate: f64,
+    /// `adam+cd`: Adam epochs at most before coordinate descent takes over.
+    pub adam_epochs: usize,
 }
+
+impl Default for RunOptions {
+    /// 20 passes, no patience, log or checkpoint, coordinate descent.
+    fn default() -> RunOptions {
+        RunOptions {
+            passes: 20,
+            patience: None,
+            log: None,
+            checkpoint: None,
+            checkpoint_secs: 300.0,
+            method: Method::Cd,
+            adam_rate: ADAM_RATE,
+            adam_epochs: ADAM_EPOCHS,
+        }
+    }
+}
+
+/// Adam's default learning rate (steps per epoch at most).
+pub const ADAM_RATE: f64 = 2.0;
+/// `adam+cd`'s default number of Adam epochs at most.
+pub const ADAM_EPOCHS: usize = 40;
 
 /// What a run reports while it works.
 #[derive(Debug)]
@@ -175,12 +203,35 @@ impl Runner<'_, '_> {
         Ok(())
     }
 
+    /// Whether the next pass is an Adam epoch.
+    fn in_adam(&self) -> bool {
+        self.options.method != Method::Cd && !self.descent.adam_handed_over()
+    }
+
+    /// One Adam epoch; `None` when `events` stopped the run before it began.
+    fn adam_epoch(&mut self, events: &mut dyn FnMut(Event) -> Control) -> Option<PassSummary> {
+        let progress = Event::Progress {
+            pass: self.standing.passes + 1,
+            walked: 0,
+            vars: self.descent.variables().len(),
+            moves: 0,
+            error: self.descent.error(),
+        };
+        if events(progress) == Control::Stop {
+            return None;
+        }
+        Some(self.descent.adam_epoch(self.options.adam_rate))
+    }
+
     /// Runs one pass (or the rest of one), reporting progress and writing checkpoints when
     /// they are due; `None` when `events` stopped it.
     fn pass(
         &mut self,
         events: &mut dyn FnMut(Event) -> Control,
     ) -> Result<Option<PassSummary>, RunError> {
+        if self.in_adam() {
+            return Ok(self.adam_epoch(events));
+        }
         let Runner {
             descent,
             standing,
@@ -263,6 +314,14 @@ impl Runner<'_, '_> {
         }
         if record.summary.moves == 0 {
             end = end.or(Some(RunEnd::Converged));
+        }
+        if self.in_adam() && self.options.method == Method::AdamThenCd {
+            let epochs = self.descent.adam_epochs();
+            if end.is_some() || epochs >= self.options.adam_epochs as u64 {
+                self.descent.hand_over_to_cd();
+                self.standing.rises = 0;
+                end = None;
+            }
         }
         self.save()?;
         Ok(end)

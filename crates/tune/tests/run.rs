@@ -51,6 +51,7 @@ fn options(dir: &std::path::Path, name: &str) -> RunOptions {
         log: Some(dir.join(format!("{name}.jsonl"))),
         checkpoint: Some(dir.join(format!("{name}.ckpt"))),
         checkpoint_secs: 1e9,
+        ..Default::default()
     }
 }
 
