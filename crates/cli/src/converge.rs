@@ -1,8 +1,8 @@
 //! `texel bench converge`: how long the tuner takes to come close to where it ends. Tunes
 //! the bench data (the shipped positions replicated to 1M, 10 % held out) from the table's
-//! defaults with `texel tune`'s default guards and patience, records the training error at
-//! every safe point of the descent, and prints the time to within 1 % and 0.1 % of the
-//! final training error.
+//! defaults with `texel tune`'s default guards and patience, once per method (cd, adam,
+//! adam+cd), records the training error at every safe point, and prints per method the time
+//! to within 1 % and 0.1 % of its final training error.
 
 use crate::data_args::Loaded;
 use anyhow::Result;
@@ -11,7 +11,7 @@ use std::time::Instant;
 use texel_eval::Params;
 use texel_tune::error::{fit_k, mean_error, samples};
 use texel_tune::{
-    fresh, load, run, select, Control, Event, Guards, LoadOptions, RunOptions, Selection,
+    fresh, load, run, select, Control, Event, Guards, LoadOptions, Method, RunOptions, Selection,
 };
 
 /// Passes at most, and the validation patience, of the measured run.
@@ -58,19 +58,37 @@ pub fn bench_converge(files: Vec<PathBuf>) -> Result<()> {
     };
     let vars = select(&Selection::default())?;
     let vars = crate::guards::hold_sparse(vars, &loaded, crate::guards::DEFAULT_MIN_SUPPORT);
-    let guards = Guards {
-        l2: crate::guards::DEFAULT_L2,
-        constraints: true,
-    };
-    let start = fresh(&loaded.train, loaded.fingerprint, params, k, vars, guards);
+    println!("method   passes  seconds  final train  best validation  to 1 %  to 0.1 %");
+    for method in [Method::Cd, Method::Adam, Method::AdamThenCd] {
+        loaded.train.rescore(&params);
+        let start = fresh(
+            &loaded.train,
+            loaded.fingerprint,
+            params.clone(),
+            k,
+            vars.clone(),
+            GUARDS,
+        );
+        converge(&mut loaded, start, method)?;
+    }
+    Ok(())
+}
+
+/// `texel tune`'s default guards.
+const GUARDS: Guards = Guards {
+    l2: crate::guards::DEFAULT_L2,
+    constraints: true,
+};
+
+/// Tunes from `start` with `method` and prints its row of the table.
+fn converge(loaded: &mut Loaded, start: texel_tune::Checkpoint, method: Method) -> Result<()> {
+    let k = loaded.k;
     let mut trajectory = Trajectory { points: Vec::new() };
     let began = Instant::now();
     let options = RunOptions {
         passes: PASSES,
         patience: Some(PATIENCE),
-        log: None,
-        checkpoint: None,
-        checkpoint_secs: f64::INFINITY,
+        method,
         ..Default::default()
     };
     let result = run(
@@ -95,9 +113,9 @@ pub fn bench_converge(files: Vec<PathBuf>) -> Result<()> {
     loaded.train.rescore(&result.params);
     loaded.validation.rescore(&result.params);
     let secs = |s: Option<f64>| s.map_or("-".into(), |s| format!("{s:.1} s"));
-    println!("method  passes  seconds  final train  best validation  to 1 %  to 0.1 %");
     println!(
-        "cd      {:>6}  {seconds:>7.1}  {:>11.8}  {:>15.8}  {:>6}  {:>8}",
+        "{:<8} {:>6}  {seconds:>7.1}  {:>11.8}  {:>15.8}  {:>6}  {:>8}",
+        method.to_string(),
         result.passes,
         mean_error(&loaded.train, k),
         mean_error(&loaded.validation, k),

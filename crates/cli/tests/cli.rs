@@ -279,8 +279,6 @@ fn bench_import_reports_games_and_positions_per_second() {
     assert!(text.contains("epd: 200 positions quiesced"), "{text}");
 }
 
-/// The first `n` lines of the shipped data set in a temporary file.
-
 #[test]
 fn tune_lowers_the_error_and_writes_both_outputs() {
     let tmp = tempfile::tempdir().unwrap();
@@ -859,4 +857,55 @@ fn params_shows_constraints_and_support_in_given_positions() {
     assert_eq!(support.len(), 12);
     assert!(support.iter().any(|s| s.as_u64().unwrap() > 0));
     assert!(support.iter().all(|s| s.as_u64().unwrap() <= 2000));
+}
+
+#[test]
+fn tune_takes_a_method_from_the_flags_or_the_config() {
+    let tmp = tempfile::tempdir().unwrap();
+    let epd = sample(tmp.path(), "sample.epd", 2000);
+    for (method, how) in [("adam", "flag"), ("adam+cd", "config")] {
+        let log = tmp.path().join(format!("{how}.jsonl"));
+        let mut cmd = texel();
+        cmd.args([
+            "tune",
+            "--passes",
+            "3",
+            "--adam-epochs",
+            "2",
+            "--group",
+            "KnightV",
+        ])
+        .arg("--epd")
+        .arg(&epd)
+        .arg("--log")
+        .arg(&log)
+        .arg("--out")
+        .arg(tmp.path().join(format!("{how}.json")));
+        if how == "flag" {
+            cmd.args(["--method", method]);
+        } else {
+            let config = tmp.path().join("c.json");
+            std::fs::write(&config, format!("{{\"method\": \"{method}\"}}")).unwrap();
+            cmd.arg("--config").arg(&config);
+        }
+        let text = stdout_of(&mut cmd);
+        assert!(text.contains("pass 3:"), "{text}");
+        let probes: Vec<u64> = std::fs::read_to_string(&log)
+            .unwrap()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok()?["probes"].as_u64())
+            .collect();
+        // Adam epochs probe only the curve inputs of KnightV (mobility); coordinate descent
+        // walks every value.
+        let adam_epochs = if method == "adam" { 3 } else { 2 };
+        assert!(
+            probes[..adam_epochs].iter().all(|&p| p == probes[0]),
+            "{probes:?}"
+        );
+        if method == "adam+cd" {
+            assert!(probes[2] > probes[0], "{probes:?}");
+        }
+    }
+    let err = fails(texel().args(["tune", "--method", "sgd", "--epd"]).arg(&epd));
+    assert!(err.contains("no method \"sgd\""), "{err}");
 }

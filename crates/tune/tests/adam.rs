@@ -1,0 +1,139 @@
+//! `--method adam` and `adam+cd`: epochs lower the error, the result does not depend on the
+//! thread count, adam+cd hands over to coordinate descent, and an interrupted run resumes
+//! from its checkpoint (Adam's memory included) to exactly the same values.
+
+use texel_eval::Params;
+use texel_tune::error::{fit_k, samples};
+use texel_tune::{
+    fresh, load, run, select, Checkpoint, Control, Dataset, Event, LoadOptions, Method, RunEnd,
+    RunOptions, RunResult, Selection,
+};
+
+fn data(n: usize, params: &Params) -> (Dataset, Dataset, u64) {
+    let lines: Vec<&str> = include_str!("../../../data/train.epd")
+        .lines()
+        .take(n)
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("data.epd");
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    let options = LoadOptions {
+        validation_per_mille: 100,
+        ..Default::default()
+    };
+    let (train, validation, report) = load(&[path], params, &options, &|_| {}).unwrap();
+    (train, validation, report.fingerprint)
+}
+
+const GUARDS: texel_tune::Guards = texel_tune::Guards {
+    l2: 0.1,
+    constraints: true,
+};
+
+/// Linear values, curve inputs (mobility) and formula weights (king attack, scale rules).
+fn vars() -> Vec<texel_tune::Variable> {
+    let groups = ["KnightV", "KingV", "ScaleV", "PassedV"];
+    select(&Selection {
+        groups: groups.iter().map(|g| g.to_string()).collect(),
+        ..Default::default()
+    })
+    .unwrap()
+}
+
+/// A run with `method` from the defaults, stopped by `stop`; the checkpoint in `dir`.
+fn tune(
+    dir: &std::path::Path,
+    method: Method,
+    passes: usize,
+    stop: &mut dyn FnMut(&Event) -> bool,
+) -> (RunResult, Vec<(f64, u64)>) {
+    let (mut train, mut validation, id) = data(4000, &Params::default());
+    let k = fit_k(&samples(&train));
+    let start = match Checkpoint::load(&dir.join("run.ckpt")) {
+        Ok(c) => {
+            train.rescore(&c.descent.params);
+            c
+        }
+        Err(_) => fresh(&train, id, Params::default(), k, vars(), GUARDS),
+    };
+    let options = RunOptions {
+        passes,
+        patience: Some(2),
+        checkpoint: Some(dir.join("run.ckpt")),
+        checkpoint_secs: 1e9,
+        method,
+        adam_epochs: 4,
+        ..Default::default()
+    };
+    let mut passes = Vec::new();
+    let result = run(&mut train, &mut validation, start, &options, &mut |e| {
+        if let Event::Pass(r, _) = &e {
+            passes.push((r.train_error, r.summary.probes));
+        }
+        if stop(&e) {
+            Control::Stop
+        } else {
+            Control::Continue
+        }
+    })
+    .unwrap();
+    (result, passes)
+}
+
+#[test]
+fn adam_epochs_lower_the_error_the_same_way_on_one_or_two_threads() {
+    let on = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        pool.install(|| tune(dir.path(), Method::Adam, 6, &mut |_| false))
+    };
+    let (one, passes) = on(1);
+    let (two, _) = on(2);
+    assert_eq!(one.params, two.params);
+    assert_ne!(one.params, Params::default());
+    let errors: Vec<f64> = passes.iter().map(|p| p.0).collect();
+    assert!(errors.last() < errors.first(), "{errors:?}");
+    assert!(
+        passes.iter().all(|p| p.1 > 0),
+        "curve and formula values are probed"
+    );
+}
+
+#[test]
+fn adam_then_cd_hands_over_and_resumes_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let (straight, passes) = tune(dir.path(), Method::AdamThenCd, 7, &mut |_| false);
+    assert_eq!(straight.passes, 7);
+    // Four Adam epochs, then coordinate descent: its first walk probes every variable twice.
+    let walk = 2 * vars().len() as u64;
+    assert!(passes[..4].iter().all(|p| p.1 < walk), "{passes:?}");
+    assert!(passes[4].1 >= walk, "{passes:?}");
+
+    // The same run stopped during the Adam epochs and during the coordinate descent.
+    let dir = tempfile::tempdir().unwrap();
+    let mut seen = 0;
+    let first = tune(dir.path(), Method::AdamThenCd, 7, &mut |e| {
+        seen += matches!(e, Event::Progress { pass: 3, .. }) as usize;
+        seen == 1
+    });
+    assert_eq!((first.0.end, first.0.passes), (RunEnd::Interrupted, 2));
+    let ckpt = Checkpoint::load(&dir.path().join("run.ckpt")).unwrap();
+    assert_eq!(ckpt.descent.adam.as_ref().map(|a| a.epochs), Some(2));
+    let second = tune(dir.path(), Method::AdamThenCd, 7, &mut |e| {
+        matches!(
+            e,
+            Event::Progress {
+                pass: 6,
+                walked: 10,
+                ..
+            }
+        )
+    });
+    assert_eq!((second.0.end, second.0.passes), (RunEnd::Interrupted, 5));
+    let last = tune(dir.path(), Method::AdamThenCd, 7, &mut |_| false);
+    assert_eq!(last.0.passes, 7);
+    assert_eq!(last.0.params, straight.params);
+}
