@@ -234,7 +234,21 @@ fn bench_load(args: &BenchArgs, params: &Params) -> Result<texel_tune::Dataset> 
         "memory     {:>10.1} bytes/position",
         train.memory_bytes() as f64 / n as f64
     );
+    if let Some(peak) = peak_memory() {
+        println!(
+            "peak       {:>10.1} bytes/position (the process's peak resident memory, loading included)",
+            peak as f64 / n as f64
+        );
+    }
     Ok(train)
+}
+
+/// The process's peak resident memory in bytes (Linux: `VmHWM` of `/proc/self/status`).
+fn peak_memory() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
 }
 
 /// Times a full error pass (20 rounds) and a full rescore; returns their seconds.
