@@ -210,19 +210,29 @@ impl Loading<'_> {
         Ok(())
     }
 
-    /// Reads, parses and adds every line of one file.
+    /// Reads, parses and adds every line of one file. Adding a batch (one thread) overlaps
+    /// with parsing and tracing the next (the others); batches are added in file order.
     fn file(&mut self, path: &Path, progress: &dyn Fn(u64)) -> Result<(), LoadError> {
         let mut input = open_input(path).map_err(|e| io(path, e))?;
         let mut formats = BTreeMap::new();
         let mut line_no = 0u64;
+        let (params, stm_labels) = (self.params, self.options.stm_labels);
+        let mut pending: Option<(Vec<(u64, String)>, Vec<Parsed>)> = None;
         loop {
             let batch =
                 read_lines(&mut input.reader, BATCH, &mut line_no).map_err(|e| io(path, e))?;
+            let (parsed, added) = rayon::join(
+                || parse_batch(&batch, params, stm_labels),
+                || match pending.take() {
+                    Some((lines, parsed)) => self.add(path, &lines, parsed, &mut formats),
+                    None => Ok(()),
+                },
+            );
+            added?;
             if batch.is_empty() {
                 break;
             }
-            let parsed = parse_batch(&batch, self.params, self.options.stm_labels);
-            self.add(path, &batch, parsed, &mut formats)?;
+            pending = Some((batch, parsed));
             progress(input.position());
         }
         self.report.formats.push((path.to_path_buf(), formats));
