@@ -136,6 +136,9 @@ fn held_out(index: u64, per_mille: u32) -> bool {
 /// One parsed line: the position's label, trace and hash, and its label format.
 type Parsed = Result<(Labelled, Trace, u64, LabelFormat), BadLine>;
 
+/// Numbered lines read from a file.
+type Lines = Vec<(u64, String)>;
+
 /// Parses and traces a batch of lines in parallel.
 fn parse_batch(batch: &[(u64, String)], params: &Params, stm_labels: bool) -> Vec<Parsed> {
     batch
@@ -217,7 +220,7 @@ impl Loading<'_> {
         let mut formats = BTreeMap::new();
         let mut line_no = 0u64;
         let (params, stm_labels) = (self.params, self.options.stm_labels);
-        let mut pending: Option<(Vec<(u64, String)>, Vec<Parsed>)> = None;
+        let mut pending: Option<(Lines, Vec<Parsed>)> = None;
         loop {
             let batch =
                 read_lines(&mut input.reader, BATCH, &mut line_no).map_err(|e| io(path, e))?;
