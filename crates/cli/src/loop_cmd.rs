@@ -72,6 +72,12 @@ struct RoundLine {
 }
 
 impl LoopArgs {
+    /// The gate's SPRT bounds in Elo (`--sprt`).
+    fn sprt_bounds(&self) -> Result<(f64, f64)> {
+        let b = crate::match_cmd::numbers::<f64>(&self.sprt, "--sprt", 2)?;
+        Ok((b[0], b[1]))
+    }
+
     fn round_dir(&self, round: u32) -> PathBuf {
         self.dir.join(format!("round-{round:02}"))
     }
@@ -240,7 +246,7 @@ fn tune_round(args: &LoopArgs, round: u32, dir: &Path) -> Result<Option<serde_js
 fn gate_round(args: &LoopArgs, dir: &Path) -> Result<Option<(MatchReport, bool)>> {
     let pgn = dir.join("gate.pgn");
     let earlier = crate::selfplay_cmd::keep_finished_games(&pgn)?;
-    let bounds = crate::match_cmd::numbers::<f64>(&args.sprt, "--sprt", 2)?;
+    let bounds = args.sprt_bounds()?;
     let texel = |name: &str, params: PathBuf| EngineSpec {
         name: name.into(),
         kind: Kind::BuiltIn {
@@ -269,7 +275,7 @@ fn gate_round(args: &LoopArgs, dir: &Path) -> Result<Option<(MatchReport, bool)>
             max_plies: 600,
         },
         pgn: Some(pgn),
-        sprt: Some((bounds[0], bounds[1])),
+        sprt: Some(bounds),
         event: "texel loop gate".into(),
         first_round: earlier.len() as u64 + 1,
         earlier,
@@ -292,12 +298,12 @@ fn record(args: &LoopArgs, line: &RoundLine) -> Result<()> {
     let s = line.gate.pairings[0].score;
     let (elo, margin) = s.elo();
     let llr = line.gate.sprt.map_or(0.0, |s| s.llr());
-    let bounds = crate::match_cmd::numbers::<f64>(&args.sprt, "--sprt", 2)?;
+    let (elo0, elo1) = args.sprt_bounds()?;
     let value = json!({
         "round": line.round, "games": line.games, "positions": line.positions,
         "error": line.errors,
         "gate": {"wins": s.wins, "draws": s.draws, "losses": s.losses, "elo": elo,
-                 "margin": margin, "llr": llr, "sprt": bounds, "passed": line.passed},
+                 "margin": margin, "llr": llr, "sprt": [elo0, elo1], "passed": line.passed},
     });
     use std::io::Write;
     let path = args.dir.join("loop.jsonl");

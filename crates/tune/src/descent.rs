@@ -341,8 +341,7 @@ impl<'a> Descent<'a> {
         self.guards.l2 * 2.0 * away / 10_000.0 / self.ds.len() as f64
     }
 
-    /// Moves to `params` (the dataset is scored again from scratch); counts probes made
-    /// outside the coordinate moves.
+    /// Moves to `params`: the dataset is scored again from scratch.
     pub(crate) fn set_params(&mut self, params: Params) {
         self.params = params;
         self.refresh();

@@ -14,28 +14,33 @@ use crate::error::sigmoid;
 use rayon::prelude::*;
 
 impl Descent<'_> {
-    /// `dE/dq` of position `i`: the derivative of its squared error with respect to its
-    /// evaluation in centipawns.
-    fn error_slope(&self, i: usize, k: f64) -> f64 {
-        let ds = self.dataset();
-        let s = sigmoid(k, ds.eval(i));
-        let ds_dq = s * (1.0 - s) * k * std::f64::consts::LN_10 / 400.0;
-        -2.0 * (ds.target(i) - s) * ds_dq
+    /// Per position, how its squared error moves per unit of its middlegame and endgame
+    /// sums: `dE/dq` (the error against the evaluation) times the slopes of the tapered,
+    /// scaled evaluation. Computed once per gradient, shared by every column.
+    fn sum_slopes(&self) -> Vec<[f64; 2]> {
+        let (ds, k) = (self.dataset(), self.k());
+        (0..ds.len())
+            .into_par_iter()
+            .map(|i| {
+                let s = sigmoid(k, ds.eval(i));
+                let ds_dq = s * (1.0 - s) * k * std::f64::consts::LN_10 / 400.0;
+                let de_dq = -2.0 * (ds.target(i) - s) * ds_dq;
+                ds.slopes(i).map(|slope| slope * de_dq)
+            })
+            .collect()
     }
 
     /// The derivative of the mean error with respect to the value of `slot`, when no curve or
-    /// formula reads it.
-    fn column_derivative(&self, slot: usize, k: f64) -> f64 {
+    /// formula reads it, from the positions' [`Descent::sum_slopes`].
+    fn column_derivative(&self, slot: usize, slopes: &[[f64; 2]]) -> f64 {
         let ds = self.dataset();
         let blocks: Vec<f64> = (0..ds.blocks(slot))
             .into_par_iter()
             .map(|b| {
                 let mut sum = 0.0;
                 ds.for_block(slot, b, |pos, mid, end| {
-                    let i = pos as usize;
-                    let [mid_slope, end_slope] = ds.slopes(i);
-                    let dq = f64::from(mid) * mid_slope + f64::from(end) * end_slope;
-                    sum += dq * self.error_slope(i, k);
+                    let [d_mid, d_end] = slopes[pos as usize];
+                    sum += f64::from(mid) * d_mid + f64::from(end) * d_end;
                 });
                 sum
             })
@@ -55,13 +60,20 @@ impl Descent<'_> {
     /// values: exact column sums for values only their column carries, central differences
     /// of one step for curve inputs and formula weights.
     pub fn gradient(&mut self, vars: &[Variable]) -> Vec<f64> {
-        let k = self.k();
+        let linear = vars
+            .iter()
+            .any(|v| !self.dataset().read_by_formulas(v.slot));
+        let slopes = if linear {
+            self.sum_slopes()
+        } else {
+            Vec::new()
+        };
         vars.iter()
             .map(|&v| {
                 if self.dataset().read_by_formulas(v.slot) {
                     (self.probe(v, v.step) - self.probe(v, -v.step)) / f64::from(2 * v.step)
                 } else {
-                    self.column_derivative(v.slot, k)
+                    self.column_derivative(v.slot, &slopes)
                 }
             })
             .collect()
