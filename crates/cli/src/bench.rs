@@ -297,7 +297,7 @@ fn probe_times(
     let mut kinds = [(0.0, 0usize); 3];
     for v in vars {
         let term = texel_eval::params::flat_params()[v.slot].term;
-        let kind = if descent.dataset().formula_reads(term) != Some(0) {
+        let kind = if descent.dataset().formula_reads(term) > 0 {
             2
         } else if curve_inputs.contains(&v.slot) {
             1

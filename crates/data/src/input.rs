@@ -84,13 +84,50 @@ pub fn read_lines(
             break;
         }
         *line_no += 1;
-        let line = String::from_utf8_lossy(&buf);
-        let line = line.trim();
-        if !line.is_empty() && !line.starts_with('#') {
-            batch.push((*line_no, line.to_string()));
+        if let Some(line) = content(&buf) {
+            batch.push((*line_no, String::from_utf8_lossy(line).into_owned()));
         }
     }
     Ok(batch)
+}
+
+/// A line trimmed, or `None` when it holds nothing (blank, or a `#` comment).
+fn content(line: &[u8]) -> Option<&[u8]> {
+    let line = line.trim_ascii();
+    (!line.is_empty() && !line.starts_with(b"#")).then_some(line)
+}
+
+/// Reads the next block of whole lines into `text` (cleared first): about `size` bytes,
+/// then on to the end of the line. Returns `false` at the end of the input. Cut a block
+/// into lines with [`block_lines`]: no string per line.
+///
+/// # Errors
+/// A read error.
+pub fn read_block(
+    reader: &mut dyn BufRead,
+    size: usize,
+    text: &mut Vec<u8>,
+) -> std::io::Result<bool> {
+    text.clear();
+    reader.take(size as u64).read_to_end(text)?;
+    if text.last().is_some_and(|&b| b != b'\n') {
+        reader.read_until(b'\n', text)?;
+    }
+    Ok(!text.is_empty())
+}
+
+/// The lines of a block from [`read_block`] that hold something (as [`read_lines`]
+/// keeps them, not yet checked for UTF-8), trimmed, each with its 1-based line number;
+/// `line_no` counts every line of the block.
+pub fn block_lines<'a>(text: &'a [u8], line_no: &mut u64) -> Vec<(u64, &'a [u8])> {
+    let mut lines = Vec::new();
+    for line in text.split_inclusive(|&b| b == b'\n') {
+        *line_no += 1;
+        if let Some(line) = content(line) {
+            lines.push((*line_no, line));
+        }
+    }
+    lines
 }
 
 #[cfg(test)]
@@ -122,5 +159,31 @@ mod tests {
             );
             assert_eq!(input.position(), std::fs::metadata(&path).unwrap().len());
         }
+    }
+
+    #[test]
+    fn blocks_end_at_line_ends_and_number_every_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = "first line\n\n# comment\n  second \nthird\r\nno newline at the end";
+        let path = dir.path().join("b.epd");
+        std::fs::write(&path, text).unwrap();
+        let mut input = open_input(&path).unwrap();
+        let (mut line_no, mut text, mut lines) = (0, Vec::new(), Vec::new());
+        // Blocks of 4 bytes: every block runs on to the end of the line it cuts.
+        while read_block(&mut input.reader, 4, &mut text).unwrap() {
+            assert!(text.ends_with(b"\n") || text.ends_with(b"end"));
+            for (no, line) in block_lines(&text, &mut line_no) {
+                lines.push((no, String::from_utf8(line.to_vec()).unwrap()));
+            }
+        }
+        let expected = [
+            (1, "first line"),
+            (4, "second"),
+            (5, "third"),
+            (6, "no newline at the end"),
+        ];
+        let expected: Vec<(u64, String)> = expected.iter().map(|&(n, l)| (n, l.into())).collect();
+        assert_eq!(lines, expected);
+        assert_eq!(line_no, 6);
     }
 }

@@ -9,4 +9,4 @@ mod epd;
 mod input;
 
 pub use epd::{parse_line, BadLine, Label, LabelFormat, Labelled, Outcome};
-pub use input::{open_input, read_lines, Input};
+pub use input::{block_lines, open_input, read_block, read_lines, Input};

@@ -237,12 +237,20 @@ impl<'a> Tracer<'a> {
 
     /// Traces `pos`.
     pub fn trace(&mut self, pos: &Chess) -> Trace {
+        let mut trace = Trace::default();
+        self.trace_into(pos, &mut trace);
+        trace
+    }
+
+    /// Traces `pos` into `out`, reusing its buffers (no allocation once they are large
+    /// enough).
+    pub fn trace_into(&mut self, pos: &Chess, out: &mut Trace) {
         crate::terms::evaluate_with(pos, self);
-        let mut coefs = Vec::with_capacity(96);
+        out.coefs.clear();
         for i in self.touched.iter() {
             let (m, e) = (self.mid[i], self.end[i]);
             if m != 0 || e != 0 {
-                coefs.push(Coef {
+                out.coefs.push(Coef {
                     index: i as u16,
                     mid: m,
                     end: e,
@@ -254,20 +262,16 @@ impl<'a> Tracer<'a> {
         self.touched.clear();
         self.curves_touched.sort_unstable();
         self.curves_touched.dedup();
-        let mut curves = Vec::with_capacity(self.curves_touched.len());
+        out.curves.clear();
         for &slot in &self.curves_touched {
             let count = std::mem::take(&mut self.curve_counts[usize::from(slot)]);
             if count != 0 {
-                curves.push(CurveCoef { slot, count });
+                out.curves.push(CurveCoef { slot, count });
             }
         }
         self.curves_touched.clear();
-        Trace {
-            coefs,
-            curves,
-            inputs: std::mem::take(&mut self.inputs),
-            phase: self.phase,
-        }
+        out.inputs = std::mem::take(&mut self.inputs);
+        out.phase = self.phase;
     }
 
     #[inline]

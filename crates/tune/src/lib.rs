@@ -18,7 +18,7 @@ mod touch;
 
 pub use adam::{AdamState, Method};
 pub use checkpoint::{fresh, table_fingerprint, Checkpoint, CheckpointError};
-pub use dataset::{Dataset, DatasetBuilder, DatasetFull};
+pub use dataset::{Dataset, DatasetFull};
 pub use descent::{Control, Cursor, Descent, DescentState, Guards, PassSummary, Variable};
 pub use guard::{L2Search, L2_GRID};
 pub use lab::{Errors, Lab, Subject, Verdict};

@@ -1,18 +1,18 @@
 //! Loading labelled EPD/FEN files into datasets: streaming, parsed and traced in parallel,
 //! every bad line counted by reason.
 
-use crate::dataset::{Dataset, DatasetBuilder};
+use crate::dataset::{Dataset, DatasetBuilder, Part, SegmentBuilder, SEGMENT};
 use rayon::prelude::*;
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{EnPassantMode, Position};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use texel_data::{open_input, parse_line, read_lines, BadLine, LabelFormat, Labelled};
+use texel_data::{block_lines, open_input, parse_line, read_block, BadLine, LabelFormat, Labelled};
 use texel_eval::{Params, Trace, Tracer};
 
-/// Lines parsed and traced per parallel batch.
-const BATCH: usize = 16384;
+/// Bytes of lines parsed and traced per parallel batch (some 55,000 EPD lines).
+const BATCH_BYTES: usize = 4 << 20;
 
 /// How many line numbers of each kind of bad line are kept for the report.
 const EXAMPLES: usize = 5;
@@ -133,26 +133,42 @@ fn held_out(index: u64, per_mille: u32) -> bool {
     z % 1000 < u64::from(per_mille)
 }
 
-/// One parsed line: the position's label, trace and hash, and its label format.
-type Parsed = Result<(Labelled, Trace, u64, LabelFormat), BadLine>;
+/// One parsed line: the position with its label, its hash and its label format.
+type Parsed = Result<(Labelled, u64, LabelFormat), BadLine>;
 
-/// Numbered lines read from a file.
-type Lines = Vec<(u64, String)>;
-
-/// Parses and traces a batch of lines in parallel.
-fn parse_batch(batch: &[(u64, String)], params: &Params, stm_labels: bool) -> Vec<Parsed> {
-    batch
+/// Parses a batch of lines in parallel.
+fn parse_batch(lines: &[(u64, &[u8])], stm_labels: bool) -> Vec<Parsed> {
+    lines
         .par_iter()
+        .map(|(_, line)| {
+            let (labelled, format) = parse_line(&String::from_utf8_lossy(line), None, stm_labels)?;
+            let key = labelled
+                .position
+                .zobrist_hash::<Zobrist64>(EnPassantMode::Legal)
+                .0;
+            Ok((labelled, key, format))
+        })
+        .collect()
+}
+
+/// Traces positions in parallel into segments of at most [`SEGMENT`] positions (sizes
+/// evened out), in order.
+fn trace_batch(positions: &[Labelled], params: &Params) -> Vec<Part> {
+    if positions.is_empty() {
+        return Vec::new();
+    }
+    let size = positions.len().div_ceil(positions.len().div_ceil(SEGMENT));
+    positions
+        .par_chunks(size)
         .map_init(
-            || Tracer::new(params),
-            |tracer, (_, line)| {
-                let (labelled, format) = parse_line(line, None, stm_labels)?;
-                let trace = tracer.trace(&labelled.position);
-                let key = labelled
-                    .position
-                    .zobrist_hash::<Zobrist64>(EnPassantMode::Legal)
-                    .0;
-                Ok((labelled, trace, key, format))
+            || (Tracer::new(params), Trace::default()),
+            |(tracer, trace), chunk| {
+                let mut builder = SegmentBuilder::default();
+                for l in chunk {
+                    tracer.trace_into(&l.position, trace);
+                    builder.push(l.label, trace, params);
+                }
+                builder.finish()
             },
         )
         .collect()
@@ -176,29 +192,26 @@ struct Loading<'p> {
 }
 
 impl Loading<'_> {
-    /// Adds a parsed batch of `path` in file order.
-    fn add(
+    /// Sorts a parsed batch of `path` in file order: bad lines into the report, positions
+    /// into the training and the validation set.
+    fn sort(
         &mut self,
         path: &Path,
-        batch: &[(u64, String)],
+        lines: &[(u64, &[u8])],
         parsed: Vec<Parsed>,
         formats: &mut BTreeMap<LabelFormat, u64>,
-    ) -> Result<(), LoadError> {
-        for ((no, _), result) in batch.iter().zip(parsed) {
+    ) -> [Vec<Labelled>; 2] {
+        let mut sets = [Vec::new(), Vec::new()];
+        for ((no, _), result) in lines.iter().zip(parsed) {
             self.report.lines += 1;
             match result {
-                Ok((l, trace, key, format)) => {
+                Ok((l, key, format)) => {
                     *formats.entry(format).or_default() += 1;
                     let held = held_out(self.index, self.options.validation_per_mille);
                     let r = &mut self.report;
                     r.fingerprint = fold(fold(r.fingerprint, key), u64::from(l.label.steps()));
                     r.fingerprint = fold(r.fingerprint, u64::from(held));
-                    let target = if held {
-                        &mut self.validation
-                    } else {
-                        &mut self.train
-                    };
-                    target.push(l.label, &trace, self.params)?;
+                    sets[usize::from(held)].push(l);
                     self.index += 1;
                 }
                 Err(reason) => {
@@ -210,32 +223,34 @@ impl Loading<'_> {
                 }
             }
         }
+        sets
+    }
+
+    /// Traces a sorted batch (both sets at once) and appends it to the datasets.
+    fn add(&mut self, [train, validation]: [Vec<Labelled>; 2]) -> Result<(), LoadError> {
+        let (train, validation) = rayon::join(
+            || trace_batch(&train, self.params),
+            || trace_batch(&validation, self.params),
+        );
+        for part in train {
+            self.train.append(part)?;
+        }
+        for part in validation {
+            self.validation.append(part)?;
+        }
         Ok(())
     }
 
-    /// Reads, parses and adds every line of one file. Adding a batch (one thread) overlaps
-    /// with parsing and tracing the next (the others); batches are added in file order.
+    /// Reads, parses and adds every line of one file, a block of lines at a time.
     fn file(&mut self, path: &Path, progress: &dyn Fn(u64)) -> Result<(), LoadError> {
         let mut input = open_input(path).map_err(|e| io(path, e))?;
         let mut formats = BTreeMap::new();
-        let mut line_no = 0u64;
-        let (params, stm_labels) = (self.params, self.options.stm_labels);
-        let mut pending: Option<(Lines, Vec<Parsed>)> = None;
-        loop {
-            let batch =
-                read_lines(&mut input.reader, BATCH, &mut line_no).map_err(|e| io(path, e))?;
-            let (parsed, added) = rayon::join(
-                || parse_batch(&batch, params, stm_labels),
-                || match pending.take() {
-                    Some((lines, parsed)) => self.add(path, &lines, parsed, &mut formats),
-                    None => Ok(()),
-                },
-            );
-            added?;
-            if batch.is_empty() {
-                break;
-            }
-            pending = Some((batch, parsed));
+        let (mut line_no, mut text) = (0u64, Vec::new());
+        while read_block(&mut input.reader, BATCH_BYTES, &mut text).map_err(|e| io(path, e))? {
+            let lines = block_lines(&text, &mut line_no);
+            let parsed = parse_batch(&lines, self.options.stm_labels);
+            let sets = self.sort(path, &lines, parsed, &mut formats);
+            self.add(sets)?;
             progress(input.position());
         }
         self.report.formats.push((path.to_path_buf(), formats));

@@ -84,6 +84,30 @@ fn incremental_error_matches_a_full_evaluation_after_many_moves() {
 }
 
 #[test]
+fn a_full_rescore_over_many_segments_matches_a_full_evaluation() {
+    // 20,000 positions are traced into several segments by several threads.
+    let (mut ds, k) = dataset(20_000, "segments");
+    let boards = labelled(20_000);
+    // Every value moved by a pseudo-random amount, and one candidate family at zero
+    // (its columns are skipped).
+    let mut params = Params::default();
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    for slot in 0..params.flat().len() {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        params.set_flat(slot, params.flat()[slot] + (seed % 21) as i32 - 10);
+    }
+    let params = params.without_candidates();
+    ds.rescore(&params);
+    let (rescored, direct) = (mean_error(&ds, k), direct_error(&boards, &params, k));
+    assert!(
+        ((rescored - direct) / direct).abs() < 1e-12,
+        "rescored {rescored} vs direct {direct}"
+    );
+}
+
+#[test]
 fn tuned_values_do_not_depend_on_the_thread_count() {
     let run = |threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new()

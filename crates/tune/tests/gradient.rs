@@ -41,7 +41,7 @@ fn kinds(ds: &Dataset, vars: &[Variable], n: usize) -> [Vec<Variable>; 3] {
     let mut kinds: [Vec<(usize, Variable)>; 3] = Default::default();
     for &v in vars {
         let term = texel_eval::params::flat_params()[v.slot].term;
-        let kind = if ds.formula_reads(term) != Some(0) {
+        let kind = if ds.formula_reads(term) > 0 {
             2
         } else if curves.contains(&v.slot) {
             1

@@ -1,0 +1,476 @@
+//! The compact in-memory dataset: traced positions stored column by column.
+//!
+//! Per position: the label, phase, the cached sums and scale of the evaluation for the
+//! current parameters, and the inputs of its formulas (king attack, endgame scale),
+//! compactly coded. The coefficients are kept in segments of consecutive positions, each
+//! built by one thread while loading: per flat parameter a column of (position,
+//! coefficient) entries (also the reverse index), per curve value a column of counts, per
+//! term read by a formula the positions where it is read. Nothing depends on the board any
+//! more: every evaluation is recomputed from these for any parameters.
+
+mod coding;
+mod segment;
+
+use crate::touch::Combiner;
+use crate::touch::Touch;
+use coding::{for_gaps, for_pair, for_single};
+use rayon::prelude::*;
+pub(crate) use segment::Part;
+pub(crate) use segment::SegmentBuilder;
+use segment::{curve_column, read_column, Segment};
+use std::sync::LazyLock;
+use texel_data::Label;
+use texel_eval::curve::{slot_count, slot_curve};
+use texel_eval::params::{flat_params, Component};
+use texel_eval::table::{FLAT_LEN, TERM_COUNT};
+use texel_eval::{taper, Formulas, Params, TermId, S};
+
+/// For every flat parameter slot, the curve slots whose values read it.
+static CURVE_DEPENDENTS: LazyLock<Vec<Vec<usize>>> = LazyLock::new(|| {
+    let mut deps = vec![Vec::new(); FLAT_LEN];
+    for d in 0..slot_count() {
+        let (curve, index) = slot_curve(d);
+        for p in curve.inputs(index) {
+            for slot in [p.flat_index(), p.flat_index() + 1] {
+                if deps[slot].last() != Some(&d) {
+                    deps[slot].push(d);
+                }
+            }
+        }
+    }
+    deps
+});
+
+/// Positions per segment built while loading (a batch's positions are split evenly).
+pub(crate) const SEGMENT: usize = 8192;
+
+/// What every probe reads of a position, kept together for locality.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Hot {
+    /// White-minus-black sum of all terms for the current parameters (middlegame, endgame).
+    sum: [i32; 2],
+    phase: u8,
+    scale: u8,
+    /// The label: white's score in [`Label::steps`].
+    label: u8,
+}
+
+/// Traced positions ready for tuning.
+pub struct Dataset {
+    hot: Vec<Hot>,
+    /// Every position's [`Formulas`], coded one after the other.
+    formulas: Vec<u8>,
+    /// Where each position's formulas begin in `formulas` (one more entry: the end).
+    offsets: Vec<u32>,
+    /// The column entries, in position order.
+    segments: Vec<Segment>,
+    /// Per term, how many positions' formulas read it.
+    reads: Vec<u32>,
+    /// Per term, which formulas read it.
+    read_by: Vec<ReadBy>,
+}
+
+/// Which formulas read a term.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ReadBy {
+    /// The king attack formula.
+    pub attack: bool,
+    /// The endgame scale rules.
+    pub scale: bool,
+}
+
+impl std::fmt::Debug for Dataset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Dataset")
+            .field("positions", &self.len())
+            .field("memory_bytes", &self.memory_bytes())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A dataset holds no more positions: see [`DatasetBuilder::append`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{0} positions fill one dataset (32-bit position numbers, 4 GiB of formula inputs): load fewer"
+)]
+pub struct DatasetFull(pub usize);
+
+/// Builds a [`Dataset`] from segments, in order.
+pub(crate) struct DatasetBuilder {
+    ds: Dataset,
+}
+
+impl Default for DatasetBuilder {
+    fn default() -> Self {
+        DatasetBuilder {
+            ds: Dataset {
+                hot: Vec::new(),
+                formulas: Vec::new(),
+                offsets: vec![0],
+                segments: Vec::new(),
+                reads: vec![0; TERM_COUNT],
+                read_by: vec![ReadBy::default(); TERM_COUNT],
+            },
+        }
+    }
+}
+
+impl DatasetBuilder {
+    /// Appends the positions of a finished segment after those already held.
+    ///
+    /// # Errors
+    /// [`DatasetFull`] when they do not fit: positions are numbered with 32 bits and the
+    /// formula inputs of all positions take at most 4 GiB (about 200M positions).
+    pub fn append(&mut self, part: Part) -> Result<(), DatasetFull> {
+        let ds = &mut self.ds;
+        let (n, base) = (ds.hot.len(), ds.formulas.len());
+        if n + part.hot.len() >= u32::MAX as usize || base + part.formulas.len() > u32::MAX as usize
+        {
+            return Err(DatasetFull(n));
+        }
+        ds.hot.extend_from_slice(&part.hot);
+        ds.formulas.extend_from_slice(&part.formulas);
+        ds.offsets.pop();
+        ds.offsets
+            .extend(part.offsets.iter().map(|&o| o + base as u32));
+        ds.offsets.push(ds.formulas.len() as u32);
+        let mut segment = part.segment;
+        segment.start = n as u32;
+        ds.segments.push(segment);
+        for (total, count) in ds.reads.iter_mut().zip(&part.reads) {
+            *total += count;
+        }
+        for (by, part) in ds.read_by.iter_mut().zip(&part.read_by) {
+            by.attack |= part.attack;
+            by.scale |= part.scale;
+        }
+        Ok(())
+    }
+
+    /// Number of positions so far.
+    pub fn len(&self) -> usize {
+        self.ds.hot.len()
+    }
+
+    /// Whether no position was appended.
+    pub fn is_empty(&self) -> bool {
+        self.ds.hot.is_empty()
+    }
+
+    /// The finished dataset.
+    pub fn finish(mut self) -> Dataset {
+        let ds = &mut self.ds;
+        ds.hot.shrink_to_fit();
+        ds.formulas.shrink_to_fit();
+        ds.offsets.shrink_to_fit();
+        ds.segments.shrink_to_fit();
+        self.ds
+    }
+}
+
+/// How a column's coefficients act on the two sums.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Kind {
+    /// The middlegame slot of an `S`: one coefficient, on the middlegame sum.
+    Mid,
+    /// The endgame slot of an `S`: the same coefficient, on the endgame sum.
+    End,
+    /// An untapered integer: a middlegame and an endgame coefficient.
+    Scalar,
+}
+
+/// Calls `f(position, mid, end)` for the entries of a column coded for `kind`, positions
+/// counted from `start`.
+#[inline]
+fn decode(bytes: &[u8], kind: Kind, start: u32, mut f: impl FnMut(u32, i32, i32)) {
+    match kind {
+        Kind::Mid => for_single(bytes, |p, c| f(start + p, c, 0)),
+        Kind::End => for_single(bytes, |p, c| f(start + p, 0, c)),
+        Kind::Scalar => for_pair(bytes, |p, a, b| f(start + p, a, b)),
+    }
+}
+
+/// A column with the values its coefficients multiply, for the full pass.
+#[derive(Copy, Clone)]
+enum Weighted {
+    /// One coefficient times a middlegame and an endgame value.
+    Single(usize, i32, i32),
+    /// A middlegame and an endgame coefficient times one value.
+    Pair(usize, i32),
+}
+
+impl Dataset {
+    /// Number of positions.
+    pub fn len(&self) -> usize {
+        self.hot.len()
+    }
+
+    /// Whether the dataset holds no position.
+    pub fn is_empty(&self) -> bool {
+        self.hot.is_empty()
+    }
+
+    /// Bytes held in memory, reverse index and formula inputs included.
+    pub fn memory_bytes(&self) -> usize {
+        std::mem::size_of::<Hot>() * self.hot.capacity()
+            + self.formulas.capacity()
+            + 4 * self.offsets.capacity()
+            + self
+                .segments
+                .iter()
+                .map(Segment::memory_bytes)
+                .sum::<usize>()
+            + 8 * TERM_COUNT
+    }
+
+    /// The label of position `i`: white's score from 0 to 1.
+    #[inline]
+    pub(crate) fn target(&self, i: usize) -> f64 {
+        f64::from(self.hot[i].label) / f64::from(Label::STEPS)
+    }
+
+    /// The evaluation of position `i` from the cached sums, moved by `delta`.
+    #[inline]
+    pub(crate) fn eval_with(&self, i: usize, delta: [i32; 2]) -> i32 {
+        self.eval_scaled(i, delta, self.hot[i].scale)
+    }
+
+    /// The evaluation of position `i` from the cached sums.
+    #[inline]
+    pub(crate) fn eval(&self, i: usize) -> i32 {
+        self.eval_with(i, [0, 0])
+    }
+
+    /// Which formulas read flat parameter `slot`.
+    pub(crate) fn read_by(&self, slot: usize) -> ReadBy {
+        self.read_by[usize::from(flat_params()[slot].term.0)]
+    }
+
+    /// The change of position `i`'s cached sums and its scale when the parameters go from
+    /// `current` to `trial`, whose difference the formulas in `by` read, and the linear
+    /// terms move the sums by `delta`.
+    #[inline]
+    pub(crate) fn formula_change(
+        &self,
+        i: usize,
+        delta: [i32; 2],
+        (current, trial, by): (&Params, &Params, ReadBy),
+    ) -> ([i32; 2], u8) {
+        let at = self.offsets[i] as usize;
+        let f = Formulas::decode_part(&self.formulas, at, by.attack, by.scale);
+        let mut d = delta;
+        if by.attack {
+            let change = f.attack(trial) - f.attack(current);
+            d = [d[0] + change.0, d[1] + change.1];
+        }
+        let scale = if by.scale {
+            f.scale(trial) as u8
+        } else {
+            self.hot[i].scale
+        };
+        (d, scale)
+    }
+
+    /// The evaluation of position `i` with its sums moved by `delta` and scale `scale`.
+    #[inline]
+    pub(crate) fn eval_scaled(&self, i: usize, delta: [i32; 2], scale: u8) -> i32 {
+        let h = &self.hot[i];
+        let sum = S(h.sum[0] + delta[0], h.sum[1] + delta[1]);
+        taper(sum, i32::from(h.phase), i32::from(scale))
+    }
+
+    /// Sets position `i`'s scale.
+    #[inline]
+    pub(crate) fn set_scale(&mut self, i: usize, scale: u8) {
+        self.hot[i].scale = scale;
+    }
+
+    /// Every column whose values are not both zero, with those values.
+    fn weighted(params: &Params) -> Vec<Weighted> {
+        let flat = params.flat();
+        let mut out = Vec::new();
+        for (slot, p) in flat_params().iter().enumerate() {
+            match p.component {
+                Component::Mid if flat[slot] != 0 || flat[slot + 1] != 0 => {
+                    out.push(Weighted::Single(slot, flat[slot], flat[slot + 1]));
+                }
+                Component::Scalar if flat[slot] != 0 => out.push(Weighted::Pair(slot, flat[slot])),
+                _ => {}
+            }
+        }
+        for (d, v) in params.curve_values().iter().enumerate() {
+            if *v != S::ZERO {
+                out.push(Weighted::Single(curve_column(d), v.0, v.1));
+            }
+        }
+        out
+    }
+
+    /// Recomputes every position's cached sums and scale for `params` from the stored
+    /// columns, curve counts and formula inputs: the full evaluation pass, without boards.
+    ///
+    /// Threads take whole segments, each summed front to back in its own buffer, then add
+    /// the formulas; integer sums make the result independent of the split.
+    pub fn rescore(&mut self, params: &Params) {
+        let weighted = Self::weighted(params);
+        let (formulas, offsets) = (&self.formulas, &self.offsets);
+        let mut work = Vec::with_capacity(self.segments.len());
+        let mut rest = &mut self.hot[..];
+        for segment in &self.segments {
+            let (mine, others) = std::mem::take(&mut rest).split_at_mut(segment.len as usize);
+            work.push((segment, mine));
+            rest = others;
+        }
+        work.into_par_iter()
+            .for_each_init(Vec::new, |sums, (segment, hot)| {
+                sum_columns(segment, &weighted, sums);
+                let start = segment.start as usize;
+                for (j, h) in hot.iter_mut().enumerate() {
+                    let f = Formulas::decode(formulas, &mut (offsets[start + j] as usize));
+                    let attack = f.attack(params);
+                    h.sum = [sums[j][0] + attack.0, sums[j][1] + attack.1];
+                    h.scale = f.scale(params) as u8;
+                }
+            });
+    }
+
+    /// How position `i`'s evaluation moves per unit of its middlegame and endgame sums (the
+    /// continuous slopes of the tapered, scaled evaluation).
+    #[inline]
+    pub(crate) fn slopes(&self, i: usize) -> [f64; 2] {
+        let h = &self.hot[i];
+        let (phase, max) = (f64::from(h.phase), f64::from(texel_eval::MAX_PHASE));
+        let scale = f64::from(h.scale) / f64::from(texel_eval::FULL_SCALE);
+        [phase / max, (max - phase) / max * scale]
+    }
+
+    /// Applies a linear change of the cached sums.
+    #[inline]
+    pub(crate) fn shift_linear(&mut self, i: usize, delta: [i32; 2]) {
+        self.hot[i].sum[0] += delta[0];
+        self.hot[i].sum[1] += delta[1];
+    }
+
+    /// The column holding `slot`'s coefficients and how they act.
+    fn column(slot: usize) -> (usize, Kind) {
+        match flat_params()[slot].component {
+            Component::Mid => (slot, Kind::Mid),
+            Component::End => (slot - 1, Kind::End),
+            Component::Scalar => (slot, Kind::Scalar),
+        }
+    }
+
+    /// Whether moving `slot` needs more than its own column: a formula or a curve reads it.
+    pub(crate) fn read_by_formulas(&self, slot: usize) -> bool {
+        self.reads[usize::from(flat_params()[slot].term.0)] > 0
+            || !CURVE_DEPENDENTS[slot].is_empty()
+    }
+
+    /// Number of blocks a column is split into: one per segment.
+    pub(crate) fn blocks(&self, _slot: usize) -> usize {
+        self.segments.len()
+    }
+
+    /// Calls `f(pos, mid, end)` for the entries of block `b` of `slot`'s column.
+    pub(crate) fn for_block(&self, slot: usize, b: usize, f: impl FnMut(u32, i32, i32)) {
+        let (col, kind) = Self::column(slot);
+        let segment = &self.segments[b];
+        decode(segment.column(col), kind, segment.start, f);
+    }
+
+    /// Calls `f(pos, mid, end)` for every entry of column `col` coded for `kind`, in order.
+    fn for_column(&self, col: usize, kind: Kind, mut f: impl FnMut(u32, i32, i32)) {
+        for segment in &self.segments {
+            decode(segment.column(col), kind, segment.start, &mut f);
+        }
+    }
+
+    /// The positions that moving flat parameter `slot` by `delta` from `params` touches, in
+    /// position order, with the change of their sums (column and curves), marked where a
+    /// formula reads the parameter.
+    pub(crate) fn touches(
+        &self,
+        slot: usize,
+        delta: i32,
+        params: &Params,
+        combiner: &mut Combiner,
+    ) -> Vec<Touch> {
+        let (col, kind) = Self::column(slot);
+        self.for_column(col, kind, |pos, mid, end| {
+            combiner.add(pos, mid * delta, end * delta)
+        });
+        let deps = &CURVE_DEPENDENTS[slot];
+        if !deps.is_empty() {
+            let mut trial = params.clone();
+            trial.set_flat(slot, params.flat()[slot] + delta);
+            for &d in deps {
+                let (curve, index) = slot_curve(d);
+                let change = curve.value(&trial, index) - curve.value(params, index);
+                if change != S::ZERO {
+                    self.for_column(curve_column(d), Kind::Mid, |pos, count, _| {
+                        combiner.add(pos, change.0 * count, change.1 * count)
+                    });
+                }
+            }
+        }
+        self.for_formula_reads(slot, |pos| combiner.add_formula(pos));
+        combiner.drain()
+    }
+
+    /// Calls `f` with every position where a formula reads `slot`'s term, in order (every
+    /// position of a segment where most of them read it).
+    fn for_formula_reads(&self, slot: usize, mut f: impl FnMut(u32)) {
+        let term = usize::from(flat_params()[slot].term.0);
+        if self.reads[term] == 0 {
+            return;
+        }
+        for segment in &self.segments {
+            let start = segment.start;
+            for_gaps(segment.column(read_column(term)), segment.len, |p| {
+                f(start + p)
+            });
+        }
+    }
+
+    /// How many positions one of the flat `slots` counts in: a coefficient of its own, a
+    /// curve value it shapes, or a formula that reads it (a formula read by most positions
+    /// of a segment counts as read by all of them).
+    pub fn support(&self, slots: &[usize]) -> usize {
+        let mut seen = vec![0u64; self.len().div_ceil(64)];
+        let mut mark = |pos: u32| seen[pos as usize / 64] |= 1 << (pos % 64);
+        for &slot in slots {
+            let (col, kind) = Self::column(slot);
+            self.for_column(col, kind, |pos, _, _| mark(pos));
+            for &d in &CURVE_DEPENDENTS[slot] {
+                self.for_column(curve_column(d), Kind::Mid, |pos, _, _| mark(pos));
+            }
+            self.for_formula_reads(slot, &mut mark);
+        }
+        seen.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// How many positions read `term` through a formula.
+    pub fn formula_reads(&self, term: TermId) -> usize {
+        self.reads[usize::from(term.0)] as usize
+    }
+}
+
+/// Sums the weighted columns of `segment` into `sums` (one per position of the segment).
+fn sum_columns(segment: &Segment, weighted: &[Weighted], sums: &mut Vec<[i32; 2]>) {
+    sums.clear();
+    sums.resize(segment.len as usize, [0, 0]);
+    for &w in weighted {
+        match w {
+            Weighted::Single(col, mid, end) => for_single(segment.column(col), |p, c| {
+                let s = &mut sums[p as usize];
+                s[0] += c * mid;
+                s[1] += c * end;
+            }),
+            Weighted::Pair(col, value) => for_pair(segment.column(col), |p, a, b| {
+                let s = &mut sums[p as usize];
+                s[0] += a * value;
+                s[1] += b * value;
+            }),
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! Segments: the column entries of a run of consecutive positions, built by one thread and
+//! never grown afterwards. Every column of a segment lies in one buffer, column after
+//! column, so a full pass reads a segment's memory front to back.
+
+use super::coding::{put_gap, put_pair, put_single, EVERY_POSITION};
+use super::{Hot, ReadBy};
+use texel_data::Label;
+use texel_eval::curve::slot_count;
+use texel_eval::formula::Formula;
+use texel_eval::params::{flat_params, Component};
+use texel_eval::table::{FLAT_LEN, TERM_COUNT};
+use texel_eval::{Params, Trace};
+
+/// The column of curve slot `d`.
+pub(super) fn curve_column(d: usize) -> usize {
+    FLAT_LEN + d
+}
+
+/// The column listing where a formula reads term `t`.
+pub(super) fn read_column(t: usize) -> usize {
+    FLAT_LEN + slot_count() + t
+}
+
+/// Columns per segment: the flat slots (an endgame slot's entries are in its middlegame
+/// slot's column), the curve slots, the terms read by formulas.
+fn column_count() -> usize {
+    FLAT_LEN + slot_count() + TERM_COUNT
+}
+
+/// The column entries of positions `start..start + len`, positions counted from `start`.
+#[derive(Debug)]
+pub(crate) struct Segment {
+    /// The first position.
+    pub start: u32,
+    /// Number of positions.
+    pub len: u32,
+    bytes: Box<[u8]>,
+    /// Where column `c` begins in `bytes`; it ends where column `c + 1` begins.
+    starts: Box<[u32]>,
+}
+
+impl Segment {
+    /// The coded entries of column `c`.
+    #[inline]
+    pub fn column(&self, c: usize) -> &[u8] {
+        &self.bytes[self.starts[c] as usize..self.starts[c + 1] as usize]
+    }
+
+    /// Bytes held.
+    pub fn memory_bytes(&self) -> usize {
+        self.bytes.len() + 4 * self.starts.len() + std::mem::size_of::<Self>()
+    }
+}
+
+/// A finished segment with the per-position parts that go into the dataset's own arrays.
+pub(crate) struct Part {
+    pub segment: Segment,
+    pub hot: Vec<Hot>,
+    /// The positions' formula inputs, one after the other.
+    pub formulas: Vec<u8>,
+    /// Where each position's formula inputs begin in `formulas`.
+    pub offsets: Vec<u32>,
+    /// Per term, the positions whose formulas read it.
+    pub reads: Vec<u32>,
+    /// Per term, which formulas read it.
+    pub read_by: Vec<ReadBy>,
+}
+
+/// Builds segments one position at a time; reusable (one per thread).
+pub(crate) struct SegmentBuilder {
+    columns: Vec<Vec<u8>>,
+    /// Per column, the last position with an entry (`u32::MAX` before the first).
+    last: Vec<u32>,
+    hot: Vec<Hot>,
+    formulas: Vec<u8>,
+    offsets: Vec<u32>,
+    reads: Vec<u32>,
+    read_by: Vec<ReadBy>,
+    /// Scratch: the terms the formulas of one position read.
+    terms_read: Vec<usize>,
+}
+
+impl Default for SegmentBuilder {
+    fn default() -> Self {
+        SegmentBuilder {
+            columns: vec![Vec::new(); column_count()],
+            last: vec![u32::MAX; column_count()],
+            hot: Vec::new(),
+            formulas: Vec::new(),
+            offsets: Vec::new(),
+            reads: vec![0; TERM_COUNT],
+            read_by: vec![ReadBy::default(); TERM_COUNT],
+            terms_read: Vec::new(),
+        }
+    }
+}
+
+impl SegmentBuilder {
+    /// The gap from column `c`'s last entry to position `p`, which becomes its last.
+    #[inline]
+    fn gap(&mut self, c: usize, p: u32) -> u32 {
+        let gap = p.wrapping_sub(self.last[c]);
+        self.last[c] = p;
+        gap
+    }
+
+    /// Appends a position with its label and trace, its evaluation cached for `params`.
+    pub fn push(&mut self, label: Label, trace: &Trace, params: &Params) {
+        let p = self.hot.len() as u32;
+        self.offsets.push(self.formulas.len() as u32);
+        trace.inputs.encode(&mut self.formulas);
+        let sum = trace.sum(params);
+        self.hot.push(Hot {
+            sum: [sum.0, sum.1],
+            phase: trace.phase as u8,
+            scale: trace.inputs.scale(params) as u8,
+            label: label.steps(),
+        });
+        let flat = flat_params();
+        for c in &trace.coefs {
+            let slot = usize::from(c.index);
+            match flat[slot].component {
+                Component::End => {}
+                Component::Mid => {
+                    let gap = self.gap(slot, p);
+                    put_single(&mut self.columns[slot], gap, c.mid);
+                }
+                Component::Scalar => {
+                    let gap = self.gap(slot, p);
+                    put_pair(&mut self.columns[slot], gap, c.mid, c.end);
+                }
+            }
+        }
+        for c in &trace.curves {
+            let col = curve_column(usize::from(c.slot));
+            let gap = self.gap(col, p);
+            put_single(&mut self.columns[col], gap, c.count);
+        }
+        self.record_reads(p, trace);
+    }
+
+    /// Records which terms the formulas of position `p` read (and by which formula).
+    fn record_reads(&mut self, p: u32, trace: &Trace) {
+        let flat = flat_params();
+        let (terms, read_by) = (&mut self.terms_read, &mut self.read_by);
+        terms.clear();
+        trace.inputs.for_each_read(|p, formula| {
+            let t = usize::from(flat[p.flat_index()].term.0);
+            match formula {
+                Formula::KingAttack => read_by[t].attack = true,
+                Formula::Scale => read_by[t].scale = true,
+            }
+            terms.push(t);
+        });
+        terms.sort_unstable();
+        terms.dedup();
+        for i in 0..self.terms_read.len() {
+            let t = self.terms_read[i];
+            let col = read_column(t);
+            let gap = self.gap(col, p);
+            put_gap(&mut self.columns[col], gap);
+            self.reads[t] += 1;
+        }
+    }
+
+    /// The segment of the positions pushed so far; the builder is empty afterwards. A
+    /// term read in more than half of the segment's positions is stored as read in all.
+    pub fn finish(&mut self) -> Part {
+        let len = self.hot.len() as u32;
+        for t in 0..TERM_COUNT {
+            if self.reads[t] > len / 2 {
+                let col = &mut self.columns[read_column(t)];
+                col.clear();
+                col.push(EVERY_POSITION);
+            }
+        }
+        let total = self.columns.iter().map(Vec::len).sum();
+        let mut bytes = Vec::with_capacity(total);
+        let mut starts = Vec::with_capacity(self.columns.len() + 1);
+        for col in &mut self.columns {
+            starts.push(bytes.len() as u32);
+            bytes.extend_from_slice(col);
+            col.clear();
+        }
+        starts.push(bytes.len() as u32);
+        self.last.fill(u32::MAX);
+        let part = Part {
+            segment: Segment {
+                start: 0,
+                len,
+                bytes: bytes.into_boxed_slice(),
+                starts: starts.into_boxed_slice(),
+            },
+            hot: std::mem::take(&mut self.hot),
+            formulas: std::mem::take(&mut self.formulas),
+            offsets: std::mem::take(&mut self.offsets),
+            reads: self.reads.clone(),
+            read_by: self.read_by.clone(),
+        };
+        self.reads.fill(0);
+        self.read_by.fill(ReadBy::default());
+        part
+    }
+}
