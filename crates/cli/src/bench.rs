@@ -5,7 +5,7 @@ use clap::{Args, ValueEnum};
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Instant;
-use texel_eval::{evaluate, parse_fen, Params, Tracer};
+use texel_eval::{evaluate, parse_fen, Params, Trace, Tracer};
 
 /// 2,000 varied positions sampled from engine games (`data/positions.fen`), one FEN per
 /// line: the default input of `texel bench eval`, built into the binary.
@@ -338,11 +338,12 @@ fn bench_eval(args: &BenchArgs) -> Result<()> {
     let eval_secs = start.elapsed().as_secs_f64();
 
     let start = Instant::now();
-    let mut tracer = Tracer::new(&params);
+    let (mut tracer, mut trace) = (Tracer::new(&params), Trace::default());
     let mut coefs = 0usize;
     for _ in 0..args.rounds {
         for pos in &positions {
-            coefs += black_box(tracer.trace(pos)).coefs.len();
+            tracer.trace_into(pos, &mut trace);
+            coefs += black_box(&trace).coefs.len();
         }
     }
     let trace_secs = start.elapsed().as_secs_f64();
@@ -358,7 +359,7 @@ fn bench_eval(args: &BenchArgs) -> Result<()> {
         eval_secs * 1e9 / n as f64
     );
     println!(
-        "trace  {:>10.0} traces/s  ({:.0} ns each, {:.1} coefficients each)",
+        "trace  {:>10.0} traces/s  ({:.0} ns each, {:.1} parameters with a coefficient each)",
         n as f64 / trace_secs,
         trace_secs * 1e9 / n as f64,
         coefs as f64 / n as f64

@@ -2,7 +2,7 @@
 
 use crate::curve::{slot_count, Curve};
 use crate::formula::{EndgameScale, Formulas, KingAttack};
-use crate::params::{Handle as _, IParam, Params, SParam, TermId};
+use crate::params::{flat_params, Component, Handle as _, IParam, Params, SParam, TermId};
 use crate::score::{taper, FULL_SCALE};
 use crate::table::{Group, FLAT_LEN, KS_ATTACK_BASE, TERM_COUNT};
 use crate::S;
@@ -106,16 +106,31 @@ impl Accumulator for Evaluator<'_> {
     }
 }
 
-/// One non-zero coefficient of a trace: white-minus-black counts of flat slot `index` in
-/// the middlegame and the endgame sums.
+/// One non-zero coefficient of a trace: the white-minus-black count of one parameter.
+///
+/// For a tapered parameter `index` is its middlegame slot and `mid` = `end` is its count:
+/// it adds `count × (middlegame value, endgame value)`. For an untapered integer `index` is
+/// its slot and it adds `(mid × value, end × value)`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Coef {
-    /// Flat parameter index.
+    /// Flat index of the parameter (its middlegame slot when tapered).
     pub index: u16,
-    /// Coefficient in the middlegame sum.
+    /// Coefficient of the middlegame sum.
     pub mid: i32,
-    /// Coefficient in the endgame sum.
+    /// Coefficient of the endgame sum.
     pub end: i32,
+}
+
+impl Coef {
+    /// What the coefficient adds to the sums for the flat values `flat`.
+    #[inline]
+    pub fn apply(&self, flat: &[i32]) -> S {
+        let i = usize::from(self.index);
+        match flat_params()[i].component {
+            Component::Scalar => S(self.mid * flat[i], self.end * flat[i]),
+            _ => S(self.mid * flat[i], self.end * flat[i + 1]),
+        }
+    }
 }
 
 /// A white-minus-black count of one curve value.
@@ -134,7 +149,7 @@ pub struct CurveCoef {
 /// attacks and the scale computed from `inputs` ([`Trace::score`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Trace {
-    /// Non-zero linear coefficients, sorted by flat index.
+    /// Non-zero linear coefficients, one per parameter, sorted by flat index.
     pub coefs: Vec<Coef>,
     /// Non-zero white-minus-black counts of curve values, sorted by derived slot
     /// ([`Curve::first_slot`] + index).
@@ -149,10 +164,7 @@ impl Trace {
     /// The linear sum `Σ coef × value` for `params`.
     pub fn linear_sum(&self, params: &Params) -> S {
         let flat = params.flat();
-        self.coefs.iter().fold(S::ZERO, |acc, c| {
-            let v = flat[c.index as usize];
-            acc + S(c.mid * v, c.end * v)
-        })
+        self.coefs.iter().fold(S::ZERO, |acc, c| acc + c.apply(flat))
     }
 
     /// `Σ count × curve value` for `params`.
@@ -248,16 +260,19 @@ impl<'a> Tracer<'a> {
         crate::terms::evaluate_with(pos, self);
         out.coefs.clear();
         for i in self.touched.iter() {
-            let (m, e) = (self.mid[i], self.end[i]);
-            if m != 0 || e != 0 {
+            let mid = std::mem::take(&mut self.mid[i]);
+            // A tapered parameter's count is kept in `mid` only.
+            let end = match flat_params()[i].component {
+                Component::Scalar => std::mem::take(&mut self.end[i]),
+                _ => mid,
+            };
+            if mid != 0 || end != 0 {
                 out.coefs.push(Coef {
                     index: i as u16,
-                    mid: m,
-                    end: e,
+                    mid,
+                    end,
                 });
             }
-            self.mid[i] = 0;
-            self.end[i] = 0;
         }
         self.touched.clear();
         self.curves_touched.sort_unstable();
@@ -273,27 +288,24 @@ impl<'a> Tracer<'a> {
         out.inputs = std::mem::take(&mut self.inputs);
         out.phase = self.phase;
     }
-
-    #[inline]
-    fn coef(&mut self, index: usize, mid: i32, end: i32) {
-        self.touched.insert(index);
-        self.mid[index] += mid;
-        self.end[index] += end;
-    }
 }
 
 impl Accumulator for Tracer<'_> {
     fn params(&self) -> &Params {
         self.params
     }
+    #[inline]
     fn add(&mut self, color: Color, p: SParam, count: i32) {
-        let c = count * sign(color);
-        self.coef(p.flat_index(), c, 0);
-        self.coef(p.flat_index() + 1, 0, c);
+        let i = p.flat_index();
+        self.touched.insert(i);
+        self.mid[i] += count * sign(color);
     }
+    #[inline]
     fn add_int(&mut self, color: Color, p: IParam, count: S) {
-        let s = sign(color);
-        self.coef(p.flat_index(), count.0 * s, count.1 * s);
+        let (i, s) = (p.flat_index(), sign(color));
+        self.touched.insert(i);
+        self.mid[i] += count.0 * s;
+        self.end[i] += count.1 * s;
     }
     fn add_curve(&mut self, color: Color, curve: Curve, index: usize, count: i32) {
         let slot = curve.first_slot() + index;

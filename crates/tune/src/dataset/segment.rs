@@ -119,16 +119,11 @@ impl SegmentBuilder {
         let flat = flat_params();
         for c in &trace.coefs {
             let slot = usize::from(c.index);
+            let gap = self.gap(slot, p);
             match flat[slot].component {
-                Component::End => {}
-                Component::Mid => {
-                    let gap = self.gap(slot, p);
-                    put_single(&mut self.columns[slot], gap, c.mid);
-                }
-                Component::Scalar => {
-                    let gap = self.gap(slot, p);
-                    put_pair(&mut self.columns[slot], gap, c.mid, c.end);
-                }
+                Component::Scalar => put_pair(&mut self.columns[slot], gap, c.mid, c.end),
+                // A tapered parameter's one count, in its middlegame slot's column.
+                _ => put_single(&mut self.columns[slot], gap, c.mid),
             }
         }
         for c in &trace.curves {
