@@ -164,7 +164,9 @@ impl Trace {
     /// The linear sum `Σ coef × value` for `params`.
     pub fn linear_sum(&self, params: &Params) -> S {
         let flat = params.flat();
-        self.coefs.iter().fold(S::ZERO, |acc, c| acc + c.apply(flat))
+        self.coefs
+            .iter()
+            .fold(S::ZERO, |acc, c| acc + c.apply(flat))
     }
 
     /// `Σ count × curve value` for `params`.

@@ -60,6 +60,44 @@ pub(super) fn for_single(bytes: &[u8], mut f: impl FnMut(u32, i32)) {
     }
 }
 
+/// A middlegame and an endgame sum in one integer (`mid × 2³² + end`): adding packed pairs
+/// adds both sums, and a coefficient times a packed pair packs the two products.
+#[inline]
+pub(super) fn pack(mid: i32, end: i32) -> i64 {
+    (i64::from(mid) << 32) + i64::from(end)
+}
+
+/// The middlegame and endgame sums of a [`pack`]ed pair.
+#[inline]
+pub(super) fn unpack(packed: i64) -> [i32; 2] {
+    let end = packed as i32;
+    [((packed - i64::from(end)) >> 32) as i32, end]
+}
+
+/// Adds coefficient × `weight` ([`pack`]ed) to `sums[position]` for every single-coefficient
+/// entry of `bytes`: the full pass's inner loop, a one-byte entry's product looked up in
+/// `table` by its coefficient's nibble.
+#[inline]
+pub(super) fn add_single(bytes: &[u8], weight: i64, table: &[i64; 16], sums: &mut [i64]) {
+    let (mut at, mut pos) = (0, u32::MAX);
+    while at < bytes.len() {
+        let token = bytes[at];
+        at += 1;
+        if token != ESCAPE {
+            pos = pos.wrapping_add(u32::from(token >> 4) + 1);
+            sums[pos as usize] += table[usize::from(token & 15)];
+        } else {
+            pos = pos.wrapping_add(varint::get(bytes, &mut at) as u32);
+            sums[pos as usize] += i64::from(unzigzag(varint::get(bytes, &mut at))) * weight;
+        }
+    }
+}
+
+/// The products of `weight` with every coefficient a one-byte entry can hold, by nibble.
+pub(super) fn nibble_products(weight: i64) -> [i64; 16] {
+    std::array::from_fn(|z| i64::from(unzigzag(z as u64)) * weight)
+}
+
 /// Calls `f(position, a, b)` for every two-coefficient entry of `bytes`.
 #[inline]
 pub(super) fn for_pair(bytes: &[u8], mut f: impl FnMut(u32, i32, i32)) {
@@ -122,6 +160,29 @@ mod tests {
         let mut back = Vec::new();
         for_single(&bytes, |p, c| back.push((p, c)));
         assert_eq!(back, [(15, -8)]);
+    }
+
+    #[test]
+    fn packed_pairs_add_and_scale_both_sums() {
+        for (mid, end, c) in [
+            (3, -5, 7),
+            (-200, 100, -3),
+            (0, -1, 1),
+            (i32::MAX / 4, -9, 2),
+        ] {
+            assert_eq!(unpack(pack(mid, end) * i64::from(c)), [mid * c, end * c]);
+            assert_eq!(
+                unpack(pack(mid, end) + pack(end, mid)),
+                [mid + end, end + mid]
+            );
+        }
+        let mut bytes = Vec::new();
+        put_single(&mut bytes, 1, -2);
+        put_single(&mut bytes, 2, 40);
+        let weight = pack(10, -3);
+        let mut sums = [0i64; 3];
+        add_single(&bytes, weight, &nibble_products(weight), &mut sums);
+        assert_eq!(sums.map(unpack), [[-20, 6], [0, 0], [400, -120]]);
     }
 
     #[test]

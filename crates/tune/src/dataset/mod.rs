@@ -13,7 +13,7 @@ mod segment;
 
 use crate::touch::Combiner;
 use crate::touch::Touch;
-use coding::{for_gaps, for_pair, for_single};
+use coding::{add_single, for_gaps, for_pair, for_single, nibble_products, pack, unpack};
 use rayon::prelude::*;
 pub(crate) use segment::Part;
 pub(crate) use segment::SegmentBuilder;
@@ -327,8 +327,9 @@ impl Dataset {
                 let start = segment.start as usize;
                 for (j, h) in hot.iter_mut().enumerate() {
                     let f = Formulas::decode(formulas, &mut (offsets[start + j] as usize));
+                    let [mid, end] = unpack(sums[j]);
                     let attack = f.attack(params);
-                    h.sum = [sums[j][0] + attack.0, sums[j][1] + attack.1];
+                    h.sum = [mid + attack.0, end + attack.1];
                     h.scale = f.scale(params) as u8;
                 }
             });
@@ -455,21 +456,19 @@ impl Dataset {
     }
 }
 
-/// Sums the weighted columns of `segment` into `sums` (one per position of the segment).
-fn sum_columns(segment: &Segment, weighted: &[Weighted], sums: &mut Vec<[i32; 2]>) {
+/// Sums the weighted columns of `segment` into `sums` ([`pack`]ed, one per position of
+/// the segment).
+fn sum_columns(segment: &Segment, weighted: &[Weighted], sums: &mut Vec<i64>) {
     sums.clear();
-    sums.resize(segment.len as usize, [0, 0]);
+    sums.resize(segment.len as usize, 0);
     for &w in weighted {
         match w {
-            Weighted::Single(col, mid, end) => for_single(segment.column(col), |p, c| {
-                let s = &mut sums[p as usize];
-                s[0] += c * mid;
-                s[1] += c * end;
-            }),
+            Weighted::Single(col, mid, end) => {
+                let weight = pack(mid, end);
+                add_single(segment.column(col), weight, &nibble_products(weight), sums);
+            }
             Weighted::Pair(col, value) => for_pair(segment.column(col), |p, a, b| {
-                let s = &mut sums[p as usize];
-                s[0] += a * value;
-                s[1] += b * value;
+                sums[p as usize] += pack(a * value, b * value);
             }),
         }
     }
