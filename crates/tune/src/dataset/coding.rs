@@ -1,16 +1,22 @@
 //! How a column stores its entries: positions as gaps from the previous entry (the first
 //! counted from one before the segment's first position), each with its coefficients.
 //!
-//! Most entries have a small gap and a small coefficient: a single-coefficient entry with a
-//! gap of 1 to 16 and a coefficient from -8 to 7 takes one byte (gap − 1 in the high
-//! nibble, the zigzagged coefficient in the low one); anything else is [`ESCAPE`] followed
-//! by the gap and the zigzagged coefficient as varints. Two-coefficient entries (untapered
-//! integers) and formula reads (no coefficient) use varints throughout.
+//! Most entries have a small gap and a small coefficient. A single-coefficient entry with
+//! a coefficient from -8 to 7 (zigzagged: 0 to 15) takes one byte for a gap of 1 to 15
+//! (gap − 1 in the high nibble, the coefficient in the low one) and two for a gap of 16 to
+//! 271 (high nibble 15, then gap − 16); anything else is [`LONG`] followed by the gap and
+//! the zigzagged coefficient as varints. A column with an entry in at least half of its
+//! segment's positions and only such coefficients is stored dense instead: one nibble per
+//! position, two positions a byte. Two-coefficient entries (untapered integers) and
+//! formula reads (no coefficient) use varints throughout.
 
 use texel_eval::varint::{self, unzigzag, zigzag};
 
 /// The byte that announces a single-coefficient entry in varints.
-const ESCAPE: u8 = 0xff;
+const LONG: u8 = 0xff;
+
+/// High nibble of a two-byte single-coefficient entry.
+const MEDIUM: u8 = 0xf0;
 
 /// A read list made of this one byte stands for every position of its segment (no gap is 0).
 pub(super) const EVERY_POSITION: u8 = 0;
@@ -19,13 +25,30 @@ pub(super) const EVERY_POSITION: u8 = 0;
 #[inline]
 pub(super) fn put_single(out: &mut Vec<u8>, gap: u32, coef: i32) {
     let z = zigzag(coef);
-    let token = (u64::from(gap.wrapping_sub(1)) << 4) | z;
-    if (1..=16).contains(&gap) && z < 16 && token != u64::from(ESCAPE) {
-        out.push(token as u8);
-    } else {
-        out.push(ESCAPE);
-        varint::put(out, u64::from(gap));
-        varint::put(out, z);
+    match gap {
+        1..=15 if z < 16 => out.push(((gap - 1) << 4) as u8 | z as u8),
+        16..=271 if z < 15 => out.extend([MEDIUM | z as u8, (gap - 16) as u8]),
+        _ => {
+            out.push(LONG);
+            varint::put(out, u64::from(gap));
+            varint::put(out, z);
+        }
+    }
+}
+
+/// Whether a coefficient fits a dense column's nibble.
+#[inline]
+pub(super) fn fits_nibble(coef: i32) -> bool {
+    zigzag(coef) < 16
+}
+
+/// Codes single-coefficient entries (positions in order, coefficients that fit a nibble)
+/// as a dense column of `len` positions.
+pub(super) fn dense(entries: impl Iterator<Item = (u32, i32)>, len: u32, out: &mut Vec<u8>) {
+    out.clear();
+    out.resize(len.div_ceil(2) as usize, 0);
+    for (pos, coef) in entries {
+        out[pos as usize / 2] |= (zigzag(coef) as u8) << (4 * (pos % 2));
     }
 }
 
@@ -43,20 +66,42 @@ pub(super) fn put_gap(out: &mut Vec<u8>, gap: u32) {
     varint::put(out, u64::from(gap));
 }
 
-/// Calls `f(position, coefficient)` for every single-coefficient entry of `bytes`.
+/// Reads the next single-coefficient entry at `*at`: the gap and the zigzagged coefficient.
 #[inline]
-pub(super) fn for_single(bytes: &[u8], mut f: impl FnMut(u32, i32)) {
+fn next_single(bytes: &[u8], at: &mut usize) -> (u32, u64) {
+    let token = bytes[*at];
+    *at += 1;
+    if token < MEDIUM {
+        (u32::from(token >> 4) + 1, u64::from(token & 15))
+    } else if token != LONG {
+        let gap = u32::from(bytes[*at]) + 16;
+        *at += 1;
+        (gap, u64::from(token & 15))
+    } else {
+        let gap = varint::get(bytes, at) as u32;
+        (gap, varint::get(bytes, at))
+    }
+}
+
+/// Calls `f(position, coefficient)` for every entry of a single-coefficient column, `dense`
+/// or not.
+#[inline]
+pub(super) fn for_single(bytes: &[u8], dense: bool, mut f: impl FnMut(u32, i32)) {
+    if dense {
+        for (i, &b) in bytes.iter().enumerate() {
+            for (half, z) in [(0, b & 15), (1, b >> 4)] {
+                if z != 0 {
+                    f(2 * i as u32 + half, unzigzag(u64::from(z)));
+                }
+            }
+        }
+        return;
+    }
     let (mut at, mut pos) = (0, u32::MAX);
     while at < bytes.len() {
-        let token = bytes[at];
-        at += 1;
-        if token != ESCAPE {
-            pos = pos.wrapping_add(u32::from(token >> 4) + 1);
-            f(pos, unzigzag(u64::from(token & 15)));
-        } else {
-            pos = pos.wrapping_add(varint::get(bytes, &mut at) as u32);
-            f(pos, unzigzag(varint::get(bytes, &mut at)));
-        }
+        let (gap, z) = next_single(bytes, &mut at);
+        pos = pos.wrapping_add(gap);
+        f(pos, unzigzag(z));
     }
 }
 
@@ -74,21 +119,37 @@ pub(super) fn unpack(packed: i64) -> [i32; 2] {
     [((packed - i64::from(end)) >> 32) as i32, end]
 }
 
-/// Adds coefficient × `weight` ([`pack`]ed) to `sums[position]` for every single-coefficient
-/// entry of `bytes`: the full pass's inner loop, a one-byte entry's product looked up in
-/// `table` by its coefficient's nibble.
+/// Adds coefficient × `weight` ([`pack`]ed) to `sums[position]` for every entry of a
+/// single-coefficient column, `dense` or not: the full pass's inner loop, products of the
+/// coefficients that fit a nibble looked up in `table`.
 #[inline]
-pub(super) fn add_single(bytes: &[u8], weight: i64, table: &[i64; 16], sums: &mut [i64]) {
+pub(super) fn add_single(
+    (bytes, dense): (&[u8], bool),
+    weight: i64,
+    table: &[i64; 16],
+    sums: &mut [i64],
+) {
+    if dense {
+        for (pair, &b) in sums.chunks_mut(2).zip(bytes) {
+            pair[0] += table[usize::from(b & 15)];
+            if let Some(second) = pair.get_mut(1) {
+                *second += table[usize::from(b >> 4)];
+            }
+        }
+        return;
+    }
     let (mut at, mut pos) = (0, u32::MAX);
     while at < bytes.len() {
         let token = bytes[at];
         at += 1;
-        if token != ESCAPE {
+        if token < MEDIUM {
             pos = pos.wrapping_add(u32::from(token >> 4) + 1);
             sums[pos as usize] += table[usize::from(token & 15)];
         } else {
-            pos = pos.wrapping_add(varint::get(bytes, &mut at) as u32);
-            sums[pos as usize] += i64::from(unzigzag(varint::get(bytes, &mut at))) * weight;
+            at -= 1;
+            let (gap, z) = next_single(bytes, &mut at);
+            pos = pos.wrapping_add(gap);
+            sums[pos as usize] += i64::from(unzigzag(z)) * weight;
         }
     }
 }
@@ -127,39 +188,64 @@ pub(super) fn for_gaps(bytes: &[u8], len: u32, mut f: impl FnMut(u32)) {
 mod tests {
     use super::*;
 
+    /// Codes `entries` sparse and reads them back.
+    fn round_trip(entries: &[(u32, i32)]) -> (Vec<u8>, Vec<(u32, i32)>) {
+        let (mut bytes, mut last) = (Vec::new(), u32::MAX);
+        for &(pos, coef) in entries {
+            put_single(&mut bytes, pos.wrapping_sub(last), coef);
+            last = pos;
+        }
+        let mut back = Vec::new();
+        for_single(&bytes, false, |p, c| back.push((p, c)));
+        (bytes, back)
+    }
+
     #[test]
-    fn single_entries_round_trip_in_one_byte_when_small() {
+    fn single_entries_take_one_byte_when_small_and_two_for_a_longer_gap() {
         let entries = [
             (0, 1),
             (1, -1),
             (16, 7),
             (31, -8),
-            (32, 8),
-            (60, -9),
-            (1000, 3),
+            (47, 7),
+            (303, -7),
+            (304, 8),
         ];
-        let mut bytes = Vec::new();
-        let mut last = u32::MAX;
-        for (pos, coef) in entries {
-            put_single(&mut bytes, pos - last, coef);
-            last = pos;
-        }
-        // One byte each for the first four; escapes for coefficients 8 and -9 (3 bytes) and
-        // for the gap of 940 (a two-byte varint).
-        assert_eq!(bytes.len(), 4 + 3 + 3 + 4);
-        let mut back = Vec::new();
-        for_single(&bytes, |p, c| back.push((p, c)));
+        let (bytes, back) = round_trip(&entries);
         assert_eq!(back, entries);
+        // One byte each for the first four; two for the gaps of 16 and 256; the long form
+        // for coefficient 8 (marker, gap, coefficient).
+        assert_eq!(bytes.len(), 4 + 2 + 2 + 3);
     }
 
     #[test]
-    fn the_token_that_would_be_the_escape_is_escaped() {
+    fn what_the_short_forms_cannot_hold_takes_the_long_form() {
+        // A gap of 16 with coefficient -8 (zigzag 15 would be the marker), a gap of 272, a
+        // coefficient beyond a nibble.
+        for entries in [[(15, -8)], [(271, 1)], [(0, -300)]] {
+            let (bytes, back) = round_trip(&entries);
+            assert_eq!(bytes[0], LONG);
+            assert_eq!(back, entries);
+        }
+    }
+
+    #[test]
+    fn dense_columns_hold_a_nibble_per_position_and_skip_zeros() {
+        let entries = [(0, -8), (1, 7), (2, 1), (4, -1)];
         let mut bytes = Vec::new();
-        put_single(&mut bytes, 16, -8);
-        assert_eq!(bytes[0], ESCAPE);
+        dense(entries.iter().copied(), 5, &mut bytes);
+        assert_eq!(bytes.len(), 3);
         let mut back = Vec::new();
-        for_single(&bytes, |p, c| back.push((p, c)));
-        assert_eq!(back, [(15, -8)]);
+        for_single(&bytes, true, |p, c| back.push((p, c)));
+        assert_eq!(back, entries);
+        let weight = pack(2, -3);
+        let mut sums = [0i64; 5];
+        add_single((&bytes, true), weight, &nibble_products(weight), &mut sums);
+        assert_eq!(
+            sums.map(unpack),
+            [[-16, 24], [14, -21], [2, -3], [0, 0], [-2, 3]]
+        );
+        assert!(fits_nibble(-8) && fits_nibble(7) && !fits_nibble(8) && !fits_nibble(-9));
     }
 
     #[test]
@@ -181,7 +267,7 @@ mod tests {
         put_single(&mut bytes, 2, 40);
         let weight = pack(10, -3);
         let mut sums = [0i64; 3];
-        add_single(&bytes, weight, &nibble_products(weight), &mut sums);
+        add_single((&bytes, false), weight, &nibble_products(weight), &mut sums);
         assert_eq!(sums.map(unpack), [[-20, 6], [0, 0], [400, -120]]);
     }
 

@@ -179,14 +179,24 @@ enum Kind {
     Scalar,
 }
 
-/// Calls `f(position, mid, end)` for the entries of a column coded for `kind`, positions
-/// counted from `start`.
+/// Calls `f(position, mid, end)` for the entries of `segment`'s column `col` coded for
+/// `kind`.
 #[inline]
-fn decode(bytes: &[u8], kind: Kind, start: u32, mut f: impl FnMut(u32, i32, i32)) {
+fn decode(segment: &Segment, col: usize, kind: Kind, mut f: impl FnMut(u32, i32, i32)) {
+    let start = segment.start;
     match kind {
-        Kind::Mid => for_single(bytes, |p, c| f(start + p, c, 0)),
-        Kind::End => for_single(bytes, |p, c| f(start + p, 0, c)),
-        Kind::Scalar => for_pair(bytes, |p, a, b| f(start + p, a, b)),
+        Kind::Mid | Kind::End => {
+            let (bytes, dense) = segment.single(col);
+            let end = kind == Kind::End;
+            for_single(bytes, dense, |p, c| {
+                if end {
+                    f(start + p, 0, c)
+                } else {
+                    f(start + p, c, 0)
+                }
+            })
+        }
+        Kind::Scalar => for_pair(segment.column(col), |p, a, b| f(start + p, a, b)),
     }
 }
 
@@ -376,13 +386,13 @@ impl Dataset {
     pub(crate) fn for_block(&self, slot: usize, b: usize, f: impl FnMut(u32, i32, i32)) {
         let (col, kind) = Self::column(slot);
         let segment = &self.segments[b];
-        decode(segment.column(col), kind, segment.start, f);
+        decode(segment, col, kind, f);
     }
 
     /// Calls `f(pos, mid, end)` for every entry of column `col` coded for `kind`, in order.
     fn for_column(&self, col: usize, kind: Kind, mut f: impl FnMut(u32, i32, i32)) {
         for segment in &self.segments {
-            decode(segment.column(col), kind, segment.start, &mut f);
+            decode(segment, col, kind, &mut f);
         }
     }
 
@@ -465,7 +475,7 @@ fn sum_columns(segment: &Segment, weighted: &[Weighted], sums: &mut Vec<i64>) {
         match w {
             Weighted::Single(col, mid, end) => {
                 let weight = pack(mid, end);
-                add_single(segment.column(col), weight, &nibble_products(weight), sums);
+                add_single(segment.single(col), weight, &nibble_products(weight), sums);
             }
             Weighted::Pair(col, value) => for_pair(segment.column(col), |p, a, b| {
                 sums[p as usize] += pack(a * value, b * value);

@@ -2,7 +2,9 @@
 //! never grown afterwards. Every column of a segment lies in one buffer, column after
 //! column, so a full pass reads a segment's memory front to back.
 
-use super::coding::{put_gap, put_pair, put_single, EVERY_POSITION};
+use super::coding::{
+    dense, fits_nibble, for_single, put_gap, put_pair, put_single, EVERY_POSITION,
+};
 use super::{Hot, ReadBy};
 use texel_data::Label;
 use texel_eval::curve::slot_count;
@@ -37,6 +39,8 @@ pub(crate) struct Segment {
     bytes: Box<[u8]>,
     /// Where column `c` begins in `bytes`; it ends where column `c + 1` begins.
     starts: Box<[u32]>,
+    /// The single-coefficient columns stored dense (a bit per column).
+    dense: Box<[u64]>,
 }
 
 impl Segment {
@@ -46,9 +50,18 @@ impl Segment {
         &self.bytes[self.starts[c] as usize..self.starts[c + 1] as usize]
     }
 
+    /// The coded entries of single-coefficient column `c`, and whether it is dense.
+    #[inline]
+    pub fn single(&self, c: usize) -> (&[u8], bool) {
+        (self.column(c), self.dense[c / 64] & (1 << (c % 64)) != 0)
+    }
+
     /// Bytes held.
     pub fn memory_bytes(&self) -> usize {
-        self.bytes.len() + 4 * self.starts.len() + std::mem::size_of::<Self>()
+        self.bytes.len()
+            + 4 * self.starts.len()
+            + 8 * self.dense.len()
+            + std::mem::size_of::<Self>()
     }
 }
 
@@ -71,6 +84,9 @@ pub(crate) struct SegmentBuilder {
     columns: Vec<Vec<u8>>,
     /// Per column, the last position with an entry (`u32::MAX` before the first).
     last: Vec<u32>,
+    /// Per single-coefficient column, its entries and whether every coefficient fits a
+    /// dense column's nibble.
+    singles: Vec<(u32, bool)>,
     hot: Vec<Hot>,
     formulas: Vec<u8>,
     offsets: Vec<u32>,
@@ -85,6 +101,7 @@ impl Default for SegmentBuilder {
         SegmentBuilder {
             columns: vec![Vec::new(); column_count()],
             last: vec![u32::MAX; column_count()],
+            singles: vec![(0, true); column_count()],
             hot: Vec::new(),
             formulas: Vec::new(),
             offsets: Vec::new(),
@@ -102,6 +119,33 @@ impl SegmentBuilder {
         let gap = p.wrapping_sub(self.last[c]);
         self.last[c] = p;
         gap
+    }
+
+    /// Appends a single-coefficient entry to column `c`.
+    #[inline]
+    fn single(&mut self, c: usize, gap: u32, coef: i32) {
+        put_single(&mut self.columns[c], gap, coef);
+        let (entries, small) = &mut self.singles[c];
+        *entries += 1;
+        *small &= fits_nibble(coef);
+    }
+
+    /// Stores the single-coefficient columns with an entry in at least half of the `len`
+    /// positions dense, where their coefficients allow; returns the dense columns' bits.
+    fn densify(&mut self, len: u32) -> Box<[u64]> {
+        let mut bits = vec![0u64; self.columns.len().div_ceil(64)];
+        let mut scratch = Vec::new();
+        for (c, &(entries, small)) in self.singles.iter().enumerate() {
+            if small && entries > 0 && 2 * entries >= len {
+                let mut sparse = Vec::with_capacity(entries as usize);
+                for_single(&self.columns[c], false, |p, coef| sparse.push((p, coef)));
+                dense(sparse.into_iter(), len, &mut scratch);
+                std::mem::swap(&mut self.columns[c], &mut scratch);
+                bits[c / 64] |= 1 << (c % 64);
+            }
+        }
+        self.singles.fill((0, true));
+        bits.into_boxed_slice()
     }
 
     /// Appends a position with its label and trace, its evaluation cached for `params`.
@@ -123,13 +167,13 @@ impl SegmentBuilder {
             match flat[slot].component {
                 Component::Scalar => put_pair(&mut self.columns[slot], gap, c.mid, c.end),
                 // A tapered parameter's one count, in its middlegame slot's column.
-                _ => put_single(&mut self.columns[slot], gap, c.mid),
+                _ => self.single(slot, gap, c.mid),
             }
         }
         for c in &trace.curves {
             let col = curve_column(usize::from(c.slot));
             let gap = self.gap(col, p);
-            put_single(&mut self.columns[col], gap, c.count);
+            self.single(col, gap, c.count);
         }
         self.record_reads(p, trace);
     }
@@ -169,6 +213,7 @@ impl SegmentBuilder {
                 col.push(EVERY_POSITION);
             }
         }
+        let dense = self.densify(len);
         let total = self.columns.iter().map(Vec::len).sum();
         let mut bytes = Vec::with_capacity(total);
         let mut starts = Vec::with_capacity(self.columns.len() + 1);
@@ -185,6 +230,7 @@ impl SegmentBuilder {
                 len,
                 bytes: bytes.into_boxed_slice(),
                 starts: starts.into_boxed_slice(),
+                dense,
             },
             hot: std::mem::take(&mut self.hot),
             formulas: std::mem::take(&mut self.formulas),
