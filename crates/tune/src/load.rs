@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use texel_data::{block_lines, open_input, parse_line, read_block, BadLine, LabelFormat, Labelled};
 use texel_eval::{Params, Trace, Tracer};
 
-/// Bytes of lines parsed and traced per parallel batch (some 55,000 EPD lines).
-const BATCH_BYTES: usize = 4 << 20;
+/// Bytes of lines parsed and traced per parallel batch (some 27,000 EPD lines).
+const BATCH_BYTES: usize = 2 << 20;
 
 /// How many line numbers of each kind of bad line are kept for the report.
 const EXAMPLES: usize = 5;
@@ -151,27 +151,44 @@ fn parse_batch(lines: &[(u64, &[u8])], stm_labels: bool) -> Vec<Parsed> {
         .collect()
 }
 
-/// Traces positions in parallel into segments of at most [`SEGMENT`] positions (sizes
-/// evened out), in order.
-fn trace_batch(positions: &[Labelled], params: &Params) -> Vec<Part> {
-    if positions.is_empty() {
-        return Vec::new();
-    }
-    let size = positions.len().div_ceil(positions.len().div_ceil(SEGMENT));
-    positions
-        .par_chunks(size)
+/// The positions of a parsed batch that go into one set, by index.
+type Picks = Vec<u32>;
+
+/// Splits `picks` into runs of at most [`SEGMENT`] positions of even size, an even number
+/// of them (two threads get the same work). The split depends on the data only, never on
+/// the thread count: sums by segment stay the same whatever the threads.
+fn runs(picks: &[u32]) -> std::slice::Chunks<'_, u32> {
+    let count = picks.len().div_ceil(SEGMENT).next_multiple_of(2).max(1);
+    picks.chunks(picks.len().div_ceil(count).max(1))
+}
+
+/// Traces the picked positions of both sets in parallel into segments, in order; returns
+/// the training parts and the validation parts.
+fn trace_batch(parsed: &[Parsed], sets: &[Picks; 2], params: &Params) -> [Vec<Part>; 2] {
+    let tasks: Vec<(usize, &[u32])> = (0..2)
+        .flat_map(|set| runs(&sets[set]).map(move |run| (set, run)))
+        .collect();
+    let parts: Vec<(usize, Part)> = tasks
+        .into_par_iter()
         .map_init(
             || (Tracer::new(params), Trace::default()),
-            |(tracer, trace), chunk| {
+            |(tracer, trace), (set, run)| {
                 let mut builder = SegmentBuilder::default();
-                for l in chunk {
-                    tracer.trace_into(&l.position, trace);
-                    builder.push(l.label, trace, params);
+                for &i in run {
+                    if let Ok((l, _, _)) = &parsed[i as usize] {
+                        tracer.trace_into(&l.position, trace);
+                        builder.push(l.label, trace, params);
+                    }
                 }
-                builder.finish()
+                (set, builder.finish())
             },
         )
-        .collect()
+        .collect();
+    let mut out = [Vec::new(), Vec::new()];
+    for (set, part) in parts {
+        out[set].push(part);
+    }
+    out
 }
 
 /// Folds one more value into a fingerprint (FNV-1a over the value's bytes).
@@ -193,29 +210,29 @@ struct Loading<'p> {
 
 impl Loading<'_> {
     /// Sorts a parsed batch of `path` in file order: bad lines into the report, positions
-    /// into the training and the validation set.
+    /// into the training and the validation set (their indices).
     fn sort(
         &mut self,
         path: &Path,
         lines: &[(u64, &[u8])],
-        parsed: Vec<Parsed>,
+        parsed: &[Parsed],
         formats: &mut BTreeMap<LabelFormat, u64>,
-    ) -> [Vec<Labelled>; 2] {
+    ) -> [Picks; 2] {
         let mut sets = [Vec::new(), Vec::new()];
-        for ((no, _), result) in lines.iter().zip(parsed) {
+        for (i, ((no, _), result)) in lines.iter().zip(parsed).enumerate() {
             self.report.lines += 1;
             match result {
                 Ok((l, key, format)) => {
-                    *formats.entry(format).or_default() += 1;
+                    *formats.entry(*format).or_default() += 1;
                     let held = held_out(self.index, self.options.validation_per_mille);
                     let r = &mut self.report;
-                    r.fingerprint = fold(fold(r.fingerprint, key), u64::from(l.label.steps()));
+                    r.fingerprint = fold(fold(r.fingerprint, *key), u64::from(l.label.steps()));
                     r.fingerprint = fold(r.fingerprint, u64::from(held));
-                    sets[usize::from(held)].push(l);
+                    sets[usize::from(held)].push(i as u32);
                     self.index += 1;
                 }
                 Err(reason) => {
-                    let entry = self.report.bad.entry(reason).or_default();
+                    let entry = self.report.bad.entry(*reason).or_default();
                     entry.count += 1;
                     if entry.examples.len() < EXAMPLES {
                         entry.examples.push(format!("{}:{no}", path.display()));
@@ -226,12 +243,9 @@ impl Loading<'_> {
         sets
     }
 
-    /// Traces a sorted batch (both sets at once) and appends it to the datasets.
-    fn add(&mut self, [train, validation]: [Vec<Labelled>; 2]) -> Result<(), LoadError> {
-        let (train, validation) = rayon::join(
-            || trace_batch(&train, self.params),
-            || trace_batch(&validation, self.params),
-        );
+    /// Traces a parsed batch and appends its positions to the datasets.
+    fn add(&mut self, parsed: &[Parsed], sets: &[Picks; 2]) -> Result<(), LoadError> {
+        let [train, validation] = trace_batch(parsed, sets, self.params);
         for part in train {
             self.train.append(part)?;
         }
@@ -249,8 +263,8 @@ impl Loading<'_> {
         while read_block(&mut input.reader, BATCH_BYTES, &mut text).map_err(|e| io(path, e))? {
             let lines = block_lines(&text, &mut line_no);
             let parsed = parse_batch(&lines, self.options.stm_labels);
-            let sets = self.sort(path, &lines, parsed, &mut formats);
-            self.add(sets)?;
+            let sets = self.sort(path, &lines, &parsed, &mut formats);
+            self.add(&parsed, &sets)?;
             progress(input.position());
         }
         self.report.formats.push((path.to_path_buf(), formats));

@@ -17,7 +17,7 @@ use coding::{add_single, for_gaps, for_pair, for_single, nibble_products, pack, 
 use rayon::prelude::*;
 pub(crate) use segment::Part;
 pub(crate) use segment::SegmentBuilder;
-use segment::{curve_column, read_column, Segment};
+use segment::{curve_column, Segment};
 use std::sync::LazyLock;
 use texel_data::Label;
 use texel_eval::curve::{slot_count, slot_curve};
@@ -55,13 +55,42 @@ pub(crate) struct Hot {
     label: u8,
 }
 
+/// Positions per 32-bit base of [`Offsets`].
+const OFFSET_BLOCK: usize = 256;
+
+/// Where each position's formula inputs begin: a 32-bit base every [`OFFSET_BLOCK`]
+/// positions and per position a 16-bit distance from it (a position's inputs take at most
+/// 115 bytes, a block's far less than 64 KiB).
+#[derive(Default)]
+struct Offsets {
+    base: Vec<u32>,
+    rel: Vec<u16>,
+}
+
+impl Offsets {
+    /// Appends the next position's offset.
+    fn push(&mut self, at: u32) {
+        if self.rel.len().is_multiple_of(OFFSET_BLOCK) {
+            self.base.push(at);
+        }
+        let base = self.base[self.rel.len() / OFFSET_BLOCK];
+        self.rel.push((at - base) as u16);
+    }
+
+    /// Position `i`'s offset.
+    #[inline]
+    fn get(&self, i: usize) -> usize {
+        self.base[i / OFFSET_BLOCK] as usize + usize::from(self.rel[i])
+    }
+}
+
 /// Traced positions ready for tuning.
 pub struct Dataset {
     hot: Vec<Hot>,
     /// Every position's [`Formulas`], coded one after the other.
     formulas: Vec<u8>,
-    /// Where each position's formulas begin in `formulas` (one more entry: the end).
-    offsets: Vec<u32>,
+    /// Where each position's formulas begin in `formulas`.
+    offsets: Offsets,
     /// The column entries, in position order.
     segments: Vec<Segment>,
     /// Per term, how many positions' formulas read it.
@@ -106,7 +135,7 @@ impl Default for DatasetBuilder {
             ds: Dataset {
                 hot: Vec::new(),
                 formulas: Vec::new(),
-                offsets: vec![0],
+                offsets: Offsets::default(),
                 segments: Vec::new(),
                 reads: vec![0; TERM_COUNT],
                 read_by: vec![ReadBy::default(); TERM_COUNT],
@@ -130,10 +159,9 @@ impl DatasetBuilder {
         }
         ds.hot.extend_from_slice(&part.hot);
         ds.formulas.extend_from_slice(&part.formulas);
-        ds.offsets.pop();
-        ds.offsets
-            .extend(part.offsets.iter().map(|&o| o + base as u32));
-        ds.offsets.push(ds.formulas.len() as u32);
+        for &o in &part.offsets {
+            ds.offsets.push(base as u32 + o);
+        }
         let mut segment = part.segment;
         segment.start = n as u32;
         ds.segments.push(segment);
@@ -162,7 +190,8 @@ impl DatasetBuilder {
         let ds = &mut self.ds;
         ds.hot.shrink_to_fit();
         ds.formulas.shrink_to_fit();
-        ds.offsets.shrink_to_fit();
+        ds.offsets.base.shrink_to_fit();
+        ds.offsets.rel.shrink_to_fit();
         ds.segments.shrink_to_fit();
         self.ds
     }
@@ -224,7 +253,8 @@ impl Dataset {
     pub fn memory_bytes(&self) -> usize {
         std::mem::size_of::<Hot>() * self.hot.capacity()
             + self.formulas.capacity()
-            + 4 * self.offsets.capacity()
+            + 4 * self.offsets.base.capacity()
+            + 2 * self.offsets.rel.capacity()
             + self
                 .segments
                 .iter()
@@ -266,7 +296,7 @@ impl Dataset {
         delta: [i32; 2],
         (current, trial, by): (&Params, &Params, ReadBy),
     ) -> ([i32; 2], u8) {
-        let at = self.offsets[i] as usize;
+        let at = self.offsets.get(i);
         let f = Formulas::decode_part(&self.formulas, at, by.attack, by.scale);
         let mut d = delta;
         if by.attack {
@@ -334,9 +364,10 @@ impl Dataset {
         work.into_par_iter()
             .for_each_init(Vec::new, |sums, (segment, hot)| {
                 sum_columns(segment, &weighted, sums);
-                let start = segment.start as usize;
+                // A segment's formula inputs lie one after the other.
+                let mut at = offsets.get(segment.start as usize);
                 for (j, h) in hot.iter_mut().enumerate() {
-                    let f = Formulas::decode(formulas, &mut (offsets[start + j] as usize));
+                    let f = Formulas::decode(formulas, &mut at);
                     let [mid, end] = unpack(sums[j]);
                     let attack = f.attack(params);
                     h.sum = [mid + attack.0, end + attack.1];
@@ -437,9 +468,7 @@ impl Dataset {
         }
         for segment in &self.segments {
             let start = segment.start;
-            for_gaps(segment.column(read_column(term)), segment.len, |p| {
-                f(start + p)
-            });
+            for_gaps(segment.reads(term), segment.len, |p| f(start + p));
         }
     }
 

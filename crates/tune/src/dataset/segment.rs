@@ -13,13 +13,17 @@ use texel_eval::params::{flat_params, Component};
 use texel_eval::table::{FLAT_LEN, TERM_COUNT};
 use texel_eval::{Params, Trace};
 
+/// First byte of a read list that refers to an earlier term's list (two bytes follow: the
+/// term). A list of gaps never starts with 0; the one-byte list [`EVERY_POSITION`] does.
+const SAME_AS: u8 = 0;
+
 /// The column of curve slot `d`.
 pub(super) fn curve_column(d: usize) -> usize {
     FLAT_LEN + d
 }
 
 /// The column listing where a formula reads term `t`.
-pub(super) fn read_column(t: usize) -> usize {
+fn read_column(t: usize) -> usize {
     FLAT_LEN + slot_count() + t
 }
 
@@ -48,6 +52,18 @@ impl Segment {
     #[inline]
     pub fn column(&self, c: usize) -> &[u8] {
         &self.bytes[self.starts[c] as usize..self.starts[c + 1] as usize]
+    }
+
+    /// The coded positions whose formulas read term `t` (a list the same as an earlier
+    /// term's is stored as a reference to it).
+    #[inline]
+    pub fn reads(&self, t: usize) -> &[u8] {
+        match *self.column(read_column(t)) {
+            [SAME_AS, lo, hi] => {
+                self.column(read_column(usize::from(u16::from_le_bytes([lo, hi]))))
+            }
+            ref bytes => bytes,
+        }
     }
 
     /// The coded entries of single-coefficient column `c`, and whether it is dense.
@@ -119,6 +135,26 @@ impl SegmentBuilder {
         let gap = p.wrapping_sub(self.last[c]);
         self.last[c] = p;
         gap
+    }
+
+    /// Replaces every read list the same as an earlier term's (the king attack's terms are
+    /// mostly read together) by a reference to it.
+    fn share_reads(&mut self) {
+        let read: Vec<usize> = (0..TERM_COUNT).filter(|&t| self.reads[t] > 0).collect();
+        for (i, &t) in read.iter().enumerate() {
+            let col = read_column(t);
+            if self.columns[col].len() <= 3 {
+                continue;
+            }
+            let same = read[..i]
+                .iter()
+                .find(|&&u| self.columns[read_column(u)] == self.columns[col]);
+            if let Some(&u) = same {
+                let [lo, hi] = (u as u16).to_le_bytes();
+                self.columns[col].clear();
+                self.columns[col].extend([SAME_AS, lo, hi]);
+            }
+        }
     }
 
     /// Appends a single-coefficient entry to column `c`.
@@ -213,6 +249,7 @@ impl SegmentBuilder {
                 col.push(EVERY_POSITION);
             }
         }
+        self.share_reads();
         let dense = self.densify(len);
         let total = self.columns.iter().map(Vec::len).sum();
         let mut bytes = Vec::with_capacity(total);
