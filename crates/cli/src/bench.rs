@@ -56,6 +56,12 @@ pub struct BenchArgs {
     /// Parameters to search and evaluate with (JSON); the table's defaults when absent.
     #[arg(long)]
     params: Option<PathBuf>,
+    /// Methods of the converge bench, comma-separated (cd-warm: cd with --warm-start 8).
+    #[arg(long, value_delimiter = ',', default_value = "cd,cd-warm,adam,adam+cd")]
+    methods: Vec<crate::converge::BenchMethod>,
+    /// Converge bench: also print the time and training error after every pass.
+    #[arg(long)]
+    passes: bool,
     /// Games for the import bench.
     #[arg(long, default_value = "data/games.pgn.gz")]
     pgn: PathBuf,
@@ -83,9 +89,11 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         Target::Tune => bench_tune(args),
         Target::Import => bench_import(args),
         Target::Selfplay => bench_selfplay(args),
-        Target::Converge => {
-            crate::converge::bench_converge(vec![args.epd.clone(); args.repeat.max(1)])
-        }
+        Target::Converge => crate::converge::bench_converge(
+            vec![args.epd.clone(); args.repeat.max(1)],
+            &args.methods,
+            args.passes,
+        ),
     }
 }
 

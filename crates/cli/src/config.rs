@@ -36,6 +36,7 @@ struct TuneConfig {
     method: Option<String>,
     adam_rate: Option<f64>,
     adam_epochs: Option<usize>,
+    warm_start: Option<usize>,
     out: Option<PathBuf>,
     rust: Option<PathBuf>,
     report: Option<PathBuf>,
@@ -102,6 +103,11 @@ pub struct TuneArgs {
     /// adam+cd: Adam epochs at most before coordinate descent takes over [default: 40].
     #[arg(allow_negative_numbers = true, long)]
     pub adam_epochs: Option<usize>,
+    /// cd: first tune about 1/N of the training positions (every N-th segment of 8,192)
+    /// until a pass there gains less than 0.5 %, then all of them: much faster to a good
+    /// table on large sets [default: off].
+    #[arg(long, value_name = "N")]
+    pub warm_start: Option<usize>,
     /// Continue the run saved in this checkpoint: give the same data and selection as the
     /// run that wrote it (K and the values come from it).
     #[arg(long)]
@@ -247,6 +253,7 @@ pub fn apply(path: &Path, args: &mut TuneArgs) -> Result<BTreeMap<String, i32>> 
     }
     fill(&mut args.adam_rate, c.adam_rate);
     fill(&mut args.adam_epochs, c.adam_epochs);
+    fill(&mut args.warm_start, c.warm_start);
     fill(&mut args.out, c.out);
     fill(&mut args.rust, c.rust);
     fill(&mut args.report, c.report);

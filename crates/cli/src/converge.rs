@@ -14,6 +14,43 @@ use texel_tune::{
     fresh, load, run, select, Control, Event, Guards, LoadOptions, Method, RunOptions, Selection,
 };
 
+/// A row of the table: a method, coordinate descent possibly with a warm start.
+#[derive(Copy, Clone, Debug)]
+pub struct BenchMethod {
+    method: Method,
+    warm_start: usize,
+}
+
+/// The sample of `cd-warm`: every 8th segment.
+const WARM: usize = 8;
+
+impl std::str::FromStr for BenchMethod {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<BenchMethod, String> {
+        let (method, warm_start) = match s.split_once("-warm") {
+            Some(("cd", "")) => (Method::Cd, WARM),
+            Some(("cd", n)) => (
+                Method::Cd,
+                n.parse().map_err(|_| format!("{s:?}: cd-warmN"))?,
+            ),
+            Some(_) => return Err(format!("{s:?}: only cd has a warm start (cd-warm)")),
+            None => (s.parse()?, 0),
+        };
+        Ok(BenchMethod { method, warm_start })
+    }
+}
+
+impl std::fmt::Display for BenchMethod {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.warm_start {
+            0 => write!(f, "{}", self.method),
+            WARM => write!(f, "{}-warm", self.method),
+            n => write!(f, "{}-warm{n}", self.method),
+        }
+    }
+}
+
 /// Passes at most, and the validation patience, of the measured run.
 const PASSES: usize = 100;
 const PATIENCE: usize = 2;
@@ -34,7 +71,7 @@ impl Trajectory {
 }
 
 /// Loads `files` with a 10 % validation split and tunes them; prints the table row.
-pub fn bench_converge(files: Vec<PathBuf>) -> Result<()> {
+pub fn bench_converge(files: Vec<PathBuf>, methods: &[BenchMethod], passes: bool) -> Result<()> {
     let params = Params::default();
     let options = LoadOptions {
         validation_per_mille: 100,
@@ -59,7 +96,7 @@ pub fn bench_converge(files: Vec<PathBuf>) -> Result<()> {
     let vars = select(&Selection::default())?;
     let vars = crate::guards::hold_sparse(vars, &loaded, crate::guards::DEFAULT_MIN_SUPPORT);
     println!("method   passes  seconds  final train  best validation  to 1 %  to 0.1 %");
-    for method in [Method::Cd, Method::Adam, Method::AdamThenCd] {
+    for &method in methods {
         loaded.train.rescore(&params);
         let start = fresh(
             &loaded.train,
@@ -69,7 +106,7 @@ pub fn bench_converge(files: Vec<PathBuf>) -> Result<()> {
             vars.clone(),
             GUARDS,
         );
-        converge(&mut loaded, start, method)?;
+        converge(&mut loaded, start, method, passes)?;
     }
     Ok(())
 }
@@ -80,15 +117,22 @@ const GUARDS: Guards = Guards {
     constraints: true,
 };
 
-/// Tunes from `start` with `method` and prints its row of the table.
-fn converge(loaded: &mut Loaded, start: texel_tune::Checkpoint, method: Method) -> Result<()> {
+/// Tunes from `start` with `method` and prints its row of the table (and with `passes`
+/// first a line per pass: seconds and training error).
+fn converge(
+    loaded: &mut Loaded,
+    start: texel_tune::Checkpoint,
+    method: BenchMethod,
+    passes: bool,
+) -> Result<()> {
     let k = loaded.k;
     let mut trajectory = Trajectory { points: Vec::new() };
     let began = Instant::now();
     let options = RunOptions {
         passes: PASSES,
         patience: Some(PATIENCE),
-        method,
+        method: method.method,
+        warm_start: method.warm_start,
         ..Default::default()
     };
     let result = run(
@@ -98,8 +142,26 @@ fn converge(loaded: &mut Loaded, start: texel_tune::Checkpoint, method: Method) 
         &options,
         &mut |event| {
             let error = match event {
+                // A warm start's errors are its sample's: not the table's error.
+                Event::Progress {
+                    sample: Some(_), ..
+                } => return Control::Continue,
                 Event::Progress { error, .. } => error,
-                Event::Pass(r, _) => r.train_error,
+                Event::Pass(r, _) => {
+                    if passes {
+                        let s = began.elapsed().as_secs_f64();
+                        let v = r.validation_error.unwrap_or(f64::NAN);
+                        let sample = r.sample.map_or(String::new(), |n| format!(" (1/{n})"));
+                        println!(
+                            "  {method} pass {:>3} {s:>7.1} s  {:.8}  {v:.8}{sample}",
+                            r.pass, r.train_error
+                        );
+                    }
+                    if r.sample.is_some() {
+                        return Control::Continue;
+                    }
+                    r.train_error
+                }
                 Event::Checkpoint(_) => return Control::Continue,
             };
             trajectory

@@ -65,6 +65,11 @@ fn check_tune_ranges(args: &TuneArgs) -> Result<()> {
         args.adam_epochs != Some(0),
         "--adam-epochs must be at least 1"
     );
+    let cd = args.method.unwrap_or_default() == texel_tune::Method::Cd;
+    anyhow::ensure!(
+        args.warm_start.is_none_or(|n| n <= 1) || cd,
+        "--warm-start works with --method cd only"
+    );
     Ok(())
 }
 
@@ -204,6 +209,7 @@ fn run_options(args: &TuneArgs, outputs: &Outputs) -> RunOptions {
         method: args.method.unwrap_or_default(),
         adam_rate: args.adam_rate.unwrap_or(texel_tune::ADAM_RATE),
         adam_epochs: args.adam_epochs.unwrap_or(texel_tune::ADAM_EPOCHS),
+        warm_start: args.warm_start.unwrap_or(0),
     }
 }
 
@@ -280,13 +286,18 @@ fn descend(
                 walked,
                 moves,
                 error,
+                sample,
                 ..
             } => {
                 pb.set_position(walked as u64);
-                let drop = start_error - error;
-                pb.set_message(format!(
-                    "{pass}: error {error:.8} (down {drop:.2e}), {moves} moves"
-                ));
+                let message = match sample {
+                    Some(n) => format!("{pass} (warm start on 1/{n}): error {error:.8}"),
+                    None => format!(
+                        "{pass}: error {error:.8} (down {:.2e})",
+                        start_error - error
+                    ),
+                };
+                pb.set_message(format!("{message}, {moves} moves"));
             }
             Event::Pass(r, descent) => {
                 pb.suspend(|| print_pass(r, r.seconds - last_seconds));
@@ -328,6 +339,9 @@ fn print_pass(r: &PassRecord, pass_seconds: f64) {
     );
     if let Some(v) = r.validation_error {
         print!(", validation {v:.8}");
+    }
+    if let Some(n) = r.sample {
+        print!(" (warm start: error of every {n}th segment)");
     }
     println!();
 }

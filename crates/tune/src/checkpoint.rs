@@ -68,6 +68,9 @@ pub struct Checkpoint {
     pub rises: usize,
     /// Seconds spent so far.
     pub seconds: f64,
+    /// A warm start on every `n`-th segment of the training data is under way
+    /// ([`crate::RunOptions::warm_start`]).
+    pub warm: Option<usize>,
 }
 
 /// A float written as its exact bit pattern (16 hex digits).
@@ -181,6 +184,8 @@ struct CheckpointFile {
     best: Option<BestFile>,
     rises: usize,
     seconds: Exact,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    warm: Option<usize>,
 }
 
 /// Parameters from a flat list of the table's length.
@@ -222,6 +227,7 @@ impl Checkpoint {
             }),
             rises: self.rises,
             seconds: Exact(self.seconds),
+            warm: self.warm,
         };
         serde_json::to_value(file).expect("a checkpoint is plain data")
     }
@@ -355,6 +361,7 @@ impl CheckpointFile {
             best,
             rises: self.rises,
             seconds: self.seconds.0,
+            warm: self.warm.filter(|&n| n > 1),
         })
     }
 }
@@ -391,5 +398,6 @@ pub fn fresh(
         best: None,
         rises: 0,
         seconds: 0.0,
+        warm: None,
     }
 }

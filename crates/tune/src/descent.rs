@@ -2,8 +2,9 @@
 //!
 //! A pass first walks every selected variable, probing one step up and one step down and
 //! storing the better error reduction. It then keeps taking the variable with the largest
-//! stored reduction, moves it while the error falls, and refreshes its stored reduction.
-//! The pass ends when no stored reduction is positive. Moves grow while they keep paying
+//! stored reduction, moves it while the error falls, and refreshes its stored reduction from
+//! what the moving found (probing a step back only when that is not known). The pass ends
+//! when no stored reduction is positive. Moves grow while they keep paying
 //! (1, 2, 4, ... steps) and shrink back on a rise, so a value far from its optimum gets
 //! there in a few probes; every value still ends where one step either way does not help.
 //!
@@ -106,6 +107,14 @@ pub struct PassSummary {
     pub probes: u64,
 }
 
+/// What moving a variable found: the moves, the reduction one more step would bring
+/// (`None` where a constraint forbids it), and whether a step back is known to rise.
+struct Moved {
+    moves: u64,
+    further: Option<f64>,
+    back_rises: bool,
+}
+
 /// The descent state over one dataset.
 pub struct Descent<'a> {
     ds: &'a mut Dataset,
@@ -121,6 +130,8 @@ pub struct Descent<'a> {
     errors: Vec<f64>,
     /// Buffers that combine the touches of a probe.
     combiner: Combiner,
+    /// The touches of the last probe of a value formulas or curves read: slot, delta.
+    last_touches: Option<(usize, i32, Vec<Touch>)>,
     probes: u64,
     cursor: Cursor,
     /// Adam's memory (see [`crate::adam`]).
@@ -153,6 +164,7 @@ impl<'a> Descent<'a> {
             sum: 0.0,
             errors: Vec::new(),
             combiner,
+            last_touches: None,
             probes: 0,
             cursor: Cursor::default(),
             adam: None,
@@ -249,6 +261,15 @@ impl<'a> Descent<'a> {
             .touches(slot, delta, &self.params, &mut self.combiner);
         let trial = self.moved(slot, delta);
         let by = self.ds.read_by(slot);
+        let sum = self.touched_error_change(&touches, &trial, by);
+        // A probe that pays is applied next: it then needs the same touches.
+        self.last_touches = Some((slot, delta, touches));
+        sum
+    }
+
+    /// Change of the summed error over `touches` under `trial` (whose difference the
+    /// formulas in `by` read).
+    fn touched_error_change(&self, touches: &[Touch], trial: &Params, by: ReadBy) -> f64 {
         let (ds, k, errors) = (&*self.ds, &self.sigmoid, &self.errors);
         let chunks: Vec<f64> = touches
             .par_chunks(PROBE_CHUNK)
@@ -257,7 +278,7 @@ impl<'a> Descent<'a> {
                     .iter()
                     .map(|t| {
                         let i = t.pos as usize;
-                        let new = match self.touched(t, &trial, by) {
+                        let new = match self.touched(t, trial, by) {
                             (d, Some(scale)) => ds.eval_scaled(i, d, scale),
                             (d, None) => ds.eval_with(i, d),
                         };
@@ -273,9 +294,12 @@ impl<'a> Descent<'a> {
     fn apply(&mut self, slot: usize, delta: i32, change: f64) {
         let trial = self.moved(slot, delta);
         let moved: Vec<(u32, [i32; 2], Option<u8>)> = if self.ds.read_by_formulas(slot) {
-            let touches = self
-                .ds
-                .touches(slot, delta, &self.params, &mut self.combiner);
+            let touches = match self.last_touches.take() {
+                Some((s, d, touches)) if (s, d) == (slot, delta) => touches,
+                _ => self
+                    .ds
+                    .touches(slot, delta, &self.params, &mut self.combiner),
+            };
             let by = self.ds.read_by(slot);
             touches
                 .par_chunks(PROBE_CHUNK)
@@ -344,6 +368,7 @@ impl<'a> Descent<'a> {
     /// Moves to `params`: the dataset is scored again from scratch.
     pub(crate) fn set_params(&mut self, params: Params) {
         self.params = params;
+        self.last_touches = None;
         self.refresh();
     }
 
@@ -390,22 +415,46 @@ impl<'a> Descent<'a> {
     /// Moves `v` in the direction of `delta` (one step) while the objective falls by more than
     /// `threshold`, with adaptive steps: each accepted move doubles the next (up to
     /// [`MAX_STRIDE`] steps), a rejected one halves it, and the moving ends when a single step
-    /// is rejected, so the value ends at a local optimum under one step. Returns the moves.
-    fn move_while_better(&mut self, v: Variable, delta: i32, threshold: f64) -> u64 {
-        let mut stride = 1;
-        let mut moves = 0;
+    /// is rejected, so the value ends at a local optimum under one step.
+    fn move_while_better(&mut self, v: Variable, delta: i32, threshold: f64) -> Moved {
+        let (mut stride, mut moves, mut last_single) = (1, 0, false);
         loop {
             // The stored reduction may be stale: other variables moved since it was probed.
-            match self.probe_move(v, stride * delta) {
+            let probe = self.probe_move(v, stride * delta);
+            match probe {
                 Some((error, objective)) if -objective > threshold => {
                     self.apply(v.slot, stride * delta, error);
-                    moves += 1;
+                    (moves, last_single) = (moves + 1, stride == 1);
                     stride = (stride * 2).min(MAX_STRIDE);
                 }
                 _ if stride > 1 => stride /= 2,
-                _ => return moves,
+                _ => {
+                    return Moved {
+                        moves,
+                        further: probe.map(|(_, objective)| -objective),
+                        back_rises: last_single,
+                    }
+                }
             }
         }
+    }
+
+    /// The stored reduction of `v` after [`Descent::move_while_better`] in the direction of
+    /// `delta`: a step further is known from its last probe; a step back is known to rise
+    /// when the last move was a single step (it is that move undone), and probed otherwise.
+    fn gain_after(&mut self, v: Variable, delta: i32, moved: &Moved) -> (f64, i32) {
+        let mut best = match moved.further {
+            Some(reduction) if reduction > 0.0 => (reduction, delta),
+            _ => (0.0, 0),
+        };
+        if !moved.back_rises {
+            if let Some((_, objective)) = self.probe_move(v, -delta) {
+                if -objective > best.0 {
+                    best = (-objective, -delta);
+                }
+            }
+        }
+        best
     }
 
     /// Runs a pass, or the rest of an interrupted one (see the module docs). `hook` is called
@@ -435,13 +484,13 @@ impl<'a> Descent<'a> {
             .largest_gain()
             .filter(|&i| self.gains[i].0 > threshold(self.sum))
         {
-            let v = self.vars[i];
-            let moves = self.move_while_better(v, self.gains[i].1, threshold(self.sum));
-            if moves > 0 {
-                self.cursor.moves += moves;
+            let (v, delta) = (self.vars[i], self.gains[i].1);
+            let moved = self.move_while_better(v, delta, threshold(self.sum));
+            if moved.moves > 0 {
+                self.cursor.moves += moved.moves;
                 self.cursor.moved[i] = true;
             }
-            self.gains[i] = self.best_step(v);
+            self.gains[i] = self.gain_after(v, delta, &moved);
             if hook(self) == Control::Stop {
                 return None;
             }

@@ -31,6 +31,10 @@ pub struct RunOptions {
     pub adam_rate: f64,
     /// `adam+cd`: Adam epochs at most before coordinate descent takes over.
     pub adam_epochs: usize,
+    /// Coordinate descent only: a fresh run first tunes every `warm_start`-th segment of the
+    /// training data (about 1/`warm_start` of it) until a pass there lowers its error by
+    /// less than [`WARM_GAIN`], then goes on with all of it (0 or 1: no warm start).
+    pub warm_start: usize,
 }
 
 impl Default for RunOptions {
@@ -45,9 +49,16 @@ impl Default for RunOptions {
             method: Method::Cd,
             adam_rate: ADAM_RATE,
             adam_epochs: ADAM_EPOCHS,
+            warm_start: 0,
         }
     }
 }
+
+/// The warm start ends after a pass that lowered the sample's error by less than this
+/// share, or after [`WARM_PASSES`] passes.
+pub const WARM_GAIN: f64 = 0.005;
+/// Passes of the warm start at most.
+pub const WARM_PASSES: usize = 10;
 
 /// Adam's default learning rate (steps per epoch at most).
 pub const ADAM_RATE: f64 = 2.0;
@@ -69,6 +80,9 @@ pub enum Event<'e> {
         moves: u64,
         /// Current training error.
         error: f64,
+        /// The pass tunes every `n`-th segment only (the warm start): the error is that
+        /// sample's.
+        sample: Option<usize>,
     },
     /// A pass ended; the descent's dataset is scored with its parameters (the pass's
     /// result, not necessarily the best on validation).
@@ -90,6 +104,9 @@ pub struct PassRecord {
     pub summary: PassSummary,
     /// Seconds since the run began (resumed runs count on).
     pub seconds: f64,
+    /// The pass tuned every `n`-th segment only (the warm start): its training error is
+    /// that sample's.
+    pub sample: Option<usize>,
 }
 
 /// How a run ended.
@@ -132,6 +149,16 @@ pub enum RunError {
     Checkpoint(#[from] CheckpointError),
 }
 
+/// How a run goes on after a pass.
+enum Next {
+    /// Another pass.
+    Pass,
+    /// The warm start is done: on with all positions.
+    WarmDone,
+    /// The run ends.
+    End(RunEnd),
+}
+
 /// Where a run stands between passes: what a checkpoint holds besides the descent.
 struct Standing {
     k: f64,
@@ -141,6 +168,13 @@ struct Standing {
     best: Option<(f64, Params)>,
     rises: usize,
     began: Instant,
+    /// Training positions of the run (the checkpoint's check).
+    positions: usize,
+    /// The warm start under way, if any: every `n`-th segment.
+    warm: Option<usize>,
+    /// Warm passes done in this process, and the sample's error after the last one.
+    warm_passes: usize,
+    warm_error: f64,
 }
 
 impl Standing {
@@ -148,7 +182,7 @@ impl Standing {
     fn checkpoint(&self, d: &Descent) -> Checkpoint {
         Checkpoint {
             k: self.k,
-            positions: d.dataset().len(),
+            positions: self.positions,
             data: self.data,
             passes: self.passes,
             vars: self.vars.clone(),
@@ -156,6 +190,7 @@ impl Standing {
             best: self.best.clone(),
             rises: self.rises,
             seconds: self.began.elapsed().as_secs_f64(),
+            warm: self.warm,
         }
     }
 
@@ -170,11 +205,28 @@ impl Standing {
         }
     }
 
+    /// Whether the warm start under way ends with the pass of `record` (its training error
+    /// is the sample's); counts the pass.
+    fn warm_ends(&mut self, record: &PassRecord) -> bool {
+        if self.warm.is_none() {
+            return false;
+        }
+        self.warm_passes += 1;
+        let gain = (self.warm_error - record.train_error) / self.warm_error;
+        self.warm_error = record.train_error;
+        let done = gain < WARM_GAIN || record.summary.moves == 0 || self.warm_passes >= WARM_PASSES;
+        if done {
+            self.warm = None;
+        }
+        done
+    }
+
     /// The parameters to keep: the best on validation when there is one.
-    fn finish(self, descent: &Descent, end: RunEnd) -> RunResult {
+    fn finish(&self, descent: &Descent, end: RunEnd) -> RunResult {
         let params = self
             .best
-            .map_or_else(|| descent.params().clone(), |(_, p)| p);
+            .as_ref()
+            .map_or_else(|| descent.params().clone(), |(_, p)| p.clone());
         RunResult {
             params,
             end,
@@ -216,6 +268,7 @@ impl Runner<'_, '_> {
             vars: self.descent.variables().len(),
             moves: 0,
             error: self.descent.error(),
+            sample: None,
         };
         if events(progress) == Control::Stop {
             return None;
@@ -239,7 +292,7 @@ impl Runner<'_, '_> {
             last_checkpoint,
             ..
         } = self;
-        let pass = standing.passes + 1;
+        let (pass, sample) = (standing.passes + 1, standing.warm);
         let mut failed = None;
         let summary = descent.pass(&mut |d| {
             let (walked, moves) = d.progress();
@@ -250,6 +303,7 @@ impl Runner<'_, '_> {
                 vars,
                 moves,
                 error,
+                sample,
             };
             if events(progress) == Control::Stop {
                 return Control::Stop;
@@ -279,12 +333,12 @@ impl Runner<'_, '_> {
     }
 
     /// After a finished pass: errors from scratch, the log line, the event, validation and
-    /// patience, a checkpoint. Returns why the run ends, if it does.
+    /// patience, the end of a warm start, a checkpoint. Returns how the run goes on.
     fn after_pass(
         &mut self,
         summary: PassSummary,
         events: &mut dyn FnMut(Event) -> Control,
-    ) -> Result<Option<RunEnd>, RunError> {
+    ) -> Result<Next, RunError> {
         self.standing.passes += 1;
         let train_error = self.descent.refresh();
         let k = self.standing.k;
@@ -298,6 +352,7 @@ impl Runner<'_, '_> {
             validation_error,
             summary,
             seconds: self.standing.began.elapsed().as_secs_f64(),
+            sample: self.standing.warm,
         };
         self.log_pass(&record)?;
         events(Event::Pass(&record, &self.descent));
@@ -312,7 +367,7 @@ impl Runner<'_, '_> {
                 end = Some(RunEnd::Patience);
             }
         }
-        if record.summary.moves == 0 {
+        if record.summary.moves == 0 && self.standing.warm.is_none() {
             end = end.or(Some(RunEnd::Converged));
         }
         if self.in_adam() && self.options.method == Method::AdamThenCd {
@@ -323,8 +378,38 @@ impl Runner<'_, '_> {
                 end = None;
             }
         }
+        if end.is_none() && self.standing.warm_ends(&record) {
+            // The run goes on over all positions, which saves the next checkpoint.
+            return Ok(Next::WarmDone);
+        }
         self.save()?;
-        Ok(end)
+        Ok(end.map_or(Next::Pass, Next::End))
+    }
+
+    /// Runs passes until the run ends (its result) or a warm start is done (`None`).
+    fn passes(
+        &mut self,
+        events: &mut dyn FnMut(Event) -> Control,
+    ) -> Result<Option<RunResult>, RunError> {
+        while self.standing.passes < self.options.passes {
+            let Some(summary) = self.pass(events)? else {
+                self.save()?;
+                if let Some(path) = &self.options.checkpoint {
+                    events(Event::Checkpoint(path));
+                }
+                return Ok(Some(RunResult {
+                    params: self.descent.params().clone(),
+                    end: RunEnd::Interrupted,
+                    passes: self.standing.passes,
+                }));
+            };
+            match self.after_pass(summary, events)? {
+                Next::Pass => {}
+                Next::WarmDone => return Ok(None),
+                Next::End(end) => return Ok(Some(self.standing.finish(&self.descent, end))),
+            }
+        }
+        Ok(Some(self.standing.finish(&self.descent, RunEnd::PassLimit)))
     }
 
     /// Appends the pass's line to the log.
@@ -341,6 +426,10 @@ impl Runner<'_, '_> {
             "probes": record.summary.probes,
             "seconds": record.seconds,
         });
+        let mut line = line;
+        if let Some(n) = record.sample {
+            line["sample"] = json!(n);
+        }
         writeln!(file, "{line}")
             .and_then(|()| file.flush())
             .map_err(|cause| RunError::Io {
@@ -388,39 +477,63 @@ pub fn run(
         );
         return Err(CheckpointError::Unusable { path, reason }.into());
     }
-    let standing = Standing {
-        k: start.k,
+    let warm = start.warm.or_else(|| {
+        let fresh = start.passes == 0 && !start.descent.cursor.active;
+        let cd = options.method == Method::Cd;
+        (fresh && cd && options.warm_start > 1).then_some(options.warm_start)
+    });
+    let (k, vars) = (start.k, start.vars.clone());
+    let mut standing = Standing {
+        k,
         data: start.data,
-        vars: start.vars.clone(),
+        vars: start.vars,
         passes: start.passes,
         best: start.best,
         rises: start.rises,
         began: Instant::now() - Duration::from_secs_f64(start.seconds),
+        positions: train.len(),
+        warm,
+        warm_passes: 0,
+        warm_error: 0.0,
     };
+    let (mut state, mut log) = (start.descent, open_log(options)?);
+    if let Some(n) = warm {
+        let mut sample = train.sample(n);
+        sample.rescore(&state.params);
+        let descent = Descent::resume(&mut sample, state, k, vars.clone());
+        standing.warm_error = descent.error();
+        let mut runner = Runner {
+            descent,
+            standing,
+            validation: &mut *validation,
+            options,
+            log,
+            last_checkpoint: Instant::now(),
+        };
+        if let Some(result) = runner.passes(events)? {
+            return Ok(result);
+        }
+        state = runner.descent.state();
+        state.gains.fill((0.0, 0));
+        (standing, log) = (runner.standing, runner.log);
+    }
+    let mut descent = Descent::resume(train, state, k, vars);
+    if warm.is_some() {
+        // Over all positions from the warm start's values: every error from scratch.
+        descent.refresh();
+    }
     let mut runner = Runner {
-        descent: Descent::resume(train, start.descent, start.k, start.vars),
+        descent,
         standing,
         validation,
         options,
-        log: open_log(options)?,
+        log,
         last_checkpoint: Instant::now(),
     };
-    while runner.standing.passes < options.passes {
-        let Some(summary) = runner.pass(events)? else {
-            runner.save()?;
-            if let Some(path) = &options.checkpoint {
-                events(Event::Checkpoint(path));
-            }
-            let params = runner.descent.params().clone();
-            return Ok(RunResult {
-                params,
-                end: RunEnd::Interrupted,
-                passes: runner.standing.passes,
-            });
-        };
-        if let Some(end) = runner.after_pass(summary, events)? {
-            return Ok(runner.standing.finish(&runner.descent, end));
-        }
+    if warm.is_some() {
+        runner.save()?;
     }
-    Ok(runner.standing.finish(&runner.descent, RunEnd::PassLimit))
+    Ok(runner
+        .passes(events)?
+        .unwrap_or_else(|| runner.standing.finish(&runner.descent, RunEnd::PassLimit)))
 }

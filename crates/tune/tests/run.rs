@@ -226,3 +226,73 @@ fn unusable_checkpoints_are_refused_with_a_reason() {
         "{err}"
     );
 }
+
+#[test]
+fn a_warm_start_tunes_a_sample_first_and_resumes_exactly() {
+    // 20,000 positions make four segments: the warm start tunes the first and the third.
+    let dir = tempfile::tempdir().unwrap();
+    let (mut train, mut validation, data_id) = data(20_000, &Params::default(), 0);
+    let k = fit_k(&samples(&train));
+    let warm = |name: &str| RunOptions {
+        passes: 6,
+        warm_start: 2,
+        ..options(dir.path(), name)
+    };
+    let start = fresh(&train, data_id, Params::default(), k, vars(), GUARDS);
+    let start_error = start.descent.sum / train.len() as f64;
+    let opts = warm("straight");
+    let straight = run(&mut train, &mut validation, start, &opts, &mut |_| {
+        Control::Continue
+    })
+    .unwrap();
+    let log = std::fs::read_to_string(opts.log.unwrap()).unwrap();
+    let lines: Vec<serde_json::Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let warm_passes = lines.iter().take_while(|l| l["sample"] == 2).count();
+    assert!(warm_passes >= 1, "no warm pass: {log}");
+    assert!(
+        lines[warm_passes..]
+            .iter()
+            .all(|l| l.get("sample").is_none()),
+        "{log}"
+    );
+    assert!(
+        warm_passes < lines.len(),
+        "never went on with all positions: {log}"
+    );
+    train.rescore(&straight.params);
+    assert!(texel_tune::error::mean_error(&train, k) < start_error);
+
+    // Stopped in the first warm pass, resumed from the checkpoint: the same values.
+    let opts = warm("stopped");
+    let (mut train, mut validation, _) = data(20_000, &Params::default(), 0);
+    let start = fresh(&train, data_id, Params::default(), k, vars(), GUARDS);
+    let mut calls = 0;
+    let first = run(&mut train, &mut validation, start, &opts, &mut |e| {
+        calls += matches!(
+            e,
+            Event::Progress {
+                sample: Some(2),
+                ..
+            }
+        ) as usize;
+        if calls == 30 {
+            Control::Stop
+        } else {
+            Control::Continue
+        }
+    })
+    .unwrap();
+    assert_eq!(first.end, RunEnd::Interrupted);
+    let checkpoint = Checkpoint::load(opts.checkpoint.as_ref().unwrap()).unwrap();
+    assert_eq!(checkpoint.warm, Some(2));
+    let (mut train, mut validation, _) = data(20_000, &checkpoint.descent.params, 0);
+    let last = run(&mut train, &mut validation, checkpoint, &opts, &mut |_| {
+        Control::Continue
+    })
+    .unwrap();
+    assert_eq!(last.passes, straight.passes);
+    assert_eq!(last.params, straight.params);
+}

@@ -77,6 +77,15 @@ impl Offsets {
         self.rel.push((at - base) as u16);
     }
 
+    /// Position `i`'s offset, or `end` past the last position.
+    fn next(&self, i: usize, end: usize) -> usize {
+        if i < self.rel.len() {
+            self.get(i)
+        } else {
+            end
+        }
+    }
+
     /// Position `i`'s offset.
     #[inline]
     fn get(&self, i: usize) -> usize {
@@ -487,6 +496,38 @@ impl Dataset {
             self.for_formula_reads(slot, &mut mark);
         }
         seen.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// Every `n`-th segment (from the first) as a dataset of its own: a sample of the
+    /// positions for a warm start, scored as this dataset is.
+    pub fn sample(&self, n: usize) -> Dataset {
+        let mut sample = DatasetBuilder::default();
+        for segment in self.segments.iter().step_by(n.max(1)) {
+            let range = segment.start as usize..(segment.start + segment.len) as usize;
+            let first = self.offsets.get(range.start);
+            let end = self.offsets.next(range.end, self.formulas.len());
+            let mut reads = vec![0; TERM_COUNT];
+            for (t, count) in reads.iter_mut().enumerate() {
+                if self.reads[t] > 0 {
+                    for_gaps(segment.reads(t), segment.len, |_| *count += 1);
+                }
+            }
+            let part = Part {
+                segment: segment.clone(),
+                hot: self.hot[range.clone()].to_vec(),
+                formulas: self.formulas[first..end].to_vec(),
+                offsets: range
+                    .map(|i| (self.offsets.get(i) - first) as u32)
+                    .collect(),
+                reads,
+                read_by: self.read_by.clone(),
+            };
+            // Part of a dataset that fits: it fits on its own.
+            sample
+                .append(part)
+                .expect("a sample is smaller than its dataset");
+        }
+        sample.finish()
     }
 
     /// How many positions read `term` through a formula.

@@ -34,7 +34,7 @@ fn column_count() -> usize {
 }
 
 /// The column entries of positions `start..start + len`, positions counted from `start`.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Segment {
     /// The first position.
     pub start: u32,
