@@ -107,6 +107,18 @@ pub struct PassSummary {
     pub probes: u64,
 }
 
+/// What a move does to a touched position.
+#[derive(Copy, Clone, Debug)]
+struct Change {
+    pos: u32,
+    /// The change of its sums.
+    sums: [i32; 2],
+    /// Its new scale, where the scale rules read the moved value.
+    scale: Option<u8>,
+    /// Its new king attack, where the attack formula reads the moved value.
+    attack: Option<[i32; 2]>,
+}
+
 /// What moving a variable found: the moves, the reduction one more step would bring
 /// (`None` where a constraint forbids it), and whether a step back is known to rise.
 struct Moved {
@@ -128,6 +140,8 @@ pub struct Descent<'a> {
     sum: f64,
     /// Squared error of every position under the current parameters.
     errors: Vec<f64>,
+    /// King attack (white's minus black's) of every position under the current parameters.
+    attacks: Vec<[i32; 2]>,
     /// Buffers that combine the touches of a probe.
     combiner: Combiner,
     /// The touches of the last probe of a value formulas or curves read: slot, delta.
@@ -163,6 +177,7 @@ impl<'a> Descent<'a> {
             gains,
             sum: 0.0,
             errors: Vec::new(),
+            attacks: Vec::new(),
             combiner,
             last_touches: None,
             probes: 0,
@@ -198,7 +213,7 @@ impl<'a> Descent<'a> {
     /// Bytes the descent keeps besides the dataset: every position's error and the buffers
     /// that combine a probe's touches.
     pub fn memory_bytes(&self) -> usize {
-        8 * self.errors.capacity() + self.combiner.memory_bytes()
+        8 * (self.errors.capacity() + self.attacks.capacity()) + self.combiner.memory_bytes()
     }
 
     /// The `K` of the descent.
@@ -237,17 +252,28 @@ impl<'a> Descent<'a> {
         p
     }
 
-    /// The sums change and new scale of a touched position under `trial` (whose difference
-    /// the formulas in `by` read).
+    /// What moving to `trial` (whose difference the formulas in `by` read) does to a
+    /// touched position.
     #[inline]
-    fn touched(&self, t: &Touch, trial: &Params, by: ReadBy) -> ([i32; 2], Option<u8>) {
-        let i = t.pos as usize;
+    fn touched(&self, t: &Touch, trial: &Params, by: ReadBy) -> Change {
+        let (pos, i) = (t.pos, t.pos as usize);
         if t.formula {
-            let moved = (&self.params, trial, by);
-            let (d, scale) = self.ds.formula_change(i, [t.mid, t.end], moved);
-            (d, Some(scale))
+            let before = ([t.mid, t.end], self.attacks[i]);
+            let (sums, scale, attack) = self.ds.formula_change(i, before, (trial, by));
+            Change {
+                pos,
+                sums,
+                scale: Some(scale),
+                attack,
+            }
         } else {
-            ([t.mid, t.end], None)
+            let sums = [t.mid, t.end];
+            Change {
+                pos,
+                sums,
+                scale: None,
+                attack: None,
+            }
         }
     }
 
@@ -259,17 +285,7 @@ impl<'a> Descent<'a> {
         let touches = self
             .ds
             .touches(slot, delta, &self.params, &mut self.combiner);
-        let trial = self.moved(slot, delta);
-        let by = self.ds.read_by(slot);
-        let sum = self.touched_error_change(&touches, &trial, by);
-        // A probe that pays is applied next: it then needs the same touches.
-        self.last_touches = Some((slot, delta, touches));
-        sum
-    }
-
-    /// Change of the summed error over `touches` under `trial` (whose difference the
-    /// formulas in `by` read).
-    fn touched_error_change(&self, touches: &[Touch], trial: &Params, by: ReadBy) -> f64 {
+        let (trial, by) = (self.moved(slot, delta), self.ds.read_by(slot));
         let (ds, k, errors) = (&*self.ds, &self.sigmoid, &self.errors);
         let chunks: Vec<f64> = touches
             .par_chunks(PROBE_CHUNK)
@@ -277,57 +293,70 @@ impl<'a> Descent<'a> {
                 chunk
                     .iter()
                     .map(|t| {
-                        let i = t.pos as usize;
-                        let new = match self.touched(t, trial, by) {
-                            (d, Some(scale)) => ds.eval_scaled(i, d, scale),
-                            (d, None) => ds.eval_with(i, d),
+                        let (c, i) = (self.touched(t, &trial, by), t.pos as usize);
+                        let new = match c.scale {
+                            Some(scale) => ds.eval_scaled(i, c.sums, scale),
+                            None => ds.eval_with(i, c.sums),
                         };
                         k.squared_error(new, ds.target(i)) - errors[i]
                     })
                     .sum::<f64>()
             })
             .collect();
+        // A probe that pays is applied next: it then needs the same touches.
+        self.last_touches = Some((slot, delta, touches));
         chunks.iter().sum()
+    }
+
+    /// What moving `slot` (which formulas or curves read) by `delta` does to the positions
+    /// it touches, in order.
+    fn changes(&mut self, slot: usize, delta: i32) -> Vec<Change> {
+        let touches = match self.last_touches.take() {
+            Some((s, d, touches)) if (s, d) == (slot, delta) => touches,
+            _ => self
+                .ds
+                .touches(slot, delta, &self.params, &mut self.combiner),
+        };
+        let (trial, by) = (self.moved(slot, delta), self.ds.read_by(slot));
+        let this = &*self;
+        touches
+            .par_chunks(PROBE_CHUNK)
+            .flat_map_iter(|chunk| {
+                let trial = &trial;
+                chunk.iter().map(move |t| this.touched(t, trial, by))
+            })
+            .collect()
     }
 
     /// Moves `slot` by `delta` for good, updating the touched positions.
     fn apply(&mut self, slot: usize, delta: i32, change: f64) {
-        let trial = self.moved(slot, delta);
-        let moved: Vec<(u32, [i32; 2], Option<u8>)> = if self.ds.read_by_formulas(slot) {
-            let touches = match self.last_touches.take() {
-                Some((s, d, touches)) if (s, d) == (slot, delta) => touches,
-                _ => self
-                    .ds
-                    .touches(slot, delta, &self.params, &mut self.combiner),
-            };
-            let by = self.ds.read_by(slot);
-            touches
-                .par_chunks(PROBE_CHUNK)
-                .flat_map_iter(|chunk| {
-                    let this = &*self;
-                    let trial = &trial;
-                    chunk.iter().map(move |t| {
-                        let (d, scale) = this.touched(t, trial, by);
-                        (t.pos, d, scale)
-                    })
-                })
-                .collect()
+        let moved: Vec<Change> = if self.ds.read_by_formulas(slot) {
+            self.changes(slot, delta)
         } else {
             let mut moved = Vec::new();
             for b in 0..self.ds.blocks(slot) {
                 self.ds.for_block(slot, b, |pos, mid, end| {
-                    moved.push((pos, [mid * delta, end * delta], None))
+                    let sums = [mid * delta, end * delta];
+                    moved.push(Change {
+                        pos,
+                        sums,
+                        scale: None,
+                        attack: None,
+                    })
                 });
             }
             moved
         };
-        self.params = trial;
+        self.params = self.moved(slot, delta);
         self.sum += change;
-        for (pos, d, scale) in moved {
-            let i = pos as usize;
-            self.ds.shift_linear(i, d);
-            if let Some(scale) = scale {
+        for c in moved {
+            let i = c.pos as usize;
+            self.ds.shift_linear(i, c.sums);
+            if let Some(scale) = c.scale {
                 self.ds.set_scale(i, scale);
+            }
+            if let Some(attack) = c.attack {
+                self.attacks[i] = attack;
             }
             self.errors[i] = self
                 .sigmoid
@@ -335,8 +364,10 @@ impl<'a> Descent<'a> {
         }
     }
 
-    /// Recomputes every position's error and the total from the cached sums.
+    /// Recomputes every position's error and the total from the cached sums, and its king
+    /// attack.
     fn reset_errors(&mut self) {
+        self.attacks = self.ds.attacks(&self.params);
         let (ds, k) = (&*self.ds, &self.sigmoid);
         let n = ds.len();
         self.errors = (0..n.div_ceil(CHUNK))

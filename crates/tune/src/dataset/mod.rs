@@ -295,29 +295,48 @@ impl Dataset {
         self.read_by[usize::from(flat_params()[slot].term.0)]
     }
 
-    /// The change of position `i`'s cached sums and its scale when the parameters go from
-    /// `current` to `trial`, whose difference the formulas in `by` read, and the linear
-    /// terms move the sums by `delta`.
+    /// Position `i` when the parameters go from `current` to `trial`, whose difference the
+    /// formulas in `by` read, and the linear terms move the sums by `delta`: the change of
+    /// its cached sums, its scale, and (when the king attack reads the difference) its new
+    /// king attack; `attack` is its king attack under `current`.
     #[inline]
     pub(crate) fn formula_change(
         &self,
         i: usize,
-        delta: [i32; 2],
-        (current, trial, by): (&Params, &Params, ReadBy),
-    ) -> ([i32; 2], u8) {
-        let at = self.offsets.get(i);
-        let f = Formulas::decode_part(&self.formulas, at, by.attack, by.scale);
-        let mut d = delta;
+        (delta, attack): ([i32; 2], [i32; 2]),
+        (trial, by): (&Params, ReadBy),
+    ) -> ([i32; 2], u8, Option<[i32; 2]>) {
+        let f = Formulas::decode_part(&self.formulas, self.offsets.get(i), by.attack, by.scale);
+        let (mut d, mut new_attack) = (delta, None);
         if by.attack {
-            let change = f.attack(trial) - f.attack(current);
-            d = [d[0] + change.0, d[1] + change.1];
+            let new = f.attack(trial);
+            d = [d[0] + new.0 - attack[0], d[1] + new.1 - attack[1]];
+            new_attack = Some([new.0, new.1]);
         }
         let scale = if by.scale {
             f.scale(trial) as u8
         } else {
             self.hot[i].scale
         };
-        (d, scale)
+        (d, scale, new_attack)
+    }
+
+    /// Every position's king attack (white's minus black's) under `params`.
+    pub(crate) fn attacks(&self, params: &Params) -> Vec<[i32; 2]> {
+        let parts: Vec<Vec<[i32; 2]>> = self
+            .segments
+            .par_iter()
+            .map(|segment| {
+                let mut at = self.offsets.get(segment.start as usize);
+                (0..segment.len)
+                    .map(|_| {
+                        let a = Formulas::decode(&self.formulas, &mut at).attack(params);
+                        [a.0, a.1]
+                    })
+                    .collect()
+            })
+            .collect();
+        parts.concat()
     }
 
     /// The evaluation of position `i` with its sums moved by `delta` and scale `scale`.
