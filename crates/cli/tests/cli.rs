@@ -909,3 +909,50 @@ fn tune_takes_a_method_from_the_flags_or_the_config() {
     let err = fails(texel().args(["tune", "--method", "sgd", "--epd"]).arg(&epd));
     assert!(err.contains("no method \"sgd\""), "{err}");
 }
+
+#[test]
+fn tune_warm_starts_on_a_sample_from_the_flag_or_the_config() {
+    let tmp = tempfile::tempdir().unwrap();
+    // 20,000 positions: four segments, the warm start tunes every second one.
+    let epd = sample(tmp.path(), "sample.epd", 20_000);
+    for how in ["flag", "config"] {
+        let log = tmp.path().join(format!("{how}.jsonl"));
+        let mut cmd = texel();
+        cmd.args(["tune", "--passes", "4", "--group", "KnightV", "--epd"])
+            .arg(&epd)
+            .arg("--log")
+            .arg(&log)
+            .arg("--out")
+            .arg(tmp.path().join(format!("{how}.json")));
+        if how == "flag" {
+            cmd.args(["--warm-start", "2"]);
+        } else {
+            let config = tmp.path().join("c.json");
+            std::fs::write(&config, "{\"warm_start\": 2}").unwrap();
+            cmd.arg("--config").arg(&config);
+        }
+        let text = stdout_of(&mut cmd);
+        assert!(
+            text.contains("pass 1:") && text.contains("(warm start"),
+            "{text}"
+        );
+        let first: serde_json::Value = serde_json::from_str(
+            std::fs::read_to_string(&log)
+                .unwrap()
+                .lines()
+                .next()
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(first["sample"], 2, "{first}");
+    }
+    let err = fails(
+        texel()
+            .args(["tune", "--warm-start", "4", "--method", "adam", "--epd"])
+            .arg(&epd),
+    );
+    assert!(
+        err.contains("--warm-start works with --method cd only"),
+        "{err}"
+    );
+}
