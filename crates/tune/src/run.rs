@@ -500,7 +500,11 @@ pub fn run(
     if let Some(n) = warm {
         let mut sample = train.sample(n);
         sample.rescore(&state.params);
-        let descent = Descent::resume(&mut sample, state, k, vars.clone());
+        let mut descent = Descent::resume(&mut sample, state, k, vars.clone());
+        if start.warm.is_none() {
+            // A fresh run's error sum is that of every position: the sample's from scratch.
+            descent.refresh();
+        }
         standing.warm_error = descent.error();
         let mut runner = Runner {
             descent,

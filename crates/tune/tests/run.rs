@@ -241,10 +241,20 @@ fn a_warm_start_tunes_a_sample_first_and_resumes_exactly() {
     let start = fresh(&train, data_id, Params::default(), k, vars(), GUARDS);
     let start_error = start.descent.sum / train.len() as f64;
     let opts = warm("straight");
-    let straight = run(&mut train, &mut validation, start, &opts, &mut |_| {
+    let mut first_progress = None;
+    let straight = run(&mut train, &mut validation, start, &opts, &mut |e| {
+        if let Event::Progress { error, .. } = e {
+            first_progress.get_or_insert(error);
+        }
         Control::Continue
     })
     .unwrap();
+    // The warm start's errors are its sample's, from the first probe on.
+    let sample_error = first_progress.unwrap();
+    assert!(
+        (sample_error - start_error).abs() < 0.2 * start_error,
+        "{sample_error} vs {start_error}"
+    );
     let log = std::fs::read_to_string(opts.log.unwrap()).unwrap();
     let lines: Vec<serde_json::Value> = log
         .lines()
