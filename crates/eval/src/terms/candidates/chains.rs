@@ -87,9 +87,10 @@ fn groups<A: Accumulator>(own: Bitboard, us: Color, acc: &mut A) {
             near_group(seed, own, us, acc);
         }
         acc.add(us, PAWN_GROUP.at(1), 1);
-        let ranks: Vec<usize> = group.into_iter().map(|s| s.rank() as usize).collect();
-        let span = ranks.iter().max().unwrap_or(&0) - ranks.iter().min().unwrap_or(&0) + 1;
-        acc.add(us, PAWN_GROUP.at(2), span as i32);
+        // Squares count rank by rank: the first and last square hold the lowest and highest.
+        let rank = |sq: Option<shakmaty::Square>| sq.map_or(0, |s| s.rank() as i32);
+        let span = rank(group.last()) - rank(group.first()) + 1;
+        acc.add(us, PAWN_GROUP.at(2), span);
     }
 }
 

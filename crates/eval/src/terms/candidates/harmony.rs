@@ -110,12 +110,9 @@ fn clashes<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     if info.of(us.other(), Role::Knight).is_empty() {
         return;
     }
-    let sliders: Vec<_> =
-        (info.of(us, Role::Bishop) | info.of(us, Role::Rook) | info.of(us, Role::Queen))
-            .into_iter()
-            .collect();
-    for (i, &a) in sliders.iter().enumerate() {
-        for &b in sliders[i + 1..].iter().chain(std::iter::once(&k)) {
+    let sliders = info.of(us, Role::Bishop) | info.of(us, Role::Rook) | info.of(us, Role::Queen);
+    for (i, a) in sliders.into_iter().enumerate() {
+        for b in sliders.into_iter().skip(i + 1).chain(std::iter::once(k)) {
             if any(knight_attacks(a) & knight_attacks(b) & !info.board.by_color(us.other())) {
                 let with_king = usize::from(b == k);
                 acc.add(us, PIECE_PLACEMENT_CLASH.at(2 + with_king), 1);

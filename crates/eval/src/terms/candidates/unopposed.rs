@@ -58,10 +58,9 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
             acc.add(us, SEMI_PASSER.at(r - 1), 1);
         }
     }
-    let files: Vec<i32> = unopposed.into_iter().map(|s| s.file() as i32).collect();
-    for (i, a) in files.iter().enumerate() {
-        for b in &files[i + 1..] {
-            let between = (a - b).abs() - 1;
+    for (i, a) in unopposed.into_iter().enumerate() {
+        for b in unopposed.into_iter().skip(i + 1) {
+            let between = (a.file() as i32 - b.file() as i32).abs() - 1;
             if (1..=3).contains(&between) {
                 acc.add(us, UNOPPOSED_PAWN_PAIR_GAP.at(between as usize - 1), 1);
             }
