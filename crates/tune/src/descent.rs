@@ -184,6 +184,7 @@ impl<'a> Descent<'a> {
             cursor: Cursor::default(),
             adam: None,
         };
+        d.attacks = d.ds.attacks(&d.params);
         d.reset_errors();
         d
     }
@@ -364,10 +365,8 @@ impl<'a> Descent<'a> {
         }
     }
 
-    /// Recomputes every position's error and the total from the cached sums, and its king
-    /// attack.
+    /// Recomputes every position's error and the total from the cached sums.
     fn reset_errors(&mut self) {
-        self.attacks = self.ds.attacks(&self.params);
         let (ds, k) = (&*self.ds, &self.sigmoid);
         let n = ds.len();
         self.errors = (0..n.div_ceil(CHUNK))
@@ -582,7 +581,7 @@ impl<'a> Descent<'a> {
     /// Recomputes every evaluation with the current parameters and the error from scratch
     /// (drops any drift of the incremental sum).
     pub fn refresh(&mut self) -> f64 {
-        self.ds.rescore(&self.params);
+        self.attacks = self.ds.rescore_keeping_attacks(&self.params);
         self.reset_errors();
         self.error()
     }

@@ -171,9 +171,14 @@ fn trace_batch(parsed: &[Parsed], sets: &[Picks; 2], params: &Params) -> [Vec<Pa
     let parts: Vec<(usize, Part)> = tasks
         .into_par_iter()
         .map_init(
-            || (Tracer::new(params), Trace::default()),
-            |(tracer, trace), (set, run)| {
-                let mut builder = SegmentBuilder::default();
+            || {
+                (
+                    Tracer::new(params),
+                    Trace::default(),
+                    SegmentBuilder::default(),
+                )
+            },
+            |(tracer, trace, builder), (set, run)| {
                 for &i in run {
                     if let Ok((l, _, _)) = &parsed[i as usize] {
                         tracer.trace_into(&l.position, trace);

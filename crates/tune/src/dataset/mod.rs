@@ -380,17 +380,33 @@ impl Dataset {
     /// Threads take whole segments, each summed front to back in its own buffer, then add
     /// the formulas; integer sums make the result independent of the split.
     pub fn rescore(&mut self, params: &Params) {
+        self.rescore_into(params, None);
+    }
+
+    /// [`Dataset::rescore`], keeping every position's king attack (white's minus black's)
+    /// under `params` as well.
+    pub(crate) fn rescore_keeping_attacks(&mut self, params: &Params) -> Vec<[i32; 2]> {
+        let mut attacks = vec![[0; 2]; self.len()];
+        self.rescore_into(params, Some(&mut attacks));
+        attacks
+    }
+
+    /// The full pass, writing the king attacks to `attacks` when given.
+    fn rescore_into(&mut self, params: &Params, mut attacks: Option<&mut [[i32; 2]]>) {
         let weighted = Self::weighted(params);
         let (formulas, offsets) = (&self.formulas, &self.offsets);
         let mut work = Vec::with_capacity(self.segments.len());
         let mut rest = &mut self.hot[..];
         for segment in &self.segments {
-            let (mine, others) = std::mem::take(&mut rest).split_at_mut(segment.len as usize);
-            work.push((segment, mine));
-            rest = others;
+            let len = segment.len as usize;
+            let (mine, others) = std::mem::take(&mut rest).split_at_mut(len);
+            let kept = attacks.take().map(|a| a.split_at_mut(len));
+            let (my_attacks, other_attacks) = kept.unzip();
+            work.push((segment, mine, my_attacks));
+            (rest, attacks) = (others, other_attacks);
         }
         work.into_par_iter()
-            .for_each_init(Vec::new, |sums, (segment, hot)| {
+            .for_each_init(Vec::new, |sums, (segment, hot, mut kept)| {
                 sum_columns(segment, &weighted, sums);
                 // A segment's formula inputs lie one after the other.
                 let mut at = offsets.get(segment.start as usize);
@@ -400,6 +416,9 @@ impl Dataset {
                     let attack = f.attack(params);
                     h.sum = [mid + attack.0, end + attack.1];
                     h.scale = f.scale(params) as u8;
+                    if let Some(kept) = kept.as_mut() {
+                        kept[j] = [attack.0, attack.1];
+                    }
                 }
             });
     }
