@@ -10,7 +10,6 @@
 use crate::params::{IParam, Params};
 use crate::score::FULL_SCALE;
 use crate::table::*;
-use crate::varint;
 use crate::S;
 use bytemuck::{Pod, Zeroable};
 
@@ -33,6 +32,12 @@ impl Read for &Params {
     #[inline]
     fn read(&mut self, p: IParam) -> i32 {
         self.flat()[p.flat_index()]
+    }
+
+    /// Reading values has no side effect: multiply without branching on `count`.
+    #[inline]
+    fn times(&mut self, p: IParam, count: u8) -> i32 {
+        self.read(p) * i32::from(count)
     }
 }
 
@@ -303,7 +308,7 @@ impl Formulas {
     }
 
     /// Appends a compact encoding: a byte of which records follow, then each record as a
-    /// varint mask of its non-zero fields and those fields.
+    /// mask of its non-zero fields and those fields.
     pub fn encode(&self, out: &mut Vec<u8>) {
         let [black, white] = self.king_attack;
         let flags = u8::from(white.is_some())
@@ -344,7 +349,7 @@ impl Formulas {
                 if attack {
                     Some(get_fields::<KingAttack>(bytes, at))
                 } else {
-                    skip_fields(bytes, at);
+                    skip_fields::<KingAttack>(bytes, at);
                     None
                 }
             })
@@ -369,32 +374,49 @@ impl Formulas {
 const _: () = assert!(std::mem::size_of::<KingAttack>() <= 64);
 const _: () = assert!(std::mem::size_of::<ScaleRules>() <= 64);
 
-/// Writes a varint mask of the non-zero fields, then those fields.
+/// Bytes of the mask of a record of `fields` one-byte fields (a bit per field).
+const fn mask_width(fields: usize) -> usize {
+    fields.div_ceil(8)
+}
+
+/// Writes the mask of the non-zero fields (little-endian, [`mask_width`] bytes), then
+/// those fields.
 fn put_fields(out: &mut Vec<u8>, fields: &[u8]) {
     let mask = fields
         .iter()
         .enumerate()
         .fold(0u64, |m, (i, &f)| m | u64::from(f != 0) << i);
-    varint::put(out, mask);
+    out.extend_from_slice(&mask.to_le_bytes()[..mask_width(fields.len())]);
     out.extend(fields.iter().filter(|&&f| f != 0));
 }
 
-/// Moves past what [`put_fields`] wrote.
-fn skip_fields(bytes: &[u8], at: &mut usize) {
-    let mask = varint::get(bytes, at);
+/// Reads the mask of a record of `T` at `*at`, moving past it.
+#[inline]
+fn get_mask<T>(bytes: &[u8], at: &mut usize) -> u64 {
+    let width = mask_width(std::mem::size_of::<T>());
+    let mut mask = [0; 8];
+    mask[..width].copy_from_slice(&bytes[*at..*at + width]);
+    *at += width;
+    u64::from_le_bytes(mask)
+}
+
+/// Moves past a record of `T` written by [`put_fields`].
+fn skip_fields<T>(bytes: &[u8], at: &mut usize) {
+    let mask = get_mask::<T>(bytes, at);
     *at += mask.count_ones() as usize;
 }
 
 /// Reads what [`put_fields`] wrote.
 fn get_fields<T: Pod>(bytes: &[u8], at: &mut usize) -> T {
-    let mut mask = varint::get(bytes, at);
+    let mut mask = get_mask::<T>(bytes, at);
     let mut value = T::zeroed();
     let fields = bytemuck::bytes_of_mut(&mut value);
-    while mask != 0 {
-        fields[mask.trailing_zeros() as usize] = bytes[*at];
-        *at += 1;
+    let stored = mask.count_ones() as usize;
+    for &b in &bytes[*at..*at + stored] {
+        fields[mask.trailing_zeros() as usize] = b;
         mask &= mask - 1;
     }
+    *at += stored;
     value
 }
 
