@@ -2,7 +2,7 @@
 
 use crate::curve::{slot_count, Curve};
 use crate::formula::{EndgameScale, Formulas, KingAttack};
-use crate::params::{flat_params, Component, Handle as _, IParam, Params, SParam, TermId};
+use crate::params::{Handle as _, IParam, Params, SParam, TermId};
 use crate::score::{taper, FULL_SCALE};
 use crate::table::{Group, FLAT_LEN, KS_ATTACK_BASE, TERM_COUNT};
 use crate::S;
@@ -115,6 +115,8 @@ impl Accumulator for Evaluator<'_> {
 pub struct Coef {
     /// Flat index of the parameter (its middlegame slot when tapered).
     pub index: u16,
+    /// Whether the parameter is tapered (a middlegame and an endgame value).
+    pub tapered: bool,
     /// Coefficient of the middlegame sum.
     pub mid: i32,
     /// Coefficient of the endgame sum.
@@ -126,10 +128,10 @@ impl Coef {
     #[inline]
     pub fn apply(&self, flat: &[i32]) -> S {
         let i = usize::from(self.index);
-        match flat_params()[i].component {
-            Component::Scalar => S(self.mid * flat[i], self.end * flat[i]),
-            _ => S(self.mid * flat[i], self.end * flat[i + 1]),
-        }
+        S(
+            self.mid * flat[i],
+            self.end * flat[i + usize::from(self.tapered)],
+        )
     }
 }
 
@@ -191,7 +193,7 @@ impl Trace {
 /// Words of a bit set over the flat slots.
 const WORDS: usize = FLAT_LEN.div_ceil(64);
 
-/// A set of flat slots; iterating yields them in increasing order.
+/// A set of flat slots, a bit per slot.
 #[derive(Clone)]
 struct SlotSet([u64; WORDS]);
 
@@ -199,26 +201,6 @@ impl SlotSet {
     #[inline]
     fn insert(&mut self, i: usize) {
         self.0[i / 64] |= 1 << (i % 64);
-    }
-
-    /// Empties the set.
-    #[inline]
-    fn clear(&mut self) {
-        self.0 = [0; WORDS];
-    }
-
-    /// Every member in increasing order.
-    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.0.iter().enumerate().flat_map(|(w, &word)| {
-            let mut bits = word;
-            std::iter::from_fn(move || {
-                (bits != 0).then(|| {
-                    let b = bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    w * 64 + b
-                })
-            })
-        })
     }
 }
 
@@ -228,6 +210,8 @@ pub struct Tracer<'a> {
     mid: Box<[i32; FLAT_LEN]>,
     end: Box<[i32; FLAT_LEN]>,
     touched: SlotSet,
+    /// The touched slots that are untapered integers.
+    ints: SlotSet,
     curve_counts: Vec<i32>,
     curves_touched: Vec<u16>,
     inputs: Formulas,
@@ -242,6 +226,7 @@ impl<'a> Tracer<'a> {
             mid: Box::new([0; FLAT_LEN]),
             end: Box::new([0; FLAT_LEN]),
             touched: SlotSet([0; WORDS]),
+            ints: SlotSet([0; WORDS]),
             curve_counts: vec![0; slot_count()],
             curves_touched: Vec::with_capacity(16),
             inputs: Formulas::default(),
@@ -260,23 +245,7 @@ impl<'a> Tracer<'a> {
     /// enough).
     pub fn trace_into(&mut self, pos: &Chess, out: &mut Trace) {
         crate::terms::evaluate_with(pos, self);
-        out.coefs.clear();
-        for i in self.touched.iter() {
-            let mid = std::mem::take(&mut self.mid[i]);
-            // A tapered parameter's count is kept in `mid` only.
-            let end = match flat_params()[i].component {
-                Component::Scalar => std::mem::take(&mut self.end[i]),
-                _ => mid,
-            };
-            if mid != 0 || end != 0 {
-                out.coefs.push(Coef {
-                    index: i as u16,
-                    mid,
-                    end,
-                });
-            }
-        }
-        self.touched.clear();
+        self.drain_coefs(&mut out.coefs);
         self.curves_touched.sort_unstable();
         self.curves_touched.dedup();
         out.curves.clear();
@@ -289,6 +258,37 @@ impl<'a> Tracer<'a> {
         self.curves_touched.clear();
         out.inputs = std::mem::take(&mut self.inputs);
         out.phase = self.phase;
+    }
+
+    /// Moves the non-zero counts of the touched slots to `coefs` in slot order, leaving
+    /// every count and set empty.
+    fn drain_coefs(&mut self, coefs: &mut Vec<Coef>) {
+        coefs.clear();
+        for w in 0..WORDS {
+            let mut bits = std::mem::take(&mut self.touched.0[w]);
+            let ints = std::mem::take(&mut self.ints.0[w]);
+            while bits != 0 {
+                let b = bits.trailing_zeros();
+                bits &= bits - 1;
+                let i = w * 64 + b as usize;
+                let mid = std::mem::take(&mut self.mid[i]);
+                // A tapered parameter's count is kept in `mid` only.
+                let tapered = ints & (1 << b) == 0;
+                let end = if tapered {
+                    mid
+                } else {
+                    std::mem::take(&mut self.end[i])
+                };
+                if mid != 0 || end != 0 {
+                    coefs.push(Coef {
+                        index: i as u16,
+                        tapered,
+                        mid,
+                        end,
+                    });
+                }
+            }
+        }
     }
 }
 
@@ -306,6 +306,7 @@ impl Accumulator for Tracer<'_> {
     fn add_int(&mut self, color: Color, p: IParam, count: S) {
         let (i, s) = (p.flat_index(), sign(color));
         self.touched.insert(i);
+        self.ints.insert(i);
         self.mid[i] += count.0 * s;
         self.end[i] += count.1 * s;
     }

@@ -9,7 +9,7 @@ use super::{Hot, ReadBy};
 use texel_data::Label;
 use texel_eval::curve::slot_count;
 use texel_eval::formula::Formula;
-use texel_eval::params::{flat_params, Component};
+use texel_eval::params::flat_params;
 use texel_eval::table::{FLAT_LEN, TERM_COUNT};
 use texel_eval::{Params, Trace};
 
@@ -196,14 +196,14 @@ impl SegmentBuilder {
             scale: trace.inputs.scale(params) as u8,
             label: label.steps(),
         });
-        let flat = flat_params();
         for c in &trace.coefs {
             let slot = usize::from(c.index);
             let gap = self.gap(slot, p);
-            match flat[slot].component {
-                Component::Scalar => put_pair(&mut self.columns[slot], gap, c.mid, c.end),
+            if c.tapered {
                 // A tapered parameter's one count, in its middlegame slot's column.
-                _ => self.single(slot, gap, c.mid),
+                self.single(slot, gap, c.mid);
+            } else {
+                put_pair(&mut self.columns[slot], gap, c.mid, c.end);
             }
         }
         for c in &trace.curves {
