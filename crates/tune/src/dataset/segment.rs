@@ -158,7 +158,7 @@ impl SegmentBuilder {
     }
 
     /// Appends a single-coefficient entry to column `c`.
-    #[inline]
+    #[inline(always)]
     fn single(&mut self, c: usize, gap: u32, coef: i32) {
         put_single(&mut self.columns[c], gap, coef);
         let (entries, small) = &mut self.singles[c];
