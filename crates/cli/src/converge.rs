@@ -21,8 +21,8 @@ pub struct BenchMethod {
     warm_start: usize,
 }
 
-/// The sample of `cd-warm`: every 8th segment.
-const WARM: usize = 8;
+/// The sample of `cd-warm`: the automatic warm start's.
+const WARM: usize = texel_tune::WARM_SAMPLE;
 
 impl std::str::FromStr for BenchMethod {
     type Err = String;
@@ -132,7 +132,8 @@ fn converge(
         passes: PASSES,
         patience: Some(PATIENCE),
         method: method.method,
-        warm_start: method.warm_start,
+        // Plain cd is plain even on a set large enough for the automatic warm start.
+        warm_start: Some(method.warm_start),
         ..Default::default()
     };
     let result = run(

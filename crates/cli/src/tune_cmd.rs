@@ -209,7 +209,7 @@ fn run_options(args: &TuneArgs, outputs: &Outputs) -> RunOptions {
         method: args.method.unwrap_or_default(),
         adam_rate: args.adam_rate.unwrap_or(texel_tune::ADAM_RATE),
         adam_epochs: args.adam_epochs.unwrap_or(texel_tune::ADAM_EPOCHS),
-        warm_start: args.warm_start.unwrap_or(0),
+        warm_start: args.warm_start,
     }
 }
 

@@ -913,7 +913,7 @@ fn tune_takes_a_method_from_the_flags_or_the_config() {
 #[test]
 fn tune_warm_starts_on_a_sample_from_the_flag_or_the_config() {
     let tmp = tempfile::tempdir().unwrap();
-    // 20,000 positions: four segments, the warm start tunes every second one.
+    // 20,000 positions: four segments, the warm start tunes about one in two.
     let epd = sample(tmp.path(), "sample.epd", 20_000);
     for how in ["flag", "config"] {
         let log = tmp.path().join(format!("{how}.jsonl"));

@@ -7,6 +7,8 @@
 
 mod epd;
 mod input;
+mod mix;
 
 pub use epd::{parse_line, BadLine, Label, LabelFormat, Labelled, Outcome};
 pub use input::{block_lines, open_input, read_block, read_lines, Input};
+pub use mix::splitmix64;

@@ -11,7 +11,7 @@ use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::atomic::Ordering;
 use texel_data::open_input;
-use texel_data::{Label, Outcome};
+use texel_data::{splitmix64, Label, Outcome};
 use texel_search::{Searcher, MATE};
 
 /// One game as read: start, moves, per-ply scores (white's view, cp) and result.
@@ -114,14 +114,6 @@ impl Visitor for Collect {
     }
 }
 
-/// SplitMix64 step, for the seeded per-game sampling.
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 /// What one game yields: positions, or the reason the game is skipped; plus position
 /// skip reasons.
 type GameYield = (Result<Vec<Candidate>, &'static str>, Vec<&'static str>);
@@ -177,9 +169,9 @@ fn replay(g: &RawGame) -> Result<Vec<Chess>, &'static str> {
 /// least `gap` apart by the caller).
 fn shuffled_plies(g: &RawGame, o: &ImportOptions, plies: usize) -> Vec<usize> {
     let mut order: Vec<usize> = (o.skip_plies..plies).collect();
-    let mut state = mix(o.seed ^ g.number);
+    let mut state = splitmix64(o.seed ^ g.number);
     for i in (1..order.len()).rev() {
-        state = mix(state);
+        state = splitmix64(state);
         order.swap(i, (state % (i as u64 + 1)) as usize);
     }
     order

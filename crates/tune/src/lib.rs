@@ -25,5 +25,6 @@ pub use lab::{Errors, Lab, Subject, Verdict};
 pub use load::{load, total_bytes, BadLines, LoadError, LoadOptions, LoadReport};
 pub use run::{
     run, Event, PassRecord, RunEnd, RunError, RunOptions, RunResult, ADAM_EPOCHS, ADAM_RATE,
+    AUTO_WARM_POSITIONS, WARM_SAMPLE,
 };
 pub use select::{select, Selection, SelectionError};

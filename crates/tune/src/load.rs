@@ -8,7 +8,9 @@ use shakmaty::{EnPassantMode, Position};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use texel_data::{block_lines, open_input, parse_line, read_block, BadLine, LabelFormat, Labelled};
+use texel_data::{
+    block_lines, open_input, parse_line, read_block, splitmix64, BadLine, LabelFormat, Labelled,
+};
 use texel_eval::{Params, Trace, Tracer};
 
 /// Bytes of lines parsed and traced per parallel batch (some 27,000 EPD lines).
@@ -126,11 +128,7 @@ pub enum LoadError {
 
 /// A deterministic hash of a line's global index: decides the validation split.
 fn held_out(index: u64, per_mille: u32) -> bool {
-    let mut z = index.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^= z >> 31;
-    z % 1000 < u64::from(per_mille)
+    splitmix64(index) % 1000 < u64::from(per_mille)
 }
 
 /// One parsed line: the position with its label, its hash and its label format.

@@ -31,10 +31,11 @@ pub struct RunOptions {
     pub adam_rate: f64,
     /// `adam+cd`: Adam epochs at most before coordinate descent takes over.
     pub adam_epochs: usize,
-    /// Coordinate descent only: a fresh run first tunes every `warm_start`-th segment of the
-    /// training data (about 1/`warm_start` of it) until a pass there lowers its error by
-    /// less than [`WARM_GAIN`], then goes on with all of it (0 or 1: no warm start).
-    pub warm_start: usize,
+    /// Coordinate descent only: a fresh run first tunes about one segment in `n` of the
+    /// training data ([`crate::Dataset::sample`]) until a pass there lowers its error by
+    /// less than [`WARM_GAIN`], then goes on with all of it. `Some(0)` or `Some(1)`: no warm
+    /// start; `None`: [`WARM_SAMPLE`] from [`AUTO_WARM_POSITIONS`] training positions on.
+    pub warm_start: Option<usize>,
 }
 
 impl Default for RunOptions {
@@ -49,8 +50,27 @@ impl Default for RunOptions {
             method: Method::Cd,
             adam_rate: ADAM_RATE,
             adam_epochs: ADAM_EPOCHS,
-            warm_start: 0,
+            warm_start: None,
         }
+    }
+}
+
+/// The automatic warm start's sample: about one segment in this many.
+pub const WARM_SAMPLE: usize = 8;
+/// Coordinate descent on at least this many training positions starts warm unless told
+/// otherwise: the sample then holds 62,500 positions or more, about the shipped set, and
+/// the descent reaches within 1 % of its final error in half the time with an error no
+/// worse (`texel bench converge`, README).
+pub const AUTO_WARM_POSITIONS: usize = 500_000;
+
+/// The warm start's sample for `options` on `positions` training positions, if any.
+fn warm_sample(options: &RunOptions, positions: usize) -> Option<usize> {
+    if options.method != Method::Cd {
+        return None;
+    }
+    match options.warm_start {
+        Some(n) => (n > 1).then_some(n),
+        None => (positions >= AUTO_WARM_POSITIONS).then_some(WARM_SAMPLE),
     }
 }
 
@@ -479,8 +499,7 @@ pub fn run(
     }
     let warm = start.warm.or_else(|| {
         let fresh = start.passes == 0 && !start.descent.cursor.active;
-        let cd = options.method == Method::Cd;
-        (fresh && cd && options.warm_start > 1).then_some(options.warm_start)
+        warm_sample(options, train.len()).filter(|_| fresh)
     });
     let (k, vars) = (start.k, start.vars.clone());
     let mut standing = Standing {
@@ -540,4 +559,31 @@ pub fn run(
     Ok(runner
         .passes(events)?
         .unwrap_or_else(|| runner.standing.finish(&runner.descent, RunEnd::PassLimit)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn large_sets_start_warm_unless_told_otherwise_and_only_with_cd() {
+        let with = |method, warm_start| RunOptions {
+            method,
+            warm_start,
+            ..RunOptions::default()
+        };
+        let (small, large) = (AUTO_WARM_POSITIONS - 1, AUTO_WARM_POSITIONS);
+        assert_eq!(warm_sample(&with(Method::Cd, None), small), None);
+        assert_eq!(
+            warm_sample(&with(Method::Cd, None), large),
+            Some(WARM_SAMPLE)
+        );
+        for off in [Some(0), Some(1)] {
+            assert_eq!(warm_sample(&with(Method::Cd, off), large), None);
+        }
+        assert_eq!(warm_sample(&with(Method::Cd, Some(3)), small), Some(3));
+        for method in [Method::Adam, Method::AdamThenCd] {
+            assert_eq!(warm_sample(&with(method, None), large), None);
+        }
+    }
 }

@@ -19,7 +19,7 @@ pub(crate) use segment::Part;
 pub(crate) use segment::SegmentBuilder;
 use segment::{curve_column, Segment};
 use std::sync::LazyLock;
-use texel_data::Label;
+use texel_data::{splitmix64, Label};
 use texel_eval::curve::{slot_count, slot_curve};
 use texel_eval::params::{flat_params, Component};
 use texel_eval::table::{FLAT_LEN, TERM_COUNT};
@@ -43,6 +43,9 @@ static CURVE_DEPENDENTS: LazyLock<Vec<Vec<usize>>> = LazyLock::new(|| {
 
 /// Positions per segment built while loading (a batch's positions are split evenly).
 pub(crate) const SEGMENT: usize = 8192;
+
+/// Seed of the warm start's choice of segments ([`Dataset::sample`]).
+const SAMPLE_SEED: u64 = 0x7e7e_15a3_9e11_0001;
 
 /// What every probe reads of a position, kept together for locality.
 #[derive(Copy, Clone, Debug)]
@@ -536,11 +539,19 @@ impl Dataset {
         seen.iter().map(|w| w.count_ones() as usize).sum()
     }
 
-    /// Every `n`-th segment (from the first) as a dataset of its own: a sample of the
-    /// positions for a warm start, scored as this dataset is.
+    /// About one segment in `n`, picked by a fixed hash of the segment's index (the first
+    /// always among them), as a dataset of its own: a sample of the positions for a warm start, scored as
+    /// this dataset is. A hash, not every `n`-th segment: data with a period (files of
+    /// similar games one after the other) must not put the same kind of segment in the
+    /// sample every time.
     pub fn sample(&self, n: usize) -> Dataset {
         let mut sample = DatasetBuilder::default();
-        for segment in self.segments.iter().step_by(n.max(1)) {
+        let chosen = self
+            .segments
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| sampled(i, n));
+        for (_, segment) in chosen {
             let range = segment.start as usize..(segment.start + segment.len) as usize;
             let first = self.offsets.get(range.start);
             let end = self.offsets.next(range.end, self.formulas.len());
@@ -574,6 +585,12 @@ impl Dataset {
     }
 }
 
+/// Whether the warm start's sample of about one segment in `n` holds segment `i` (the
+/// first always).
+fn sampled(i: usize, n: usize) -> bool {
+    i == 0 || splitmix64(SAMPLE_SEED ^ i as u64).is_multiple_of(n.max(1) as u64)
+}
+
 /// Sums the weighted columns of `segment` into `sums` ([`pack`]ed, one per position of
 /// the segment).
 fn sum_columns(segment: &Segment, weighted: &[Weighted], sums: &mut Vec<i64>) {
@@ -589,5 +606,29 @@ fn sum_columns(segment: &Segment, weighted: &[Weighted], sums: &mut Vec<i64>) {
                 sums[p as usize] += pack(a * value, b * value);
             }),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sampled;
+
+    #[test]
+    fn the_sample_takes_about_one_segment_in_n_without_following_a_period() {
+        let picked: Vec<usize> = (0..8_000).filter(|&i| sampled(i, 8)).collect();
+        assert!((900..1_100).contains(&picked.len()), "{}", picked.len());
+        assert_eq!(picked[0], 0);
+        // Data made of copies of one file of 10 segments: every one of the file's segments
+        // is in the sample, about as often as the others (every 8th segment would take
+        // the even ones only).
+        let mut by_residue = [0; 10];
+        for i in picked {
+            by_residue[i % 10] += 1;
+        }
+        assert!(
+            by_residue.iter().all(|&c| (60..140).contains(&c)),
+            "{by_residue:?}"
+        );
+        assert!((0..50).all(|i| sampled(i, 1)), "n = 1 takes every segment");
     }
 }
