@@ -56,7 +56,8 @@ pub struct BenchArgs {
     /// Parameters to search and evaluate with (JSON); the table's defaults when absent.
     #[arg(long)]
     params: Option<PathBuf>,
-    /// Methods of the converge bench, comma-separated (cd-warm: cd with --warm-start 8).
+    /// Methods of the converge bench, comma-separated (cd: plain, --warm-start 0; cd-warm:
+    /// the warm start on about 1/8, what tune does on 500,000 positions or more).
     #[arg(long, value_delimiter = ',', default_value = "cd,cd-warm,adam,adam+cd")]
     methods: Vec<crate::converge::BenchMethod>,
     /// Converge bench: also print the time and training error after every pass.

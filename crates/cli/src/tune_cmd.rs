@@ -341,7 +341,7 @@ fn print_pass(r: &PassRecord, pass_seconds: f64) {
         print!(", validation {v:.8}");
     }
     if let Some(n) = r.sample {
-        print!(" (warm start: error of every {n}th segment)");
+        print!(" (warm start: error of about one segment in {n})");
     }
     println!();
 }

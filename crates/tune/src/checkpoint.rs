@@ -68,7 +68,7 @@ pub struct Checkpoint {
     pub rises: usize,
     /// Seconds spent so far.
     pub seconds: f64,
-    /// A warm start on every `n`-th segment of the training data is under way
+    /// A warm start on about one segment in `n` of the training data is under way
     /// ([`crate::RunOptions::warm_start`]).
     pub warm: Option<usize>,
 }

@@ -100,8 +100,8 @@ pub enum Event<'e> {
         moves: u64,
         /// Current training error.
         error: f64,
-        /// The pass tunes every `n`-th segment only (the warm start): the error is that
-        /// sample's.
+        /// The pass tunes about one segment in `n` only (the warm start): the error is
+        /// that sample's.
         sample: Option<usize>,
     },
     /// A pass ended; the descent's dataset is scored with its parameters (the pass's
@@ -124,8 +124,8 @@ pub struct PassRecord {
     pub summary: PassSummary,
     /// Seconds since the run began (resumed runs count on).
     pub seconds: f64,
-    /// The pass tuned every `n`-th segment only (the warm start): its training error is
-    /// that sample's.
+    /// The pass tuned about one segment in `n` only (the warm start): its training error
+    /// is that sample's.
     pub sample: Option<usize>,
 }
 
@@ -190,7 +190,7 @@ struct Standing {
     began: Instant,
     /// Training positions of the run (the checkpoint's check).
     positions: usize,
-    /// The warm start under way, if any: every `n`-th segment.
+    /// The warm start under way, if any: about one segment in `n`.
     warm: Option<usize>,
     /// Warm passes done in this process, and the sample's error after the last one.
     warm_passes: usize,
