@@ -180,7 +180,7 @@ fn trace_batch(parsed: &[Parsed], sets: &[Picks; 2], params: &Params) -> [Vec<Pa
                 for &i in run {
                     if let Ok((l, _, _)) = &parsed[i as usize] {
                         tracer.trace_into(&l.position, trace);
-                        builder.push(l.label, trace, params);
+                        builder.push(l.label, trace);
                     }
                 }
                 (set, builder.finish())
@@ -332,7 +332,10 @@ pub fn load(
             report,
         });
     }
-    Ok((train.finish(), validation.finish(), report))
+    let (mut train, mut validation) = (train.finish(), validation.finish());
+    train.rescore(params);
+    validation.rescore(params);
+    Ok((train, validation, report))
 }
 
 fn io(path: &Path, cause: std::io::Error) -> LoadError {

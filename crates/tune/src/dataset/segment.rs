@@ -11,7 +11,7 @@ use texel_eval::curve::slot_count;
 use texel_eval::formula::Formula;
 use texel_eval::params::flat_params;
 use texel_eval::table::{FLAT_LEN, TERM_COUNT};
-use texel_eval::{Params, Trace};
+use texel_eval::Trace;
 
 /// First byte of a read list that refers to an earlier term's list (two bytes follow: the
 /// term). A list of gaps never starts with 0; the one-byte list [`EVERY_POSITION`] does.
@@ -184,16 +184,17 @@ impl SegmentBuilder {
         bits.into_boxed_slice()
     }
 
-    /// Appends a position with its label and trace, its evaluation cached for `params`.
-    pub fn push(&mut self, label: Label, trace: &Trace, params: &Params) {
+    /// Appends a position with its label and trace. Its cached evaluation is left empty:
+    /// one [`super::Dataset::rescore`] of the finished dataset fills every position's, at
+    /// a fraction of the cost of evaluating the trace here.
+    pub fn push(&mut self, label: Label, trace: &Trace) {
         let p = self.hot.len() as u32;
         self.offsets.push(self.formulas.len() as u32);
         trace.inputs.encode(&mut self.formulas);
-        let sum = trace.sum(params);
         self.hot.push(Hot {
-            sum: [sum.0, sum.1],
+            sum: [0, 0],
             phase: trace.phase as u8,
-            scale: trace.inputs.scale(params) as u8,
+            scale: 0,
             label: label.steps(),
         });
         for c in &trace.coefs {
