@@ -75,7 +75,8 @@ pub struct TuneArgs {
     /// Settings from a JSON file (configs/*.json); flags given here override it.
     #[arg(long)]
     pub config: Option<PathBuf>,
-    /// Stop after this many passes [default: 20].
+    /// Stop after this many passes over all positions (a warm start's passes come on top)
+    /// [default: 20].
     #[arg(allow_negative_numbers = true, long)]
     pub passes: Option<usize>,
     /// With --validate: stop when the validation error rose this many passes in a row, and

@@ -168,6 +168,9 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
     let start = starting_point(args, &mut loaded, resumed, &start_params, vars)?;
     let held = crate::guards::held_names(&selected_vars, &start.vars);
     let options = run_options(args, &outputs);
+    if start.passes == 0 {
+        print_warm_start(&options, loaded.train.len());
+    }
     let result = descend(&mut loaded, start, &options, interrupted, watch.as_mut())?;
     let tuned = result.params;
     let changes = print_changes(&start_params, &tuned, &loaded.train);
@@ -196,6 +199,20 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
         w.finished(&mut loaded.train, &tuned)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Says whether a fresh run starts warm, and why.
+fn print_warm_start(options: &RunOptions, positions: usize) {
+    if let Some(n) = options.warm_sample(positions) {
+        let why = match options.warm_start {
+            None => format!(
+                " (automatic from {} training positions; --warm-start 0 turns it off)",
+                texel_tune::AUTO_WARM_POSITIONS
+            ),
+            Some(_) => String::new(),
+        };
+        println!("warm start: about 1/{n} of the training positions first{why}");
+    }
 }
 
 /// The run's settings from the arguments and the checked outputs.

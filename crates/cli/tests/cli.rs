@@ -933,7 +933,9 @@ fn tune_warm_starts_on_a_sample_from_the_flag_or_the_config() {
         }
         let text = stdout_of(&mut cmd);
         assert!(
-            text.contains("pass 1:") && text.contains("(warm start"),
+            text.contains("warm start: about 1/2 of the training positions first\n")
+                && text.contains("pass 1:")
+                && text.contains("(warm start"),
             "{text}"
         );
         let first: serde_json::Value = serde_json::from_str(
@@ -946,6 +948,18 @@ fn tune_warm_starts_on_a_sample_from_the_flag_or_the_config() {
         .unwrap();
         assert_eq!(first["sample"], 2, "{first}");
     }
+    // Below 500,000 training positions a run starts warm only when told to.
+    let text = stdout_of(
+        texel()
+            .args(["tune", "--passes", "1", "--group", "KnightV", "--epd"])
+            .arg(&epd)
+            .arg("--out")
+            .arg(tmp.path().join("plain.json")),
+    );
+    assert!(
+        text.contains("pass 1:") && !text.contains("warm start"),
+        "{text}"
+    );
     let err = fails(
         texel()
             .args(["tune", "--warm-start", "4", "--method", "adam", "--epd"])

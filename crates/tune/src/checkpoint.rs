@@ -71,6 +71,8 @@ pub struct Checkpoint {
     /// A warm start on about one segment in `n` of the training data is under way
     /// ([`crate::RunOptions::warm_start`]).
     pub warm: Option<usize>,
+    /// Passes of the warm start done (they are not counted by the pass limit).
+    pub warm_passes: usize,
 }
 
 /// A float written as its exact bit pattern (16 hex digits).
@@ -186,6 +188,8 @@ struct CheckpointFile {
     seconds: Exact,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     warm: Option<usize>,
+    #[serde(default)]
+    warm_passes: usize,
 }
 
 /// Parameters from a flat list of the table's length.
@@ -228,6 +232,7 @@ impl Checkpoint {
             rises: self.rises,
             seconds: Exact(self.seconds),
             warm: self.warm,
+            warm_passes: self.warm_passes,
         };
         serde_json::to_value(file).expect("a checkpoint is plain data")
     }
@@ -362,6 +367,7 @@ impl CheckpointFile {
             rises: self.rises,
             seconds: self.seconds.0,
             warm: self.warm.filter(|&n| n > 1),
+            warm_passes: self.warm_passes,
         })
     }
 }
@@ -399,5 +405,6 @@ pub fn fresh(
         rises: 0,
         seconds: 0.0,
         warm: None,
+        warm_passes: 0,
     }
 }

@@ -15,7 +15,7 @@ use texel_eval::Params;
 /// How a run goes.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
-    /// Stop after this many passes in all.
+    /// Stop after this many passes over all positions (a warm start's passes come on top).
     pub passes: usize,
     /// Stop when the validation error rose this many passes in a row (keeping the best).
     pub patience: Option<usize>,
@@ -63,14 +63,17 @@ pub const WARM_SAMPLE: usize = 8;
 /// worse (`texel bench converge`, README).
 pub const AUTO_WARM_POSITIONS: usize = 500_000;
 
-/// The warm start's sample for `options` on `positions` training positions, if any.
-fn warm_sample(options: &RunOptions, positions: usize) -> Option<usize> {
-    if options.method != Method::Cd {
-        return None;
-    }
-    match options.warm_start {
-        Some(n) => (n > 1).then_some(n),
-        None => (positions >= AUTO_WARM_POSITIONS).then_some(WARM_SAMPLE),
+impl RunOptions {
+    /// The share a fresh run on `positions` training positions warm-starts on (about one
+    /// segment in the number returned), if it does.
+    pub fn warm_sample(&self, positions: usize) -> Option<usize> {
+        if self.method != Method::Cd {
+            return None;
+        }
+        match self.warm_start {
+            Some(n) => (n > 1).then_some(n),
+            None => (positions >= AUTO_WARM_POSITIONS).then_some(WARM_SAMPLE),
+        }
     }
 }
 
@@ -192,7 +195,7 @@ struct Standing {
     positions: usize,
     /// The warm start under way, if any: about one segment in `n`.
     warm: Option<usize>,
-    /// Warm passes done in this process, and the sample's error after the last one.
+    /// Warm passes done in the run, and the sample's error after the last one.
     warm_passes: usize,
     warm_error: f64,
 }
@@ -211,6 +214,7 @@ impl Standing {
             rises: self.rises,
             seconds: self.began.elapsed().as_secs_f64(),
             warm: self.warm,
+            warm_passes: self.warm_passes,
         }
     }
 
@@ -411,7 +415,7 @@ impl Runner<'_, '_> {
         &mut self,
         events: &mut dyn FnMut(Event) -> Control,
     ) -> Result<Option<RunResult>, RunError> {
-        while self.standing.passes < self.options.passes {
+        while self.standing.passes - self.standing.warm_passes < self.options.passes {
             let Some(summary) = self.pass(events)? else {
                 self.save()?;
                 if let Some(path) = &self.options.checkpoint {
@@ -499,7 +503,7 @@ pub fn run(
     }
     let warm = start.warm.or_else(|| {
         let fresh = start.passes == 0 && !start.descent.cursor.active;
-        warm_sample(options, train.len()).filter(|_| fresh)
+        options.warm_sample(train.len()).filter(|_| fresh)
     });
     let (k, vars) = (start.k, start.vars.clone());
     let mut standing = Standing {
@@ -512,7 +516,7 @@ pub fn run(
         began: Instant::now() - Duration::from_secs_f64(start.seconds),
         positions: train.len(),
         warm,
-        warm_passes: 0,
+        warm_passes: start.warm_passes,
         warm_error: 0.0,
     };
     let (mut state, mut log) = (start.descent, open_log(options)?);
@@ -573,17 +577,14 @@ mod tests {
             ..RunOptions::default()
         };
         let (small, large) = (AUTO_WARM_POSITIONS - 1, AUTO_WARM_POSITIONS);
-        assert_eq!(warm_sample(&with(Method::Cd, None), small), None);
-        assert_eq!(
-            warm_sample(&with(Method::Cd, None), large),
-            Some(WARM_SAMPLE)
-        );
+        assert_eq!(with(Method::Cd, None).warm_sample(small), None);
+        assert_eq!(with(Method::Cd, None).warm_sample(large), Some(WARM_SAMPLE));
         for off in [Some(0), Some(1)] {
-            assert_eq!(warm_sample(&with(Method::Cd, off), large), None);
+            assert_eq!(with(Method::Cd, off).warm_sample(large), None);
         }
-        assert_eq!(warm_sample(&with(Method::Cd, Some(3)), small), Some(3));
+        assert_eq!(with(Method::Cd, Some(3)).warm_sample(small), Some(3));
         for method in [Method::Adam, Method::AdamThenCd] {
-            assert_eq!(warm_sample(&with(method, None), large), None);
+            assert_eq!(with(method, None).warm_sample(large), None);
         }
     }
 }
