@@ -540,10 +540,10 @@ impl Dataset {
     }
 
     /// About one segment in `n`, picked by a fixed hash of the segment's index (the first
-    /// always among them), as a dataset of its own: a sample of the positions for a warm start, scored as
-    /// this dataset is. A hash, not every `n`-th segment: data with a period (files of
-    /// similar games one after the other) must not put the same kind of segment in the
-    /// sample every time.
+    /// always among them), as a dataset of its own: a sample of the positions for a warm
+    /// start, scored as this dataset is. A hash, not every `n`-th segment: data with a
+    /// period (files of similar games one after the other) must not put the same kind of
+    /// segment in the sample every time.
     pub fn sample(&self, n: usize) -> Dataset {
         let mut sample = DatasetBuilder::default();
         let chosen = self

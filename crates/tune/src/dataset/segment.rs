@@ -185,8 +185,8 @@ impl SegmentBuilder {
     }
 
     /// Appends a position with its label and trace. Its cached evaluation is left empty:
-    /// one [`super::Dataset::rescore`] of the finished dataset fills every position's, at
-    /// a fraction of the cost of evaluating the trace here.
+    /// one [`super::Dataset::rescore`] of the finished dataset fills every position's, the
+    /// same code path that refreshes them while tuning.
     pub fn push(&mut self, label: Label, trace: &Trace) {
         let p = self.hot.len() as u32;
         self.offsets.push(self.formulas.len() as u32);
