@@ -152,11 +152,12 @@ impl LabelFormat {
         LabelFormat::Decimal,
     ];
 
-    /// The format whose label the text after a position (`rest`) carries, if any.
-    pub fn detect(rest: &str) -> Option<LabelFormat> {
+    /// The format whose label the text after a position (`rest`) carries, with that label,
+    /// if any.
+    pub fn detect(rest: &str) -> Option<(LabelFormat, Label)> {
         LabelFormat::ALL
             .into_iter()
-            .find(|f| f.read(rest).is_some())
+            .find_map(|f| f.read(rest).map(|label| (f, label)))
     }
 
     /// Reads the label in `rest` (the text after the position fields).
@@ -291,11 +292,11 @@ pub fn parse_line(
     if rest.trim().is_empty() {
         return Err(BadLine::MissingLabel);
     }
-    let format = match format {
-        Some(f) => f,
-        None => LabelFormat::detect(rest).ok_or(BadLine::UnknownLabel)?,
+    let found = match format {
+        Some(f) => f.read(rest).map(|label| (f, label)),
+        None => LabelFormat::detect(rest),
     };
-    let mut label = format.read(rest).ok_or(BadLine::UnknownLabel)?;
+    let (format, mut label) = found.ok_or(BadLine::UnknownLabel)?;
     if stm_labels && position.turn() == Color::Black {
         label = label.flipped();
     }
