@@ -225,8 +225,11 @@ fn bench_tune(args: &BenchArgs) -> Result<()> {
     Ok(())
 }
 
-/// Loads and traces the bench data (`--epd` repeated `--repeat` times); prints the speed
-/// and the memory per position.
+/// Positions whose loading steps the tuner bench times apart.
+const LOAD_STEP_POSITIONS: usize = 20_000;
+
+/// Loads and traces the bench data (`--epd` repeated `--repeat` times); prints the speed,
+/// the time of each step of loading a position, and the memory per position.
 fn bench_load(args: &BenchArgs, params: &Params) -> Result<texel_tune::Dataset> {
     let files = vec![args.epd.clone(); args.repeat.max(1)];
     let start = Instant::now();
@@ -238,6 +241,15 @@ fn bench_load(args: &BenchArgs, params: &Params) -> Result<texel_tune::Dataset> 
     println!(
         "load+trace {:>10.0} positions/s  ({n} positions in {load_secs:.2}s)",
         n as f64 / load_secs
+    );
+    let steps = texel_tune::load_phases(&args.epd, params, LOAD_STEP_POSITIONS)?;
+    let us = |d: std::time::Duration| d.as_secs_f64() * 1e6;
+    println!(
+        "load steps {:>10.2} µs parse, {:.2} µs trace, {:.2} µs segment a position (one thread, {} positions)",
+        us(steps.parse),
+        us(steps.trace),
+        us(steps.segment),
+        steps.positions
     );
     println!(
         "memory     {:>10.1} bytes/position",

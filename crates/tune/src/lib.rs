@@ -12,6 +12,7 @@ mod guard;
 mod lab;
 pub mod lab_report;
 mod load;
+mod load_phases;
 mod run;
 mod select;
 mod touch;
@@ -23,6 +24,7 @@ pub use descent::{Control, Cursor, Descent, DescentState, Guards, PassSummary, V
 pub use guard::{L2Search, L2_GRID};
 pub use lab::{Errors, Lab, Subject, Verdict};
 pub use load::{load, total_bytes, BadLines, LoadError, LoadOptions, LoadReport};
+pub use load_phases::{load_phases, LoadPhases};
 pub use run::{
     run, Event, PassRecord, RunEnd, RunError, RunOptions, RunResult, ADAM_EPOCHS, ADAM_RATE,
     AUTO_WARM_POSITIONS, WARM_SAMPLE,

@@ -14,7 +14,7 @@ use texel_data::{
 use texel_eval::{Params, Trace, Tracer};
 
 /// Bytes of lines parsed and traced per parallel batch (some 27,000 EPD lines).
-const BATCH_BYTES: usize = 2 << 20;
+pub(crate) const BATCH_BYTES: usize = 2 << 20;
 
 /// How many line numbers of each kind of bad line are kept for the report.
 const EXAMPLES: usize = 5;
@@ -132,20 +132,23 @@ fn held_out(index: u64, per_mille: u32) -> bool {
 }
 
 /// One parsed line: the position with its label, its hash and its label format.
-type Parsed = Result<(Labelled, u64, LabelFormat), BadLine>;
+pub(crate) type Parsed = Result<(Labelled, u64, LabelFormat), BadLine>;
+
+/// Parses one line: the position with its label, its hash and its label format.
+pub(crate) fn parse_one(line: &[u8], stm_labels: bool) -> Parsed {
+    let (labelled, format) = parse_line(&String::from_utf8_lossy(line), None, stm_labels)?;
+    let key = labelled
+        .position
+        .zobrist_hash::<Zobrist64>(EnPassantMode::Legal)
+        .0;
+    Ok((labelled, key, format))
+}
 
 /// Parses a batch of lines in parallel.
 fn parse_batch(lines: &[(u64, &[u8])], stm_labels: bool) -> Vec<Parsed> {
     lines
         .par_iter()
-        .map(|(_, line)| {
-            let (labelled, format) = parse_line(&String::from_utf8_lossy(line), None, stm_labels)?;
-            let key = labelled
-                .position
-                .zobrist_hash::<Zobrist64>(EnPassantMode::Legal)
-                .0;
-            Ok((labelled, key, format))
-        })
+        .map(|(_, line)| parse_one(line, stm_labels))
         .collect()
 }
 
@@ -338,7 +341,7 @@ pub fn load(
     Ok((train, validation, report))
 }
 
-fn io(path: &Path, cause: std::io::Error) -> LoadError {
+pub(crate) fn io(path: &Path, cause: std::io::Error) -> LoadError {
     LoadError::Io {
         path: path.to_path_buf(),
         cause,

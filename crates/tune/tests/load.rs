@@ -256,3 +256,22 @@ fn support_counts_the_positions_a_value_counts_in() {
         0
     );
 }
+
+#[test]
+fn load_steps_are_timed_on_good_lines_up_to_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        "{}not a position [1.0]\n{}",
+        lines(GOOD_BRACKET, 3),
+        lines(GOOD_C9, 4)
+    );
+    let path = file(&dir, "steps.epd", &text);
+    let params = Params::default();
+    let all = texel_tune::load_phases(&path, &params, 100).unwrap();
+    assert_eq!(all.positions, 7, "the bad line is skipped");
+    assert!(all.trace > std::time::Duration::ZERO);
+    let some = texel_tune::load_phases(&path, &params, 5).unwrap();
+    assert_eq!(some.positions, 5);
+    let err = texel_tune::load_phases(&dir.path().join("missing.epd"), &params, 5).unwrap_err();
+    assert!(matches!(err, LoadError::Io { .. }), "{err}");
+}
