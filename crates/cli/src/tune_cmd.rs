@@ -277,6 +277,7 @@ impl Watching {
             pass: record.pass,
             train: record.train_error,
             validation: record.validation_error,
+            sample: record.sample,
         });
         let page = self.watch.during(descent.dataset(), descent.params())?;
         page.write(&self.path)

@@ -18,6 +18,8 @@ pub struct PassPoint {
     pub train: f64,
     /// Validation error after the pass, when there was a validation set.
     pub validation: Option<f64>,
+    /// A warm start's pass on about one segment in `n`: `train` is that sample's error.
+    pub sample: Option<usize>,
 }
 
 /// The pass lines of a tune log (`texel tune --log`) of its latest run: the log is appended
@@ -42,6 +44,7 @@ fn pass_line(line: &str) -> Option<PassPoint> {
         pass: v.get("pass")?.as_u64()? as usize,
         train: v.get("train_error")?.as_f64()?,
         validation: v.get("validation_error").and_then(|v| v.as_f64()),
+        sample: v.get("sample").and_then(|n| n.as_u64()).map(|n| n as usize),
     })
 }
 
@@ -217,7 +220,9 @@ impl TuneReport {
             "error-per-pass",
             &self.passes_plot().svg()?,
             "Both lines should fall and flatten. A validation line that turns up while the \
-             training line still falls is over-fitting; the run keeps the best validation pass.",
+             training line still falls is over-fitting; the run keeps the best validation pass. \
+             A warm start's passes show the error of its sample, lower than on all positions \
+             when it over-fits the sample: the passes over every position then take over.",
         );
         page.heading("Error against K");
         page.figure(
@@ -254,18 +259,36 @@ impl TuneReport {
         Ok(page)
     }
 
+    /// Training errors (a warm start's, on its sample, as a series of their own: they are
+    /// not comparable with the passes over all positions) and validation errors.
     fn passes_plot(&self) -> LinePlot {
-        let train = self
-            .passes
-            .iter()
-            .map(|p| (p.pass as f64, p.train))
-            .collect();
+        let train = |warm: bool| -> Vec<(f64, f64)> {
+            self.passes
+                .iter()
+                .filter(|p| p.sample.is_some() == warm)
+                .map(|p| (p.pass as f64, p.train))
+                .collect()
+        };
         let validation: Vec<(f64, f64)> = self
             .passes
             .iter()
             .filter_map(|p| Some((p.pass as f64, p.validation?)))
             .collect();
-        let mut series = vec![Series::new("training", Mark::LineAndPoints, 0, train)];
+        let mut series = vec![Series::new(
+            "training",
+            Mark::LineAndPoints,
+            0,
+            train(false),
+        )];
+        let warm = train(true);
+        if !warm.is_empty() {
+            series.push(Series::new(
+                "warm start: training error of its sample",
+                Mark::LineAndPoints,
+                2,
+                warm,
+            ));
+        }
         if !validation.is_empty() {
             series.push(Series::new(
                 "validation",

@@ -66,6 +66,7 @@ fn tune_report() -> TuneReport {
             pass: p,
             train: 0.03 - 0.001 * p as f64,
             validation: (p > 1).then_some(0.031 - 0.0005 * p as f64),
+            sample: (p == 1).then_some(8),
         })
         .collect();
     let change = |name: &str, group, after| Change {
@@ -101,6 +102,10 @@ fn the_tune_page_holds_every_plot_with_its_points_and_bars() {
     let passes = figure(&html, "error-per-pass");
     assert_eq!(dots(passes), 4 + 3, "a dot per pass and set");
     assert!(has_text(passes, "training") && has_text(passes, "validation"));
+    assert!(
+        has_text(passes, "warm start: training error of its sample"),
+        "the warm start's pass is a series of its own"
+    );
     assert!(has_text(passes, "pass"), "the x axis is labelled");
     let k = figure(&html, "error-vs-k");
     assert_eq!(dots(k), 0);
@@ -145,13 +150,15 @@ fn calibration_buckets_evaluations_by_fifty_centipawns() {
 
 #[test]
 fn the_tune_log_gives_its_pass_lines() {
-    let log = "{\"pass\":1,\"train_error\":0.03,\"validation_error\":null,\"moves\":5}\n\
+    let log =
+        "{\"pass\":1,\"train_error\":0.03,\"validation_error\":null,\"moves\":5,\"sample\":8}\n\
                {\"pass\":2,\"train_error\":0.02,\"validation_error\":0.025}\n\
                {\"held\":[],\"changes\":[]}\n";
     let p = read_tune_log(log);
     assert_eq!(p.len(), 2);
     assert_eq!(p[0].validation, None);
     assert_eq!(p[1].validation, Some(0.025));
+    assert_eq!((p[0].sample, p[1].sample), (Some(8), None));
     let appended = format!("{log}{{\"pass\":1,\"train_error\":0.01}}\n");
     let p = read_tune_log(&appended);
     assert_eq!(
