@@ -1,7 +1,7 @@
 //! Properties of the whole evaluation on 2,000 positions from engine games.
 
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
-use texel_eval::params::{flat_params, IParam};
+use texel_eval::params::{flat_params, Component, IParam};
 use texel_eval::{evaluate, parse_fen, taper, trace, Params, Trace, Tracer};
 
 /// The shipped sample of 2,000 positions from engine games (`data/positions.fen`).
@@ -106,6 +106,25 @@ fn nonlinear_terms_never_appear_as_linear_coefficients() {
             assert!(term.linear, "{} traced as linear", term.name);
         }
     }
+}
+
+#[test]
+fn a_coefficient_knows_whether_its_parameter_is_tapered() {
+    let params = Params::default();
+    let mut seen = [false; 2];
+    for pos in positions() {
+        for c in trace(&pos, &params).coefs {
+            let slot = &flat_params()[c.index as usize];
+            assert_eq!(c.tapered, slot.term.info().shape.is_tapered(), "{c:?}");
+            assert!(!c.tapered || slot.component == Component::Mid, "{c:?}");
+            assert!(
+                !c.tapered || c.mid == c.end,
+                "one count for both values: {c:?}"
+            );
+            seen[usize::from(c.tapered)] = true;
+        }
+    }
+    assert_eq!(seen, [true, true], "both kinds occur in the sample");
 }
 
 #[test]
