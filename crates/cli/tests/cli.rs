@@ -2,8 +2,9 @@
 
 mod common;
 
+use assert_cmd::Command;
 use common::{fails, interrupt_when, sample, stdout_of, texel};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 const ITALIAN: &str = "r1bqk1nr/pppp1ppp/2n5/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
 
@@ -859,6 +860,18 @@ fn params_shows_constraints_and_support_in_given_positions() {
     assert!(support.iter().all(|s| s.as_u64().unwrap() <= 2000));
 }
 
+/// Gives a setting to `cmd` as the flag `flag` when `how` is "flag", otherwise as the
+/// config file `config` (JSON, written in `dir`).
+fn flag_or_config(cmd: &mut Command, how: &str, flag: &[&str], config: &str, dir: &Path) {
+    if how == "flag" {
+        cmd.args(flag);
+    } else {
+        let path = dir.join("c.json");
+        std::fs::write(&path, config).unwrap();
+        cmd.arg("--config").arg(&path);
+    }
+}
+
 #[test]
 fn tune_takes_a_method_from_the_flags_or_the_config() {
     let tmp = tempfile::tempdir().unwrap();
@@ -881,13 +894,8 @@ fn tune_takes_a_method_from_the_flags_or_the_config() {
         .arg(&log)
         .arg("--out")
         .arg(tmp.path().join(format!("{how}.json")));
-        if how == "flag" {
-            cmd.args(["--method", method]);
-        } else {
-            let config = tmp.path().join("c.json");
-            std::fs::write(&config, format!("{{\"method\": \"{method}\"}}")).unwrap();
-            cmd.arg("--config").arg(&config);
-        }
+        let config = format!("{{\"method\": \"{method}\"}}");
+        flag_or_config(&mut cmd, how, &["--method", method], &config, tmp.path());
         let text = stdout_of(&mut cmd);
         assert!(text.contains("pass 3:"), "{text}");
         let probes: Vec<u64> = std::fs::read_to_string(&log)
@@ -924,13 +932,8 @@ fn tune_warm_starts_on_a_sample_from_the_flag_or_the_config() {
             .arg(&log)
             .arg("--out")
             .arg(tmp.path().join(format!("{how}.json")));
-        if how == "flag" {
-            cmd.args(["--warm-start", "2"]);
-        } else {
-            let config = tmp.path().join("c.json");
-            std::fs::write(&config, "{\"warm_start\": 2}").unwrap();
-            cmd.arg("--config").arg(&config);
-        }
+        let flag = ["--warm-start", "2"];
+        flag_or_config(&mut cmd, how, &flag, "{\"warm_start\": 2}", tmp.path());
         let text = stdout_of(&mut cmd);
         assert!(
             text.contains("warm start: about 1/2 of the training positions first\n")
