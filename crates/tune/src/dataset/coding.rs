@@ -5,10 +5,17 @@
 //! a coefficient from -8 to 7 (zigzagged: 0 to 15) takes one byte for a gap of 1 to 15
 //! (gap − 1 in the high nibble, the coefficient in the low one) and two for a gap of 16 to
 //! 271 (high nibble 15, then gap − 16); anything else is [`LONG`] followed by the gap and
-//! the zigzagged coefficient as varints. A column with an entry in at least half of its
-//! segment's positions and only such coefficients is stored dense instead: one nibble per
-//! position, two positions a byte. Two-coefficient entries (untapered integers) and
-//! formula reads (no coefficient) use varints throughout.
+//! the zigzagged coefficient as varints: a [`Coding::Sparse`] column, read entry by entry.
+//!
+//! A column with an entry in at least half of its segment's positions and only such
+//! coefficients is stored [`Coding::Dense`] instead: one nibble per position, two positions
+//! a byte. Most other columns with an entry in at least one position in 16 are a
+//! [`Coding::Stream`]: one byte per entry (the gap of 0 to 15 in the high nibble, the
+//! zigzagged coefficient in the low one), a longer gap bridged by entries of coefficient
+//! 0, in words of eight bytes that the full pass reads without a branch per entry.
+//!
+//! Two-coefficient entries (untapered integers) and formula reads (no coefficient) use
+//! varints throughout.
 
 use texel_eval::varint::{self, unzigzag, zigzag};
 
@@ -20,6 +27,121 @@ const MEDIUM: u8 = 0xf0;
 
 /// A read list made of this one byte stands for every position of its segment (no gap is 0).
 pub(super) const EVERY_POSITION: u8 = 0;
+
+/// How a single-coefficient column of a segment is coded.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(super) enum Coding {
+    /// Entries of one byte or more, read one at a time.
+    #[default]
+    Sparse,
+    /// One byte per entry (and per bridge over a long gap), in words of eight bytes; after
+    /// them, the coefficients too large for the byte.
+    Stream,
+    /// One nibble per position.
+    Dense,
+}
+
+/// A stream byte's low nibble that says: the coefficient is in the list after the words.
+const OUTSIDE: u8 = 15;
+
+/// The longest gap one stream byte holds.
+const STREAM_GAP: u32 = 15;
+
+/// One in every byte of a word.
+const BYTES: u64 = 0x0101_0101_0101_0101;
+
+/// Bytes a stream spends on an entry `gap` positions after the previous one.
+#[inline]
+pub(super) fn stream_bytes(gap: u32) -> u32 {
+    gap.div_ceil(STREAM_GAP)
+}
+
+/// Whether a stream byte holds `coef` itself (others go to the list after the words).
+#[inline]
+pub(super) fn fits_stream(coef: i32) -> bool {
+    zigzag(coef) < u64::from(OUTSIDE)
+}
+
+/// Codes single-coefficient entries (positions in order) as a [`Coding::Stream`]: the
+/// number of words (two bytes), the words, then per entry whose coefficient does not fit
+/// its byte the gap from the previous such entry and the zigzagged coefficient (varints).
+pub(super) fn stream(entries: impl Iterator<Item = (u32, i32)>, out: &mut Vec<u8>) {
+    out.clear();
+    out.extend([0, 0]);
+    let mut outside = Vec::new();
+    let (mut last, mut last_outside) = (u32::MAX, u32::MAX);
+    for (pos, coef) in entries {
+        let mut gap = pos.wrapping_sub(last);
+        last = pos;
+        while gap > STREAM_GAP {
+            out.push((STREAM_GAP << 4) as u8);
+            gap -= STREAM_GAP;
+        }
+        let z = zigzag(coef);
+        if z < u64::from(OUTSIDE) {
+            out.push((gap << 4) as u8 | z as u8);
+        } else {
+            out.push((gap << 4) as u8 | OUTSIDE);
+            varint::put(&mut outside, u64::from(pos.wrapping_sub(last_outside)));
+            varint::put(&mut outside, z);
+            last_outside = pos;
+        }
+    }
+    // Padding: gap 0, coefficient 0.
+    out.resize(2 + (out.len() - 2).next_multiple_of(8), 0);
+    let words = u16::try_from((out.len() - 2) / 8).expect("a segment's column fits 65,535 words");
+    out[..2].copy_from_slice(&words.to_le_bytes());
+    out.extend(outside);
+}
+
+/// A stream's words and the list of coefficients outside them.
+#[inline]
+fn stream_parts(bytes: &[u8]) -> (&[u8], &[u8]) {
+    let words = usize::from(u16::from_le_bytes([bytes[0], bytes[1]]));
+    bytes[2..].split_at(8 * words)
+}
+
+/// Calls `f(position, coefficient)` for every entry of a [`Coding::Stream`] column.
+fn for_stream(bytes: &[u8], mut f: impl FnMut(u32, i32)) {
+    let (words, outside) = stream_parts(bytes);
+    let (mut pos, mut at) = (u32::MAX, 0);
+    for &b in words {
+        pos = pos.wrapping_add(u32::from(b >> 4));
+        match b & 15 {
+            0 => {}
+            OUTSIDE => {
+                varint::get(outside, &mut at);
+                f(pos, unzigzag(varint::get(outside, &mut at)));
+            }
+            z => f(pos, unzigzag(u64::from(z))),
+        }
+    }
+}
+
+/// [`add_single`] for a [`Coding::Stream`] column: eight entries a word, their gaps summed
+/// in place by one multiplication (each byte then holds the gaps up to it, at most 120);
+/// the bridges and the padding add 0.
+#[inline]
+fn add_stream(bytes: &[u8], weight: i64, table: &[i64; 16], sums: &mut [i64]) {
+    let (words, outside) = stream_parts(bytes);
+    let mut products = *table;
+    products[usize::from(OUTSIDE)] = 0;
+    let mut pos = u32::MAX;
+    for word in words.chunks_exact(8) {
+        let word = u64::from_le_bytes(word.try_into().expect("a word is eight bytes"));
+        let ends = ((word >> 4) & (15 * BYTES)).wrapping_mul(BYTES);
+        for k in (0..64).step_by(8) {
+            let p = pos.wrapping_add(u32::from((ends >> k) as u8));
+            sums[p as usize] += products[(word >> k) as usize & 15];
+        }
+        pos = pos.wrapping_add((ends >> 56) as u32);
+    }
+    let (mut at, mut pos) = (0, u32::MAX);
+    while at < outside.len() {
+        pos = pos.wrapping_add(varint::get(outside, &mut at) as u32);
+        sums[pos as usize] += i64::from(unzigzag(varint::get(outside, &mut at))) * weight;
+    }
+}
 
 /// Appends a single-coefficient entry.
 #[inline]
@@ -83,11 +205,14 @@ fn next_single(bytes: &[u8], at: &mut usize) -> (u32, u64) {
     }
 }
 
-/// Calls `f(position, coefficient)` for every entry of a single-coefficient column, `dense`
-/// or not.
+/// Calls `f(position, coefficient)` for every entry of a single-coefficient column coded
+/// as `coding` (a stream or dense column leaves out coefficients of 0).
 #[inline]
-pub(super) fn for_single(bytes: &[u8], dense: bool, mut f: impl FnMut(u32, i32)) {
-    if dense {
+pub(super) fn for_single(bytes: &[u8], coding: Coding, mut f: impl FnMut(u32, i32)) {
+    if coding == Coding::Stream {
+        return for_stream(bytes, f);
+    }
+    if coding == Coding::Dense {
         for (i, &b) in bytes.iter().enumerate() {
             for (half, z) in [(0, b & 15), (1, b >> 4)] {
                 if z != 0 {
@@ -120,16 +245,19 @@ pub(super) fn unpack(packed: i64) -> [i32; 2] {
 }
 
 /// Adds coefficient × `weight` ([`pack`]ed) to `sums[position]` for every entry of a
-/// single-coefficient column, `dense` or not: the full pass's inner loop, products of the
-/// coefficients that fit a nibble looked up in `table`.
+/// single-coefficient column: the full pass's inner loop, products of the coefficients
+/// that fit a nibble looked up in `table`.
 #[inline]
 pub(super) fn add_single(
-    (bytes, dense): (&[u8], bool),
+    (bytes, coding): (&[u8], Coding),
     weight: i64,
     table: &[i64; 16],
     sums: &mut [i64],
 ) {
-    if dense {
+    if coding == Coding::Stream {
+        return add_stream(bytes, weight, table, sums);
+    }
+    if coding == Coding::Dense {
         for (pair, &b) in sums.chunks_mut(2).zip(bytes) {
             pair[0] += table[usize::from(b & 15)];
             if let Some(second) = pair.get_mut(1) {
@@ -196,7 +324,7 @@ mod tests {
             last = pos;
         }
         let mut back = Vec::new();
-        for_single(&bytes, false, |p, c| back.push((p, c)));
+        for_single(&bytes, Coding::Sparse, |p, c| back.push((p, c)));
         (bytes, back)
     }
 
@@ -236,16 +364,94 @@ mod tests {
         dense(entries.iter().copied(), 5, &mut bytes);
         assert_eq!(bytes.len(), 3);
         let mut back = Vec::new();
-        for_single(&bytes, true, |p, c| back.push((p, c)));
+        for_single(&bytes, Coding::Dense, |p, c| back.push((p, c)));
         assert_eq!(back, entries);
         let weight = pack(2, -3);
         let mut sums = [0i64; 5];
-        add_single((&bytes, true), weight, &nibble_products(weight), &mut sums);
+        add_single(
+            (&bytes, Coding::Dense),
+            weight,
+            &nibble_products(weight),
+            &mut sums,
+        );
         assert_eq!(
             sums.map(unpack),
             [[-16, 24], [14, -21], [2, -3], [0, 0], [-2, 3]]
         );
         assert!(fits_nibble(-8) && fits_nibble(7) && !fits_nibble(8) && !fits_nibble(-9));
+    }
+
+    #[test]
+    fn streams_bridge_long_gaps_list_large_coefficients_and_pad_to_words() {
+        // Gaps of 1, 15, 16 (one bridge), 46 (three bridges), a coefficient of -8 and one
+        // of 300 outside the bytes.
+        let entries = [(0, 1), (15, -1), (31, 7), (77, -8), (78, 300), (79, -7)];
+        let mut bytes = Vec::new();
+        stream(entries.iter().copied(), &mut bytes);
+        // Entries and bridges: 1 + 1 + (1 + 1) + (3 + 1) + 1 + 1 = 10 bytes, two words.
+        assert_eq!(u16::from_le_bytes([bytes[0], bytes[1]]), 2);
+        let outside = bytes.len() - 2 - 16;
+        assert_eq!(outside, 2 + 3, "(gap, -8) and (gap, 300) as varints");
+        let mut back = Vec::new();
+        for_single(&bytes, Coding::Stream, |p, c| back.push((p, c)));
+        assert_eq!(back, entries);
+        let weight = pack(3, -2);
+        let mut sums = vec![0i64; 80];
+        add_single(
+            (&bytes, Coding::Stream),
+            weight,
+            &nibble_products(weight),
+            &mut sums,
+        );
+        let mut expected = vec![[0, 0]; 80];
+        for (p, c) in entries {
+            expected[p as usize] = [3 * c, -2 * c];
+        }
+        assert_eq!(
+            sums.iter().map(|&s| unpack(s)).collect::<Vec<_>>(),
+            expected
+        );
+        assert_eq!(stream_bytes(15), 1);
+        assert_eq!(stream_bytes(46), 4);
+        assert!(fits_stream(-7) && fits_stream(7) && !fits_stream(-8));
+    }
+
+    #[test]
+    fn every_coding_gives_the_same_entries_and_sums() {
+        // A column with an entry in about one position in three, coefficients -3 to 3.
+        let entries: Vec<(u32, i32)> = (0..3_000u32)
+            .filter(|p| p % 3 == 0 || p % 7 == 0)
+            .map(|p| (p, (p % 7) as i32 - 3))
+            .filter(|&(_, c)| c != 0)
+            .collect();
+        let weight = pack(-5, 11);
+        let mut results = Vec::new();
+        for coding in [Coding::Sparse, Coding::Stream, Coding::Dense] {
+            let mut bytes = Vec::new();
+            match coding {
+                Coding::Sparse => {
+                    let mut last = u32::MAX;
+                    for &(p, c) in &entries {
+                        put_single(&mut bytes, p.wrapping_sub(last), c);
+                        last = p;
+                    }
+                }
+                Coding::Stream => stream(entries.iter().copied(), &mut bytes),
+                Coding::Dense => dense(entries.iter().copied(), 3_000, &mut bytes),
+            }
+            let mut back = Vec::new();
+            for_single(&bytes, coding, |p, c| back.push((p, c)));
+            let mut sums = vec![0i64; 3_000];
+            add_single(
+                (&bytes, coding),
+                weight,
+                &nibble_products(weight),
+                &mut sums,
+            );
+            results.push((back, sums));
+        }
+        assert_eq!(results[0].0, entries);
+        assert!(results.iter().all(|r| r == &results[0]));
     }
 
     #[test]
@@ -267,7 +473,12 @@ mod tests {
         put_single(&mut bytes, 2, 40);
         let weight = pack(10, -3);
         let mut sums = [0i64; 3];
-        add_single((&bytes, false), weight, &nibble_products(weight), &mut sums);
+        add_single(
+            (&bytes, Coding::Sparse),
+            weight,
+            &nibble_products(weight),
+            &mut sums,
+        );
         assert_eq!(sums.map(unpack), [[-20, 6], [0, 0], [400, -120]]);
     }
 

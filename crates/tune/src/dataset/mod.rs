@@ -44,6 +44,10 @@ static CURVE_DEPENDENTS: LazyLock<Vec<Vec<usize>>> = LazyLock::new(|| {
 /// Positions per segment built while loading (a batch's positions are split evenly).
 pub(crate) const SEGMENT: usize = 8192;
 
+// A stream column's bytes (an entry per position at most, a bridge per 15 positions) fit the
+// word count in its two-byte header.
+const _: () = assert!(SEGMENT * 16 / 15 / 8 < u16::MAX as usize);
+
 /// Seed of the warm start's choice of segments ([`Dataset::sample`]).
 const SAMPLE_SEED: u64 = 0x7e7e_15a3_9e11_0001;
 
@@ -227,9 +231,9 @@ fn decode(segment: &Segment, col: usize, kind: Kind, mut f: impl FnMut(u32, i32,
     let start = segment.start;
     match kind {
         Kind::Mid | Kind::End => {
-            let (bytes, dense) = segment.single(col);
+            let (bytes, coding) = segment.single(col);
             let end = kind == Kind::End;
-            for_single(bytes, dense, |p, c| {
+            for_single(bytes, coding, |p, c| {
                 if end {
                     f(start + p, 0, c)
                 } else {
@@ -593,6 +597,7 @@ fn sampled(i: usize, n: usize) -> bool {
 
 /// Sums the weighted columns of `segment` into `sums` ([`pack`]ed, one per position of
 /// the segment).
+#[inline(never)]
 fn sum_columns(segment: &Segment, weighted: &[Weighted], sums: &mut Vec<i64>) {
     sums.clear();
     sums.resize(segment.len as usize, 0);

@@ -3,7 +3,8 @@
 //! column, so a full pass reads a segment's memory front to back.
 
 use super::coding::{
-    dense, fits_nibble, for_single, put_gap, put_pair, put_single, EVERY_POSITION,
+    dense, fits_nibble, fits_stream, for_single, put_gap, put_pair, put_single, stream,
+    stream_bytes, Coding, EVERY_POSITION,
 };
 use super::{Hot, ReadBy};
 use texel_data::Label;
@@ -43,8 +44,8 @@ pub(crate) struct Segment {
     bytes: Box<[u8]>,
     /// Where column `c` begins in `bytes`; it ends where column `c + 1` begins.
     starts: Box<[u32]>,
-    /// The single-coefficient columns stored dense (a bit per column).
-    dense: Box<[u64]>,
+    /// How each single-coefficient column is coded.
+    codings: Box<[Coding]>,
 }
 
 impl Segment {
@@ -66,18 +67,15 @@ impl Segment {
         }
     }
 
-    /// The coded entries of single-coefficient column `c`, and whether it is dense.
+    /// The coded entries of single-coefficient column `c`, and how they are coded.
     #[inline]
-    pub fn single(&self, c: usize) -> (&[u8], bool) {
-        (self.column(c), self.dense[c / 64] & (1 << (c % 64)) != 0)
+    pub(super) fn single(&self, c: usize) -> (&[u8], Coding) {
+        (self.column(c), self.codings[c])
     }
 
     /// Bytes held.
     pub fn memory_bytes(&self) -> usize {
-        self.bytes.len()
-            + 4 * self.starts.len()
-            + 8 * self.dense.len()
-            + std::mem::size_of::<Self>()
+        self.bytes.len() + 4 * self.starts.len() + self.codings.len() + std::mem::size_of::<Self>()
     }
 }
 
@@ -95,14 +93,58 @@ pub(crate) struct Part {
     pub read_by: Vec<ReadBy>,
 }
 
+/// What decides how a single-coefficient column is coded.
+#[derive(Copy, Clone, Debug)]
+struct SingleStats {
+    entries: u32,
+    /// Every coefficient fits a dense column's nibble.
+    small: bool,
+    /// Bytes of the column's stream words (bridges included, padding not).
+    stream: u32,
+    /// Coefficients too large for a stream byte.
+    outside: u32,
+}
+
+impl Default for SingleStats {
+    fn default() -> Self {
+        SingleStats {
+            entries: 0,
+            small: true,
+            stream: 0,
+            outside: 0,
+        }
+    }
+}
+
+impl SingleStats {
+    /// The coding for these entries in a segment of `len` positions, coded sparse in
+    /// `sparse` bytes: dense from one entry in two positions when every coefficient fits a
+    /// nibble; a stream from one in 16 when it is at most a quarter larger and at most one
+    /// coefficient in eight lies outside the words; sparse otherwise.
+    fn coding(&self, len: u32, sparse: usize) -> Coding {
+        let n = self.entries;
+        if n == 0 {
+            Coding::Sparse
+        } else if self.small && 2 * n >= len {
+            Coding::Dense
+        } else if 16 * n >= len
+            && 8 * self.outside <= n
+            && 4 * (2 + self.stream + 3 * self.outside) as usize <= 5 * sparse
+        {
+            Coding::Stream
+        } else {
+            Coding::Sparse
+        }
+    }
+}
+
 /// Builds segments one position at a time; reusable (one per thread).
 pub(crate) struct SegmentBuilder {
     columns: Vec<Vec<u8>>,
     /// Per column, the last position with an entry (`u32::MAX` before the first).
     last: Vec<u32>,
-    /// Per single-coefficient column, its entries and whether every coefficient fits a
-    /// dense column's nibble.
-    singles: Vec<(u32, bool)>,
+    /// Per single-coefficient column, what decides its coding.
+    singles: Vec<SingleStats>,
     hot: Vec<Hot>,
     formulas: Vec<u8>,
     offsets: Vec<u32>,
@@ -117,7 +159,7 @@ impl Default for SegmentBuilder {
         SegmentBuilder {
             columns: vec![Vec::new(); column_count()],
             last: vec![u32::MAX; column_count()],
-            singles: vec![(0, true); column_count()],
+            singles: vec![SingleStats::default(); column_count()],
             hot: Vec::new(),
             formulas: Vec::new(),
             offsets: Vec::new(),
@@ -161,27 +203,36 @@ impl SegmentBuilder {
     #[inline(always)]
     fn single(&mut self, c: usize, gap: u32, coef: i32) {
         put_single(&mut self.columns[c], gap, coef);
-        let (entries, small) = &mut self.singles[c];
-        *entries += 1;
-        *small &= fits_nibble(coef);
+        let stats = &mut self.singles[c];
+        stats.entries += 1;
+        stats.small &= fits_nibble(coef);
+        stats.stream += stream_bytes(gap);
+        stats.outside += u32::from(!fits_stream(coef));
     }
 
-    /// Stores the single-coefficient columns with an entry in at least half of the `len`
-    /// positions dense, where their coefficients allow; returns the dense columns' bits.
-    fn densify(&mut self, len: u32) -> Box<[u64]> {
-        let mut bits = vec![0u64; self.columns.len().div_ceil(64)];
-        let mut scratch = Vec::new();
-        for (c, &(entries, small)) in self.singles.iter().enumerate() {
-            if small && entries > 0 && 2 * entries >= len {
-                let mut sparse = Vec::with_capacity(entries as usize);
-                for_single(&self.columns[c], false, |p, coef| sparse.push((p, coef)));
-                dense(sparse.into_iter(), len, &mut scratch);
-                std::mem::swap(&mut self.columns[c], &mut scratch);
-                bits[c / 64] |= 1 << (c % 64);
+    /// Recodes the single-coefficient columns whose entries call for it (see
+    /// [`SingleStats::coding`]); returns every column's coding.
+    fn recode(&mut self, len: u32) -> Box<[Coding]> {
+        let mut codings = vec![Coding::Sparse; self.columns.len()];
+        let (mut entries, mut scratch) = (Vec::new(), Vec::new());
+        for (c, stats) in self.singles.iter().enumerate() {
+            let coding = stats.coding(len, self.columns[c].len());
+            if coding == Coding::Sparse {
+                continue;
             }
+            entries.clear();
+            for_single(&self.columns[c], Coding::Sparse, |p, coef| {
+                entries.push((p, coef))
+            });
+            match coding {
+                Coding::Dense => dense(entries.iter().copied(), len, &mut scratch),
+                _ => stream(entries.iter().copied(), &mut scratch),
+            }
+            std::mem::swap(&mut self.columns[c], &mut scratch);
+            codings[c] = coding;
         }
-        self.singles.fill((0, true));
-        bits.into_boxed_slice()
+        self.singles.fill(SingleStats::default());
+        codings.into_boxed_slice()
     }
 
     /// Appends a position with its label and trace. Its cached evaluation is left empty:
@@ -251,7 +302,7 @@ impl SegmentBuilder {
             }
         }
         self.share_reads();
-        let dense = self.densify(len);
+        let codings = self.recode(len);
         let total = self.columns.iter().map(Vec::len).sum();
         let mut bytes = Vec::with_capacity(total);
         let mut starts = Vec::with_capacity(self.columns.len() + 1);
@@ -268,7 +319,7 @@ impl SegmentBuilder {
                 len,
                 bytes: bytes.into_boxed_slice(),
                 starts: starts.into_boxed_slice(),
-                dense,
+                codings,
             },
             hot: std::mem::take(&mut self.hot),
             formulas: std::mem::take(&mut self.formulas),
@@ -279,5 +330,43 @@ impl SegmentBuilder {
         self.reads.fill(0);
         self.read_by.fill(ReadBy::default());
         part
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Coding, SingleStats};
+
+    fn stats(entries: u32, small: bool, stream: u32, outside: u32) -> SingleStats {
+        SingleStats {
+            entries,
+            small,
+            stream,
+            outside,
+        }
+    }
+
+    #[test]
+    fn a_column_is_coded_by_how_full_it_is_and_what_it_holds() {
+        let len = 8_192;
+        // Half the positions, small coefficients: dense; with a large one: a stream.
+        assert_eq!(
+            stats(4_096, true, 4_096, 0).coding(len, 4_200),
+            Coding::Dense
+        );
+        assert_eq!(
+            stats(4_096, false, 4_096, 1).coding(len, 4_200),
+            Coding::Stream
+        );
+        // One position in 16 with no longer stream than sparse bytes: a stream.
+        assert_eq!(stats(512, true, 560, 0).coding(len, 600), Coding::Stream);
+        // Fewer entries, too many large coefficients, or a stream a quarter longer: sparse.
+        assert_eq!(stats(511, true, 540, 0).coding(len, 600), Coding::Sparse);
+        assert_eq!(
+            stats(800, false, 800, 101).coding(len, 1_000),
+            Coding::Sparse
+        );
+        assert_eq!(stats(600, true, 900, 0).coding(len, 700), Coding::Sparse);
+        assert_eq!(stats(0, true, 0, 0).coding(len, 0), Coding::Sparse);
     }
 }
