@@ -50,26 +50,19 @@ const STREAM_GAP: u32 = 15;
 /// One in every byte of a word.
 const BYTES: u64 = 0x0101_0101_0101_0101;
 
-/// Bytes a stream spends on an entry `gap` positions after the previous one.
-#[inline]
-pub(super) fn stream_bytes(gap: u32) -> u32 {
-    gap.div_ceil(STREAM_GAP)
-}
-
-/// Whether a stream byte holds `coef` itself (others go to the list after the words).
-#[inline]
-pub(super) fn fits_stream(coef: i32) -> bool {
-    zigzag(coef) < u64::from(OUTSIDE)
-}
-
 /// Codes single-coefficient entries (positions in order) as a [`Coding::Stream`]: the
 /// number of words (two bytes), the words, then per entry whose coefficient does not fit
 /// its byte the gap from the previous such entry and the zigzagged coefficient (varints).
-pub(super) fn stream(entries: impl Iterator<Item = (u32, i32)>, out: &mut Vec<u8>) {
+/// Returns the number of such entries; `outside` is scratch.
+pub(super) fn stream(
+    entries: impl Iterator<Item = (u32, i32)>,
+    out: &mut Vec<u8>,
+    outside: &mut Vec<u8>,
+) -> u32 {
     out.clear();
     out.extend([0, 0]);
-    let mut outside = Vec::new();
-    let (mut last, mut last_outside) = (u32::MAX, u32::MAX);
+    outside.clear();
+    let (mut last, mut last_outside, mut count) = (u32::MAX, u32::MAX, 0);
     for (pos, coef) in entries {
         let mut gap = pos.wrapping_sub(last);
         last = pos;
@@ -82,16 +75,18 @@ pub(super) fn stream(entries: impl Iterator<Item = (u32, i32)>, out: &mut Vec<u8
             out.push((gap << 4) as u8 | z as u8);
         } else {
             out.push((gap << 4) as u8 | OUTSIDE);
-            varint::put(&mut outside, u64::from(pos.wrapping_sub(last_outside)));
-            varint::put(&mut outside, z);
+            varint::put(outside, u64::from(pos.wrapping_sub(last_outside)));
+            varint::put(outside, z);
             last_outside = pos;
+            count += 1;
         }
     }
     // Padding: gap 0, coefficient 0.
     out.resize(2 + (out.len() - 2).next_multiple_of(8), 0);
     let words = u16::try_from((out.len() - 2) / 8).expect("a segment's column fits 65,535 words");
     out[..2].copy_from_slice(&words.to_le_bytes());
-    out.extend(outside);
+    out.extend_from_slice(outside);
+    count
 }
 
 /// A stream's words and the list of coefficients outside them.
@@ -222,11 +217,37 @@ pub(super) fn for_single(bytes: &[u8], coding: Coding, mut f: impl FnMut(u32, i3
         }
         return;
     }
-    let (mut at, mut pos) = (0, u32::MAX);
-    while at < bytes.len() {
-        let (gap, z) = next_single(bytes, &mut at);
-        pos = pos.wrapping_add(gap);
-        f(pos, unzigzag(z));
+    Sparse::new(bytes).for_each(|(p, c)| f(p, c));
+}
+
+/// The entries of a [`Coding::Sparse`] column: (position, coefficient).
+pub(super) struct Sparse<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    pos: u32,
+}
+
+impl<'a> Sparse<'a> {
+    pub(super) fn new(bytes: &'a [u8]) -> Self {
+        Sparse {
+            bytes,
+            at: 0,
+            pos: u32::MAX,
+        }
+    }
+}
+
+impl Iterator for Sparse<'_> {
+    type Item = (u32, i32);
+
+    #[inline]
+    fn next(&mut self) -> Option<(u32, i32)> {
+        if self.at >= self.bytes.len() {
+            return None;
+        }
+        let (gap, z) = next_single(self.bytes, &mut self.at);
+        self.pos = self.pos.wrapping_add(gap);
+        Some((self.pos, unzigzag(z)))
     }
 }
 
@@ -387,7 +408,10 @@ mod tests {
         // of 300 outside the bytes.
         let entries = [(0, 1), (15, -1), (31, 7), (77, -8), (78, 300), (79, -7)];
         let mut bytes = Vec::new();
-        stream(entries.iter().copied(), &mut bytes);
+        assert_eq!(
+            stream(entries.iter().copied(), &mut bytes, &mut Vec::new()),
+            2
+        );
         // Entries and bridges: 1 + 1 + (1 + 1) + (3 + 1) + 1 + 1 = 10 bytes, two words.
         assert_eq!(u16::from_le_bytes([bytes[0], bytes[1]]), 2);
         let outside = bytes.len() - 2 - 16;
@@ -411,9 +435,6 @@ mod tests {
             sums.iter().map(|&s| unpack(s)).collect::<Vec<_>>(),
             expected
         );
-        assert_eq!(stream_bytes(15), 1);
-        assert_eq!(stream_bytes(46), 4);
-        assert!(fits_stream(-7) && fits_stream(7) && !fits_stream(-8));
     }
 
     #[test]
@@ -436,7 +457,9 @@ mod tests {
                         last = p;
                     }
                 }
-                Coding::Stream => stream(entries.iter().copied(), &mut bytes),
+                Coding::Stream => {
+                    stream(entries.iter().copied(), &mut bytes, &mut Vec::new());
+                }
                 Coding::Dense => dense(entries.iter().copied(), 3_000, &mut bytes),
             }
             let mut back = Vec::new();

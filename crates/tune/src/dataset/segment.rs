@@ -3,8 +3,7 @@
 //! column, so a full pass reads a segment's memory front to back.
 
 use super::coding::{
-    dense, fits_nibble, fits_stream, for_single, put_gap, put_pair, put_single, stream,
-    stream_bytes, Coding, EVERY_POSITION,
+    dense, fits_nibble, put_gap, put_pair, put_single, stream, Coding, Sparse, EVERY_POSITION,
 };
 use super::{Hot, ReadBy};
 use texel_data::Label;
@@ -93,49 +92,11 @@ pub(crate) struct Part {
     pub read_by: Vec<ReadBy>,
 }
 
-/// What decides how a single-coefficient column is coded.
-#[derive(Copy, Clone, Debug)]
-struct SingleStats {
-    entries: u32,
-    /// Every coefficient fits a dense column's nibble.
-    small: bool,
-    /// Bytes of the column's stream words (bridges included, padding not).
-    stream: u32,
-    /// Coefficients too large for a stream byte.
-    outside: u32,
-}
-
-impl Default for SingleStats {
-    fn default() -> Self {
-        SingleStats {
-            entries: 0,
-            small: true,
-            stream: 0,
-            outside: 0,
-        }
-    }
-}
-
-impl SingleStats {
-    /// The coding for these entries in a segment of `len` positions, coded sparse in
-    /// `sparse` bytes: dense from one entry in two positions when every coefficient fits a
-    /// nibble; a stream from one in 16 when it is at most a quarter larger and at most one
-    /// coefficient in eight lies outside the words; sparse otherwise.
-    fn coding(&self, len: u32, sparse: usize) -> Coding {
-        let n = self.entries;
-        if n == 0 {
-            Coding::Sparse
-        } else if self.small && 2 * n >= len {
-            Coding::Dense
-        } else if 16 * n >= len
-            && 8 * self.outside <= n
-            && 4 * (2 + self.stream + 3 * self.outside) as usize <= 5 * sparse
-        {
-            Coding::Stream
-        } else {
-            Coding::Sparse
-        }
-    }
+/// Whether a column of `entries` entries, `sparse` bytes coded sparse, is better read as a
+/// stream of `stream` bytes with `outside` coefficients outside its words: when it is at
+/// most a quarter larger and at most one coefficient in eight lies outside.
+fn worth_streaming(entries: u32, outside: u32, stream: usize, sparse: usize) -> bool {
+    8 * outside <= entries && 4 * stream <= 5 * sparse
 }
 
 /// Builds segments one position at a time; reusable (one per thread).
@@ -143,8 +104,9 @@ pub(crate) struct SegmentBuilder {
     columns: Vec<Vec<u8>>,
     /// Per column, the last position with an entry (`u32::MAX` before the first).
     last: Vec<u32>,
-    /// Per single-coefficient column, what decides its coding.
-    singles: Vec<SingleStats>,
+    /// Per single-coefficient column, its entries and whether every coefficient fits a
+    /// dense column's nibble.
+    singles: Vec<(u32, bool)>,
     hot: Vec<Hot>,
     formulas: Vec<u8>,
     offsets: Vec<u32>,
@@ -159,7 +121,7 @@ impl Default for SegmentBuilder {
         SegmentBuilder {
             columns: vec![Vec::new(); column_count()],
             last: vec![u32::MAX; column_count()],
-            singles: vec![SingleStats::default(); column_count()],
+            singles: vec![(0, true); column_count()],
             hot: Vec::new(),
             formulas: Vec::new(),
             offsets: Vec::new(),
@@ -203,35 +165,37 @@ impl SegmentBuilder {
     #[inline(always)]
     fn single(&mut self, c: usize, gap: u32, coef: i32) {
         put_single(&mut self.columns[c], gap, coef);
-        let stats = &mut self.singles[c];
-        stats.entries += 1;
-        stats.small &= fits_nibble(coef);
-        stats.stream += stream_bytes(gap);
-        stats.outside += u32::from(!fits_stream(coef));
+        let (entries, small) = &mut self.singles[c];
+        *entries += 1;
+        *small &= fits_nibble(coef);
     }
 
-    /// Recodes the single-coefficient columns whose entries call for it (see
-    /// [`SingleStats::coding`]); returns every column's coding.
+    /// Recodes the single-coefficient columns of a segment of `len` positions that are
+    /// better read otherwise: dense from an entry in every second position when every
+    /// coefficient fits a nibble, a stream from one in 16 when [`worth_streaming`]; returns
+    /// every column's coding.
     fn recode(&mut self, len: u32) -> Box<[Coding]> {
         let mut codings = vec![Coding::Sparse; self.columns.len()];
-        let (mut entries, mut scratch) = (Vec::new(), Vec::new());
-        for (c, stats) in self.singles.iter().enumerate() {
-            let coding = stats.coding(len, self.columns[c].len());
-            if coding == Coding::Sparse {
+        let (mut scratch, mut outside) = (Vec::new(), Vec::new());
+        for (c, &(entries, small)) in self.singles.iter().enumerate() {
+            let sparse = &self.columns[c];
+            codings[c] = if entries == 0 {
                 continue;
-            }
-            entries.clear();
-            for_single(&self.columns[c], Coding::Sparse, |p, coef| {
-                entries.push((p, coef))
-            });
-            match coding {
-                Coding::Dense => dense(entries.iter().copied(), len, &mut scratch),
-                _ => stream(entries.iter().copied(), &mut scratch),
-            }
+            } else if small && 2 * entries >= len {
+                dense(Sparse::new(sparse), len, &mut scratch);
+                Coding::Dense
+            } else if 16 * entries >= len {
+                let out = stream(Sparse::new(sparse), &mut scratch, &mut outside);
+                if !worth_streaming(entries, out, scratch.len(), sparse.len()) {
+                    continue;
+                }
+                Coding::Stream
+            } else {
+                continue;
+            };
             std::mem::swap(&mut self.columns[c], &mut scratch);
-            codings[c] = coding;
         }
-        self.singles.fill(SingleStats::default());
+        self.singles.fill((0, true));
         codings.into_boxed_slice()
     }
 
@@ -335,38 +299,19 @@ impl SegmentBuilder {
 
 #[cfg(test)]
 mod tests {
-    use super::{Coding, SingleStats};
-
-    fn stats(entries: u32, small: bool, stream: u32, outside: u32) -> SingleStats {
-        SingleStats {
-            entries,
-            small,
-            stream,
-            outside,
-        }
-    }
+    use super::worth_streaming;
 
     #[test]
-    fn a_column_is_coded_by_how_full_it_is_and_what_it_holds() {
-        let len = 8_192;
-        // Half the positions, small coefficients: dense; with a large one: a stream.
-        assert_eq!(
-            stats(4_096, true, 4_096, 0).coding(len, 4_200),
-            Coding::Dense
+    fn a_stream_must_stay_close_to_the_sparse_size_with_few_large_coefficients() {
+        assert!(worth_streaming(800, 0, 1_000, 800));
+        assert!(worth_streaming(800, 100, 900, 1_000));
+        assert!(
+            !worth_streaming(800, 101, 900, 1_000),
+            "more than one in eight outside"
         );
-        assert_eq!(
-            stats(4_096, false, 4_096, 1).coding(len, 4_200),
-            Coding::Stream
+        assert!(
+            !worth_streaming(800, 0, 1_001, 800),
+            "more than a quarter larger"
         );
-        // One position in 16 with no longer stream than sparse bytes: a stream.
-        assert_eq!(stats(512, true, 560, 0).coding(len, 600), Coding::Stream);
-        // Fewer entries, too many large coefficients, or a stream a quarter longer: sparse.
-        assert_eq!(stats(511, true, 540, 0).coding(len, 600), Coding::Sparse);
-        assert_eq!(
-            stats(800, false, 800, 101).coding(len, 1_000),
-            Coding::Sparse
-        );
-        assert_eq!(stats(600, true, 900, 0).coding(len, 700), Coding::Sparse);
-        assert_eq!(stats(0, true, 0, 0).coding(len, 0), Coding::Sparse);
     }
 }
