@@ -316,7 +316,7 @@ impl Accumulator for Tracer<'_> {
         self.curves_touched.push(slot as u16);
     }
     fn king_attack(&mut self, color: Color, attack: &KingAttack) {
-        self.inputs.king_attack[color as usize] = Some(*attack);
+        self.inputs.king_attack.0[color as usize] = Some(*attack);
     }
     fn finish(&mut self, phase: i32, scale: &EndgameScale) {
         self.phase = phase;

@@ -53,7 +53,7 @@ const MAX_DANGER: i32 = 1600;
 
 /// What one side's pieces do around the enemy king: the inputs of the king attack formula
 /// (KingV). Arrays are by piece kind: knight, bishop, rook, queen.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Pod, Zeroable)]
 #[repr(C)]
 pub struct KingAttack {
     /// Pieces attacking squares that touch the king.
@@ -151,7 +151,7 @@ impl KingAttack {
 
 /// Which endgame scale rules apply with one side as the stronger, and their inputs
 /// (ScaleV). Flags are 0 or 1.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Pod, Zeroable)]
 #[repr(C)]
 pub struct ScaleRules {
     /// No pawns and at most a minor piece ahead: the side keeps nothing.
@@ -239,7 +239,7 @@ impl ScaleRules {
 
 /// The endgame scale's inputs: the rules for the side with more material, or for both sides
 /// when material is level (the scale is then the lower of the two).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct EndgameScale {
     /// The stronger side's rules (white's when level).
     pub stronger: ScaleRules,
@@ -256,6 +256,11 @@ impl EndgameScale {
             None => first,
         }
     }
+
+    /// The scale in percent under `params`.
+    pub fn value(&self, mut params: &Params) -> i32 {
+        self.value_with(&mut params)
+    }
 }
 
 /// The non-linear formulas.
@@ -267,27 +272,60 @@ pub enum Formula {
     Scale,
 }
 
+/// Both sides' king attack inputs (black's, white's), where the formula applies.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct KingAttacks(pub [Option<KingAttack>; 2]);
+
+impl KingAttacks {
+    /// White's king attack minus black's.
+    pub fn value_with(&self, r: &mut impl Read) -> S {
+        let value = |a: &Option<KingAttack>, r: &mut _| a.map_or(S::ZERO, |a| a.value_with(r));
+        let white = value(&self.0[1], r);
+        white - value(&self.0[0], r)
+    }
+
+    /// White's king attack minus black's under `params`.
+    pub fn value(&self, mut params: &Params) -> S {
+        self.value_with(&mut params)
+    }
+
+    /// Appends a compact encoding: a byte of which records follow, then each record as a
+    /// mask of its non-zero fields and those fields.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        let [black, white] = self.0;
+        out.push(u8::from(white.is_some()) | u8::from(black.is_some()) << 1);
+        for a in [white, black].into_iter().flatten() {
+            put_fields(out, bytemuck::bytes_of(&a));
+        }
+    }
+
+    /// Decodes what [`KingAttacks::encode`] wrote at `bytes[*at..]`, moving `at` past it.
+    ///
+    /// # Panics
+    /// On bytes not written by [`KingAttacks::encode`].
+    pub fn decode(bytes: &[u8], at: &mut usize) -> KingAttacks {
+        let flags = bytes[*at];
+        *at += 1;
+        let mut record = |bit: u8| (flags & bit != 0).then(|| get_fields(bytes, at));
+        let white = record(1);
+        KingAttacks([record(2), white])
+    }
+}
+
 /// Every formula input of one position: what the tuner keeps to recompute the formulas.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Formulas {
-    /// The king attack of white and of black, where the formula applies.
-    pub king_attack: [Option<KingAttack>; 2],
+    /// The king attacks.
+    pub king_attack: KingAttacks,
     /// The endgame scale.
     pub scale: EndgameScale,
 }
 
 impl Formulas {
-    /// White's king attack minus black's.
-    pub fn attack_with(&self, r: &mut impl Read) -> S {
-        let value = |a: &Option<KingAttack>, r: &mut _| a.map_or(S::ZERO, |a| a.value_with(r));
-        let white = value(&self.king_attack[1], r);
-        white - value(&self.king_attack[0], r)
-    }
-
     /// Calls `f` with every parameter the formulas read in this position and the formula
     /// that reads it. What is read depends on the inputs only, never on parameter values.
     pub fn for_each_read(&self, mut f: impl FnMut(IParam, Formula)) {
-        self.attack_with(&mut |p: IParam| {
+        self.king_attack.value_with(&mut |p: IParam| {
             f(p, Formula::KingAttack);
             0
         });
@@ -298,75 +336,13 @@ impl Formulas {
     }
 
     /// White's king attack minus black's under `params`.
-    pub fn attack(&self, mut params: &Params) -> S {
-        self.attack_with(&mut params)
+    pub fn attack(&self, params: &Params) -> S {
+        self.king_attack.value(params)
     }
 
     /// The endgame scale under `params`.
-    pub fn scale(&self, mut params: &Params) -> i32 {
-        self.scale.value_with(&mut params)
-    }
-
-    /// Appends a compact encoding: a byte of which records follow, then each record as a
-    /// mask of its non-zero fields and those fields.
-    pub fn encode(&self, out: &mut Vec<u8>) {
-        let [black, white] = self.king_attack;
-        let flags = u8::from(white.is_some())
-            | u8::from(black.is_some()) << 1
-            | u8::from(self.scale.level.is_some()) << 2;
-        out.push(flags);
-        for a in [white, black].into_iter().flatten() {
-            put_fields(out, bytemuck::bytes_of(&a));
-        }
-        put_fields(out, bytemuck::bytes_of(&self.scale.stronger));
-        if let Some(level) = self.scale.level {
-            put_fields(out, bytemuck::bytes_of(&level));
-        }
-    }
-
-    /// Decodes what [`Formulas::encode`] wrote at `bytes[*at..]`, moving `at` past it.
-    ///
-    /// # Panics
-    /// On bytes not written by [`Formulas::encode`].
-    pub fn decode(bytes: &[u8], at: &mut usize) -> Formulas {
-        Formulas::decode_parts(bytes, at, true, true)
-    }
-
-    /// [`Formulas::decode`] of the king attacks only, or of the scale only (what is not
-    /// wanted is skipped and left empty); `at` is not moved past the record.
-    ///
-    /// # Panics
-    /// On bytes not written by [`Formulas::encode`].
-    pub fn decode_part(bytes: &[u8], mut at: usize, attack: bool, scale: bool) -> Formulas {
-        Formulas::decode_parts(bytes, &mut at, attack, scale)
-    }
-
-    fn decode_parts(bytes: &[u8], at: &mut usize, attack: bool, scale: bool) -> Formulas {
-        let flags = bytes[*at];
-        *at += 1;
-        let mut record = |bit: u8| {
-            (flags & bit != 0).then(|| {
-                if attack {
-                    Some(get_fields::<KingAttack>(bytes, at))
-                } else {
-                    skip_fields::<KingAttack>(bytes, at);
-                    None
-                }
-            })
-        };
-        let white = record(1).flatten();
-        let black = record(2).flatten();
-        let mut f = Formulas {
-            king_attack: [black, white],
-            scale: EndgameScale::default(),
-        };
-        if scale {
-            f.scale.stronger = get_fields(bytes, at);
-            if flags & 4 != 0 {
-                f.scale.level = Some(get_fields(bytes, at));
-            }
-        }
-        f
+    pub fn scale(&self, params: &Params) -> i32 {
+        self.scale.value(params)
     }
 }
 
@@ -400,12 +376,6 @@ fn get_mask<T>(bytes: &[u8], at: &mut usize) -> u64 {
     u64::from_le_bytes(mask)
 }
 
-/// Moves past a record of `T` written by [`put_fields`].
-fn skip_fields<T>(bytes: &[u8], at: &mut usize) {
-    let mask = get_mask::<T>(bytes, at);
-    *at += mask.count_ones() as usize;
-}
-
 /// Reads what [`put_fields`] wrote.
 fn get_fields<T: Pod>(bytes: &[u8], at: &mut usize) -> T {
     let mut mask = get_mask::<T>(bytes, at);
@@ -425,7 +395,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn inputs_survive_encoding() {
+    fn king_attacks_survive_encoding() {
         let mut attack = KingAttack {
             zone_pieces: [1, 0, 2, 1],
             safe_checks: 3,
@@ -433,38 +403,19 @@ mod tests {
             ..KingAttack::default()
         };
         attack.attacker_moves[3] = 27;
-        let rules = ScaleRules {
-            has_pawns: 1,
-            pawns: 8,
-            two_pieces: 1,
-            ..ScaleRules::default()
-        };
         let cases = [
-            Formulas::default(),
-            Formulas {
-                king_attack: [None, Some(attack)],
-                scale: EndgameScale {
-                    stronger: rules,
-                    level: Some(ScaleRules::default()),
-                },
-            },
-            Formulas {
-                king_attack: [Some(KingAttack::default()), Some(attack)],
-                scale: EndgameScale::default(),
-            },
+            KingAttacks::default(),
+            KingAttacks([None, Some(attack)]),
+            KingAttacks([Some(attack), None]),
+            KingAttacks([Some(KingAttack::default()), Some(attack)]),
         ];
         let mut bytes = Vec::new();
-        for f in &cases {
-            f.encode(&mut bytes);
+        for a in &cases {
+            a.encode(&mut bytes);
         }
         let mut at = 0;
-        for f in &cases {
-            let attack = Formulas::decode_part(&bytes, at, true, false);
-            assert_eq!(attack.king_attack, f.king_attack);
-            assert_eq!(attack.scale, EndgameScale::default());
-            let scale = Formulas::decode_part(&bytes, at, false, true);
-            assert_eq!((scale.king_attack, scale.scale), ([None, None], f.scale));
-            assert_eq!(&Formulas::decode(&bytes, &mut at), f);
+        for a in &cases {
+            assert_eq!(&KingAttacks::decode(&bytes, &mut at), a);
         }
         assert_eq!(at, bytes.len());
     }

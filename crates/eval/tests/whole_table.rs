@@ -89,7 +89,7 @@ fn traces_predict_evaluations_under_any_values_without_the_board() {
                 read.push(p.flat_index());
                 params.flat()[p.flat_index()]
             };
-            f.attack_with(&mut reader);
+            f.king_attack.value_with(&mut reader);
             f.scale.value_with(&mut reader);
             assert_eq!(read, listed);
         }

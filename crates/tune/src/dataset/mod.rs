@@ -1,29 +1,32 @@
 //! The compact in-memory dataset: traced positions stored column by column.
 //!
 //! Per position: the label, phase, the cached sums and scale of the evaluation for the
-//! current parameters, and the inputs of its formulas (king attack, endgame scale),
-//! compactly coded. The coefficients are kept in segments of consecutive positions, each
+//! current parameters, and the inputs of its formulas: the king attacks compactly coded,
+//! the endgame scale's as the number of a distinct input ([`scales`]). The coefficients are kept in segments of consecutive positions, each
 //! built by one thread while loading: per flat parameter a column of (position,
 //! coefficient) entries (also the reverse index), per curve value a column of counts, per
 //! term read by a formula the positions where it is read. Nothing depends on the board any
 //! more: every evaluation is recomputed from these for any parameters.
 
 mod coding;
+mod scales;
 mod segment;
 
 use crate::touch::Combiner;
 use crate::touch::Touch;
 use coding::{add_single, for_gaps, for_pair, for_single, nibble_products, pack, unpack};
 use rayon::prelude::*;
+use scales::ScaleBook;
 pub(crate) use segment::Part;
 pub(crate) use segment::SegmentBuilder;
 use segment::{curve_column, Segment};
 use std::sync::LazyLock;
 use texel_data::{splitmix64, Label};
 use texel_eval::curve::{slot_count, slot_curve};
+use texel_eval::formula::{EndgameScale, KingAttacks};
 use texel_eval::params::{flat_params, Component};
 use texel_eval::table::{FLAT_LEN, TERM_COUNT};
-use texel_eval::{taper, Formulas, Params, TermId, S};
+use texel_eval::{taper, Params, TermId, S};
 
 /// For every flat parameter slot, the curve slots whose values read it.
 static CURVE_DEPENDENTS: LazyLock<Vec<Vec<usize>>> = LazyLock::new(|| {
@@ -65,9 +68,9 @@ pub(crate) struct Hot {
 /// Positions per 32-bit base of [`Offsets`].
 const OFFSET_BLOCK: usize = 256;
 
-/// Where each position's formula inputs begin: a 32-bit base every [`OFFSET_BLOCK`]
-/// positions and per position a 16-bit distance from it (a position's inputs take at most
-/// 115 bytes, a block's far less than 64 KiB).
+/// Where each position's king attacks begin: a 32-bit base every [`OFFSET_BLOCK`]
+/// positions and per position a 16-bit distance from it (a position's attacks take at most
+/// 77 bytes, a block's far less than 64 KiB).
 #[derive(Default)]
 struct Offsets {
     base: Vec<u32>,
@@ -103,10 +106,14 @@ impl Offsets {
 /// Traced positions ready for tuning.
 pub struct Dataset {
     hot: Vec<Hot>,
-    /// Every position's [`Formulas`], coded one after the other.
+    /// Every position's [`KingAttacks`], coded one after the other.
     formulas: Vec<u8>,
-    /// Where each position's formulas begin in `formulas`.
+    /// Where each position's king attacks begin in `formulas`.
     offsets: Offsets,
+    /// The distinct endgame scale inputs.
+    scales: Vec<EndgameScale>,
+    /// Each position's number in `scales`.
+    scale_numbers: Vec<u32>,
     /// The column entries, in position order.
     segments: Vec<Segment>,
     /// Per term, how many positions' formulas read it.
@@ -143,6 +150,7 @@ pub struct DatasetFull(pub usize);
 /// Builds a [`Dataset`] from segments, in order.
 pub(crate) struct DatasetBuilder {
     ds: Dataset,
+    scales: ScaleBook,
 }
 
 impl Default for DatasetBuilder {
@@ -152,10 +160,13 @@ impl Default for DatasetBuilder {
                 hot: Vec::new(),
                 formulas: Vec::new(),
                 offsets: Offsets::default(),
+                scales: Vec::new(),
+                scale_numbers: Vec::new(),
                 segments: Vec::new(),
                 reads: vec![0; TERM_COUNT],
                 read_by: vec![ReadBy::default(); TERM_COUNT],
             },
+            scales: ScaleBook::default(),
         }
     }
 }
@@ -178,6 +189,9 @@ impl DatasetBuilder {
         for &o in &part.offsets {
             ds.offsets.push(base as u32 + o);
         }
+        let numbers: Vec<u32> = part.scales.iter().map(|s| self.scales.number(s)).collect();
+        ds.scale_numbers
+            .extend(part.scale_numbers.iter().map(|&n| numbers[n as usize]));
         let mut segment = part.segment;
         segment.start = n as u32;
         ds.segments.push(segment);
@@ -208,6 +222,8 @@ impl DatasetBuilder {
         ds.formulas.shrink_to_fit();
         ds.offsets.base.shrink_to_fit();
         ds.offsets.rel.shrink_to_fit();
+        ds.scale_numbers.shrink_to_fit();
+        ds.scales = self.scales.take();
         ds.segments.shrink_to_fit();
         self.ds
     }
@@ -271,6 +287,8 @@ impl Dataset {
             + self.formulas.capacity()
             + 4 * self.offsets.base.capacity()
             + 2 * self.offsets.rel.capacity()
+            + std::mem::size_of::<EndgameScale>() * self.scales.capacity()
+            + 4 * self.scale_numbers.capacity()
             + self
                 .segments
                 .iter()
@@ -297,6 +315,12 @@ impl Dataset {
         self.eval_with(i, [0, 0])
     }
 
+    /// The endgame scale inputs of position `i`.
+    #[inline]
+    fn scale_input(&self, i: usize) -> &EndgameScale {
+        &self.scales[self.scale_numbers[i] as usize]
+    }
+
     /// Which formulas read flat parameter `slot`.
     pub(crate) fn read_by(&self, slot: usize) -> ReadBy {
         self.read_by[usize::from(flat_params()[slot].term.0)]
@@ -313,15 +337,14 @@ impl Dataset {
         (delta, attack): ([i32; 2], [i32; 2]),
         (trial, by): (&Params, ReadBy),
     ) -> ([i32; 2], u8, Option<[i32; 2]>) {
-        let f = Formulas::decode_part(&self.formulas, self.offsets.get(i), by.attack, by.scale);
         let (mut d, mut new_attack) = (delta, None);
         if by.attack {
-            let new = f.attack(trial);
+            let new = KingAttacks::decode(&self.formulas, &mut self.offsets.get(i)).value(trial);
             d = [d[0] + new.0 - attack[0], d[1] + new.1 - attack[1]];
             new_attack = Some([new.0, new.1]);
         }
         let scale = if by.scale {
-            f.scale(trial) as u8
+            self.scale_input(i).value(trial) as u8
         } else {
             self.hot[i].scale
         };
@@ -337,7 +360,7 @@ impl Dataset {
                 let mut at = self.offsets.get(segment.start as usize);
                 (0..segment.len)
                     .map(|_| {
-                        let a = Formulas::decode(&self.formulas, &mut at).attack(params);
+                        let a = KingAttacks::decode(&self.formulas, &mut at).value(params);
                         [a.0, a.1]
                     })
                     .collect()
@@ -401,7 +424,9 @@ impl Dataset {
     /// The full pass, writing the king attacks to `attacks` when given.
     fn rescore_into(&mut self, params: &Params, mut attacks: Option<&mut [[i32; 2]]>) {
         let weighted = Self::weighted(params);
+        let scales: Vec<u8> = self.scales.iter().map(|s| s.value(params) as u8).collect();
         let (formulas, offsets) = (&self.formulas, &self.offsets);
+        let numbers = &self.scale_numbers;
         let mut work = Vec::with_capacity(self.segments.len());
         let mut rest = &mut self.hot[..];
         for segment in &self.segments {
@@ -417,12 +442,12 @@ impl Dataset {
                 sum_columns(segment, &weighted, sums);
                 // A segment's formula inputs lie one after the other.
                 let mut at = offsets.get(segment.start as usize);
+                let first = segment.start as usize;
                 for (j, h) in hot.iter_mut().enumerate() {
-                    let f = Formulas::decode(formulas, &mut at);
                     let [mid, end] = unpack(sums[j]);
-                    let attack = f.attack(params);
+                    let attack = KingAttacks::decode(formulas, &mut at).value(params);
                     h.sum = [mid + attack.0, end + attack.1];
-                    h.scale = f.scale(params) as u8;
+                    h.scale = scales[numbers[first + j] as usize];
                     if let Some(kept) = kept.as_mut() {
                         kept[j] = [attack.0, attack.1];
                     }
@@ -565,13 +590,17 @@ impl Dataset {
                     for_gaps(segment.reads(t), segment.len, |_| *count += 1);
                 }
             }
+            let mut scales = ScaleBook::default();
             let part = Part {
                 segment: segment.clone(),
                 hot: self.hot[range.clone()].to_vec(),
                 formulas: self.formulas[first..end].to_vec(),
                 offsets: range
+                    .clone()
                     .map(|i| (self.offsets.get(i) - first) as u32)
                     .collect(),
+                scale_numbers: range.map(|i| scales.number(self.scale_input(i))).collect(),
+                scales: scales.take(),
                 reads,
                 read_by: self.read_by.clone(),
             };

@@ -5,10 +5,11 @@
 use super::coding::{
     dense, fits_nibble, put_gap, put_pair, put_single, stream, Coding, Sparse, EVERY_POSITION,
 };
+use super::scales::ScaleBook;
 use super::{Hot, ReadBy};
 use texel_data::Label;
 use texel_eval::curve::slot_count;
-use texel_eval::formula::Formula;
+use texel_eval::formula::{EndgameScale, Formula};
 use texel_eval::params::flat_params;
 use texel_eval::table::{FLAT_LEN, TERM_COUNT};
 use texel_eval::Trace;
@@ -82,10 +83,14 @@ impl Segment {
 pub(crate) struct Part {
     pub segment: Segment,
     pub hot: Vec<Hot>,
-    /// The positions' formula inputs, one after the other.
+    /// The positions' king attacks, one after the other.
     pub formulas: Vec<u8>,
-    /// Where each position's formula inputs begin in `formulas`.
+    /// Where each position's king attacks begin in `formulas`.
     pub offsets: Vec<u32>,
+    /// The distinct endgame scale inputs of the positions.
+    pub scales: Vec<EndgameScale>,
+    /// Each position's number in `scales`.
+    pub scale_numbers: Vec<u32>,
     /// Per term, the positions whose formulas read it.
     pub reads: Vec<u32>,
     /// Per term, which formulas read it.
@@ -110,6 +115,8 @@ pub(crate) struct SegmentBuilder {
     hot: Vec<Hot>,
     formulas: Vec<u8>,
     offsets: Vec<u32>,
+    scales: ScaleBook,
+    scale_numbers: Vec<u32>,
     reads: Vec<u32>,
     read_by: Vec<ReadBy>,
     /// Scratch: the terms the formulas of one position read.
@@ -125,6 +132,8 @@ impl Default for SegmentBuilder {
             hot: Vec::new(),
             formulas: Vec::new(),
             offsets: Vec::new(),
+            scales: ScaleBook::default(),
+            scale_numbers: Vec::new(),
             reads: vec![0; TERM_COUNT],
             read_by: vec![ReadBy::default(); TERM_COUNT],
             terms_read: Vec::new(),
@@ -205,7 +214,9 @@ impl SegmentBuilder {
     pub fn push(&mut self, label: Label, trace: &Trace) {
         let p = self.hot.len() as u32;
         self.offsets.push(self.formulas.len() as u32);
-        trace.inputs.encode(&mut self.formulas);
+        trace.inputs.king_attack.encode(&mut self.formulas);
+        let number = self.scales.number(&trace.inputs.scale);
+        self.scale_numbers.push(number);
         self.hot.push(Hot {
             sum: [0, 0],
             phase: trace.phase as u8,
@@ -288,6 +299,8 @@ impl SegmentBuilder {
             hot: std::mem::take(&mut self.hot),
             formulas: std::mem::take(&mut self.formulas),
             offsets: std::mem::take(&mut self.offsets),
+            scales: self.scales.take(),
+            scale_numbers: std::mem::take(&mut self.scale_numbers),
             reads: self.reads.clone(),
             read_by: self.read_by.clone(),
         };
