@@ -53,7 +53,7 @@ const MAX_DANGER: i32 = 1600;
 
 /// What one side's pieces do around the enemy king: the inputs of the king attack formula
 /// (KingV). Arrays are by piece kind: knight, bishop, rook, queen.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Pod, Zeroable)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 #[repr(C)]
 pub struct KingAttack {
     /// Pieces attacking squares that touch the king.
@@ -151,7 +151,7 @@ impl KingAttack {
 
 /// Which endgame scale rules apply with one side as the stronger, and their inputs
 /// (ScaleV). Flags are 0 or 1.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Pod, Zeroable)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 #[repr(C)]
 pub struct ScaleRules {
     /// No pawns and at most a minor piece ahead: the side keeps nothing.
@@ -190,6 +190,13 @@ pub struct ScaleRules {
     pub few_pieces: u8,
     /// ... two of them.
     pub two_pieces: u8,
+}
+
+/// Hashed as its bytes in one go (a derived hash feeds the fields one at a time).
+impl std::hash::Hash for ScaleRules {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write(bytemuck::bytes_of(self));
+    }
 }
 
 impl ScaleRules {
