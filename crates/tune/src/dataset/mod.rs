@@ -2,11 +2,12 @@
 //!
 //! Per position: the label, phase, the cached sums and scale of the evaluation for the
 //! current parameters, and the inputs of its formulas: the king attacks compactly coded,
-//! the endgame scale's as the number of a distinct input ([`scales`]). The coefficients are kept in segments of consecutive positions, each
-//! built by one thread while loading: per flat parameter a column of (position,
-//! coefficient) entries (also the reverse index), per curve value a column of counts, per
-//! term read by a formula the positions where it is read. Nothing depends on the board any
-//! more: every evaluation is recomputed from these for any parameters.
+//! the endgame scale's as the number of a distinct input ([`scales`]). The coefficients
+//! are kept in segments of consecutive positions, each built by one thread while loading:
+//! per flat parameter a column of (position, coefficient) entries (also the reverse
+//! index), per curve value a column of counts, per term read by a formula the positions
+//! where it is read. Nothing depends on the board any more: every evaluation is recomputed
+//! from these for any parameters.
 
 mod coding;
 mod scales;
@@ -143,7 +144,7 @@ impl std::fmt::Debug for Dataset {
 /// A dataset holds no more positions: see [`DatasetBuilder::append`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "{0} positions fill one dataset (32-bit position numbers, 4 GiB of formula inputs): load fewer"
+    "{0} positions fill one dataset (32-bit position numbers, 4 GiB of king attack inputs): load fewer"
 )]
 pub struct DatasetFull(pub usize);
 
@@ -176,7 +177,7 @@ impl DatasetBuilder {
     ///
     /// # Errors
     /// [`DatasetFull`] when they do not fit: positions are numbered with 32 bits and the
-    /// formula inputs of all positions take at most 4 GiB (about 200M positions).
+    /// king attack inputs of all positions take at most 4 GiB (about 400M positions).
     pub fn append(&mut self, part: Part) -> Result<(), DatasetFull> {
         let ds = &mut self.ds;
         let (n, base) = (ds.hot.len(), ds.formulas.len());
