@@ -184,20 +184,26 @@ pub(super) fn put_gap(out: &mut Vec<u8>, gap: u32) {
 }
 
 /// Reads the next single-coefficient entry at `*at`: the gap and the zigzagged coefficient.
+///
+/// One- and two-byte entries mix in a sparse column: both are read without a branch (a
+/// two-byte entry's second byte is its gap − 16); only the long form branches.
 #[inline]
 fn next_single(bytes: &[u8], at: &mut usize) -> (u32, u64) {
     let token = bytes[*at];
-    *at += 1;
-    if token < MEDIUM {
-        (u32::from(token >> 4) + 1, u64::from(token & 15))
-    } else if token != LONG {
-        let gap = u32::from(bytes[*at]) + 16;
+    if token == LONG {
         *at += 1;
-        (gap, u64::from(token & 15))
-    } else {
         let gap = varint::get(bytes, at) as u32;
-        (gap, varint::get(bytes, at))
+        return (gap, varint::get(bytes, at));
     }
+    let two = token >= MEDIUM;
+    let next = u32::from(bytes.get(*at + 1).copied().unwrap_or(0));
+    let gap = if two {
+        next + 16
+    } else {
+        u32::from(token >> 4) + 1
+    };
+    *at += 1 + usize::from(two);
+    (gap, u64::from(token & 15))
 }
 
 /// Calls `f(position, coefficient)` for every entry of a single-coefficient column coded
@@ -289,17 +295,14 @@ pub(super) fn add_single(
     }
     let (mut at, mut pos) = (0, u32::MAX);
     while at < bytes.len() {
-        let token = bytes[at];
-        at += 1;
-        if token < MEDIUM {
-            pos = pos.wrapping_add(u32::from(token >> 4) + 1);
-            sums[pos as usize] += table[usize::from(token & 15)];
+        let long = bytes[at] == LONG;
+        let (gap, z) = next_single(bytes, &mut at);
+        pos = pos.wrapping_add(gap);
+        sums[pos as usize] += if long {
+            i64::from(unzigzag(z)) * weight
         } else {
-            at -= 1;
-            let (gap, z) = next_single(bytes, &mut at);
-            pos = pos.wrapping_add(gap);
-            sums[pos as usize] += i64::from(unzigzag(z)) * weight;
-        }
+            table[z as usize]
+        };
     }
 }
 
