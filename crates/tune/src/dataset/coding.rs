@@ -316,6 +316,15 @@ pub(super) fn nibble_products(weight: i64) -> [i64; 16] {
 pub(super) fn for_pair(bytes: &[u8], mut f: impl FnMut(u32, i32, i32)) {
     let (mut at, mut pos) = (0, u32::MAX);
     while at < bytes.len() {
+        // Mostly three one-byte varints: read them at once.
+        if let Some(&[gap, a, b]) = bytes.get(at..at + 3) {
+            if (gap | a | b) < 0x80 {
+                pos = pos.wrapping_add(u32::from(gap));
+                f(pos, unzigzag(u64::from(a)), unzigzag(u64::from(b)));
+                at += 3;
+                continue;
+            }
+        }
         pos = pos.wrapping_add(varint::get(bytes, &mut at) as u32);
         let a = unzigzag(varint::get(bytes, &mut at));
         f(pos, a, unzigzag(varint::get(bytes, &mut at)));
