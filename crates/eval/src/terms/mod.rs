@@ -25,6 +25,7 @@ use shakmaty::attacks::{
     between, bishop_attacks, king_attacks, knight_attacks, queen_attacks, ray, rook_attacks,
 };
 use shakmaty::{Bitboard, Board, Castles, Chess, Color, Position, Role, Square};
+use std::cell::OnceCell;
 
 /// Evaluates `pos`, reporting every term to `acc` and finishing with phase and scale.
 pub fn evaluate_with<A: Accumulator>(pos: &Chess, acc: &mut A) {
@@ -84,6 +85,9 @@ pub(crate) struct Info<'a> {
     pub defended_without_king: [Bitboard; 2],
     /// The checks each side can give.
     pub checks: [king::Checks; 2],
+    /// Pawns of each side held back for good by one enemy pawn (a candidate family's fact,
+    /// found when first asked for: see `candidates::backward`).
+    pub fully_backward: OnceCell<[Bitboard; 2]>,
 }
 
 impl<'a> Info<'a> {
@@ -115,6 +119,7 @@ impl<'a> Info<'a> {
             rammed: [Bitboard::EMPTY; 2],
             defended_without_king: [Bitboard::EMPTY; 2],
             checks: [king::Checks::default(); 2],
+            fully_backward: OnceCell::new(),
         };
         for c in Color::ALL {
             info.pinned[c as usize] = info.pinned_pieces(c);

@@ -58,6 +58,19 @@ pub(super) fn backwardness(info: &Info, us: Color, sq: Square) -> Option<Backwar
     None
 }
 
+/// The pawns of `us` that are [`Backwardness::Full`], found once per evaluation (three
+/// families ask).
+pub(super) fn fully_backward(info: &Info, us: Color) -> Bitboard {
+    let sides = info.fully_backward.get_or_init(|| {
+        [Color::Black, Color::White].map(|c| {
+            (info.pawns[c as usize].into_iter())
+                .filter(|&sq| backwardness(info, c, sq) == Some(Backwardness::Full))
+                .fold(Bitboard::EMPTY, |b, sq| b | Bitboard::from(sq))
+        })
+    });
+    sides[us as usize]
+}
+
 pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     for sq in info.pawns[us as usize] {
         let r = rel_rank(us, sq);
@@ -82,10 +95,7 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
 fn stop_square_pressure<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let them = us.other();
     let pieces = info.board.by_color(us) & !info.board.pawns() & !info.board.kings();
-    for sq in info.pawns[them as usize] {
-        if backwardness(info, them, sq) != Some(Backwardness::Full) {
-            continue;
-        }
+    for sq in fully_backward(info, them) {
         let Some(stop) = forward(them, Bitboard::from(sq)).first() else {
             continue;
         };

@@ -3,7 +3,7 @@
 //! passers against the enemy king.
 
 use super::super::{bits::*, Info};
-use super::backward::{backwardness, Backwardness};
+use super::backward::fully_backward;
 use super::chains::Chains;
 use super::unopposed::{free_path, Free};
 use crate::accumulate::Accumulator;
@@ -64,7 +64,7 @@ fn weak_pawn_blocked<A: Accumulator>(info: &Info, us: Color, sq: Square, role: R
     let kinds = [
         isolated && !doubled,
         isolated && doubled,
-        backwardness(info, them, sq) == Some(Backwardness::Full),
+        fully_backward(info, them).contains(sq),
         leads.contains(sq),
         role != Role::Rook && own_half(us).contains(sq),
     ];

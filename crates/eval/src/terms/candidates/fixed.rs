@@ -3,7 +3,7 @@
 //! squares of the own third and fourth ranks no own pawn can guard.
 
 use super::super::{bits::*, Info};
-use super::backward::{backwardness, Backwardness};
+use super::backward::fully_backward;
 use super::shelter::immediate_zone;
 use super::QUEEN_WING;
 use crate::accumulate::Accumulator;
@@ -60,7 +60,7 @@ fn wings<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         .filter(|&sq| {
             let isolated = !any(adjacent_files(sq) & own);
             let doubled = count(file_bb(sq) & own) > 1;
-            isolated || doubled || backwardness(info, us, sq) == Some(Backwardness::Full)
+            isolated || doubled || fully_backward(info, us).contains(sq)
         })
         .fold(Bitboard::EMPTY, |b, sq| b | Bitboard::from(sq));
     if both(weak) {
