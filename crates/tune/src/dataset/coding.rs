@@ -96,17 +96,32 @@ fn stream_parts(bytes: &[u8]) -> (&[u8], &[u8]) {
     bytes[2..].split_at(8 * words)
 }
 
+/// The entries of a stream's list of coefficients outside its words: (position,
+/// coefficient).
+fn outside_entries(list: &[u8]) -> impl Iterator<Item = (u32, i32)> + '_ {
+    let (mut at, mut pos) = (0, u32::MAX);
+    std::iter::from_fn(move || {
+        (at < list.len()).then(|| {
+            pos = pos.wrapping_add(varint::get(list, &mut at) as u32);
+            (pos, unzigzag(varint::get(list, &mut at)))
+        })
+    })
+}
+
 /// Calls `f(position, coefficient)` for every entry of a [`Coding::Stream`] column.
 fn for_stream(bytes: &[u8], mut f: impl FnMut(u32, i32)) {
     let (words, outside) = stream_parts(bytes);
-    let (mut pos, mut at) = (u32::MAX, 0);
+    let mut outside = outside_entries(outside);
+    let mut pos = u32::MAX;
     for &b in words {
         pos = pos.wrapping_add(u32::from(b >> 4));
         match b & 15 {
             0 => {}
             OUTSIDE => {
-                varint::get(outside, &mut at);
-                f(pos, unzigzag(varint::get(outside, &mut at)));
+                let (_, coef) = outside
+                    .next()
+                    .expect("a listed coefficient per marked byte");
+                f(pos, coef);
             }
             z => f(pos, unzigzag(u64::from(z))),
         }
@@ -131,10 +146,8 @@ fn add_stream(bytes: &[u8], weight: i64, table: &[i64; 16], sums: &mut [i64]) {
         }
         pos = pos.wrapping_add((ends >> 56) as u32);
     }
-    let (mut at, mut pos) = (0, u32::MAX);
-    while at < outside.len() {
-        pos = pos.wrapping_add(varint::get(outside, &mut at) as u32);
-        sums[pos as usize] += i64::from(unzigzag(varint::get(outside, &mut at))) * weight;
+    for (pos, coef) in outside_entries(outside) {
+        sums[pos as usize] += i64::from(coef) * weight;
     }
 }
 
@@ -210,20 +223,19 @@ fn next_single(bytes: &[u8], at: &mut usize) -> (u32, u64) {
 /// as `coding` (a stream or dense column leaves out coefficients of 0).
 #[inline]
 pub(super) fn for_single(bytes: &[u8], coding: Coding, mut f: impl FnMut(u32, i32)) {
-    if coding == Coding::Stream {
-        return for_stream(bytes, f);
-    }
-    if coding == Coding::Dense {
-        for (i, &b) in bytes.iter().enumerate() {
-            for (half, z) in [(0, b & 15), (1, b >> 4)] {
-                if z != 0 {
-                    f(2 * i as u32 + half, unzigzag(u64::from(z)));
+    match coding {
+        Coding::Sparse => Sparse::new(bytes).for_each(|(p, c)| f(p, c)),
+        Coding::Stream => for_stream(bytes, f),
+        Coding::Dense => {
+            for (i, &b) in bytes.iter().enumerate() {
+                for (half, z) in [(0, b & 15), (1, b >> 4)] {
+                    if z != 0 {
+                        f(2 * i as u32 + half, unzigzag(u64::from(z)));
+                    }
                 }
             }
         }
-        return;
     }
-    Sparse::new(bytes).for_each(|(p, c)| f(p, c));
 }
 
 /// The entries of a [`Coding::Sparse`] column: (position, coefficient).
@@ -281,18 +293,24 @@ pub(super) fn add_single(
     table: &[i64; 16],
     sums: &mut [i64],
 ) {
-    if coding == Coding::Stream {
-        return add_stream(bytes, weight, table, sums);
-    }
-    if coding == Coding::Dense {
-        for (pair, &b) in sums.chunks_mut(2).zip(bytes) {
-            pair[0] += table[usize::from(b & 15)];
-            if let Some(second) = pair.get_mut(1) {
-                *second += table[usize::from(b >> 4)];
+    match coding {
+        Coding::Sparse => add_sparse(bytes, weight, table, sums),
+        Coding::Stream => add_stream(bytes, weight, table, sums),
+        Coding::Dense => {
+            for (pair, &b) in sums.chunks_mut(2).zip(bytes) {
+                pair[0] += table[usize::from(b & 15)];
+                if let Some(second) = pair.get_mut(1) {
+                    *second += table[usize::from(b >> 4)];
+                }
             }
         }
-        return;
     }
+}
+
+/// [`add_single`] for a [`Coding::Sparse`] column: the long form multiplies, the others
+/// look their product up.
+#[inline]
+fn add_sparse(bytes: &[u8], weight: i64, table: &[i64; 16], sums: &mut [i64]) {
     let (mut at, mut pos) = (0, u32::MAX);
     while at < bytes.len() {
         let long = bytes[at] == LONG;
