@@ -7,6 +7,7 @@
 //! recompute a formula under trial parameters without the board. Each formula is written
 //! once, over a parameter reader, so the same code also reports which parameters it read.
 
+use crate::packed::{pack, unpack};
 use crate::params::{IParam, Params};
 use crate::score::FULL_SCALE;
 use crate::table::*;
@@ -107,6 +108,14 @@ impl KingAttack {
     /// positive: the product of attacker count and attack units makes the score grow faster
     /// than either.
     pub fn value_with(&self, r: &mut impl Read) -> S {
+        let [count, cover, mobility, defence] = self.linear_sums(r);
+        let cover = cover + safe_check_score(self.safe_checks, r);
+        attack_score([count, cover, mobility, defence], r)
+    }
+
+    /// The attack's four sums that are linear in its fields: attacker count, cover (attack
+    /// units less the safe checks), attacker mobility and defence.
+    fn linear_sums(&self, r: &mut impl Read) -> [i32; 4] {
         let mut count = r.times(KS_COUNT_EXTENDED_ZONE, self.outer_pieces);
         let mut cover = 0;
         let mut mobility = 0;
@@ -125,9 +134,6 @@ impl KingAttack {
         count += r.times(KS_BISHOP_ALIGN_COUNT, self.aligned_slider)
             + r.times(KS_COUNT_STM_BONUS, self.to_move)
             + r.times(KS_COUNT_QUEEN_HANGING, self.queen_hanging);
-        if self.safe_checks > 0 {
-            cover += r.read(KS_SAFE_CHECK_SCORE.at_most(usize::from(self.safe_checks) - 1));
-        }
         cover += r.times(KS_SAFE_BISHOP_CHECK_ADJUST, self.safe_bishop_checks)
             + r.times(KS_TOUCH_CHECK_ADJUST, self.contact_checks)
             + r.times(KS_UNSAFE_CHECK, self.unsafe_checks)
@@ -136,18 +142,109 @@ impl KingAttack {
             + r.times(KS_PAWN_CHECK, self.pawn_checks);
         let defence = r.times(KS_DEF_KING_ZONE_OCCUPIED, self.defenders)
             + r.times(KS_DEF_KING_ZONE_COVERED, self.covered_touching);
-        let raw = r.read(KS_PIECE_COUNT_WEIGHT) * count * (cover - r.read(KS_COVER_SUB)).max(0)
-            + r.read(KS_MOBILITY_WEIGHT) * mobility / 8
-            + r.read(KS_ATTACK_BASE) * count
-            - r.read(KS_DEFENSE_WEIGHT) * defence * r.read(KS_DEF_COVER_MUL) / 16;
-        let danger = (raw / 12 - r.read(KS_ATTACK_SUB)).min(MAX_DANGER);
-        if danger > 0 {
-            S(danger / 4, danger / 16)
-        } else {
-            S::ZERO
-        }
+        [count, cover, mobility, defence]
     }
 }
+
+/// The cover `checks` safe checks add: one value per count, the last for any more.
+fn safe_check_score(checks: u8, r: &mut impl Read) -> i32 {
+    match checks {
+        0 => 0,
+        n => r.read(KS_SAFE_CHECK_SCORE.at_most(usize::from(n) - 1)),
+    }
+}
+
+/// The king attack's score from its [`KingAttack::linear_sums`] (safe checks included).
+fn attack_score(sums: [i32; 4], r: &mut impl Read) -> S {
+    let [count, cover, mobility, defence] = sums;
+    let raw = r.read(KS_PIECE_COUNT_WEIGHT) * count * (cover - r.read(KS_COVER_SUB)).max(0)
+        + r.read(KS_MOBILITY_WEIGHT) * mobility / 8
+        + r.read(KS_ATTACK_BASE) * count
+        - r.read(KS_DEFENSE_WEIGHT) * defence * r.read(KS_DEF_COVER_MUL) / 16;
+    let danger = (raw / 12 - r.read(KS_ATTACK_SUB)).min(MAX_DANGER);
+    if danger > 0 {
+        S(danger / 4, danger / 16)
+    } else {
+        S::ZERO
+    }
+}
+
+/// The king attack formula under one parameter set, ready to value encoded records
+/// ([`KingAttacks::encode`]) without decoding them: each field's weights on the linear
+/// sums ([`pack`]ed two by two: count and cover, mobility and defence), and the safe check
+/// scores by count.
+pub struct KingAttackWeights<'a> {
+    /// For the parameters of [`attack_score`].
+    params: &'a Params,
+    /// By field; a mask has 64 bits, the fields past the record's weigh nothing.
+    fields: [[i64; 2]; 64],
+    safe_checks: [i32; 256],
+}
+
+impl<'a> KingAttackWeights<'a> {
+    /// The formula under `params`: [`KingAttack::linear_sums`] of a record with one field
+    /// at 1 gives that field's weights.
+    pub fn new(mut params: &'a Params) -> Self {
+        let mut fields = [[0; 2]; 64];
+        for (f, weights) in fields.iter_mut().take(size_of::<KingAttack>()).enumerate() {
+            let mut unit = KingAttack::default();
+            bytemuck::bytes_of_mut(&mut unit)[f] = 1;
+            let [count, cover, mobility, defence] = unit.linear_sums(&mut params);
+            *weights = [pack(count, cover), pack(mobility, defence)];
+        }
+        let safe_checks = std::array::from_fn(|n| safe_check_score(n as u8, &mut params));
+        KingAttackWeights {
+            params,
+            fields,
+            safe_checks,
+        }
+    }
+
+    /// White's king attack minus black's, encoded at `bytes[*at..]` by
+    /// [`KingAttacks::encode`] (the same as [`KingAttacks::value`] of the decoded attacks),
+    /// moving `at` past them.
+    ///
+    /// # Panics
+    /// On bytes not written by [`KingAttacks::encode`].
+    #[inline]
+    pub fn value(&self, bytes: &[u8], at: &mut usize) -> S {
+        let flags = bytes[*at];
+        *at += 1;
+        let mut record = |bit: u8| match flags & bit {
+            0 => S::ZERO,
+            _ => self.record(bytes, at),
+        };
+        let white = record(1);
+        white - record(2)
+    }
+
+    /// The score of the record encoded at `bytes[*at..]`, moving `at` past it.
+    #[inline]
+    fn record(&self, bytes: &[u8], at: &mut usize) -> S {
+        let mut mask = get_mask::<KingAttack>(bytes, at);
+        let stored = mask.count_ones() as usize;
+        let (mut count_cover, mut mobility_defence, mut checks) = (0, 0, 0);
+        for &b in &bytes[*at..*at + stored] {
+            let field = mask.trailing_zeros();
+            let [first, second] = self.fields[field as usize];
+            count_cover += first * i64::from(b);
+            mobility_defence += second * i64::from(b);
+            if field == SAFE_CHECKS_FIELD {
+                checks = self.safe_checks[usize::from(b)];
+            }
+            mask &= mask - 1;
+        }
+        *at += stored;
+        let [count, cover] = unpack(count_cover);
+        let [mobility, defence] = unpack(mobility_defence);
+        attack_score([count, cover + checks, mobility, defence], &mut {
+            self.params
+        })
+    }
+}
+
+/// The byte of [`KingAttack::safe_checks`].
+const SAFE_CHECKS_FIELD: u32 = std::mem::offset_of!(KingAttack, safe_checks) as u32;
 
 /// Which endgame scale rules apply with one side as the stronger, and their inputs
 /// (ScaleV). Flags are 0 or 1.
@@ -305,18 +402,6 @@ impl KingAttacks {
             put_fields(out, bytemuck::bytes_of(&a));
         }
     }
-
-    /// Decodes what [`KingAttacks::encode`] wrote at `bytes[*at..]`, moving `at` past it.
-    ///
-    /// # Panics
-    /// On bytes not written by [`KingAttacks::encode`].
-    pub fn decode(bytes: &[u8], at: &mut usize) -> KingAttacks {
-        let flags = bytes[*at];
-        *at += 1;
-        let mut record = |bit: u8| (flags & bit != 0).then(|| get_fields(bytes, at));
-        let white = record(1);
-        KingAttacks([record(2), white])
-    }
 }
 
 /// Every formula input of one position: what the tuner keeps to recompute the formulas.
@@ -383,30 +468,63 @@ fn get_mask<T>(bytes: &[u8], at: &mut usize) -> u64 {
     u64::from_le_bytes(mask)
 }
 
-/// Reads what [`put_fields`] wrote.
-fn get_fields<T: Pod>(bytes: &[u8], at: &mut usize) -> T {
-    let mut mask = get_mask::<T>(bytes, at);
-    let mut value = T::zeroed();
-    let fields = bytemuck::bytes_of_mut(&mut value);
-    let stored = mask.count_ones() as usize;
-    for &b in &bytes[*at..*at + stored] {
-        fields[mask.trailing_zeros() as usize] = b;
-        mask &= mask - 1;
-    }
-    *at += stored;
-    value
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// A small deterministic generator for the tests below.
+    fn next(state: &mut u64) -> u64 {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        *state
+    }
+
     #[test]
-    fn king_attacks_survive_encoding() {
+    fn compiled_weights_value_encoded_attacks_as_the_formula_does() {
+        let mut state = 0x9E37_79B9_7F4A_7C15;
+        let mut params = Params::default();
+        let mut bytes = Vec::new();
+        let mut cases = Vec::new();
+        for round in 0..200 {
+            let mut record = || {
+                let mut a = KingAttack::default();
+                for b in bytemuck::bytes_of_mut(&mut a) {
+                    // Mostly zero fields (as on the board), some up to 20.
+                    *b = match next(&mut state) % 3 {
+                        0 => (next(&mut state) % 21) as u8,
+                        _ => 0,
+                    };
+                }
+                (next(&mut state) % 4 != 0).then_some(a)
+            };
+            let attacks = KingAttacks([record(), record()]);
+            attacks.encode(&mut bytes);
+            cases.push(attacks);
+            if round % 50 == 49 {
+                // Move every value used by the formula, the attack tables included.
+                for i in 0..crate::table::FLAT_LEN {
+                    let v = params.flat()[i] + (next(&mut state) % 41) as i32 - 20;
+                    params.set_flat(i, v);
+                }
+                let weights = KingAttackWeights::new(&params);
+                let mut at = 0;
+                for a in &cases {
+                    assert_eq!(weights.value(&bytes, &mut at), a.value(&params), "{a:?}");
+                }
+                assert_eq!(at, bytes.len());
+            }
+        }
+        assert!(cases.iter().any(|a| a.value(&params) != S::ZERO));
+    }
+
+    #[test]
+    fn encoded_edge_cases_keep_their_value() {
         let mut attack = KingAttack {
             zone_pieces: [1, 0, 2, 1],
+            zone_squares: [2, 0, 5, 6],
+            weak_touching: 3,
             safe_checks: 3,
-            covered_touching: 255,
             ..KingAttack::default()
         };
         attack.attacker_moves[3] = 27;
@@ -415,16 +533,26 @@ mod tests {
             KingAttacks([None, Some(attack)]),
             KingAttacks([Some(attack), None]),
             KingAttacks([Some(KingAttack::default()), Some(attack)]),
+            KingAttacks([
+                Some(attack),
+                Some(KingAttack {
+                    covered_touching: 255,
+                    ..attack
+                }),
+            ]),
         ];
         let mut bytes = Vec::new();
         for a in &cases {
             a.encode(&mut bytes);
         }
+        let params = Params::default();
+        let weights = KingAttackWeights::new(&params);
         let mut at = 0;
         for a in &cases {
-            assert_eq!(&KingAttacks::decode(&bytes, &mut at), a);
+            assert_eq!(weights.value(&bytes, &mut at), a.value(&params), "{a:?}");
         }
         assert_eq!(at, bytes.len());
+        assert_ne!(cases[1].value(&params), S::ZERO);
     }
 
     #[test]

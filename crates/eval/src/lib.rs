@@ -15,6 +15,7 @@
 mod accumulate;
 pub mod curve;
 pub mod formula;
+pub mod packed;
 pub mod params;
 mod score;
 pub mod table;

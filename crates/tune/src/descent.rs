@@ -15,7 +15,7 @@
 //! depend on the number of threads.
 
 use crate::adam::AdamState;
-use crate::dataset::{Dataset, ReadBy};
+use crate::dataset::{Dataset, Trial};
 use crate::error::{SigmoidTable, CHUNK};
 use crate::touch::{Combiner, Touch};
 use rayon::prelude::*;
@@ -256,11 +256,11 @@ impl<'a> Descent<'a> {
     /// What moving to `trial` (whose difference the formulas in `by` read) does to a
     /// touched position.
     #[inline]
-    fn touched(&self, t: &Touch, trial: &Params, by: ReadBy) -> Change {
+    fn touched(&self, t: &Touch, trial: &Trial) -> Change {
         let (pos, i) = (t.pos, t.pos as usize);
         if t.formula {
             let before = ([t.mid, t.end], self.attacks[i]);
-            let (sums, scale, attack) = self.ds.formula_change(i, before, (trial, by));
+            let (sums, scale, attack) = self.ds.formula_change(i, before, trial);
             Change {
                 pos,
                 sums,
@@ -286,7 +286,8 @@ impl<'a> Descent<'a> {
         let touches = self
             .ds
             .touches(slot, delta, &self.params, &mut self.combiner);
-        let (trial, by) = (self.moved(slot, delta), self.ds.read_by(slot));
+        let moved = self.moved(slot, delta);
+        let trial = self.ds.trial(&moved, slot);
         let (ds, k, errors) = (&*self.ds, &self.sigmoid, &self.errors);
         let chunks: Vec<f64> = touches
             .par_chunks(PROBE_CHUNK)
@@ -294,7 +295,7 @@ impl<'a> Descent<'a> {
                 chunk
                     .iter()
                     .map(|t| {
-                        let (c, i) = (self.touched(t, &trial, by), t.pos as usize);
+                        let (c, i) = (self.touched(t, &trial), t.pos as usize);
                         let new = match c.scale {
                             Some(scale) => ds.eval_scaled(i, c.sums, scale),
                             None => ds.eval_with(i, c.sums),
@@ -318,13 +319,14 @@ impl<'a> Descent<'a> {
                 .ds
                 .touches(slot, delta, &self.params, &mut self.combiner),
         };
-        let (trial, by) = (self.moved(slot, delta), self.ds.read_by(slot));
+        let moved = self.moved(slot, delta);
+        let trial = self.ds.trial(&moved, slot);
         let this = &*self;
         touches
             .par_chunks(PROBE_CHUNK)
             .flat_map_iter(|chunk| {
                 let trial = &trial;
-                chunk.iter().map(move |t| this.touched(t, trial, by))
+                chunk.iter().map(move |t| this.touched(t, trial))
             })
             .collect()
     }

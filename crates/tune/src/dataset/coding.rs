@@ -269,21 +269,7 @@ impl Iterator for Sparse<'_> {
     }
 }
 
-/// A middlegame and an endgame sum in one integer (`mid × 2³² + end`): adding packed pairs
-/// adds both sums, and a coefficient times a packed pair packs the two products.
-#[inline]
-pub(super) fn pack(mid: i32, end: i32) -> i64 {
-    (i64::from(mid) << 32) + i64::from(end)
-}
-
-/// The middlegame and endgame sums of a [`pack`]ed pair.
-#[inline]
-pub(super) fn unpack(packed: i64) -> [i32; 2] {
-    let end = packed as i32;
-    [((packed - i64::from(end)) >> 32) as i32, end]
-}
-
-/// Adds coefficient × `weight` ([`pack`]ed) to `sums[position]` for every entry of a
+/// Adds coefficient × `weight` ([`pack`](texel_eval::packed::pack)ed) to `sums[position]` for every entry of a
 /// single-coefficient column: the full pass's inner loop, products of the coefficients
 /// that fit a nibble looked up in `table`.
 #[inline]
@@ -366,6 +352,7 @@ pub(super) fn for_gaps(bytes: &[u8], len: u32, mut f: impl FnMut(u32)) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use texel_eval::packed::{pack, unpack};
 
     /// Codes `entries` sparse and reads them back.
     fn round_trip(entries: &[(u32, i32)]) -> (Vec<u8>, Vec<(u32, i32)>) {
@@ -508,19 +495,7 @@ mod tests {
     }
 
     #[test]
-    fn packed_pairs_add_and_scale_both_sums() {
-        for (mid, end, c) in [
-            (3, -5, 7),
-            (-200, 100, -3),
-            (0, -1, 1),
-            (i32::MAX / 4, -9, 2),
-        ] {
-            assert_eq!(unpack(pack(mid, end) * i64::from(c)), [mid * c, end * c]);
-            assert_eq!(
-                unpack(pack(mid, end) + pack(end, mid)),
-                [mid + end, end + mid]
-            );
-        }
+    fn packed_weights_add_both_sums() {
         let mut bytes = Vec::new();
         put_single(&mut bytes, 1, -2);
         put_single(&mut bytes, 2, 40);

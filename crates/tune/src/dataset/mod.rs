@@ -15,7 +15,7 @@ mod segment;
 
 use crate::touch::Combiner;
 use crate::touch::Touch;
-use coding::{add_single, for_gaps, for_pair, for_single, nibble_products, pack, unpack};
+use coding::{add_single, for_gaps, for_pair, for_single, nibble_products};
 use rayon::prelude::*;
 use scales::ScaleBook;
 pub(crate) use segment::Part;
@@ -24,7 +24,8 @@ use segment::{curve_column, Segment};
 use std::sync::LazyLock;
 use texel_data::{splitmix64, Label};
 use texel_eval::curve::{slot_count, slot_curve};
-use texel_eval::formula::{EndgameScale, KingAttacks};
+use texel_eval::formula::{EndgameScale, KingAttackWeights};
+use texel_eval::packed::{pack, unpack};
 use texel_eval::params::{flat_params, Component};
 use texel_eval::table::{FLAT_LEN, TERM_COUNT};
 use texel_eval::{taper, Params, TermId, S};
@@ -130,6 +131,15 @@ pub(crate) struct ReadBy {
     pub attack: bool,
     /// The endgame scale rules.
     pub scale: bool,
+}
+
+/// Parameters a probe tries, with what a position's formula change needs: which formulas
+/// read the moved value, and the king attack formula under the trial values when it does.
+pub(crate) struct Trial<'a> {
+    /// The trial values.
+    pub params: &'a Params,
+    by: ReadBy,
+    attack: Option<KingAttackWeights<'a>>,
 }
 
 impl std::fmt::Debug for Dataset {
@@ -327,25 +337,31 @@ impl Dataset {
         self.read_by[usize::from(flat_params()[slot].term.0)]
     }
 
-    /// Position `i` when the parameters go from `current` to `trial`, whose difference the
-    /// formulas in `by` read, and the linear terms move the sums by `delta`: the change of
-    /// its cached sums, its scale, and (when the king attack reads the difference) its new
-    /// king attack; `attack` is its king attack under `current`.
+    /// Trying `params`, which differ from the current values in `slot`.
+    pub(crate) fn trial<'a>(&self, params: &'a Params, slot: usize) -> Trial<'a> {
+        let by = self.read_by(slot);
+        let attack = by.attack.then(|| KingAttackWeights::new(params));
+        Trial { params, by, attack }
+    }
+
+    /// Position `i` when the parameters go to `trial` and the linear terms move the sums by
+    /// `delta`: the change of its cached sums, its scale, and (when the king attack reads
+    /// the moved value) its new king attack; `attack` is its king attack now.
     #[inline]
     pub(crate) fn formula_change(
         &self,
         i: usize,
         (delta, attack): ([i32; 2], [i32; 2]),
-        (trial, by): (&Params, ReadBy),
+        trial: &Trial,
     ) -> ([i32; 2], u8, Option<[i32; 2]>) {
         let (mut d, mut new_attack) = (delta, None);
-        if by.attack {
-            let new = KingAttacks::decode(&self.formulas, &mut self.offsets.get(i)).value(trial);
+        if let Some(weights) = &trial.attack {
+            let new = weights.value(&self.formulas, &mut self.offsets.get(i));
             d = [d[0] + new.0 - attack[0], d[1] + new.1 - attack[1]];
             new_attack = Some([new.0, new.1]);
         }
-        let scale = if by.scale {
-            self.scale_input(i).value(trial) as u8
+        let scale = if trial.by.scale {
+            self.scale_input(i).value(trial.params) as u8
         } else {
             self.hot[i].scale
         };
@@ -354,6 +370,7 @@ impl Dataset {
 
     /// Every position's king attack (white's minus black's) under `params`.
     pub(crate) fn attacks(&self, params: &Params) -> Vec<[i32; 2]> {
+        let weights = KingAttackWeights::new(params);
         let parts: Vec<Vec<[i32; 2]>> = self
             .segments
             .par_iter()
@@ -361,7 +378,7 @@ impl Dataset {
                 let mut at = self.offsets.get(segment.start as usize);
                 (0..segment.len)
                     .map(|_| {
-                        let a = KingAttacks::decode(&self.formulas, &mut at).value(params);
+                        let a = weights.value(&self.formulas, &mut at);
                         [a.0, a.1]
                     })
                     .collect()
@@ -425,6 +442,7 @@ impl Dataset {
     /// The full pass, writing the king attacks to `attacks` when given.
     fn rescore_into(&mut self, params: &Params, mut attacks: Option<&mut [[i32; 2]]>) {
         let weighted = Self::weighted(params);
+        let attack_weights = KingAttackWeights::new(params);
         let scales: Vec<u8> = self.scales.iter().map(|s| s.value(params) as u8).collect();
         let (formulas, offsets) = (&self.formulas, &self.offsets);
         let numbers = &self.scale_numbers;
@@ -446,7 +464,7 @@ impl Dataset {
                 let first = segment.start as usize;
                 for (j, h) in hot.iter_mut().enumerate() {
                     let [mid, end] = unpack(sums[j]);
-                    let attack = KingAttacks::decode(formulas, &mut at).value(params);
+                    let attack = attack_weights.value(formulas, &mut at);
                     h.sum = [mid + attack.0, end + attack.1];
                     h.scale = scales[numbers[first + j] as usize];
                     if let Some(kept) = kept.as_mut() {
