@@ -496,12 +496,12 @@ mod tests {
                         _ => 0,
                     };
                 }
-                (next(&mut state) % 4 != 0).then_some(a)
+                (!next(&mut state).is_multiple_of(4)).then_some(a)
             };
             let attacks = KingAttacks([record(), record()]);
             attacks.encode(&mut bytes);
             cases.push(attacks);
-            if round % 50 == 49 {
+            if (round + 1) % 50 == 0 {
                 // Move every value used by the formula, the attack tables included.
                 for i in 0..crate::table::FLAT_LEN {
                     let v = params.flat()[i] + (next(&mut state) % 41) as i32 - 20;
