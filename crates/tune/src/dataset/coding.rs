@@ -1,11 +1,14 @@
 //! How a column stores its entries: positions as gaps from the previous entry (the first
 //! counted from one before the segment's first position), each with its coefficients.
 //!
-//! Most entries have a small gap and a small coefficient. A single-coefficient entry with
-//! a coefficient from -8 to 7 (zigzagged: 0 to 15) takes one byte for a gap of 1 to 15
-//! (gap − 1 in the high nibble, the coefficient in the low one) and two for a gap of 16 to
-//! 271 (high nibble 15, then gap − 16); anything else is [`LONG`] followed by the gap and
-//! the zigzagged coefficient as varints: a [`Coding::Sparse`] column, read entry by entry.
+//! Most entries have a small gap and a small coefficient. In a [`Coding::Sparse`] column
+//! every single-coefficient entry has a one-byte token: for a gap of 1 to 15 and a
+//! coefficient from -8 to 7 (zigzagged: 0 to 15) it is the whole entry (gap − 1 in the high
+//! nibble, the coefficient in the low one); for a gap of 16 to 271 the high nibble is 15
+//! and one extra byte holds gap − 16; anything else is the token [`LONG`] with the gap and
+//! the zigzagged coefficient as varints in the extras. The column is the number of tokens,
+//! the tokens, then the extras, so a reader finds the next token without decoding this
+//! one.
 //!
 //! A column with an entry in at least half of its segment's positions and only such
 //! coefficients is stored [`Coding::Dense`] instead: one nibble per position, two positions
@@ -151,19 +154,62 @@ fn add_stream(bytes: &[u8], weight: i64, table: &[i64; 16], sums: &mut [i64]) {
     }
 }
 
-/// Appends a single-coefficient entry.
-#[inline]
-pub(super) fn put_single(out: &mut Vec<u8>, gap: u32, coef: i32) {
-    let z = zigzag(coef);
-    match gap {
-        1..=15 if z < 16 => out.push(((gap - 1) << 4) as u8 | z as u8),
-        16..=271 if z < 15 => out.extend([MEDIUM | z as u8, (gap - 16) as u8]),
-        _ => {
-            out.push(LONG);
-            varint::put(out, u64::from(gap));
-            varint::put(out, z);
+/// A [`Coding::Sparse`] column being built: the token of every entry, and the rest of the
+/// entries longer than one byte.
+#[derive(Clone, Debug, Default)]
+pub(super) struct SparseParts {
+    tokens: Vec<u8>,
+    extras: Vec<u8>,
+}
+
+impl SparseParts {
+    /// Appends an entry.
+    #[inline]
+    pub(super) fn put(&mut self, gap: u32, coef: i32) {
+        let z = zigzag(coef);
+        match gap {
+            1..=15 if z < 16 => self.tokens.push(((gap - 1) << 4) as u8 | z as u8),
+            16..=271 if z < 15 => {
+                self.tokens.push(MEDIUM | z as u8);
+                self.extras.push((gap - 16) as u8);
+            }
+            _ => {
+                self.tokens.push(LONG);
+                varint::put(&mut self.extras, u64::from(gap));
+                varint::put(&mut self.extras, z);
+            }
         }
     }
+
+    /// The entries so far.
+    pub(super) fn entries(&self) -> Sparse<'_> {
+        Sparse::from_parts(&self.tokens, &self.extras)
+    }
+
+    /// Writes the column to `out` (cleared first): the number of entries, the tokens, the
+    /// extras.
+    pub(super) fn write(&self, out: &mut Vec<u8>) {
+        out.clear();
+        varint::put(out, self.tokens.len() as u64);
+        out.extend_from_slice(&self.tokens);
+        out.extend_from_slice(&self.extras);
+    }
+
+    pub(super) fn clear(&mut self) {
+        self.tokens.clear();
+        self.extras.clear();
+    }
+}
+
+/// A sparse column's tokens and extras.
+#[inline]
+fn sparse_parts(bytes: &[u8]) -> (&[u8], &[u8]) {
+    if bytes.is_empty() {
+        return (bytes, bytes);
+    }
+    let mut at = 0;
+    let tokens = varint::get(bytes, &mut at) as usize;
+    bytes[at..].split_at(tokens)
 }
 
 /// Whether a coefficient fits a dense column's nibble.
@@ -196,26 +242,26 @@ pub(super) fn put_gap(out: &mut Vec<u8>, gap: u32) {
     varint::put(out, u64::from(gap));
 }
 
-/// Reads the next single-coefficient entry at `*at`: the gap and the zigzagged coefficient.
+/// The gap and the zigzagged coefficient of a sparse entry whose token is `token`, its
+/// extras (if any) at `extras[*at..]`, moving `at` past them.
 ///
-/// One- and two-byte entries mix in a sparse column: both are read without a branch (a
-/// two-byte entry's second byte is its gap − 16); only the long form branches.
+/// Every entry has one token, so the next token's place never waits for this one: one-
+/// and two-byte entries are read without a branch (a two-byte entry's extra is its
+/// gap − 16); only the long form branches.
 #[inline]
-fn next_single(bytes: &[u8], at: &mut usize) -> (u32, u64) {
-    let token = bytes[*at];
+fn next_single(token: u8, extras: &[u8], at: &mut usize) -> (u32, u64) {
     if token == LONG {
-        *at += 1;
-        let gap = varint::get(bytes, at) as u32;
-        return (gap, varint::get(bytes, at));
+        let gap = varint::get(extras, at) as u32;
+        return (gap, varint::get(extras, at));
     }
     let two = token >= MEDIUM;
-    let next = u32::from(bytes.get(*at + 1).copied().unwrap_or(0));
+    let next = u32::from(extras.get(*at).copied().unwrap_or(0));
     let gap = if two {
         next + 16
     } else {
         u32::from(token >> 4) + 1
     };
-    *at += 1 + usize::from(two);
+    *at += usize::from(two);
     (gap, u64::from(token & 15))
 }
 
@@ -240,15 +286,23 @@ pub(super) fn for_single(bytes: &[u8], coding: Coding, mut f: impl FnMut(u32, i3
 
 /// The entries of a [`Coding::Sparse`] column: (position, coefficient).
 pub(super) struct Sparse<'a> {
-    bytes: &'a [u8],
+    tokens: std::slice::Iter<'a, u8>,
+    extras: &'a [u8],
     at: usize,
     pos: u32,
 }
 
 impl<'a> Sparse<'a> {
+    /// The entries of a written sparse column ([`SparseParts::write`]).
     pub(super) fn new(bytes: &'a [u8]) -> Self {
+        let (tokens, extras) = sparse_parts(bytes);
+        Self::from_parts(tokens, extras)
+    }
+
+    fn from_parts(tokens: &'a [u8], extras: &'a [u8]) -> Self {
         Sparse {
-            bytes,
+            tokens: tokens.iter(),
+            extras,
             at: 0,
             pos: u32::MAX,
         }
@@ -260,10 +314,8 @@ impl Iterator for Sparse<'_> {
 
     #[inline]
     fn next(&mut self) -> Option<(u32, i32)> {
-        if self.at >= self.bytes.len() {
-            return None;
-        }
-        let (gap, z) = next_single(self.bytes, &mut self.at);
+        let &token = self.tokens.next()?;
+        let (gap, z) = next_single(token, self.extras, &mut self.at);
         self.pos = self.pos.wrapping_add(gap);
         Some((self.pos, unzigzag(z)))
     }
@@ -297,12 +349,12 @@ pub(super) fn add_single(
 /// look their product up.
 #[inline]
 fn add_sparse(bytes: &[u8], weight: i64, table: &[i64; 16], sums: &mut [i64]) {
+    let (tokens, extras) = sparse_parts(bytes);
     let (mut at, mut pos) = (0, u32::MAX);
-    while at < bytes.len() {
-        let long = bytes[at] == LONG;
-        let (gap, z) = next_single(bytes, &mut at);
+    for &token in tokens {
+        let (gap, z) = next_single(token, extras, &mut at);
         pos = pos.wrapping_add(gap);
-        sums[pos as usize] += if long {
+        sums[pos as usize] += if token == LONG {
             i64::from(unzigzag(z)) * weight
         } else {
             table[z as usize]
@@ -354,13 +406,22 @@ mod tests {
     use super::*;
     use texel_eval::packed::{pack, unpack};
 
-    /// Codes `entries` sparse and reads them back.
-    fn round_trip(entries: &[(u32, i32)]) -> (Vec<u8>, Vec<(u32, i32)>) {
-        let (mut bytes, mut last) = (Vec::new(), u32::MAX);
+    /// `entries` coded sparse.
+    fn sparse(entries: &[(u32, i32)]) -> Vec<u8> {
+        let (mut parts, mut last) = (SparseParts::default(), u32::MAX);
         for &(pos, coef) in entries {
-            put_single(&mut bytes, pos.wrapping_sub(last), coef);
+            parts.put(pos.wrapping_sub(last), coef);
             last = pos;
         }
+        assert_eq!(parts.entries().collect::<Vec<_>>(), entries);
+        let mut bytes = vec![1, 2, 3];
+        parts.write(&mut bytes);
+        bytes
+    }
+
+    /// Codes `entries` sparse and reads them back.
+    fn round_trip(entries: &[(u32, i32)]) -> (Vec<u8>, Vec<(u32, i32)>) {
+        let bytes = sparse(entries);
         let mut back = Vec::new();
         for_single(&bytes, Coding::Sparse, |p, c| back.push((p, c)));
         (bytes, back)
@@ -379,9 +440,17 @@ mod tests {
         ];
         let (bytes, back) = round_trip(&entries);
         assert_eq!(back, entries);
-        // One byte each for the first four; two for the gaps of 16 and 256; the long form
-        // for coefficient 8 (marker, gap, coefficient).
-        assert_eq!(bytes.len(), 4 + 2 + 2 + 3);
+        // The count; one byte each for the first four; two for the gaps of 16 and 256; the
+        // long form for coefficient 8 (marker, gap, coefficient).
+        assert_eq!(bytes.len(), 1 + 4 + 2 + 2 + 3);
+        assert_eq!(bytes[0], 7, "seven tokens");
+        let tokens = [0x02, 0x01, 0xee, 0xef, MEDIUM | 14, MEDIUM | 13, LONG];
+        assert_eq!(bytes[1..8], tokens, "then the tokens, one an entry");
+        assert_eq!(
+            bytes[8..],
+            [0, 240, 1, 16],
+            "then the extras: 16 − 16, 256 − 16, (1, 8)"
+        );
     }
 
     #[test]
@@ -390,7 +459,7 @@ mod tests {
         // coefficient beyond a nibble.
         for entries in [[(15, -8)], [(271, 1)], [(0, -300)]] {
             let (bytes, back) = round_trip(&entries);
-            assert_eq!(bytes[0], LONG);
+            assert_eq!(bytes[1], LONG);
             assert_eq!(back, entries);
         }
     }
@@ -467,13 +536,7 @@ mod tests {
         for coding in [Coding::Sparse, Coding::Stream, Coding::Dense] {
             let mut bytes = Vec::new();
             match coding {
-                Coding::Sparse => {
-                    let mut last = u32::MAX;
-                    for &(p, c) in &entries {
-                        put_single(&mut bytes, p.wrapping_sub(last), c);
-                        last = p;
-                    }
-                }
+                Coding::Sparse => bytes = sparse(&entries),
                 Coding::Stream => {
                     stream(entries.iter().copied(), &mut bytes, &mut Vec::new());
                 }
@@ -496,9 +559,7 @@ mod tests {
 
     #[test]
     fn packed_weights_add_both_sums() {
-        let mut bytes = Vec::new();
-        put_single(&mut bytes, 1, -2);
-        put_single(&mut bytes, 2, 40);
+        let bytes = sparse(&[(0, -2), (2, 40)]);
         let weight = pack(10, -3);
         let mut sums = [0i64; 3];
         add_single(

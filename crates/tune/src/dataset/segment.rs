@@ -3,7 +3,7 @@
 //! column, so a full pass reads a segment's memory front to back.
 
 use super::coding::{
-    dense, fits_nibble, put_gap, put_pair, put_single, stream, Coding, Sparse, EVERY_POSITION,
+    dense, fits_nibble, put_gap, put_pair, stream, Coding, SparseParts, EVERY_POSITION,
 };
 use super::scales::ScaleBook;
 use super::{Hot, ReadBy};
@@ -104,14 +104,30 @@ fn worth_streaming(entries: u32, outside: u32, stream: usize, sparse: usize) -> 
     8 * outside <= entries && 4 * stream <= 5 * sparse
 }
 
+/// A single-coefficient column while its segment is built.
+#[derive(Clone, Debug, Default)]
+struct SingleColumn {
+    parts: SparseParts,
+    entries: u32,
+    /// Whether some coefficient does not fit a dense column's nibble.
+    large: bool,
+}
+
+impl SingleColumn {
+    /// Empties the column, keeping its buffers.
+    fn clear(&mut self) {
+        self.parts.clear();
+        (self.entries, self.large) = (0, false);
+    }
+}
+
 /// Builds segments one position at a time; reusable (one per thread).
 pub(crate) struct SegmentBuilder {
     columns: Vec<Vec<u8>>,
     /// Per column, the last position with an entry (`u32::MAX` before the first).
     last: Vec<u32>,
-    /// Per single-coefficient column, its entries and whether every coefficient fits a
-    /// dense column's nibble.
-    singles: Vec<(u32, bool)>,
+    /// The single-coefficient columns, coded at the end of the segment.
+    singles: Vec<SingleColumn>,
     hot: Vec<Hot>,
     formulas: Vec<u8>,
     offsets: Vec<u32>,
@@ -128,7 +144,7 @@ impl Default for SegmentBuilder {
         SegmentBuilder {
             columns: vec![Vec::new(); column_count()],
             last: vec![u32::MAX; column_count()],
-            singles: vec![(0, true); column_count()],
+            singles: vec![SingleColumn::default(); column_count()],
             hot: Vec::new(),
             formulas: Vec::new(),
             offsets: Vec::new(),
@@ -173,38 +189,37 @@ impl SegmentBuilder {
     /// Appends a single-coefficient entry to column `c`.
     #[inline(always)]
     fn single(&mut self, c: usize, gap: u32, coef: i32) {
-        put_single(&mut self.columns[c], gap, coef);
-        let (entries, small) = &mut self.singles[c];
-        *entries += 1;
-        *small &= fits_nibble(coef);
+        let column = &mut self.singles[c];
+        column.parts.put(gap, coef);
+        column.entries += 1;
+        column.large |= !fits_nibble(coef);
     }
 
-    /// Recodes the single-coefficient columns of a segment of `len` positions that are
-    /// better read otherwise: dense from an entry in every second position when every
-    /// coefficient fits a nibble, a stream from one in 16 when [`worth_streaming`]; returns
-    /// every column's coding.
-    fn recode(&mut self, len: u32) -> Box<[Coding]> {
+    /// Codes the single-coefficient columns of a segment of `len` positions: dense from an
+    /// entry in every second position when every coefficient fits a nibble, a stream from
+    /// one in 16 when [`worth_streaming`], sparse otherwise; returns every column's coding.
+    fn code_singles(&mut self, len: u32) -> Box<[Coding]> {
         let mut codings = vec![Coding::Sparse; self.columns.len()];
         let (mut scratch, mut outside) = (Vec::new(), Vec::new());
-        for (c, &(entries, small)) in self.singles.iter().enumerate() {
-            let sparse = &self.columns[c];
-            codings[c] = if entries == 0 {
+        for (c, single) in self.singles.iter_mut().enumerate() {
+            let (entries, column) = (single.entries, &mut self.columns[c]);
+            if entries == 0 {
                 continue;
-            } else if small && 2 * entries >= len {
-                dense(Sparse::new(sparse), len, &mut scratch);
-                Coding::Dense
-            } else if 16 * entries >= len {
-                let out = stream(Sparse::new(sparse), &mut scratch, &mut outside);
-                if !worth_streaming(entries, out, scratch.len(), sparse.len()) {
-                    continue;
-                }
-                Coding::Stream
+            } else if !single.large && 2 * entries >= len {
+                dense(single.parts.entries(), len, column);
+                codings[c] = Coding::Dense;
             } else {
-                continue;
-            };
-            std::mem::swap(&mut self.columns[c], &mut scratch);
+                single.parts.write(column);
+                if 16 * entries >= len {
+                    let out = stream(single.parts.entries(), &mut scratch, &mut outside);
+                    if worth_streaming(entries, out, scratch.len(), column.len()) {
+                        std::mem::swap(column, &mut scratch);
+                        codings[c] = Coding::Stream;
+                    }
+                }
+            }
+            single.clear();
         }
-        self.singles.fill((0, true));
         codings.into_boxed_slice()
     }
 
@@ -277,7 +292,7 @@ impl SegmentBuilder {
             }
         }
         self.share_reads();
-        let codings = self.recode(len);
+        let codings = self.code_singles(len);
         let total = self.columns.iter().map(Vec::len).sum();
         let mut bytes = Vec::with_capacity(total);
         let mut starts = Vec::with_capacity(self.columns.len() + 1);
