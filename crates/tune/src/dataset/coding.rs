@@ -335,11 +335,13 @@ pub(super) fn add_single(
         Coding::Sparse => add_sparse(bytes, weight, table, sums),
         Coding::Stream => add_stream(bytes, weight, table, sums),
         Coding::Dense => {
-            for (pair, &b) in sums.chunks_mut(2).zip(bytes) {
+            let (pairs, odd) = sums.as_chunks_mut::<2>();
+            for (pair, &b) in pairs.iter_mut().zip(bytes) {
                 pair[0] += table[usize::from(b & 15)];
-                if let Some(second) = pair.get_mut(1) {
-                    *second += table[usize::from(b >> 4)];
-                }
+                pair[1] += table[usize::from(b >> 4)];
+            }
+            if let ([last], Some(&b)) = (odd, bytes.get(pairs.len())) {
+                *last += table[usize::from(b & 15)];
             }
         }
     }
