@@ -20,7 +20,7 @@ use rayon::prelude::*;
 use scales::ScaleBook;
 pub(crate) use segment::Part;
 pub(crate) use segment::SegmentBuilder;
-use segment::{curve_column, Segment};
+use segment::{curve_column, ScalarForm, Segment};
 use std::sync::LazyLock;
 use texel_data::{splitmix64, Label};
 use texel_eval::curve::{slot_count, slot_curve};
@@ -256,20 +256,22 @@ enum Kind {
 #[inline]
 fn decode(segment: &Segment, col: usize, kind: Kind, mut f: impl FnMut(u32, i32, i32)) {
     let start = segment.start;
-    match kind {
-        Kind::Mid | Kind::End => {
-            let (bytes, coding) = segment.single(col);
-            let end = kind == Kind::End;
-            for_single(bytes, coding, |p, c| {
-                if end {
-                    f(start + p, 0, c)
-                } else {
-                    f(start + p, c, 0)
-                }
-            })
+    let (on_end, single) = match kind {
+        Kind::Mid | Kind::End => (kind == Kind::End, segment.single(col)),
+        Kind::Scalar => match segment.scalar(col) {
+            (ScalarForm::Pairs, bytes, _) => {
+                return for_pair(bytes, |p, a, b| f(start + p, a, b));
+            }
+            (form, bytes, coding) => (form == ScalarForm::EndOnly, (bytes, coding)),
+        },
+    };
+    for_single(single.0, single.1, |p, c| {
+        if on_end {
+            f(start + p, 0, c)
+        } else {
+            f(start + p, c, 0)
         }
-        Kind::Scalar => for_pair(segment.column(col), |p, a, b| f(start + p, a, b)),
-    }
+    })
 }
 
 /// A column with the values its coefficients multiply, for the full pass.
@@ -655,16 +657,84 @@ fn sum_columns(segment: &Segment, weighted: &[Weighted], sums: &mut Vec<i64>) {
                 let weight = pack(mid, end);
                 add_single(segment.single(col), weight, &nibble_products(weight), sums);
             }
-            Weighted::Pair(col, value) => for_pair(segment.column(col), |p, a, b| {
-                sums[p as usize] += pack(a * value, b * value);
-            }),
+            Weighted::Pair(col, value) => {
+                let weight = match segment.scalar(col) {
+                    (ScalarForm::Pairs, bytes, _) => {
+                        for_pair(bytes, |p, a, b| {
+                            sums[p as usize] += pack(a * value, b * value);
+                        });
+                        continue;
+                    }
+                    (ScalarForm::MidOnly, ..) => pack(value, 0),
+                    (ScalarForm::EndOnly, ..) => pack(0, value),
+                };
+                add_single(segment.single(col), weight, &nibble_products(weight), sums);
+            }
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::sampled;
+    use super::*;
+    use texel_eval::{Coef, Trace};
+
+    #[test]
+    fn scalar_columns_with_one_sum_read_as_single_columns_and_mixed_ones_as_pairs() {
+        let scalar = |n: usize| {
+            let slots = flat_params().iter().enumerate();
+            slots
+                .filter(|(_, p)| p.component == Component::Scalar)
+                .nth(n)
+                .unwrap()
+                .0
+        };
+        let (mid_only, end_only, mixed) = (scalar(0), scalar(1), scalar(2));
+        let coef = |slot: usize, mid, end| Coef {
+            index: slot as u16,
+            tapered: false,
+            mid,
+            end,
+        };
+        let mut builder = SegmentBuilder::default();
+        let mut expected = vec![Vec::new(); 3];
+        for p in 0..300 {
+            let (a, b) = ((p % 5) - 2, (p % 3) + 20);
+            let mut trace = Trace::default();
+            if p % 2 == 0 {
+                trace.coefs.push(coef(mid_only, a, 0));
+                expected[0].push((p as u32, a, 0));
+            }
+            trace.coefs.push(coef(end_only, 0, b));
+            expected[1].push((p as u32, 0, b));
+            if p % 7 == 0 {
+                trace.coefs.push(coef(mixed, a, -b));
+                expected[2].push((p as u32, a, -b));
+            }
+            trace.coefs.retain(|c| c.mid != 0 || c.end != 0);
+            builder.push(Label::from_steps(1).unwrap(), &trace);
+        }
+        expected[0].retain(|e| e.1 != 0);
+        let segment = builder.finish().segment;
+        let forms = [mid_only, end_only, mixed].map(|c| segment.scalar(c).0);
+        let wanted = [ScalarForm::MidOnly, ScalarForm::EndOnly, ScalarForm::Pairs];
+        assert_eq!(forms, wanted);
+        let mut sums_expected = vec![0i64; 300];
+        let mut weighted = Vec::new();
+        for (i, col) in [mid_only, end_only, mixed].into_iter().enumerate() {
+            let mut back = Vec::new();
+            decode(&segment, col, Kind::Scalar, |p, a, b| back.push((p, a, b)));
+            assert_eq!(back, expected[i]);
+            let value = 3 + i as i32;
+            weighted.push(Weighted::Pair(col, value));
+            for &(p, a, b) in &expected[i] {
+                sums_expected[p as usize] += pack(a * value, b * value);
+            }
+        }
+        let mut sums = Vec::new();
+        sum_columns(&segment, &weighted, &mut sums);
+        assert_eq!(sums, sums_expected);
+    }
 
     #[test]
     fn the_sample_takes_about_one_segment_in_n_without_following_a_period() {

@@ -3,7 +3,7 @@
 //! column, so a full pass reads a segment's memory front to back.
 
 use super::coding::{
-    dense, fits_nibble, put_gap, put_pair, stream, Coding, SparseParts, EVERY_POSITION,
+    dense, fits_nibble, for_pair, put_gap, put_pair, stream, Coding, SparseParts, EVERY_POSITION,
 };
 use super::scales::ScaleBook;
 use super::{Hot, ReadBy};
@@ -46,6 +46,20 @@ pub(crate) struct Segment {
     starts: Box<[u32]>,
     /// How each single-coefficient column is coded.
     codings: Box<[Coding]>,
+    /// What each scalar column holds.
+    forms: Box<[ScalarForm]>,
+}
+
+/// How a scalar (untapered) column of a segment holds its entries.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(super) enum ScalarForm {
+    /// Both coefficients of every entry.
+    #[default]
+    Pairs,
+    /// Every endgame coefficient is 0: the middlegame ones, as a single-coefficient column.
+    MidOnly,
+    /// Every middlegame coefficient is 0: the endgame ones, as a single-coefficient column.
+    EndOnly,
 }
 
 impl Segment {
@@ -73,9 +87,17 @@ impl Segment {
         (self.column(c), self.codings[c])
     }
 
+    /// Scalar column `c`: what it holds, its coded entries, and how a single-coefficient
+    /// form is coded.
+    #[inline]
+    pub(super) fn scalar(&self, c: usize) -> (ScalarForm, &[u8], Coding) {
+        (self.forms[c], self.column(c), self.codings[c])
+    }
+
     /// Bytes held.
     pub fn memory_bytes(&self) -> usize {
-        self.bytes.len() + 4 * self.starts.len() + self.codings.len() + std::mem::size_of::<Self>()
+        let (columns, kinds) = (4 * self.starts.len(), self.codings.len() + self.forms.len());
+        self.bytes.len() + columns + kinds + std::mem::size_of::<Self>()
     }
 }
 
@@ -114,6 +136,14 @@ struct SingleColumn {
 }
 
 impl SingleColumn {
+    /// Appends an entry.
+    #[inline(always)]
+    fn put(&mut self, gap: u32, coef: i32) {
+        self.parts.put(gap, coef);
+        self.entries += 1;
+        self.large |= !fits_nibble(coef);
+    }
+
     /// Empties the column, keeping its buffers.
     fn clear(&mut self) {
         self.parts.clear();
@@ -128,6 +158,8 @@ pub(crate) struct SegmentBuilder {
     last: Vec<u32>,
     /// The single-coefficient columns, coded at the end of the segment.
     singles: Vec<SingleColumn>,
+    /// Per scalar column, whether some entry has a middlegame and an endgame coefficient.
+    scalar_uses: Vec<[bool; 2]>,
     hot: Vec<Hot>,
     formulas: Vec<u8>,
     offsets: Vec<u32>,
@@ -145,6 +177,7 @@ impl Default for SegmentBuilder {
             columns: vec![Vec::new(); column_count()],
             last: vec![u32::MAX; column_count()],
             singles: vec![SingleColumn::default(); column_count()],
+            scalar_uses: vec![[false; 2]; column_count()],
             hot: Vec::new(),
             formulas: Vec::new(),
             offsets: Vec::new(),
@@ -186,13 +219,30 @@ impl SegmentBuilder {
         }
     }
 
-    /// Appends a single-coefficient entry to column `c`.
-    #[inline(always)]
-    fn single(&mut self, c: usize, gap: u32, coef: i32) {
-        let column = &mut self.singles[c];
-        column.parts.put(gap, coef);
-        column.entries += 1;
-        column.large |= !fits_nibble(coef);
+    /// Recodes every scalar column whose entries in this segment all have a zero endgame
+    /// (or middlegame) coefficient as a single-coefficient column of the other; returns
+    /// every column's form.
+    fn fold_scalars(&mut self) -> Box<[ScalarForm]> {
+        let mut forms = vec![ScalarForm::Pairs; self.columns.len()];
+        for (c, uses) in self.scalar_uses.iter_mut().enumerate() {
+            let form = match std::mem::take(uses) {
+                [true, false] => ScalarForm::MidOnly,
+                [false, true] => ScalarForm::EndOnly,
+                _ => continue,
+            };
+            let (single, mut last) = (&mut self.singles[c], u32::MAX);
+            for_pair(&self.columns[c], |p, mid, end| {
+                let coef = if form == ScalarForm::MidOnly {
+                    mid
+                } else {
+                    end
+                };
+                single.put(p.wrapping_sub(last), coef);
+                last = p;
+            });
+            forms[c] = form;
+        }
+        forms.into_boxed_slice()
     }
 
     /// Codes the single-coefficient columns of a segment of `len` positions: dense from an
@@ -243,15 +293,18 @@ impl SegmentBuilder {
             let gap = self.gap(slot, p);
             if c.tapered {
                 // A tapered parameter's one count, in its middlegame slot's column.
-                self.single(slot, gap, c.mid);
+                self.singles[slot].put(gap, c.mid);
             } else {
                 put_pair(&mut self.columns[slot], gap, c.mid, c.end);
+                let uses = &mut self.scalar_uses[slot];
+                uses[0] |= c.mid != 0;
+                uses[1] |= c.end != 0;
             }
         }
         for c in &trace.curves {
             let col = curve_column(usize::from(c.slot));
             let gap = self.gap(col, p);
-            self.single(col, gap, c.count);
+            self.singles[col].put(gap, c.count);
         }
         self.record_reads(p, trace);
     }
@@ -292,6 +345,7 @@ impl SegmentBuilder {
             }
         }
         self.share_reads();
+        let forms = self.fold_scalars();
         let codings = self.code_singles(len);
         let total = self.columns.iter().map(Vec::len).sum();
         let mut bytes = Vec::with_capacity(total);
@@ -310,6 +364,7 @@ impl SegmentBuilder {
                 bytes: bytes.into_boxed_slice(),
                 starts: starts.into_boxed_slice(),
                 codings,
+                forms,
             },
             hot: std::mem::take(&mut self.hot),
             formulas: std::mem::take(&mut self.formulas),
