@@ -134,7 +134,7 @@ fn for_stream(bytes: &[u8], mut f: impl FnMut(u32, i32)) {
 /// [`add_single`] for a [`Coding::Stream`] column: eight entries a word, their gaps summed
 /// in place by one multiplication (each byte then holds the gaps up to it, at most 120);
 /// the bridges and the padding add 0.
-#[inline]
+#[inline(always)]
 fn add_stream(bytes: &[u8], weight: i64, table: &[i64; 16], sums: &mut [i64]) {
     let (words, outside) = stream_parts(bytes);
     let mut products = *table;
@@ -248,7 +248,7 @@ pub(super) fn put_gap(out: &mut Vec<u8>, gap: u32) {
 /// Every entry has one token, so the next token's place never waits for this one: one-
 /// and two-byte entries are read without a branch (a two-byte entry's extra is its
 /// gap − 16); only the long form branches.
-#[inline]
+#[inline(always)]
 fn next_single(token: u8, extras: &[u8], at: &mut usize) -> (u32, u64) {
     if token == LONG {
         let gap = varint::get(extras, at) as u32;
@@ -349,7 +349,7 @@ pub(super) fn add_single(
 
 /// [`add_single`] for a [`Coding::Sparse`] column: the long form multiplies, the others
 /// look their product up.
-#[inline]
+#[inline(always)]
 fn add_sparse(bytes: &[u8], weight: i64, table: &[i64; 16], sums: &mut [i64]) {
     let (tokens, extras) = sparse_parts(bytes);
     let (mut at, mut pos) = (0, u32::MAX);
