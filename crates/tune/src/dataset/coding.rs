@@ -160,25 +160,44 @@ fn add_stream(bytes: &[u8], weight: i64, table: &[i64; 16], sums: &mut [i64]) {
 pub(super) struct SparseParts {
     tokens: Vec<u8>,
     extras: Vec<u8>,
+    /// Whether some coefficient does not fit a dense column's nibble.
+    large: bool,
 }
 
 impl SparseParts {
-    /// Appends an entry.
-    #[inline]
+    /// Appends an entry: inline for the one-byte form, out of line for the others.
+    #[inline(always)]
     pub(super) fn put(&mut self, gap: u32, coef: i32) {
         let z = zigzag(coef);
-        match gap {
-            1..=15 if z < 16 => self.tokens.push(((gap - 1) << 4) as u8 | z as u8),
-            16..=271 if z < 15 => {
-                self.tokens.push(MEDIUM | z as u8);
-                self.extras.push((gap - 16) as u8);
-            }
-            _ => {
-                self.tokens.push(LONG);
-                varint::put(&mut self.extras, u64::from(gap));
-                varint::put(&mut self.extras, z);
-            }
+        if gap.wrapping_sub(1) < 15 && z < 16 {
+            self.tokens.push(((gap - 1) << 4) as u8 | z as u8);
+        } else {
+            self.put_longer(gap, z);
         }
+    }
+
+    /// [`SparseParts::put`] of an entry longer than one byte (`z` zigzagged).
+    #[inline(never)]
+    fn put_longer(&mut self, gap: u32, z: u64) {
+        self.large |= z >= 16;
+        if (16..=271).contains(&gap) && z < 15 {
+            self.tokens.push(MEDIUM | z as u8);
+            self.extras.push((gap - 16) as u8);
+        } else {
+            self.tokens.push(LONG);
+            varint::put(&mut self.extras, u64::from(gap));
+            varint::put(&mut self.extras, z);
+        }
+    }
+
+    /// Number of entries.
+    pub(super) fn len(&self) -> u32 {
+        self.tokens.len() as u32
+    }
+
+    /// Whether some coefficient does not fit a dense column's nibble.
+    pub(super) fn large(&self) -> bool {
+        self.large
     }
 
     /// The entries so far.
@@ -195,9 +214,11 @@ impl SparseParts {
         out.extend_from_slice(&self.extras);
     }
 
+    /// Empties the column, keeping its buffers.
     pub(super) fn clear(&mut self) {
         self.tokens.clear();
         self.extras.clear();
+        self.large = false;
     }
 }
 
@@ -210,12 +231,6 @@ fn sparse_parts(bytes: &[u8]) -> (&[u8], &[u8]) {
     let mut at = 0;
     let tokens = varint::get(bytes, &mut at) as usize;
     bytes[at..].split_at(tokens)
-}
-
-/// Whether a coefficient fits a dense column's nibble.
-#[inline]
-pub(super) fn fits_nibble(coef: i32) -> bool {
-    zigzag(coef) < 16
 }
 
 /// Codes single-coefficient entries (positions in order, coefficients that fit a nibble)
@@ -487,7 +502,14 @@ mod tests {
             sums.map(unpack),
             [[-16, 24], [14, -21], [2, -3], [0, 0], [-2, 3]]
         );
-        assert!(fits_nibble(-8) && fits_nibble(7) && !fits_nibble(8) && !fits_nibble(-9));
+        // A column is large when some coefficient does not fit a nibble: -8 to 7 do.
+        for (coefs, large) in [([-8, 7], false), ([-8, 8], true), ([-9, 7], true)] {
+            let mut parts = SparseParts::default();
+            coefs.into_iter().for_each(|c| parts.put(1, c));
+            assert_eq!(parts.large(), large, "{coefs:?}");
+            parts.clear();
+            assert!(parts.len() == 0 && !parts.large());
+        }
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! column, so a full pass reads a segment's memory front to back.
 
 use super::coding::{
-    dense, fits_nibble, for_pair, put_gap, put_pair, stream, Coding, SparseParts, EVERY_POSITION,
+    dense, for_pair, put_gap, put_pair, stream, Coding, SparseParts, EVERY_POSITION,
 };
 use super::scales::ScaleBook;
 use super::{Hot, ReadBy};
@@ -126,38 +126,13 @@ fn worth_streaming(entries: u32, outside: u32, stream: usize, sparse: usize) -> 
     8 * outside <= entries && 4 * stream <= 5 * sparse
 }
 
-/// A single-coefficient column while its segment is built.
-#[derive(Clone, Debug, Default)]
-struct SingleColumn {
-    parts: SparseParts,
-    entries: u32,
-    /// Whether some coefficient does not fit a dense column's nibble.
-    large: bool,
-}
-
-impl SingleColumn {
-    /// Appends an entry.
-    #[inline(always)]
-    fn put(&mut self, gap: u32, coef: i32) {
-        self.parts.put(gap, coef);
-        self.entries += 1;
-        self.large |= !fits_nibble(coef);
-    }
-
-    /// Empties the column, keeping its buffers.
-    fn clear(&mut self) {
-        self.parts.clear();
-        (self.entries, self.large) = (0, false);
-    }
-}
-
 /// Builds segments one position at a time; reusable (one per thread).
 pub(crate) struct SegmentBuilder {
     columns: Vec<Vec<u8>>,
     /// Per column, the last position with an entry (`u32::MAX` before the first).
     last: Vec<u32>,
     /// The single-coefficient columns, coded at the end of the segment.
-    singles: Vec<SingleColumn>,
+    singles: Vec<SparseParts>,
     /// Per scalar column, whether some entry has a middlegame and an endgame coefficient.
     scalar_uses: Vec<[bool; 2]>,
     hot: Vec<Hot>,
@@ -176,7 +151,7 @@ impl Default for SegmentBuilder {
         SegmentBuilder {
             columns: vec![Vec::new(); column_count()],
             last: vec![u32::MAX; column_count()],
-            singles: vec![SingleColumn::default(); column_count()],
+            singles: vec![SparseParts::default(); column_count()],
             scalar_uses: vec![[false; 2]; column_count()],
             hot: Vec::new(),
             formulas: Vec::new(),
@@ -252,16 +227,16 @@ impl SegmentBuilder {
         let mut codings = vec![Coding::Sparse; self.columns.len()];
         let (mut scratch, mut outside) = (Vec::new(), Vec::new());
         for (c, single) in self.singles.iter_mut().enumerate() {
-            let (entries, column) = (single.entries, &mut self.columns[c]);
+            let (entries, column) = (single.len(), &mut self.columns[c]);
             if entries == 0 {
                 continue;
-            } else if !single.large && 2 * entries >= len {
-                dense(single.parts.entries(), len, column);
+            } else if !single.large() && 2 * entries >= len {
+                dense(single.entries(), len, column);
                 codings[c] = Coding::Dense;
             } else {
-                single.parts.write(column);
+                single.write(column);
                 if 16 * entries >= len {
-                    let out = stream(single.parts.entries(), &mut scratch, &mut outside);
+                    let out = stream(single.entries(), &mut scratch, &mut outside);
                     if worth_streaming(entries, out, scratch.len(), column.len()) {
                         std::mem::swap(column, &mut scratch);
                         codings[c] = Coding::Stream;
