@@ -42,6 +42,11 @@ pub(super) enum Coding {
     Stream,
     /// One nibble per position.
     Dense,
+    /// The low nibbles of one byte per position; the high nibbles are another column's.
+    DenseLow,
+    /// The high nibbles of a [`Coding::DenseLow`] column's bytes (this column's own bytes
+    /// name that column).
+    DenseHigh,
 }
 
 /// A stream byte's low nibble that says: the coefficient is in the list after the words.
@@ -243,6 +248,33 @@ pub(super) fn dense(entries: impl Iterator<Item = (u32, i32)>, len: u32, out: &m
     }
 }
 
+/// Codes two columns' entries (positions in order, coefficients that fit a nibble) as one
+/// byte per position of `len`: `low`'s coefficient in the low nibble, `high`'s in the high.
+pub(super) fn dense_pair(
+    low: impl Iterator<Item = (u32, i32)>,
+    high: impl Iterator<Item = (u32, i32)>,
+    len: u32,
+    out: &mut Vec<u8>,
+) {
+    out.clear();
+    out.resize(len as usize, 0);
+    for (pos, coef) in low {
+        out[pos as usize] |= zigzag(coef) as u8;
+    }
+    for (pos, coef) in high {
+        out[pos as usize] |= (zigzag(coef) as u8) << 4;
+    }
+}
+
+/// Adds both columns of a [`Coding::DenseLow`] byte array at once: `low` and `high` are
+/// the products of each column's weight by nibble ([`nibble_products`]).
+pub(super) fn add_dense_pair(bytes: &[u8], low: &[i64; 16], high: &[i64; 16], sums: &mut [i64]) {
+    let table: [i64; 256] = std::array::from_fn(|b| low[b & 15] + high[b >> 4]);
+    for (sum, &b) in sums.iter_mut().zip(bytes) {
+        *sum += table[usize::from(b)];
+    }
+}
+
 /// Appends a two-coefficient entry.
 #[inline]
 pub(super) fn put_pair(out: &mut Vec<u8>, gap: u32, a: i32, b: i32) {
@@ -293,6 +325,15 @@ pub(super) fn for_single(bytes: &[u8], coding: Coding, mut f: impl FnMut(u32, i3
                     if z != 0 {
                         f(2 * i as u32 + half, unzigzag(u64::from(z)));
                     }
+                }
+            }
+        }
+        Coding::DenseLow | Coding::DenseHigh => {
+            let shift = if coding == Coding::DenseHigh { 4 } else { 0 };
+            for (i, &b) in bytes.iter().enumerate() {
+                let z = (b >> shift) & 15;
+                if z != 0 {
+                    f(i as u32, unzigzag(u64::from(z)));
                 }
             }
         }
@@ -359,6 +400,8 @@ pub(super) fn add_single(
                 *last += table[usize::from(b & 15)];
             }
         }
+        Coding::DenseLow => add_dense_pair(bytes, table, &[0; 16], sums),
+        Coding::DenseHigh => add_dense_pair(bytes, &[0; 16], table, sums),
     }
 }
 
@@ -555,16 +598,27 @@ mod tests {
             .map(|p| (p, (p % 7) as i32 - 3))
             .filter(|&(_, c)| c != 0)
             .collect();
+        // Another column to share a byte per position with.
+        let other: Vec<(u32, i32)> = (0..3_000u32).map(|p| (p, (p % 5) as i32 - 2)).collect();
         let weight = pack(-5, 11);
         let mut results = Vec::new();
-        for coding in [Coding::Sparse, Coding::Stream, Coding::Dense] {
+        for coding in [
+            Coding::Sparse,
+            Coding::Stream,
+            Coding::Dense,
+            Coding::DenseLow,
+            Coding::DenseHigh,
+        ] {
             let mut bytes = Vec::new();
+            let (mine, others) = (entries.iter().copied(), other.iter().copied());
             match coding {
                 Coding::Sparse => bytes = sparse(&entries),
                 Coding::Stream => {
-                    stream(entries.iter().copied(), &mut bytes, &mut Vec::new());
+                    stream(mine, &mut bytes, &mut Vec::new());
                 }
-                Coding::Dense => dense(entries.iter().copied(), 3_000, &mut bytes),
+                Coding::Dense => dense(mine, 3_000, &mut bytes),
+                Coding::DenseLow => dense_pair(mine, others, 3_000, &mut bytes),
+                Coding::DenseHigh => dense_pair(others, mine, 3_000, &mut bytes),
             }
             let mut back = Vec::new();
             for_single(&bytes, coding, |p, c| back.push((p, c)));
@@ -579,6 +633,21 @@ mod tests {
         }
         assert_eq!(results[0].0, entries);
         assert!(results.iter().all(|r| r == &results[0]));
+        // A pair added at once: both columns' products.
+        let (mut pair, mut sums) = (Vec::new(), vec![0i64; 3_000]);
+        dense_pair(
+            entries.iter().copied(),
+            other.iter().copied(),
+            3_000,
+            &mut pair,
+        );
+        let other_weight = pack(7, -1);
+        let (low, high) = (nibble_products(weight), nibble_products(other_weight));
+        add_dense_pair(&pair, &low, &high, &mut sums);
+        for (p, c) in other {
+            sums[p as usize] -= i64::from(c) * other_weight;
+        }
+        assert_eq!(sums, results[0].1);
     }
 
     #[test]

@@ -15,7 +15,7 @@ mod segment;
 
 use crate::touch::Combiner;
 use crate::touch::Touch;
-use coding::{add_single, for_gaps, for_pair, for_single, nibble_products};
+use coding::{add_dense_pair, add_single, for_gaps, for_pair, for_single, nibble_products, Coding};
 use rayon::prelude::*;
 use scales::ScaleBook;
 pub(crate) use segment::Part;
@@ -651,11 +651,16 @@ fn sampled(i: usize, n: usize) -> bool {
 fn sum_columns(segment: &Segment, weighted: &[Weighted], sums: &mut Vec<i64>) {
     sums.clear();
     sums.resize(segment.len as usize, 0);
+    // The weights of the dense columns that share their bytes, added a pair at a time.
+    let mut paired = Vec::new();
     for &w in weighted {
         match w {
             Weighted::Single(col, mid, end) => {
                 let weight = pack(mid, end);
-                add_single(segment.single(col), weight, &nibble_products(weight), sums);
+                match segment.single(col) {
+                    (_, Coding::DenseLow | Coding::DenseHigh) => paired.push((col, weight)),
+                    single => add_single(single, weight, &nibble_products(weight), sums),
+                }
             }
             Weighted::Pair(col, value) => {
                 let weight = match segment.scalar(col) {
@@ -670,6 +675,15 @@ fn sum_columns(segment: &Segment, weighted: &[Weighted], sums: &mut Vec<i64>) {
                 };
                 add_single(segment.single(col), weight, &nibble_products(weight), sums);
             }
+        }
+    }
+    let weight = |c| paired.iter().find(|&&(p, _)| p == c).map_or(0, |&(_, w)| w);
+    for (low, high) in segment.dense_pairs() {
+        let (low_weight, high_weight) = (weight(low), weight(high));
+        if low_weight != 0 || high_weight != 0 {
+            let (low_products, high_products) =
+                (nibble_products(low_weight), nibble_products(high_weight));
+            add_dense_pair(segment.column(low), &low_products, &high_products, sums);
         }
     }
 }

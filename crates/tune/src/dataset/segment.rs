@@ -3,7 +3,7 @@
 //! column, so a full pass reads a segment's memory front to back.
 
 use super::coding::{
-    dense, for_pair, put_gap, put_pair, stream, Coding, SparseParts, EVERY_POSITION,
+    dense, dense_pair, for_pair, put_gap, put_pair, stream, Coding, SparseParts, EVERY_POSITION,
 };
 use super::scales::ScaleBook;
 use super::{Hot, ReadBy};
@@ -84,7 +84,23 @@ impl Segment {
     /// The coded entries of single-coefficient column `c`, and how they are coded.
     #[inline]
     pub(super) fn single(&self, c: usize) -> (&[u8], Coding) {
-        (self.column(c), self.codings[c])
+        match self.codings[c] {
+            Coding::DenseHigh => (self.column(self.low_partner(c)), Coding::DenseHigh),
+            coding => (self.column(c), coding),
+        }
+    }
+
+    /// The [`Coding::DenseLow`] column whose bytes [`Coding::DenseHigh`] column `c` shares.
+    fn low_partner(&self, c: usize) -> usize {
+        let named = self.column(c);
+        usize::from(u16::from_le_bytes([named[0], named[1]]))
+    }
+
+    /// The dense columns that share their bytes: (low nibbles, high nibbles).
+    pub(super) fn dense_pairs(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let high = self.codings.iter().enumerate();
+        high.filter(|&(_, &coding)| coding == Coding::DenseHigh)
+            .map(|(c, _)| (self.low_partner(c), c))
     }
 
     /// Scalar column `c`: what it holds, its coded entries, and how a single-coefficient
@@ -221,31 +237,51 @@ impl SegmentBuilder {
     }
 
     /// Codes the single-coefficient columns of a segment of `len` positions: dense from an
-    /// entry in every second position when every coefficient fits a nibble, a stream from
-    /// one in 16 when [`worth_streaming`], sparse otherwise; returns every column's coding.
+    /// entry in every second position when every coefficient fits a nibble (two such
+    /// columns share a byte per position), a stream from one in 16 when
+    /// [`worth_streaming`], sparse otherwise; returns every column's coding.
     fn code_singles(&mut self, len: u32) -> Box<[Coding]> {
         let mut codings = vec![Coding::Sparse; self.columns.len()];
         let (mut scratch, mut outside) = (Vec::new(), Vec::new());
-        for (c, single) in self.singles.iter_mut().enumerate() {
+        let mut dense_columns = Vec::new();
+        for (c, single) in self.singles.iter().enumerate() {
             let (entries, column) = (single.len(), &mut self.columns[c]);
             if entries == 0 {
                 continue;
             } else if !single.large() && 2 * entries >= len {
-                dense(single.entries(), len, column);
-                codings[c] = Coding::Dense;
-            } else {
-                single.write(column);
-                if 16 * entries >= len {
-                    let out = stream(single.entries(), &mut scratch, &mut outside);
-                    if worth_streaming(entries, out, scratch.len(), column.len()) {
-                        std::mem::swap(column, &mut scratch);
-                        codings[c] = Coding::Stream;
-                    }
+                dense_columns.push(c);
+                continue;
+            }
+            single.write(column);
+            if 16 * entries >= len {
+                let out = stream(single.entries(), &mut scratch, &mut outside);
+                if worth_streaming(entries, out, scratch.len(), column.len()) {
+                    std::mem::swap(column, &mut scratch);
+                    codings[c] = Coding::Stream;
                 }
             }
-            single.clear();
         }
+        self.code_dense(&dense_columns, len, &mut codings);
+        self.singles.iter_mut().for_each(SparseParts::clear);
         codings.into_boxed_slice()
+    }
+
+    /// Codes the dense `columns` two by two in a byte per position (the first names the
+    /// second's partner), the last one alone in a nibble per position if their number is odd.
+    fn code_dense(&mut self, columns: &[usize], len: u32, codings: &mut [Coding]) {
+        let mut pairs = columns.chunks_exact(2);
+        for pair in &mut pairs {
+            let (low, high) = (pair[0], pair[1]);
+            let (a, b) = (self.singles[low].entries(), self.singles[high].entries());
+            dense_pair(a, b, len, &mut self.columns[low]);
+            self.columns[high].clear();
+            self.columns[high].extend((low as u16).to_le_bytes());
+            (codings[low], codings[high]) = (Coding::DenseLow, Coding::DenseHigh);
+        }
+        if let [last] = *pairs.remainder() {
+            dense(self.singles[last].entries(), len, &mut self.columns[last]);
+            codings[last] = Coding::Dense;
+        }
     }
 
     /// Appends a position with its label and trace. Its cached evaluation is left empty:
