@@ -11,14 +11,16 @@
 //! one.
 //!
 //! A column with an entry in at least half of its segment's positions and only such
-//! coefficients is stored [`Coding::Dense`] instead: one nibble per position, two positions
-//! a byte. Most other columns with an entry in at least one position in 16 are a
+//! coefficients is stored dense instead: one nibble per position, and two such columns
+//! share a byte per position ([`Coding::DenseLow`], [`Coding::DenseHigh`]; an odd one out
+//! is [`Coding::Dense`], two positions a byte). Most other columns with an entry in at least one position in 16 are a
 //! [`Coding::Stream`]: one byte per entry (the gap of 0 to 15 in the high nibble, the
 //! zigzagged coefficient in the low one), a longer gap bridged by entries of coefficient
 //! 0, in words of eight bytes that the full pass reads without a branch per entry.
 //!
-//! Two-coefficient entries (untapered integers) and formula reads (no coefficient) use
-//! varints throughout.
+//! Two-coefficient entries (an untapered integer whose entries in the segment count for
+//! both sums; one that counts for one sum only is a single-coefficient column) and formula
+//! reads (no coefficient) use varints throughout.
 
 use texel_eval::varint::{self, unzigzag, zigzag};
 
