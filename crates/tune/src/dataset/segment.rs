@@ -275,7 +275,8 @@ impl SegmentBuilder {
             let (a, b) = (self.singles[low].entries(), self.singles[high].entries());
             dense_pair(a, b, len, &mut self.columns[low]);
             self.columns[high].clear();
-            self.columns[high].extend((low as u16).to_le_bytes());
+            let named = u16::try_from(low).expect("columns are numbered in 16 bits");
+            self.columns[high].extend(named.to_le_bytes());
             (codings[low], codings[high]) = (Coding::DenseLow, Coding::DenseHigh);
         }
         if let [last] = *pairs.remainder() {
