@@ -182,8 +182,8 @@ pub struct KingAttackWeights<'a> {
 }
 
 impl<'a> KingAttackWeights<'a> {
-    /// The formula under `params`: [`KingAttack::linear_sums`] of a record with one field
-    /// at 1 gives that field's weights.
+    /// The formula under `params`: the linear sums of a record with one field at 1 give
+    /// that field's weights.
     pub fn new(mut params: &'a Params) -> Self {
         let mut fields = [[0; 2]; 64];
         for (f, weights) in fields.iter_mut().take(size_of::<KingAttack>()).enumerate() {

@@ -33,7 +33,7 @@ pub struct RunOptions {
     pub adam_epochs: usize,
     /// Coordinate descent only: a fresh run first tunes about one segment in `n` of the
     /// training data ([`crate::Dataset::sample`]) until a pass there lowers its error by
-    /// less than [`WARM_GAIN`], then goes on with all of it. `Some(0)` or `Some(1)`: no warm
+    /// less than `WARM_GAIN` (0.5 %), then goes on with all of it. `Some(0)` or `Some(1)`: no warm
     /// start; `None`: [`WARM_SAMPLE`] from [`AUTO_WARM_POSITIONS`] training positions on.
     pub warm_start: Option<usize>,
 }

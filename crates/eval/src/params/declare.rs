@@ -87,7 +87,7 @@ macro_rules! declare_params {
             }
         }
 
-        /// Metadata of every term, in declaration order (index = [`TermId`]).
+        /// Metadata of every term, in declaration order (index = [`TermId`](crate::TermId)).
         pub static TERMS: [$crate::params::TermInfo; TERM_COUNT] = [$($(
             $crate::params::TermInfo::new(
                 stringify!($name),

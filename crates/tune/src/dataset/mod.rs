@@ -151,7 +151,8 @@ impl std::fmt::Debug for Dataset {
     }
 }
 
-/// A dataset holds no more positions: see [`DatasetBuilder::append`].
+/// A dataset holds no more positions: position numbers are 32 bits, and its king attack
+/// inputs take at most 4 GiB.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
     "{0} positions fill one dataset (32-bit position numbers, 4 GiB of king attack inputs): load fewer"
