@@ -221,20 +221,24 @@ impl<'a> KingAttackWeights<'a> {
     /// The score of the record encoded at `bytes[*at..]`, moving `at` past it.
     #[inline]
     fn record(&self, bytes: &[u8], at: &mut usize) -> S {
-        let mut mask = get_mask::<KingAttack>(bytes, at);
-        let stored = mask.count_ones() as usize;
-        let (mut count_cover, mut mobility_defence, mut checks) = (0, 0, 0);
-        for &b in &bytes[*at..*at + stored] {
-            let field = mask.trailing_zeros();
-            let [first, second] = self.fields[field as usize];
+        let present = get_mask::<KingAttack>(bytes, at);
+        let stored = &bytes[*at..*at + present.count_ones() as usize];
+        *at += stored.len();
+        let (mut mask, mut count_cover, mut mobility_defence) = (present, 0, 0);
+        for &b in stored {
+            let [first, second] = self.fields[mask.trailing_zeros() as usize];
             count_cover += first * i64::from(b);
             mobility_defence += second * i64::from(b);
-            if field == SAFE_CHECKS_FIELD {
-                checks = self.safe_checks[usize::from(b)];
-            }
             mask &= mask - 1;
         }
-        *at += stored;
+        // The safe checks weigh nothing in the linear sums: their score is looked up.
+        let checks = match present & 1 << SAFE_CHECKS_FIELD {
+            0 => 0,
+            bit => {
+                let before = (present & (bit - 1)).count_ones() as usize;
+                self.safe_checks[usize::from(stored[before])]
+            }
+        };
         let [count, cover] = unpack(count_cover);
         let [mobility, defence] = unpack(mobility_defence);
         attack_score([count, cover + checks, mobility, defence], &mut {
