@@ -11,6 +11,12 @@ pub fn put(buf: &mut Vec<u8>, mut v: u64) {
     buf.push(v as u8);
 }
 
+/// Bytes [`put`] writes for `v`.
+#[inline]
+pub fn len(v: u64) -> usize {
+    (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
+}
+
 /// Reads a varint at `*at`, advancing it.
 #[inline]
 pub fn get(bytes: &[u8], at: &mut usize) -> u64 {
@@ -54,7 +60,9 @@ mod tests {
         let mut buf = Vec::new();
         let values = [0u64, 1, 127, 128, 300, u64::from(u32::MAX)];
         for v in values {
+            let before = buf.len();
             put(&mut buf, v);
+            assert_eq!(buf.len() - before, len(v), "{v}");
         }
         let mut at = 0;
         for v in values {

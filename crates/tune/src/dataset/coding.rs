@@ -13,10 +13,11 @@
 //! A column with an entry in at least half of its segment's positions and only such
 //! coefficients is stored dense instead: one nibble per position, and two such columns
 //! share a byte per position ([`Coding::DenseLow`], [`Coding::DenseHigh`]; an odd one out
-//! is [`Coding::Dense`], two positions a byte). Most other columns with an entry in at least one position in 16 are a
-//! [`Coding::Stream`]: one byte per entry (the gap of 0 to 15 in the high nibble, the
-//! zigzagged coefficient in the low one), a longer gap bridged by entries of coefficient
-//! 0, in words of eight bytes that the full pass reads without a branch per entry.
+//! is [`Coding::Dense`], two positions a byte). Most other columns with an entry in at
+//! least one position in 16 are a [`Coding::Stream`]: one byte per entry (the gap of 0 to
+//! 15 in the high nibble, the zigzagged coefficient in the low one), a longer gap bridged
+//! by entries of coefficient 0, in words of eight bytes that the full pass reads without a
+//! branch per entry.
 //!
 //! Two-coefficient entries (an untapered integer whose entries in the segment count for
 //! both sums; one that counts for one sum only is a single-coefficient column) and formula
@@ -212,6 +213,11 @@ impl SparseParts {
         Sparse::from_parts(&self.tokens, &self.extras)
     }
 
+    /// Bytes [`SparseParts::write`] writes.
+    pub(super) fn written_len(&self) -> usize {
+        varint::len(self.tokens.len() as u64) + self.tokens.len() + self.extras.len()
+    }
+
     /// Writes the column to `out` (cleared first): the number of entries, the tokens, the
     /// extras.
     pub(super) fn write(&self, out: &mut Vec<u8>) {
@@ -379,7 +385,8 @@ impl Iterator for Sparse<'_> {
     }
 }
 
-/// Adds coefficient × `weight` ([`pack`](texel_eval::packed::pack)ed) to `sums[position]` for every entry of a
+/// Adds coefficient × `weight` ([`pack`](texel_eval::packed::pack)ed) to `sums[position]`
+/// for every entry of a
 /// single-coefficient column: the full pass's inner loop, products of the coefficients
 /// that fit a nibble looked up in `table`.
 #[inline]

@@ -242,7 +242,7 @@ impl SegmentBuilder {
     /// [`worth_streaming`], sparse otherwise; returns every column's coding.
     fn code_singles(&mut self, len: u32) -> Box<[Coding]> {
         let mut codings = vec![Coding::Sparse; self.columns.len()];
-        let (mut scratch, mut outside) = (Vec::new(), Vec::new());
+        let mut outside = Vec::new();
         let mut dense_columns = Vec::new();
         for (c, single) in self.singles.iter().enumerate() {
             let (entries, column) = (single.len(), &mut self.columns[c]);
@@ -252,14 +252,14 @@ impl SegmentBuilder {
                 dense_columns.push(c);
                 continue;
             }
-            single.write(column);
             if 16 * entries >= len {
-                let out = stream(single.entries(), &mut scratch, &mut outside);
-                if worth_streaming(entries, out, scratch.len(), column.len()) {
-                    std::mem::swap(column, &mut scratch);
+                let out = stream(single.entries(), column, &mut outside);
+                if worth_streaming(entries, out, column.len(), single.written_len()) {
                     codings[c] = Coding::Stream;
+                    continue;
                 }
             }
+            single.write(column);
         }
         self.code_dense(&dense_columns, len, &mut codings);
         self.singles.iter_mut().for_each(SparseParts::clear);
