@@ -2,6 +2,7 @@
 
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color, Position};
+use std::borrow::Cow;
 use std::fmt;
 
 /// A game result from white's point of view.
@@ -245,33 +246,38 @@ impl fmt::Display for BadLine {
     }
 }
 
-/// Splits a line into the position fields (4 EPD fields, plus the two FEN counters when
-/// present) and the rest.
-fn split_position(line: &str) -> (String, &str) {
-    let mut rest = line.trim_start();
-    let mut fields = Vec::with_capacity(6);
-    while fields.len() < 6 {
+/// Splits a line into the position and the rest. The position is the line's first fields:
+/// the 4 EPD fields, plus the two FEN counters when present (missing counters read as 0
+/// and 1); it is borrowed from the line unless its fields are separated by other
+/// whitespace than spaces, which the FEN parser does not take.
+fn split_position(line: &str) -> (Cow<'_, str>, &str) {
+    let line = line.trim_start();
+    let mut rest = line;
+    // Byte ends (in `line`) of the fields found so far; at most 6.
+    let mut ends = [0; 6];
+    let mut fields = 0;
+    while fields < 6 {
         let trimmed = rest.trim_start();
-        let end = trimmed.find(char::is_whitespace).unwrap_or(trimmed.len());
-        let field = &trimmed[..end];
-        if field.is_empty() || (fields.len() >= 4 && field.parse::<u32>().is_err()) {
+        let len = trimmed.find(char::is_whitespace).unwrap_or(trimmed.len());
+        let field = &trimmed[..len];
+        if field.is_empty() || (fields >= 4 && field.parse::<u32>().is_err()) {
             break;
         }
-        fields.push(field);
-        rest = &trimmed[end..];
+        rest = &trimmed[len..];
+        ends[fields] = line.len() - rest.len();
+        fields += 1;
     }
-    if fields.len() == 5 && rest.trim().is_empty() {
+    if fields == 5 && rest.trim().is_empty() {
         // `EPD 1`: a single number after the four EPD fields is a decimal label.
-        let label = line.trim_end();
-        let start = label.rfind(char::is_whitespace).map_or(0, |i| i + 1);
-        return (format!("{} 0 1", fields[..4].join(" ")), &label[start..]);
+        rest = &line[ends[3]..];
+        fields = 4;
     }
-    let fen = match fields.len() {
-        4 => format!("{} 0 1", fields.join(" ")),
-        5 => format!("{} 1", fields.join(" ")),
-        _ => fields.join(" "),
-    };
-    (fen, rest)
+    let position = &line[..fields.checked_sub(1).map_or(0, |last| ends[last])];
+    if position.contains(|c: char| c.is_whitespace() && c != ' ') {
+        let spaced = position.split_whitespace().collect::<Vec<_>>().join(" ");
+        return (Cow::Owned(spaced), rest);
+    }
+    (Cow::Borrowed(position), rest)
 }
 
 /// Parses one line: a position followed by a label in `format` (detected from the line
@@ -285,7 +291,7 @@ pub fn parse_line(
     stm_labels: bool,
 ) -> Result<(Labelled, LabelFormat), BadLine> {
     let (fen, rest) = split_position(line);
-    let parsed: Fen = fen.parse().map_err(|_| BadLine::MalformedFen)?;
+    let parsed = Fen::from_ascii(fen.as_bytes()).map_err(|_| BadLine::MalformedFen)?;
     let position: Chess = parsed
         .into_position(CastlingMode::Standard)
         .map_err(|_| BadLine::IllegalPosition)?;
@@ -412,6 +418,34 @@ mod tests {
             parse_line(&c9, Some(LabelFormat::C9), false).unwrap_err(),
             BadLine::UnknownLabel
         );
+    }
+
+    #[test]
+    fn the_position_is_a_slice_of_the_line_unless_tabs_separate_it() {
+        let cases = [
+            (
+                format!("  {START} 3 20 [0.5]"),
+                format!("{START} 3 20"),
+                " [0.5]",
+            ),
+            (format!("{START} 7 1-0"), format!("{START} 7"), " 1-0"),
+            (format!("{START} 0.5"), START.to_string(), " 0.5"),
+            (
+                format!("{START} c9 \"1-0\";"),
+                START.to_string(),
+                " c9 \"1-0\";",
+            ),
+        ];
+        for (line, position, rest) in &cases {
+            let (got, got_rest) = split_position(line);
+            assert!(matches!(got, Cow::Borrowed(_)), "{line}");
+            assert_eq!((got.as_ref(), got_rest), (position.as_str(), *rest));
+        }
+        let tabbed = format!("{}\t1-0", START.replace(' ', "\t"));
+        let (got, rest) = split_position(&tabbed);
+        assert_eq!((got.as_ref(), rest), (START, "\t1-0"));
+        let (l, _) = parse_line(&tabbed, None, false).unwrap();
+        assert_eq!(l.label, Label::from(Outcome::WhiteWins));
     }
 
     #[test]

@@ -136,7 +136,12 @@ pub(crate) type Parsed = Result<(Labelled, u64, LabelFormat), BadLine>;
 
 /// Parses one line: the position with its label, its hash and its label format.
 pub(crate) fn parse_one(line: &[u8], stm_labels: bool) -> Parsed {
-    let (labelled, format) = parse_line(&String::from_utf8_lossy(line), None, stm_labels)?;
+    // Valid UTF-8 (nearly every line) is checked without the lossy decoder's slower walk.
+    let text = match std::str::from_utf8(line) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(line),
+    };
+    let (labelled, format) = parse_line(&text, None, stm_labels)?;
     let key = labelled
         .position
         .zobrist_hash::<Zobrist64>(EnPassantMode::Legal)
