@@ -85,9 +85,9 @@ pub(crate) struct Info<'a> {
     pub defended_without_king: [Bitboard; 2],
     /// The checks each side can give.
     pub checks: [king::Checks; 2],
-    /// Pawns of each side held back for good by one enemy pawn (a candidate family's fact,
-    /// found when first asked for: see `candidates::backward`).
-    pub fully_backward: OnceCell<[Bitboard; 2]>,
+    /// Pawns of each side by how enemy pawns hold their advance (a fact of the candidate
+    /// families, found when first asked for).
+    backward: OnceCell<[candidates::Backward; 2]>,
 }
 
 impl<'a> Info<'a> {
@@ -119,7 +119,7 @@ impl<'a> Info<'a> {
             rammed: [Bitboard::EMPTY; 2],
             defended_without_king: [Bitboard::EMPTY; 2],
             checks: [king::Checks::default(); 2],
-            fully_backward: OnceCell::new(),
+            backward: OnceCell::new(),
         };
         for c in Color::ALL {
             info.pinned[c as usize] = info.pinned_pieces(c);

@@ -3,89 +3,100 @@
 //! (`def`) and whether own pawns further back could still come up (`later`).
 
 use super::super::{bits::*, Info};
-use super::{enemy_pawn_attackers, own_pawn_attackers};
 use crate::accumulate::Accumulator;
 use crate::table::*;
-use shakmaty::{Bitboard, Color, Square};
+use shakmaty::{Bitboard, Color};
 
-/// How a pawn's advance is held.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(super) enum Backwardness {
+/// The pawns of one side by how their advance is held, every pawn in at most one set.
+#[derive(Copy, Clone, Debug, Default)]
+pub(in crate::terms) struct Backward {
     /// One enemy pawn holds the stop square, no own pawn covers it or can come up.
-    Full,
+    full: Bitboard,
     /// One enemy pawn holds it, an own pawn covers it.
-    Semi,
+    semi: Bitboard,
     /// Two enemy pawns hold it, no own pawn covers it or can come up.
-    Fated,
+    fated: Bitboard,
     /// Two enemy pawns hold it, an own pawn covers it.
-    SemiFated,
+    semi_fated: Bitboard,
     /// One enemy pawn holds it, none covers it, but an own pawn behind can come up.
-    Potential,
-    /// The first held square is `d` (2 to 4) squares ahead, the way there free, held by
-    /// enemy pawns that are rammed (cannot advance out of the way).
-    Distant(usize),
+    potential: Bitboard,
+    /// The first held square is 2, 3 or 4 squares ahead, the way there free, held by enemy
+    /// pawns that are rammed (cannot advance out of the way); none covers it or can come up.
+    distant: [Bitboard; 3],
 }
 
-/// The backwardness of the pawn of `us` on `sq`, if any.
-pub(super) fn backwardness(info: &Info, us: Color, sq: Square) -> Option<Backwardness> {
-    let own = info.pawns[us as usize];
-    let later = any(ahead(us.other(), sq) & adjacent_files(sq) & own);
-    let mut at = sq;
-    for d in 1..=4 {
-        at = at.offset(if us.is_white() { 8 } else { -8 })?;
-        let attackers = enemy_pawn_attackers(info, us, at);
-        let att = count(attackers);
-        // A square further ahead is held for good only by enemy pawns that cannot advance.
-        let held_for_good = (attackers & !info.rammed[us.other() as usize]).is_empty();
-        if att == 0 || (d > 1 && !held_for_good) {
-            if info.occupied.contains(at) {
-                return None;
-            }
-            continue;
-        }
-        let def = count(own_pawn_attackers(info, us, at));
-        return match (d, att, def, later) {
-            (1, 1, 0, false) => Some(Backwardness::Full),
-            (1, 1, 0, true) => Some(Backwardness::Potential),
-            (1, 1, _, _) => Some(Backwardness::Semi),
-            (1, _, 0, false) => Some(Backwardness::Fated),
-            (1, _, 0, true) => None,
-            (1, _, _, _) => Some(Backwardness::SemiFated),
-            (d, _, 0, false) => Some(Backwardness::Distant(d)),
-            _ => None,
+impl Backward {
+    /// Sorts the pawns of `us`: each walks up its file to the first square an enemy pawn
+    /// holds (the stop square, or a square further up held for good) and stops at a
+    /// unit in the way. All pawns walk at once, a rank a step.
+    fn of(info: &Info, us: Color) -> Backward {
+        let (own, them) = (info.pawns[us as usize], us.other());
+        let theirs = info.pawns[them as usize];
+        let held = pawn_attacks(them, theirs);
+        let held_twice = pawn_double_attacks(them, theirs);
+        // Squares an enemy pawn holds that could still advance out of the way.
+        let loose = pawn_attacks(them, theirs & !info.rammed[them as usize]);
+        let covered = pawn_attacks(us, own);
+        // Pawns with an own pawn on a neighbouring file behind them, which can come up.
+        let behind = forward(us, fill_forward(us, own)).0;
+        let later = Bitboard(((behind & !FILES[0]) >> 1) | ((behind & !FILES[7]) << 1));
+        let back = |bb: Bitboard, steps: u32| (0..steps).fold(bb, |b, _| backward(us, b));
+        let stop = forward(us, own);
+        let once = back(stop & held & !held_twice, 1);
+        let twice = back(stop & held_twice, 1);
+        let open = back(stop & !covered, 1);
+        let mut b = Backward {
+            full: once & open & !later,
+            potential: once & open & later,
+            semi: once & !open,
+            fated: twice & open & !later,
+            semi_fated: twice & !open,
+            distant: [Bitboard::EMPTY; 3],
         };
+        let mut walking = stop & !held & !info.occupied;
+        for d in 2..=4 {
+            let at = forward(us, walking);
+            let held_for_good = at & held & !loose;
+            b.distant[d as usize - 2] = back(held_for_good & !covered, d) & !later;
+            walking = at & !held_for_good & !info.occupied;
+        }
+        b
     }
-    None
 }
 
-/// The pawns of `us` that are [`Backwardness::Full`], found once per evaluation (three
-/// families ask).
+/// The pawns of `us` that are fully backward (one enemy pawn holds the stop square, no own
+/// pawn covers it or can come up).
 pub(super) fn fully_backward(info: &Info, us: Color) -> Bitboard {
-    let sides = info.fully_backward.get_or_init(|| {
-        [Color::Black, Color::White].map(|c| {
-            (info.pawns[c as usize].into_iter())
-                .filter(|&sq| backwardness(info, c, sq) == Some(Backwardness::Full))
-                .fold(Bitboard::EMPTY, |b, sq| b | Bitboard::from(sq))
-        })
-    });
-    sides[us as usize]
+    backward_pawns(info, us).full
+}
+
+/// The pawns of `us` by backwardness, found once per evaluation (four families ask).
+fn backward_pawns<'a>(info: &'a Info, us: Color) -> &'a Backward {
+    let sides = info
+        .backward
+        .get_or_init(|| [Color::Black, Color::White].map(|c| Backward::of(info, c)));
+    &sides[us as usize]
 }
 
 pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
-    for sq in info.pawns[us as usize] {
-        let r = rel_rank(us, sq);
-        if !(1..=4).contains(&r) {
-            continue;
+    let b = backward_pawns(info, us);
+    for r in 1..=4 {
+        let (rank, i) = (rel_rank_bb(us, r), r - 1);
+        let mut add = |pawns: Bitboard, param| {
+            let n = count(pawns & rank);
+            if n > 0 {
+                acc.add(us, param, n);
+            }
+        };
+        add(b.full, PAWN_BACKWARD_FULL.at(i));
+        if i < 2 {
+            add(b.semi, PAWN_SEMI_BACKWARD.at(i));
         }
-        let i = r - 1;
-        match backwardness(info, us, sq) {
-            Some(Backwardness::Full) => acc.add(us, PAWN_BACKWARD_FULL.at(i), 1),
-            Some(Backwardness::Semi) if i < 2 => acc.add(us, PAWN_SEMI_BACKWARD.at(i), 1),
-            Some(Backwardness::Fated) => acc.add(us, PAWN_BACKWARD_FATED.at(i), 1),
-            Some(Backwardness::SemiFated) => acc.add(us, PAWN_SEMI_BACKWARD_FATED.at(i), 1),
-            Some(Backwardness::Potential) => acc.add(us, PAWN_POTENTIALLY_BACKWARD.at(i), 1),
-            Some(Backwardness::Distant(d)) => acc.add(us, PAWN_BACKWARD_DISTANT.at(d - 2), 1),
-            _ => {}
+        add(b.fated, PAWN_BACKWARD_FATED.at(i));
+        add(b.semi_fated, PAWN_SEMI_BACKWARD_FATED.at(i));
+        add(b.potential, PAWN_POTENTIALLY_BACKWARD.at(i));
+        for (d, &distant) in b.distant.iter().enumerate() {
+            add(distant, PAWN_BACKWARD_DISTANT.at(d));
         }
     }
     stop_square_pressure(info, us, acc);

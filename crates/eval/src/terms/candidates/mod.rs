@@ -16,6 +16,7 @@ mod unopposed;
 use super::Info;
 use crate::accumulate::Accumulator;
 use crate::table::Group;
+pub(super) use backward::Backward;
 use shakmaty::{Bitboard, Color, Square};
 
 /// The evaluation of one family for one side.
@@ -53,11 +54,6 @@ fn piece_attackers(info: &Info, us: Color, sq: Square) -> i32 {
         .iter()
         .filter(|p| p.attacks.contains(sq))
         .count() as i32
-}
-
-/// The enemy pawns of `us` that attack `sq`.
-fn enemy_pawn_attackers(info: &Info, us: Color, sq: Square) -> Bitboard {
-    shakmaty::attacks::pawn_attacks(us, sq) & info.pawns[us.other() as usize]
 }
 
 /// The pawns of `us` that attack `sq`.
