@@ -59,8 +59,12 @@ impl Chains {
 pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let own = info.pawns[us as usize];
     groups(own, us, acc);
-    for sq in own {
-        acc.add(us, PAWN_FILE_CENTRALITY.at(centralness(sq.file())), 1);
+    // Files by centralness: a and h, b and g, c and f, d and e.
+    for (i, files) in [0x81u8, 0x42, 0x24, 0x18].into_iter().enumerate() {
+        let n = count(own & files_bb(files));
+        if n > 0 {
+            acc.add(us, PAWN_FILE_CENTRALITY.at(i), n);
+        }
     }
     for right in [false, true] {
         chains(info, us, right, acc);
@@ -159,11 +163,12 @@ fn chains<A: Accumulator>(info: &Info, us: Color, right: bool, acc: &mut A) {
 
 /// The squares ahead of `sq` for `color` on the diagonal of the chain direction.
 fn diagonal_ray(color: Color, sq: shakmaty::Square, right: bool) -> Bitboard {
-    let mut ray = Bitboard::EMPTY;
-    let mut at = Bitboard::from(sq);
-    while any(at) {
-        at = diagonal(color, at, right);
-        ray |= at;
-    }
-    ray
+    let f = sq.file() as u32;
+    let side = if right {
+        0xffu8.checked_shl(f + 1).unwrap_or(0)
+    } else {
+        (1u8 << f) - 1
+    };
+    let diagonals = shakmaty::attacks::bishop_attacks(sq, Bitboard::EMPTY);
+    diagonals & ahead(color, sq) & files_bb(side)
 }

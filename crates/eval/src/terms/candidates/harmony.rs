@@ -66,27 +66,24 @@ fn serial_defence<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let all = pieces
         .iter()
         .fold(Bitboard::EMPTY, |b, p| b | Bitboard::from(p.sq));
-    // Per piece: the own pieces it defends, and the own pieces defending it (as squares).
-    let mut defends = [Bitboard::EMPTY; 16];
-    let mut defended_by = [Bitboard::EMPTY; 16];
-    for (i, p) in pieces.iter().enumerate() {
-        defends[i] = p.attacks & all & !Bitboard::from(p.sq);
-    }
-    for (i, p) in pieces.iter().enumerate() {
-        for (j, q) in pieces.iter().enumerate() {
-            if defends[j].contains(p.sq) {
-                defended_by[i] |= Bitboard::from(q.sq);
-            }
+    // By square of an own piece: the own pieces it defends, and those defending it.
+    let mut defends = [Bitboard::EMPTY; 64];
+    let mut defended_by = [Bitboard::EMPTY; 64];
+    for p in pieces.iter() {
+        let down = p.attacks & all & !Bitboard::from(p.sq);
+        defends[p.sq as usize] = down;
+        for d in down {
+            defended_by[d as usize] |= Bitboard::from(p.sq);
         }
     }
-    let at = |sq: shakmaty::Square| pieces.iter().position(|p| p.sq == sq).unwrap_or(0);
-    let n = (0..pieces.len())
-        .filter(|&i| {
-            let me = Bitboard::from(pieces[i].sq);
-            let (up, down) = (defended_by[i], defends[i]);
+    let n = pieces
+        .iter()
+        .filter(|p| {
+            let me = Bitboard::from(p.sq);
+            let (up, down) = (defended_by[p.sq as usize], defends[p.sq as usize]);
             let middle = any(up) && any(down) && (count(up | down) > 1);
-            let top = down.into_iter().any(|d| any(defends[at(d)] & !me));
-            let bottom = up.into_iter().any(|u| any(defended_by[at(u)] & !me));
+            let top = down.into_iter().any(|d| any(defends[d as usize] & !me));
+            let bottom = up.into_iter().any(|u| any(defended_by[u as usize] & !me));
             middle || top || bottom
         })
         .count() as i32;
@@ -123,16 +120,13 @@ fn clashes<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
 
 /// Four own pieces on the corners of a 4x4 block (c3, f3, c6, f6).
 fn magic_square<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
-    let pieces = info.board.by_color(us) & !info.board.pawns() & !info.board.kings();
-    for sq in pieces {
-        let corners = [3, 24, 27].map(|d| sq.offset(d));
-        let same_block = sq.file() as u32 <= 4 && sq.rank() as u32 <= 4;
-        if same_block
-            && corners
-                .iter()
-                .all(|c| c.is_some_and(|c| pieces.contains(c)))
-        {
-            acc.add(us, MAGIC_SQUARE, 1);
-        }
+    let pieces = (info.board.by_color(us) & !info.board.pawns() & !info.board.kings()).0;
+    // Lower left corners: files a to e, ranks 1 to 5 (the block then fits the board).
+    const CORNERS: u64 = 0x0000_001f_1f1f_1f1f;
+    let n = count(Bitboard(
+        pieces & (pieces >> 3) & (pieces >> 24) & (pieces >> 27) & CORNERS,
+    ));
+    if n > 0 {
+        acc.add(us, MAGIC_SQUARE, n);
     }
 }

@@ -27,7 +27,7 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         if deep > 0 {
             acc.add(us, MOBILITY_ENEMY_CAMP, deep);
         }
-        let directions = directions(us, p.sq, p.role, p.attacks & !own);
+        let directions = directions(p.sq, p.role, p.attacks & !own);
         if directions > 0 {
             acc.add(us, MOBILITY_DIRECTIONS, directions);
         }
@@ -49,20 +49,23 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
 
 /// In how many directions a piece on `sq` has a move (`moves`): lines for sliders, the
 /// long leg of the jump (forward, back, left, right) for a knight.
-fn directions(us: Color, sq: shakmaty::Square, role: Role, moves: Bitboard) -> i32 {
+fn directions(sq: shakmaty::Square, role: Role, moves: Bitboard) -> i32 {
     if role == Role::Knight {
-        let mut seen = 0u8;
-        for t in knight_attacks(sq) & moves {
-            let dr = rel_rank(us, t) as i32 - rel_rank(us, sq) as i32;
-            let df = t.file() as i32 - sq.file() as i32;
-            seen |= match (dr.abs() == 2, dr > 0, df > 0) {
-                (true, true, _) => 1,
-                (true, false, _) => 2,
-                (false, _, true) => 4,
-                (false, _, false) => 8,
-            };
-        }
-        return seen.count_ones() as i32;
+        // The jumps two ranks up, two down, two files right and two left: one direction
+        // each, whatever the side.
+        let jumps = (knight_attacks(sq) & moves).0;
+        let (r, f) = (sq.rank() as i32, sq.file() as i32);
+        let on_rank = |r: i32| (0..8).contains(&r) && jumps & (0xff << (8 * r)) != 0;
+        let on_file = |f: i32| (0..8).contains(&f) && jumps & FILES[f as usize] != 0;
+        return [
+            on_rank(r + 2),
+            on_rank(r - 2),
+            on_file(f + 2),
+            on_file(f - 2),
+        ]
+        .into_iter()
+        .map(i32::from)
+        .sum();
     }
     let lines = match role {
         Role::Bishop => bishop_attacks(sq, Bitboard::EMPTY),
