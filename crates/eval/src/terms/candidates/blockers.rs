@@ -23,7 +23,9 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let theirs = info.pawns[them as usize];
     let roots = Chains::of(them, theirs, false).root | Chains::of(them, theirs, true).root;
     let fixed_pairs = count(info.rammed[0]);
-    for sq in theirs {
+    // Only the enemy pawns with one of our pieces or our king on their stop square.
+    let ours = info.board.by_color(us) & !info.board.pawns();
+    for sq in backward(them, forward(them, theirs) & ours) {
         let Some(stop) = forward(them, Bitboard::from(sq)).first() else {
             continue;
         };
