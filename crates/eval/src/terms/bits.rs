@@ -47,6 +47,16 @@ pub const BIG_CENTER: Bitboard = Bitboard(0x0000_3c3c_3c3c_0000);
 /// d4, e4, d5, e5.
 pub const CENTER: Bitboard = Bitboard::CENTER;
 
+/// The files of each [`centralness`], as bytes for [`files_bb`]: a and h, b and g, c and f,
+/// d and e.
+pub const FILES_BY_CENTRALNESS: [u8; 4] = [0x81, 0x42, 0x24, 0x18];
+
+/// The squares beside `bb` on the same rank.
+#[inline]
+pub fn beside(bb: Bitboard) -> Bitboard {
+    Bitboard(((bb.0 & !FILES[0]) >> 1) | ((bb.0 & !FILES[7]) << 1))
+}
+
 /// Rank of `sq` counted from `color`'s side: 0 is its back rank, 7 the promotion rank.
 #[inline]
 pub fn rel_rank(color: Color, sq: Square) -> usize {

@@ -9,70 +9,47 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let them = us.other();
     let (own, theirs) = (info.pawns[us as usize], info.pawns[them as usize]);
     let their_attacks = info.attacked_by(them, shakmaty::Role::Pawn);
-    let their_double = pawn_double_attacks(them, theirs);
-    let own_pieces = info.board.by_color(us) & !own;
-    for sq in own {
-        let bb = Bitboard::from(sq);
-        let file = centralness(sq.file());
-        let rank = rel_rank(us, sq);
-        let stop = forward(us, bb);
-        let supporters = count(pawn_attacks(them, bb) & own);
-        let phalanx = any(adjacent_files(sq) & Bitboard::from_rank(sq.rank()) & own);
-        let connected = supporters > 0 || phalanx;
-        let isolated = (adjacent_files(sq) & own).is_empty();
-        let helpers_behind = adjacent_files(sq) & own & !ahead(us, sq);
-        let backward = !isolated && helpers_behind.is_empty() && any(stop & their_attacks);
-        let open = (front_span(us, sq) & theirs).is_empty();
+    let mut add = |pawns: Bitboard, param| {
+        let n = count(pawns);
+        if n > 0 {
+            acc.add(us, param, n);
+        }
+    };
+    // The structure as sets of own pawns.
+    let supported = own & pawn_attacks(us, own);
+    let supported_twice = own & pawn_double_attacks(us, own);
+    let connected = supported | (own & beside(own));
+    let files = file_set(own);
+    let isolated = own & !files_bb((files << 1) | (files >> 1));
+    // A helper on a neighbouring file level with or behind the pawn.
+    let helped = beside(fill_forward(us, own));
+    let held_back = own & !isolated & !helped & backward(us, their_attacks);
+    let open = own & !forward(them, fill_forward(them, theirs));
+    let doubled = own & fill_forward(them, backward(us, own));
+    let blocked = own & backward(us, info.board.by_color(us) & !own);
 
-        if supporters > 0 {
-            acc.add(us, PAWN_SUPPORTED.at(supporters as usize - 1), 1);
-        }
-        if isolated {
-            acc.add(us, PAWN_ISOLATED.at(file), 1);
-        }
-        if backward {
-            acc.add(us, PAWN_BACKWARD.at(file), 1);
-        }
-        if !connected {
-            acc.add(
-                us,
-                if open {
-                    PAWN_UNCONNECTED_OPEN_FILE
-                } else {
-                    PAWN_UNCONNECTED_CLOSED_FILE
-                },
-                1,
-            );
-        }
-        if (isolated || backward) && open {
-            acc.add(us, PAWN_WEAK_OPEN_FILE, 1);
-        }
-        if any(front_span(us, sq) & own) {
-            acc.add(us, PAWN_DOUBLED, 1);
-        }
-        if connected {
-            acc.add(us, PAWN_CONNECTED_RANK.at(rank - 1), 1);
-            acc.add(us, PAWN_CONNECTED_FILE.at(file), 1);
-            if open {
-                acc.add(us, PAWN_CONNECTED_OPEN_RANK.at(rank.max(3) - 3), 1);
-            }
-        }
-        if any(stop & their_double) {
-            acc.add(us, PAWN_PUSH_DOUBLE_COVERED, 1);
-        }
-        if any(stop & own_pieces) {
-            let center = file == 3;
-            acc.add(
-                us,
-                if center {
-                    PAWN_BLOCKED_BY_PIECE_CENTER
-                } else {
-                    PAWN_BLOCKED_BY_PIECE
-                },
-                1,
-            );
-        }
+    add(supported & !supported_twice, PAWN_SUPPORTED.at(0));
+    add(supported_twice, PAWN_SUPPORTED.at(1));
+    for (i, files) in FILES_BY_CENTRALNESS.into_iter().enumerate() {
+        let group = files_bb(files);
+        add(isolated & group, PAWN_ISOLATED.at(i));
+        add(held_back & group, PAWN_BACKWARD.at(i));
+        add(connected & group, PAWN_CONNECTED_FILE.at(i));
     }
+    add(own & !connected & open, PAWN_UNCONNECTED_OPEN_FILE);
+    add(own & !connected & !open, PAWN_UNCONNECTED_CLOSED_FILE);
+    add((isolated | held_back) & open, PAWN_WEAK_OPEN_FILE);
+    add(doubled, PAWN_DOUBLED);
+    for rank in 1..=6 {
+        let on_rank = connected & rel_rank_bb(us, rank);
+        add(on_rank, PAWN_CONNECTED_RANK.at(rank - 1));
+        add(on_rank & open, PAWN_CONNECTED_OPEN_RANK.at(rank.max(3) - 3));
+    }
+    let push_double_covered = backward(us, pawn_double_attacks(them, theirs));
+    add(own & push_double_covered, PAWN_PUSH_DOUBLE_COVERED);
+    let center = Bitboard(FILES[3] | FILES[4]);
+    add(blocked & center, PAWN_BLOCKED_BY_PIECE_CENTER);
+    add(blocked & !center, PAWN_BLOCKED_BY_PIECE);
     let mut behind = backward(us, own);
     for _ in 0..5 {
         behind |= backward(us, behind);

@@ -59,8 +59,7 @@ impl Chains {
 pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let own = info.pawns[us as usize];
     groups(own, us, acc);
-    // Files by centralness: a and h, b and g, c and f, d and e.
-    for (i, files) in [0x81u8, 0x42, 0x24, 0x18].into_iter().enumerate() {
+    for (i, files) in FILES_BY_CENTRALNESS.into_iter().enumerate() {
         let n = count(own & files_bb(files));
         if n > 0 {
             acc.add(us, PAWN_FILE_CENTRALITY.at(i), n);
