@@ -213,6 +213,14 @@ pub fn expand(bb: Bitboard) -> Bitboard {
     Bitboard(row | (row << 8) | (row >> 8))
 }
 
+/// Every square one king step away from a square of `bb` (a square of `bb` only when it
+/// is next to another).
+#[inline]
+pub fn neighbours(bb: Bitboard) -> Bitboard {
+    let row = bb | beside(bb);
+    beside(bb) | Bitboard((row.0 << 8) | (row.0 >> 8))
+}
+
 /// Whether any set bit exists.
 #[inline]
 pub fn any(bb: Bitboard) -> bool {

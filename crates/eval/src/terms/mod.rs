@@ -264,6 +264,20 @@ pub(crate) fn xrays(occupied: Bitboard, sq: Square, role: Role) -> ArrayVec<(Squ
     out
 }
 
+/// Adds `param` for `color` once per square of `squares` (nothing when there is none).
+#[inline]
+pub(crate) fn add_each<A: Accumulator>(
+    acc: &mut A,
+    color: Color,
+    param: crate::params::SParam,
+    squares: Bitboard,
+) {
+    let n = count(squares);
+    if n > 0 {
+        acc.add(color, param, n);
+    }
+}
+
 /// Chebyshev distance between two squares.
 #[inline]
 pub(crate) fn distance(a: Square, b: Square) -> i32 {

@@ -1,6 +1,6 @@
 //! PawnV and the pawn terms of CoordV: the structure of one side's pawns.
 
-use super::{bits::*, Info};
+use super::{add_each, bits::*, Info};
 use crate::accumulate::Accumulator;
 use crate::table::*;
 use shakmaty::{Bitboard, Color};
@@ -9,12 +9,6 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let them = us.other();
     let (own, theirs) = (info.pawns[us as usize], info.pawns[them as usize]);
     let their_attacks = info.attacked_by(them, shakmaty::Role::Pawn);
-    let mut add = |pawns: Bitboard, param| {
-        let n = count(pawns);
-        if n > 0 {
-            acc.add(us, param, n);
-        }
-    };
     // The structure as sets of own pawns.
     let supported = own & pawn_attacks(us, own);
     let supported_twice = own & pawn_double_attacks(us, own);
@@ -28,28 +22,34 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let doubled = own & fill_forward(them, backward(us, own));
     let blocked = own & backward(us, info.board.by_color(us) & !own);
 
-    add(supported & !supported_twice, PAWN_SUPPORTED.at(0));
-    add(supported_twice, PAWN_SUPPORTED.at(1));
+    add_each(acc, us, PAWN_SUPPORTED.at(0), supported & !supported_twice);
+    add_each(acc, us, PAWN_SUPPORTED.at(1), supported_twice);
     for (i, files) in FILES_BY_CENTRALNESS.into_iter().enumerate() {
         let group = files_bb(files);
-        add(isolated & group, PAWN_ISOLATED.at(i));
-        add(held_back & group, PAWN_BACKWARD.at(i));
-        add(connected & group, PAWN_CONNECTED_FILE.at(i));
+        add_each(acc, us, PAWN_ISOLATED.at(i), isolated & group);
+        add_each(acc, us, PAWN_BACKWARD.at(i), held_back & group);
+        add_each(acc, us, PAWN_CONNECTED_FILE.at(i), connected & group);
     }
-    add(own & !connected & open, PAWN_UNCONNECTED_OPEN_FILE);
-    add(own & !connected & !open, PAWN_UNCONNECTED_CLOSED_FILE);
-    add((isolated | held_back) & open, PAWN_WEAK_OPEN_FILE);
-    add(doubled, PAWN_DOUBLED);
+    add_each(acc, us, PAWN_UNCONNECTED_OPEN_FILE, own & !connected & open);
+    add_each(
+        acc,
+        us,
+        PAWN_UNCONNECTED_CLOSED_FILE,
+        own & !connected & !open,
+    );
+    add_each(acc, us, PAWN_WEAK_OPEN_FILE, (isolated | held_back) & open);
+    add_each(acc, us, PAWN_DOUBLED, doubled);
     for rank in 1..=6 {
         let on_rank = connected & rel_rank_bb(us, rank);
-        add(on_rank, PAWN_CONNECTED_RANK.at(rank - 1));
-        add(on_rank & open, PAWN_CONNECTED_OPEN_RANK.at(rank.max(3) - 3));
+        add_each(acc, us, PAWN_CONNECTED_RANK.at(rank - 1), on_rank);
+        let open_rank = PAWN_CONNECTED_OPEN_RANK.at(rank.max(3) - 3);
+        add_each(acc, us, open_rank, on_rank & open);
     }
     let push_double_covered = backward(us, pawn_double_attacks(them, theirs));
-    add(own & push_double_covered, PAWN_PUSH_DOUBLE_COVERED);
+    add_each(acc, us, PAWN_PUSH_DOUBLE_COVERED, own & push_double_covered);
     let center = Bitboard(FILES[3] | FILES[4]);
-    add(blocked & center, PAWN_BLOCKED_BY_PIECE_CENTER);
-    add(blocked & !center, PAWN_BLOCKED_BY_PIECE);
+    add_each(acc, us, PAWN_BLOCKED_BY_PIECE_CENTER, blocked & center);
+    add_each(acc, us, PAWN_BLOCKED_BY_PIECE, blocked & !center);
     let mut behind = backward(us, own);
     for _ in 0..5 {
         behind |= backward(us, behind);

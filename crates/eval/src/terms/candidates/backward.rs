@@ -2,7 +2,7 @@
 //! apart by how many enemy pawns hold the square (`att`), how many own pawns cover it now
 //! (`def`) and whether own pawns further back could still come up (`later`).
 
-use super::super::{bits::*, Info};
+use super::super::{add_each, bits::*, Info};
 use crate::accumulate::Accumulator;
 use crate::table::*;
 use shakmaty::{Bitboard, Color};
@@ -82,21 +82,15 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let b = backward_pawns(info, us);
     for r in 1..=4 {
         let (rank, i) = (rel_rank_bb(us, r), r - 1);
-        let mut add = |pawns: Bitboard, param| {
-            let n = count(pawns & rank);
-            if n > 0 {
-                acc.add(us, param, n);
-            }
-        };
-        add(b.full, PAWN_BACKWARD_FULL.at(i));
+        add_each(acc, us, PAWN_BACKWARD_FULL.at(i), b.full & rank);
         if i < 2 {
-            add(b.semi, PAWN_SEMI_BACKWARD.at(i));
+            add_each(acc, us, PAWN_SEMI_BACKWARD.at(i), b.semi & rank);
         }
-        add(b.fated, PAWN_BACKWARD_FATED.at(i));
-        add(b.semi_fated, PAWN_SEMI_BACKWARD_FATED.at(i));
-        add(b.potential, PAWN_POTENTIALLY_BACKWARD.at(i));
+        add_each(acc, us, PAWN_BACKWARD_FATED.at(i), b.fated & rank);
+        add_each(acc, us, PAWN_SEMI_BACKWARD_FATED.at(i), b.semi_fated & rank);
+        add_each(acc, us, PAWN_POTENTIALLY_BACKWARD.at(i), b.potential & rank);
         for (d, &distant) in b.distant.iter().enumerate() {
-            add(distant, PAWN_BACKWARD_DISTANT.at(d));
+            add_each(acc, us, PAWN_BACKWARD_DISTANT.at(d), distant & rank);
         }
     }
     stop_square_pressure(info, us, acc);

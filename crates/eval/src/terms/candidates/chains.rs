@@ -2,7 +2,7 @@
 //! a group, pawns by file, and chains along a diagonal with their lead (front) and root
 //! (rear) pawns.
 
-use super::super::{bits::*, Info};
+use super::super::{add_each, bits::*, Info};
 use crate::accumulate::Accumulator;
 use crate::table::*;
 use shakmaty::{Bitboard, Color, Role};
@@ -60,10 +60,7 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let own = info.pawns[us as usize];
     groups(own, us, acc);
     for (i, files) in FILES_BY_CENTRALNESS.into_iter().enumerate() {
-        let n = count(own & files_bb(files));
-        if n > 0 {
-            acc.add(us, PAWN_FILE_CENTRALITY.at(i), n);
-        }
+        add_each(acc, us, PAWN_FILE_CENTRALITY.at(i), own & files_bb(files));
     }
     for right in [false, true] {
         chains(info, us, right, acc);
@@ -153,10 +150,7 @@ fn chains<A: Accumulator>(info: &Info, us: Color, right: bool, acc: &mut A) {
         (rams & enemy.middle, 3),
     ];
     for (targets, i) in hits {
-        let n = count(targets);
-        if n > 0 {
-            acc.add(us, PAWN_VS_CHAIN.at(i), n);
-        }
+        add_each(acc, us, PAWN_VS_CHAIN.at(i), targets);
     }
 }
 

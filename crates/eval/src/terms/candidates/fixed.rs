@@ -2,7 +2,7 @@
 //! rank, space and weaknesses on both wings, central pawns splitting the enemy wings, and
 //! squares of the own third and fourth ranks no own pawn can guard.
 
-use super::super::{bits::*, Info};
+use super::super::{add_each, bits::*, Info};
 use super::backward::fully_backward;
 use super::shelter::immediate_zone;
 use super::QUEEN_WING;
@@ -84,25 +84,16 @@ fn weak_spots<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         (fourth & in_front, WEAK_SPOT.at(3)),
     ];
     for (squares, param) in counts {
-        let n = count(squares);
-        if n > 0 {
-            acc.add(us, param, n);
-        }
+        add_each(acc, us, param, squares);
     }
     for p in info.pieces[us as usize].iter() {
         let cover = [(third, 0), (fourth, 1)];
         for (squares, i) in cover {
-            let n = count(p.attacks & squares);
-            if n > 0 {
-                acc.add(us, WEAK_SPOT_CONTROL.at(i), n);
-            }
+            add_each(acc, us, WEAK_SPOT_CONTROL.at(i), p.attacks & squares);
         }
     }
     let theirs = info.board.by_color(us.other()) & !info.board.pawns() & !info.board.kings();
     for (squares, i) in [(third, 2), (fourth, 3)] {
-        let n = count(theirs & squares);
-        if n > 0 {
-            acc.add(us.other(), WEAK_SPOT_CONTROL.at(i), n);
-        }
+        add_each(acc, us.other(), WEAK_SPOT_CONTROL.at(i), theirs & squares);
     }
 }

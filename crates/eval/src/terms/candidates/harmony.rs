@@ -2,7 +2,7 @@
 //! control on the same square, chains of defending pieces, pieces of both wings working
 //! together, clashes between own pieces, and the "magic square".
 
-use super::super::{bits::*, Info};
+use super::super::{add_each, bits::*, Info};
 use super::QUEEN_WING;
 use crate::accumulate::Accumulator;
 use crate::table::*;
@@ -34,10 +34,7 @@ fn complementarity<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     }
     let empty = !info.occupied;
     for (i, squares) in [once, twice, thrice].into_iter().enumerate() {
-        let n = count(squares & empty);
-        if n > 0 {
-            acc.add(us, COMPLEMENTARITY.at(i), n);
-        }
+        add_each(acc, us, COMPLEMENTARITY.at(i), squares & empty);
     }
     let pawn_cover = info.attacked_by(us, Role::Pawn);
     let minors = info.attacked_by(us, Role::Knight) | info.attacked_by(us, Role::Bishop);
@@ -49,10 +46,7 @@ fn complementarity<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     .into_iter()
     .enumerate()
     {
-        let n = count(cover & pawn_cover);
-        if n > 0 {
-            acc.add(us, PAWN_PIECE_COVER_OVERLAP.at(i), n);
-        }
+        add_each(acc, us, PAWN_PIECE_COVER_OVERLAP.at(i), cover & pawn_cover);
     }
     let shared = count(from_queen_wing & from_king_wing);
     if shared > 0 {
@@ -123,10 +117,10 @@ fn magic_square<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let pieces = (info.board.by_color(us) & !info.board.pawns() & !info.board.kings()).0;
     // Lower left corners: files a to e, ranks 1 to 5 (the block then fits the board).
     const CORNERS: u64 = 0x0000_001f_1f1f_1f1f;
-    let n = count(Bitboard(
-        pieces & (pieces >> 3) & (pieces >> 24) & (pieces >> 27) & CORNERS,
-    ));
-    if n > 0 {
-        acc.add(us, MAGIC_SQUARE, n);
-    }
+    add_each(
+        acc,
+        us,
+        MAGIC_SQUARE,
+        Bitboard(pieces & (pieces >> 3) & (pieces >> 24) & (pieces >> 27) & CORNERS),
+    );
 }

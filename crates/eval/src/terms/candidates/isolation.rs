@@ -2,7 +2,7 @@
 //! to the nearest own pawn, fixed isolated pawns, doubled files by count and immobilised
 //! doubled pawns.
 
-use super::super::{bits::*, Info};
+use super::super::{add_each, bits::*, Info};
 use crate::accumulate::Accumulator;
 use crate::table::*;
 use shakmaty::{Bitboard, Color, Square};
@@ -10,22 +10,20 @@ use shakmaty::{Bitboard, Color, Square};
 pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let own = info.pawns[us as usize];
     let theirs = info.pawns[us.other() as usize];
-    for sq in own {
+    let files = file_set(own);
+    let isolated = own & !files_bb((files << 1) | (files >> 1));
+    let detached = own & !isolated & !neighbours(own);
+    add_each(acc, us, PAWN_DETACHED, detached);
+    for sq in isolated | detached {
         let others = own & !Bitboard::from(sq);
-        let isolated = !any(adjacent_files(sq) & own);
-        let detached = !isolated && !any(expand(Bitboard::from(sq)) & others);
-        if detached {
-            acc.add(us, PAWN_DETACHED, 1);
-        }
-        if let Some(gap) = isolation_gap(sq, others, isolated, detached) {
+        if let Some(gap) = isolation_gap(sq, others, isolated.contains(sq)) {
             acc.add(us, PAWN_ISOLATION_GAP, gap);
         }
-        let rammed = any(forward(us, Bitboard::from(sq)) & theirs);
-        if isolated && rammed {
-            let i = usize::from(rel_rank(us, sq) > 1);
-            acc.add(us, PAWN_ISOLATED_FIXED.at(i), 1);
-        }
     }
+    let fixed = isolated & backward(us, theirs);
+    let second = rel_rank_bb(us, 1);
+    add_each(acc, us, PAWN_ISOLATED_FIXED.at(0), fixed & second);
+    add_each(acc, us, PAWN_ISOLATED_FIXED.at(1), fixed & !second);
     for file in FILES {
         let on_file = own & Bitboard(file);
         let n = count(on_file);
@@ -38,20 +36,18 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
 }
 
 /// Whole files (isolated pawn) or ranks (detached pawn) between the pawn on `sq` and the
-/// nearest other own pawn; `None` when it has none, or is neither, or the gap is empty.
-fn isolation_gap(sq: Square, others: Bitboard, isolated: bool, detached: bool) -> Option<i32> {
+/// nearest other own pawn; `None` when it has none, or the gap is empty.
+fn isolation_gap(sq: Square, others: Bitboard, isolated: bool) -> Option<i32> {
     let gap = if isolated {
         others
             .into_iter()
             .map(|o| (o.file() as i32 - sq.file() as i32).abs() - 1)
             .min()?
-    } else if detached {
+    } else {
         (others & adjacent_files(sq))
             .into_iter()
             .map(|o| (o.rank() as i32 - sq.rank() as i32).abs() - 1)
             .min()?
-    } else {
-        return None;
     };
     (gap > 0).then_some(gap)
 }

@@ -3,7 +3,7 @@
 //! support for knights, pieces against fixed pairs, queen and bishop colours, pieces ahead
 //! of own pawns, several queens, and piece and pawn values by the material on the board.
 
-use super::super::{bits::*, Info};
+use super::super::{add_each, bits::*, Info};
 use crate::accumulate::Accumulator;
 use crate::table::*;
 use shakmaty::attacks::{bishop_attacks, king_attacks, knight_attacks, rook_attacks};
@@ -134,10 +134,12 @@ fn material<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         .into_iter()
         .enumerate()
     {
-        let n = count(info.of(us, role));
-        if n > 0 {
-            acc.add(us, PIECE_VALUE_BY_PAWN_COUNT.at(i * 4 + bucket), n);
-        }
+        add_each(
+            acc,
+            us,
+            PIECE_VALUE_BY_PAWN_COUNT.at(i * 4 + bucket),
+            info.of(us, role),
+        );
     }
     let b = info.board;
     let material =

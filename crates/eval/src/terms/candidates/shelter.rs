@@ -2,7 +2,7 @@
 //! sliders near the enemy king, blocked enemy shelter pawns, confined kings, piece
 //! shelters, and lines of attacked squares in front of the enemy king.
 
-use super::super::{bits::*, distance, Info};
+use super::super::{add_each, bits::*, distance, Info};
 use super::unopposed::{free_path, Free};
 use crate::accumulate::Accumulator;
 use crate::table::*;
@@ -44,10 +44,7 @@ fn shelter_pawns<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let near = immediate_zone(us, k);
     let (straight, jumps) = wider_zones(us, k);
     for (i, zone) in [near, straight, jumps].into_iter().enumerate() {
-        let n = count(zone & own);
-        if n > 0 {
-            acc.add(us, KING_SHELTER_PAWN.at(i), n);
-        }
+        add_each(acc, us, KING_SHELTER_PAWN.at(i), zone & own);
     }
     let front_three = forward(us, Bitboard::from(k)) & wing(k);
     if rel_rank(us, k) == 0 && count(front_three & own) == 3 {
