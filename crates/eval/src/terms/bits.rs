@@ -213,6 +213,13 @@ pub fn expand(bb: Bitboard) -> Bitboard {
     Bitboard(row | (row << 8) | (row >> 8))
 }
 
+/// The pawns of `pawns` with no other on a neighbouring file.
+#[inline]
+pub fn isolated(pawns: Bitboard) -> Bitboard {
+    let files = file_set(pawns);
+    pawns & !files_bb((files << 1) | (files >> 1))
+}
+
 /// Every square one king step away from a square of `bb` (a square of `bb` only when it
 /// is next to another).
 #[inline]

@@ -9,10 +9,8 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     super::gnu_more::evaluate(info, us, acc);
     let i = us as usize;
     let pawns = info.pawns[i];
-    for sq in pawns {
-        if (adjacent_files(sq) & pawns).is_empty() {
-            acc.add(us, GNU_ISOLATED_PAWN.at(sq.file() as usize), 1);
-        }
+    for sq in isolated(pawns) {
+        acc.add(us, GNU_ISOLATED_PAWN.at(sq.file() as usize), 1);
     }
     let knights: i32 = info
         .of(us, Role::Knight)

@@ -13,8 +13,7 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let supported = own & pawn_attacks(us, own);
     let supported_twice = own & pawn_double_attacks(us, own);
     let connected = supported | (own & beside(own));
-    let files = file_set(own);
-    let isolated = own & !files_bb((files << 1) | (files >> 1));
+    let isolated = isolated(own);
     // A helper on a neighbouring file level with or behind the pawn.
     let helped = beside(fill_forward(us, own));
     let held_back = own & !isolated & !helped & backward(us, their_attacks);

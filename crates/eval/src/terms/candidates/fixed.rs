@@ -55,14 +55,11 @@ fn wings<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     if both(own & !own_half(us)) {
         acc.add(us, BOTH_WINGS.at(0), 1);
     }
-    let weak = own
-        .into_iter()
-        .filter(|&sq| {
-            let isolated = !any(adjacent_files(sq) & own);
-            let doubled = count(file_bb(sq) & own) > 1;
-            isolated || doubled || fully_backward(info, us).contains(sq)
-        })
-        .fold(Bitboard::EMPTY, |b, sq| b | Bitboard::from(sq));
+    let isolated = isolated(own);
+    let them = us.other();
+    let doubled =
+        own & (fill_forward(us, forward(us, own)) | fill_forward(them, backward(us, own)));
+    let weak = isolated | doubled | fully_backward(info, us);
     if both(weak) {
         acc.add(us, BOTH_WINGS.at(1), 1);
     }

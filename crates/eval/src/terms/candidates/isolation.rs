@@ -10,8 +10,7 @@ use shakmaty::{Bitboard, Color, Square};
 pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let own = info.pawns[us as usize];
     let theirs = info.pawns[us.other() as usize];
-    let files = file_set(own);
-    let isolated = own & !files_bb((files << 1) | (files >> 1));
+    let isolated = isolated(own);
     let detached = own & !isolated & !neighbours(own);
     add_each(acc, us, PAWN_DETACHED, detached);
     for sq in isolated | detached {

@@ -2,7 +2,7 @@
 //! sliders near the enemy king, blocked enemy shelter pawns, confined kings, piece
 //! shelters, and lines of attacked squares in front of the enemy king.
 
-use super::super::{add_each, bits::*, distance, Info};
+use super::super::{add_each, bits::*, Info};
 use super::unopposed::{free_path, Free};
 use crate::accumulate::Accumulator;
 use crate::table::*;
@@ -62,12 +62,15 @@ fn attack_pawns<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let them = us.other();
     let own = info.pawns[us as usize];
     let their_king = info.king[them as usize];
-    for sq in own {
-        let d = distance(sq, their_king);
-        if (1..=4).contains(&d) {
-            acc.add(us, PAWN_NEAR_ENEMY_KING.at(d as usize - 1), 1);
-        }
-        if wing(their_king).contains(sq) && rel_rank(us, sq) >= 4 {
+    // Own pawns by their distance to the enemy king, 1 to 4: rings around it.
+    let (mut inside, mut within) = (Bitboard::from(their_king), Bitboard::from(their_king));
+    for d in 0..4 {
+        within = expand(within);
+        add_each(acc, us, PAWN_NEAR_ENEMY_KING.at(d), own & within & !inside);
+        inside = within;
+    }
+    for sq in own & wing(their_king) {
+        if rel_rank(us, sq) >= 4 {
             match free_path(info, us, sq) {
                 Some(Free::Unopposed) => acc.add(us, UNOPPOSED_PAWN_KING_ATTACK.at(0), 1),
                 Some(Free::Prospective) => acc.add(us, UNOPPOSED_PAWN_KING_ATTACK.at(1), 1),

@@ -3,7 +3,7 @@
 //! neighbouring files outnumber the own pawns there that are not ahead (unopposed:
 //! neutralised) or not (prospective passer); and semi-passers behind an own passer.
 
-use super::super::{bits::*, Info};
+use super::super::{add_each, bits::*, Info};
 use crate::accumulate::Accumulator;
 use crate::table::*;
 use shakmaty::{Bitboard, Color, Square};
@@ -35,9 +35,14 @@ pub(super) fn free_path(info: &Info, us: Color, sq: Square) -> Option<Free> {
 
 pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let own = info.pawns[us as usize];
-    let theirs = info.pawns[us.other() as usize];
+    let them = us.other();
+    let theirs = info.pawns[them as usize];
+    // Squares with an enemy pawn ahead on their file, or on it and the neighbouring files.
+    let file_closed = forward(them, fill_forward(them, theirs));
+    let lane_closed = forward(them, fill_forward(them, theirs | beside(theirs)));
+    let passed = info.passed[us as usize];
     let mut unopposed = Bitboard::EMPTY;
-    for sq in own {
+    for sq in own & !passed & !file_closed {
         let r = rel_rank(us, sq);
         match free_path(info, us, sq) {
             Some(Free::Unopposed) => {
@@ -52,11 +57,16 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
             }
             _ => {}
         }
-        let passer_ahead = any(front_span(us, sq) & info.passed[us as usize]);
-        let free = !any((front_span(us, sq) | attack_span(us, sq)) & theirs);
-        if passer_ahead && free && (1..=6).contains(&r) {
-            acc.add(us, SEMI_PASSER.at(r - 1), 1);
-        }
+    }
+    // Pawns behind an own passer on their file with a free lane.
+    let semi_passers = own & fill_forward(them, backward(us, passed)) & !lane_closed;
+    for r in 1..=6 {
+        add_each(
+            acc,
+            us,
+            SEMI_PASSER.at(r - 1),
+            semi_passers & rel_rank_bb(us, r),
+        );
     }
     for (i, a) in unopposed.into_iter().enumerate() {
         for b in unopposed.into_iter().skip(i + 1) {
