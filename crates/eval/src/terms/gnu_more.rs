@@ -4,7 +4,7 @@
 //! bishop placement and king attacks, rook files and the heavy pieces' distance to the
 //! enemy king.
 
-use super::{bits::*, distance, Info};
+use super::{add_each, bits::*, distance, Info};
 use crate::accumulate::Accumulator;
 use crate::table::*;
 use shakmaty::attacks::{bishop_attacks, king_attacks, rook_attacks};
@@ -19,30 +19,37 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
 
 /// Pawn advancement by file, doubled and backward pawns, pawns near the own king.
 fn pawns<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
+    let them = us.other();
     let own = info.pawns[us as usize];
-    let theirs = info.pawns[us.other() as usize];
+    let theirs = info.pawns[them as usize];
     let guarded = info.attacked_by(us, Role::Pawn);
-    let k = info.king[us as usize];
+    let mut advance = [0; 4];
     for sq in own {
-        let advanced = rel_rank(us, sq) as i32 - 1;
-        if advanced > 0 {
-            acc.add(us, GNU_PAWN_ADVANCE.at(centralness(sq.file())), advanced);
-        }
-        let one = Bitboard::from(sq);
-        if !guarded.contains(sq) && !any(forward(us, one) & guarded) {
-            acc.add(us, GNU_BACKWARD_PAWN.at(0), 1);
-            let attacks = count(shakmaty::attacks::pawn_attacks(us, sq) & theirs);
-            if attacks > 0 {
-                acc.add(us, GNU_BACKWARD_PAWN.at(1), attacks);
-            }
-            if !any(front_span(us, sq) & theirs) {
-                acc.add(us, GNU_BACKWARD_PAWN.at(2), 1);
-            }
-        }
-        if distance(sq, k) <= 2 {
-            acc.add(us, GNU_PAWN_NEAR_KING, 1);
+        advance[centralness(sq.file())] += (rel_rank(us, sq) as i32 - 1).max(0);
+    }
+    for (i, &ranks) in advance.iter().enumerate() {
+        if ranks > 0 {
+            acc.add(us, GNU_PAWN_ADVANCE.at(i), ranks);
         }
     }
+    // Neither the pawn nor the square in front guarded by an own pawn.
+    let unguarded = own & !guarded & !backward(us, guarded);
+    add_each(acc, us, GNU_BACKWARD_PAWN.at(0), unguarded);
+    let ahead_once = forward(us, unguarded).0;
+    let (left, right) = ((ahead_once & !FILES[0]) >> 1, (ahead_once & !FILES[7]) << 1);
+    let attacks = count(Bitboard(left) & theirs) + count(Bitboard(right) & theirs);
+    if attacks > 0 {
+        acc.add(us, GNU_BACKWARD_PAWN.at(1), attacks);
+    }
+    let open = !forward(them, fill_forward(them, theirs));
+    add_each(acc, us, GNU_BACKWARD_PAWN.at(2), unguarded & open);
+    let k = info.king[us as usize];
+    add_each(
+        acc,
+        us,
+        GNU_PAWN_NEAR_KING,
+        own & expand(expand(Bitboard::from(k))),
+    );
     for file in FILES {
         let on_file = own & Bitboard(file);
         let n = count(on_file);
