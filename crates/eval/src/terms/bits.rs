@@ -176,6 +176,13 @@ pub fn fill_forward(color: Color, bb: Bitboard) -> Bitboard {
     Bitboard(b)
 }
 
+/// Every square ahead of a square of `bb` for `color` on its file (`bb` itself only where
+/// it is ahead of another).
+#[inline]
+pub fn front_spans(color: Color, bb: Bitboard) -> Bitboard {
+    forward(color, fill_forward(color, bb))
+}
+
 /// The files holding a square of `bb`, as a byte (bit 0 = file a).
 #[inline]
 pub fn file_set(bb: Bitboard) -> u8 {

@@ -41,7 +41,7 @@ fn pawns<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     if attacks > 0 {
         acc.add(us, GNU_BACKWARD_PAWN.at(1), attacks);
     }
-    let open = !forward(them, fill_forward(them, theirs));
+    let open = !front_spans(them, theirs);
     add_each(acc, us, GNU_BACKWARD_PAWN.at(2), unguarded & open);
     let k = info.king[us as usize];
     add_each(

@@ -17,8 +17,8 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     // A helper on a neighbouring file level with or behind the pawn.
     let helped = beside(fill_forward(us, own));
     let held_back = own & !isolated & !helped & backward(us, their_attacks);
-    let open = own & !forward(them, fill_forward(them, theirs));
-    let doubled = own & fill_forward(them, backward(us, own));
+    let open = own & !front_spans(them, theirs);
+    let doubled = own & front_spans(them, own);
     let blocked = own & backward(us, info.board.by_color(us) & !own);
 
     add_each(acc, us, PAWN_SUPPORTED.at(0), supported & !supported_twice);

@@ -38,8 +38,7 @@ impl Backward {
         let loose = pawn_attacks(them, theirs & !info.rammed[them as usize]);
         let covered = pawn_attacks(us, own);
         // Pawns with an own pawn on a neighbouring file behind them, which can come up.
-        let behind = forward(us, fill_forward(us, own)).0;
-        let later = Bitboard(((behind & !FILES[0]) >> 1) | ((behind & !FILES[7]) << 1));
+        let later = beside(front_spans(us, own));
         let back = |bb: Bitboard, steps: u32| (0..steps).fold(bb, |b, _| backward(us, b));
         let stop = forward(us, own);
         let once = back(stop & held & !held_twice, 1);

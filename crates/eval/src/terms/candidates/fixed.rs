@@ -57,8 +57,7 @@ fn wings<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     }
     let isolated = isolated(own);
     let them = us.other();
-    let doubled =
-        own & (fill_forward(us, forward(us, own)) | fill_forward(them, backward(us, own)));
+    let doubled = own & (front_spans(us, own) | front_spans(them, own));
     let weak = isolated | doubled | fully_backward(info, us);
     if both(weak) {
         acc.add(us, BOTH_WINGS.at(1), 1);

@@ -38,8 +38,8 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let them = us.other();
     let theirs = info.pawns[them as usize];
     // Squares with an enemy pawn ahead on their file, or on it and the neighbouring files.
-    let file_closed = forward(them, fill_forward(them, theirs));
-    let lane_closed = forward(them, fill_forward(them, theirs | beside(theirs)));
+    let file_closed = front_spans(them, theirs);
+    let lane_closed = front_spans(them, theirs | beside(theirs));
     let passed = info.passed[us as usize];
     let mut unopposed = Bitboard::EMPTY;
     for sq in own & !passed & !file_closed {
@@ -59,7 +59,7 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         }
     }
     // Pawns behind an own passer on their file with a free lane.
-    let semi_passers = own & fill_forward(them, backward(us, passed)) & !lane_closed;
+    let semi_passers = own & front_spans(them, passed) & !lane_closed;
     for r in 1..=6 {
         add_each(
             acc,
