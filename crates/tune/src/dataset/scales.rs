@@ -3,14 +3,16 @@
 //! positions of the shipped data), so a full pass computes each scale once and looks it up
 //! per position.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use texel_eval::formula::EndgameScale;
 
 /// Distinct endgame scale inputs, numbered in the order first seen.
 #[derive(Debug, Default)]
 pub(crate) struct ScaleBook {
     scales: Vec<EndgameScale>,
-    numbers: HashMap<EndgameScale, u32>,
+    /// A fast non-cryptographic hash: the inputs come from the evaluation, not from an
+    /// adversary (the standard SipHash cost some 450 instructions a loaded position).
+    numbers: FxHashMap<EndgameScale, u32>,
 }
 
 impl ScaleBook {
