@@ -249,32 +249,41 @@ impl fmt::Display for BadLine {
 /// Splits a line into the position and the rest. The position is the line's first fields:
 /// the 4 EPD fields, plus the two FEN counters when present (missing counters read as 0
 /// and 1); it is borrowed from the line unless its fields are separated by other
-/// whitespace than spaces, which the FEN parser does not take.
+/// whitespace than spaces, which the FEN parser does not take. Fields are separated by
+/// ASCII whitespace.
 fn split_position(line: &str) -> (Cow<'_, str>, &str) {
-    let line = line.trim_start();
-    let mut rest = line;
-    // Byte ends (in `line`) of the fields found so far; at most 6.
-    let mut ends = [0; 6];
+    let bytes = line.as_bytes();
+    let blank = |b: u8| b == b' ' || (b'\t'..=b'\r').contains(&b);
+    let skip = |from: usize, is_blank: bool| {
+        (from..bytes.len())
+            .find(|&i| blank(bytes[i]) != is_blank)
+            .unwrap_or(bytes.len())
+    };
+    let first = skip(0, true);
+    // Byte ends of the fields found so far; at most 6.
+    let mut ends = [first; 7];
     let mut fields = 0;
     while fields < 6 {
-        let trimmed = rest.trim_start();
-        let len = trimmed.find(char::is_whitespace).unwrap_or(trimmed.len());
-        let field = &trimmed[..len];
+        let start = skip(ends[fields], true);
+        let end = skip(start, false);
+        // ASCII whitespace never falls inside a character: the slice is whole characters.
+        let field = &line[start..end];
         if field.is_empty() || (fields >= 4 && field.parse::<u32>().is_err()) {
             break;
         }
-        rest = &trimmed[len..];
-        ends[fields] = line.len() - rest.len();
         fields += 1;
+        ends[fields] = end;
     }
-    if fields == 5 && rest.trim().is_empty() {
+    if fields == 5 && line[ends[5]..].trim().is_empty() {
         // `EPD 1`: a single number after the four EPD fields is a decimal label.
-        rest = &line[ends[3]..];
         fields = 4;
     }
-    let position = &line[..fields.checked_sub(1).map_or(0, |last| ends[last])];
-    if position.contains(|c: char| c.is_whitespace() && c != ' ') {
-        let spaced = position.split_whitespace().collect::<Vec<_>>().join(" ");
+    let (position, rest) = (&line[first..ends[fields]], &line[ends[fields]..]);
+    if position.bytes().any(|b| blank(b) && b != b' ') {
+        let spaced = position
+            .split_ascii_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
         return (Cow::Owned(spaced), rest);
     }
     (Cow::Borrowed(position), rest)
