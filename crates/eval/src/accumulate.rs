@@ -111,7 +111,7 @@ impl Accumulator for Evaluator<'_> {
 /// For a tapered parameter `index` is its middlegame slot and `mid` = `end` is its count:
 /// it adds `count × (middlegame value, endgame value)`. For an untapered integer `index` is
 /// its slot and it adds `(mid × value, end × value)`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Coef {
     /// Flat index of the parameter (its middlegame slot when tapered).
     pub index: u16,
@@ -193,11 +193,14 @@ impl Trace {
 /// Words of a bit set over the flat slots.
 const WORDS: usize = FLAT_LEN.div_ceil(64);
 
-/// A set of flat slots, a bit per slot.
-#[derive(Clone)]
-struct SlotSet([u64; WORDS]);
+/// Words of a bit set over the curve slots.
+const CURVE_WORDS: usize = slot_count().div_ceil(64);
 
-impl SlotSet {
+/// A set of slots, a bit per slot, in `N` words.
+#[derive(Clone)]
+struct SlotSet<const N: usize>([u64; N]);
+
+impl<const N: usize> SlotSet<N> {
     #[inline]
     fn insert(&mut self, i: usize) {
         self.0[i / 64] |= 1 << (i % 64);
@@ -209,11 +212,11 @@ pub struct Tracer<'a> {
     params: &'a Params,
     mid: Box<[i32; FLAT_LEN]>,
     end: Box<[i32; FLAT_LEN]>,
-    touched: SlotSet,
+    touched: SlotSet<WORDS>,
     /// The touched slots that are untapered integers.
-    ints: SlotSet,
+    ints: SlotSet<WORDS>,
     curve_counts: Vec<i32>,
-    curves_touched: Vec<u16>,
+    curves_touched: SlotSet<CURVE_WORDS>,
     inputs: Formulas,
     phase: i32,
 }
@@ -228,7 +231,7 @@ impl<'a> Tracer<'a> {
             touched: SlotSet([0; WORDS]),
             ints: SlotSet([0; WORDS]),
             curve_counts: vec![0; slot_count()],
-            curves_touched: Vec::with_capacity(16),
+            curves_touched: SlotSet([0; CURVE_WORDS]),
             inputs: Formulas::default(),
             phase: 0,
         }
@@ -246,24 +249,19 @@ impl<'a> Tracer<'a> {
     pub fn trace_into(&mut self, pos: &Chess, out: &mut Trace) {
         crate::terms::evaluate_with(pos, self);
         self.drain_coefs(&mut out.coefs);
-        self.curves_touched.sort_unstable();
-        self.curves_touched.dedup();
-        out.curves.clear();
-        for &slot in &self.curves_touched {
-            let count = std::mem::take(&mut self.curve_counts[usize::from(slot)]);
-            if count != 0 {
-                out.curves.push(CurveCoef { slot, count });
-            }
-        }
-        self.curves_touched.clear();
+        self.drain_curves(&mut out.curves);
         out.inputs = std::mem::take(&mut self.inputs);
         out.phase = self.phase;
     }
 
     /// Moves the non-zero counts of the touched slots to `coefs` in slot order, leaving
-    /// every count and set empty.
+    /// every count and set empty. Written without a branch per slot: every touched slot is
+    /// written, and the next one overwrites it when its counts are zero.
     fn drain_coefs(&mut self, coefs: &mut Vec<Coef>) {
+        let touched: u32 = self.touched.0.iter().map(|w| w.count_ones()).sum();
         coefs.clear();
+        coefs.resize(touched as usize, Coef::default());
+        let mut n = 0;
         for w in 0..WORDS {
             let mut bits = std::mem::take(&mut self.touched.0[w]);
             let ints = std::mem::take(&mut self.ints.0[w]);
@@ -272,19 +270,35 @@ impl<'a> Tracer<'a> {
                 bits &= bits - 1;
                 let i = w * 64 + b as usize;
                 let mid = std::mem::take(&mut self.mid[i]);
-                // A tapered parameter's count is kept in `mid` only.
+                // A tapered parameter's count is kept in `mid` only (its `end` stays 0).
+                let end = std::mem::take(&mut self.end[i]);
                 let tapered = ints & (1 << b) == 0;
-                let end = if tapered {
-                    mid
-                } else {
-                    std::mem::take(&mut self.end[i])
+                let end = if tapered { mid } else { end };
+                coefs[n] = Coef {
+                    index: i as u16,
+                    tapered,
+                    mid,
+                    end,
                 };
-                if mid != 0 || end != 0 {
-                    coefs.push(Coef {
-                        index: i as u16,
-                        tapered,
-                        mid,
-                        end,
+                n += usize::from(mid != 0 || end != 0);
+            }
+        }
+        coefs.truncate(n);
+    }
+
+    /// Moves the non-zero curve counts to `curves` in slot order, leaving them empty.
+    fn drain_curves(&mut self, curves: &mut Vec<CurveCoef>) {
+        curves.clear();
+        for w in 0..CURVE_WORDS {
+            let mut bits = std::mem::take(&mut self.curves_touched.0[w]);
+            while bits != 0 {
+                let slot = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let count = std::mem::take(&mut self.curve_counts[slot]);
+                if count != 0 {
+                    curves.push(CurveCoef {
+                        slot: slot as u16,
+                        count,
                     });
                 }
             }
@@ -313,7 +327,7 @@ impl Accumulator for Tracer<'_> {
     fn add_curve(&mut self, color: Color, curve: Curve, index: usize, count: i32) {
         let slot = curve.first_slot() + index;
         self.curve_counts[slot] += count * sign(color);
-        self.curves_touched.push(slot as u16);
+        self.curves_touched.insert(slot);
     }
     fn king_attack(&mut self, color: Color, attack: &KingAttack) {
         self.inputs.king_attack.0[color as usize] = Some(*attack);

@@ -218,8 +218,13 @@ fn passer_kings(index: usize, read: &mut impl FnMut(SParam) -> S) -> S {
 }
 
 /// Number of derived slots: all indices of all curves.
-pub fn slot_count() -> usize {
-    Curve::ALL.iter().map(|c| c.len()).sum()
+pub const fn slot_count() -> usize {
+    let (mut n, mut i) = (0, 0);
+    while i < Curve::ALL.len() {
+        n += Curve::ALL[i].len();
+        i += 1;
+    }
+    n
 }
 
 /// The curve and index of a derived slot.
