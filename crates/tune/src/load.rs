@@ -254,8 +254,9 @@ impl Loading<'_> {
         sets
     }
 
-    /// Appends the traced parts of a batch to the datasets.
-    fn append(&mut self, [train, validation]: [Vec<Part>; 2]) -> Result<(), LoadError> {
+    /// Traces a parsed batch and appends its positions to the datasets.
+    fn add(&mut self, parsed: &[Parsed], sets: &[Picks; 2]) -> Result<(), LoadError> {
+        let [train, validation] = trace_batch(parsed, sets, self.params);
         for part in train {
             self.train.append(part)?;
         }
@@ -265,29 +266,16 @@ impl Loading<'_> {
         Ok(())
     }
 
-    /// Reads, parses and adds every line of one file, a block of lines at a time. The
-    /// blocks overlap: one is traced while the next is parsed, so neither thread waits
-    /// for the other at the end of a phase; the parts are appended in file order.
+    /// Reads, parses and adds every line of one file, a block of lines at a time.
     fn file(&mut self, path: &Path, progress: &dyn Fn(u64)) -> Result<(), LoadError> {
         let mut input = open_input(path).map_err(|e| io(path, e))?;
         let mut formats = BTreeMap::new();
         let (mut line_no, mut text) = (0u64, Vec::new());
-        let mut previous: Option<(Vec<Parsed>, [Picks; 2])> = None;
-        loop {
-            let more = read_block(&mut input.reader, BATCH_BYTES, &mut text);
+        while read_block(&mut input.reader, BATCH_BYTES, &mut text).map_err(|e| io(path, e))? {
             let lines = block_lines(&text, &mut line_no);
-            let (traced, parsed) = rayon::join(
-                || previous.map(|(parsed, sets)| trace_batch(&parsed, &sets, self.params)),
-                || parse_batch(&lines, self.options.stm_labels),
-            );
-            if let Some(parts) = traced {
-                self.append(parts)?;
-            }
-            if !more.map_err(|e| io(path, e))? {
-                break;
-            }
+            let parsed = parse_batch(&lines, self.options.stm_labels);
             let sets = self.sort(path, &lines, &parsed, &mut formats);
-            previous = Some((parsed, sets));
+            self.add(&parsed, &sets)?;
             progress(input.position());
         }
         self.report.formats.push((path.to_path_buf(), formats));
