@@ -253,11 +253,13 @@ pub(crate) fn xrays(occupied: Bitboard, sq: Square, role: Role) -> ArrayVec<(Squ
         _ => queen_attacks(sq, occ),
     };
     let direct = attacks(occupied);
+    let fronts = direct & occupied;
+    // Removing the units in front uncovers each line up to the first unit behind them.
+    let backs = attacks(occupied & !fronts) & !direct & occupied;
     let mut out = ArrayVec::new();
-    for front in direct & occupied {
-        // Removing the unit in front uncovers exactly the squares behind it.
-        let beyond = attacks(occupied & !Bitboard::from(front)) & !direct;
-        if let Some(back) = (beyond & occupied).first() {
+    for back in backs {
+        // The unit in front is the one between the slider and the unit behind.
+        if let Some(front) = (between(sq, back) & fronts).first() {
             out.push((front, back));
         }
     }
