@@ -57,6 +57,46 @@ pub fn beside(bb: Bitboard) -> Bitboard {
     Bitboard(((bb.0 & !FILES[0]) >> 1) | ((bb.0 & !FILES[7]) << 1))
 }
 
+/// The squares a slider on each square reaches on an empty board along `steps` (file,
+/// rank).
+const fn rays(steps: [(i32, i32); 4]) -> [u64; 64] {
+    let mut out = [0u64; 64];
+    let mut sq = 0;
+    while sq < 64 {
+        let mut d = 0;
+        while d < 4 {
+            let (mut f, mut r) = (sq as i32 % 8 + steps[d].0, sq as i32 / 8 + steps[d].1);
+            while f >= 0 && f < 8 && r >= 0 && r < 8 {
+                out[sq] |= 1 << (r * 8 + f);
+                f += steps[d].0;
+                r += steps[d].1;
+            }
+            d += 1;
+        }
+        sq += 1;
+    }
+    out
+}
+
+/// Per square, its diagonals on an empty board.
+const DIAGONALS: [u64; 64] = rays([(1, 1), (1, -1), (-1, 1), (-1, -1)]);
+
+/// Per square, its file and rank on an empty board (the square itself not included).
+const LINES: [u64; 64] = rays([(1, 0), (-1, 0), (0, 1), (0, -1)]);
+
+/// The squares on the diagonals through `sq` (a bishop's reach on an empty board): a
+/// small table, cheaper than the magic lookup with no blockers.
+#[inline]
+pub fn diagonals(sq: Square) -> Bitboard {
+    Bitboard(DIAGONALS[sq as usize])
+}
+
+/// The other squares of the file and rank of `sq` (a rook's reach on an empty board).
+#[inline]
+pub fn lines(sq: Square) -> Bitboard {
+    Bitboard(LINES[sq as usize])
+}
+
 /// Rank of `sq` counted from `color`'s side: 0 is its back rank, 7 the promotion rank.
 #[inline]
 pub fn rel_rank(color: Color, sq: Square) -> usize {
@@ -257,6 +297,35 @@ pub fn small(n: i32) -> u8 {
 mod tests {
     use super::*;
     use shakmaty::Square::*;
+
+    #[test]
+    fn empty_board_rays_are_the_sliders_reach_with_no_blocker() {
+        use shakmaty::attacks::{bishop_attacks, rook_attacks};
+        for sq in Square::ALL {
+            assert_eq!(diagonals(sq), bishop_attacks(sq, Bitboard::EMPTY), "{sq}");
+            assert_eq!(lines(sq), rook_attacks(sq, Bitboard::EMPTY), "{sq}");
+        }
+        assert_eq!(count(diagonals(D4)), 13);
+        assert_eq!(count(lines(A1)), 14);
+    }
+
+    #[test]
+    fn sets_of_pawns_by_their_neighbours() {
+        let pawns =
+            Bitboard::from(A2) | Bitboard::from(C2) | Bitboard::from(D3) | Bitboard::from(H4);
+        assert_eq!(isolated(pawns), Bitboard::from(A2) | Bitboard::from(H4));
+        assert_eq!(
+            neighbours(pawns) & pawns,
+            Bitboard::from(C2) | Bitboard::from(D3)
+        );
+        assert_eq!(beside(Bitboard::from(A2)), Bitboard::from(B2));
+        let spans = front_spans(Color::White, Bitboard::from(E2) | Bitboard::from(E5));
+        assert!(spans.contains(E5) && spans.contains(E8) && !spans.contains(E2));
+        assert_eq!(
+            front_spans(Color::Black, Bitboard::from(B7)),
+            Bitboard::from_file(shakmaty::File::B) & !Bitboard::from(B8) & !Bitboard::from(B7)
+        );
+    }
 
     #[test]
     fn spans_look_ahead_for_each_side() {

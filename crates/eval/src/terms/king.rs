@@ -92,7 +92,7 @@ fn attack<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     a.double_attacked = small(count(info.double_attacks[ui] & (touching | near)));
     let diagonal_sliders = info.of(us, Role::Bishop) | info.of(us, Role::Queen);
     a.aligned_slider = u8::from(
-        (bishop_attacks(k, Bitboard::EMPTY) & diagonal_sliders)
+        (diagonals(k) & diagonal_sliders)
             .into_iter()
             .any(|s| any(between(s, k) & info.occupied)),
     );
@@ -142,8 +142,8 @@ fn check_inputs(info: &Info, us: Color, k: Square, a: &mut KingAttack) {
 /// A piece of `us` is the only blocker between a slider of `us` and the enemy king.
 fn discovered_check(info: &Info, us: Color, k: Square) -> bool {
     let ours = info.board.by_color(us);
-    let sliders = (rook_attacks(k, Bitboard::EMPTY) & ours & info.board.rooks_and_queens())
-        | (bishop_attacks(k, Bitboard::EMPTY) & ours & info.board.bishops_and_queens());
+    let sliders = (lines(k) & ours & info.board.rooks_and_queens())
+        | (diagonals(k) & ours & info.board.bishops_and_queens());
     sliders.into_iter().any(|s| {
         let blockers = between(s, k) & info.occupied;
         blockers.count() == 1 && blockers.is_subset(ours)
@@ -161,7 +161,7 @@ fn shelter<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         acc.add_int(us, KS_OPEN_FILE, mid);
     }
     let walls = own_pawns | info.rammed[us.other() as usize];
-    let diagonals = bishop_attacks(k, Bitboard::EMPTY) & ahead(us, k);
+    let diagonals = diagonals(k) & ahead(us, k);
     let west = diagonals & Bitboard(FILES[..k.file() as usize].iter().fold(0, |a, f| a | f));
     let east = diagonals & !west;
     let open_diagonals = [west, east]

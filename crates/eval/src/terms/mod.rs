@@ -155,8 +155,8 @@ impl<'a> Info<'a> {
     fn pinned_pieces(&self, color: Color) -> Bitboard {
         let k = self.king[color as usize];
         let them = self.board.by_color(color.other());
-        let snipers = (rook_attacks(k, Bitboard::EMPTY) & them & self.board.rooks_and_queens())
-            | (bishop_attacks(k, Bitboard::EMPTY) & them & self.board.bishops_and_queens());
+        let snipers = (lines(k) & them & self.board.rooks_and_queens())
+            | (diagonals(k) & them & self.board.bishops_and_queens());
         let mut pinned = Bitboard::EMPTY;
         for s in snipers {
             let blockers = between(k, s) & self.occupied;

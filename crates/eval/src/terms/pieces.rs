@@ -4,7 +4,7 @@ use super::{bits::*, distance, Info, Piece};
 use crate::accumulate::Accumulator;
 use crate::table::*;
 use crate::Curve;
-use shakmaty::attacks::{between, bishop_attacks, knight_attacks};
+use shakmaty::attacks::{between, knight_attacks};
 use shakmaty::{Bitboard, Color, Role, Square};
 
 pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
@@ -135,7 +135,7 @@ fn square_for(us: Color, file: u32, rank: u32) -> Square {
 /// pawn-defended enemy pawn in between.
 fn major_aligned(info: &Info, us: Color, sq: Square) -> bool {
     let them = us.other();
-    let targets = bishop_attacks(sq, Bitboard::EMPTY)
+    let targets = diagonals(sq)
         & (info.of(them, Role::Rook) | info.of(them, Role::Queen) | info.of(them, Role::King));
     let walls =
         info.rammed[us as usize] | (info.pawns[them as usize] & info.attacked_by(them, Role::Pawn));

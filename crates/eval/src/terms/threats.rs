@@ -4,7 +4,7 @@ use super::{bits::*, Info};
 use crate::accumulate::Accumulator;
 use crate::table::*;
 use shakmaty::attacks::{between, bishop_attacks, knight_attacks, rook_attacks};
-use shakmaty::{Bitboard, Color, Role};
+use shakmaty::{Color, Role};
 
 pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     attacks_now(info, us, acc);
@@ -132,8 +132,8 @@ fn threats_by_a_move<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
 /// One of our bishops or rooks sees the enemy queen through exactly one enemy piece.
 fn queen_behind_pin(info: &Info, us: Color, q: shakmaty::Square) -> bool {
     let them = us.other();
-    let diag = bishop_attacks(q, Bitboard::EMPTY) & info.of(us, Role::Bishop);
-    let line = rook_attacks(q, Bitboard::EMPTY) & info.of(us, Role::Rook);
+    let diag = diagonals(q) & info.of(us, Role::Bishop);
+    let line = lines(q) & info.of(us, Role::Rook);
     (diag | line).into_iter().any(|s| {
         let blockers = between(s, q) & info.occupied;
         blockers.count() == 1 && blockers.is_subset(info.board.by_color(them))

@@ -162,6 +162,6 @@ fn diagonal_ray(color: Color, sq: shakmaty::Square, right: bool) -> Bitboard {
     } else {
         (1u8 << f) - 1
     };
-    let diagonals = shakmaty::attacks::bishop_attacks(sq, Bitboard::EMPTY);
+    let diagonals = diagonals(sq);
     diagonals & ahead(color, sq) & files_bb(side)
 }

@@ -6,7 +6,7 @@
 use super::super::{add_each, bits::*, Info};
 use crate::accumulate::Accumulator;
 use crate::table::*;
-use shakmaty::attacks::{bishop_attacks, king_attacks, knight_attacks, rook_attacks};
+use shakmaty::attacks::{king_attacks, knight_attacks};
 use shakmaty::{Bitboard, Color, Role};
 
 /// Light squares.
@@ -68,9 +68,9 @@ fn directions(sq: shakmaty::Square, role: Role, moves: Bitboard) -> i32 {
         .sum();
     }
     let lines = match role {
-        Role::Bishop => bishop_attacks(sq, Bitboard::EMPTY),
-        Role::Rook => rook_attacks(sq, Bitboard::EMPTY),
-        _ => bishop_attacks(sq, Bitboard::EMPTY) | rook_attacks(sq, Bitboard::EMPTY),
+        Role::Bishop => diagonals(sq),
+        Role::Rook => lines(sq),
+        _ => diagonals(sq) | lines(sq),
     };
     count(king_attacks(sq) & lines & moves)
 }
@@ -98,7 +98,7 @@ fn pieces_and_pawns<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let own = info.pawns[us as usize];
     for p in info.pieces[us as usize].iter() {
         let on_file = file_bb(p.sq) & own;
-        let on_diagonal = bishop_attacks(p.sq, Bitboard::EMPTY) & own;
+        let on_diagonal = diagonals(p.sq) & own;
         for (pawns, i) in [(on_file, 0), (on_diagonal, 2)] {
             let behind_piece = count(pawns & ahead(us.other(), p.sq));
             let ahead_of_piece = count(pawns & ahead(us, p.sq));

@@ -6,7 +6,7 @@ use super::super::{add_each, bits::*, Info};
 use super::unopposed::{free_path, Free};
 use crate::accumulate::Accumulator;
 use crate::table::*;
-use shakmaty::attacks::{between, bishop_attacks, king_attacks, knight_attacks, rook_attacks};
+use shakmaty::attacks::{between, king_attacks, knight_attacks};
 use shakmaty::{Bitboard, Color, Role, Square};
 
 /// The king's immediate shelter zone: neighbouring squares level with or in front of it.
@@ -17,9 +17,7 @@ pub(super) fn immediate_zone(us: Color, k: Square) -> Bitboard {
 /// The wider zone: squares two steps along a line, and knight jumps, level or in front.
 fn wider_zones(us: Color, k: Square) -> (Bitboard, Bitboard) {
     let front = !ahead(us.other(), k);
-    let two_steps = (rook_attacks(k, Bitboard::EMPTY) | bishop_attacks(k, Bitboard::EMPTY))
-        & !king_attacks(k)
-        & expand(king_attacks(k));
+    let two_steps = (lines(k) | diagonals(k)) & !king_attacks(k) & expand(king_attacks(k));
     (two_steps & front, knight_attacks(k) & front)
 }
 
@@ -111,9 +109,9 @@ fn sliders_near_king<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let zone = immediate_zone(us.other(), k);
     for p in info.pieces[us as usize].iter() {
         let lines = match p.role {
-            Role::Bishop => bishop_attacks(k, Bitboard::EMPTY),
-            Role::Rook => rook_attacks(k, Bitboard::EMPTY),
-            Role::Queen => bishop_attacks(k, Bitboard::EMPTY) | rook_attacks(k, Bitboard::EMPTY),
+            Role::Bishop => diagonals(k),
+            Role::Rook => lines(k),
+            Role::Queen => diagonals(k) | lines(k),
             _ => continue,
         };
         if !lines.contains(p.sq) || !any(p.attacks & zone) {
