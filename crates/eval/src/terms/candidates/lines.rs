@@ -5,7 +5,7 @@ use super::QUEEN_WING;
 use crate::accumulate::Accumulator;
 use crate::table::*;
 use shakmaty::attacks::{between, rook_attacks};
-use shakmaty::{Color, Role, Square};
+use shakmaty::{Bitboard, Color, Role, Square};
 
 /// Material order of a unit for pins and x-rays (king highest).
 fn rank_value(role: Role) -> i32 {
@@ -55,7 +55,7 @@ fn rooks<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
             let open = !any(file & info.pawns[us.other() as usize]);
             acc.add(us, HEAVY_OPEN_FILE_VS_KING.at(usize::from(!open)), 1);
         }
-        neutralised(info, us, sq, acc);
+        neutralised(info, us, sq, attacks, acc);
     }
     let on_back = rooks & back;
     if let (Some(a), Some(b)) = (on_back.first(), on_back.last()) {
@@ -69,15 +69,16 @@ fn rooks<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     }
 }
 
-/// A rook on an open file blocked further up by an enemy minor that an enemy pawn defends.
-fn neutralised<A: Accumulator>(info: &Info, us: Color, sq: Square, acc: &mut A) {
+/// A rook on `sq` (reaching `attacks`) on an open file, blocked further up by an enemy minor
+/// that an enemy pawn defends.
+fn neutralised<A: Accumulator>(info: &Info, us: Color, sq: Square, attacks: Bitboard, acc: &mut A) {
     let them = us.other();
     let all_pawns = info.pawns[0] | info.pawns[1];
     if any(file_bb(sq) & all_pawns) {
         return;
     }
     let minors = info.of(them, Role::Knight) | info.of(them, Role::Bishop);
-    let blocker = rook_attacks(sq, info.occupied) & front_span(us, sq) & minors;
+    let blocker = attacks & front_span(us, sq) & minors;
     if any(blocker & info.attacked_by(them, Role::Pawn)) {
         acc.add(us, ROOK_FILE_NEUTRALISED, 1);
     }
