@@ -60,24 +60,27 @@ fn serial_defence<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let all = pieces
         .iter()
         .fold(Bitboard::EMPTY, |b, p| b | Bitboard::from(p.sq));
-    // By square of an own piece: the own pieces it defends, and those defending it.
-    let mut defends = [Bitboard::EMPTY; 64];
-    let mut defended_by = [Bitboard::EMPTY; 64];
-    for p in pieces.iter() {
-        let down = p.attacks & all & !Bitboard::from(p.sq);
-        defends[p.sq as usize] = down;
-        for d in down {
-            defended_by[d as usize] |= Bitboard::from(p.sq);
+    // Per piece: the own pieces it defends, and those defending it (as squares); the
+    // piece's number by its square.
+    let mut number = [0u8; 64];
+    let (mut defends, mut defended_by) = ([Bitboard::EMPTY; 16], [Bitboard::EMPTY; 16]);
+    for (i, p) in pieces.iter().enumerate() {
+        number[p.sq as usize] = i as u8;
+        defends[i] = p.attacks & all & !Bitboard::from(p.sq);
+    }
+    for (i, p) in pieces.iter().enumerate() {
+        for d in defends[i] {
+            defended_by[usize::from(number[d as usize])] |= Bitboard::from(p.sq);
         }
     }
-    let n = pieces
-        .iter()
-        .filter(|p| {
-            let me = Bitboard::from(p.sq);
-            let (up, down) = (defended_by[p.sq as usize], defends[p.sq as usize]);
+    let of = |sq: shakmaty::Square| usize::from(number[sq as usize]);
+    let n = (0..pieces.len())
+        .filter(|&i| {
+            let me = Bitboard::from(pieces[i].sq);
+            let (up, down) = (defended_by[i], defends[i]);
             let middle = any(up) && any(down) && (count(up | down) > 1);
-            let top = down.into_iter().any(|d| any(defends[d as usize] & !me));
-            let bottom = up.into_iter().any(|u| any(defended_by[u as usize] & !me));
+            let top = down.into_iter().any(|d| any(defends[of(d)] & !me));
+            let bottom = up.into_iter().any(|u| any(defended_by[of(u)] & !me));
             middle || top || bottom
         })
         .count() as i32;
@@ -102,12 +105,21 @@ fn clashes<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         return;
     }
     let sliders = info.of(us, Role::Bishop) | info.of(us, Role::Rook) | info.of(us, Role::Queen);
-    for (i, a) in sliders.into_iter().enumerate() {
-        for b in sliders.into_iter().skip(i + 1).chain(std::iter::once(k)) {
-            if any(knight_attacks(a) & knight_attacks(b) & !info.board.by_color(us.other())) {
-                let with_king = usize::from(b == k);
-                acc.add(us, PIECE_PLACEMENT_CLASH.at(2 + with_king), 1);
-            }
+    let free = !info.board.by_color(us.other());
+    let king_jumps = knight_attacks(k);
+    // Forkable pairs of sliders, and of a slider and the king.
+    let (mut later, mut pairs, mut with_king) = (sliders, 0, 0);
+    for a in sliders {
+        later &= !Bitboard::from(a);
+        let forks = knight_attacks(a) & free;
+        for b in later {
+            pairs += i32::from(any(forks & knight_attacks(b)));
+        }
+        with_king += i32::from(any(forks & king_jumps));
+    }
+    for (i, n) in [(2, pairs), (3, with_king)] {
+        if n > 0 {
+            acc.add(us, PIECE_PLACEMENT_CLASH.at(i), n);
         }
     }
 }
