@@ -15,23 +15,13 @@ const LIGHT: Bitboard = Bitboard(0x55aa_55aa_55aa_55aa);
 pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let own = info.board.by_color(us);
     let enemy_half = !own_half(us);
-    let mut in_camp = 0;
+    let (mut deep, mut ways) = (0, 0);
     for p in info.pieces[us as usize].iter() {
         acc.add(us, PIECE_RANK.at(rel_rank(us, p.sq)), 1);
-        acc.add(
-            us,
-            PIECE_CENTER_RING.at(3 - center_proximity(p.sq) as usize),
-            1,
-        );
-        let deep = count(p.attacks & info.mobility_area[us as usize] & enemy_half);
-        if deep > 0 {
-            acc.add(us, MOBILITY_ENEMY_CAMP, deep);
-        }
-        let directions = directions(p.sq, p.role, p.attacks & !own);
-        if directions > 0 {
-            acc.add(us, MOBILITY_DIRECTIONS, directions);
-        }
-        in_camp += i32::from(enemy_half.contains(p.sq));
+        let ring = 3 - center_proximity(p.sq) as usize;
+        acc.add(us, PIECE_CENTER_RING.at(ring), 1);
+        deep += count(p.attacks & info.mobility_area[us as usize] & enemy_half);
+        ways += directions(p.sq, p.role, p.attacks & !own);
         if p.role == Role::Knight {
             let support = count(super::own_pawn_attackers(info, us, p.sq));
             if support > 0 {
@@ -39,7 +29,13 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
             }
         }
     }
-    if in_camp == 1 {
+    for (param, n) in [(MOBILITY_ENEMY_CAMP, deep), (MOBILITY_DIRECTIONS, ways)] {
+        if n > 0 {
+            acc.add(us, param, n);
+        }
+    }
+    let pieces = own & !info.board.pawns() & !info.board.kings();
+    if count(pieces & enemy_half) == 1 {
         acc.add(us, SINGLE_PIECE_IN_ENEMY_CAMP, 1);
     }
     fixed_pairs(info, us, acc);
