@@ -1,6 +1,6 @@
 //! Backwardness varieties (`BackwardV`): pawns whose advance is held by enemy pawns, told
-//! apart by how many enemy pawns hold the square (`att`), how many own pawns cover it now
-//! (`def`) and whether own pawns further back could still come up (`later`).
+//! apart by how many enemy pawns hold the square, whether an own pawn covers it now and
+//! whether own pawns further back could still come up.
 
 use super::super::{add_each, bits::*, Info};
 use crate::accumulate::Accumulator;
@@ -109,6 +109,44 @@ fn stop_square_pressure<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         }
         if pieces.contains(stop) {
             acc.add(us, STOP_SQUARE_PRESSURE.at(1), 1);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::Square::*;
+
+    fn sorted(fen: &str, us: Color) -> Backward {
+        let pos = crate::parse_fen(fen).unwrap();
+        Backward::of(&Info::new(&pos), us)
+    }
+
+    #[test]
+    fn pawns_are_sorted_by_what_holds_their_advance() {
+        // a5 is held on a6 by b7 alone, with nothing to cover it or come up.
+        let white = sorted("4k3/1p6/p7/P7/8/8/8/4K3 w - - 0 1", Color::White);
+        assert_eq!(white.full, Bitboard::from(A5));
+        assert_eq!(white.semi | white.fated | white.potential, Bitboard::EMPTY);
+        // c6 is held on c5 by d4, but b7 behind it can come up.
+        let black = sorted("4k3/1p6/2p5/3p4/3P4/8/8/4K3 w - - 0 1", Color::Black);
+        assert_eq!(black.potential, Bitboard::from(C6));
+        assert_eq!(black.full, Bitboard::EMPTY);
+        // d7 walks to d5, held for good by the rammed e4 pawn: two squares ahead.
+        let black = sorted("4k3/3p4/8/4p3/4P3/8/8/4K3 w - - 0 1", Color::Black);
+        assert_eq!(
+            black.distant,
+            [Bitboard::from(D7), Bitboard::EMPTY, Bitboard::EMPTY]
+        );
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        for us in Color::ALL {
+            let b = sorted(start, us);
+            let all = b.full | b.semi | b.fated | b.semi_fated | b.potential;
+            assert_eq!(
+                all | b.distant[0] | b.distant[1] | b.distant[2],
+                Bitboard::EMPTY
+            );
         }
     }
 }
