@@ -89,17 +89,11 @@ fn attack_pawns<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         }
     }
     let shelter = immediate_zone(them, their_king) & info.pawns[them as usize];
-    for stop in forward(them, shelter) {
-        match info.board.piece_at(stop) {
-            Some(p) if p.color == us && p.role == Role::Rook => {
-                acc.add(us, SHELTER_PAWN_BLOCKED.at(0), 1);
-            }
-            Some(p) if p.color == us && !matches!(p.role, Role::Pawn | Role::King) => {
-                acc.add(us, SHELTER_PAWN_BLOCKED.at(1), 1);
-            }
-            _ => {}
-        }
-    }
+    let stops = forward(them, shelter);
+    let rooks = info.of(us, Role::Rook);
+    let others = info.board.by_color(us) & !info.board.pawns() & !info.board.kings() & !rooks;
+    add_each(acc, us, SHELTER_PAWN_BLOCKED.at(0), stops & rooks);
+    add_each(acc, us, SHELTER_PAWN_BLOCKED.at(1), stops & others);
 }
 
 /// Own sliders that attack the enemy king's immediate zone from its own line, by the
