@@ -310,6 +310,22 @@ mod tests {
     }
 
     #[test]
+    fn files_by_centralness_hold_the_files_of_each_centralness() {
+        for file in shakmaty::File::ALL {
+            let group = files_bb(FILES_BY_CENTRALNESS[centralness(file)]);
+            assert!(group.contains(Square::from_coords(file, shakmaty::Rank::First)));
+        }
+        let all = FILES_BY_CENTRALNESS.iter().fold(0u8, |a, &f| a | f);
+        assert_eq!(
+            (
+                all,
+                FILES_BY_CENTRALNESS.iter().map(|f| f.count_ones()).sum()
+            ),
+            (0xff, 8)
+        );
+    }
+
+    #[test]
     fn sets_of_pawns_by_their_neighbours() {
         let pawns =
             Bitboard::from(A2) | Bitboard::from(C2) | Bitboard::from(D3) | Bitboard::from(H4);

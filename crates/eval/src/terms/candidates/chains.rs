@@ -162,6 +162,5 @@ fn diagonal_ray(color: Color, sq: shakmaty::Square, right: bool) -> Bitboard {
     } else {
         (1u8 << f) - 1
     };
-    let diagonals = diagonals(sq);
-    diagonals & ahead(color, sq) & files_bb(side)
+    diagonals(sq) & ahead(color, sq) & files_bb(side)
 }
