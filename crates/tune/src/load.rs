@@ -149,12 +149,15 @@ pub(crate) fn parse_one(line: &[u8], stm_labels: bool) -> Parsed {
     Ok((labelled, key, format))
 }
 
-/// Parses a batch of lines in parallel.
-fn parse_batch(lines: &[(u64, &[u8])], stm_labels: bool) -> Vec<Parsed> {
-    lines
-        .par_iter()
-        .map(|(_, line)| parse_one(line, stm_labels))
-        .collect()
+/// Parses a batch of lines in parallel into `parsed` (emptied first; its memory is reused
+/// from batch to batch, so no fresh pages are touched).
+fn parse_batch(lines: &[(u64, &[u8])], stm_labels: bool, parsed: &mut Vec<Parsed>) {
+    parsed.clear();
+    parsed.par_extend(
+        lines
+            .par_iter()
+            .map(|(_, line)| parse_one(line, stm_labels)),
+    );
 }
 
 /// The positions of a parsed batch that go into one set, by index.
@@ -270,10 +273,10 @@ impl Loading<'_> {
     fn file(&mut self, path: &Path, progress: &dyn Fn(u64)) -> Result<(), LoadError> {
         let mut input = open_input(path).map_err(|e| io(path, e))?;
         let mut formats = BTreeMap::new();
-        let (mut line_no, mut text) = (0u64, Vec::new());
+        let (mut line_no, mut text, mut parsed) = (0u64, Vec::new(), Vec::new());
         while read_block(&mut input.reader, BATCH_BYTES, &mut text).map_err(|e| io(path, e))? {
             let lines = block_lines(&text, &mut line_no);
-            let parsed = parse_batch(&lines, self.options.stm_labels);
+            parse_batch(&lines, self.options.stm_labels, &mut parsed);
             let sets = self.sort(path, &lines, &parsed, &mut formats);
             self.add(&parsed, &sets)?;
             progress(input.position());

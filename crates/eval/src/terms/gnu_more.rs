@@ -4,7 +4,7 @@
 //! bishop placement and king attacks, rook files and the heavy pieces' distance to the
 //! enemy king.
 
-use super::{add_each, bits::*, distance, Info};
+use super::{add_each, bits::*, distance, xray_lines, Info};
 use crate::accumulate::Accumulator;
 use crate::table::*;
 use shakmaty::attacks::{bishop_attacks, king_attacks, rook_attacks};
@@ -50,15 +50,11 @@ fn pawns<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         GNU_PAWN_NEAR_KING,
         own & expand(expand(Bitboard::from(k))),
     );
-    for file in FILES {
-        let on_file = own & Bitboard(file);
-        let n = count(on_file);
-        let isolated = on_file
-            .first()
-            .is_none_or(|sq| !any(adjacent_files(sq) & own));
-        if n >= 2 && !isolated {
-            acc.add(us, GNU_DOUBLED_PAWN, n - 1);
-        }
+    // Every pawn beyond the first on its file, on files with a pawn on a neighbouring file.
+    let supported = own & !isolated(own);
+    let doubled = count(supported) - file_set(supported).count_ones() as i32;
+    if doubled > 0 {
+        acc.add(us, GNU_DOUBLED_PAWN, doubled);
     }
 }
 
@@ -127,16 +123,17 @@ fn sliders<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         (sq.file() as i32 - their_king.file() as i32).abs()
             + (sq.rank() as i32 - their_king.rank() as i32).abs()
     };
-    for sq in info.of(us, Role::Bishop) {
+    let targets = xray_targets(info, them);
+    let bishops = info.of(us, Role::Bishop);
+    add_each(acc, us, GNU_BISHOP_MATERIAL, bishops);
+    for sq in bishops {
         let through = bishop_attacks(sq, pawns);
         acc.add(us, GNU_BISHOP_MOBILITY.at_most(count(through) as usize), 1);
         acc.add(us, GNU_BISHOP_CENTER.at(center_proximity(sq) as usize), 1);
-        acc.add(us, GNU_BISHOP_MATERIAL, 1);
-        let near_king = count(bishop_attacks(sq, info.occupied) & king_attacks(their_king));
-        if near_king > 0 {
-            acc.add(us, GNU_BISHOP_KING_ATTACK, near_king);
-        }
-        xrays(info, us, sq, Role::Bishop, acc);
+        let (direct, backs) = xray_lines(info.occupied, sq, Role::Bishop);
+        add_each(acc, us, GNU_XRAY.at(0), backs & targets);
+        let near_king = direct & king_attacks(their_king);
+        add_each(acc, us, GNU_BISHOP_KING_ATTACK, near_king);
     }
     for sq in info.of(us, Role::Rook) {
         let through = rook_attacks(sq, pawns);
@@ -149,26 +146,18 @@ fn sliders<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
             acc.add(us, GNU_ROOK_FILE.at(1), 1);
         }
         acc.add(us, GNU_ROOK_KING_TAXICAB, taxicab(sq));
-        xrays(info, us, sq, Role::Rook, acc);
+        let (_, backs) = xray_lines(info.occupied, sq, Role::Rook);
+        add_each(acc, us, GNU_XRAY.at(1), backs & targets);
     }
     for sq in info.of(us, Role::Queen) {
         acc.add(us, GNU_QUEEN_KING_TAXICAB, taxicab(sq));
     }
 }
 
-/// X-ray attacks of the slider on `sq` through one unit onto an enemy rook, queen or king,
-/// or an undefended enemy piece.
-fn xrays<A: Accumulator>(info: &Info, us: Color, sq: Square, role: Role, acc: &mut A) {
-    let them = us.other();
+/// What an x-ray through one unit hits in the document: an enemy rook, queen or king, or an
+/// undefended enemy piece.
+fn xray_targets(info: &Info, them: Color) -> Bitboard {
     let heavy = info.of(them, Role::Rook) | info.of(them, Role::Queen) | info.of(them, Role::King);
     let pieces = info.board.by_color(them) & !info.board.pawns();
-    let targets = heavy | (pieces & !info.all_attacks[them as usize]);
-    let n = super::xrays(info.occupied, sq, role)
-        .iter()
-        .filter(|(_, back)| targets.contains(*back))
-        .count() as i32;
-    if n > 0 {
-        let i = usize::from(role == Role::Rook);
-        acc.add(us, GNU_XRAY.at(i), n);
-    }
+    heavy | (pieces & !info.all_attacks[them as usize])
 }

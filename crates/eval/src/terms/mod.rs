@@ -247,15 +247,8 @@ impl<'a> Info<'a> {
 /// For a bishop, rook or queen of `role` on `sq`: each unit it attacks directly, with the
 /// first unit behind it on the same line (an x-ray through one unit).
 pub(crate) fn xrays(occupied: Bitboard, sq: Square, role: Role) -> ArrayVec<(Square, Square), 8> {
-    let attacks = |occ: Bitboard| match role {
-        Role::Bishop => bishop_attacks(sq, occ),
-        Role::Rook => rook_attacks(sq, occ),
-        _ => queen_attacks(sq, occ),
-    };
-    let direct = attacks(occupied);
+    let (direct, backs) = xray_lines(occupied, sq, role);
     let fronts = direct & occupied;
-    // Removing the units in front uncovers each line up to the first unit behind them.
-    let backs = attacks(occupied & !fronts) & !direct & occupied;
     let mut out = ArrayVec::new();
     for back in backs {
         // The unit in front is the one between the slider and the unit behind.
@@ -264,6 +257,20 @@ pub(crate) fn xrays(occupied: Bitboard, sq: Square, role: Role) -> ArrayVec<(Squ
         }
     }
     out
+}
+
+/// For a bishop, rook or queen of `role` on `sq`: the squares it attacks, and the units
+/// right behind the units it attacks on the same lines (each seen through exactly one).
+pub(crate) fn xray_lines(occupied: Bitboard, sq: Square, role: Role) -> (Bitboard, Bitboard) {
+    let attacks = |occ: Bitboard| match role {
+        Role::Bishop => bishop_attacks(sq, occ),
+        Role::Rook => rook_attacks(sq, occ),
+        _ => queen_attacks(sq, occ),
+    };
+    let direct = attacks(occupied);
+    let fronts = direct & occupied;
+    // Removing the units in front uncovers each line up to the first unit behind them.
+    (direct, attacks(occupied & !fronts) & !direct & occupied)
 }
 
 /// Adds `param` for `color` once per square of `squares` (nothing when there is none).
