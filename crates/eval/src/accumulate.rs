@@ -210,8 +210,9 @@ impl<const N: usize> SlotSet<N> {
 /// The tracing accumulator. Reusable across positions; one per thread.
 pub struct Tracer<'a> {
     params: &'a Params,
-    mid: Box<[i32; FLAT_LEN]>,
-    end: Box<[i32; FLAT_LEN]>,
+    /// Per flat slot (rounded up to whole words of the sets): the middlegame and endgame
+    /// counts.
+    counts: Box<[[i32; 2]; WORDS * 64]>,
     touched: SlotSet<WORDS>,
     /// The touched slots that are untapered integers.
     ints: SlotSet<WORDS>,
@@ -226,8 +227,7 @@ impl<'a> Tracer<'a> {
     pub fn new(params: &'a Params) -> Self {
         Tracer {
             params,
-            mid: Box::new([0; FLAT_LEN]),
-            end: Box::new([0; FLAT_LEN]),
+            counts: Box::new([[0; 2]; WORDS * 64]),
             touched: SlotSet([0; WORDS]),
             ints: SlotSet([0; WORDS]),
             curve_counts: vec![0; slot_count()],
@@ -266,12 +266,12 @@ impl<'a> Tracer<'a> {
             let mut bits = std::mem::take(&mut self.touched.0[w]);
             let ints = std::mem::take(&mut self.ints.0[w]);
             while bits != 0 {
-                let b = bits.trailing_zeros();
+                let b = bits.trailing_zeros() & 63;
                 bits &= bits - 1;
                 let i = w * 64 + b as usize;
-                let mid = std::mem::take(&mut self.mid[i]);
-                // A tapered parameter's count is kept in `mid` only (its `end` stays 0).
-                let end = std::mem::take(&mut self.end[i]);
+                // A tapered parameter's count is kept in the middlegame half only (the
+                // endgame half stays 0).
+                let [mid, end] = std::mem::take(&mut self.counts[i]);
                 let tapered = ints & (1 << b) == 0;
                 let end = if tapered { mid } else { end };
                 coefs[n] = Coef {
@@ -314,15 +314,15 @@ impl Accumulator for Tracer<'_> {
     fn add(&mut self, color: Color, p: SParam, count: i32) {
         let i = p.flat_index();
         self.touched.insert(i);
-        self.mid[i] += count * sign(color);
+        self.counts[i][0] += count * sign(color);
     }
     #[inline]
     fn add_int(&mut self, color: Color, p: IParam, count: S) {
         let (i, s) = (p.flat_index(), sign(color));
         self.touched.insert(i);
         self.ints.insert(i);
-        self.mid[i] += count.0 * s;
-        self.end[i] += count.1 * s;
+        self.counts[i][0] += count.0 * s;
+        self.counts[i][1] += count.1 * s;
     }
     fn add_curve(&mut self, color: Color, curve: Curve, index: usize, count: i32) {
         let slot = curve.first_slot() + index;

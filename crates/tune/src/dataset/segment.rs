@@ -158,9 +158,12 @@ pub(crate) struct SegmentBuilder {
     scale_numbers: Vec<u32>,
     reads: Vec<u32>,
     read_by: Vec<ReadBy>,
-    /// Scratch: the terms the formulas of one position read.
-    terms_read: Vec<usize>,
+    /// Scratch: the terms the formulas of one position read, a bit per term.
+    terms_read: [u64; TERM_WORDS],
 }
+
+/// Words of a bit set over the terms.
+const TERM_WORDS: usize = TERM_COUNT.div_ceil(64);
 
 impl Default for SegmentBuilder {
     fn default() -> Self {
@@ -176,7 +179,7 @@ impl Default for SegmentBuilder {
             scale_numbers: Vec::new(),
             reads: vec![0; TERM_COUNT],
             read_by: vec![ReadBy::default(); TERM_COUNT],
-            terms_read: Vec::new(),
+            terms_read: [0; TERM_WORDS],
         }
     }
 }
@@ -325,23 +328,24 @@ impl SegmentBuilder {
     fn record_reads(&mut self, p: u32, trace: &Trace) {
         let flat = flat_params();
         let (terms, read_by) = (&mut self.terms_read, &mut self.read_by);
-        terms.clear();
         trace.inputs.for_each_read(|p, formula| {
             let t = usize::from(flat[p.flat_index()].term.0);
             match formula {
                 Formula::KingAttack => read_by[t].attack = true,
                 Formula::Scale => read_by[t].scale = true,
             }
-            terms.push(t);
+            terms[t / 64] |= 1 << (t % 64);
         });
-        terms.sort_unstable();
-        terms.dedup();
-        for i in 0..self.terms_read.len() {
-            let t = self.terms_read[i];
-            let col = read_column(t);
-            let gap = self.gap(col, p);
-            put_gap(&mut self.columns[col], gap);
-            self.reads[t] += 1;
+        for w in 0..TERM_WORDS {
+            let mut bits = std::mem::take(&mut self.terms_read[w]);
+            while bits != 0 {
+                let t = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let col = read_column(t);
+                let gap = self.gap(col, p);
+                put_gap(&mut self.columns[col], gap);
+                self.reads[t] += 1;
+            }
         }
     }
 
