@@ -244,21 +244,6 @@ impl<'a> Info<'a> {
     }
 }
 
-/// For a bishop, rook or queen of `role` on `sq`: each unit it attacks directly, with the
-/// first unit behind it on the same line (an x-ray through one unit).
-pub(crate) fn xrays(occupied: Bitboard, sq: Square, role: Role) -> ArrayVec<(Square, Square), 8> {
-    let (direct, backs) = xray_lines(occupied, sq, role);
-    let fronts = direct & occupied;
-    let mut out = ArrayVec::new();
-    for back in backs {
-        // The unit in front is the one between the slider and the unit behind.
-        if let Some(front) = (between(sq, back) & fronts).first() {
-            out.push((front, back));
-        }
-    }
-    out
-}
-
 /// For a bishop, rook or queen of `role` on `sq`: the squares it attacks, and the units
 /// right behind the units it attacks on the same lines (each seen through exactly one).
 pub(crate) fn xray_lines(occupied: Bitboard, sq: Square, role: Role) -> (Bitboard, Bitboard) {
@@ -291,4 +276,31 @@ pub(crate) fn add_each<A: Accumulator>(
 #[inline]
 pub(crate) fn distance(a: Square, b: Square) -> i32 {
     a.distance(b) as i32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::Square::*;
+
+    fn squares(list: &[Square]) -> Bitboard {
+        list.iter()
+            .fold(Bitboard::EMPTY, |b, &s| b | Bitboard::from(s))
+    }
+
+    #[test]
+    fn xray_lines_see_one_unit_behind_each_unit_attacked() {
+        // A rook on a1: a3 in front of a5 and a7 on the file, c1 in front of e1 on the rank.
+        let occupied = squares(&[A1, A3, A5, A7, C1, E1]);
+        let (direct, backs) = xray_lines(occupied, A1, Role::Rook);
+        assert_eq!(direct, squares(&[A2, A3, B1, C1]));
+        assert_eq!(backs, squares(&[A5, E1]), "a7 is two units behind");
+        // A bishop on c1 sees nothing behind e3 when the diagonal beyond it is empty.
+        let (direct, backs) = xray_lines(squares(&[C1, E3]), C1, Role::Bishop);
+        assert_eq!(direct, squares(&[B2, A3, D2, E3]));
+        assert_eq!(backs, Bitboard::EMPTY);
+        // A queen combines both.
+        let (_, backs) = xray_lines(squares(&[D1, D3, D6, F3, G4]), D1, Role::Queen);
+        assert_eq!(backs, squares(&[D6, G4]));
+    }
 }

@@ -1,6 +1,6 @@
 //! Rooks, heavy pieces, pins and x-rays (`LinesV`).
 
-use super::super::{bits::*, Info};
+use super::super::{bits::*, xray_lines, Info};
 use super::QUEEN_WING;
 use crate::accumulate::Accumulator;
 use crate::table::*;
@@ -88,23 +88,21 @@ fn neutralised<A: Accumulator>(info: &Info, us: Color, sq: Square, attacks: Bitb
 /// valuable one behind it) and x-rays through exactly one unit to an enemy unit.
 fn pins_and_xrays<A: Accumulator>(info: &Info, us: Color, sq: Square, role: Role, acc: &mut A) {
     let theirs = info.board.by_color(us.other());
-    for (front, back) in super::super::xrays(info.occupied, sq, role) {
-        let Some(target) = info.board.piece_at(back).filter(|p| p.color != us) else {
+    let (direct, backs) = xray_lines(info.occupied, sq, role);
+    let enemy_fronts = direct & theirs;
+    for back in backs & theirs {
+        let Some(target) = info.board.role_at(back) else {
             continue;
         };
-        acc.add(us, XRAY_ATTACK.at(target.role as usize - 1), 1);
-        let Some(pinned) = info
-            .board
-            .piece_at(front)
-            .filter(|_| theirs.contains(front))
-        else {
+        acc.add(us, XRAY_ATTACK.at(target as usize - 1), 1);
+        // The unit in front is the one between the slider and the unit behind.
+        let Some(front) = (between(sq, back) & enemy_fronts).first() else {
             continue;
         };
-        let (pinner, pinned, behind) = (
-            rank_value(role),
-            rank_value(pinned.role),
-            rank_value(target.role),
-        );
+        let Some(pinned) = info.board.role_at(front) else {
+            continue;
+        };
+        let (pinner, pinned, behind) = (rank_value(role), rank_value(pinned), rank_value(target));
         if pinned <= pinner && behind > pinned {
             acc.add(us, PIN.at(role as usize - 3), 1);
         }
