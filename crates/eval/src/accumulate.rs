@@ -205,6 +205,12 @@ impl<const N: usize> SlotSet<N> {
     fn insert(&mut self, i: usize) {
         self.0[i / 64] |= 1 << (i % 64);
     }
+
+    /// Inserts `i` when `yes`, without a branch.
+    #[inline]
+    fn insert_if(&mut self, i: usize, yes: bool) {
+        self.0[i / 64] |= u64::from(yes) << (i % 64);
+    }
 }
 
 /// The tracing accumulator. Reusable across positions; one per thread.
@@ -313,7 +319,8 @@ impl Accumulator for Tracer<'_> {
     #[inline]
     fn add(&mut self, color: Color, p: SParam, count: i32) {
         let i = p.flat_index();
-        self.touched.insert(i);
+        // A zero count (a term looked for and not found) leaves the slot untouched.
+        self.touched.insert_if(i, count != 0);
         self.counts[i][0] += count * sign(color);
     }
     #[inline]

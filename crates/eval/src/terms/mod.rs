@@ -258,7 +258,7 @@ pub(crate) fn xray_lines(occupied: Bitboard, sq: Square, role: Role) -> (Bitboar
     (direct, attacks(occupied & !fronts) & !direct & occupied)
 }
 
-/// Adds `param` for `color` once per square of `squares` (nothing when there is none).
+/// Adds `param` for `color` once per square of `squares`.
 #[inline]
 pub(crate) fn add_each<A: Accumulator>(
     acc: &mut A,
@@ -266,10 +266,7 @@ pub(crate) fn add_each<A: Accumulator>(
     param: crate::params::SParam,
     squares: Bitboard,
 ) {
-    let n = count(squares);
-    if n > 0 {
-        acc.add(color, param, n);
-    }
+    acc.add(color, param, count(squares));
 }
 
 /// Chebyshev distance between two squares.
