@@ -21,6 +21,13 @@ pub trait Accumulator {
     fn params(&self) -> &Params;
     /// Adds `count ×` the tapered parameter `p` for `color`.
     fn add(&mut self, color: Color, p: SParam, count: i32);
+    /// Adds the tapered parameter `p` for `color` once when `yes`. Written without a
+    /// branch: a term that is looked for and not found adds a zero count, which changes
+    /// neither a score nor a trace (a mispredicted branch costs more than the addition).
+    #[inline]
+    fn add_if(&mut self, color: Color, p: SParam, yes: bool) {
+        self.add(color, p, i32::from(yes));
+    }
     /// Adds the untapered parameter `p` for `color`, `count.mid()` times to the
     /// middlegame and `count.end()` times to the endgame.
     fn add_int(&mut self, color: Color, p: IParam, count: S);

@@ -21,14 +21,18 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
 
     let k = info.king[i];
     acc.add(us, GNU_KING_CENTER, center_proximity(k));
-    if (file_bb(k) & pawns).is_empty() {
-        acc.add(us, GNU_KING_OPEN_FILE.at(0), 1);
-    }
+    acc.add_if(
+        us,
+        GNU_KING_OPEN_FILE.at(0),
+        (file_bb(k) & pawns).is_empty(),
+    );
     let toward_corner = if (k.file() as usize) < 4 { -1 } else { 1 };
     if let Some(side) = k.offset(toward_corner) {
-        if side.rank() == k.rank() && (file_bb(side) & pawns).is_empty() {
-            acc.add(us, GNU_KING_OPEN_FILE.at(1), 1);
-        }
+        acc.add_if(
+            us,
+            GNU_KING_OPEN_FILE.at(1),
+            side.rank() == k.rank() && (file_bb(side) & pawns).is_empty(),
+        );
     }
     let safe_checks = info.checks[us.other() as usize].safe;
     if safe_checks > 0 {
@@ -38,24 +42,26 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let can_castle = info.castles.has_color(us);
     let on_back_rank = rel_rank(us, k) == 0;
     let castled_file = matches!(k.file() as usize, 0..=2 | 6 | 7);
-    if !can_castle && on_back_rank && castled_file {
-        acc.add(us, GNU_CASTLED, 1);
-    }
-    if !can_castle && matches!(k.file() as usize, 3..=5) && !castled_file {
-        acc.add(us, GNU_KING_MOVED_UNCASTLED, 1);
-    }
-    if hung_pieces(info, us) > 1 {
-        acc.add(us, GNU_HUNG_PIECES, 1);
-    }
-    if (king_neighbours(k) & pawns).is_empty() {
-        acc.add(us, GNU_KING_NO_ADJACENT_PAWN, 1);
-    }
+    acc.add_if(us, GNU_CASTLED, !can_castle && on_back_rank && castled_file);
+    acc.add_if(
+        us,
+        GNU_KING_MOVED_UNCASTLED,
+        !can_castle && matches!(k.file() as usize, 3..=5) && !castled_file,
+    );
+    acc.add_if(us, GNU_HUNG_PIECES, hung_pieces(info, us) > 1);
+    acc.add_if(
+        us,
+        GNU_KING_NO_ADJACENT_PAWN,
+        (king_neighbours(k) & pawns).is_empty(),
+    );
     let start_center = rel_rank_bb(us, 1) & Bitboard(FILES[3] | FILES[4]);
     for sq in pawns & start_center {
         acc.add(us, GNU_CENTER_PAWN_UNMOVED, 1);
-        if any(forward(us, Bitboard::from(sq)) & info.occupied) {
-            acc.add(us, GNU_CENTER_PAWN_BLOCKED, 1);
-        }
+        acc.add_if(
+            us,
+            GNU_CENTER_PAWN_BLOCKED,
+            any(forward(us, Bitboard::from(sq)) & info.occupied),
+        );
     }
 }
 

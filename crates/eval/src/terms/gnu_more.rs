@@ -28,9 +28,7 @@ fn pawns<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         advance[centralness(sq.file())] += (rel_rank(us, sq) as i32 - 1).max(0);
     }
     for (i, &ranks) in advance.iter().enumerate() {
-        if ranks > 0 {
-            acc.add(us, GNU_PAWN_ADVANCE.at(i), ranks);
-        }
+        acc.add(us, GNU_PAWN_ADVANCE.at(i), ranks);
     }
     // Neither the pawn nor the square in front guarded by an own pawn.
     let unguarded = own & !guarded & !backward(us, guarded);
@@ -38,9 +36,7 @@ fn pawns<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let ahead_once = forward(us, unguarded).0;
     let (left, right) = ((ahead_once & !FILES[0]) >> 1, (ahead_once & !FILES[7]) << 1);
     let attacks = count(Bitboard(left) & theirs) + count(Bitboard(right) & theirs);
-    if attacks > 0 {
-        acc.add(us, GNU_BACKWARD_PAWN.at(1), attacks);
-    }
+    acc.add(us, GNU_BACKWARD_PAWN.at(1), attacks);
     let open = !front_spans(them, theirs);
     add_each(acc, us, GNU_BACKWARD_PAWN.at(2), unguarded & open);
     let k = info.king[us as usize];
@@ -53,9 +49,7 @@ fn pawns<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     // Every pawn beyond the first on its file, on files with a pawn on a neighbouring file.
     let supported = own & !isolated(own);
     let doubled = count(supported) - file_set(supported).count_ones() as i32;
-    if doubled > 0 {
-        acc.add(us, GNU_DOUBLED_PAWN, doubled);
-    }
+    acc.add(us, GNU_DOUBLED_PAWN, doubled);
 }
 
 /// Passed pawns by rank; blocked or attacked squares in front; the enemy king in the
@@ -71,12 +65,12 @@ fn passed<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         acc.add(us, GNU_PASSED_PAWN.at(r - 1), 1);
         let path = front_span(us, sq);
         let blocked = any(path & info.board.by_color(them));
-        if blocked {
-            acc.add(us, GNU_PASSED_HINDERED.at(0), 1);
-        }
-        if any(path & info.all_attacks[them as usize]) {
-            acc.add(us, GNU_PASSED_HINDERED.at(1), 1);
-        }
+        acc.add_if(us, GNU_PASSED_HINDERED.at(0), blocked);
+        acc.add_if(
+            us,
+            GNU_PASSED_HINDERED.at(1),
+            any(path & info.all_attacks[them as usize]),
+        );
         let last = if us.is_white() {
             shakmaty::Rank::Eighth
         } else {
@@ -101,14 +95,10 @@ fn knights<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let their_pawn_span = fill_forward(them, info.attacks[them as usize][0]);
     for sq in info.of(us, Role::Knight) {
         let near = count(expand(expand(Bitboard::from(sq))) & enemy_pieces);
-        if near > 0 {
-            acc.add(us, GNU_KNIGHT_NEAR_ENEMY, near);
-        }
+        acc.add(us, GNU_KNIGHT_NEAR_ENEMY, near);
         let far = distance(sq, info.king[0]) + distance(sq, info.king[1]);
         acc.add(us, GNU_KNIGHT_KING_DISTANCE, far);
-        if !their_pawn_span.contains(sq) {
-            acc.add(us, GNU_KNIGHT_SAFE, 1);
-        }
+        acc.add_if(us, GNU_KNIGHT_SAFE, !their_pawn_span.contains(sq));
     }
 }
 
@@ -139,12 +129,16 @@ fn sliders<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         let through = rook_attacks(sq, pawns);
         acc.add(us, GNU_ROOK_MOBILITY.at_most(count(through) as usize), 1);
         let file = file_bb(sq);
-        if !any(file & info.pawns[us as usize]) {
-            acc.add(us, GNU_ROOK_FILE.at(0), 1);
-        }
-        if !any(file & info.pawns[them as usize]) {
-            acc.add(us, GNU_ROOK_FILE.at(1), 1);
-        }
+        acc.add_if(
+            us,
+            GNU_ROOK_FILE.at(0),
+            !any(file & info.pawns[us as usize]),
+        );
+        acc.add_if(
+            us,
+            GNU_ROOK_FILE.at(1),
+            !any(file & info.pawns[them as usize]),
+        );
         acc.add(us, GNU_ROOK_KING_TAXICAB, taxicab(sq));
         let (_, backs) = xray_lines(info.occupied, sq, Role::Rook);
         add_each(acc, us, GNU_XRAY.at(1), backs & targets);

@@ -28,16 +28,22 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     acc.add(us, QUEEN_BASE_OFFSET, n(us, Role::Queen));
 
     let bishops = info.of(us, Role::Bishop);
-    if (bishops & Bitboard::LIGHT_SQUARES).any() && (bishops & Bitboard::DARK_SQUARES).any() {
-        acc.add(us, BISHOP_PAIR, 1);
-    }
-    if info.piece_count(us) > info.piece_count(them) {
-        acc.add(us, MORE_PIECE_BONUS, 1);
-    }
+    acc.add_if(
+        us,
+        BISHOP_PAIR,
+        (bishops & Bitboard::LIGHT_SQUARES).any() && (bishops & Bitboard::DARK_SQUARES).any(),
+    );
+    acc.add_if(
+        us,
+        MORE_PIECE_BONUS,
+        info.piece_count(us) > info.piece_count(them),
+    );
     let minors = |c: Color| n(c, Role::Knight) + n(c, Role::Bishop);
-    if minors(us) - minors(them) == 2 && n(them, Role::Rook) - n(us, Role::Rook) == 1 {
-        acc.add(us, TWO_MINORS_VS_ROOK, 1);
-    }
+    acc.add_if(
+        us,
+        TWO_MINORS_VS_ROOK,
+        minors(us) - minors(them) == 2 && n(them, Role::Rook) - n(us, Role::Rook) == 1,
+    );
     let lone_rook = info.piece_count(us) == 1 && n(us, Role::Rook) == 1;
     if lone_rook {
         let theirs = info.piece_count(them);

@@ -32,9 +32,11 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         }
     }
     let on_seventh = info.of(us, Role::Rook) & rel_rank_bb(us, 6);
-    if count(on_seventh) >= 2 && rel_rank(us, info.king[us.other() as usize]) == 7 {
-        acc.add(us, ROOKS_TWO_7_K8, 1);
-    }
+    acc.add_if(
+        us,
+        ROOKS_TWO_7_K8,
+        count(on_seventh) >= 2 && rel_rank(us, info.king[us.other() as usize]) == 7,
+    );
 }
 
 /// Outpost array index: 0 for ranks 5-7, 1 for rank 4.
@@ -45,12 +47,12 @@ fn outpost_index(us: Color, sq: Square) -> usize {
 fn knight<A: Accumulator>(info: &Info, us: Color, p: &Piece, acc: &mut A) {
     let i = us as usize;
     let safe = p.attacks & info.mobility_area[i];
-    if !BIG_CENTER.contains(p.sq) && any(safe & BIG_CENTER) {
-        acc.add(us, KNIGHT_CENTER_MOVE_BONUS, 1);
-    }
-    if distance(p.sq, info.king[i]) >= 5 {
-        acc.add(us, KNIGHT_AWOL, 1);
-    }
+    acc.add_if(
+        us,
+        KNIGHT_CENTER_MOVE_BONUS,
+        !BIG_CENTER.contains(p.sq) && any(safe & BIG_CENTER),
+    );
+    acc.add_if(us, KNIGHT_AWOL, distance(p.sq, info.king[i]) >= 5);
     let on_outpost = info.outposts[i].contains(p.sq);
     if on_outpost {
         let idx = outpost_index(us, p.sq);
@@ -91,15 +93,19 @@ fn bishop<A: Accumulator>(info: &Info, us: Color, p: &Piece, acc: &mut A) {
         BISHOP_FORWARD_BLOCKED_PAWN,
         count(rammed & front_diagonals),
     );
-    if rel_rank(us, p.sq) == 0 && front_diagonals.is_subset(rammed) {
-        acc.add(us, BISHOP_STUCK_BLOCKED_PAWN, 1);
-    }
+    acc.add_if(
+        us,
+        BISHOP_STUCK_BLOCKED_PAWN,
+        rel_rank(us, p.sq) == 0 && front_diagonals.is_subset(rammed),
+    );
     let king_file = info.king[i].file() as usize;
     let b2 = square_for(us, 1, 1);
     let g2 = square_for(us, 6, 1);
-    if (p.sq == b2 && king_file <= 2) || (p.sq == g2 && king_file >= 5) {
-        acc.add(us, BISHOP_FIANCHETTO, 1);
-    }
+    acc.add_if(
+        us,
+        BISHOP_FIANCHETTO,
+        (p.sq == b2 && king_file <= 2) || (p.sq == g2 && king_file >= 5),
+    );
     if info.outposts[i].contains(p.sq) {
         acc.add(us, BISHOP_OUTPOST, 1);
     } else if outpost_move(info, us, p).is_some() {
@@ -107,16 +113,18 @@ fn bishop<A: Accumulator>(info: &Info, us: Color, p: &Piece, acc: &mut A) {
     }
     let moves = p.attacks & !info.board.by_color(us);
     let half = own_half(us);
-    if any(moves) && (moves.is_subset(half) || (moves & half).is_empty()) {
-        acc.add(us, BISHOP_ONLY_REACHES_ONE_SIDE, 1);
-    }
+    acc.add_if(
+        us,
+        BISHOP_ONLY_REACHES_ONE_SIDE,
+        any(moves) && (moves.is_subset(half) || (moves & half).is_empty()),
+    );
     let their_pawns = info.pawns[them as usize];
-    if any(their_pawns) && (their_pawns & colour).is_empty() {
-        acc.add(us, BISHOP_NO_PAWN_TARGETS, 1);
-    }
-    if major_aligned(info, us, p.sq) {
-        acc.add(us, BISHOP_MAJOR_ALIGNED, 1);
-    }
+    acc.add_if(
+        us,
+        BISHOP_NO_PAWN_TARGETS,
+        any(their_pawns) && (their_pawns & colour).is_empty(),
+    );
+    acc.add_if(us, BISHOP_MAJOR_ALIGNED, major_aligned(info, us, p.sq));
     match count(p.attacks & CENTER) {
         0 => {}
         1 => acc.add(us, BISHOP_CENTER_CONTROL.at(0), 1),
@@ -164,9 +172,7 @@ fn rook<A: Accumulator>(info: &Info, us: Color, p: &Piece, acc: &mut A) {
     let (i, them) = (us as usize, us.other());
     let ti = them as usize;
     acc.add(us, ROOK_OPEN_FILE_COUNT, count(open) / 8);
-    if info.outposts[i].contains(p.sq) {
-        acc.add(us, ROOK_OUTPOST_BONUS, 1);
-    }
+    acc.add_if(us, ROOK_OUTPOST_BONUS, info.outposts[i].contains(p.sq));
     let file = file_bb(p.sq);
     let own_on_file = info.pawns[i] & file;
     let their_on_file = info.pawns[ti] & file;
@@ -175,9 +181,11 @@ fn rook<A: Accumulator>(info: &Info, us: Color, p: &Piece, acc: &mut A) {
     } else {
         if own_on_file.is_empty() {
             acc.add(us, ROOK_FILE_HALF_OPEN, 1);
-            if any(their_on_file & info.attacked_by(them, Role::Pawn)) {
-                acc.add(us, ROOK_FILE_HALF_OPEN_DEFENDED_PAWN, 1);
-            }
+            acc.add_if(
+                us,
+                ROOK_FILE_HALF_OPEN_DEFENDED_PAWN,
+                any(their_on_file & info.attacked_by(them, Role::Pawn)),
+            );
         }
         if any(p.attacks & info.mobility_area[i] & open) {
             acc.add(
@@ -188,30 +196,28 @@ fn rook<A: Accumulator>(info: &Info, us: Color, p: &Piece, acc: &mut A) {
         }
     }
     let stops = forward(us, own_on_file);
-    if any(stops & !info.occupied) {
-        acc.add(us, ROOK_FILE_MOBILE_PAWN, 1);
-    }
+    acc.add_if(us, ROOK_FILE_MOBILE_PAWN, any(stops & !info.occupied));
     let all_pawns = info.pawns[0] | info.pawns[1];
-    if any(stops & info.occupied & !all_pawns) {
-        acc.add(us, ROOK_FILE_BLOCKED_PAWN_BY_PIECE, 1);
-    }
-    if any(stops & all_pawns) {
-        acc.add(us, ROOK_FILE_BLOCKED_PAWN, 1);
-    }
+    acc.add_if(
+        us,
+        ROOK_FILE_BLOCKED_PAWN_BY_PIECE,
+        any(stops & info.occupied & !all_pawns),
+    );
+    acc.add_if(us, ROOK_FILE_BLOCKED_PAWN, any(stops & all_pawns));
     let knight_moves = info.attacked_by(them, Role::Knight)
         & !info.board.by_color(them)
         & !info.attacked_by(us, Role::Pawn);
-    if any(knight_attacks(p.sq) & knight_moves) {
-        acc.add(us, ROOK_THREATENED_BY_KNIGHT_MOVE, 1);
-    }
+    acc.add_if(
+        us,
+        ROOK_THREATENED_BY_KNIGHT_MOVE,
+        any(knight_attacks(p.sq) & knight_moves),
+    );
     trapped_by_king(info, us, p, acc);
     let queens = info.of(us, Role::Queen) & file;
     let gun = queens.into_iter().any(|q| {
         rel_rank(us, q) < rel_rank(us, p.sq) && (between(q, p.sq) & info.occupied).is_empty()
     });
-    if gun && own_on_file.is_empty() {
-        acc.add(us, ROOK_QUEEN_GUN, 1);
-    }
+    acc.add_if(us, ROOK_QUEEN_GUN, gun && own_on_file.is_empty());
 }
 
 /// A back-rank rook shut in toward the corner by its own king (with three or fewer moves).
@@ -239,18 +245,18 @@ fn queen<A: Accumulator>(info: &Info, us: Color, p: &Piece, acc: &mut A) {
         acc.add(us, QUEEN_PAWN_SPREAD, (hi - lo) as i32);
     }
     let file = file_bb(p.sq);
-    if any(info.of(them, Role::Rook) & file) {
-        acc.add(us, QUEEN_OPP_ROOK_ON_FILE, 1);
-    }
+    acc.add_if(
+        us,
+        QUEEN_OPP_ROOK_ON_FILE,
+        any(info.of(them, Role::Rook) & file),
+    );
     let safe = p.attacks & !info.board.by_color(us) & !info.all_attacks[them as usize];
     let half = own_half(us);
-    if any(safe & !half) {
-        acc.add(us, QUEEN_OPP_SIDE, 1);
-    }
-    if (safe & half).is_empty() {
-        acc.add(us, QUEEN_NO_RETREAT, 1);
-    }
-    if any(front_span(us, p.sq) & info.pawns[i]) && any(file & info.pawns[them as usize]) {
-        acc.add(us, QUEEN_CLOSED_FILE, 1);
-    }
+    acc.add_if(us, QUEEN_OPP_SIDE, any(safe & !half));
+    acc.add_if(us, QUEEN_NO_RETREAT, (safe & half).is_empty());
+    acc.add_if(
+        us,
+        QUEEN_CLOSED_FILE,
+        any(front_span(us, p.sq) & info.pawns[i]) && any(file & info.pawns[them as usize]),
+    );
 }

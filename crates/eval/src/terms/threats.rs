@@ -107,17 +107,19 @@ fn threats_by_a_move<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
 
     let landing = !info.board.by_color(us) & !pawn_defended;
     for q in info.of(them, Role::Queen) {
-        if any(knight_attacks(q) & by(Role::Knight) & landing) {
-            acc.add(us, QUEEN_THREATENED_BY_KNIGHT_MOVE, 1);
-        }
+        acc.add_if(
+            us,
+            QUEEN_THREATENED_BY_KNIGHT_MOVE,
+            any(knight_attacks(q) & by(Role::Knight) & landing),
+        );
         let diag = bishop_attacks(q, info.occupied) & by(Role::Bishop);
         let line = rook_attacks(q, info.occupied) & by(Role::Rook);
-        if any((diag | line) & landing) {
-            acc.add(us, QUEEN_THREATENED_BY_BISHOP_ROOK_MOVE, 1);
-        }
-        if queen_behind_pin(info, us, q) {
-            acc.add(us, QUEEN_BEHIND_PIN, 1);
-        }
+        acc.add_if(
+            us,
+            QUEEN_THREATENED_BY_BISHOP_ROOK_MOVE,
+            any((diag | line) & landing),
+        );
+        acc.add_if(us, QUEEN_BEHIND_PIN, queen_behind_pin(info, us, q));
     }
     let pinned = info.pinned[ti] & their_pieces;
     let exposed = !their_def | by(Role::Pawn);

@@ -104,12 +104,8 @@ fn stop_square_pressure<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
             continue;
         };
         let attackers = super::piece_attackers(info, us, stop);
-        if attackers > 0 {
-            acc.add(us, STOP_SQUARE_PRESSURE.at(0), attackers);
-        }
-        if pieces.contains(stop) {
-            acc.add(us, STOP_SQUARE_PRESSURE.at(1), 1);
-        }
+        acc.add(us, STOP_SQUARE_PRESSURE.at(0), attackers);
+        acc.add_if(us, STOP_SQUARE_PRESSURE.at(1), pieces.contains(stop));
     }
 }
 

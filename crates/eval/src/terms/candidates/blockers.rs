@@ -36,15 +36,11 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         if info.passed[them as usize].contains(sq) {
             acc.add(us, PASSER_BLOCKER.at(ri), 1);
             let separate = !any(adjacent_files(sq) & theirs);
-            if role == Role::King && separate {
-                acc.add(us, KING_BLOCKER.at(1), 1);
-            }
+            acc.add_if(us, KING_BLOCKER.at(1), role == Role::King && separate);
             continue;
         }
         if role == Role::King {
-            if fixed_pairs >= 3 {
-                acc.add(us, KING_BLOCKER.at(0), 1);
-            }
+            acc.add_if(us, KING_BLOCKER.at(0), fixed_pairs >= 3);
             continue;
         }
         if roots.contains(sq) {
@@ -87,9 +83,7 @@ fn connected_passers<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
             .filter(|o| o.file() > sq.file())
         {
             acc.add(us, PP_CONNECTED_EXTRA.at(0), 1);
-            if other.rank() != sq.rank() {
-                acc.add(us, PP_CONNECTED_EXTRA.at(1), 1);
-            }
+            acc.add_if(us, PP_CONNECTED_EXTRA.at(1), other.rank() != sq.rank());
             connected |= Bitboard::from(sq) | Bitboard::from(other);
         }
     }
@@ -101,14 +95,14 @@ fn connected_passers<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         }
     }
     let their_passers = count(info.passed[us.other() as usize]);
-    if count(passed) >= 2 && !any(connected) && their_passers == 1 {
-        acc.add(us, PP_SEPARATE_MAJORITY, 1);
-    }
+    acc.add_if(
+        us,
+        PP_SEPARATE_MAJORITY,
+        count(passed) >= 2 && !any(connected) && their_passers == 1,
+    );
     let wing =
         adjacent_files(info.king[us.other() as usize]) | file_bb(info.king[us.other() as usize]);
-    if count(connected & wing) >= 2 {
-        acc.add(us, PP_DUO_VS_KING.at(0), 1);
-    }
+    acc.add_if(us, PP_DUO_VS_KING.at(0), count(connected & wing) >= 2);
     for sq in passed & wing {
         let beside = adjacent_files(sq) & wing & info.pawns[us as usize];
         if beside

@@ -123,15 +123,19 @@ fn chains<A: Accumulator>(info: &Info, us: Color, right: bool, acc: &mut A) {
         let across = any(members & own_half(us)) && any(members & own_half(us.other()));
         if n >= 3 && across {
             acc.add(us, CHAIN_ACROSS_CENTER.at(0), 1);
-            if any(forward(us, Bitboard::from(lead)) & theirs) {
-                acc.add(us, CHAIN_ACROSS_CENTER.at(1), 1);
-            }
+            acc.add_if(
+                us,
+                CHAIN_ACROSS_CENTER.at(1),
+                any(forward(us, Bitboard::from(lead)) & theirs),
+            );
         }
         let beyond =
             shakmaty::attacks::bishop_attacks(lead, info.occupied) & diagonal_ray(us, lead, right);
-        if any(beyond & info.of(us.other(), Role::Bishop)) {
-            acc.add(us, CHAIN_VS_ENEMY_BISHOP, 1);
-        }
+        acc.add_if(
+            us,
+            CHAIN_VS_ENEMY_BISHOP,
+            any(beyond & info.of(us.other(), Role::Bishop)),
+        );
     }
     for root in c.root {
         let r = rel_rank(us, root);

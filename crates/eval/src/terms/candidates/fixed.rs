@@ -29,22 +29,26 @@ fn space_pawns<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
             acc.add(us, SPACE_PAWN.at(1), 1);
         }
         let pieces = super::piece_attackers(info, us, sq);
-        if pieces > 0 {
-            acc.add(us, SPACE_PAWN.at(2), pieces);
-        }
-        if info.rammed[us as usize].contains(sq) {
-            acc.add(us.other(), SPACE_PAWN.at(3), 1);
-        }
+        acc.add(us, SPACE_PAWN.at(2), pieces);
+        acc.add_if(
+            us.other(),
+            SPACE_PAWN.at(3),
+            info.rammed[us as usize].contains(sq),
+        );
     }
     let central = Bitboard(FILES[3] | FILES[4]);
     let deep = rel_rank_bb(us, 4) | rel_rank_bb(us, 5);
-    if any(info.rammed[us as usize] & central & deep) {
-        acc.add(us, SEPARATING_CENTRAL_PAWN.at(0), 1);
-    }
+    acc.add_if(
+        us,
+        SEPARATING_CENTRAL_PAWN.at(0),
+        any(info.rammed[us as usize] & central & deep),
+    );
     let deeper = rel_rank_bb(us, 5) | rel_rank_bb(us, 6);
-    if any(info.passed[us as usize] & central & deeper) {
-        acc.add(us, SEPARATING_CENTRAL_PAWN.at(1), 1);
-    }
+    acc.add_if(
+        us,
+        SEPARATING_CENTRAL_PAWN.at(1),
+        any(info.passed[us as usize] & central & deeper),
+    );
 }
 
 /// Space (pawns on rank 5 or beyond) and weaknesses (isolated, doubled or fully backward
@@ -52,16 +56,12 @@ fn space_pawns<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
 fn wings<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let own = info.pawns[us as usize];
     let both = |bb: Bitboard| any(bb & QUEEN_WING) && any(bb & !QUEEN_WING);
-    if both(own & !own_half(us)) {
-        acc.add(us, BOTH_WINGS.at(0), 1);
-    }
+    acc.add_if(us, BOTH_WINGS.at(0), both(own & !own_half(us)));
     let isolated = isolated(own);
     let them = us.other();
     let doubled = own & (front_spans(us, own) | front_spans(them, own));
     let weak = isolated | doubled | fully_backward(info, us);
-    if both(weak) {
-        acc.add(us, BOTH_WINGS.at(1), 1);
-    }
+    acc.add_if(us, BOTH_WINGS.at(1), both(weak));
 }
 
 /// Squares of the own third and fourth ranks that no own pawn attacks (in or in front of

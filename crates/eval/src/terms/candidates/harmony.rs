@@ -49,9 +49,7 @@ fn complementarity<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         add_each(acc, us, PAWN_PIECE_COVER_OVERLAP.at(i), cover & pawn_cover);
     }
     let shared = count(from_queen_wing & from_king_wing);
-    if shared > 0 {
-        acc.add(us, WING_COMMUNICATION, shared);
-    }
+    acc.add(us, WING_COMMUNICATION, shared);
 }
 
 /// Pieces in a chain of three or more own pieces each defending the next.
@@ -84,9 +82,7 @@ fn serial_defence<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
             middle || top || bottom
         })
         .count() as i32;
-    if n > 0 {
-        acc.add(us, SERIAL_DEFENCE, n);
-    }
+    acc.add(us, SERIAL_DEFENCE, n);
 }
 
 /// Own rooks side by side; king and queen next to each other; pairs of own sliders (or a
@@ -94,13 +90,13 @@ fn serial_defence<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
 fn clashes<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let rooks = info.of(us, Role::Rook);
     let side_by_side = count(rooks & Bitboard((rooks.0 & !FILES[7]) << 1));
-    if side_by_side > 0 {
-        acc.add(us, PIECE_PLACEMENT_CLASH.at(0), side_by_side);
-    }
+    acc.add(us, PIECE_PLACEMENT_CLASH.at(0), side_by_side);
     let k = info.king[us as usize];
-    if any(king_attacks(k) & info.of(us, Role::Queen)) {
-        acc.add(us, PIECE_PLACEMENT_CLASH.at(1), 1);
-    }
+    acc.add_if(
+        us,
+        PIECE_PLACEMENT_CLASH.at(1),
+        any(king_attacks(k) & info.of(us, Role::Queen)),
+    );
     if info.of(us.other(), Role::Knight).is_empty() {
         return;
     }
@@ -118,9 +114,7 @@ fn clashes<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         with_king += i32::from(any(forks & king_jumps));
     }
     for (i, n) in [(2, pairs), (3, with_king)] {
-        if n > 0 {
-            acc.add(us, PIECE_PLACEMENT_CLASH.at(i), n);
-        }
+        acc.add(us, PIECE_PLACEMENT_CLASH.at(i), n);
     }
 }
 

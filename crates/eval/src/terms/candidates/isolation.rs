@@ -68,8 +68,10 @@ fn doubled_fixed<A: Accumulator>(info: &Info, us: Color, on_file: Bitboard, acc:
         return;
     }
     acc.add(us, PAWN_DOUBLED_FIXED.at(0), 1);
-    if any(ahead(us.other(), front) & adjacent_files(front) & own) {
-        acc.add(us, PAWN_DOUBLED_FIXED.at(1), 1);
-    }
+    acc.add_if(
+        us,
+        PAWN_DOUBLED_FIXED.at(1),
+        any(ahead(us.other(), front) & adjacent_files(front) & own),
+    );
     acc.add(us.other(), PAWN_DOUBLED_FIXED.at(2), 1);
 }

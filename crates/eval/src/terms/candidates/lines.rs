@@ -32,20 +32,22 @@ fn rooks<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let king_files = file_bb(their_king) | adjacent_files(their_king);
     for sq in rooks {
         let attacks = rook_attacks(sq, info.occupied);
-        if any(attacks & QUEEN_WING) && any(attacks & !QUEEN_WING) {
-            acc.add(us, ROOK_BOTH_WINGS, 1);
-        }
+        acc.add_if(
+            us,
+            ROOK_BOTH_WINGS,
+            any(attacks & QUEEN_WING) && any(attacks & !QUEEN_WING),
+        );
         let free = attacks & !own;
-        if any(free) && (free & !back).is_empty() {
-            acc.add(us, ROOK_FIRST_RANK.at(1), 1);
-        }
+        acc.add_if(
+            us,
+            ROOK_FIRST_RANK.at(1),
+            any(free) && (free & !back).is_empty(),
+        );
         match rel_rank(us, sq) {
             6 => {
                 acc.add(us, HEAVY_ON_7TH_8TH.at(0), 1);
                 let empty = count(rel_rank_bb(us, 6) & !info.occupied);
-                if empty > 0 {
-                    acc.add(us, HEAVY_ON_7TH_8TH.at(2), empty);
-                }
+                acc.add(us, HEAVY_ON_7TH_8TH.at(2), empty);
             }
             7 => acc.add(us, HEAVY_ON_7TH_8TH.at(1), 1),
             _ => {}
@@ -59,13 +61,17 @@ fn rooks<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     }
     let on_back = rooks & back;
     if let (Some(a), Some(b)) = (on_back.first(), on_back.last()) {
-        if a != b && (between(a, b) & info.occupied).is_empty() {
-            acc.add(us, ROOK_FIRST_RANK.at(0), 1);
-        }
+        acc.add_if(
+            us,
+            ROOK_FIRST_RANK.at(0),
+            a != b && (between(a, b) & info.occupied).is_empty(),
+        );
         let k = info.king[us as usize];
-        if a != b && between(a, b).contains(k) {
-            acc.add(us, ROOK_FIRST_RANK.at(2), 1);
-        }
+        acc.add_if(
+            us,
+            ROOK_FIRST_RANK.at(2),
+            a != b && between(a, b).contains(k),
+        );
     }
 }
 
@@ -79,9 +85,11 @@ fn neutralised<A: Accumulator>(info: &Info, us: Color, sq: Square, attacks: Bitb
     }
     let minors = info.of(them, Role::Knight) | info.of(them, Role::Bishop);
     let blocker = attacks & front_span(us, sq) & minors;
-    if any(blocker & info.attacked_by(them, Role::Pawn)) {
-        acc.add(us, ROOK_FILE_NEUTRALISED, 1);
-    }
+    acc.add_if(
+        us,
+        ROOK_FILE_NEUTRALISED,
+        any(blocker & info.attacked_by(them, Role::Pawn)),
+    );
 }
 
 /// Pins by our slider on `sq` (a unit no more valuable than the pinner with a more

@@ -30,14 +30,14 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         }
     }
     for (param, n) in [(MOBILITY_ENEMY_CAMP, deep), (MOBILITY_DIRECTIONS, ways)] {
-        if n > 0 {
-            acc.add(us, param, n);
-        }
+        acc.add(us, param, n);
     }
     let pieces = own & !info.board.pawns() & !info.board.kings();
-    if count(pieces & enemy_half) == 1 {
-        acc.add(us, SINGLE_PIECE_IN_ENEMY_CAMP, 1);
-    }
+    acc.add_if(
+        us,
+        SINGLE_PIECE_IN_ENEMY_CAMP,
+        count(pieces & enemy_half) == 1,
+    );
     fixed_pairs(info, us, acc);
     pieces_and_pawns(info, us, acc);
     material(info, us, acc);
@@ -82,9 +82,7 @@ fn fixed_pairs<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         .enumerate()
     {
         let n = count(info.of(us, role));
-        if n > 0 {
-            acc.add(us, FIXED_PAIR_PIECE_AFFINITY.at(i), n * pairs);
-        }
+        acc.add(us, FIXED_PAIR_PIECE_AFFINITY.at(i), n * pairs);
     }
 }
 
@@ -98,12 +96,8 @@ fn pieces_and_pawns<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         for (pawns, i) in [(on_file, 0), (on_diagonal, 2)] {
             let behind_piece = count(pawns & ahead(us.other(), p.sq));
             let ahead_of_piece = count(pawns & ahead(us, p.sq));
-            if behind_piece > 0 {
-                acc.add(us, PIECE_AHEAD_OF_PAWN.at(i), behind_piece);
-            }
-            if ahead_of_piece > 0 {
-                acc.add(us, PIECE_AHEAD_OF_PAWN.at(i + 1), ahead_of_piece);
-            }
+            acc.add(us, PIECE_AHEAD_OF_PAWN.at(i), behind_piece);
+            acc.add(us, PIECE_AHEAD_OF_PAWN.at(i + 1), ahead_of_piece);
         }
     }
     let bishops = info.of(us, Role::Bishop);

@@ -45,13 +45,13 @@ fn shelter_pawns<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         add_each(acc, us, KING_SHELTER_PAWN.at(i), zone & own);
     }
     let front_three = forward(us, Bitboard::from(k)) & wing(k);
-    if rel_rank(us, k) == 0 && count(front_three & own) == 3 {
-        acc.add(us, KING_SHELTER_PAWN.at(3), 1);
-    }
+    acc.add_if(
+        us,
+        KING_SHELTER_PAWN.at(3),
+        rel_rank(us, k) == 0 && count(front_three & own) == 3,
+    );
     let rams = count((near | straight | jumps) & info.rammed[us as usize]);
-    if rams > 0 {
-        acc.add(us, KING_SHELTER_PAWN.at(4), rams);
-    }
+    acc.add(us, KING_SHELTER_PAWN.at(4), rams);
 }
 
 /// Own pawns near the enemy king, free pawns and pawn groups on its wing, and own pieces
@@ -84,9 +84,7 @@ fn attack_pawns<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
             group = expand(group) & stormers;
         }
         left &= !group;
-        if count(group) >= 3 {
-            acc.add(us, PAWN_STORM_GROUP, 1);
-        }
+        acc.add_if(us, PAWN_STORM_GROUP, count(group) >= 3);
     }
     let shelter = immediate_zone(them, their_king) & info.pawns[them as usize];
     let stops = forward(them, shelter);
@@ -128,18 +126,20 @@ fn confinement<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let k = info.king[us as usize];
     let blocked = info.board.by_color(us) | info.all_attacks[them as usize];
     let steps = king_attacks(k);
-    if (steps & !blocked).is_empty() {
-        acc.add(us, KING_CONFINED.at(0), 1);
-    }
+    acc.add_if(us, KING_CONFINED.at(0), (steps & !blocked).is_empty());
     let heavies = info.of(them, Role::Rook) | info.of(them, Role::Queen);
-    if rel_rank(us, k) == 0 && any(heavies) && (steps & rel_rank_bb(us, 1) & !blocked).is_empty() {
-        acc.add(us, KING_CONFINED.at(1), 1);
-    }
+    acc.add_if(
+        us,
+        KING_CONFINED.at(1),
+        rel_rank(us, k) == 0 && any(heavies) && (steps & rel_rank_bb(us, 1) & !blocked).is_empty(),
+    );
     let their_king = info.king[them as usize];
     let behind = king_attacks(their_king) & ahead(us, their_king) & !info.board.by_color(them);
-    if any(behind) && (behind & !info.all_attacks[us as usize]).is_empty() {
-        acc.add(us, KING_CONFINED.at(2), 1);
-    }
+    acc.add_if(
+        us,
+        KING_CONFINED.at(2),
+        any(behind) && (behind & !info.all_attacks[us as usize]).is_empty(),
+    );
 }
 
 /// Pieces sheltering an own king whose immediate zone has no own pawn left.

@@ -83,9 +83,11 @@ fn unopposed_support<A: Accumulator>(info: &Info, us: Color, sq: Square, acc: &m
     let one = Bitboard::from(sq);
     let stop = forward(us, one);
     let held_twice = any(stop & pawn_double_attacks(us.other(), info.pawns[us.other() as usize]));
-    if any(stop) && !any(stop & info.occupied) && !held_twice {
-        acc.add(us, UNOPPOSED_PAWN_SUPPORT.at(0), 1);
-    }
+    acc.add_if(
+        us,
+        UNOPPOSED_PAWN_SUPPORT.at(0),
+        any(stop) && !any(stop & info.occupied) && !held_twice,
+    );
     let defenders = count(super::own_pawn_attackers(info, us, sq));
     if defenders > 0 {
         acc.add(us, UNOPPOSED_PAWN_SUPPORT.at_most(defenders as usize), 1);
