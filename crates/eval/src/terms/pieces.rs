@@ -16,9 +16,11 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
             mob as usize,
             1,
         );
-        if info.pinned[us as usize].contains(piece.sq) {
-            acc.add(us, PINNED_PIECE_MOBILITY.at(piece.role as usize - 2), 1);
-        }
+        acc.add_if(
+            us,
+            PINNED_PIECE_MOBILITY.at(piece.role as usize - 2),
+            info.pinned[us as usize].contains(piece.sq),
+        );
         match piece.role {
             Role::Knight => knight(info, us, piece, acc),
             Role::Bishop => bishop(info, us, piece, acc),
@@ -26,10 +28,12 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
             _ => queen(info, us, piece, acc),
         }
         let front = forward(us, Bitboard::from(piece.sq));
-        if matches!(piece.role, Role::Knight | Role::Bishop) && any(front & info.pawns[us as usize])
-        {
-            acc.add(us, MINOR_BEHIND_PAWN, 1);
-        }
+        let minor = matches!(piece.role, Role::Knight | Role::Bishop);
+        acc.add_if(
+            us,
+            MINOR_BEHIND_PAWN,
+            minor & any(front & info.pawns[us as usize]),
+        );
     }
     let on_seventh = info.of(us, Role::Rook) & rel_rank_bb(us, 6);
     acc.add_if(
@@ -125,11 +129,9 @@ fn bishop<A: Accumulator>(info: &Info, us: Color, p: &Piece, acc: &mut A) {
         any(their_pawns) && (their_pawns & colour).is_empty(),
     );
     acc.add_if(us, BISHOP_MAJOR_ALIGNED, major_aligned(info, us, p.sq));
-    match count(p.attacks & CENTER) {
-        0 => {}
-        1 => acc.add(us, BISHOP_CENTER_CONTROL.at(0), 1),
-        _ => acc.add(us, BISHOP_CENTER_CONTROL.at(1), 1),
-    }
+    let center = count(p.attacks & CENTER);
+    acc.add_if(us, BISHOP_CENTER_CONTROL.at(0), center == 1);
+    acc.add_if(us, BISHOP_CENTER_CONTROL.at(1), center >= 2);
     acc.add(us, BISHOP_TRAPPED_OVER_5, trapped_fifths(info, us, p.sq));
 }
 
@@ -176,25 +178,17 @@ fn rook<A: Accumulator>(info: &Info, us: Color, p: &Piece, acc: &mut A) {
     let file = file_bb(p.sq);
     let own_on_file = info.pawns[i] & file;
     let their_on_file = info.pawns[ti] & file;
-    if open.contains(p.sq) {
-        acc.add(us, ROOK_FILE_OPEN, 1);
-    } else {
-        if own_on_file.is_empty() {
-            acc.add(us, ROOK_FILE_HALF_OPEN, 1);
-            acc.add_if(
-                us,
-                ROOK_FILE_HALF_OPEN_DEFENDED_PAWN,
-                any(their_on_file & info.attacked_by(them, Role::Pawn)),
-            );
-        }
-        if any(p.attacks & info.mobility_area[i] & open) {
-            acc.add(
-                us,
-                ROOK_CAN_MOVE_TO_OPEN_FILE.at(usize::from(any(own_on_file))),
-                1,
-            );
-        }
-    }
+    let on_open = open.contains(p.sq);
+    let half_open = !on_open && own_on_file.is_empty();
+    acc.add_if(us, ROOK_FILE_OPEN, on_open);
+    acc.add_if(us, ROOK_FILE_HALF_OPEN, half_open);
+    let defended = any(their_on_file & info.attacked_by(them, Role::Pawn));
+    acc.add_if(us, ROOK_FILE_HALF_OPEN_DEFENDED_PAWN, half_open & defended);
+    acc.add_if(
+        us,
+        ROOK_CAN_MOVE_TO_OPEN_FILE.at(usize::from(any(own_on_file))),
+        !on_open & any(p.attacks & info.mobility_area[i] & open),
+    );
     let stops = forward(us, own_on_file);
     acc.add_if(us, ROOK_FILE_MOBILE_PAWN, any(stops & !info.occupied));
     let all_pawns = info.pawns[0] | info.pawns[1];
