@@ -8,6 +8,7 @@ use shakmaty::{EnPassantMode, Position};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use texel_data::{
     block_lines, open_input, parse_line, read_block, splitmix64, BadLine, LabelFormat, Labelled,
 };
@@ -171,32 +172,53 @@ fn runs(picks: &[u32]) -> std::slice::Chunks<'_, u32> {
     picks.chunks(picks.len().div_ceil(count).max(1))
 }
 
+/// What one thread traces a run of positions with; kept from run to run, so the builder's
+/// column buffers are grown once per load, not once per segment.
+struct Workspace<'p> {
+    tracer: Tracer<'p>,
+    trace: Trace,
+    builder: SegmentBuilder,
+}
+
+/// The workspaces not in use.
+type Workspaces<'p> = Mutex<Vec<Workspace<'p>>>;
+
 /// Traces the picked positions of both sets in parallel into segments, in order; returns
 /// the training parts and the validation parts.
-fn trace_batch(parsed: &[Parsed], sets: &[Picks; 2], params: &Params) -> [Vec<Part>; 2] {
+fn trace_batch<'p>(
+    parsed: &[Parsed],
+    sets: &[Picks; 2],
+    params: &'p Params,
+    spare: &Workspaces<'p>,
+) -> [Vec<Part>; 2] {
     let tasks: Vec<(usize, &[u32])> = (0..2)
         .flat_map(|set| runs(&sets[set]).map(move |run| (set, run)))
         .collect();
+    // A workspace goes back only once its segment is finished, so a reused one is empty;
+    // a lock poisoned by a panic in another run still guards whole workspaces.
+    let lock = || {
+        spare
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    };
     let parts: Vec<(usize, Part)> = tasks
         .into_par_iter()
-        .map_init(
-            || {
-                (
-                    Tracer::new(params),
-                    Trace::default(),
-                    SegmentBuilder::default(),
-                )
-            },
-            |(tracer, trace, builder), (set, run)| {
-                for &i in run {
-                    if let Ok((l, _, _)) = &parsed[i as usize] {
-                        tracer.trace_into(&l.position, trace);
-                        builder.push(l.label, trace);
-                    }
+        .map(|(set, run)| {
+            let mut ws = lock().pop().unwrap_or_else(|| Workspace {
+                tracer: Tracer::new(params),
+                trace: Trace::default(),
+                builder: SegmentBuilder::default(),
+            });
+            for &i in run {
+                if let Ok((l, _, _)) = &parsed[i as usize] {
+                    ws.tracer.trace_into(&l.position, &mut ws.trace);
+                    ws.builder.push(l.label, &ws.trace);
                 }
-                (set, builder.finish())
-            },
-        )
+            }
+            let part = ws.builder.finish();
+            lock().push(ws);
+            (set, part)
+        })
         .collect();
     let mut out = [Vec::new(), Vec::new()];
     for (set, part) in parts {
@@ -215,6 +237,7 @@ fn fold(hash: u64, value: u64) -> u64 {
 /// The datasets being built and what loading found so far.
 struct Loading<'p> {
     params: &'p Params,
+    spare: Workspaces<'p>,
     options: &'p LoadOptions,
     train: DatasetBuilder,
     validation: DatasetBuilder,
@@ -259,7 +282,7 @@ impl Loading<'_> {
 
     /// Traces a parsed batch and appends its positions to the datasets.
     fn add(&mut self, parsed: &[Parsed], sets: &[Picks; 2]) -> Result<(), LoadError> {
-        let [train, validation] = trace_batch(parsed, sets, self.params);
+        let [train, validation] = trace_batch(parsed, sets, self.params, &self.spare);
         for part in train {
             self.train.append(part)?;
         }
@@ -301,6 +324,7 @@ pub fn load(
 ) -> Result<(Dataset, Dataset, LoadReport), LoadError> {
     let mut loading = Loading {
         params,
+        spare: Mutex::new(Vec::new()),
         options,
         train: DatasetBuilder::default(),
         validation: DatasetBuilder::default(),
