@@ -10,7 +10,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use texel_data::{
-    block_lines, open_input, parse_line, read_block, splitmix64, BadLine, LabelFormat, Labelled,
+    block_lines, open_input, parse_line, read_block, splitmix64, BadLine, Label, LabelFormat,
+    Labelled,
 };
 use texel_eval::{Params, Trace, Tracer};
 
@@ -176,9 +177,16 @@ fn runs(picks: &[u32]) -> std::slice::Chunks<'_, u32> {
 /// column buffers are grown once per load, not once per segment.
 struct Workspace<'p> {
     tracer: Tracer<'p>,
-    trace: Trace,
+    /// The labels and traces of a burst.
+    labels: Vec<Label>,
+    traces: Vec<Trace>,
     builder: SegmentBuilder,
 }
+
+/// Positions traced before their traces go to the segment builder together: the builder's
+/// column ends stay in the cache for the whole burst instead of being evicted by each
+/// evaluation.
+const BURST: usize = 32;
 
 /// The workspaces not in use.
 type Workspaces<'p> = Mutex<Vec<Workspace<'p>>>;
@@ -206,13 +214,21 @@ fn trace_batch<'p>(
         .map(|(set, run)| {
             let mut ws = lock().pop().unwrap_or_else(|| Workspace {
                 tracer: Tracer::new(params),
-                trace: Trace::default(),
+                labels: Vec::with_capacity(BURST),
+                traces: vec![Trace::default(); BURST],
                 builder: SegmentBuilder::default(),
             });
-            for &i in run {
-                if let Ok((l, _, _)) = &parsed[i as usize] {
-                    ws.tracer.trace_into(&l.position, &mut ws.trace);
-                    ws.builder.push(l.label, &ws.trace);
+            for burst in run.chunks(BURST) {
+                ws.labels.clear();
+                for &i in burst {
+                    if let Ok((l, _, _)) = &parsed[i as usize] {
+                        let trace = &mut ws.traces[ws.labels.len()];
+                        ws.tracer.trace_into(&l.position, trace);
+                        ws.labels.push(l.label);
+                    }
+                }
+                for (&label, trace) in ws.labels.iter().zip(&ws.traces) {
+                    ws.builder.push(label, trace);
                 }
             }
             let part = ws.builder.finish();
