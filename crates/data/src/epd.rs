@@ -1,7 +1,7 @@
 //! One labelled position per line.
 
 use shakmaty::fen::Fen;
-use shakmaty::{CastlingMode, Chess, Color, Position};
+use shakmaty::{CastlingMode, Chess, Color, FromSetup, Position};
 use std::borrow::Cow;
 use std::fmt;
 
@@ -156,14 +156,23 @@ impl LabelFormat {
     /// The format whose label the text after a position (`rest`) carries, with that label,
     /// if any.
     pub fn detect(rest: &str) -> Option<(LabelFormat, Label)> {
+        LabelFormat::detect_trimmed(rest.trim())
+    }
+
+    /// [`LabelFormat::detect`] on text already trimmed.
+    fn detect_trimmed(rest: &str) -> Option<(LabelFormat, Label)> {
         LabelFormat::ALL
             .into_iter()
-            .find_map(|f| f.read(rest).map(|label| (f, label)))
+            .find_map(|f| f.read_trimmed(rest).map(|label| (f, label)))
     }
 
     /// Reads the label in `rest` (the text after the position fields).
     pub fn read(self, rest: &str) -> Option<Label> {
-        let rest = rest.trim();
+        self.read_trimmed(rest.trim())
+    }
+
+    /// [`LabelFormat::read`] on text already trimmed.
+    fn read_trimmed(self, rest: &str) -> Option<Label> {
         match self {
             LabelFormat::C9 => {
                 let at = rest.find("c9")?;
@@ -251,7 +260,7 @@ impl fmt::Display for BadLine {
 /// and 1); it is borrowed from the line unless its fields are separated by other
 /// whitespace than spaces, which the FEN parser does not take. Fields are separated by
 /// ASCII whitespace.
-fn split_position(line: &str) -> (Cow<'_, str>, &str) {
+pub(crate) fn split_position(line: &str) -> (Cow<'_, str>, &str) {
     let bytes = line.as_bytes();
     let blank = |b: u8| b == b' ' || (b'\t'..=b'\r').contains(&b);
     let skip = |from: usize, is_blank: bool| {
@@ -300,16 +309,21 @@ pub fn parse_line(
     stm_labels: bool,
 ) -> Result<(Labelled, LabelFormat), BadLine> {
     let (fen, rest) = split_position(line);
-    let parsed = Fen::from_ascii(fen.as_bytes()).map_err(|_| BadLine::MalformedFen)?;
-    let position: Chess = parsed
-        .into_position(CastlingMode::Standard)
-        .map_err(|_| BadLine::IllegalPosition)?;
-    if rest.trim().is_empty() {
+    let setup = match crate::fen::setup(fen.as_bytes()) {
+        Some(setup) => setup,
+        None => Fen::from_ascii(fen.as_bytes())
+            .map_err(|_| BadLine::MalformedFen)?
+            .into_setup(),
+    };
+    let position =
+        Chess::from_setup(setup, CastlingMode::Standard).map_err(|_| BadLine::IllegalPosition)?;
+    let rest = rest.trim();
+    if rest.is_empty() {
         return Err(BadLine::MissingLabel);
     }
     let found = match format {
-        Some(f) => f.read(rest).map(|label| (f, label)),
-        None => LabelFormat::detect(rest),
+        Some(f) => f.read_trimmed(rest).map(|label| (f, label)),
+        None => LabelFormat::detect_trimmed(rest),
     };
     let (format, mut label) = found.ok_or(BadLine::UnknownLabel)?;
     if stm_labels && position.turn() == Color::Black {

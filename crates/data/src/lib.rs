@@ -6,6 +6,7 @@
 //! through it, and the importer (`texel-import`) builds on it to make them.
 
 mod epd;
+mod fen;
 mod input;
 mod mix;
 
