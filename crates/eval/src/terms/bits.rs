@@ -281,6 +281,29 @@ pub fn any(bb: Bitboard) -> bool {
     bb.0 != 0
 }
 
+/// Squares whose rank number (0 = the first rank) has bit 0, bit 1 and bit 2 set.
+const RANK_BITS: [u64; 3] = [
+    0xff00_ff00_ff00_ff00,
+    0xffff_0000_ffff_0000,
+    0xffff_ffff_0000_0000,
+];
+
+/// The sum of the relative ranks (0 = own back rank) of the squares of `bb` for `color`,
+/// from three counts: the rank's bits one by one.
+#[inline]
+pub fn rel_rank_sum(color: Color, bb: Bitboard) -> i32 {
+    let sum = RANK_BITS
+        .iter()
+        .enumerate()
+        .map(|(bit, &ranks)| count(bb & Bitboard(ranks)) << bit)
+        .sum::<i32>();
+    if color.is_white() {
+        sum
+    } else {
+        7 * count(bb) - sum
+    }
+}
+
 /// Number of set bits.
 #[inline]
 pub fn count(bb: Bitboard) -> i32 {
@@ -297,6 +320,19 @@ pub fn small(n: i32) -> u8 {
 mod tests {
     use super::*;
     use shakmaty::Square::*;
+
+    #[test]
+    fn relative_rank_sums_count_ranks_from_each_side() {
+        let bb = Bitboard::from(A1) | Bitboard::from(C4) | Bitboard::from(H8);
+        assert_eq!(rel_rank_sum(Color::White, bb), 3 + 7);
+        assert_eq!(rel_rank_sum(Color::Black, bb), 7 + 4);
+        for sq in Square::ALL {
+            let one = Bitboard::from(sq);
+            for color in Color::ALL {
+                assert_eq!(rel_rank_sum(color, one), rel_rank(color, sq) as i32, "{sq}");
+            }
+        }
+    }
 
     #[test]
     fn empty_board_rays_are_the_sliders_reach_with_no_blocker() {

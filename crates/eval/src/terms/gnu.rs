@@ -1,6 +1,6 @@
 //! GNU Chess heuristics (John Stanback, 1987) beyond the piece values.
 
-use super::{bits::*, Info};
+use super::{add_each, bits::*, Info};
 use crate::accumulate::Accumulator;
 use crate::table::*;
 use shakmaty::{Bitboard, Color, Role, Square};
@@ -55,14 +55,11 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         (king_neighbours(k) & pawns).is_empty(),
     );
     let start_center = rel_rank_bb(us, 1) & Bitboard(FILES[3] | FILES[4]);
-    for sq in pawns & start_center {
-        acc.add(us, GNU_CENTER_PAWN_UNMOVED, 1);
-        acc.add_if(
-            us,
-            GNU_CENTER_PAWN_BLOCKED,
-            any(forward(us, Bitboard::from(sq)) & info.occupied),
-        );
-    }
+    let unmoved = pawns & start_center;
+    add_each(acc, us, GNU_CENTER_PAWN_UNMOVED, unmoved);
+    // A pawn is blocked when the square in front of it is occupied.
+    let blocked = unmoved & backward(us, info.occupied);
+    add_each(acc, us, GNU_CENTER_PAWN_BLOCKED, blocked);
 }
 
 /// The squares around `k`.

@@ -23,12 +23,13 @@ fn pawns<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let own = info.pawns[us as usize];
     let theirs = info.pawns[them as usize];
     let guarded = info.attacked_by(us, Role::Pawn);
-    let mut advance = [0; 4];
-    for sq in own {
-        advance[centralness(sq.file())] += (rel_rank(us, sq) as i32 - 1).max(0);
-    }
-    for (i, &ranks) in advance.iter().enumerate() {
-        acc.add(us, GNU_PAWN_ADVANCE.at(i), ranks);
+    // Ranks advanced beyond the second, summed by file group; a pawn on its back rank
+    // (not in a legal game) counts 0, not -1.
+    let back_rank = rel_rank_bb(us, 0);
+    for (i, files) in FILES_BY_CENTRALNESS.into_iter().enumerate() {
+        let group = own & files_bb(files);
+        let advance = rel_rank_sum(us, group) - count(group) + count(group & back_rank);
+        acc.add(us, GNU_PAWN_ADVANCE.at(i), advance);
     }
     // Neither the pawn nor the square in front guarded by an own pawn.
     let unguarded = own & !guarded & !backward(us, guarded);

@@ -99,10 +99,9 @@ fn rank_window(sq: Square) -> Bitboard {
 fn candidates<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let (ui, ti) = (us as usize, us.other() as usize);
     let (own, theirs) = (info.pawns[ui], info.pawns[ti]);
-    for sq in own & !info.passed[ui] {
-        if any(front_span(us, sq) & theirs) {
-            continue;
-        }
+    // Squares behind an enemy pawn on its file, from our side.
+    let opposed = front_spans(us.other(), theirs);
+    for sq in own & !info.passed[ui] & !opposed {
         let sentries = attack_span(us, sq) & theirs;
         let helpers = adjacent_files(sq) & own & !ahead(us, sq);
         if sentries.count() > helpers.count() {
