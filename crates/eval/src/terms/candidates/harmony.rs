@@ -55,34 +55,32 @@ fn complementarity<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
 /// Pieces in a chain of three or more own pieces each defending the next.
 fn serial_defence<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let pieces = &info.pieces[us as usize];
-    let all = pieces
-        .iter()
-        .fold(Bitboard::EMPTY, |b, p| b | Bitboard::from(p.sq));
-    // Per piece: the own pieces it defends, and those defending it (as squares); the
-    // piece's number by its square.
-    let mut number = [0u8; 64];
-    let (mut defends, mut defended_by) = ([Bitboard::EMPTY; 16], [Bitboard::EMPTY; 16]);
+    // Per piece, the pieces it defends and those defending it, a bit per piece number:
+    // built and read without a branch per pair.
+    let (mut down, mut up) = ([0u16; 16], [0u16; 16]);
     for (i, p) in pieces.iter().enumerate() {
-        number[p.sq as usize] = i as u8;
-        defends[i] = p.attacks & all & !Bitboard::from(p.sq);
-    }
-    for (i, p) in pieces.iter().enumerate() {
-        for d in defends[i] {
-            defended_by[usize::from(number[d as usize])] |= Bitboard::from(p.sq);
+        for (j, q) in pieces.iter().enumerate() {
+            let defends = ((p.attacks.0 >> q.sq as u32) & 1) as u16 & u16::from(i != j);
+            down[i] |= defends << j;
+            up[j] |= defends << i;
         }
     }
-    let of = |sq: shakmaty::Square| usize::from(number[sq as usize]);
-    let n = (0..pieces.len())
-        .filter(|&i| {
-            let me = Bitboard::from(pieces[i].sq);
-            let (up, down) = (defended_by[i], defends[i]);
-            let middle = any(up) && any(down) && (count(up | down) > 1);
-            let top = down.into_iter().any(|d| any(defends[of(d)] & !me));
-            let bottom = up.into_iter().any(|u| any(defended_by[of(u)] & !me));
-            middle || top || bottom
-        })
-        .count() as i32;
-    acc.add(us, SERIAL_DEFENCE, n);
+    let every_if = |set: u16, j: usize| 0u16.wrapping_sub((set >> j) & 1);
+    let mut chained = 0;
+    for i in 0..pieces.len() {
+        let me = 1u16 << i;
+        // The pieces two steps down from this one, and two steps up.
+        let (mut below, mut above) = (0u16, 0u16);
+        for j in 0..pieces.len() {
+            below |= down[j] & every_if(down[i], j);
+            above |= up[j] & every_if(up[i], j);
+        }
+        let middle = (down[i] != 0) & (up[i] != 0) & ((down[i] | up[i]).count_ones() > 1);
+        let top = below & !me != 0;
+        let bottom = above & !me != 0;
+        chained += i32::from(middle | top | bottom);
+    }
+    acc.add(us, SERIAL_DEFENCE, chained);
 }
 
 /// Own rooks side by side; king and queen next to each other; pairs of own sliders (or a
