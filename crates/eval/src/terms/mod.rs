@@ -171,40 +171,46 @@ impl<'a> Info<'a> {
         let i = c as usize;
         let occ = self.occupied;
         let pawn_att = pawn_attacks(c, self.pawns[i]);
-        let mut all = pawn_att;
-        let mut double = pawn_double_attacks(c, self.pawns[i]);
-        let mut add = |all: &mut Bitboard, a: Bitboard| {
-            double |= *all & a;
-            *all |= a;
-        };
+        let double = pawn_double_attacks(c, self.pawns[i]);
         self.attacks[i][0] = pawn_att;
-        let k = self.king[i];
-        let katt = king_attacks(k);
+        let katt = king_attacks(self.king[i]);
         self.attacks[i][Role::King as usize - 1] = katt;
-        add(&mut all, katt);
-        for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
-            for sq in self.board.by_piece(role.of(c)) {
-                let mut a = match role {
-                    Role::Knight => knight_attacks(sq),
-                    Role::Bishop => bishop_attacks(sq, occ),
-                    Role::Rook => rook_attacks(sq, occ),
-                    _ => queen_attacks(sq, occ),
-                };
-                if self.pinned[i].contains(sq) {
-                    a &= ray(k, sq);
-                }
-                self.attacks[i][role as usize - 1] |= a;
-                add(&mut all, a);
-                // More than 16 pieces cannot arise from a legal game; extra ones are ignored.
-                let _ = self.pieces[i].try_push(Piece {
-                    sq,
-                    role,
-                    attacks: a,
-                });
+        let mut union = (pawn_att | katt, double | (pawn_att & katt));
+        // One loop per role, each with its own attack function (no choice per piece).
+        self.collect_role(c, Role::Knight, &mut union, knight_attacks);
+        self.collect_role(c, Role::Bishop, &mut union, |sq| bishop_attacks(sq, occ));
+        self.collect_role(c, Role::Rook, &mut union, |sq| rook_attacks(sq, occ));
+        self.collect_role(c, Role::Queen, &mut union, |sq| queen_attacks(sq, occ));
+        (self.all_attacks[i], self.double_attacks[i]) = union;
+    }
+
+    /// Records `c`'s pieces of `role` with their attacks (`attacks` of their square, kept
+    /// to the pin line when pinned), adding the attacks to `(all, double)`: the squares
+    /// attacked, and those attacked twice.
+    #[inline(always)]
+    fn collect_role(
+        &mut self,
+        c: Color,
+        role: Role,
+        (all, double): &mut (Bitboard, Bitboard),
+        attacks: impl Fn(Square) -> Bitboard,
+    ) {
+        let i = c as usize;
+        for sq in self.board.by_piece(role.of(c)) {
+            let mut a = attacks(sq);
+            if self.pinned[i].contains(sq) {
+                a &= ray(self.king[i], sq);
             }
+            self.attacks[i][role as usize - 1] |= a;
+            *double |= *all & a;
+            *all |= a;
+            // More than 16 pieces cannot arise from a legal game; extra ones are ignored.
+            let _ = self.pieces[i].try_push(Piece {
+                sq,
+                role,
+                attacks: a,
+            });
         }
-        self.all_attacks[i] = all;
-        self.double_attacks[i] = double;
     }
 
     /// The side's pieces of `role` (knight to queen).
