@@ -88,7 +88,15 @@ impl Label {
     }
 
     fn from_decimal(s: &str) -> Option<Label> {
-        s.parse::<f64>().ok().and_then(Label::from_score)
+        // The three game results, as nearly every labelled file writes them, without the
+        // general decimal parser.
+        let score = match s {
+            "1.0" => 1.0,
+            "0.5" => 0.5,
+            "0.0" => 0.0,
+            _ => s.parse::<f64>().ok()?,
+        };
+        Label::from_score(score)
     }
 
     /// The score as a decimal with up to three places: `1.0`, `0.5`, `0.665`.

@@ -10,6 +10,9 @@ use texel_eval::formula::EndgameScale;
 #[derive(Debug, Default)]
 pub(crate) struct ScaleBook {
     scales: Vec<EndgameScale>,
+    /// The inputs numbered last with their number: positions from one game often follow
+    /// each other with the same inputs, found without hashing.
+    last: Option<(EndgameScale, u32)>,
     /// A fast non-cryptographic hash: the inputs come from the evaluation, not from an
     /// adversary (the standard SipHash cost some 450 instructions a loaded position).
     numbers: FxHashMap<EndgameScale, u32>,
@@ -18,16 +21,24 @@ pub(crate) struct ScaleBook {
 impl ScaleBook {
     /// The number of `scale`, added when new.
     pub fn number(&mut self, scale: &EndgameScale) -> u32 {
+        if let Some((last, number)) = self.last {
+            if last == *scale {
+                return number;
+            }
+        }
         let scales = &mut self.scales;
-        *self.numbers.entry(*scale).or_insert_with(|| {
+        let number = *self.numbers.entry(*scale).or_insert_with(|| {
             scales.push(*scale);
             (scales.len() - 1) as u32
-        })
+        });
+        self.last = Some((*scale, number));
+        number
     }
 
     /// Takes the distinct inputs out, leaving the book empty.
     pub fn take(&mut self) -> Vec<EndgameScale> {
         self.numbers.clear();
+        self.last = None;
         std::mem::take(&mut self.scales)
     }
 }
@@ -48,9 +59,15 @@ mod tests {
             level: None,
         };
         let mut book = ScaleBook::default();
-        let numbers =
-            [pawns(3), pawns(4), pawns(3), EndgameScale::default()].map(|s| book.number(&s));
-        assert_eq!(numbers, [0, 1, 0, 2]);
+        let numbers = [
+            pawns(3),
+            pawns(4),
+            pawns(4),
+            pawns(3),
+            EndgameScale::default(),
+        ]
+        .map(|s| book.number(&s));
+        assert_eq!(numbers, [0, 1, 1, 0, 2]);
         assert_eq!(book.take(), [pawns(3), pawns(4), EndgameScale::default()]);
         assert_eq!(book.number(&pawns(4)), 0, "an emptied book numbers afresh");
     }
