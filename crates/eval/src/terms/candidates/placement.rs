@@ -44,31 +44,56 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
 }
 
 /// In how many directions a piece on `sq` has a move (`moves`): lines for sliders, the
-/// long leg of the jump (forward, back, left, right) for a knight.
+/// long leg of the jump (forward, back, left, right) for a knight. Both counts are made
+/// and one is kept, so the piece's kind costs no branch.
 fn directions(sq: shakmaty::Square, role: Role, moves: Bitboard) -> i32 {
-    if role == Role::Knight {
-        // The jumps two ranks up, two down, two files right and two left: one direction
-        // each, whatever the side.
-        let jumps = (knight_attacks(sq) & moves).0;
-        let (r, f) = (sq.rank() as i32, sq.file() as i32);
-        let on_rank = |r: i32| (0..8).contains(&r) && jumps & (0xff << (8 * r)) != 0;
-        let on_file = |f: i32| (0..8).contains(&f) && jumps & FILES[f as usize] != 0;
-        return [
-            on_rank(r + 2),
-            on_rank(r - 2),
-            on_file(f + 2),
-            on_file(f - 2),
-        ]
-        .into_iter()
-        .map(i32::from)
+    let legs = &KNIGHT_LEGS[sq as usize];
+    let jumps = knight_attacks(sq) & moves;
+    let knight: i32 = legs
+        .iter()
+        .map(|&leg| i32::from(any(jumps & Bitboard(leg))))
         .sum();
+    let all = 0u64.wrapping_sub(1);
+    let diagonal = Bitboard(all * u64::from(role != Role::Rook)) & diagonals(sq);
+    let straight = Bitboard(all * u64::from(role != Role::Bishop)) & lines(sq);
+    let slider = count(king_attacks(sq) & (diagonal | straight) & moves);
+    if role == Role::Knight {
+        knight
+    } else {
+        slider
     }
-    let lines = match role {
-        Role::Bishop => diagonals(sq),
-        Role::Rook => lines(sq),
-        _ => diagonals(sq) | lines(sq),
-    };
-    count(king_attacks(sq) & lines & moves)
+}
+
+/// Per square, a knight's jumps two ranks up, two ranks down, two files right and two
+/// files left: one direction each, whatever the side.
+const KNIGHT_LEGS: [[u64; 4]; 64] = knight_legs();
+
+const fn knight_legs() -> [[u64; 4]; 64] {
+    let mut out = [[0; 4]; 64];
+    let mut sq = 0;
+    while sq < 64 {
+        let (f, r) = (sq as i32 % 8, sq as i32 / 8);
+        let steps = [
+            [(1, 2), (-1, 2)],
+            [(1, -2), (-1, -2)],
+            [(2, 1), (2, -1)],
+            [(-2, 1), (-2, -1)],
+        ];
+        let mut leg = 0;
+        while leg < 4 {
+            let mut k = 0;
+            while k < 2 {
+                let (tf, tr) = (f + steps[leg][k].0, r + steps[leg][k].1);
+                if tf >= 0 && tf < 8 && tr >= 0 && tr < 8 {
+                    out[sq][leg] |= 1 << (tr * 8 + tf);
+                }
+                k += 1;
+            }
+            leg += 1;
+        }
+        sq += 1;
+    }
+    out
 }
 
 /// Own knights, rooks, queens and bishops, once per fixed pair of pawns on the board.
@@ -143,5 +168,34 @@ fn material<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
             _ => 3,
         };
         acc.add(us, PAWN_VALUE_BY_PIECE_MATERIAL.at(i), pawns);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::Square;
+
+    #[test]
+    fn knight_legs_split_the_jumps_into_four_directions() {
+        for sq in Square::ALL {
+            let legs = KNIGHT_LEGS[sq as usize];
+            let union = legs.iter().fold(0, |u, &leg| u | leg);
+            assert_eq!(Bitboard(union), knight_attacks(sq), "{sq}");
+            let total: u32 = legs.iter().map(|leg| leg.count_ones()).sum();
+            assert_eq!(
+                total,
+                knight_attacks(sq).count() as u32,
+                "{sq}: legs overlap"
+            );
+        }
+        // From b1: up to a3 and c3, right to d2; nothing down or left.
+        let b1 = KNIGHT_LEGS[Square::B1 as usize];
+        assert_eq!(
+            b1[0],
+            (Bitboard::from(Square::A3) | Bitboard::from(Square::C3)).0
+        );
+        assert_eq!([b1[1], b1[3]], [0, 0]);
+        assert_eq!(b1[2], Bitboard::from(Square::D2).0);
     }
 }
