@@ -198,9 +198,18 @@ mod tests {
         assert!(lines > 70_000, "{lines} lines");
     }
 
+    /// Asserts the fast reader leaves every case to shakmaty, which reads it or not as
+    /// `shakmaty_reads` says.
+    fn left_to_shakmaty(cases: &[&str], shakmaty_reads: bool) {
+        for case in cases {
+            assert_eq!(setup(case.as_bytes()), None, "{case}");
+            assert_eq!(shakmaty(case).is_some(), shakmaty_reads, "{case}");
+        }
+    }
+
     #[test]
     fn other_forms_are_left_to_shakmaty() {
-        let cases = [
+        let valid = [
             "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1",
             "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1",
             "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQ~KBNR w KQkq - 0 1",
@@ -208,14 +217,12 @@ mod tests {
             "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR_w_KQkq_-_0_1",
             "8/8/8/8/8/8/8/K6k w - - 12345678901 1",
         ];
-        for case in cases {
-            assert_eq!(setup(case.as_bytes()), None, "{case}");
-        }
+        left_to_shakmaty(&valid, true);
     }
 
     #[test]
     fn malformed_fields_are_never_read() {
-        let cases = [
+        let malformed = [
             "8/8/8/8/8/8/8/K6k x - -",
             "8/8/8/8/8/8/8/K6",
             "8/8/8/8/8/8/8/K7k",
@@ -226,8 +233,6 @@ mod tests {
             "8/8/8/8/8/8/8/K6k w - - 0 1 extra",
             "8/8/8/8/8/8/8/K5xk w - -",
         ];
-        for case in cases {
-            assert_eq!(setup(case.as_bytes()), None, "{case}");
-        }
+        left_to_shakmaty(&malformed, false);
     }
 }
