@@ -8,31 +8,58 @@
 use shakmaty::{Bitboard, ByColor, ByRole, Color, File, Rank, Setup, Square};
 use std::num::NonZeroU32;
 
-/// What a board character places: its role (0 = pawn .. 5 = king) and whether it is white;
-/// `EMPTY_RUN` for a digit, `OTHER` for anything else.
-const PIECES: [u8; 256] = piece_table();
+/// What one character of a board field does.
+#[derive(Copy, Clone)]
+struct BoardChar {
+    /// The role it places (0 = pawn .. 5 = king), 6 for none.
+    role: u8,
+    /// Whether the piece is white.
+    white: bool,
+    /// Whether it places a piece.
+    piece: bool,
+    /// Files it moves along the rank: 1 for a piece, the digit for a digit.
+    advance: u8,
+    /// Neither a piece, a digit nor `/`.
+    bad: bool,
+}
 
-/// Marks a digit in [`PIECES`]; the run length is the digit itself.
-const EMPTY_RUN: u8 = 0x40;
+/// Every byte as a board character.
+const BOARD_CHARS: [BoardChar; 256] = board_chars();
 
-/// Marks a character that is neither a piece nor a digit in [`PIECES`].
-const OTHER: u8 = 0x80;
-
-/// Bit of a white piece in [`PIECES`].
-const WHITE: u8 = 0x08;
-
-const fn piece_table() -> [u8; 256] {
-    let mut table = [OTHER; 256];
+const fn board_chars() -> [BoardChar; 256] {
+    let none = BoardChar {
+        role: 6,
+        white: false,
+        piece: false,
+        advance: 0,
+        bad: true,
+    };
+    let mut table = [none; 256];
+    table[b'/' as usize].bad = false;
     let letters = *b"pnbrqk";
     let mut role = 0;
     while role < 6 {
-        table[letters[role] as usize] = role as u8;
-        table[letters[role].to_ascii_uppercase() as usize] = role as u8 | WHITE;
+        let black = BoardChar {
+            role: role as u8,
+            white: false,
+            piece: true,
+            advance: 1,
+            bad: false,
+        };
+        table[letters[role] as usize] = black;
+        table[letters[role].to_ascii_uppercase() as usize] = BoardChar {
+            white: true,
+            ..black
+        };
         role += 1;
     }
     let mut digit = b'1';
     while digit <= b'8' {
-        table[digit as usize] = EMPTY_RUN;
+        table[digit as usize] = BoardChar {
+            advance: digit - b'0',
+            bad: false,
+            ..none
+        };
         digit += 1;
     }
     table
@@ -82,32 +109,33 @@ pub(crate) fn setup(fields: &[u8]) -> Option<Setup> {
     })
 }
 
-/// The board of a board field: eight ranks from the eighth down, `/` between them.
+/// The board of a board field: eight ranks from the eighth down, `/` between them. Read
+/// without a branch per character (what a character does is data the processor cannot
+/// guess): every character is applied, and any misstep marks the field as not read.
 fn board(field: &[u8]) -> Option<shakmaty::Board> {
-    let (mut roles, mut colors) = ([0u64; 6], [0u64; 2]);
-    let (mut rank, mut file) = (7u32, 0u32);
-    for &ch in field {
-        let code = PIECES[usize::from(ch)];
-        if ch == b'/' && file == 8 && rank > 0 {
-            (rank, file) = (rank - 1, 0);
-        } else if code == EMPTY_RUN {
-            file += u32::from(ch - b'0');
-            if file > 8 {
-                return None;
-            }
-        } else if code & OTHER == 0 && file < 8 {
-            let bit = 1u64 << (rank * 8 + file);
-            roles[usize::from(code & 7)] |= bit;
-            colors[usize::from(code & WHITE != 0)] |= bit;
-            file += 1;
+    let (mut roles, mut colors) = ([0u64; 7], [0u64; 2]);
+    let (mut rank, mut file, mut bad) = (7u32, 0u32, false);
+    for &byte in field {
+        let ch = BOARD_CHARS[usize::from(byte)];
+        let slash = byte == b'/';
+        // A `/` ends a full rank above the first; a piece needs a file left on its rank.
+        bad |= ch.bad | (slash & ((file != 8) | (rank == 0))) | (ch.piece & (file >= 8));
+        // Past the last file the shift wraps onto some square, but the field is bad then.
+        let bit = u64::from(ch.piece).wrapping_shl(rank * 8 + file);
+        roles[usize::from(ch.role)] |= bit;
+        colors[usize::from(ch.white)] |= bit;
+        file = if slash {
+            0
         } else {
-            return None;
-        }
+            file + u32::from(ch.advance)
+        };
+        rank -= u32::from(slash & (rank > 0));
+        bad |= file > 8;
     }
-    if rank != 0 || file != 8 {
+    if bad || rank != 0 || file != 8 {
         return None;
     }
-    let [pawn, knight, bishop, rook, queen, king] = roles.map(Bitboard);
+    let [pawn, knight, bishop, rook, queen, king, _] = roles.map(Bitboard);
     let by_role = ByRole {
         pawn,
         knight,
@@ -173,6 +201,7 @@ mod tests {
             "8/8/8/8/8/8/8/K6k w - - 0 0",
             "5k2/r6p/3p4/5n2/7P/8/7K/8 w - - 2 54",
             "4k3/8/8/8/8/8/8/4K3  w  -  -",
+            "4k3/8/8/8/8/8/44/4K3 w - -",
         ];
         for case in cases {
             let fast = setup(case.as_bytes());
@@ -216,6 +245,8 @@ mod tests {
             "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 3+3 0 1",
             "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR_w_KQkq_-_0_1",
             "8/8/8/8/8/8/8/K6k w - - 12345678901 1",
+            // An eighth `/` starts a pocket (empty here).
+            "8/8/8/8/8/8/8/K6k/ w - -",
         ];
         left_to_shakmaty(&valid, true);
     }
@@ -232,6 +263,9 @@ mod tests {
             "8/8/8/8/8/8/8/K6k w - - x 1",
             "8/8/8/8/8/8/8/K6k w - - 0 1 extra",
             "8/8/8/8/8/8/8/K5xk w - -",
+            "/8/8/8/8/8/8/8/K6k w - -",
+            "8/8/8/8/8/8/8/K6k1 w - -",
+            "8/8/8/8/8/8/8/K6kK w - -",
         ];
         left_to_shakmaty(&malformed, false);
     }
