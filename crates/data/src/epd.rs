@@ -183,7 +183,9 @@ impl LabelFormat {
     fn read_trimmed(self, rest: &str) -> Option<Label> {
         match self {
             LabelFormat::C9 => {
-                let at = rest.find("c9")?;
+                // A plain byte search: the rest of a line is short, and `str::find` would
+                // first build a substring searcher for it.
+                let at = rest.as_bytes().windows(2).position(|w| w == b"c9")?;
                 let value = rest[at + 2..].trim_start().strip_prefix('"')?;
                 Outcome::from_pgn(&value[..value.find('"')?]).map(Label::from)
             }
