@@ -155,9 +155,11 @@ pub(crate) fn parse_one(line: &[u8], stm_labels: bool) -> Parsed {
 /// from batch to batch, so no fresh pages are touched).
 fn parse_batch(lines: &[(u64, &[u8])], stm_labels: bool, parsed: &mut Vec<Parsed>) {
     parsed.clear();
+    // Pieces of at most 1,024 lines, so both threads finish a batch at nearly the same time.
     parsed.par_extend(
         lines
             .par_iter()
+            .with_max_len(1024)
             .map(|(_, line)| parse_one(line, stm_labels)),
     );
 }
