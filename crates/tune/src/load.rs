@@ -190,6 +190,35 @@ struct Workspace<'p> {
 /// evaluation.
 const BURST: usize = 32;
 
+impl<'p> Workspace<'p> {
+    fn new(params: &'p Params) -> Self {
+        Workspace {
+            tracer: Tracer::new(params),
+            labels: Vec::with_capacity(BURST),
+            traces: vec![Trace::default(); BURST],
+            builder: SegmentBuilder::default(),
+        }
+    }
+
+    /// The segment of the parsed positions `run` picks, traced a burst at a time.
+    fn segment(&mut self, parsed: &[Parsed], run: &[u32]) -> Part {
+        for burst in run.chunks(BURST) {
+            self.labels.clear();
+            for &i in burst {
+                if let Ok((l, _, _)) = &parsed[i as usize] {
+                    let trace = &mut self.traces[self.labels.len()];
+                    self.tracer.trace_into(&l.position, trace);
+                    self.labels.push(l.label);
+                }
+            }
+            for (&label, trace) in self.labels.iter().zip(&self.traces) {
+                self.builder.push(label, trace);
+            }
+        }
+        self.builder.finish()
+    }
+}
+
 /// The workspaces not in use.
 type Workspaces<'p> = Mutex<Vec<Workspace<'p>>>;
 
@@ -214,26 +243,8 @@ fn trace_batch<'p>(
     let parts: Vec<(usize, Part)> = tasks
         .into_par_iter()
         .map(|(set, run)| {
-            let mut ws = lock().pop().unwrap_or_else(|| Workspace {
-                tracer: Tracer::new(params),
-                labels: Vec::with_capacity(BURST),
-                traces: vec![Trace::default(); BURST],
-                builder: SegmentBuilder::default(),
-            });
-            for burst in run.chunks(BURST) {
-                ws.labels.clear();
-                for &i in burst {
-                    if let Ok((l, _, _)) = &parsed[i as usize] {
-                        let trace = &mut ws.traces[ws.labels.len()];
-                        ws.tracer.trace_into(&l.position, trace);
-                        ws.labels.push(l.label);
-                    }
-                }
-                for (&label, trace) in ws.labels.iter().zip(&ws.traces) {
-                    ws.builder.push(label, trace);
-                }
-            }
-            let part = ws.builder.finish();
+            let mut ws = lock().pop().unwrap_or_else(|| Workspace::new(params));
+            let part = ws.segment(parsed, run);
             lock().push(ws);
             (set, part)
         })
