@@ -200,6 +200,20 @@ pub fn center_proximity(sq: Square) -> i32 {
     f.min(r.min(7 - r)) as i32
 }
 
+/// The squares at least one, two and three steps of centre proximity in: the inner 6x6,
+/// 4x4 and 2x2 blocks.
+const CENTER_BLOCKS: [u64; 3] = [
+    0x007e_7e7e_7e7e_7e00,
+    0x0000_3c3c_3c3c_0000,
+    0x0000_0018_1800_0000,
+];
+
+/// The sum of the centre proximities of the squares of `bb`, from three counts.
+#[inline]
+pub fn center_proximity_sum(bb: Bitboard) -> i32 {
+    CENTER_BLOCKS.iter().map(|&b| count(bb & Bitboard(b))).sum()
+}
+
 /// Every square ahead of `bb` for `color`, and `bb` itself.
 #[inline]
 pub fn fill_forward(color: Color, bb: Bitboard) -> Bitboard {
@@ -414,5 +428,16 @@ mod tests {
         assert_eq!(center_proximity(B2), 1);
         assert_eq!(center_proximity(C6), 2);
         assert_eq!(center_proximity(E4), 3);
+        for sq in Square::ALL {
+            assert_eq!(
+                center_proximity_sum(Bitboard::from(sq)),
+                center_proximity(sq),
+                "{sq}"
+            );
+        }
+        assert_eq!(
+            center_proximity_sum(Bitboard::from(A1) | Bitboard::from(E4)),
+            3
+        );
     }
 }

@@ -12,11 +12,7 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     for sq in isolated(pawns) {
         acc.add(us, GNU_ISOLATED_PAWN.at(sq.file() as usize), 1);
     }
-    let knights: i32 = info
-        .of(us, Role::Knight)
-        .into_iter()
-        .map(center_proximity)
-        .sum();
+    let knights = center_proximity_sum(info.of(us, Role::Knight));
     acc.add(us, GNU_KNIGHT_CENTER, knights);
 
     let k = info.king[i];

@@ -117,9 +117,11 @@ fn chains<A: Accumulator>(info: &Info, us: Color, right: bool, acc: &mut A) {
         let n = count(members);
         acc.add(us, LEAD_PAWN.at_most(n as usize - 2), 1);
         let r = rel_rank(us, lead);
-        if (2..=5).contains(&r) {
-            acc.add(us, LEAD_PAWN_RANK.at(r - 2), 1);
-        }
+        acc.add_if(
+            us,
+            LEAD_PAWN_RANK.at(r.clamp(2, 5) - 2),
+            (2..=5).contains(&r),
+        );
         let across = any(members & own_half(us)) && any(members & own_half(us.other()));
         if n >= 3 && across {
             acc.add(us, CHAIN_ACROSS_CENTER.at(0), 1);
@@ -139,9 +141,7 @@ fn chains<A: Accumulator>(info: &Info, us: Color, right: bool, acc: &mut A) {
     }
     for root in c.root {
         let r = rel_rank(us, root);
-        if (1..=5).contains(&r) {
-            acc.add(us, ROOT_PAWN.at(r - 1), 1);
-        }
+        acc.add_if(us, ROOT_PAWN.at(r.clamp(1, 5) - 1), (1..=5).contains(&r));
     }
     // Our pawns against the enemy's chains (both of its diagonals count for each).
     let enemy = Chains::of(us.other(), theirs, right);
