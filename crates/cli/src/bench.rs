@@ -83,7 +83,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     match args.target {
         Target::Search => {
             let r = texel_search::bench(std::sync::Arc::new(bench_params(args)?), args.depth);
-            println!("{} nodes {:.0} nps", r.nodes, r.nps());
+            say!("{} nodes {:.0} nps", r.nodes, r.nps());
             Ok(())
         }
         Target::Eval => bench_eval(args),
@@ -146,14 +146,14 @@ fn bench_selfplay(args: &BenchArgs) -> Result<()> {
     let secs = start.elapsed().as_secs_f64();
     let games = f64::from(report.pairings[0].score.games());
     let allowed = nps * threads as f64 / (searched as f64 / games * NODES as f64);
-    println!(
+    say!(
         "selfplay {games} games in {secs:.1}s: {:.2} games/s, {:.0} positions/s ({threads} \
          threads, {NODES} nodes a move, {:.0} searched moves a game)",
         games / secs,
         searched as f64 / secs,
         searched as f64 / games
     );
-    println!(
+    say!(
         "search speed {nps:.0} nps a thread allows {allowed:.2} games/s: selfplay reaches {:.0} %",
         100.0 * games / secs / allowed
     );
@@ -169,7 +169,7 @@ fn bench_import(args: &BenchArgs) -> Result<()> {
     let start = Instant::now();
     let stats = import_pgn(&args.pgn, &out, &options, &|_| {})?;
     let secs = start.elapsed().as_secs_f64();
-    println!(
+    say!(
         "pgn: {} games, {} positions considered, {} kept in {secs:.2} s: {:.0} games/s ({} threads)",
         stats.games,
         stats.considered,
@@ -180,7 +180,7 @@ fn bench_import(args: &BenchArgs) -> Result<()> {
     let start = Instant::now();
     let stats = import_epd(&args.epd, &out, &options, &|_| {})?;
     let secs = start.elapsed().as_secs_f64();
-    println!(
+    say!(
         "epd: {} positions quiesced in {secs:.2} s: {:.0} positions/s",
         stats.considered,
         stats.considered as f64 / secs
@@ -197,14 +197,14 @@ fn bench_tune(args: &BenchArgs) -> Result<()> {
     let vars = texel_tune::select(&texel_tune::Selection::default())?;
     let n = train.len();
     let mut descent = texel_tune::Descent::new(&mut train, params, k, vars.clone());
-    println!(
+    say!(
         "descent    {:>10.1} bytes/position more while tuning (errors, probe buffers)",
         descent.memory_bytes() as f64 / n as f64
     );
     let kinds = probe_times(&mut descent, &vars);
     let ms = |(s, c): (f64, usize)| 1e3 * s / c.max(1) as f64;
     let line = |kind: (f64, usize), name: &str| {
-        println!(
+        say!(
             "probe      {:>10.3} ms = {:.1} % of an error pass, {:.2} % of a rescore ({} variables {name})",
             ms(kind),
             100.0 * ms(kind) / 1e3 / pass_secs,
@@ -237,26 +237,26 @@ fn bench_load(args: &BenchArgs, params: &Params) -> Result<texel_tune::Dataset> 
     let (train, _, _) = texel_tune::load(&files, params, &options, &|_| {})?;
     let load_secs = start.elapsed().as_secs_f64();
     let n = train.len();
-    println!("threads {}", rayon::current_num_threads());
-    println!(
+    say!("threads {}", rayon::current_num_threads());
+    say!(
         "load+trace {:>10.0} positions/s  ({n} positions in {load_secs:.2}s)",
         n as f64 / load_secs
     );
     let steps = texel_tune::load_phases(&args.epd, params, LOAD_STEP_POSITIONS)?;
     let us = |d: std::time::Duration| d.as_secs_f64() * 1e6;
-    println!(
+    say!(
         "load steps {:>10.2} µs parse, {:.2} µs trace, {:.2} µs segment a position (one thread, {} positions)",
         us(steps.parse),
         us(steps.trace),
         us(steps.segment),
         steps.positions
     );
-    println!(
+    say!(
         "memory     {:>10.1} bytes/position",
         train.memory_bytes() as f64 / n as f64
     );
     if let Some(peak) = peak_memory() {
-        println!(
+        say!(
             "peak       {:>10.1} bytes/position (the process's peak resident memory, loading included)",
             peak as f64 / n as f64
         );
@@ -282,7 +282,7 @@ fn bench_full_passes(train: &mut texel_tune::Dataset, params: &Params, k: f64) -
         e += texel_tune::error::mean_error(train, k);
     }
     let pass_secs = start.elapsed().as_secs_f64() / rounds as f64;
-    println!(
+    say!(
         "error pass {:>10.0} positions/s  ({:.2} ms, error {:.6})",
         n as f64 / pass_secs,
         pass_secs * 1e3,
@@ -293,7 +293,7 @@ fn bench_full_passes(train: &mut texel_tune::Dataset, params: &Params, k: f64) -
         train.rescore(params);
     }
     let rescore_secs = start.elapsed().as_secs_f64() / rounds as f64;
-    println!(
+    say!(
         "rescore    {:>10.0} positions/s  ({:.2} ms: every evaluation recomputed from the stored traces)",
         n as f64 / rescore_secs,
         rescore_secs * 1e3
@@ -371,17 +371,17 @@ fn bench_eval(args: &BenchArgs) -> Result<()> {
     }
     let trace_secs = start.elapsed().as_secs_f64();
 
-    println!(
+    say!(
         "positions {} x {} rounds (checksum {checksum})",
         positions.len(),
         args.rounds
     );
-    println!(
+    say!(
         "eval   {:>10.0} evals/s   ({:.0} ns each)",
         n as f64 / eval_secs,
         eval_secs * 1e9 / n as f64
     );
-    println!(
+    say!(
         "trace  {:>10.0} traces/s  ({:.0} ns each, {:.1} parameters with a coefficient each)",
         n as f64 / trace_secs,
         trace_secs * 1e9 / n as f64,

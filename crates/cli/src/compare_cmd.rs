@@ -88,10 +88,15 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
     let k = loaded.k;
     let ds = &mut loaded.train;
     if !terms.is_empty() {
-        println!();
-        println!(
+        say!();
+        say!(
             "{:<34} {:<10} {:>12} {:>12} {:>12} {:>12}",
-            "term", "group", "at zero", "group tuned", "term tuned", "drop"
+            "term",
+            "group",
+            "at zero",
+            "group tuned",
+            "term tuned",
+            "drop"
         );
         for &t in &terms {
             let mut zeroed = base.clone();
@@ -100,7 +105,7 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
             let held = tune_group(ds, &zeroed, k, t, false, args.passes)?;
             let free = tune_group(ds, &zeroed, k, t, true, args.passes)?;
             let info = t.info();
-            println!(
+            say!(
                 "{:<34} {:<10} {at_zero:>12.8} {held:>12.8} {free:>12.8} {:>12.8}",
                 info.name,
                 info.group.name(),
@@ -109,10 +114,15 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
         }
     }
     if !without.is_empty() {
-        println!();
-        println!(
+        say!();
+        say!(
             "{:<34} {:<10} {:>12} {:>12} {:>12} {:>12}",
-            "term", "group", "as given", "zeroed", "retuned", "rise"
+            "term",
+            "group",
+            "as given",
+            "zeroed",
+            "retuned",
+            "rise"
         );
         for &t in &without {
             let given = error_with(ds, &base, k);
@@ -121,7 +131,7 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
             let at_zero = error_with(ds, &zeroed, k);
             let retuned = tune_group(ds, &zeroed, k, t, false, args.passes)?;
             let info = t.info();
-            println!(
+            say!(
                 "{:<34} {:<10} {given:>12.8} {at_zero:>12.8} {retuned:>12.8} {:>12.8}",
                 info.name,
                 info.group.name(),

@@ -80,7 +80,7 @@ pub fn bench_converge(files: Vec<PathBuf>, methods: &[BenchMethod], passes: bool
     let started = Instant::now();
     let (train, validation, report) = load(&files, &params, &options, &|_| {})?;
     let k = fit_k(&samples(&train));
-    println!(
+    say!(
         "data: {} training, {} validation positions (loaded in {:.1}s), K {k:.4}, {} threads",
         train.len(),
         validation.len(),
@@ -95,7 +95,7 @@ pub fn bench_converge(files: Vec<PathBuf>, methods: &[BenchMethod], passes: bool
     };
     let vars = select(&Selection::default())?;
     let vars = crate::guards::hold_sparse(vars, &loaded, crate::guards::DEFAULT_MIN_SUPPORT);
-    println!("method   passes  seconds  final train  best validation  to 1 %  to 0.1 %");
+    say!("method   passes  seconds  final train  best validation  to 1 %  to 0.1 %");
     for &method in methods {
         loaded.train.rescore(&params);
         let start = fresh(
@@ -153,9 +153,10 @@ fn converge(
                         let s = began.elapsed().as_secs_f64();
                         let v = r.validation_error.unwrap_or(f64::NAN);
                         let sample = r.sample.map_or(String::new(), |n| format!(" (1/{n})"));
-                        println!(
+                        say!(
                             "  {method} pass {:>3} {s:>7.1} s  {:.8}  {v:.8}{sample}",
-                            r.pass, r.train_error
+                            r.pass,
+                            r.train_error
                         );
                     }
                     if r.sample.is_some() {
@@ -176,7 +177,7 @@ fn converge(
     loaded.train.rescore(&result.params);
     loaded.validation.rescore(&result.params);
     let secs = |s: Option<f64>| s.map_or("-".into(), |s| format!("{s:.1} s"));
-    println!(
+    say!(
         "{:<8} {:>6}  {seconds:>7.1}  {:>11.8}  {:>15.8}  {:>6}  {:>8}",
         method.to_string(),
         result.passes,

@@ -88,9 +88,9 @@ pub fn load_data(args: &DataArgs, params: Params) -> Result<Loaded> {
     let (train, validation, report) = load(&args.epd, &params, &options, &|b| pb.set_position(b))?;
     pb.finish_and_clear();
     let secs = start.elapsed().as_secs_f64();
-    println!("{report}");
+    say!("{report}");
     let n = train.len() + validation.len();
-    println!(
+    say!(
         "loaded and traced in {secs:.2}s ({:.0} positions/s), {:.1} bytes/position",
         n as f64 / secs,
         train.memory_bytes() as f64 / train.len() as f64
@@ -99,7 +99,7 @@ pub fn load_data(args: &DataArgs, params: Params) -> Result<Loaded> {
         Some(k) => k,
         None => {
             let k = fit_k(&samples(&train));
-            println!("fitted K = {k:.4}");
+            say!("fitted K = {k:.4}");
             k
         }
     };
@@ -113,13 +113,13 @@ pub fn load_data(args: &DataArgs, params: Params) -> Result<Loaded> {
 
 /// Prints `label: K .. error .. validation ..` for the data as scored now.
 pub fn print_errors(l: &Loaded, label: &str) {
-    print!(
+    say_part!(
         "{label}: K {:.4}  error {:.8}",
         l.k,
         mean_error(&l.train, l.k)
     );
     if !l.validation.is_empty() {
-        print!("  validation {:.8}", mean_error(&l.validation, l.k));
+        say_part!("  validation {:.8}", mean_error(&l.validation, l.k));
     }
-    println!();
+    say!();
 }

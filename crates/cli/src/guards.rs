@@ -54,7 +54,7 @@ pub fn hold_sparse(vars: Vec<Variable>, loaded: &Loaded, min: usize) -> Vec<Vari
         .collect();
     let held = before - kept.len();
     if held > 0 {
-        println!(
+        say!(
             "held {held} values at their start: they count in fewer than {min} training \
              positions (--min-support 0 tunes them)"
         );
@@ -87,10 +87,10 @@ pub fn choose(
             };
             let trials = search.run(&mut loaded.train, &mut loaded.validation, &L2_GRID);
             for (l2, error) in &trials {
-                println!("--l2 auto: pull {l2}: validation {error:.8}");
+                say!("--l2 auto: pull {l2}: validation {error:.8}");
             }
             let best = L2Search::best(&trials);
-            println!("--l2 auto chose {best}");
+            say!("--l2 auto chose {best}");
             best
         }
     };

@@ -152,6 +152,6 @@ pub fn run(args: &ImportArgs) -> Result<()> {
     if let Some(path) = &args.stats_json {
         texel_eval::params::write_atomically(path, stats.to_json().as_bytes())?;
     }
-    println!("wrote {} positions to {}", stats.kept, args.out.display());
+    say!("wrote {} positions to {}", stats.kept, args.out.display());
     Ok(())
 }

@@ -166,7 +166,7 @@ pub fn run(args: &LabArgs) -> Result<ExitCode> {
     for (i, subject) in list.iter().enumerate() {
         let key = verdict_key(fingerprint, &base, k, args.passes, &subject.name());
         if let Some((_, v)) = done.iter().find(|(k, _)| *k == key) {
-            println!("[{}/{}] {}: done before", i + 1, list.len(), v.subject);
+            say!("[{}/{}] {}: done before", i + 1, list.len(), v.subject);
             verdicts.push(v.clone());
             continue;
         }
@@ -177,7 +177,7 @@ pub fn run(args: &LabArgs) -> Result<ExitCode> {
         writeln!(log, "{}", verdict_json(&v, &key))
             .and_then(|()| log.flush())
             .with_context(|| format!("cannot write {}", log_path.display()))?;
-        println!(
+        say!(
             "[{}/{}] {}: gain {:.3e} (train {:.3e}), fires in {:.1} %, {:.1}s",
             i + 1,
             list.len(),
@@ -197,7 +197,7 @@ pub fn run(args: &LabArgs) -> Result<ExitCode> {
         adopt(&mut lab, &base, &verdicts, &rule, path)?;
     }
     if verdicts.len() < list.len() {
-        println!(
+        say!(
             "interrupted: {} of {} verdicts in {}; run the same command again to go on",
             verdicts.len(),
             list.len(),
@@ -253,7 +253,7 @@ fn write_reports(
     let text = serde_json::to_string_pretty(&report_json(verdicts, rule, header))?;
     write_atomically(&json, text.as_bytes())
         .with_context(|| format!("cannot write {}", json.display()))?;
-    println!("wrote {} and {}", md.display(), json.display());
+    say!("wrote {} and {}", md.display(), json.display());
     Ok(())
 }
 
@@ -274,14 +274,14 @@ fn adopt(
         let validation = errors
             .validation
             .map_or(String::new(), |v| format!(", validation {v:.8}"));
-        println!(
+        say!(
             "kept candidates tuned with their partners: error {:.8}{validation}",
             errors.train
         );
         tuned
     };
     params.save(path)?;
-    println!(
+    say!(
         "wrote {} ({} kept candidate terms, the others at 0)",
         path.display(),
         terms.len()

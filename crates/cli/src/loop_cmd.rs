@@ -174,7 +174,7 @@ fn play_round(args: &LoopArgs, round: u32, dir: &Path) -> Result<Option<(u32, u6
             return Ok(None);
         }
         let stats = crate::selfplay_cmd::label(&selfplay, &dir.join("games.pgn"), &positions)?;
-        println!("round {round}: {} games, {} positions", games, stats.kept);
+        say!("round {round}: {} games, {} positions", games, stats.kept);
     }
     let kept = std::fs::read_to_string(&positions)?.lines().count() as u64;
     Ok(Some((games as u32, kept)))
@@ -313,7 +313,7 @@ fn record(args: &LoopArgs, line: &RoundLine) -> Result<()> {
         .open(&path)
         .with_context(|| format!("cannot write {}", path.display()))?;
     writeln!(f, "{value}")?;
-    println!(
+    say!(
         "round {}: {} games, {} positions, gate +{} ={} -{} ({elo:+.1} ± {margin:.1}): {}",
         line.round,
         line.games,
@@ -377,6 +377,6 @@ pub fn run(args: &LoopArgs) -> Result<ExitCode> {
         };
         record(args, &line)?;
     }
-    println!("best parameters: {}", args.best().display());
+    say!("best parameters: {}", args.best().display());
     Ok(ExitCode::SUCCESS)
 }

@@ -1,5 +1,22 @@
 //! `texel`: Texel-style tuning of a hand-crafted chess evaluation.
 
+/// `println!` that survives a closed stdout (`texel bench tune | head`): see [`say_to_stdout`].
+macro_rules! say {
+    () => {
+        $crate::say_to_stdout(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        $crate::say_to_stdout(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `print!` that survives a closed stdout: see [`say_to_stdout`].
+macro_rules! say_part {
+    ($($arg:tt)*) => {
+        $crate::say_to_stdout(format_args!($($arg)*))
+    };
+}
+
 mod bench;
 mod compare_cmd;
 mod config;
@@ -115,6 +132,17 @@ pub(crate) fn catch_interrupts() -> anyhow::Result<&'static AtomicBool> {
         let _ = CAUGHT.set(());
     }
     Ok(&INTERRUPTED)
+}
+
+/// Writes to stdout. A stdout closed by the reader (`| head`) is taken as Ctrl-C: no panic,
+/// long commands stop at their next safe point and keep their work, short ones finish.
+pub(crate) fn say_to_stdout(text: std::fmt::Arguments) {
+    use std::io::Write;
+    if std::io::stdout().lock().write_fmt(text).is_err()
+        && !INTERRUPTED.swap(true, Ordering::SeqCst)
+    {
+        eprintln!("note: stdout is closed; stopping at the next safe point, as on Ctrl-C");
+    }
 }
 
 /// A closed stdout (`texel params | head`) ends the program quietly.

@@ -236,7 +236,7 @@ pub fn run(args: &MatchArgs) -> Result<ExitCode> {
         eprintln!();
     }
     if report.varied > 0 {
-        println!(
+        say!(
             "more games than openings: {} opening pairs got seeded random plies so that no \
              game repeats",
             report.varied
@@ -245,7 +245,7 @@ pub fn run(args: &MatchArgs) -> Result<ExitCode> {
     print_report(&report);
     if report.interrupted {
         let played: u32 = report.pairings.iter().map(|p| p.score.games()).sum();
-        println!("interrupted: {played} finished games counted, the games in flight abandoned");
+        say!("interrupted: {played} finished games counted, the games in flight abandoned");
         return Ok(ExitCode::from(130));
     }
     Ok(ExitCode::SUCCESS)
@@ -253,18 +253,26 @@ pub fn run(args: &MatchArgs) -> Result<ExitCode> {
 
 /// The summary: per pairing the score, Elo by games and by game pairs, LOS; SPRT; endings.
 pub(crate) fn print_report(report: &MatchReport) {
-    println!(
+    say!(
         "{:<20} {:<20} {:>6} {:>6} {:>6} {:>7} {:>16} {:>16} {:>7}",
-        "engine", "opponent", "wins", "draws", "losses", "score", "elo", "elo (pairs)", "los"
+        "engine",
+        "opponent",
+        "wins",
+        "draws",
+        "losses",
+        "score",
+        "elo",
+        "elo (pairs)",
+        "los"
     );
     for p in &report.pairings {
         if p.score.games() == 0 {
-            println!("{:<20} {:<20} no finished games", p.first, p.second);
+            say!("{:<20} {:<20} no finished games", p.first, p.second);
             continue;
         }
         let (e, m) = p.score.elo();
         let (pe, pm) = p.pairs.elo();
-        println!(
+        say!(
             "{:<20} {:<20} {:>6} {:>6} {:>6} {:>6.1}% {:>+8.1} ± {:<5.1} {:>+8.1} ± {:<5.1} {:>6.1}%",
             p.first,
             p.second,
@@ -279,7 +287,7 @@ pub(crate) fn print_report(report: &MatchReport) {
             100.0 * p.score.los()
         );
         let [l, dl, d, dw, w] = p.pairs.0;
-        println!("  game pairs by points (0, ½, 1, 1½, 2): {l} {dl} {d} {dw} {w}");
+        say!("  game pairs by points (0, ½, 1, 1½, 2): {l} {dl} {d} {dw} {w}");
     }
     if let Some(s) = report.sprt {
         let (text, llr) = match s {
@@ -287,10 +295,10 @@ pub(crate) fn print_report(report: &MatchReport) {
             Sprt::AcceptH0(l) => ("H0 accepted", l),
             Sprt::Continue(l) => ("undecided", l),
         };
-        println!("SPRT: LLR {llr:.3} (bounds -2.944, 2.944): {text}");
+        say!("SPRT: LLR {llr:.3} (bounds -2.944, 2.944): {text}");
     }
-    println!("terminations:");
+    say!("terminations:");
     for (reason, n) in &report.terminations {
-        println!("  {n:>5}  {reason}");
+        say!("  {n:>5}  {reason}");
     }
 }

@@ -115,11 +115,11 @@ impl Outputs {
         } else {
             ""
         };
-        println!("wrote the tuned parameters to {}{note}", self.out.display());
+        say!("wrote the tuned parameters to {}{note}", self.out.display());
         if let Some(path) = &self.rust {
             write_atomically(path, to_rust(tuned).as_bytes())
                 .with_context(|| format!("cannot write {}", path.display()))?;
-            println!("wrote the tuned table as Rust to {}", path.display());
+            say!("wrote the tuned table as Rust to {}", path.display());
         }
         match std::fs::remove_file(&self.checkpoint) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {

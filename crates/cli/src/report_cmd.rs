@@ -49,7 +49,7 @@ fn read(path: &Path) -> Result<String> {
 fn write(page: &Page, out: &Path) -> Result<()> {
     page.write(out)
         .with_context(|| format!("cannot write {}", out.display()))?;
-    println!("wrote {}", out.display());
+    say!("wrote {}", out.display());
     Ok(())
 }
 

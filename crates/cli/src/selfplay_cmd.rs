@@ -133,7 +133,7 @@ pub fn play(args: &SelfplayArgs, interrupt: &AtomicBool) -> Result<MatchReport> 
         options.earlier = keep_finished_games(&args.pgn)?;
         let done = options.earlier.len();
         if done > 0 {
-            println!("resuming after {done} games in {}", args.pgn.display());
+            say!("resuming after {done} games in {}", args.pgn.display());
         }
         options.first_round = done as u64 + 1;
     }
@@ -191,19 +191,19 @@ pub fn run(args: &SelfplayArgs) -> Result<ExitCode> {
     let games: u32 = report.pairings.iter().map(|p| p.score.games()).sum();
     let secs = start.elapsed().as_secs_f64();
     print_report(&report);
-    println!(
+    say!(
         "{games} games in {secs:.1}s ({:.2} games/s) appended to {}",
         f64::from(games) / secs,
         args.pgn.display()
     );
     if report.interrupted {
-        println!("interrupted: the finished games are in the PGN");
+        say!("interrupted: the finished games are in the PGN");
         return Ok(ExitCode::from(130));
     }
     if let Some(epd) = &args.epd {
         let stats = label(args, &args.pgn, epd)?;
         eprintln!("{stats}");
-        println!("wrote {} positions to {}", stats.kept, epd.display());
+        say!("wrote {} positions to {}", stats.kept, epd.display());
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -94,7 +94,7 @@ fn starting_point(
     match (resumed, &args.resume) {
         (Some(c), Some(path)) => {
             c.check_continues(path, loaded.fingerprint, &vars)?;
-            println!(
+            say!(
                 "resuming after {} passes ({} variables)",
                 c.passes,
                 vars.len()
@@ -104,7 +104,7 @@ fn starting_point(
         _ => {
             let guards =
                 crate::guards::choose(args.l2, !args.no_constraints, loaded, start_params, &vars)?;
-            println!(
+            say!(
                 "tuning {} variables (L2 pull {}, constraints {})",
                 vars.len(),
                 guards.l2,
@@ -179,7 +179,7 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
     }
     if result.end == RunEnd::Interrupted {
         let ckpt = outputs.checkpoint.display();
-        println!(
+        say!(
             "interrupted after {} passes; nothing written to {}. The state is saved in {ckpt}: \
              continue with the same command and --resume {ckpt}",
             result.passes,
@@ -192,7 +192,7 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
         RunEnd::PassLimit => "pass limit reached",
         _ => "validation error stopped improving (kept the best parameters)",
     };
-    println!("finished after {} passes: {why}", result.passes);
+    say!("finished after {} passes: {why}", result.passes);
     print_errors_after(&mut loaded, &tuned);
     outputs.finish(&tuned)?;
     if let Some(w) = &watch {
@@ -211,7 +211,7 @@ fn print_warm_start(options: &RunOptions, positions: usize) {
             ),
             Some(_) => String::new(),
         };
-        println!("warm start: about 1/{n} of the training positions first{why}");
+        say!("warm start: about 1/{n} of the training positions first{why}");
     }
 }
 
@@ -267,7 +267,7 @@ impl Watching {
         let page = self.watch.finished(train, tuned)?;
         page.write(&self.path)
             .with_context(|| format!("cannot write {}", self.path.display()))?;
-        println!("wrote the report {}", self.path.display());
+        say!("wrote the report {}", self.path.display());
         Ok(())
     }
 
@@ -345,7 +345,7 @@ fn descend(
 
 /// One line per pass: errors, what moved, the pass's own time and the run's.
 fn print_pass(r: &PassRecord, pass_seconds: f64) {
-    print!(
+    say_part!(
         "pass {}: error {:.8}, {} variables moved ({} moves, {} probes), pass {:.1}s, total {:.1}s",
         r.pass,
         r.train_error,
@@ -356,12 +356,12 @@ fn print_pass(r: &PassRecord, pass_seconds: f64) {
         r.seconds
     );
     if let Some(v) = r.validation_error {
-        print!(", validation {v:.8}");
+        say_part!(", validation {v:.8}");
     }
     if let Some(n) = r.sample {
-        print!(" (warm start: error of about one segment in {n})");
+        say_part!(" (warm start: error of about one segment in {n})");
     }
-    println!();
+    say!();
 }
 
 /// Error of the final parameters on both sets.
@@ -382,12 +382,12 @@ fn print_changes(before: &Params, after: &Params, train: &Dataset) -> Vec<Change
         .map(|i| (i, before.flat()[i], after.flat()[i], train.support(&[i])))
         .collect();
     changes.sort_by_key(|&(i, b, a, _)| (std::cmp::Reverse((a - b).abs()), i));
-    println!(
+    say!(
         "{} values changed; the largest (support: positions it counts in):",
         changes.len()
     );
     for (i, b, a, support) in changes.iter().take(20) {
-        println!(
+        say!(
             "  {:<40} {b:>6} -> {a:>6} ({:+}), support {support}",
             flat_params()[*i].name(),
             a - b,

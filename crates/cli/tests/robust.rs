@@ -296,3 +296,52 @@ fn a_match_with_an_engine_that_does_not_start_plays_no_game() {
         assert!(!pgn.exists() || std::fs::read_to_string(&pgn).unwrap().is_empty());
     }
 }
+
+/// Runs texel with `args` and its stdout closed from the start (as `| head` after it exited).
+fn run_with_stdout_closed<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> std::process::Output {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("texel"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_closed_stdout_stops_a_tune_as_ctrl_c_and_ends_other_commands_quietly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let epd = sample(tmp.path(), "s.epd", 300);
+    let out = tmp.path().join("tuned.json");
+    let args = ["tune", "--passes", "2", "--group", "KnightV", "--epd"];
+    let paths = [epd.as_os_str(), "--out".as_ref(), out.as_os_str()];
+    let run = run_with_stdout_closed(&[args.map(std::ffi::OsStr::new).as_slice(), &paths].concat());
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(130), "stopped as on Ctrl-C: {err}");
+    assert!(
+        err.contains("stdout is closed") && !err.contains("panicked"),
+        "{err}"
+    );
+    let ckpt = tmp.path().join("tuned.json.ckpt");
+    assert!(
+        ckpt.exists() && !out.exists(),
+        "the state is in the checkpoint"
+    );
+    let text = ok(texel()
+        .args(args)
+        .arg(&epd)
+        .arg("--out")
+        .arg(&out)
+        .arg("--resume")
+        .arg(&ckpt));
+    assert!(text.contains("wrote the tuned parameters"), "{text}");
+    for args in [&["bench", "eval", "--rounds", "1"][..], &["params"][..]] {
+        let run = run_with_stdout_closed(args);
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert!(
+            run.status.success() && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
+    }
+}
