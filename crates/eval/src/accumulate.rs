@@ -54,11 +54,13 @@ fn sign(color: Color) -> i32 {
     }
 }
 
-/// The fast accumulator: sums values, white minus black.
+/// The fast accumulator: sums values per side (an addition needs no sign), white minus
+/// black at the end.
 pub struct Evaluator<'a> {
     params: &'a Params,
     curves: &'a [S],
-    sum: S,
+    /// Black's and white's sums.
+    sums: [S; 2],
     phase: i32,
     scale: i32,
 }
@@ -69,7 +71,7 @@ impl<'a> Evaluator<'a> {
         Evaluator {
             params,
             curves: params.curve_values(),
-            sum: S::ZERO,
+            sums: [S::ZERO; 2],
             phase: 0,
             scale: FULL_SCALE,
         }
@@ -77,7 +79,7 @@ impl<'a> Evaluator<'a> {
 
     /// The tapered score in centipawns, white's view.
     pub fn score(&self) -> i32 {
-        taper(self.sum, self.phase, self.scale)
+        taper(self.sums[1] - self.sums[0], self.phase, self.scale)
     }
 }
 
@@ -88,20 +90,20 @@ impl Accumulator for Evaluator<'_> {
     }
     #[inline]
     fn add(&mut self, color: Color, p: SParam, count: i32) {
-        self.sum += self.params.score_at(p.flat_index()) * (count * sign(color));
+        self.sums[color as usize] += self.params.score_at(p.flat_index()) * count;
     }
     #[inline]
     fn add_int(&mut self, color: Color, p: IParam, count: S) {
-        let v = self.params.flat()[p.flat_index()] * sign(color);
-        self.sum += S(v * count.0, v * count.1);
+        let v = self.params.flat()[p.flat_index()];
+        self.sums[color as usize] += S(v * count.0, v * count.1);
     }
     #[inline]
     fn add_curve(&mut self, color: Color, curve: Curve, index: usize, count: i32) {
-        self.sum += self.curves[curve.first_slot() + index] * (count * sign(color));
+        self.sums[color as usize] += self.curves[curve.first_slot() + index] * count;
     }
     #[inline]
     fn king_attack(&mut self, color: Color, attack: &KingAttack) {
-        self.sum += attack.value_with(&mut self.params) * sign(color);
+        self.sums[color as usize] += attack.value_with(&mut self.params);
     }
     fn finish(&mut self, phase: i32, scale: &EndgameScale) {
         self.phase = phase;
@@ -223,8 +225,9 @@ impl<const N: usize> SlotSet<N> {
 /// The tracing accumulator. Reusable across positions; one per thread.
 pub struct Tracer<'a> {
     params: &'a Params,
-    /// Per flat slot (rounded up to whole words of the sets): the middlegame and endgame
-    /// counts.
+    /// Per flat slot (rounded up to whole words of the sets): white's and black's counts of
+    /// a tapered parameter (kept apart, so an addition needs no sign), the white-minus-black
+    /// middlegame and endgame counts of an untapered one.
     counts: Box<[[i32; 2]; WORDS * 64]>,
     touched: SlotSet<WORDS>,
     /// The touched slots that are untapered integers.
@@ -282,11 +285,14 @@ impl<'a> Tracer<'a> {
                 let b = bits.trailing_zeros() & 63;
                 bits &= bits - 1;
                 let i = w * 64 + b as usize;
-                // A tapered parameter's count is kept in the middlegame half only (the
-                // endgame half stays 0).
-                let [mid, end] = std::mem::take(&mut self.counts[i]);
+                let [first, second] = std::mem::take(&mut self.counts[i]);
                 let tapered = ints & (1 << b) == 0;
-                let end = if tapered { mid } else { end };
+                let (mid, end) = if tapered {
+                    let count = first - second;
+                    (count, count)
+                } else {
+                    (first, second)
+                };
                 coefs[n] = Coef {
                     index: i as u16,
                     tapered,
@@ -328,7 +334,7 @@ impl Accumulator for Tracer<'_> {
         let i = p.flat_index();
         // A zero count (a term looked for and not found) leaves the slot untouched.
         self.touched.insert_if(i, count != 0);
-        self.counts[i][0] += count * sign(color);
+        self.counts[i][usize::from(color.is_black())] += count;
     }
     #[inline]
     fn add_int(&mut self, color: Color, p: IParam, count: S) {

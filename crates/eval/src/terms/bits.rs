@@ -125,6 +125,12 @@ pub fn rel_rank_bb(color: Color, r: usize) -> Bitboard {
     Bitboard(0xffu64 << (8 * r))
 }
 
+/// Every square of `color`'s relative ranks `first..=last` (0-based).
+#[inline]
+pub fn rel_ranks_bb(color: Color, first: usize, last: usize) -> Bitboard {
+    (first..=last).fold(Bitboard::EMPTY, |b, r| b | rel_rank_bb(color, r))
+}
+
 /// The file of `sq` as a bitboard.
 #[inline]
 pub fn file_bb(sq: Square) -> Bitboard {

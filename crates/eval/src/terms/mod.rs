@@ -275,6 +275,22 @@ pub(crate) fn add_each<A: Accumulator>(
     acc.add(color, param, count(squares));
 }
 
+/// Adds `array.at(r - first)` for `color` once per square of `squares` on `color`'s
+/// relative rank `r`; every square of `squares` lies on ranks `first..first + N`. A loop
+/// over the squares, for sets that are mostly empty (a count per rank adds `N` zeros).
+#[inline]
+pub(crate) fn add_by_rank<A: Accumulator, const N: usize>(
+    acc: &mut A,
+    color: Color,
+    array: crate::params::SArray<N>,
+    squares: Bitboard,
+    first: usize,
+) {
+    for sq in squares {
+        acc.add(color, array.at(rel_rank(color, sq) - first), 1);
+    }
+}
+
 /// Chebyshev distance between two squares.
 #[inline]
 pub(crate) fn distance(a: Square, b: Square) -> i32 {

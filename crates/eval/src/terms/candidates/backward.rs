@@ -2,7 +2,7 @@
 //! apart by how many enemy pawns hold the square, whether an own pawn covers it now and
 //! whether own pawns further back could still come up.
 
-use super::super::{add_each, bits::*, Info};
+use super::super::{add_by_rank, add_each, bits::*, Info};
 use crate::accumulate::Accumulator;
 use crate::table::*;
 use shakmaty::{Bitboard, Color};
@@ -79,18 +79,15 @@ fn backward_pawns<'a>(info: &'a Info, us: Color) -> &'a Backward {
 
 pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let b = backward_pawns(info, us);
-    for r in 1..=4 {
-        let (rank, i) = (rel_rank_bb(us, r), r - 1);
-        add_each(acc, us, PAWN_BACKWARD_FULL.at(i), b.full & rank);
-        if i < 2 {
-            add_each(acc, us, PAWN_SEMI_BACKWARD.at(i), b.semi & rank);
-        }
-        add_each(acc, us, PAWN_BACKWARD_FATED.at(i), b.fated & rank);
-        add_each(acc, us, PAWN_SEMI_BACKWARD_FATED.at(i), b.semi_fated & rank);
-        add_each(acc, us, PAWN_POTENTIALLY_BACKWARD.at(i), b.potential & rank);
-        for (d, &distant) in b.distant.iter().enumerate() {
-            add_each(acc, us, PAWN_BACKWARD_DISTANT.at(d), distant & rank);
-        }
+    // Ranks 2 to 5, and 2 to 3.
+    let (low, lower) = (rel_ranks_bb(us, 1, 4), rel_ranks_bb(us, 1, 2));
+    add_by_rank(acc, us, PAWN_BACKWARD_FULL, b.full & low, 1);
+    add_by_rank(acc, us, PAWN_SEMI_BACKWARD, b.semi & lower, 1);
+    add_by_rank(acc, us, PAWN_BACKWARD_FATED, b.fated & low, 1);
+    add_by_rank(acc, us, PAWN_SEMI_BACKWARD_FATED, b.semi_fated & low, 1);
+    add_by_rank(acc, us, PAWN_POTENTIALLY_BACKWARD, b.potential & low, 1);
+    for (d, &distant) in b.distant.iter().enumerate() {
+        add_each(acc, us, PAWN_BACKWARD_DISTANT.at(d), distant & low);
     }
     stop_square_pressure(info, us, acc);
 }

@@ -55,29 +55,36 @@ fn complementarity<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
 /// Pieces in a chain of three or more own pieces each defending the next.
 fn serial_defence<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let pieces = &info.pieces[us as usize];
-    // Per piece, the pieces it defends and those defending it, a bit per piece number:
-    // built and read without a branch per pair.
+    // Per piece, the pieces it defends and those defending it, a bit per piece number,
+    // found from the defended squares (a loop over the defences, not over every pair).
+    let (mut number, mut on) = ([0u8; 64], Bitboard::EMPTY);
+    for (i, p) in pieces.iter().enumerate() {
+        number[p.sq as usize] = i as u8;
+        on |= Bitboard::from(p.sq);
+    }
     let (mut down, mut up) = ([0u16; 16], [0u16; 16]);
     for (i, p) in pieces.iter().enumerate() {
-        for (j, q) in pieces.iter().enumerate() {
-            let defends = ((p.attacks.0 >> q.sq as u32) & 1) as u16 & u16::from(i != j);
-            down[i] |= defends << j;
-            up[j] |= defends << i;
+        for sq in p.attacks & on {
+            let j = usize::from(number[sq as usize]);
+            down[i] |= 1 << j;
+            up[j] |= 1 << i;
         }
     }
-    let every_if = |set: u16, j: usize| 0u16.wrapping_sub((set >> j) & 1);
+    // The pieces one more step along `links` from the pieces in `set`.
+    let step = |links: &[u16; 16], mut set: u16| {
+        let mut out = 0;
+        while set != 0 {
+            out |= links[set.trailing_zeros() as usize];
+            set &= set - 1;
+        }
+        out
+    };
     let mut chained = 0;
     for i in 0..pieces.len() {
         let me = 1u16 << i;
-        // The pieces two steps down from this one, and two steps up.
-        let (mut below, mut above) = (0u16, 0u16);
-        for j in 0..pieces.len() {
-            below |= down[j] & every_if(down[i], j);
-            above |= up[j] & every_if(up[i], j);
-        }
         let middle = (down[i] != 0) & (up[i] != 0) & ((down[i] | up[i]).count_ones() > 1);
-        let top = below & !me != 0;
-        let bottom = above & !me != 0;
+        let top = step(&down, down[i]) & !me != 0;
+        let bottom = step(&up, up[i]) & !me != 0;
         chained += i32::from(middle | top | bottom);
     }
     acc.add(us, SERIAL_DEFENCE, chained);

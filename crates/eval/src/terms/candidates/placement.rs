@@ -115,15 +115,17 @@ fn fixed_pairs<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
 /// the own bishops do not cover.
 fn pieces_and_pawns<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let own = info.pawns[us as usize];
+    // Own pawns behind and ahead of each piece: on its file, on its diagonals.
+    let mut pawns = [0; 4];
     for p in info.pieces[us as usize].iter() {
-        let on_file = file_bb(p.sq) & own;
-        let on_diagonal = diagonals(p.sq) & own;
-        for (pawns, i) in [(on_file, 0), (on_diagonal, 2)] {
-            let behind_piece = count(pawns & ahead(us.other(), p.sq));
-            let ahead_of_piece = count(pawns & ahead(us, p.sq));
-            acc.add(us, PIECE_AHEAD_OF_PAWN.at(i), behind_piece);
-            acc.add(us, PIECE_AHEAD_OF_PAWN.at(i + 1), ahead_of_piece);
+        let (behind, before) = (ahead(us.other(), p.sq) & own, ahead(us, p.sq) & own);
+        for (line, i) in [(file_bb(p.sq), 0), (diagonals(p.sq), 2)] {
+            pawns[i] += count(line & behind);
+            pawns[i + 1] += count(line & before);
         }
+    }
+    for (i, n) in pawns.into_iter().enumerate() {
+        acc.add(us, PIECE_AHEAD_OF_PAWN.at(i), n);
     }
     let bishops = info.of(us, Role::Bishop);
     let queens = info.of(us, Role::Queen);

@@ -3,7 +3,7 @@
 //! neighbouring files outnumber the own pawns there that are not ahead (unopposed:
 //! neutralised) or not (prospective passer); and semi-passers behind an own passer.
 
-use super::super::{add_each, bits::*, Info};
+use super::super::{add_by_rank, bits::*, Info};
 use crate::accumulate::Accumulator;
 use crate::table::*;
 use shakmaty::{Bitboard, Color, Square};
@@ -60,14 +60,13 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     }
     // Pawns behind an own passer on their file with a free lane.
     let semi_passers = own & front_spans(them, passed) & !lane_closed;
-    for r in 1..=6 {
-        add_each(
-            acc,
-            us,
-            SEMI_PASSER.at(r - 1),
-            semi_passers & rel_rank_bb(us, r),
-        );
-    }
+    add_by_rank(
+        acc,
+        us,
+        SEMI_PASSER,
+        semi_passers & rel_ranks_bb(us, 1, 6),
+        1,
+    );
     for (i, a) in unopposed.into_iter().enumerate() {
         for b in unopposed.into_iter().skip(i + 1) {
             let between = (a.file() as i32 - b.file() as i32).abs() - 1;
