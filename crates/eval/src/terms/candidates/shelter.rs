@@ -67,13 +67,11 @@ fn attack_pawns<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         add_each(acc, us, PAWN_NEAR_ENEMY_KING.at(d), own & within & !inside);
         inside = within;
     }
-    for sq in own & wing(their_king) {
-        if rel_rank(us, sq) >= 4 {
-            match free_path(info, us, sq) {
-                Some(Free::Unopposed) => acc.add(us, UNOPPOSED_PAWN_KING_ATTACK.at(0), 1),
-                Some(Free::Prospective) => acc.add(us, UNOPPOSED_PAWN_KING_ATTACK.at(1), 1),
-                None => {}
-            }
+    for sq in own & wing(their_king) & rel_ranks_bb(us, 4, 7) {
+        match free_path(info, us, sq) {
+            Some(Free::Unopposed) => acc.add(us, UNOPPOSED_PAWN_KING_ATTACK.at(0), 1),
+            Some(Free::Prospective) => acc.add(us, UNOPPOSED_PAWN_KING_ATTACK.at(1), 1),
+            None => {}
         }
     }
     let stormers = own & wing(their_king) & (!own_half(us) | rel_rank_bb(us, 3));
@@ -98,6 +96,11 @@ fn attack_pawns<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
 /// squares between them and the king.
 fn sliders_near_king<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let k = info.king[us.other() as usize];
+    let queens = info.of(us, Role::Queen);
+    let diagonal = (info.of(us, Role::Bishop) | queens) & diagonals(k);
+    if (diagonal | ((info.of(us, Role::Rook) | queens) & lines(k))).is_empty() {
+        return;
+    }
     let zone = immediate_zone(us.other(), k);
     for p in info.pieces[us as usize].iter() {
         let lines = match p.role {
