@@ -100,6 +100,7 @@ fn attack<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let open_near_king = info.open_files & king_files;
     a.rooks_to_open_file = small(
         info.pieces_of(us, Role::Rook)
+            .iter()
             .filter(|r| {
                 !open_near_king.contains(r.sq)
                     && any(r.attacks & info.mobility_area[ui] & open_near_king)

@@ -69,8 +69,11 @@ pub(crate) struct Info<'a> {
     pub double_attacks: [Bitboard; 2],
     /// Pieces of each side pinned to their own king.
     pub pinned: [Bitboard; 2],
-    /// Knights, bishops, rooks and queens with their attacks, per side.
+    /// Knights, bishops, rooks and queens with their attacks, per side, in that order.
     pub pieces: [ArrayVec<Piece, 16>; 2],
+    /// Per side, where the knights, bishops, rooks and queens begin in `pieces`, and the
+    /// end of the queens.
+    role_starts: [[u8; 5]; 2],
     /// Squares where a side's pieces count a move: not own-occupied, not attacked by enemy pawns.
     pub mobility_area: [Bitboard; 2],
     /// Outpost squares per side: ranks 4-7, defended by own pawn, out of enemy pawns' reach.
@@ -112,6 +115,7 @@ impl<'a> Info<'a> {
             double_attacks: [Bitboard::EMPTY; 2],
             pinned: [Bitboard::EMPTY; 2],
             pieces: [ArrayVec::new(), ArrayVec::new()],
+            role_starts: [[0; 5]; 2],
             mobility_area: [Bitboard::EMPTY; 2],
             outposts: [Bitboard::EMPTY; 2],
             passed: [Bitboard::EMPTY; 2],
@@ -181,6 +185,7 @@ impl<'a> Info<'a> {
         self.collect_role(c, Role::Bishop, &mut union, |sq| bishop_attacks(sq, occ));
         self.collect_role(c, Role::Rook, &mut union, |sq| rook_attacks(sq, occ));
         self.collect_role(c, Role::Queen, &mut union, |sq| queen_attacks(sq, occ));
+        self.role_starts[i][4] = self.pieces[i].len() as u8;
         (self.all_attacks[i], self.double_attacks[i]) = union;
     }
 
@@ -196,6 +201,7 @@ impl<'a> Info<'a> {
         attacks: impl Fn(Square) -> Bitboard,
     ) {
         let i = c as usize;
+        self.role_starts[i][role as usize - 2] = self.pieces[i].len() as u8;
         for sq in self.board.by_piece(role.of(c)) {
             let mut a = attacks(sq);
             if self.pinned[i].contains(sq) {
@@ -214,10 +220,10 @@ impl<'a> Info<'a> {
     }
 
     /// The side's pieces of `role` (knight to queen).
-    pub fn pieces_of(&self, c: Color, role: Role) -> impl Iterator<Item = &Piece> {
-        self.pieces[c as usize]
-            .iter()
-            .filter(move |p| p.role == role)
+    pub fn pieces_of(&self, c: Color, role: Role) -> &[Piece] {
+        let (i, r) = (c as usize, role as usize - 2);
+        let starts = &self.role_starts[i];
+        &self.pieces[i][usize::from(starts[r])..usize::from(starts[r + 1])]
     }
 
     /// Squares attacked by `c` with pieces of `role`.

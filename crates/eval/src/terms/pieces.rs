@@ -1,6 +1,6 @@
 //! KnightV, BishopV, RookV and QueenV: mobility curves and piece placement.
 
-use super::{bits::*, distance, Info, Piece};
+use super::{add_each, bits::*, distance, Info, Piece};
 use crate::accumulate::Accumulator;
 use crate::table::*;
 use crate::Curve;
@@ -8,38 +8,45 @@ use shakmaty::attacks::{between, knight_attacks};
 use shakmaty::{Bitboard, Color, Role, Square};
 
 pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
-    for piece in &info.pieces[us as usize] {
-        let mob = count(piece.attacks & info.mobility_area[us as usize]);
-        acc.add_curve(
-            us,
-            Curve::mobility(piece.role as usize - 2),
-            mob as usize,
-            1,
-        );
-        acc.add_if(
-            us,
-            PINNED_PIECE_MOBILITY.at(piece.role as usize - 2),
-            info.pinned[us as usize].contains(piece.sq),
-        );
-        match piece.role {
-            Role::Knight => knight(info, us, piece, acc),
-            Role::Bishop => bishop(info, us, piece, acc),
-            Role::Rook => rook(info, us, piece, acc),
-            _ => queen(info, us, piece, acc),
+    // One loop per role: no choice of role per piece.
+    type Terms<A> = fn(&Info, Color, &Piece, &mut A);
+    let roles: [(Role, Terms<A>); 4] = [
+        (Role::Knight, knight),
+        (Role::Bishop, bishop),
+        (Role::Rook, rook),
+        (Role::Queen, queen),
+    ];
+    for (role, terms) in roles {
+        for piece in info.pieces_of(us, role) {
+            mobility(info, us, piece, acc);
+            terms(info, us, piece, acc);
         }
-        let front = forward(us, Bitboard::from(piece.sq));
-        let minor = matches!(piece.role, Role::Knight | Role::Bishop);
-        acc.add_if(
-            us,
-            MINOR_BEHIND_PAWN,
-            minor & any(front & info.pawns[us as usize]),
-        );
     }
+    let minors = info.of(us, Role::Knight) | info.of(us, Role::Bishop);
+    add_each(
+        acc,
+        us,
+        MINOR_BEHIND_PAWN,
+        minors & backward(us, info.pawns[us as usize]),
+    );
     let on_seventh = info.of(us, Role::Rook) & rel_rank_bb(us, 6);
     acc.add_if(
         us,
         ROOKS_TWO_7_K8,
         count(on_seventh) >= 2 && rel_rank(us, info.king[us.other() as usize]) == 7,
+    );
+}
+
+/// The piece's mobility, and whether it is pinned.
+#[inline(always)]
+fn mobility<A: Accumulator>(info: &Info, us: Color, piece: &Piece, acc: &mut A) {
+    let mob = count(piece.attacks & info.mobility_area[us as usize]);
+    let kind = piece.role as usize - 2;
+    acc.add_curve(us, Curve::mobility(kind), mob as usize, 1);
+    acc.add_if(
+        us,
+        PINNED_PIECE_MOBILITY.at(kind),
+        info.pinned[us as usize].contains(piece.sq),
     );
 }
 
