@@ -226,6 +226,12 @@ impl<'a> Info<'a> {
         &self.pieces[i][usize::from(starts[r])..usize::from(starts[r + 1])]
     }
 
+    /// The side's knights and bishops.
+    pub fn minor_pieces(&self, c: Color) -> &[Piece] {
+        let i = c as usize;
+        &self.pieces[i][..usize::from(self.role_starts[i][2])]
+    }
+
     /// Squares attacked by `c` with pieces of `role`.
     pub fn attacked_by(&self, c: Color, role: Role) -> Bitboard {
         self.attacks[c as usize][role as usize - 1]

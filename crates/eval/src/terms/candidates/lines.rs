@@ -14,9 +14,9 @@ fn rank_value(role: Role) -> i32 {
 
 pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     rooks(info, us, acc);
-    for p in info.pieces[us as usize].iter() {
-        if matches!(p.role, Role::Bishop | Role::Rook | Role::Queen) {
-            pins_and_xrays(info, us, p.sq, p.role, acc);
+    for role in [Role::Bishop, Role::Rook, Role::Queen] {
+        for p in info.pieces_of(us, role) {
+            pins_and_xrays(info, us, p.sq, role, acc);
         }
     }
 }

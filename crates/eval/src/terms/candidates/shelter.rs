@@ -102,23 +102,24 @@ fn sliders_near_king<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         return;
     }
     let zone = immediate_zone(us.other(), k);
-    for p in info.pieces[us as usize].iter() {
-        let lines = match p.role {
-            Role::Bishop => diagonals(k),
-            Role::Rook => lines(k),
-            Role::Queen => diagonals(k) | lines(k),
-            _ => continue,
-        };
-        if !lines.contains(p.sq) || !any(p.attacks & zone) {
-            continue;
+    let roles = [
+        (Role::Bishop, diagonals(k)),
+        (Role::Rook, lines(k)),
+        (Role::Queen, diagonals(k) | lines(k)),
+    ];
+    for (role, lines) in roles {
+        for p in info.pieces_of(us, role) {
+            if !lines.contains(p.sq) || !any(p.attacks & zone) {
+                continue;
+            }
+            let i = match count(between(p.sq, k)) {
+                0 | 1 => 0,
+                2 => 1,
+                3 => 2,
+                _ => continue,
+            };
+            acc.add(us, SLIDER_KING_PROXIMITY.at(i), 1);
         }
-        let i = match count(between(p.sq, k)) {
-            0 | 1 => 0,
-            2 => 1,
-            3 => 2,
-            _ => continue,
-        };
-        acc.add(us, SLIDER_KING_PROXIMITY.at(i), 1);
     }
 }
 
@@ -152,13 +153,17 @@ fn piece_shelter<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         return;
     }
     let around = king_attacks(k);
-    for p in info.pieces[us as usize].iter() {
-        let minor = matches!(p.role, Role::Knight | Role::Bishop);
-        let rook = p.role == Role::Rook;
-        if around.contains(p.sq) && (minor || rook) {
-            acc.add(us, KING_ZONE_DEFENDER.at(usize::from(rook)), 1);
-        } else if any(p.attacks & around) && (minor || rook) {
-            acc.add(us, KING_ZONE_DEFENDER.at(2 + usize::from(rook)), 1);
+    let minors_and_rooks = [
+        (false, info.minor_pieces(us)),
+        (true, info.pieces_of(us, Role::Rook)),
+    ];
+    for (rook, pieces) in minors_and_rooks {
+        for p in pieces {
+            // Next to the king, or else guarding a square next to it.
+            let next_to = around.contains(p.sq);
+            let guards = !next_to && any(p.attacks & around);
+            acc.add_if(us, KING_ZONE_DEFENDER.at(usize::from(rook)), next_to);
+            acc.add_if(us, KING_ZONE_DEFENDER.at(2 + usize::from(rook)), guards);
         }
     }
 }
