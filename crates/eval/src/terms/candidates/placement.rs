@@ -21,12 +21,17 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         let ring = 3 - center_proximity(p.sq) as usize;
         acc.add(us, PIECE_CENTER_RING.at(ring), 1);
         deep += count(p.attacks & info.mobility_area[us as usize] & enemy_half);
-        ways += directions(p.sq, p.role, p.attacks & !own);
-        if p.role == Role::Knight {
-            let support = count(super::own_pawn_attackers(info, us, p.sq));
-            if support > 0 {
-                acc.add(us, KNIGHT_PAWN_SUPPORT.at_most(support as usize - 1), 1);
-            }
+    }
+    for p in info.pieces_of(us, Role::Knight) {
+        ways += knight_directions(p.sq, p.attacks & !own);
+        let support = count(super::own_pawn_attackers(info, us, p.sq));
+        if support > 0 {
+            acc.add(us, KNIGHT_PAWN_SUPPORT.at_most(support as usize - 1), 1);
+        }
+    }
+    for role in [Role::Bishop, Role::Rook, Role::Queen] {
+        for p in info.pieces_of(us, role) {
+            ways += slider_directions(p.sq, role, p.attacks & !own);
         }
     }
     for (param, n) in [(MOBILITY_ENEMY_CAMP, deep), (MOBILITY_DIRECTIONS, ways)] {
@@ -43,25 +48,24 @@ pub(super) fn evaluate<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     material(info, us, acc);
 }
 
-/// In how many directions a piece on `sq` has a move (`moves`): lines for sliders, the
-/// long leg of the jump (forward, back, left, right) for a knight. Both counts are made
-/// and one is kept, so the piece's kind costs no branch.
-fn directions(sq: shakmaty::Square, role: Role, moves: Bitboard) -> i32 {
-    let legs = &KNIGHT_LEGS[sq as usize];
+/// In how many directions a knight on `sq` has a move (`moves`): the long leg of the jump
+/// (forward, back, left, right).
+fn knight_directions(sq: shakmaty::Square, moves: Bitboard) -> i32 {
     let jumps = knight_attacks(sq) & moves;
-    let knight: i32 = legs
+    KNIGHT_LEGS[sq as usize]
         .iter()
         .map(|&leg| i32::from(any(jumps & Bitboard(leg))))
-        .sum();
-    let all = 0u64.wrapping_sub(1);
-    let diagonal = Bitboard(all * u64::from(role != Role::Rook)) & diagonals(sq);
-    let straight = Bitboard(all * u64::from(role != Role::Bishop)) & lines(sq);
-    let slider = count(king_attacks(sq) & (diagonal | straight) & moves);
-    if role == Role::Knight {
-        knight
-    } else {
-        slider
-    }
+        .sum()
+}
+
+/// In how many directions a slider of `role` on `sq` has a move (`moves`): its lines.
+fn slider_directions(sq: shakmaty::Square, role: Role, moves: Bitboard) -> i32 {
+    let lines = match role {
+        Role::Bishop => diagonals(sq),
+        Role::Rook => lines(sq),
+        _ => diagonals(sq) | lines(sq),
+    };
+    count(king_attacks(sq) & lines & moves)
 }
 
 /// Per square, a knight's jumps two ranks up, two ranks down, two files right and two
