@@ -73,19 +73,19 @@ fn attack<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
         return;
     }
     let mut a = KingAttack::default();
+    // Written without a branch per piece: a piece that attacks nothing near the king adds
+    // zeros.
     for p in &info.pieces[ui] {
         let t = p.role as usize - 2;
         let hits = p.attacks & touching;
-        if any(hits) {
-            a.zone_pieces[t] += 1;
-            a.zone_squares[t] += small(count(hits));
-        } else if any(p.attacks & near) {
-            a.outer_pieces += 1;
-        } else {
-            continue;
-        }
-        a.attackers[t] += 1;
-        a.attacker_moves[t] += small(count(p.attacks & info.mobility_area[ui]));
+        let zone = any(hits);
+        let attacking = zone | any(p.attacks & near);
+        a.zone_pieces[t] += u8::from(zone);
+        a.zone_squares[t] += small(count(hits));
+        a.outer_pieces += u8::from(attacking & !zone);
+        a.attackers[t] += u8::from(attacking);
+        let moves = small(count(p.attacks & info.mobility_area[ui]));
+        a.attacker_moves[t] += u8::from(attacking) * moves;
     }
     a.weak_touching = small(count(weak & touching));
     a.weak_outer = small(count(weak & near));
