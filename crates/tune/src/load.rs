@@ -263,13 +263,35 @@ fn fold(hash: u64, value: u64) -> u64 {
     })
 }
 
+/// The training and the validation set being built.
+#[derive(Default)]
+struct Sets {
+    train: DatasetBuilder,
+    validation: DatasetBuilder,
+}
+
+impl Sets {
+    /// Appends the traced segments of a batch, when there are some.
+    fn append(&mut self, traced: Option<[Vec<Part>; 2]>) -> Result<(), LoadError> {
+        let Some([train, validation]) = traced else {
+            return Ok(());
+        };
+        for part in train {
+            self.train.append(part)?;
+        }
+        for part in validation {
+            self.validation.append(part)?;
+        }
+        Ok(())
+    }
+}
+
 /// The datasets being built and what loading found so far.
 struct Loading<'p> {
     params: &'p Params,
     spare: Workspaces<'p>,
     options: &'p LoadOptions,
-    train: DatasetBuilder,
-    validation: DatasetBuilder,
+    sets: Sets,
     report: LoadReport,
     index: u64,
 }
@@ -309,30 +331,27 @@ impl Loading<'_> {
         sets
     }
 
-    /// Traces a parsed batch and appends its positions to the datasets.
-    fn add(&mut self, parsed: &[Parsed], sets: &[Picks; 2]) -> Result<(), LoadError> {
-        let [train, validation] = trace_batch(parsed, sets, self.params, &self.spare);
-        for part in train {
-            self.train.append(part)?;
-        }
-        for part in validation {
-            self.validation.append(part)?;
-        }
-        Ok(())
-    }
-
-    /// Reads, parses and adds every line of one file, a block of lines at a time.
+    /// Reads, parses and adds every line of one file, a block of lines at a time. The
+    /// segments of a block are appended to the datasets while the next block is parsed (the
+    /// appending thread then helps parse), so no thread waits for the appending.
     fn file(&mut self, path: &Path, progress: &dyn Fn(u64)) -> Result<(), LoadError> {
         let mut input = open_input(path).map_err(|e| io(path, e))?;
         let mut formats = BTreeMap::new();
         let (mut line_no, mut text, mut parsed) = (0u64, Vec::new(), Vec::new());
+        let mut traced: Option<[Vec<Part>; 2]> = None;
         while read_block(&mut input.reader, BATCH_BYTES, &mut text).map_err(|e| io(path, e))? {
             let lines = block_lines(&text, &mut line_no);
-            parse_batch(&lines, self.options.stm_labels, &mut parsed);
-            let sets = self.sort(path, &lines, &parsed, &mut formats);
-            self.add(&parsed, &sets)?;
+            let (stm_labels, sets) = (self.options.stm_labels, &mut self.sets);
+            let (appended, ()) = rayon::join(
+                || sets.append(traced.take()),
+                || parse_batch(&lines, stm_labels, &mut parsed),
+            );
+            appended?;
+            let picks = self.sort(path, &lines, &parsed, &mut formats);
+            traced = Some(trace_batch(&parsed, &picks, self.params, &self.spare));
             progress(input.position());
         }
+        self.sets.append(traced)?;
         self.report.formats.push((path.to_path_buf(), formats));
         Ok(())
     }
@@ -355,8 +374,7 @@ pub fn load(
         params,
         spare: Mutex::new(Vec::new()),
         options,
-        train: DatasetBuilder::default(),
-        validation: DatasetBuilder::default(),
+        sets: Sets::default(),
         report: LoadReport {
             fingerprint: 0xcbf2_9ce4_8422_2325,
             ..LoadReport::default()
@@ -369,8 +387,7 @@ pub fn load(
         done += std::fs::metadata(path).map_or(0, |m| m.len());
     }
     let Loading {
-        train,
-        validation,
+        sets: Sets { train, validation },
         mut report,
         ..
     } = loading;
