@@ -1,6 +1,6 @@
 //! Bitboard helpers seen from one side: ranks, files, spans and shifts.
 
-use shakmaty::{Bitboard, Color, File, Square};
+use shakmaty::{Bitboard, Color, File, Role, Square};
 
 /// Squares of each file.
 pub const FILES: [u64; 8] = {
@@ -95,6 +95,17 @@ pub fn diagonals(sq: Square) -> Bitboard {
 #[inline]
 pub fn lines(sq: Square) -> Bitboard {
     Bitboard(LINES[sq as usize])
+}
+
+/// The lines a slider of `role` (bishop, rook or queen) moves along from `sq`, on an empty
+/// board.
+#[inline]
+pub fn slider_lines(role: Role, sq: Square) -> Bitboard {
+    match role {
+        Role::Bishop => diagonals(sq),
+        Role::Rook => lines(sq),
+        _ => diagonals(sq) | lines(sq),
+    }
 }
 
 /// Rank of `sq` counted from `color`'s side: 0 is its back rank, 7 the promotion rank.
@@ -340,6 +351,17 @@ pub fn small(n: i32) -> u8 {
 mod tests {
     use super::*;
     use shakmaty::Square::*;
+
+    #[test]
+    fn slider_lines_are_the_moves_of_the_slider_on_an_empty_board() {
+        use shakmaty::attacks::{bishop_attacks, queen_attacks, rook_attacks};
+        for sq in Square::ALL {
+            let empty = Bitboard::EMPTY;
+            assert_eq!(slider_lines(Role::Bishop, sq), bishop_attacks(sq, empty));
+            assert_eq!(slider_lines(Role::Rook, sq), rook_attacks(sq, empty));
+            assert_eq!(slider_lines(Role::Queen, sq), queen_attacks(sq, empty));
+        }
+    }
 
     #[test]
     fn relative_rank_sums_count_ranks_from_each_side() {

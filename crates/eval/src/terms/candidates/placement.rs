@@ -60,12 +60,7 @@ fn knight_directions(sq: shakmaty::Square, moves: Bitboard) -> i32 {
 
 /// In how many directions a slider of `role` on `sq` has a move (`moves`): its lines.
 fn slider_directions(sq: shakmaty::Square, role: Role, moves: Bitboard) -> i32 {
-    let lines = match role {
-        Role::Bishop => diagonals(sq),
-        Role::Rook => lines(sq),
-        _ => diagonals(sq) | lines(sq),
-    };
-    count(king_attacks(sq) & lines & moves)
+    count(king_attacks(sq) & slider_lines(role, sq) & moves)
 }
 
 /// Per square, a knight's jumps two ranks up, two ranks down, two files right and two

@@ -96,20 +96,16 @@ fn attack_pawns<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
 /// squares between them and the king.
 fn sliders_near_king<A: Accumulator>(info: &Info, us: Color, acc: &mut A) {
     let k = info.king[us.other() as usize];
-    let queens = info.of(us, Role::Queen);
-    let diagonal = (info.of(us, Role::Bishop) | queens) & diagonals(k);
-    if (diagonal | ((info.of(us, Role::Rook) | queens) & lines(k))).is_empty() {
+    let roles = [Role::Bishop, Role::Rook, Role::Queen];
+    let on_line = |role| info.of(us, role) & slider_lines(role, k);
+    if roles.iter().all(|&role| on_line(role).is_empty()) {
         return;
     }
     let zone = immediate_zone(us.other(), k);
-    let roles = [
-        (Role::Bishop, diagonals(k)),
-        (Role::Rook, lines(k)),
-        (Role::Queen, diagonals(k) | lines(k)),
-    ];
-    for (role, lines) in roles {
+    for role in roles {
+        let on_line = on_line(role);
         for p in info.pieces_of(us, role) {
-            if !lines.contains(p.sq) || !any(p.attacks & zone) {
+            if !on_line.contains(p.sq) || !any(p.attacks & zone) {
                 continue;
             }
             let i = match count(between(p.sq, k)) {
