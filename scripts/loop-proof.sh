@@ -29,7 +29,7 @@ match() {
 run_loop() {
   local dir=$1 name=$2
   shift 2
-  "$texel" loop --dir "$dir" --rounds 3 --games 400 --gate-games 600 --epd data/train.epd "$@" \
+  "$texel" loop --resume --dir "$dir" --rounds 3 --games 400 --gate-games 600 --epd data/train.epd "$@" \
     | tee -a "$out/$name.txt"
   cp "$dir/loop.jsonl" "$out/$name.jsonl"
   cp "$dir/best.json" "$out/$name-best.json"

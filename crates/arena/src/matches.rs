@@ -431,11 +431,17 @@ struct PgnWriter {
 }
 
 impl PgnWriter {
-    /// The writer of the match's PGN file, if it has one.
+    /// The writer of the match's PGN file, if it has one. A last game that an earlier run
+    /// left cut short (killed, disk full) is dropped first, so no game is glued to it.
     fn open(o: &MatchOptions) -> Result<Option<PgnWriter>, MatchError> {
         let Some(path) = &o.pgn else {
             return Ok(None);
         };
+        let io = |cause| MatchError::Io {
+            path: path.clone(),
+            cause,
+        };
+        crate::results::drop_torn_game(path).map_err(io)?;
         let file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)

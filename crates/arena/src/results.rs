@@ -18,6 +18,9 @@ pub struct GameTags {
     pub black: String,
     /// How it ended; `None` when the result is `*` or missing.
     pub ending: Option<Ending>,
+    /// The text ends with the result token its `Result` tag names: the game was written
+    /// whole (a write cut short by a kill or a full disk leaves a game without it).
+    pub complete: bool,
 }
 
 impl GameTags {
@@ -38,6 +41,43 @@ impl GameTags {
             Some(_) => 0.0,
         })
     }
+}
+
+/// Where the text a complete game file would keep ends: the start of a last game that was
+/// cut short (see [`GameTags::complete`]), or the text's length. Appending after a torn
+/// game would glue the next game to it.
+pub fn whole_games_end(text: &[u8]) -> usize {
+    let Some(start) = text.windows(7).rposition(|w| w == b"[Event ") else {
+        return text.len();
+    };
+    let last = String::from_utf8_lossy(&text[start..]);
+    if tags(&last, 0..last.len()).complete {
+        text.len()
+    } else {
+        start
+    }
+}
+
+/// Cuts a last game that was cut short (see [`whole_games_end`]) off the PGN file at
+/// `path`; returns whether it did. A missing file is left missing.
+///
+/// # Errors
+/// The file cannot be read or cut.
+pub fn drop_torn_game(path: &std::path::Path) -> std::io::Result<bool> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(e),
+    };
+    let end = whole_games_end(&bytes);
+    if end == bytes.len() {
+        return Ok(false);
+    }
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)?
+        .set_len(end as u64)?;
+    Ok(true)
 }
 
 /// The games of `text` in file order.
@@ -65,7 +105,11 @@ fn tags(game: &str, span: Range<usize>) -> GameTags {
         Some("1/2-1/2") => Some(None),
         _ => None,
     };
+    let result = tag("Result");
+    let complete = result.is_some_and(|r| game.trim_end().ends_with(r))
+        && game.trim_end().ends_with(['0', '1', '2', '*']);
     GameTags {
+        complete,
         span,
         round: tag("Round").and_then(|r| r.parse().ok()),
         white: tag("White").unwrap_or("?").to_string(),
@@ -94,6 +138,18 @@ mod tests {
         assert_eq!(g[0].ending.as_ref().unwrap().reason, "adjudication");
         assert_eq!(g[1].ending.as_ref().unwrap().reason, "unknown");
         assert_eq!(g[2].ending, None);
+        assert!(g.iter().all(|g| g.complete));
+        assert_eq!(whole_games_end(PGN.as_bytes()), PGN.len());
+        for cut in [PGN.len() - 3, PGN.len() - 12, PGN.len() - 30] {
+            let torn = &PGN[..cut];
+            assert!(!games(torn)[2].complete, "cut at {cut}");
+            assert_eq!(whole_games_end(torn.as_bytes()), g[2].span.start);
+        }
+        assert_eq!(whole_games_end(b""), 0);
+        // A write cut inside a two-byte letter of the last game's headers.
+        let mut torn = PGN.as_bytes()[..g[2].span.start].to_vec();
+        torn.extend_from_slice(b"[Event \"m\"]\n[White \"Jos\xc3");
+        assert_eq!(whole_games_end(&torn), g[2].span.start);
         assert_eq!(g[2].span.end, PGN.len());
         assert_eq!(&PGN[g[1].span.clone()][..6], "[Event");
         let points: Vec<_> = g.iter().map(|g| g.points_of("a")).collect();

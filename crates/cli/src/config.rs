@@ -110,6 +110,10 @@ pub struct TuneArgs {
     /// training positions, otherwise none].
     #[arg(long, value_name = "N")]
     pub warm_start: Option<usize>,
+    /// Start again although the checkpoint of an earlier run of these outputs exists
+    /// (it is deleted); without it such a run is refused.
+    #[arg(long, conflicts_with = "resume")]
+    pub fresh: bool,
     /// Continue the run saved in this checkpoint: give the same data and selection as the
     /// run that wrote it (K and the values come from it).
     #[arg(long)]
@@ -219,6 +223,7 @@ impl TuneConfig {
 /// file, each naming the config.
 pub fn apply(path: &Path, args: &mut TuneArgs) -> Result<BTreeMap<String, i32>> {
     let c = TuneConfig::read(path)?;
+    fill_outputs(args, &c, path);
     fn fill<T>(flag: &mut Option<T>, value: Option<T>) {
         if flag.is_none() {
             *flag = value;
@@ -244,8 +249,6 @@ pub fn apply(path: &Path, args: &mut TuneArgs) -> Result<BTreeMap<String, i32>> 
     args.no_candidates |= c.no_candidates.unwrap_or(false);
     fill(&mut args.passes, c.passes);
     fill(&mut args.patience, c.patience);
-    fill(&mut args.log, c.log);
-    fill(&mut args.checkpoint, c.checkpoint);
     fill(&mut args.checkpoint_secs, c.checkpoint_secs);
     if let Some(m) = c.method {
         let method = m
@@ -256,9 +259,6 @@ pub fn apply(path: &Path, args: &mut TuneArgs) -> Result<BTreeMap<String, i32>> 
     fill(&mut args.adam_rate, c.adam_rate);
     fill(&mut args.adam_epochs, c.adam_epochs);
     fill(&mut args.warm_start, c.warm_start);
-    fill(&mut args.out, c.out);
-    fill(&mut args.rust, c.rust);
-    fill(&mut args.report, c.report);
     fill(&mut args.min_support, c.min_support);
     if let Some(l2) = c.l2 {
         let text = l2.as_str().map_or_else(|| l2.to_string(), str::to_string);
@@ -269,6 +269,46 @@ pub fn apply(path: &Path, args: &mut TuneArgs) -> Result<BTreeMap<String, i32>> 
     }
     args.no_constraints |= c.no_constraints.unwrap_or(false);
     Ok(c.steps.unwrap_or_default())
+}
+
+/// The config's outputs, unless the command line names any output: then the config's
+/// outputs are all dropped (with a note), so a run told `--out X.json` writes nothing into
+/// the config's folders.
+fn fill_outputs(args: &mut TuneArgs, c: &TuneConfig, path: &Path) {
+    let given = [
+        &args.out,
+        &args.rust,
+        &args.report,
+        &args.log,
+        &args.checkpoint,
+    ];
+    if given.iter().any(|o| o.is_some()) {
+        let dropped: Vec<&str> = [
+            ("out", &c.out),
+            ("rust", &c.rust),
+            ("report", &c.report),
+            ("log", &c.log),
+            ("checkpoint", &c.checkpoint),
+        ]
+        .iter()
+        .filter(|(_, p)| p.is_some())
+        .map(|(name, _)| *name)
+        .collect();
+        if !dropped.is_empty() {
+            eprintln!(
+                "note: outputs given on the command line, so the outputs of config {} ({}) \
+                 are not written; give them as flags to keep them",
+                path.display(),
+                dropped.join(", ")
+            );
+        }
+        return;
+    }
+    args.out.clone_from(&c.out);
+    args.rust.clone_from(&c.rust);
+    args.report.clone_from(&c.report);
+    args.log.clone_from(&c.log);
+    args.checkpoint.clone_from(&c.checkpoint);
 }
 
 /// The variables with the steps of `steps` (term name to step) instead of the table's.

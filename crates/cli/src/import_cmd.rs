@@ -101,6 +101,13 @@ pub struct ImportArgs {
 }
 
 pub fn run(args: &ImportArgs) -> Result<()> {
+    crate::paths::Files::new()
+        .read("--epd", args.epd.as_deref())
+        .read("--pgn", args.pgn.as_deref())
+        .read("--params", args.params.as_deref())
+        .write("--out", Some(&args.out))
+        .write("--stats-json", args.stats_json.as_deref())
+        .check()?;
     let params = Arc::new(crate::load_params(args.params.as_deref())?);
     let options = ImportOptions {
         format: match args.format {

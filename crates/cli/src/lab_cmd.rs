@@ -44,6 +44,13 @@ pub struct LabArgs {
     /// Write the base parameters with the kept candidates' tuned values (others at 0) here.
     #[arg(long)]
     apply: Option<PathBuf>,
+    /// Continue the lab in `--out`: verdicts already in its lab.jsonl for the same data,
+    /// base, K and passes are kept, the rest judged.
+    #[arg(long)]
+    resume: bool,
+    /// Start again although `--out` holds an earlier lab's verdicts (they are deleted).
+    #[arg(long, conflicts_with = "resume")]
+    fresh: bool,
 }
 
 /// A candidate family by name.
@@ -140,14 +147,29 @@ pub fn run(args: &LabArgs) -> Result<ExitCode> {
     if list.is_empty() {
         bail!("nothing to judge");
     }
+    let files = ["lab.jsonl", "lab.md", "lab.json"].map(|f| args.out.join(f));
+    crate::paths::Files::new()
+        .read_all("--epd", &args.data.epd)
+        .read("--params", args.data.params.as_deref())
+        .write("--out", Some(&files[0]))
+        .write("--out", Some(&files[1]))
+        .write("--out", Some(&files[2]))
+        .write("--apply", args.apply.as_deref())
+        .check()?;
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot make the folder {}", args.out.display()))?;
     let log_path = args.out.join("lab.jsonl");
+    let rerun = crate::resume::Rerun {
+        resume: args.resume,
+        fresh: args.fresh,
+    };
+    let earlier = std::fs::metadata(&log_path).is_ok_and(|m| m.len() > 0);
+    rerun.decide(&log_path, earlier, || {
+        std::fs::remove_file(&log_path)
+            .with_context(|| format!("cannot remove {}", log_path.display()))
+    })?;
     let done = finished(&log_path)?;
-    let mut log = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&log_path)
+    let mut log = texel_eval::params::open_lines_for_append(&log_path)
         .with_context(|| format!("cannot write {}", log_path.display()))?;
     // Candidates are judged against the established table: K is fitted without them.
     let base = crate::load_params(args.data.params.as_deref())?.without_candidates();

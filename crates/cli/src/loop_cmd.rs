@@ -5,6 +5,7 @@
 //! command run again continues where it stopped.
 
 use crate::config::TuneArgs;
+use crate::resume::{record_settings, Rerun};
 use crate::selfplay_cmd::SelfplayArgs;
 use anyhow::{Context, Result};
 use clap::{Args, Parser};
@@ -14,6 +15,8 @@ use std::process::ExitCode;
 use texel_arena::elo::Sprt;
 use texel_arena::engine::{EngineSpec, Kind, TimeControl};
 use texel_arena::{run_match, MatchOptions, MatchReport};
+use texel_tune::settings::values_fingerprint;
+use texel_tune::Settings;
 
 #[derive(Args, Clone)]
 pub struct LoopArgs {
@@ -59,6 +62,14 @@ pub struct LoopArgs {
     /// Seed of the first round (round r uses seed + r − 1).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Continue the loop in `--dir` where it stopped (its settings are checked; more
+    /// `--rounds` may be given).
+    #[arg(long)]
+    pub resume: bool,
+    /// Start again although `--dir` holds an earlier loop (its rounds, best.json and
+    /// loop.jsonl are deleted).
+    #[arg(long, conflicts_with = "resume")]
+    pub fresh: bool,
 }
 
 /// What one round did, as its line in `loop.jsonl`.
@@ -94,7 +105,62 @@ impl LoopArgs {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
             Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
         };
-        Ok(text.lines().filter(|l| !l.trim().is_empty()).count() as u32)
+        // A last line without its newline was cut short: that round is not finished.
+        let whole = text.rfind('\n').map_or("", |i| &text[..i]);
+        Ok(whole.lines().filter(|l| !l.trim().is_empty()).count() as u32)
+    }
+
+    /// What the rounds depend on (a resume must repeat it) and how many there are.
+    fn settings(&self) -> Result<Settings> {
+        let start = match self.from_zero {
+            true => texel_eval::params::Preset::Material.params(),
+            false => crate::load_params(self.params.as_deref())?,
+        };
+        let epd: Vec<String> = self.epd.iter().map(|p| p.display().to_string()).collect();
+        Ok(Settings::default()
+            .fixed(
+                "--params",
+                format!("values {}", values_fingerprint(start.flat())),
+            )
+            .fixed("--games", self.games)
+            .fixed("--nodes", self.nodes)
+            .fixed("--epd", epd.join(" "))
+            .fixed("--min-support", self.min_support)
+            .fixed("--passes", self.passes)
+            .fixed("--sprt", &self.sprt)
+            .fixed("--gate-games", self.gate_games)
+            .fixed("--openings", self.openings.display())
+            .fixed("--seed", self.seed)
+            .length("--rounds", self.rounds))
+    }
+
+    /// Whether the run continues the loop in `--dir`: an earlier loop there needs
+    /// `--resume` (which checks the settings) or `--fresh` (which deletes it).
+    fn continues(&self) -> Result<bool> {
+        let earlier = self.best().exists() || self.dir.join("loop.jsonl").exists();
+        let rerun = Rerun {
+            resume: self.resume,
+            fresh: self.fresh,
+        };
+        let resuming = rerun.decide(&self.dir, earlier, || self.discard())?;
+        let file = self.dir.join("settings.json");
+        record_settings(&file, "loop", &self.settings()?, resuming)?;
+        Ok(resuming)
+    }
+
+    /// Deletes what a loop writes in `--dir`: rounds, best.json, loop.jsonl, settings.
+    fn discard(&self) -> Result<()> {
+        for entry in std::fs::read_dir(&self.dir)?.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let path = entry.path();
+            let removed = match name.as_str() {
+                "best.json" | "loop.jsonl" | "settings.json" => std::fs::remove_file(&path),
+                n if n.starts_with("round-") && path.is_dir() => std::fs::remove_dir_all(&path),
+                _ => Ok(()),
+            };
+            removed.with_context(|| format!("cannot remove {}", path.display()))?;
+        }
+        Ok(())
     }
 
     /// The starting parameters of the loop, written as `best.json` before round 1.
@@ -307,10 +373,7 @@ fn record(args: &LoopArgs, line: &RoundLine) -> Result<()> {
     });
     use std::io::Write;
     let path = args.dir.join("loop.jsonl");
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
+    let mut f = texel_eval::params::open_lines_for_append(&path)
         .with_context(|| format!("cannot write {}", path.display()))?;
     writeln!(f, "{value}")?;
     say!(
@@ -332,6 +395,12 @@ fn record(args: &LoopArgs, line: &RoundLine) -> Result<()> {
 
 /// Checks the settings before anything is played or written.
 fn check(args: &LoopArgs) -> Result<()> {
+    crate::paths::Files::new()
+        .read("--params", args.params.as_deref())
+        .read_all("--epd", &args.epd)
+        .read("--openings", Some(&args.openings))
+        .write_dir("--dir", &args.dir)
+        .check()?;
     crate::match_cmd::numbers::<f64>(&args.sprt, "--sprt", 2)?;
     anyhow::ensure!(args.games > 0, "--games must be at least 1");
     anyhow::ensure!(args.gate_games > 0, "--gate-games must be at least 1");
@@ -350,6 +419,7 @@ pub fn run(args: &LoopArgs) -> Result<ExitCode> {
     check(args)?;
     std::fs::create_dir_all(&args.dir)
         .with_context(|| format!("cannot make {}", args.dir.display()))?;
+    args.continues()?;
     args.start()?;
     for round in args.finished()? + 1..=args.rounds {
         let dir = args.round_dir(round);

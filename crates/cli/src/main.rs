@@ -30,7 +30,9 @@ mod loop_cmd;
 mod match_cmd;
 mod outputs;
 mod params_cmd;
+mod paths;
 mod report_cmd;
+mod resume;
 mod selfplay_cmd;
 mod tune_cmd;
 

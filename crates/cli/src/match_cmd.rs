@@ -155,6 +155,14 @@ fn options(args: &MatchArgs) -> Result<MatchOptions> {
         .iter()
         .map(|e| engine_spec(e, args.each.as_deref()))
         .collect::<Result<Vec<_>>>()?;
+    let mut files = crate::paths::Files::new().read("--openings", args.openings.as_deref());
+    for e in &engines {
+        files = match &e.kind {
+            Kind::BuiltIn { params } => files.read("params=", params.as_deref()),
+            Kind::Uci { cmd, .. } => files.read("cmd=", Some(cmd)),
+        };
+    }
+    files.write("--pgn", args.pgn.as_deref()).check()?;
     for e in &engines {
         if let Kind::BuiltIn { params: Some(p) } = &e.kind {
             texel_eval::Params::load_or_preset(p)?;

@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use texel_eval::params::{to_rust, write_atomically};
 use texel_eval::Params;
 
+use crate::paths::Files;
+
 /// The files of one tune run.
 #[derive(Debug)]
 pub struct Outputs {
@@ -24,6 +26,8 @@ pub struct Outputs {
     pub log: Option<PathBuf>,
     /// The checkpoint.
     pub checkpoint: PathBuf,
+    /// The HTML report, rewritten after every pass.
+    pub report: Option<PathBuf>,
 }
 
 /// The first of `texel-tuned.json`, `texel-tuned-2.json`, ... that does not exist.
@@ -66,16 +70,14 @@ fn check_writable(path: &Path, what: &str) -> Result<()> {
 }
 
 impl Outputs {
-    /// The outputs of a run from its options; each is checked to be writable.
-    ///
-    /// # Errors
-    /// An output that cannot be written, or two outputs at the same path.
-    pub fn new(
+    /// The outputs of a run from its options, not yet checked or touched.
+    pub fn plan(
         out: Option<&Path>,
         rust: Option<&Path>,
         log: Option<&Path>,
         checkpoint: Option<&Path>,
-    ) -> Result<Outputs> {
+        report: Option<&Path>,
+    ) -> Outputs {
         let (out, out_defaulted) = match out {
             Some(p) => (p.to_path_buf(), false),
             None => (default_out(), true),
@@ -84,23 +86,66 @@ impl Outputs {
             || PathBuf::from(format!("{}.ckpt", out.display())),
             Path::to_path_buf,
         );
-        let o = Outputs {
+        Outputs {
             out,
             out_defaulted,
             rust: rust.map(Path::to_path_buf),
             log: log.map(Path::to_path_buf),
             checkpoint,
-        };
-        let mut named: Vec<(&Path, &str)> = vec![(&o.out, "--out"), (&o.checkpoint, "checkpoint")];
-        named.extend(o.rust.as_deref().map(|p| (p, "--rust")));
-        named.extend(o.log.as_deref().map(|p| (p, "--log")));
-        for (i, (path, what)) in named.iter().enumerate() {
-            if let Some((_, other)) = named[..i].iter().find(|(p, _)| p == path) {
-                bail!("{what} and {other} are the same file {}", path.display());
-            }
+            report: report.map(Path::to_path_buf),
+        }
+    }
+
+    /// `files` (the run's inputs) with these outputs.
+    pub fn files(&self, files: Files) -> Files {
+        files
+            .write("--out", Some(&self.out))
+            .write("--checkpoint", Some(&self.checkpoint))
+            .write("--rust", self.rust.as_deref())
+            .write("--log", self.log.as_deref())
+            .write("--report", self.report.as_deref())
+            .allow_same("--checkpoint", "--resume")
+    }
+
+    /// Checks that no output is an input or another output, then that each can be written
+    /// (missing folders are made).
+    ///
+    /// # Errors
+    /// A clash, or an output that cannot be written.
+    pub fn check(&self, inputs: Files) -> Result<()> {
+        self.files(inputs).check()?;
+        let mut named: Vec<(&Path, &str)> =
+            vec![(&self.out, "--out"), (&self.checkpoint, "checkpoint")];
+        named.extend(self.rust.as_deref().map(|p| (p, "--rust")));
+        named.extend(self.log.as_deref().map(|p| (p, "--log")));
+        named.extend(self.report.as_deref().map(|p| (p, "--report")));
+        for (path, what) in named {
             check_writable(path, what)?;
         }
-        Ok(o)
+        Ok(())
+    }
+
+    /// A checkpoint of these outputs left by an earlier run is never thrown away by
+    /// accident: without `--resume` the run is refused unless `fresh` (which removes it).
+    ///
+    /// # Errors
+    /// A checkpoint exists, the run does not resume it and `fresh` is not given.
+    pub fn keep_checkpoint(&self, resume: Option<&Path>, fresh: bool) -> Result<()> {
+        let ckpt = &self.checkpoint;
+        if resume.is_some() || !ckpt.is_file() {
+            return Ok(());
+        }
+        if !fresh {
+            bail!(
+                "{} holds the checkpoint of an earlier run of these outputs: continue it with \
+                 --resume {}, or start again with --fresh (which deletes it)",
+                ckpt.display(),
+                ckpt.display()
+            );
+        }
+        std::fs::remove_file(ckpt).with_context(|| format!("cannot remove {}", ckpt.display()))?;
+        say!("--fresh: removed the earlier checkpoint {}", ckpt.display());
+        Ok(())
     }
 
     /// Writes the tuned parameters (JSON, and Rust with `--rust`) and removes the
@@ -135,11 +180,16 @@ impl Outputs {
 mod tests {
     use super::*;
 
+    fn checked(out: &Path, rust: Option<&Path>) -> Result<Outputs> {
+        let o = Outputs::plan(Some(out), rust, None, None, None);
+        o.check(Files::new()).map(|()| o)
+    }
+
     #[test]
     fn unwritable_and_clashing_outputs_are_refused_up_front() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("t.json");
-        let o = Outputs::new(Some(&out), None, None, None).unwrap();
+        let o = checked(&out, None).unwrap();
         assert_eq!(o.checkpoint, dir.path().join("t.json.ckpt"));
         assert_eq!(
             std::fs::read_dir(dir.path()).unwrap().count(),
@@ -147,13 +197,27 @@ mod tests {
             "nothing left"
         );
         let nested = dir.path().join("runs/a/t.json");
-        Outputs::new(Some(&nested), None, None, None).unwrap();
+        checked(&nested, None).unwrap();
         assert!(dir.path().join("runs/a").is_dir());
         let under_a_file = dir.path().join("runs/a/t.json.x/t.json");
         std::fs::write(dir.path().join("runs/a/t.json.x"), "").unwrap();
-        assert!(Outputs::new(Some(&under_a_file), None, None, None).is_err());
-        let err = Outputs::new(Some(&out), Some(&out), None, None).unwrap_err();
+        assert!(checked(&under_a_file, None).is_err());
+        let err = checked(&out, Some(&out)).unwrap_err();
         assert!(err.to_string().contains("same file"), "{err}");
-        assert!(Outputs::new(Some(dir.path()), None, None, None).is_err());
+        assert!(checked(dir.path(), None).is_err());
+    }
+
+    #[test]
+    fn an_earlier_checkpoint_is_kept_unless_fresh() {
+        let dir = tempfile::tempdir().unwrap();
+        let o = Outputs::plan(Some(&dir.path().join("t.json")), None, None, None, None);
+        o.keep_checkpoint(None, false).unwrap();
+        std::fs::write(&o.checkpoint, "{}").unwrap();
+        let err = o.keep_checkpoint(None, false).unwrap_err().to_string();
+        assert!(err.contains("--resume") && err.contains("--fresh"), "{err}");
+        o.keep_checkpoint(Some(&o.checkpoint), false).unwrap();
+        assert!(o.checkpoint.exists());
+        o.keep_checkpoint(None, true).unwrap();
+        assert!(!o.checkpoint.exists());
     }
 }

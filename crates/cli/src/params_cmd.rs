@@ -143,13 +143,20 @@ pub fn run_export(args: &ExportArgs) -> Result<()> {
     if args.rust.is_none() && args.json.is_none() {
         bail!("nothing to export: give --rust OUT.rs and/or --json OUT.json");
     }
+    crate::paths::Files::new()
+        .read("--params", args.params.as_deref())
+        .write("--rust", args.rust.as_deref())
+        .write("--json", args.json.as_deref())
+        .check()?;
     let params = crate::load_params(args.params.as_deref())?;
     if let Some(path) = &args.rust {
         write_atomically(path, to_rust(&params).as_bytes())
             .with_context(|| format!("cannot write {}", path.display()))?;
+        say!("wrote the table as Rust to {}", path.display());
     }
     if let Some(path) = &args.json {
         params.save(path)?;
+        say!("wrote the parameters as JSON to {}", path.display());
     }
     Ok(())
 }

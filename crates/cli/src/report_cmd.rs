@@ -54,6 +54,23 @@ fn write(page: &Page, out: &Path) -> Result<()> {
 }
 
 pub fn run(args: &ReportArgs) -> Result<()> {
+    crate::paths::Files::new()
+        .read("--tune-log", args.tune_log.as_deref())
+        .read("--tuned", args.tuned.as_deref())
+        .read("--lab", args.lab.as_deref())
+        .read("--match", args.match_pgn.as_deref())
+        .read_all("--epd", &args.data.epd)
+        .read("--params", args.data.params.as_deref())
+        .write("--out", Some(&args.out))
+        .check()?;
+    if let Some(dir) = &args.loop_dir {
+        for file in ["loop.jsonl", "best.json"] {
+            crate::paths::Files::new()
+                .read("--loop", Some(&dir.join(file)))
+                .write("--out", Some(&args.out))
+                .check()?;
+        }
+    }
     let page = if let Some(log) = &args.tune_log {
         tune_report(args, log)?
     } else if let Some(lab) = &args.lab {

@@ -4,6 +4,7 @@
 
 use crate::import_cmd::SampleArgs;
 use crate::match_cmd::{engine_spec, print_report};
+use crate::resume::{record_settings, Rerun};
 use anyhow::{Context, Result};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -14,6 +15,8 @@ use texel_arena::engine::{EngineSpec, Kind, TimeControl};
 use texel_arena::game::{Adjudication, Ending};
 use texel_arena::openings::read_openings;
 use texel_arena::{run_match, MatchOptions, MatchReport};
+use texel_tune::settings::values_fingerprint;
+use texel_tune::Settings;
 
 /// Self-play adjudication (as in `scripts/gen-games.sh`): a side ahead by 10 pawns in both
 /// engines' eyes for 8 plies wins; scores within 0.08 for 12 plies after ply 100 draw.
@@ -69,6 +72,10 @@ pub struct SelfplayArgs {
     /// run had not stopped.
     #[arg(long)]
     pub resume: bool,
+    /// Start again although `--pgn` holds games of an earlier run (they are deleted);
+    /// without it or `--resume` such a run is refused.
+    #[arg(long, conflicts_with = "resume")]
+    pub fresh: bool,
     #[command(flatten)]
     pub sample: SampleArgs,
 }
@@ -82,8 +89,65 @@ impl SelfplayArgs {
         }
     }
 
+    /// What the games depend on (a resume must repeat it) and how many are played.
+    fn settings(&self) -> Result<Settings> {
+        let params = crate::load_params(self.params.as_deref())?;
+        Ok(Settings::default()
+            .fixed(
+                "--params",
+                format!("values {}", values_fingerprint(params.flat())),
+            )
+            .fixed("limit", format!("{:?}", self.limit()))
+            .fixed("--openings", self.openings.display())
+            .fixed("--random-plies", self.random_plies)
+            .fixed("--seed", self.seed)
+            .fixed("--gauntlet", self.gauntlet.join(" "))
+            .length("--games", self.games))
+    }
+
+    /// The file beside `--pgn` that records the run's settings.
+    fn settings_file(&self) -> PathBuf {
+        let mut name = self.pgn.as_os_str().to_owned();
+        name.push(".settings.json");
+        PathBuf::from(name)
+    }
+
+    /// Whether the run continues the games in `--pgn`: games there need `--resume` (which
+    /// checks the settings) or `--fresh` (which deletes them).
+    fn continues(&self) -> Result<bool> {
+        let has_games = std::fs::metadata(&self.pgn).is_ok_and(|m| m.len() > 0);
+        let rerun = Rerun {
+            resume: self.resume,
+            fresh: self.fresh,
+        };
+        let resuming = rerun.decide(&self.pgn, has_games, || {
+            for file in [&self.pgn, &self.settings_file()] {
+                match std::fs::remove_file(file) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        return Err(e).with_context(|| format!("cannot remove {}", file.display()))
+                    }
+                    _ => {}
+                }
+            }
+            Ok(())
+        })?;
+        record_settings(
+            &self.settings_file(),
+            "selfplay",
+            &self.settings()?,
+            resuming,
+        )?;
+        Ok(resuming)
+    }
+
     /// The match that plays the games.
     pub fn match_options(&self) -> Result<MatchOptions> {
+        crate::paths::Files::new()
+            .read("--params", self.params.as_deref())
+            .read("--openings", Some(&self.openings))
+            .write("--pgn", Some(&self.pgn))
+            .write("--epd", self.epd.as_deref())
+            .check()?;
         anyhow::ensure!(self.games > 0, "--games must be at least 1");
         anyhow::ensure!(self.threads != Some(0), "--threads must be at least 1");
         let params = self.params.clone();
@@ -129,7 +193,7 @@ impl SelfplayArgs {
 /// finished game.
 pub fn play(args: &SelfplayArgs, interrupt: &AtomicBool) -> Result<MatchReport> {
     let mut options = args.match_options()?;
-    if args.resume {
+    if args.continues()? {
         options.earlier = keep_finished_games(&args.pgn)?;
         let done = options.earlier.len();
         if done > 0 {
@@ -149,8 +213,9 @@ pub fn play(args: &SelfplayArgs, interrupt: &AtomicBool) -> Result<MatchReport> 
     Ok(report)
 }
 
-/// Keeps the games of rounds 1, 2, ... that `pgn` holds in order (a stopped run may have
-/// written later rounds after a gap: they are dropped and played again) and returns how
+/// Keeps the games of rounds 1, 2, ... that `pgn` holds in order and whole (a stopped run
+/// may have written later rounds after a gap, or a game cut short by a kill or a full
+/// disk: they are dropped and played again) and returns how
 /// each of them ended (from its `Result` and `Termination` tags).
 pub(crate) fn keep_finished_games(pgn: &Path) -> Result<Vec<Ending>> {
     let text = match std::fs::read_to_string(pgn) {
@@ -161,7 +226,7 @@ pub(crate) fn keep_finished_games(pgn: &Path) -> Result<Vec<Ending>> {
     let mut endings = Vec::new();
     let mut end = 0;
     for game in texel_arena::results::games(&text) {
-        let (Some(round), Some(ending)) = (game.round, game.ending) else {
+        let (Some(round), Some(ending), true) = (game.round, game.ending, game.complete) else {
             break;
         };
         if round != endings.len() + 1 {

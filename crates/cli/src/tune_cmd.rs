@@ -3,6 +3,7 @@
 use crate::config::TuneArgs;
 use crate::data_args::{check_ranges, load_data, print_errors, DataArgs, Loaded};
 use crate::outputs::Outputs;
+use crate::paths::Files;
 use crate::report_cmd::TuneWatch;
 use anyhow::{Context, Result};
 use clap::Args;
@@ -12,9 +13,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use texel_eval::params::flat_params;
 use texel_eval::Params;
 use texel_tune::error::mean_error;
+use texel_tune::settings::values_fingerprint;
 use texel_tune::{
     fresh, run, select, Checkpoint, Control, Dataset, Event, PassRecord, RunEnd, RunOptions,
-    RunResult, Selection, Variable,
+    RunResult, Selection, Settings, Variable,
 };
 
 #[derive(Args)]
@@ -43,6 +45,98 @@ fn selected(
         no_candidates: args.no_candidates,
     })?;
     crate::config::with_steps(vars, steps)
+}
+
+/// The files a tune run reads.
+fn inputs(args: &TuneArgs) -> Files {
+    Files::new()
+        .read_all("--epd", &args.data.epd)
+        .read("--params", args.data.params.as_deref())
+        .read("--resume", args.resume.as_deref())
+        .read("--config", args.config.as_deref())
+}
+
+/// Every setting that changes what a tune run finds (a resume must repeat them), and those
+/// that only change how long it goes. `start` is the parameters `--params` gives.
+fn tune_settings(
+    args: &TuneArgs,
+    steps: &std::collections::BTreeMap<String, i32>,
+    start: &Params,
+) -> Settings {
+    let list = |v: &[String]| {
+        if v.is_empty() {
+            "all".to_string()
+        } else {
+            v.join(",")
+        }
+    };
+    let opt = |v: Option<String>, none: &str| v.unwrap_or_else(|| none.to_string());
+    let l2 = match args.l2 {
+        Some(crate::guards::L2::Auto) => "auto".to_string(),
+        Some(crate::guards::L2::Fixed(x)) => x.to_string(),
+        None => crate::guards::DEFAULT_L2.to_string(),
+    };
+    let steps: Vec<String> = steps.iter().map(|(t, s)| format!("{t}={s}")).collect();
+    Settings::default()
+        .fixed(
+            "--params",
+            format!("values {}", values_fingerprint(start.flat())),
+        )
+        .fixed("--group", list(&args.group))
+        .fixed("--param", list(&args.term))
+        .fixed("--exclude", list(&args.exclude))
+        .fixed("--freeze-material", args.freeze_material)
+        .fixed("--no-candidates", args.no_candidates)
+        .fixed("steps", list(&steps))
+        .fixed(
+            "--min-support",
+            opt(args.min_support.map(|n| n.to_string()), "20"),
+        )
+        .fixed("--l2", l2)
+        .fixed("--no-constraints", args.no_constraints)
+        .fixed("--method", args.method.unwrap_or_default())
+        .fixed(
+            "--adam-rate",
+            opt(args.adam_rate.map(|r| r.to_string()), "2"),
+        )
+        .fixed(
+            "--adam-epochs",
+            opt(args.adam_epochs.map(|n| n.to_string()), "40"),
+        )
+        .fixed(
+            "--warm-start",
+            opt(args.warm_start.map(|n| n.to_string()), "auto"),
+        )
+        .fixed(
+            "--validate",
+            opt(args.data.validate.map(|v| v.to_string()), "0"),
+        )
+        .fixed("--k", opt(args.data.k.map(|k| k.to_string()), "fitted"))
+        .fixed("--stm-labels", args.data.stm_labels)
+        .length("--passes", opt(args.passes.map(|n| n.to_string()), "20"))
+        .length(
+            "--patience",
+            opt(args.patience.map(|n| n.to_string()), "none"),
+        )
+}
+
+/// Refuses to resume `checkpoint` (read from `path`) with other settings than it began
+/// with; prints a note for each setting that only changes how long the run goes.
+fn check_resumed_settings(checkpoint: &Checkpoint, path: &Path, now: &Settings) -> Result<()> {
+    let Some(then) = &checkpoint.settings else {
+        eprintln!(
+            "note: {} was written before texel recorded settings; they are not compared",
+            path.display()
+        );
+        return Ok(());
+    };
+    let notes = then
+        .check_resume(now)
+        .with_context(|| format!("cannot resume {}", path.display()))?;
+    for note in notes {
+        say!("resume: {note}");
+    }
+    Ok(())
 }
 
 /// Checks the numeric options of `texel tune`.
@@ -131,24 +225,32 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
     let args = &args;
     check_tune_ranges(args)?;
     check_ranges(&args.data)?;
-    let outputs = Outputs::new(
+    let outputs = Outputs::plan(
         args.out.as_deref(),
         args.rust.as_deref(),
         args.log.as_deref(),
         args.checkpoint.as_deref(),
-    )?;
+        args.report.as_deref(),
+    );
+    outputs.check(inputs(args))?;
+    outputs.keep_checkpoint(args.resume.as_deref(), args.fresh)?;
     let vars = selected(args, &steps)?;
     let resumed = args.resume.as_deref().map(Checkpoint::load).transpose()?;
     let mut data = args.data.clone();
-    if let Some(c) = &resumed {
+    let given = crate::load_params(data.params.as_deref())?;
+    let given = if args.no_candidates {
+        given.without_candidates()
+    } else {
+        given
+    };
+    let settings = tune_settings(args, &steps, &given);
+    if let (Some(c), Some(path)) = (&resumed, &args.resume) {
+        check_resumed_settings(c, path, &settings)?;
         data.k = Some(c.k);
     }
     let start_params = match &resumed {
         Some(c) => c.descent.params.clone(),
-        None if args.no_candidates => {
-            crate::load_params(data.params.as_deref())?.without_candidates()
-        }
-        None => crate::load_params(data.params.as_deref())?,
+        None => given,
     };
     let mut loaded = load_data(&data, start_params.clone())?;
     print_errors(&loaded, "start");
@@ -165,7 +267,8 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
         None => None,
     };
     let selected_vars = vars.clone();
-    let start = starting_point(args, &mut loaded, resumed, &start_params, vars)?;
+    let mut start = starting_point(args, &mut loaded, resumed, &start_params, vars)?;
+    start.settings.get_or_insert(settings);
     let held = crate::guards::held_names(&selected_vars, &start.vars);
     let options = run_options(args, &outputs);
     if start.passes == 0 {
@@ -410,10 +513,7 @@ fn log_changes(log: &std::path::Path, held: &[String], changes: &[Change]) -> Re
         })
         .collect();
     let line = serde_json::json!({ "held": held, "changes": changes });
-    let mut f = std::fs::OpenOptions::new()
-        .append(true)
-        .create(true)
-        .open(log)
+    let mut f = texel_eval::params::open_lines_for_append(log)
         .with_context(|| format!("cannot write the log {}", log.display()))?;
     writeln!(f, "{line}").with_context(|| format!("cannot write the log {}", log.display()))
 }

@@ -38,7 +38,13 @@ fn reruns_skip_finished_verdicts_and_match_a_fresh_run() {
     ]
     .concat();
     stdout_of(&mut lab(&epd, &resumed, &two));
-    let text = stdout_of(&mut lab(&epd, &resumed, &three));
+    let err = fails(&mut lab(&epd, &resumed, &three));
+    assert!(err.contains("--resume") && err.contains("--fresh"), "{err}");
+    let text = stdout_of(&mut lab(
+        &epd,
+        &resumed,
+        &[&three[..], &["--resume"]].concat(),
+    ));
     assert_eq!(text.matches("done before").count(), 2, "{text}");
     stdout_of(&mut lab(&epd, &fresh, &three));
     assert_eq!(verdicts(&resumed), verdicts(&fresh));

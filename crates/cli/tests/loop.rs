@@ -12,7 +12,7 @@ fn tiny_loop(dir: &Path, rounds: &str, sprt: &str) -> std::process::Command {
     let openings = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/openings.epd");
     let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("texel"));
     c.args([
-        "loop", "--rounds", rounds, "--games", "24", "--nodes", "600",
+        "loop", "--resume", "--rounds", rounds, "--games", "24", "--nodes", "600",
     ])
     .args(["--gate-games", "20", "--passes", "2", "--min-support", "1"])
     .args(["--sprt", sprt, "--openings"])
@@ -63,6 +63,22 @@ fn a_failing_gate_keeps_the_old_best_and_a_rerun_goes_on() {
     assert_eq!(line["round"], 1);
     assert_eq!(line["gate"]["passed"], false);
     assert!(line["positions"].as_u64().unwrap() > 0);
+    // Without --resume an earlier loop is never continued or overwritten by accident, and a
+    // resume with another setting that shapes the rounds is refused by name.
+    let again = tiny_loop(&dir, "2", "1000,1010");
+    let args: Vec<_> = again.get_args().map(ToOwned::to_owned).collect();
+    let err = fails(texel().args(args.iter().filter(|a| *a != "--resume")));
+    assert!(err.contains("--resume") && err.contains("--fresh"), "{err}");
+    let err = fails(
+        texel().args(
+            args.iter()
+                .map(|a| if a == "600" { "700".into() } else { a.clone() }),
+        ),
+    );
+    assert!(
+        err.contains("--nodes was 600") && err.contains("700"),
+        "{err}"
+    );
     // The same command again does nothing more; one more round goes on from the best.
     let text = stdout_of(&mut assert_cmd::Command::from_std({
         let mut c = tiny_loop(&dir, "2", "1000,1010");

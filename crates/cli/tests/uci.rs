@@ -198,3 +198,90 @@ fn without_a_command_texel_speaks_uci() {
     assert!(best.len() > "bestmove ".len(), "{best}");
     s.quit();
 }
+
+/// Sends `lines` to a fresh engine, closes its input, and returns its output once it has
+/// exited (at most 10 s after the input closed).
+fn run_until_input_ends(lines: &str) -> Vec<String> {
+    let mut s = Session::start();
+    s.send_bytes(lines.as_bytes());
+    drop(s.stdin.take());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if s.child.try_wait().unwrap().is_some() {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "still searching 10 s after its input ended: {lines:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    while let Ok(line) = s.lines.recv_timeout(Duration::from_secs(2)) {
+        s.seen.push(line);
+    }
+    std::mem::take(&mut s.seen)
+}
+
+#[test]
+fn the_end_of_input_stops_any_search_and_exits() {
+    for go in [
+        "go depth 60",
+        "go nodes 4000000000",
+        "go infinite",
+        "go mate 40",
+    ] {
+        let seen = run_until_input_ends(&format!("position startpos\n{go}\n"));
+        assert!(
+            seen.iter().any(|l| l.starts_with("bestmove ")),
+            "{go}: {seen:?}"
+        );
+    }
+}
+
+#[test]
+fn searchmoves_searches_only_those_moves() {
+    let mut s = Session::start();
+    s.send("position startpos");
+    s.send("go depth 6 searchmoves a2a3 h2h3");
+    let best = s.bestmove();
+    assert!(
+        best.starts_with("bestmove a2a3") || best.starts_with("bestmove h2h3"),
+        "{best}"
+    );
+    assert!(s.seen.iter().any(|l| l.starts_with("info depth 6")));
+    // A mate in one is not among the allowed moves: the other move is chosen.
+    s.send("position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1");
+    s.send("go depth 3 searchmoves g1f1");
+    assert_eq!(s.bestmove(), "bestmove g1f1");
+    s.quit();
+}
+
+#[test]
+fn setoption_values_outside_the_announced_range_are_refused() {
+    let mut s = Session::start();
+    s.send("uci");
+    let option = s.expect("the piece values", |l| {
+        l.starts_with("option name PIECE_VALUE[1].mid ")
+    });
+    let max: i64 = option.rsplit(' ').next().unwrap().parse().unwrap();
+    s.send(&format!(
+        "setoption name PIECE_VALUE[1].mid value {}",
+        max + 1
+    ));
+    let note = s.expect("a refusal", |l| l.starts_with("info string"));
+    assert!(
+        note.contains("refused") && note.contains(&max.to_string()),
+        "{note}"
+    );
+    s.send("setoption name PIECE_VALUE[1].mid value 99999999999");
+    s.expect("a refusal", |l| {
+        l.contains("refused") || l.contains("bad value")
+    });
+    s.send("setoption name Hash value 0");
+    s.expect("a refusal", |l| l.contains("Hash 0 refused"));
+    s.send(&format!("setoption name PIECE_VALUE[1].mid value {max}"));
+    s.send("isready");
+    s.expect("readyok, no complaint", |l| l == "readyok");
+    assert!(!s.seen.iter().rev().take(1).any(|l| l.contains("refused")));
+    s.quit();
+}

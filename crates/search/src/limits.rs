@@ -22,6 +22,8 @@ pub struct Limits {
     /// Look for a mate in at most this many moves: stop when one is found, and search no
     /// deeper than such a mate needs (UCI `go mate`).
     pub mate: Option<u32>,
+    /// Search only these root moves (UCI `go searchmoves`); empty: every legal move.
+    pub searchmoves: Vec<shakmaty::Move>,
 }
 
 /// Deadlines worked out when a search starts.

@@ -80,6 +80,8 @@ pub struct Searcher {
     node_limit: u64,
     hard_deadline: Option<Instant>,
     stopped: bool,
+    /// The root moves `go searchmoves` allows, when it names some.
+    root_moves: Option<Vec<Move>>,
 }
 
 /// Ordering value of a piece as a victim or attacker.
@@ -130,6 +132,7 @@ impl Searcher {
             node_limit: u64::MAX,
             hard_deadline: None,
             stopped: false,
+            root_moves: None,
         }
     }
 
@@ -197,7 +200,11 @@ impl Searcher {
         self.stopped = false;
         self.path.clear();
         self.path.extend_from_slice(history);
-        let legal = pos.legal_moves();
+        let mut legal = pos.legal_moves();
+        if !limits.searchmoves.is_empty() {
+            legal.retain(|m| limits.searchmoves.contains(m));
+        }
+        self.root_moves = (!limits.searchmoves.is_empty()).then(|| legal.to_vec());
         let mut result = SearchResult {
             best: legal.first().copied(),
             score: 0,
@@ -330,6 +337,10 @@ impl Searcher {
         if moves.is_empty() {
             return if in_check { -MATE + node.ply as i32 } else { 0 };
         }
+        let restricted = node.ply == 0 && self.root_moves.is_some();
+        if let (true, Some(root)) = (restricted, &self.root_moves) {
+            moves.retain(|m| root.contains(m));
+        }
         self.order(pos, &mut moves, hash_move, node.ply);
         self.path.push(key);
         let best = self.search_moves(pos, &moves, node, in_check, pv);
@@ -344,6 +355,10 @@ impl Searcher {
         } else {
             Bound::Upper
         };
+        if restricted {
+            // The score of some root moves only is not the position's.
+            return best_score;
+        }
         let packed = best_move.map(|m| PackedMove::new(&m)).unwrap_or_default();
         self.tt.store(
             key,

@@ -4,6 +4,7 @@
 use crate::adam::AdamState;
 use crate::dataset::Dataset;
 use crate::descent::{Cursor, DescentState, Guards, Variable};
+use crate::settings::Settings;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -12,7 +13,10 @@ use texel_eval::table::{FLAT_LEN, TERMS};
 use texel_eval::Params;
 
 /// The checkpoint format written now.
-const FORMAT: &str = "texel-checkpoint-4";
+const FORMAT: &str = "texel-checkpoint-5";
+
+/// The format before settings were recorded: still read (its settings are not checked).
+const FORMAT_WITHOUT_SETTINGS: &str = "texel-checkpoint-4";
 
 /// Why a checkpoint cannot be written or used.
 #[derive(Debug, thiserror::Error)]
@@ -73,6 +77,9 @@ pub struct Checkpoint {
     pub warm: Option<usize>,
     /// Passes of the warm start done (they are not counted by the pass limit).
     pub warm_passes: usize,
+    /// The settings the run began with (`None` in checkpoints written before they were
+    /// recorded).
+    pub settings: Option<Settings>,
 }
 
 /// A float written as its exact bit pattern (16 hex digits).
@@ -190,6 +197,8 @@ struct CheckpointFile {
     warm: Option<usize>,
     #[serde(default)]
     warm_passes: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    settings: Option<Settings>,
 }
 
 /// Parameters from a flat list of the table's length.
@@ -233,6 +242,7 @@ impl Checkpoint {
             seconds: Exact(self.seconds),
             warm: self.warm,
             warm_passes: self.warm_passes,
+            settings: self.settings.clone(),
         };
         serde_json::to_value(file).expect("a checkpoint is plain data")
     }
@@ -243,7 +253,7 @@ impl Checkpoint {
     /// A description of what is wrong: another format or table, a missing or bad field.
     fn from_json(v: &Value) -> Result<Checkpoint, String> {
         match v.get("format").and_then(Value::as_str) {
-            Some(FORMAT) => {}
+            Some(FORMAT | FORMAT_WITHOUT_SETTINGS) => {}
             Some(f) if f.starts_with("texel-checkpoint-") => {
                 return Err(format!(
                     "written by another version of texel ({f}); start the run again"
@@ -368,6 +378,7 @@ impl CheckpointFile {
             seconds: self.seconds.0,
             warm: self.warm.filter(|&n| n > 1),
             warm_passes: self.warm_passes,
+            settings: self.settings,
         })
     }
 }
@@ -406,5 +417,6 @@ pub fn fresh(
         seconds: 0.0,
         warm: None,
         warm_passes: 0,
+        settings: None,
     }
 }

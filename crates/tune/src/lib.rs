@@ -15,6 +15,7 @@ mod load;
 mod load_phases;
 mod run;
 mod select;
+pub mod settings;
 mod touch;
 
 pub use adam::{AdamState, Method};
@@ -30,3 +31,4 @@ pub use run::{
     AUTO_WARM_POSITIONS, WARM_SAMPLE,
 };
 pub use select::{select, Selection, SelectionError};
+pub use settings::{SettingChanged, Settings};

@@ -198,6 +198,8 @@ struct Standing {
     /// Warm passes done in the run, and the sample's error after the last one.
     warm_passes: usize,
     warm_error: f64,
+    /// The settings the run began with, carried into every checkpoint.
+    settings: Option<crate::Settings>,
 }
 
 impl Standing {
@@ -215,6 +217,7 @@ impl Standing {
             seconds: self.began.elapsed().as_secs_f64(),
             warm: self.warm,
             warm_passes: self.warm_passes,
+            settings: self.settings.clone(),
         }
     }
 
@@ -468,10 +471,7 @@ fn open_log(options: &RunOptions) -> Result<Option<std::fs::File>, RunError> {
     let Some(path) = &options.log else {
         return Ok(None);
     };
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
+    texel_eval::params::open_lines_for_append(path)
         .map(Some)
         .map_err(|cause| RunError::Io {
             path: path.clone(),
@@ -518,6 +518,7 @@ pub fn run(
         warm,
         warm_passes: start.warm_passes,
         warm_error: 0.0,
+        settings: start.settings,
     };
     let (mut state, mut log) = (start.descent, open_log(options)?);
     if let Some(n) = warm {

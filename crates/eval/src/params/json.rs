@@ -189,6 +189,34 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     result
 }
 
+/// Opens the line-oriented file `path` (JSON lines) for appending, made when missing. A
+/// last line without its newline, left by a write cut short (a kill, a full disk), is cut
+/// off first, so the next line is never glued to it.
+///
+/// # Errors
+/// The file cannot be read, cut or opened.
+pub fn open_lines_for_append(path: &Path) -> std::io::Result<std::fs::File> {
+    if !is_special_file(path) {
+        match std::fs::read(path) {
+            Ok(bytes) => {
+                let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+                if whole < bytes.len() {
+                    std::fs::OpenOptions::new()
+                        .write(true)
+                        .open(path)?
+                        .set_len(whole as u64)?;
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+    }
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+}
+
 /// Whether `path` exists and is neither a regular file nor a folder (a device, a pipe):
 /// such an output is written to, never replaced by a rename.
 pub fn is_special_file(path: &Path) -> bool {
@@ -308,6 +336,22 @@ mod tests {
         assert!(!is_special_file(&file));
         write_atomically(&file, b"x").unwrap();
         assert!(!is_special_file(&file));
+    }
+
+    #[test]
+    fn a_torn_last_line_is_cut_before_appending() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log.jsonl");
+        std::fs::write(&path, "{\"a\":1}\n{\"b\":").unwrap();
+        writeln!(open_lines_for_append(&path).unwrap(), "{{\"c\":3}}").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "{\"a\":1}\n{\"c\":3}\n"
+        );
+        let fresh = dir.path().join("new.jsonl");
+        writeln!(open_lines_for_append(&fresh).unwrap(), "x").unwrap();
+        assert_eq!(std::fs::read_to_string(&fresh).unwrap(), "x\n");
     }
 
     #[test]

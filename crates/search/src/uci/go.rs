@@ -2,7 +2,8 @@
 //! limit ends with a `bestmove`, and `go perft`.
 
 use crate::Limits;
-use shakmaty::{Chess, Color, Position};
+use shakmaty::uci::UciMove;
+use shakmaty::{Chess, Position};
 use std::time::Duration;
 
 /// What a `go` command asks for.
@@ -36,25 +37,38 @@ fn minimum(word: &str) -> i64 {
     }
 }
 
-/// Parses a `go` line for the side to move `turn`. Every value that is not a number, or
-/// is below what its word allows, is replaced by the smallest allowed value, and a note for
-/// an `info string` says so; so are words the engine does not know.
-pub(super) fn parse_go(line: &str, turn: Color) -> (Go, Vec<String>) {
+/// Parses a `go` line in position `pos`. Every value that is not a number, or is below
+/// what its word allows, is replaced by the smallest allowed value, and a note for an
+/// `info string` says so; so are words the engine does not know and `searchmoves` moves
+/// that are not legal here.
+pub(super) fn parse_go(line: &str, pos: &Chess) -> (Go, Vec<String>) {
+    let turn = pos.turn();
     let mut notes = Vec::new();
     let mut values: Vec<(&str, u64)> = Vec::new();
-    let mut infinite = false;
-    let mut words = line.split_whitespace().skip(1);
+    let (mut infinite, mut searchmoves) = (false, Vec::new());
+    let mut words = line.split_whitespace().skip(1).peekable();
     while let Some(word) = words.next() {
-        if VALUED.contains(&word) {
+        if word == "searchmoves" {
+            while let Some(text) = words.next_if(|w| !is_go_word(w)) {
+                match text
+                    .parse::<UciMove>()
+                    .ok()
+                    .and_then(|u| u.to_move(pos).ok())
+                {
+                    Some(m) => searchmoves.push(m),
+                    None => notes.push(format!("searchmoves: {text} is not a legal move here")),
+                }
+            }
+            if searchmoves.is_empty() {
+                notes.push("searchmoves names no legal move: searching every move".into());
+            }
+        } else if VALUED.contains(&word) {
             let text = words.next().unwrap_or("");
             values.push((word, checked_value(word, text, &mut notes)));
         } else if word == "infinite" {
             infinite = true;
         } else if word == "ponder" {
             notes.push("ponder is not supported: searching normally".into());
-        } else if word == "searchmoves" {
-            notes.push("searchmoves is not supported: searching every move".into());
-            break;
         } else {
             notes.push(format!("go: unknown word {word:?} ignored"));
         }
@@ -79,8 +93,14 @@ pub(super) fn parse_go(line: &str, turn: Color) -> (Go, Vec<String>) {
         moves_to_go: get("movestogo").map(small),
         infinite,
         mate: get("mate").map(small),
+        searchmoves,
     };
     (Go::Search(limits), notes)
+}
+
+/// Whether `word` is one of `go`'s own words (it ends a `searchmoves` list).
+fn is_go_word(word: &str) -> bool {
+    VALUED.contains(&word) || matches!(word, "infinite" | "ponder" | "searchmoves")
 }
 
 /// The value `text` gives `word`, raised to the word's minimum (with a note) when it is
@@ -118,8 +138,14 @@ pub(super) fn perft_divide(pos: &Chess, depth: u32) -> Vec<(shakmaty::Move, u64)
 mod tests {
     use super::*;
 
+    use shakmaty::Color;
+
     fn search(line: &str, turn: Color) -> (Limits, Vec<String>) {
-        match parse_go(line, turn) {
+        let pos = match turn {
+            Color::White => Chess::default(),
+            Color::Black => Chess::default().swap_turn().unwrap(),
+        };
+        match parse_go(line, &pos) {
             (Go::Search(l), notes) => (l, notes),
             other => panic!("not a search: {other:?}"),
         }
@@ -155,8 +181,21 @@ mod tests {
     #[test]
     fn mate_and_perft_are_read() {
         assert_eq!(search("go mate 3", Color::White).0.mate, Some(3));
-        assert_eq!(parse_go("go perft 4", Color::White).0, Go::Perft(4));
-        assert_eq!(parse_go("go perft 0", Color::White).0, Go::Perft(1));
+        let start = Chess::default();
+        assert_eq!(parse_go("go perft 4", &start).0, Go::Perft(4));
+        assert_eq!(parse_go("go perft 0", &start).0, Go::Perft(1));
+    }
+
+    #[test]
+    fn searchmoves_keeps_the_legal_moves_and_the_other_limits() {
+        let (l, notes) = search("go searchmoves e2e4 d2d4 e7e5 nodes 500", Color::White);
+        let names: Vec<String> = l.searchmoves.iter().map(|m| m.to_string()).collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+        assert_eq!(l.nodes, Some(500));
+        assert_eq!(notes.len(), 1, "e7e5 is not legal for white: {notes:?}");
+        let (l, notes) = search("go depth 3 searchmoves a1a8", Color::White);
+        assert!(l.searchmoves.is_empty() && l.depth == Some(3));
+        assert_eq!(notes.len(), 2, "{notes:?}");
     }
 
     #[test]

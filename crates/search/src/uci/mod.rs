@@ -32,8 +32,6 @@ struct Engine {
     searcher: Option<Searcher>,
     running: Option<JoinHandle<Searcher>>,
     stop: Arc<std::sync::atomic::AtomicBool>,
-    /// The running search is `go infinite`.
-    infinite: bool,
 }
 
 /// A score for an `info` line.
@@ -88,7 +86,6 @@ pub fn run(mut input: impl BufRead, output: impl Write + Send + 'static) -> std:
         stop: searcher.stop_flag(),
         searcher: Some(searcher),
         running: None,
-        infinite: false,
     };
     let mut bytes = Vec::new();
     loop {
@@ -104,12 +101,9 @@ pub fn run(mut input: impl BufRead, output: impl Write + Send + 'static) -> std:
             return Ok(());
         }
     }
-    // End of input: a search with limits finishes (so piped scripts get their answer), an
-    // infinite one is stopped.
-    if e.infinite {
-        e.stop.store(true, Ordering::SeqCst);
-    }
-    finish(&mut e);
+    // End of input: nobody can send `stop` any more, so a running search is stopped (its
+    // `bestmove` comes out) and the engine exits.
+    stop_search(&mut e);
     Ok(())
 }
 
@@ -178,7 +172,7 @@ fn announce(out: &Output) -> std::io::Result<()> {
 /// `go`: notes on clamped values, then a perft count or a search on its own thread that
 /// prints `info` lines and ends with `bestmove`.
 fn go(e: &mut Engine, line: &str, out: &Output) -> std::io::Result<()> {
-    let (what, notes) = go::parse_go(line, e.position.turn());
+    let (what, notes) = go::parse_go(line, &e.position);
     for note in notes {
         out.say(&format!("info string {note}"))?;
     }
@@ -193,7 +187,6 @@ fn go(e: &mut Engine, line: &str, out: &Output) -> std::io::Result<()> {
         }
         go::Go::Search(limits) => limits,
     };
-    e.infinite = limits.infinite;
     let mut searcher = e.searcher.take().expect("searcher is home when idle");
     e.stop.store(false, Ordering::SeqCst);
     searcher.set_params(Arc::new(e.params.clone()));
@@ -260,13 +253,8 @@ fn set_option(e: &mut Engine, line: &str) -> Result<(), String> {
     };
     match name {
         "Hash" => {
-            e.hash_mb = value
-                .parse()
-                .map_err(|_| format!("bad Hash value {value:?}"))?;
-            e.searcher
-                .as_mut()
-                .expect("idle")
-                .set_hash(e.hash_mb.clamp(1, 4096));
+            e.hash_mb = spin_value(name, value, (1, 4096))? as usize;
+            e.searcher.as_mut().expect("idle").set_hash(e.hash_mb);
         }
         "Params" => {
             e.params = if value.is_empty() || value == "<empty>" {
@@ -281,13 +269,24 @@ fn set_option(e: &mut Engine, line: &str) -> Result<(), String> {
                 .iter()
                 .position(|fp| fp.name() == name)
                 .ok_or(format!("unknown option {name}"))?;
-            let v: i32 = value
-                .parse()
-                .map_err(|_| format!("bad value {value:?} for {name}"))?;
-            e.params.set_flat(slot, v);
+            let range = option_range(Params::default().flat()[slot]);
+            e.params.set_flat(slot, spin_value(name, value, range)?);
         }
     }
     Ok(())
+}
+
+/// The value of the spin option `name` from `text`, refused outside `min..=max`.
+fn spin_value(name: &str, text: &str, (min, max): (i32, i32)) -> Result<i32, String> {
+    let v: i64 = text
+        .parse()
+        .map_err(|_| format!("bad value {text:?} for {name}: a whole number is needed"))?;
+    if !(i64::from(min)..=i64::from(max)).contains(&v) {
+        return Err(format!(
+            "{name} {v} refused: the option takes {min} to {max}"
+        ));
+    }
+    Ok(v as i32)
 }
 
 fn set_position(e: &mut Engine, line: &str) -> Result<(), String> {
