@@ -26,6 +26,20 @@ struct RawGame {
     moves: Vec<SanPlus>,
     scores: Vec<Option<i32>>,
     unfinished: bool,
+    /// The movetext ended with a result (`1-0`, `*`, ...): the game was written whole. A
+    /// game without one was cut short (a killed writer, a full disk) and is skipped.
+    terminated: bool,
+    /// The `Variant` tag names a game other than standard chess.
+    variant: bool,
+}
+
+/// Whether a `Variant` tag value names standard chess.
+fn is_standard(variant: &str) -> bool {
+    let v = variant.trim().to_ascii_lowercase();
+    matches!(
+        v.as_str(),
+        "" | "standard" | "chess" | "normal" | "from position"
+    )
 }
 
 /// Parses a score comment: `+0.35/12`, `-1.2`, `+M3/20`, or `[%eval 0.35]` / `[%eval #-2]`.
@@ -79,6 +93,7 @@ impl Visitor for Collect {
         let v = String::from_utf8_lossy(value.as_bytes()).to_string();
         match name {
             b"FEN" => tags.fen = Some(v),
+            b"Variant" => tags.variant = !is_standard(&v),
             b"Result" => match v.as_str() {
                 "1-0" => tags.result = Some(Outcome::WhiteWins),
                 "0-1" => tags.result = Some(Outcome::BlackWins),
@@ -109,6 +124,11 @@ impl Visitor for Collect {
         ControlFlow::Continue(())
     }
 
+    fn outcome(&mut self, g: &mut RawGame, _outcome: pgn_reader::Outcome) -> ControlFlow<RawGame> {
+        g.terminated = true;
+        ControlFlow::Continue(())
+    }
+
     fn end_game(&mut self, g: RawGame) -> RawGame {
         g
     }
@@ -119,9 +139,15 @@ impl Visitor for Collect {
 type GameYield = (Result<Vec<Candidate>, &'static str>, Vec<&'static str>);
 
 fn process_game(g: &RawGame, o: &ImportOptions, searcher: &mut Searcher) -> GameYield {
+    if g.variant {
+        return (Err("not standard chess ([Variant] tag)"), vec![]);
+    }
     let Some(result) = g.result.filter(|_| !g.unfinished) else {
         return (Err("unfinished"), vec![]);
     };
+    if !g.terminated {
+        return (Err("cut short (no result after the moves)"), vec![]);
+    }
     let positions = match replay(g) {
         Ok(p) => p,
         Err(why) => return (Err(why), vec![]),

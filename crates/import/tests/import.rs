@@ -102,12 +102,16 @@ fn pgn_oddities_are_counted_and_skipped() {
     let skipped = |r: &str| stats.games_skipped.get(r).map_or(0, |x| x.0);
     // The `*` game and the garbage (read as a game without a result) are unfinished; the
     // illegal king move, the null move and the non-UTF-8 move make three illegal games; the
-    // bad FEN tag is reported; the truncated game is too short.
+    // bad FEN tag is reported; the game whose text stops in a move was cut short.
     assert_eq!(stats.games, 10, "{stats}");
     assert_eq!(skipped("unfinished"), 2, "{stats}");
     assert_eq!(skipped("illegal move"), 3, "{stats}");
     assert_eq!(skipped("bad FEN tag"), 1, "{stats}");
-    assert_eq!(skipped("too short"), 1, "{stats}");
+    assert_eq!(
+        skipped("cut short (no result after the moves)"),
+        1,
+        "{stats}"
+    );
     // Skipped games are reported by the line they start on.
     let lines = |r: &str| stats.games_skipped[r].1.clone();
     let games: Vec<usize> = text.match_indices("[Event").map(|(i, _)| i).collect();
@@ -115,7 +119,10 @@ fn pgn_oddities_are_counted_and_skipped() {
     assert_eq!(lines("unfinished"), vec![start(1), line_of("garbage")]);
     assert_eq!(lines("illegal move"), vec![start(3), start(4), start(6)]);
     assert_eq!(lines("bad FEN tag"), vec![line_of("[Event \"fen\"]")]);
-    assert_eq!(lines("too short"), vec![line_of("[Event \"cut\"]")]);
+    assert_eq!(
+        lines("cut short (no result after the moves)"),
+        vec![line_of("[Event \"cut\"]")]
+    );
     assert!(stats
         .to_string()
         .contains(&format!("first at line {}", start(1))));
@@ -460,4 +467,34 @@ fn sampling_follows_the_seed_not_the_thread_count() {
     assert_eq!((&one, &text_one), (&two, &text_two));
     let (_, other_seed) = run(2, 8);
     assert_ne!(text_one, other_seed);
+}
+
+#[test]
+fn games_cut_short_or_of_another_variant_are_skipped_and_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = include_str!("games.pgn");
+    let first = whole.split("\n[Event ").next().unwrap().to_string() + "\n";
+    let moves = first.split("\n\n").nth(1).unwrap();
+    // The same game twice more: once as a chess variant, once cut after a move by a
+    // writer that was killed.
+    let variant = first.replacen("[Site", "[Variant \"Atomic\"]\n[Site", 1);
+    assert!(moves.contains(" {"), "the game has score comments");
+    let cut = &first[..first.find(" {").unwrap()];
+    let input = temp(&dir, "odd.pgn", &format!("{first}\n{variant}\n{cut}\n"));
+    let out = dir.path().join("out.epd");
+    let stats = stats_of(import_pgn(&input, &out, &ImportOptions::default(), &|_| {}));
+    assert_eq!(stats.games, 3, "{stats}");
+    let skipped = |r: &str| stats.games_skipped.get(r).map_or(0, |x| x.0);
+    assert_eq!(skipped("not standard chess ([Variant] tag)"), 1, "{stats}");
+    assert_eq!(
+        skipped("cut short (no result after the moves)"),
+        1,
+        "{stats}"
+    );
+    let alone = temp(&dir, "first.pgn", &first);
+    let alone_stats = stats_of(import_pgn(&alone, &out, &ImportOptions::default(), &|_| {}));
+    assert_eq!(
+        stats.kept, alone_stats.kept,
+        "only the whole standard game counts"
+    );
 }

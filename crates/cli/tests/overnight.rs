@@ -1,0 +1,308 @@
+//! An overnight run one can walk away from, through the real binary: no output lands on an
+//! input or another output, an earlier run's work is never thrown away by a rerun, a
+//! resume with other settings is refused by name, and a torn last record is dropped.
+
+mod common;
+
+use common::{fails, interrupt_when, sample, stdout_of as ok, texel};
+use std::path::Path;
+
+/// The bytes of `path`, to check that a refused command left it alone.
+fn bytes(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap()
+}
+
+#[test]
+fn no_tune_output_may_land_on_an_input() {
+    let tmp = tempfile::tempdir().unwrap();
+    let epd = sample(tmp.path(), "in.epd", 200);
+    let before = bytes(&epd);
+    std::fs::create_dir(tmp.path().join("sub")).unwrap();
+    let roundabout = tmp.path().join("sub/../in.epd");
+    let link = tmp.path().join("link.epd");
+    std::os::unix::fs::symlink(&epd, &link).unwrap();
+    for flag in ["--out", "--report", "--rust", "--checkpoint", "--log"] {
+        for target in [&epd, &roundabout, &link] {
+            let err = fails(
+                texel()
+                    .args(["tune", "--passes", "1", "--epd"])
+                    .arg(&epd)
+                    .arg(flag)
+                    .arg(target),
+            );
+            assert!(err.contains(flag) && err.contains("--epd"), "{flag}: {err}");
+        }
+    }
+    let out = tmp.path().join("t.json");
+    let err = fails(
+        texel()
+            .args(["tune", "--passes", "1", "--epd"])
+            .arg(&epd)
+            .arg("--out")
+            .arg(&out)
+            .arg("--report")
+            .arg(&out),
+    );
+    assert!(err.contains("--out and --report"), "{err}");
+    let params = tmp.path().join("p.json");
+    ok(texel().args(["export", "--json"]).arg(&params));
+    let err = fails(
+        texel()
+            .args(["tune", "--passes", "1", "--epd"])
+            .arg(&epd)
+            .arg("--params")
+            .arg(&params)
+            .arg("--out")
+            .arg(&params),
+    );
+    assert!(err.contains("--params"), "{err}");
+    assert_eq!(bytes(&epd), before, "the input is untouched");
+    assert!(!out.exists());
+}
+
+#[test]
+fn no_other_command_writes_over_its_input() {
+    let tmp = tempfile::tempdir().unwrap();
+    let epd = sample(tmp.path(), "in.epd", 300);
+    let before = bytes(&epd);
+    let err = fails(
+        texel()
+            .args(["import", "--epd"])
+            .arg(&epd)
+            .arg("--out")
+            .arg(&epd),
+    );
+    assert!(err.contains("--out") && err.contains("--epd"), "{err}");
+    let err = fails(
+        texel()
+            .args(["lab", "--family", "ChainV", "--epd"])
+            .arg(&epd)
+            .arg("--out")
+            .arg(tmp.path().join("lab"))
+            .arg("--apply")
+            .arg(&epd),
+    );
+    assert!(err.contains("--apply"), "{err}");
+    let openings = tmp.path().join("openings.epd");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/openings.epd"),
+        &openings,
+    )
+    .unwrap();
+    let openings_before = bytes(&openings);
+    let err = fails(
+        texel()
+            .args(["match", "--engine", "name=a", "--engine", "name=b"])
+            .args(["--each", "nodes=100", "--openings"])
+            .arg(&openings)
+            .arg("--pgn")
+            .arg(&openings),
+    );
+    assert!(err.contains("--pgn") && err.contains("--openings"), "{err}");
+    let err = fails(
+        texel()
+            .args(["selfplay", "--games", "2", "--openings"])
+            .arg(&openings)
+            .arg("--pgn")
+            .arg(tmp.path().join("g.pgn"))
+            .arg("--epd")
+            .arg(&openings),
+    );
+    assert!(err.contains("--epd") && err.contains("--openings"), "{err}");
+    let err = fails(
+        texel()
+            .args(["loop", "--openings"])
+            .arg(&openings)
+            .arg("--dir")
+            .arg(tmp.path()),
+    );
+    assert!(err.contains("inside --dir"), "{err}");
+    let err = fails(
+        texel()
+            .args(["export", "--json"])
+            .arg(&epd)
+            .arg("--params")
+            .arg(&epd),
+    );
+    assert!(err.contains("--json"), "{err}");
+    assert_eq!(bytes(&epd), before);
+    assert_eq!(bytes(&openings), openings_before);
+}
+
+/// `tune` on `epd` writing `out`, with `extra` flags (`--min-support` 1 unless given).
+fn tune(epd: &Path, out: &Path, extra: &[&str]) -> std::process::Command {
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("texel"));
+    c.args(["tune", "--group", "KnightV", "--group", "PassedV", "--epd"])
+        .arg(epd)
+        .arg("--out")
+        .arg(out)
+        .args(extra);
+    if !extra.contains(&"--min-support") {
+        c.args(["--min-support", "1"]);
+    }
+    c
+}
+
+/// Starts `cmd` and stops it with Ctrl-C once its descent began: its checkpoint is left.
+fn stopped(cmd: std::process::Command) {
+    let (code, text) = interrupt_when(cmd, |l| l.contains("tuning "));
+    assert_eq!(code, Some(130), "{text}");
+}
+
+#[test]
+fn a_rerun_never_throws_away_a_checkpoint_and_a_resume_checks_the_settings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let epd = sample(tmp.path(), "s.epd", 70_000);
+    let out = tmp.path().join("t.json");
+    let ckpt = tmp.path().join("t.json.ckpt");
+    stopped(tune(&epd, &out, &["--passes", "3", "--validate", "10"]));
+    let saved = bytes(&ckpt);
+    let err = fails(&mut tune(&epd, &out, &["--passes", "3", "--validate", "10"]).into());
+    assert!(
+        err.contains("t.json.ckpt") && err.contains("--resume") && err.contains("--fresh"),
+        "{err}"
+    );
+    assert_eq!(bytes(&ckpt), saved, "the checkpoint is kept");
+    let resume = ["--validate", "10", "--resume", ckpt.to_str().unwrap()];
+    for (flag, value, then) in [
+        ("--method", "adam", "cd"),
+        ("--l2", "0.5", "0.1"),
+        ("--min-support", "5", "1"),
+        ("--validate", "20", "10"),
+    ] {
+        let mut rest = vec![
+            "--resume",
+            ckpt.to_str().unwrap(),
+            "--passes",
+            "3",
+            flag,
+            value,
+        ];
+        if flag != "--validate" {
+            rest.extend(["--validate", "10"]);
+        }
+        let err = fails(&mut tune(&epd, &out, &rest).into());
+        assert!(
+            err.contains(&format!("{flag} was {then}")) && err.contains(value),
+            "{flag}: {err}"
+        );
+    }
+    let more = [&resume[..], &["--passes", "4"]].concat();
+    let text = ok(&mut tune(&epd, &out, &more).into());
+    assert!(text.contains("--passes changed from 3 to 4"), "{text}");
+    assert!(out.exists() && !ckpt.exists());
+    // --fresh starts again over an earlier checkpoint.
+    stopped(tune(&epd, &out, &["--passes", "3"]));
+    let text = ok(&mut tune(&epd, &out, &["--passes", "1", "--fresh"]).into());
+    assert!(text.contains("--fresh: removed"), "{text}");
+}
+
+#[test]
+fn config_outputs_are_dropped_when_the_command_line_names_an_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let epd = sample(tmp.path(), "s.epd", 300);
+    let config = tmp.path().join("c.json");
+    let json = serde_json::json!({
+        "epd": ["s.epd"], "passes": 1, "groups": ["KnightV"],
+        "out": "runs/x/tuned.json", "report": "runs/x/report.html", "log": "runs/x/log.jsonl",
+    });
+    std::fs::write(&config, json.to_string()).unwrap();
+    let out = tmp.path().join("mine.json");
+    let run = texel()
+        .args(["tune", "--config"])
+        .arg(&config)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{err}");
+    assert!(
+        err.contains("report, log") || err.contains("out, report, log"),
+        "{err}"
+    );
+    assert!(out.exists() && !tmp.path().join("runs").exists());
+    drop(epd);
+}
+
+/// A self-play command writing `pgn` (tiny, fixed nodes).
+fn selfplay(pgn: &Path, games: &str, extra: &[&str]) -> assert_cmd::Command {
+    let openings = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/openings.epd");
+    let mut c = texel();
+    c.args([
+        "selfplay",
+        "--nodes",
+        "300",
+        "--threads",
+        "1",
+        "--games",
+        games,
+    ])
+    .arg("--openings")
+    .arg(openings)
+    .arg("--pgn")
+    .arg(pgn)
+    .args(extra);
+    c
+}
+
+#[test]
+fn selfplay_keeps_its_games_and_drops_a_torn_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let whole = tmp.path().join("whole.pgn");
+    ok(&mut selfplay(&whole, "4", &[]));
+    let games = bytes(&whole);
+    let err = fails(&mut selfplay(&whole, "4", &[]));
+    assert!(err.contains("--resume") && err.contains("--fresh"), "{err}");
+    assert_eq!(bytes(&whole), games, "no game appended twice");
+    let err = fails(&mut selfplay(&whole, "6", &["--resume", "--seed", "2"]));
+    assert!(
+        err.contains("--seed was 1") && err.contains("is 2"),
+        "{err}"
+    );
+    // A file cut in the middle of the third game's headers: resumed, it ends as a whole run.
+    let torn = tmp.path().join("torn.pgn");
+    let text = String::from_utf8(games.clone()).unwrap();
+    let third = text.match_indices("[Event ").nth(2).unwrap().0;
+    let cut = third + text[third..].find("[White").unwrap() + 5;
+    std::fs::write(&torn, &text[..cut]).unwrap();
+    std::fs::copy(
+        format!("{}.settings.json", whole.display()),
+        format!("{}.settings.json", torn.display()),
+    )
+    .unwrap();
+    ok(&mut selfplay(&torn, "4", &["--resume"]));
+    assert_eq!(
+        bytes(&torn),
+        games,
+        "the torn game was played again, not appended to"
+    );
+    let text = ok(&mut selfplay(&whole, "2", &["--fresh"]));
+    assert!(text.contains("--fresh: removed"), "{text}");
+    assert_eq!(
+        String::from_utf8(bytes(&whole))
+            .unwrap()
+            .matches("[Event ")
+            .count(),
+        2
+    );
+}
+
+#[test]
+fn a_match_appends_after_a_torn_game_without_gluing_to_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pgn = tmp.path().join("m.pgn");
+    let torn = "[Event \"texel match\"]\n[Site \"?\"]\n[Round \"1\"]\n[Whi";
+    std::fs::write(&pgn, torn).unwrap();
+    ok(texel()
+        .args(["match", "--engine", "name=a", "--engine", "name=b"])
+        .args(["--each", "nodes=200", "--games", "2", "--pgn"])
+        .arg(&pgn));
+    let text = std::fs::read_to_string(&pgn).unwrap();
+    assert!(
+        !text.contains("[Whi\n") && !text.contains("[Whi["),
+        "{text}"
+    );
+    assert_eq!(text.matches("[Event ").count(), 2, "{text}");
+    assert!(text.starts_with("[Event \"texel match\"]\n[Site"), "{text}");
+}
