@@ -178,7 +178,7 @@ impl Curve {
                 };
                 let base = read(PP_PASSED_RANK.at(index / 4)) + read(PP_PASSED_FILE.at(index % 4));
                 let m = read(mult);
-                S(base.0 * m.0 / 100, base.1 * m.1 / 100)
+                S(scaled(base.0, m.0, 100), scaled(base.1, m.1, 100))
             }
             Curve::RookPasser | Curve::RookPasserKings => {
                 let base = match self {
@@ -186,7 +186,7 @@ impl Curve {
                     _ => passer_kings(index, &mut read),
                 };
                 let m = read(PP_V_ROOK_MULT);
-                S(base.0 * m.0 / 100, base.1 * m.1 / 100)
+                S(scaled(base.0, m.0, 100), scaled(base.1, m.1, 100))
             }
         }
     }
@@ -214,7 +214,20 @@ fn passer_kings(index: usize, read: &mut impl FnMut(SParam) -> S) -> S {
     let (own, enemy, promo) = (index / 48, index / 6 % 8, index % 6);
     let kings = read(PP_KING_DIST.at(own)) + read(PP_O_KING_DIST.at(enemy));
     let weight = read(PP_PROMO_DIST.at(promo));
-    S(kings.0 * weight.0 / 128, kings.1 * weight.1 / 128)
+    S(
+        scaled(kings.0, weight.0, 128),
+        scaled(kings.1, weight.1, 128),
+    )
+}
+
+/// The largest magnitude of a derived value: products of two parameters near their bound
+/// are held here instead of overflowing (no table within reason comes near it).
+const DERIVED_LIMIT: i64 = 1_000_000;
+
+/// `a · b / d` (rounded toward zero, as integer division is), held within
+/// ±[`DERIVED_LIMIT`].
+fn scaled(a: i32, b: i32, d: i32) -> i32 {
+    (i64::from(a) * i64::from(b) / i64::from(d)).clamp(-DERIVED_LIMIT, DERIVED_LIMIT) as i32
 }
 
 /// Number of derived slots: all indices of all curves.

@@ -156,13 +156,17 @@ fn safe_check_score(checks: u8, r: &mut impl Read) -> i32 {
 
 /// The king attack's score from its [`KingAttack::linear_sums`] (safe checks included).
 fn attack_score(sums: [i32; 4], r: &mut impl Read) -> S {
-    let [count, cover, mobility, defence] = sums;
-    let raw = r.read(KS_PIECE_COUNT_WEIGHT) * count * (cover - r.read(KS_COVER_SUB)).max(0)
-        + r.read(KS_MOBILITY_WEIGHT) * mobility / 8
-        + r.read(KS_ATTACK_BASE) * count
-        - r.read(KS_DEFENSE_WEIGHT) * defence * r.read(KS_DEF_COVER_MUL) / 16;
-    let danger = (raw / 12 - r.read(KS_ATTACK_SUB)).min(MAX_DANGER);
+    // In 64 bits: a product of three values near their bound does not fit 32 (the result
+    // is the same wherever 32 bits suffice).
+    let [count, cover, mobility, defence] = sums.map(i64::from);
+    let mut read = |p: IParam| i64::from(r.read(p));
+    let raw = read(KS_PIECE_COUNT_WEIGHT) * count * (cover - read(KS_COVER_SUB)).max(0)
+        + read(KS_MOBILITY_WEIGHT) * mobility / 8
+        + read(KS_ATTACK_BASE) * count
+        - read(KS_DEFENSE_WEIGHT) * defence * read(KS_DEF_COVER_MUL) / 16;
+    let danger = (raw / 12 - read(KS_ATTACK_SUB)).min(i64::from(MAX_DANGER));
     if danger > 0 {
+        let danger = danger as i32;
         S(danger / 4, danger / 16)
     } else {
         S::ZERO

@@ -105,7 +105,8 @@ impl Descent<'_> {
             if target == now {
                 continue;
             }
-            if self.guards().constraints && !params.allows(v.slot, target) {
+            let allowed = !self.guards().constraints || params.allows(v.slot, target);
+            if !allowed || !texel_eval::params::in_bounds(target) {
                 state.values[j] = f64::from(now);
                 continue;
             }

@@ -423,7 +423,8 @@ impl<'a> Descent<'a> {
     /// (the error plus the L2 penalty), or `None` when the move would cross a constraint.
     fn probe_move(&mut self, v: Variable, delta: i32) -> Option<(f64, f64)> {
         let value = self.params.flat()[v.slot] + delta;
-        if self.guards.constraints && !self.params.allows(v.slot, value) {
+        let allowed = !self.guards.constraints || self.params.allows(v.slot, value);
+        if !allowed || !texel_eval::params::in_bounds(value) {
             return None;
         }
         self.probes += 1;

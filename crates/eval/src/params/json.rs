@@ -49,6 +49,19 @@ pub enum ParamsError {
         /// What the file holds.
         found: String,
     },
+    /// A value beyond ±[`super::VALUE_BOUND`].
+    #[error("term {slot}: {value} is outside the bounds -{bound}..{bound} every value keeps")]
+    OutOfBounds {
+        /// The value's name (`KNIGHT_OUTPOST[1].end`).
+        slot: String,
+        /// The offending value.
+        value: i32,
+        /// The bound.
+        bound: i32,
+    },
+    /// A term is given twice.
+    #[error("term {0} is given twice")]
+    Duplicate(String),
     /// A number is not an integer that fits in 32 bits.
     #[error("term {term}: {value} is not a 32-bit integer")]
     NotInteger {
@@ -116,18 +129,28 @@ impl Params {
     /// Invalid JSON, an unknown term, a wrong shape or a non-integer value.
     pub fn from_json_str(text: &str) -> Result<Params, ParamsError> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let value: Value =
-            serde_json::from_str(text).map_err(|e| ParamsError::Json(e.to_string()))?;
-        let Value::Object(map) = value else {
-            return Err(ParamsError::NotAnObject);
-        };
+        let entries: Entries = serde_json::from_str(text).map_err(|e| match e.to_string() {
+            m if m.starts_with(NOT_AN_OBJECT) => ParamsError::NotAnObject,
+            m => ParamsError::Json(m),
+        })?;
         let mut params = Params::default();
-        for (name, value) in &map {
+        let mut seen = std::collections::HashSet::new();
+        for (name, value) in &entries.0 {
             let term =
                 TermId::by_name(name).ok_or_else(|| ParamsError::UnknownTerm(name.clone()))?;
+            if !seen.insert(term) {
+                return Err(ParamsError::Duplicate(name.clone()));
+            }
             let values = term_values_from_json(term, value)?;
             let range = term.info().flat_range();
             for (slot, v) in range.zip(values) {
+                if !super::in_bounds(v) {
+                    return Err(ParamsError::OutOfBounds {
+                        slot: super::flat_params()[slot].name(),
+                        value: v,
+                        bound: super::VALUE_BOUND,
+                    });
+                }
                 params.set_flat(slot, v);
             }
         }
@@ -260,6 +283,35 @@ pub fn remove_stale_temps(path: &Path) {
     }
 }
 
+/// The start of the error for a top level that is not an object.
+const NOT_AN_OBJECT: &str = "a parameter file must be a JSON object";
+
+/// A JSON object's entries in file order, duplicates kept (a map would drop all but one).
+struct Entries(Vec<(String, Value)>);
+
+impl<'de> serde::Deserialize<'de> for Entries {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Entries, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Entries;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(NOT_AN_OBJECT)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Entries, A::Error> {
+                let mut out = Vec::new();
+                while let Some(entry) = map.next_entry::<String, Value>()? {
+                    out.push(entry);
+                }
+                Ok(Entries(out))
+            }
+        }
+        d.deserialize_map(Visit)
+    }
+}
+
 /// One JSON number as an `i32`.
 fn int(term: &'static str, v: &Value) -> Result<i32, ParamsError> {
     v.as_i64()
@@ -380,6 +432,16 @@ mod tests {
         assert!(err(r#"{"KS_ATTACK_SUB": 2.5}"#).contains("KS_ATTACK_SUB: 2.5 is not"));
         assert!(err(r#"{"KS_ATTACK_SUB": 9999999999}"#).contains("not a 32-bit"));
         assert!(err("[1]").contains("JSON object"));
+        assert!(err("7").contains("JSON object"));
+        assert_eq!(
+            err(r#"{"BISHOP_PAIR": [1, 2], "BISHOP_PAIR": [3, 4]}"#),
+            "term BISHOP_PAIR is given twice"
+        );
+        assert_eq!(
+            err(r#"{"BISHOP_PAIR": [1, 10001]}"#),
+            "term BISHOP_PAIR.end: 10001 is outside the bounds -10000..10000 every value keeps"
+        );
+        assert!(Params::from_json_str(r#"{"BISHOP_PAIR": [-10000, 10000]}"#).is_ok());
         assert!(err("{").contains("not valid JSON"));
     }
 }

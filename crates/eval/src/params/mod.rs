@@ -368,6 +368,17 @@ static DEFAULTS: LazyLock<Params> = LazyLock::new(|| {
     p
 });
 
+/// The largest magnitude any parameter value may take: a hundred pawns, ten times the
+/// largest default, and small enough that no evaluation or trace overflows its integers
+/// with every value at the bound (`tests/extreme_values.rs`). Parameter files beyond it
+/// are refused and the tuner never moves a value past it.
+pub const VALUE_BOUND: i32 = 10_000;
+
+/// Whether `value` is within ±[`VALUE_BOUND`].
+pub fn in_bounds(value: i32) -> bool {
+    (-VALUE_BOUND..=VALUE_BOUND).contains(&value)
+}
+
 impl Default for Params {
     /// The table's declared values.
     fn default() -> Params {
