@@ -61,7 +61,28 @@ pub struct EngineSpec {
     pub tc: TimeControl,
     /// Transposition table size in MB.
     pub hash_mb: usize,
+    /// How long a move may take under a node or depth limit before the engine forfeits
+    /// the game ([`DEFAULT_MOVE_TIMEOUT`] when `None`); under a clock or move time, the
+    /// time it was given plus two seconds.
+    pub timeout: Option<Duration>,
 }
+
+impl EngineSpec {
+    /// texel's own engine named `name`, with the parameter file `params` (the defaults when
+    /// `None`), thinking under `tc`, with a 16 MB table.
+    pub fn built_in(name: &str, params: Option<PathBuf>, tc: TimeControl) -> EngineSpec {
+        EngineSpec {
+            name: name.into(),
+            kind: Kind::BuiltIn { params },
+            tc,
+            hash_mb: 16,
+            timeout: None,
+        }
+    }
+}
+
+/// The default [`EngineSpec::timeout`].
+pub const DEFAULT_MOVE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Why an engine failed to move: the game is lost with this reason.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -75,6 +96,9 @@ pub enum Failure {
     /// No answer in time.
     #[error("engine did not answer in time")]
     Timeout,
+    /// No move under a node or depth limit within the engine's `timeout`.
+    #[error("engine gave no move within {} s (the engine setting timeout=SECONDS)", .0.as_secs_f64())]
+    NoMove(Duration),
     /// The move is not legal.
     #[error("illegal move {0}")]
     IllegalMove(String),
@@ -381,6 +405,7 @@ impl Engine {
         keys: &[u64],
         tc: &TimeControl,
         clocks: Option<Clocks>,
+        timeout: Option<Duration>,
     ) -> Result<Reply, Failure> {
         let limits = limits_of(tc, clocks, pos.turn().is_white());
         match self {
@@ -407,9 +432,16 @@ impl Engine {
                 p.send(&position_command(start, moves))?;
                 p.send(&go_command(tc, clocks))?;
                 let budget = match (&limits.movetime, &limits.time) {
-                    (Some(t), _) => *t + Duration::from_secs(2),
-                    (_, Some(t)) => *t + Duration::from_secs(2),
-                    _ => Duration::from_secs(120),
+                    (Some(t), _) | (_, Some(t)) => *t + Duration::from_secs(2),
+                    _ => {
+                        let wait = timeout.unwrap_or(DEFAULT_MOVE_TIMEOUT);
+                        return p
+                            .best_move(pos, Instant::now() + wait)
+                            .map_err(|f| match f {
+                                Failure::Timeout => Failure::NoMove(wait),
+                                f => f,
+                            });
+                    }
                 };
                 p.best_move(pos, Instant::now() + budget)
             }
@@ -447,6 +479,7 @@ mod tests {
             },
             tc: TimeControl::Nodes(100),
             hash_mb: 1,
+            timeout: None,
         };
         assert!(matches!(Engine::start(&spec), Err(Failure::Start(_))));
     }

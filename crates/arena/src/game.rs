@@ -269,6 +269,7 @@ impl<'o> Game<'o> {
             &self.keys,
             &spec.tc,
             clocks,
+            spec.timeout,
         );
         let spent = began.elapsed();
         let side = mover as usize;

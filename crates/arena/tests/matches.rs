@@ -18,6 +18,7 @@ fn texel(name: &str, nodes: u64) -> EngineSpec {
         kind: Kind::BuiltIn { params: None },
         tc: TimeControl::Nodes(nodes),
         hash_mb: 4,
+        timeout: None,
     }
 }
 
@@ -139,6 +140,7 @@ fn a_match_against_stockfish_completes() {
         },
         tc: TimeControl::Nodes(2000),
         hash_mb: 4,
+        timeout: None,
     };
     let report = run_match(
         &options(vec![texel("texel", 2000), stockfish], 2, &pgn),
@@ -167,6 +169,7 @@ fn script(dir: &Path, name: &str, on_go: &str) -> EngineSpec {
         },
         tc: TimeControl::MoveTime(Duration::from_millis(100)),
         hash_mb: 1,
+        timeout: None,
     }
 }
 
@@ -190,6 +193,7 @@ fn broken_engines_lose_with_the_reason_and_never_hang() {
         },
         tc: TimeControl::Nodes(10),
         hash_mb: 1,
+        timeout: None,
     };
     // An engine that does not start stops the match before any game.
     let mut with_missing = engines.clone();

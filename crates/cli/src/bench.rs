@@ -101,7 +101,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
 /// Plays self-play games at 5,000 nodes a move on every thread and compares their rate
 /// with what the measured search speed allows.
 fn bench_selfplay(args: &BenchArgs) -> Result<()> {
-    use texel_arena::engine::{EngineSpec, Kind, TimeControl};
+    use texel_arena::engine::{EngineSpec, TimeControl};
     const NODES: u64 = 5_000;
     let params = std::sync::Arc::new(bench_params(args)?);
     let nps = texel_search::bench(params, args.depth).nps();
@@ -109,14 +109,8 @@ fn bench_selfplay(args: &BenchArgs) -> Result<()> {
     let dir = tempfile::tempdir()?;
     let json = dir.path().join("params.json");
     bench_params(args)?.save(&json)?;
-    let texel = |name: &str| EngineSpec {
-        name: name.into(),
-        kind: Kind::BuiltIn {
-            params: Some(json.clone()),
-        },
-        tc: TimeControl::Nodes(NODES),
-        hash_mb: 16,
-    };
+    let texel =
+        |name: &str| EngineSpec::built_in(name, Some(json.clone()), TimeControl::Nodes(NODES));
     let openings = std::path::Path::new("data/openings.epd");
     let options = texel_arena::MatchOptions {
         engines: vec![texel("a"), texel("b")],

@@ -66,9 +66,9 @@ pub fn check_ranges(args: &DataArgs) -> Result<()> {
 /// K unless it is given.
 pub fn load_data(args: &DataArgs, params: Params) -> Result<Loaded> {
     check_ranges(args)?;
-    if let Some(n) = args.threads {
+    if args.threads.is_some() {
         rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
+            .num_threads(crate::threads(args.threads, "--threads"))
             .build_global()
             .context("cannot start threads")?;
     }

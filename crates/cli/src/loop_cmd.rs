@@ -13,7 +13,7 @@ use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use texel_arena::elo::Sprt;
-use texel_arena::engine::{EngineSpec, Kind, TimeControl};
+use texel_arena::engine::{EngineSpec, TimeControl};
 use texel_arena::{run_match, MatchOptions, MatchReport};
 use texel_tune::settings::values_fingerprint;
 use texel_tune::Settings;
@@ -313,13 +313,8 @@ fn gate_round(args: &LoopArgs, dir: &Path) -> Result<Option<(MatchReport, bool)>
     let pgn = dir.join("gate.pgn");
     let earlier = crate::selfplay_cmd::keep_finished_games(&pgn)?;
     let bounds = args.sprt_bounds()?;
-    let texel = |name: &str, params: PathBuf| EngineSpec {
-        name: name.into(),
-        kind: Kind::BuiltIn {
-            params: Some(params),
-        },
-        tc: TimeControl::Nodes(args.nodes),
-        hash_mb: 16,
+    let texel = |name: &str, params: PathBuf| {
+        EngineSpec::built_in(name, Some(params), TimeControl::Nodes(args.nodes))
     };
     let options = MatchOptions {
         engines: vec![
@@ -328,7 +323,7 @@ fn gate_round(args: &LoopArgs, dir: &Path) -> Result<Option<(MatchReport, bool)>
         ],
         round_robin: false,
         games: args.gate_games,
-        concurrency: args.threads.unwrap_or_else(rayon::current_num_threads),
+        concurrency: crate::threads(args.threads, "--threads"),
         openings: texel_arena::openings::read_openings(&args.openings)?,
         random_plies: 2,
         seed: args.seed ^ 0x9a7e,

@@ -164,6 +164,20 @@ fn load_params(path: Option<&std::path::Path>) -> anyhow::Result<texel_eval::Par
         .unwrap_or_default())
 }
 
+/// The threads a command uses: `given` (named by `option`) or every core; more than the
+/// machine has cores is capped to them, with a note (a thousand threads would only wait).
+pub(crate) fn threads(given: Option<usize>, option: &str) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    match given {
+        Some(n) if n > cores => {
+            eprintln!("note: {option} {n} is more than the {cores} cores here: using {cores}");
+            cores
+        }
+        Some(n) => n,
+        None => cores,
+    }
+}
+
 /// A progress bar on stderr, hidden when stderr is not a terminal.
 pub(crate) fn progress_bar(len: u64, template: &str) -> ProgressBar {
     let pb = ProgressBar::with_draw_target(

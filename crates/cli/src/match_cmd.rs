@@ -15,7 +15,9 @@ use texel_arena::{run_match, MatchOptions, MatchReport, Progress};
 #[derive(Args)]
 pub struct MatchArgs {
     /// An engine: `name=N,params=P.json|preset:NAME` (texel) or `name=N,cmd=PATH[,arg=A][,option.NAME=V]`
-    /// (UCI), with optional `tc=5+0.05`, `nodes=N`, `depth=N`, `st=SECONDS`, `hash=MB`.
+    /// (UCI), with optional `tc=5+0.05`, `nodes=N`, `depth=N`, `st=SECONDS`, `hash=MB`, and
+    /// `timeout=SECONDS`: under `nodes=` or `depth=`, an engine that gives no move for so
+    /// long forfeits the game (default 60).
     /// The first engine plays all others (gauntlet). Repeatable.
     #[arg(long = "engine", required = true)]
     engines: Vec<String>,
@@ -69,21 +71,36 @@ pub(crate) fn numbers<T: std::str::FromStr>(text: &str, what: &str, n: usize) ->
     Ok(v)
 }
 
+/// A number of seconds from `key=value`: finite, and above 0.
+fn seconds(key: &str, value: &str) -> Result<Duration> {
+    match value.parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 && s < 1e9 => Ok(Duration::from_secs_f64(s)),
+        _ => bail!("bad {key}={value}: seconds above 0 are needed"),
+    }
+}
+
+/// The time control of `key=value`; a limit that allows no search (0 nodes, depth 0, no
+/// time) is refused.
 fn time_control(key: &str, value: &str) -> Result<TimeControl> {
-    let bad = || format!("bad {key}={value}");
+    let count = || match value.parse::<u64>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => bail!("bad {key}={value}: a whole number from 1 is needed"),
+    };
     Ok(match key {
         "tc" => {
             let (base, inc) = value.split_once('+').unwrap_or((value, "0"));
+            let increment = match inc.parse::<f64>() {
+                Ok(s) if s.is_finite() && (0.0..1e9).contains(&s) => Duration::from_secs_f64(s),
+                _ => bail!("bad tc={value}: the increment must be seconds from 0"),
+            };
             TimeControl::Clock {
-                base: Duration::from_secs_f64(base.parse().ok().with_context(bad)?),
-                increment: Duration::from_secs_f64(inc.parse().ok().with_context(bad)?),
+                base: seconds(key, base)?,
+                increment,
             }
         }
-        "nodes" => TimeControl::Nodes(value.parse().ok().with_context(bad)?),
-        "depth" => TimeControl::Depth(value.parse().ok().with_context(bad)?),
-        _ => TimeControl::MoveTime(Duration::from_secs_f64(
-            value.parse().ok().with_context(bad)?,
-        )),
+        "nodes" => TimeControl::Nodes(count()?),
+        "depth" => TimeControl::Depth(u32::try_from(count()?).ok().context("depth too large")?),
+        _ => TimeControl::MoveTime(seconds(key, value)?),
     })
 }
 
@@ -91,7 +108,7 @@ fn time_control(key: &str, value: &str) -> Result<TimeControl> {
 pub(crate) fn engine_spec(text: &str, each: Option<&str>) -> Result<EngineSpec> {
     let (mut name, mut params, mut cmd, mut args, mut options) =
         (None, None, None, Vec::new(), Vec::new());
-    let (mut tc, mut hash) = (None, 16);
+    let (mut tc, mut hash, mut timeout) = (None, 16, None);
     let mut apply = |text: &str, defaults: bool| -> Result<()> {
         for field in text.split(',').filter(|f| !f.trim().is_empty()) {
             let (k, v) = field
@@ -110,6 +127,11 @@ pub(crate) fn engine_spec(text: &str, each: Option<&str>) -> Result<EngineSpec> 
                         .parse()
                         .ok()
                         .with_context(|| format!("bad hash {v:?}"))?
+                }
+                "timeout" => {
+                    if !defaults || timeout.is_none() {
+                        timeout = Some(seconds(k, v.trim())?);
+                    }
                 }
                 "name" => name = Some(v.trim().to_string()),
                 "params" => params = Some(PathBuf::from(v.trim())),
@@ -145,11 +167,14 @@ pub(crate) fn engine_spec(text: &str, each: Option<&str>) -> Result<EngineSpec> 
         kind,
         tc,
         hash_mb: hash,
+        timeout,
     })
 }
 
 /// The match options the arguments describe.
 fn options(args: &MatchArgs) -> Result<MatchOptions> {
+    anyhow::ensure!(args.games > 0, "--games must be at least 1");
+    anyhow::ensure!(args.concurrency > 0, "--concurrency must be at least 1");
     let engines = args
         .engines
         .iter()
@@ -191,7 +216,7 @@ fn options(args: &MatchArgs) -> Result<MatchOptions> {
         engines,
         round_robin: args.round_robin,
         games: args.games,
-        concurrency: args.concurrency,
+        concurrency: crate::threads(Some(args.concurrency), "--concurrency"),
         openings,
         random_plies: args.random_plies,
         seed: args.seed,

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use texel_arena::engine::{EngineSpec, Kind, TimeControl};
+use texel_arena::engine::{EngineSpec, TimeControl};
 use texel_arena::game::{Adjudication, Ending};
 use texel_arena::openings::read_openings;
 use texel_arena::{run_match, MatchOptions, MatchReport};
@@ -154,14 +154,7 @@ impl SelfplayArgs {
         if let Some(p) = &params {
             crate::load_params(Some(p))?;
         }
-        let texel = |name: &str| EngineSpec {
-            name: name.into(),
-            kind: Kind::BuiltIn {
-                params: params.clone(),
-            },
-            tc: self.limit(),
-            hash_mb: 16,
-        };
+        let texel = |name: &str| EngineSpec::built_in(name, params.clone(), self.limit());
         let mut engines = vec![texel("texel")];
         if self.gauntlet.is_empty() {
             engines.push(texel("texel-2"));
@@ -175,7 +168,7 @@ impl SelfplayArgs {
             engines,
             round_robin: false,
             games: self.games,
-            concurrency: self.threads.unwrap_or_else(rayon::current_num_threads),
+            concurrency: crate::threads(self.threads, "--threads"),
             openings,
             random_plies: self.random_plies,
             seed: self.seed,

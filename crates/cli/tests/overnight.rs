@@ -306,3 +306,64 @@ fn a_match_appends_after_a_torn_game_without_gluing_to_it() {
     assert_eq!(text.matches("[Event ").count(), 2, "{text}");
     assert!(text.starts_with("[Event \"texel match\"]\n[Site"), "{text}");
 }
+
+#[test]
+fn an_engine_that_never_moves_under_a_node_limit_forfeits_after_its_timeout() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Answers the handshake, never a `go`.
+    let silent = tmp.path().join("silent.sh");
+    std::fs::write(
+        &silent,
+        "while read l; do case \"$l\" in uci) echo uciok;; isready) echo readyok;; \
+         quit) exit;; esac; done\n",
+    )
+    .unwrap();
+    let began = std::time::Instant::now();
+    let text = ok(texel()
+        .args(["match", "--engine", "name=texel", "--engine"])
+        .arg(format!("name=silent,cmd=/bin/sh,arg={}", silent.display()))
+        .args(["--each", "nodes=200,timeout=1", "--games", "2"]));
+    assert!(began.elapsed().as_secs() < 30, "{text}");
+    assert!(
+        text.contains("gave no move within 1 s") && text.contains("timeout=SECONDS"),
+        "{text}"
+    );
+    assert!(
+        text.contains("texel                silent                    2      0      0"),
+        "{text}"
+    );
+}
+
+#[test]
+fn limits_that_allow_no_game_are_refused_and_threads_are_capped() {
+    let engines = ["--engine", "name=a", "--engine", "name=b"];
+    for (each, games, concurrency, named) in [
+        ("nodes=0", "2", "1", "nodes=0"),
+        ("depth=0", "2", "1", "depth=0"),
+        ("tc=0+0", "2", "1", "tc=0"),
+        ("st=0", "2", "1", "st=0"),
+        ("nodes=100,timeout=0", "2", "1", "timeout=0"),
+        ("nodes=100", "0", "1", "--games"),
+        ("nodes=100", "2", "0", "--concurrency"),
+    ] {
+        let err = fails(texel().args(["match"]).args(engines).args([
+            "--each",
+            each,
+            "--games",
+            games,
+            "--concurrency",
+            concurrency,
+        ]));
+        assert!(err.contains(named), "{each} {games} {concurrency}: {err}");
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let epd = sample(tmp.path(), "s.epd", 200);
+    let out = texel()
+        .args(["error", "--threads", "100000", "--epd"])
+        .arg(&epd)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("--threads 100000 is more than the"), "{err}");
+}
