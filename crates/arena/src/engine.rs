@@ -393,7 +393,8 @@ impl Engine {
     }
 
     /// Asks for a move in `pos`, reached from `start` by `moves` (`keys`: the keys of all
-    /// positions so far). `clocks` are both sides' clocks before this move.
+    /// positions so far), under the limits of `spec`. `clocks` are both sides' clocks
+    /// before this move.
     ///
     /// # Errors
     /// The reason the engine loses: crash, timeout or illegal move.
@@ -403,10 +404,10 @@ impl Engine {
         moves: &[Move],
         pos: &Chess,
         keys: &[u64],
-        tc: &TimeControl,
+        spec: &EngineSpec,
         clocks: Option<Clocks>,
-        timeout: Option<Duration>,
     ) -> Result<Reply, Failure> {
+        let (tc, timeout) = (&spec.tc, spec.timeout);
         let limits = limits_of(tc, clocks, pos.turn().is_white());
         match self {
             Engine::BuiltIn(s) => {

@@ -262,15 +262,7 @@ impl<'o> Game<'o> {
         let mover = self.pos.turn();
         let clocks = self.clocks();
         let began = Instant::now();
-        let reply = engine.go(
-            self.start,
-            &self.moves,
-            &self.pos,
-            &self.keys,
-            &spec.tc,
-            clocks,
-            spec.timeout,
-        );
+        let reply = engine.go(self.start, &self.moves, &self.pos, &self.keys, spec, clocks);
         let spent = began.elapsed();
         let side = mover as usize;
         let reply = reply.map_err(|f| match f {
