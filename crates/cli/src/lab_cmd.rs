@@ -175,6 +175,12 @@ pub fn run(args: &LabArgs) -> Result<ExitCode> {
     let base = crate::load_params(args.data.params.as_deref())?.without_candidates();
     let mut loaded = load_data(&args.data, base.clone())?;
     let (k, fingerprint) = (loaded.k, loaded.fingerprint);
+    if args.data.validate.is_some_and(|v| v > 0.0) && loaded.validation.is_empty() {
+        eprintln!(
+            "warning: --validate leaves no validation positions in so little data: no subject \
+             can be kept (give more positions or a larger --validate)"
+        );
+    }
     let header = loaded_header(&loaded, args);
     let interrupted = crate::catch_interrupts()?;
     let mut lab = Lab::new(
@@ -199,12 +205,18 @@ pub fn run(args: &LabArgs) -> Result<ExitCode> {
         writeln!(log, "{}", verdict_json(&v, &key))
             .and_then(|()| log.flush())
             .with_context(|| format!("cannot write {}", log_path.display()))?;
+        let gain = match v.validation_gain().filter(|g| g.is_finite()) {
+            Some(g) => format!("gain {g:.3e}"),
+            None if args.data.validate.is_some_and(|v| v > 0.0) => {
+                "no validation gain (no validation positions)".to_string()
+            }
+            None => format!("training gain {:.3e}", v.train_gain()),
+        };
         say!(
-            "[{}/{}] {}: gain {:.3e} (train {:.3e}), fires in {:.1} %, {:.1}s",
+            "[{}/{}] {}: {gain} (train {:.3e}), fires in {:.1} %, {:.1}s",
             i + 1,
             list.len(),
             v.subject,
-            v.validation_gain().unwrap_or(f64::NAN),
             v.train_gain(),
             v.share * 100.0,
             v.seconds
@@ -212,6 +224,7 @@ pub fn run(args: &LabArgs) -> Result<ExitCode> {
         verdicts.push(v);
     }
     let rule = KeepRule {
+        needs_validation: args.data.validate.is_some_and(|v| v > 0.0),
         min_relative_gain: args.keep_min_drop,
     };
     write_reports(args, &verdicts, &rule, &header)?;

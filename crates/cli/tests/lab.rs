@@ -145,3 +145,29 @@ fn ctrl_c_leaves_finished_verdicts_for_the_rerun() {
     assert!((1..72).contains(&saved), "{saved} verdicts saved");
     assert!(rest.contains("run the same command again"), "{rest}");
 }
+
+#[test]
+fn a_subject_without_validation_positions_is_never_kept_and_says_why() {
+    let tmp = tempfile::tempdir().unwrap();
+    let epd = sample(tmp.path(), "s.epd", 300);
+    let out = tmp.path().join("lab");
+    let mut c = texel();
+    c.args(["lab", "--validate", "0.01", "--family", "ChainV", "--epd"])
+        .arg(&epd)
+        .arg("--out")
+        .arg(&out);
+    let run = c.output().unwrap();
+    assert!(run.status.success());
+    let (text, err) = (
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr),
+    );
+    assert!(err.contains("no validation positions"), "{err}");
+    assert!(!text.contains("NaN"), "{text}");
+    let v = &verdicts(&out)[0];
+    assert_eq!(v["kept"], false, "{v}");
+    assert_eq!(
+        v["why_not"],
+        "no validation positions to measure the gain on"
+    );
+}

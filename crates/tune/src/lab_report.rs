@@ -14,13 +14,32 @@ use texel_eval::{Params, TermId};
 pub struct KeepRule {
     /// The least relative gain kept.
     pub min_relative_gain: f64,
+    /// The run asked for a validation split: a verdict is decided on it, and one without a
+    /// validation error (no validation positions) is never kept.
+    pub needs_validation: bool,
 }
 
 impl KeepRule {
     /// Whether `v`'s subject earns its place.
     pub fn keeps(&self, v: &Verdict) -> bool {
-        let gain = v.validation_gain().unwrap_or_else(|| v.train_gain());
-        gain > 0.0 && v.relative_gain() >= self.min_relative_gain
+        self.rejects(v).is_none()
+    }
+
+    /// Why `v`'s subject is not kept (`None` when it is).
+    pub fn rejects(&self, v: &Verdict) -> Option<&'static str> {
+        let validation = v.validation_gain().filter(|g| g.is_finite());
+        if self.needs_validation && validation.is_none() {
+            return Some("no validation positions to measure the gain on");
+        }
+        let gain = validation.unwrap_or_else(|| v.train_gain());
+        if gain.is_nan() || gain <= 0.0 {
+            return Some("the gain is not above 0");
+        }
+        let relative = v.relative_gain();
+        if relative.is_nan() || relative < self.min_relative_gain {
+            return Some("the gain is below --keep-min-drop");
+        }
+        None
     }
 }
 
@@ -120,9 +139,10 @@ pub fn markdown(verdicts: &[Verdict], rule: &KeepRule, header: &[String]) -> Str
     for (i, v) in ranked(verdicts).into_iter().enumerate() {
         let held = v.held.validation.unwrap_or(v.held.train);
         let gain = |g: Option<f64>| g.map_or("-".to_string(), |g| format!("{g:.3e}"));
-        let verdict = match (rule.keeps(v), v.kind) {
-            (true, _) => "keep",
-            (false, "ablation") => "dead weight",
+        let verdict = match (rule.rejects(v), v.kind) {
+            (None, _) => "keep",
+            (Some(why @ "no validation positions to measure the gain on"), _) => why,
+            (_, "ablation") => "dead weight",
             _ => "reject",
         };
         let _ = writeln!(
@@ -149,6 +169,7 @@ pub fn report_json(verdicts: &[Verdict], rule: &KeepRule, header: &[String]) -> 
         .map(|v| {
             let mut j = verdict_json(v, "");
             j["kept"] = json!(rule.keeps(v));
+            j["why_not"] = json!(rule.rejects(v));
             j.as_object_mut().map(|o| o.remove("key"));
             j
         })
