@@ -87,6 +87,21 @@ pub fn load_data(args: &DataArgs, params: Params) -> Result<Loaded> {
     let start = Instant::now();
     let (train, validation, report) = load(&args.epd, &params, &options, &|b| pb.set_position(b))?;
     pb.finish_and_clear();
+    let one_result = match (train.single_target(), validation.single_target()) {
+        (Some(t), Some(v)) if t == v => Some(t),
+        (Some(t), None) if validation.is_empty() => Some(t),
+        _ => None,
+    };
+    if let Some(label) = one_result {
+        let files: Vec<String> = args.epd.iter().map(|p| p.display().to_string()).collect();
+        anyhow::bail!(
+            "every one of the {} labels in {} is {label}: no K or error can be fitted to one \
+             result; tuning needs wins, draws and losses (labels from one side's view? \
+             --stm-labels reads them as the side to move's)",
+            train.len() + validation.len(),
+            files.join(", ")
+        );
+    }
     let secs = start.elapsed().as_secs_f64();
     say!("{report}");
     let n = train.len() + validation.len();

@@ -367,3 +367,35 @@ fn limits_that_allow_no_game_are_refused_and_threads_are_capped() {
     assert!(out.status.success(), "{err}");
     assert!(err.contains("--threads 100000 is more than the"), "{err}");
 }
+
+#[test]
+fn labels_of_one_result_or_that_are_scores_are_refused_with_the_reason() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fen = |line: &str| line.rsplit_once(' ').unwrap().0.to_string();
+    let text = include_str!("../../../data/train.epd");
+    let all_wins: String = text
+        .lines()
+        .take(200)
+        .map(|l| fen(l) + " [1.0]\n")
+        .collect();
+    let wins = tmp.path().join("wins.epd");
+    std::fs::write(&wins, all_wins).unwrap();
+    let err = fails(texel().args(["tune", "--epd"]).arg(&wins));
+    assert!(
+        err.contains("every one of the 200 labels") && err.contains("1-0"),
+        "{err}"
+    );
+    let scores: String = text
+        .lines()
+        .take(200)
+        .enumerate()
+        .map(|(i, l)| format!("{} [{}]\n", fen(l), i as i32 * 7 - 600))
+        .collect();
+    let cp = tmp.path().join("cp.epd");
+    std::fs::write(&cp, scores).unwrap();
+    let err = fails(texel().args(["error", "--epd"]).arg(&cp));
+    assert!(
+        err.contains("a score, not a game result") && err.contains("cp.epd:1"),
+        "{err}"
+    );
+}

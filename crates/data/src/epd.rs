@@ -242,15 +242,18 @@ pub enum BadLine {
     MissingLabel,
     /// Something follows the position, but not a label in the file's format.
     UnknownLabel,
+    /// The label is a number outside 0..1: an evaluation score, not a game result.
+    ScoreLabel,
 }
 
 impl BadLine {
     /// Every reason, in report order.
-    pub const ALL: [BadLine; 4] = [
+    pub const ALL: [BadLine; 5] = [
         BadLine::MalformedFen,
         BadLine::IllegalPosition,
         BadLine::MissingLabel,
         BadLine::UnknownLabel,
+        BadLine::ScoreLabel,
     ];
 }
 
@@ -261,6 +264,9 @@ impl fmt::Display for BadLine {
             BadLine::IllegalPosition => "illegal position",
             BadLine::MissingLabel => "missing label",
             BadLine::UnknownLabel => "unknown label",
+            BadLine::ScoreLabel => {
+                "a score, not a game result (labels are results: 1-0, 1/2-1/2, [0.5], 0)"
+            }
         })
     }
 }
@@ -308,6 +314,20 @@ pub(crate) fn split_position(line: &str) -> (Cow<'_, str>, &str) {
     (Cow::Borrowed(position), rest)
 }
 
+/// Why `label` is not a label: a number outside 0..1 (`[35]`, `-120`, `+0.8/12`) is an
+/// evaluation score, anything else is unknown.
+fn unknown_label(label: &str) -> BadLine {
+    let number = label
+        .trim_start_matches(['[', '"', ';'])
+        .split([']', '"', ';', '/', ' '])
+        .next()
+        .and_then(|n| n.parse::<f64>().ok());
+    match number {
+        Some(x) if x.is_finite() && !(0.0..=1.0).contains(&x) => BadLine::ScoreLabel,
+        _ => BadLine::UnknownLabel,
+    }
+}
+
 /// Parses one line: a position followed by a label in `format` (detected from the line
 /// when `None`). `stm_labels` says the label is from the side to move's point of view.
 ///
@@ -335,7 +355,7 @@ pub fn parse_line(
         Some(f) => f.read_trimmed(rest).map(|label| (f, label)),
         None => LabelFormat::detect_trimmed(rest),
     };
-    let (format, mut label) = found.ok_or(BadLine::UnknownLabel)?;
+    let (format, mut label) = found.ok_or_else(|| unknown_label(rest))?;
     if stm_labels && position.turn() == Color::Black {
         label = label.flipped();
     }
@@ -442,8 +462,15 @@ mod tests {
             parse_line(START, None, false).unwrap_err(),
             BadLine::MissingLabel
         );
+        for score in ["[2.0]", "[35]", "-120", "\"+1.8/12\""] {
+            assert_eq!(
+                parse_line(&format!("{START} {score}"), None, false).unwrap_err(),
+                BadLine::ScoreLabel,
+                "{score}"
+            );
+        }
         assert_eq!(
-            parse_line(&format!("{START} [2.0]"), None, false).unwrap_err(),
+            parse_line(&format!("{START} [win]"), None, false).unwrap_err(),
             BadLine::UnknownLabel
         );
         let c9 = format!("{START} [1.0]");

@@ -281,6 +281,7 @@ pub fn import_epd(
                     Err(BadLine::MissingLabel | BadLine::UnknownLabel) => {
                         Err("missing or unknown label")
                     }
+                    Err(BadLine::ScoreLabel) => Err("a score, not a game result"),
                 },
             )
             .collect()
