@@ -110,8 +110,42 @@ impl Visitor for Lines {
     }
 }
 
-/// Reads openings: a `.pgn` file gives the main line of each game; any other file one FEN
-/// or EPD position per line (`#` comments and blank lines skipped).
+/// The longest opening line taken from a PGN game, in plies: a longer game is a whole
+/// game, not an opening, and a match from its end would start where it was decided.
+pub const MAX_OPENING_PLIES: usize = 40;
+
+/// Whether `text` is PGN: its first line that is not blank or a `#` comment is a tag or
+/// a move number.
+fn looks_like_pgn(text: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(&text[..text.len().min(4096)]);
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .is_some_and(|l| l.starts_with('[') || l.starts_with("1."))
+}
+
+/// Refuses an opening line that is a whole game: longer than [`MAX_OPENING_PLIES`], or
+/// ending where the game is over.
+fn check_line(opening: &Opening, game: usize) -> Result<(), String> {
+    let plies = opening.moves.len();
+    if plies > MAX_OPENING_PLIES {
+        return Err(format!(
+            "game {game} has {plies} plies: these are whole games, not openings (an opening \
+             line has at most {MAX_OPENING_PLIES}); give opening lines or EPD start positions"
+        ));
+    }
+    if opening.end().is_game_over() {
+        return Err(format!(
+            "game {game} ends where the game is over: not an opening"
+        ));
+    }
+    Ok(())
+}
+
+/// Reads openings: a PGN file (by its `.pgn` name or its content) gives the main line of
+/// each game, which must be an opening, not a whole game (at most [`MAX_OPENING_PLIES`]
+/// plies); any other file one FEN or EPD position per line (`#` comments and blank lines
+/// skipped).
 ///
 /// # Errors
 /// An unreadable file, or a bad line or game (with its number): openings must all be good.
@@ -121,19 +155,22 @@ pub fn read_openings(path: &Path) -> Result<Vec<Opening>, OpeningError> {
         path: name.clone(),
         cause,
     };
-    if path
+    let named_pgn = path
         .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("pgn"))
-    {
+        .is_some_and(|e| e.eq_ignore_ascii_case("pgn"));
+    if named_pgn || looks_like_pgn(&std::fs::read(path).map_err(io)?) {
         let file = std::fs::File::open(path).map_err(io)?;
         let mut reader = Reader::new(file);
         let mut visitor = Lines { games: 0 };
         let mut out = Vec::new();
         while let Some(game) = reader.read_game(&mut visitor).map_err(io)? {
-            out.push(game.map_err(|what| OpeningError::Bad {
+            let bad = |what| OpeningError::Bad {
                 path: name.clone(),
                 what,
-            })?);
+            };
+            let opening = game.map_err(bad)?;
+            check_line(&opening, visitor.games).map_err(bad)?;
+            out.push(opening);
         }
         return Ok(out);
     }
@@ -201,4 +238,42 @@ pub fn with_random_plies(opening: &Opening, plies: u32, rng: &mut Rng) -> Openin
         out.moves.push(m);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `text` written as `name` in a fresh folder, read as openings.
+    fn read(name: &str, text: &str) -> Result<Vec<Opening>, String> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        read_openings(&path).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn whole_games_are_refused_and_pgn_is_known_by_its_content() {
+        let line = "[Event \"o\"]\n\n1. e4 e5 2. Nf3 Nc6 *\n";
+        let openings = read("book.epd", line).unwrap();
+        assert_eq!(openings[0].moves.len(), 4, "PGN in a file named .epd");
+        let mate = "[Event \"g\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n";
+        let err = read("games.epd", mate).unwrap_err();
+        assert!(err.contains("game 1 ends where the game is over"), "{err}");
+        let shuffle: Vec<String> = (0..21)
+            .map(|i| {
+                let (w, b) = if i % 2 == 0 {
+                    ("Nf3", "Nf6")
+                } else {
+                    ("Ng1", "Ng8")
+                };
+                format!("{}. {w} {b}", i + 1)
+            })
+            .collect();
+        let text = format!("[Event \"g\"]\n\n{} 1/2-1/2\n", shuffle.join(" "));
+        let err = read("games.pgn", &text).unwrap_err();
+        assert!(err.contains("game 1 has 42 plies"), "{err}");
+        let epd = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n";
+        assert_eq!(read("o.epd", epd).unwrap().len(), 1);
+    }
 }
