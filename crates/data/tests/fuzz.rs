@@ -1,0 +1,44 @@
+//! Property tests: the line and label readers take any text without panicking, and read
+//! back the labels they write. `PROPTEST_CASES=100000 cargo test --release --test fuzz`
+//! runs them longer than CI does.
+
+use proptest::prelude::*;
+use texel_data::{parse_line, LabelFormat};
+
+/// Lines near the real ones: FEN-like fields from chess characters, then a label-like tail.
+fn near_lines() -> impl Strategy<Value = String> {
+    let board = "[pnbrqkPNBRQK1-8/]{0,70}";
+    let side = "[wb-]{0,2}";
+    let castling = "[KQkqA-Ha-h-]{0,5}";
+    let ep = "([a-h][1-8]|-){0,1}";
+    let counters = "([0-9]{1,12} ){0,3}";
+    let label = "(\\[[0-9.+-]{0,6}\\]|c9 \"[0-9/.-]{0,8}\";|[01]-[01]|1/2-1/2|[0-9.+-]{0,8}|)";
+    (board, side, castling, ep, counters, label)
+        .prop_map(|(b, s, c, e, n, l)| format!("{b} {s} {c} {e} {n}{l}"))
+}
+
+proptest! {
+    #[test]
+    fn any_text_is_a_line_or_a_reason(line in "\\PC{0,200}", stm in any::<bool>()) {
+        let _ = parse_line(&line, None, stm);
+        let _ = parse_line(&line, Some(LabelFormat::C9), stm);
+        let _ = parse_line(&line, Some(LabelFormat::Bracket), stm);
+    }
+
+    #[test]
+    fn near_lines_are_a_line_or_a_reason(line in near_lines(), stm in any::<bool>()) {
+        if let Ok((l, format)) = parse_line(&line, None, stm) {
+            if let Some(text) = format.write(l.label) {
+                prop_assert_eq!(format.read(&text), Some(l.label), "{}", line);
+            }
+        }
+    }
+
+    #[test]
+    fn any_label_text_is_read_or_refused(text in "\\PC{0,40}") {
+        let _ = LabelFormat::detect(&text);
+        for f in [LabelFormat::C9, LabelFormat::Bracket] {
+            let _ = f.read(&text);
+        }
+    }
+}
