@@ -66,6 +66,9 @@ pub fn check_ranges(args: &DataArgs) -> Result<()> {
 /// K unless it is given.
 pub fn load_data(args: &DataArgs, params: Params) -> Result<Loaded> {
     check_ranges(args)?;
+    crate::paths::Files::new()
+        .read_all("--epd", &args.epd)
+        .check()?;
     if args.threads.is_some() {
         rayon::ThreadPoolBuilder::new()
             .num_threads(crate::threads(args.threads, "--threads"))

@@ -11,6 +11,8 @@ struct Role {
     option: String,
     shown: PathBuf,
     resolved: PathBuf,
+    /// One of a list of files (`--epd` repeated) that may not name a file twice.
+    listed: bool,
 }
 
 impl Role {
@@ -19,6 +21,7 @@ impl Role {
             option: option.to_string(),
             shown: path.to_path_buf(),
             resolved: resolve(path),
+            listed: false,
         }
     }
 
@@ -54,11 +57,15 @@ impl Files {
         self
     }
 
-    /// `option` reads each of `paths`.
-    pub fn read_all(self, option: &str, paths: &[PathBuf]) -> Files {
-        paths
-            .iter()
-            .fold(self, |files, p| files.read(option, Some(p)))
+    /// `option` reads each of `paths`, each file once.
+    pub fn read_all(mut self, option: &str, paths: &[PathBuf]) -> Files {
+        for p in paths {
+            self = self.read(option, Some(p));
+            if let Some(role) = self.reads.last_mut().filter(|r| r.shown == *p) {
+                role.listed = true;
+            }
+        }
+        self
     }
 
     /// `option` writes `path` (when given).
@@ -88,9 +95,27 @@ impl Files {
     /// # Errors
     /// The first clash found.
     pub fn check(&self) -> Result<()> {
+        for (i, r) in self.reads.iter().enumerate() {
+            let twice = |o: &&Role| o.listed && o.option == r.option && o.resolved == r.resolved;
+            if let Some(o) = self.reads[..i].iter().find(twice).filter(|_| r.listed) {
+                bail!(
+                    "{} {} and {} are the same file: its positions would count twice",
+                    r.option,
+                    o.shown.display(),
+                    r.shown.display()
+                );
+            }
+        }
         for (i, w) in self.writes.iter().enumerate() {
             if w.is_special() {
                 continue;
+            }
+            if w.resolved.is_dir() {
+                bail!(
+                    "{} {} is a folder: give a file",
+                    w.option,
+                    w.shown.display()
+                );
             }
             if let Some(r) = self.reads.iter().find(|r| self.clash(w, r)) {
                 bail!(
@@ -212,6 +237,18 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("--out and --report"), "{err}");
+        let err = Files::new()
+            .read_all("--epd", &[input.clone(), dir.path().join("sub/../in.epd")])
+            .check()
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("count twice"), "{err}");
+        let err = Files::new()
+            .write("--pgn", Some(dir.path()))
+            .check()
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("is a folder"), "{err}");
         let err = Files::new()
             .read(
                 "--epd",

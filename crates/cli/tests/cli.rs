@@ -524,15 +524,35 @@ fn the_shipped_configs_parse() {
 }
 
 /// Runs `texel uci` with `input` and returns what it printed.
+/// The engine's answer to `input`. Its input is kept open until every `go` has its
+/// `bestmove`, as a GUI keeps it (the end of input stops a search).
 fn uci(input: &str) -> String {
-    let out = texel()
+    use std::io::{BufRead, Write};
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("texel"))
         .arg("uci")
-        .write_stdin(input.to_string())
-        .timeout(std::time::Duration::from_secs(60))
-        .output()
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
         .unwrap();
-    assert!(out.status.success());
-    String::from_utf8(out.stdout).unwrap()
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(input.as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    let searches = input.lines().filter(|l| l.starts_with("go ")).count();
+    let mut reader = std::io::BufReader::new(child.stdout.take().unwrap());
+    let (mut text, mut answered) = (String::new(), 0);
+    while answered < searches {
+        let mut line = String::new();
+        assert!(
+            reader.read_line(&mut line).unwrap() > 0,
+            "ended early: {text}"
+        );
+        answered += usize::from(line.starts_with("bestmove "));
+        text.push_str(&line);
+    }
+    drop(stdin);
+    std::io::Read::read_to_string(&mut reader, &mut text).unwrap();
+    assert!(child.wait().unwrap().success());
+    text
 }
 
 #[test]
@@ -698,9 +718,18 @@ fn import_pgn_writes_quiet_positions_the_tuner_loads() {
         std::fs::read_to_string(&out).unwrap().lines().count() as u64,
         kept
     );
-    let error = stdout_of(texel().args(["error", "--epd"]).arg(&out));
+    // One game's positions all carry its result: the tuner wants another result beside them.
+    let draw = dir.join("draw.epd");
+    std::fs::write(&draw, "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1 [0.5]\n").unwrap();
+    let error = stdout_of(
+        texel()
+            .args(["error", "--epd"])
+            .arg(&out)
+            .arg("--epd")
+            .arg(&draw),
+    );
     assert!(
-        error.contains(&format!("{kept} training positions")),
+        error.contains(&format!("{} training positions", kept + 1)),
         "{error}"
     );
     let out2 = texel()

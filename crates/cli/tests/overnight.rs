@@ -125,6 +125,23 @@ fn no_other_command_writes_over_its_input() {
             .arg(&epd),
     );
     assert!(err.contains("--json"), "{err}");
+    let twice = tmp.path().join(".").join("in.epd");
+    let err = fails(
+        texel()
+            .args(["error", "--epd"])
+            .arg(&epd)
+            .arg("--epd")
+            .arg(&twice),
+    );
+    assert!(err.contains("count twice"), "{err}");
+    let err = fails(
+        texel()
+            .args(["selfplay", "--games", "2", "--pgn"])
+            .arg(tmp.path())
+            .arg("--openings")
+            .arg(&openings),
+    );
+    assert!(err.contains("is a folder"), "{err}");
     assert_eq!(bytes(&epd), before);
     assert_eq!(bytes(&openings), openings_before);
 }

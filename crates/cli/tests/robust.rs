@@ -12,7 +12,7 @@ fn unwritable_outputs_are_refused_before_the_data_is_loaded() {
     let epd = sample(tmp.path(), "s.epd", 200);
     let file = tmp.path().join("a-file");
     std::fs::write(&file, "").unwrap();
-    for flag in ["--out", "--rust", "--log", "--checkpoint"] {
+    for flag in ["--out", "--rust", "--log", "--checkpoint", "--report"] {
         let err = fails(
             texel()
                 .args(["tune", "--passes", "1", "--epd"])

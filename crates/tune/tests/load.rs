@@ -133,7 +133,7 @@ fn bad_lines_are_counted_by_reason_with_line_numbers() {
     assert_eq!(at(BadLine::MalformedFen), vec![format!("{name}:301")]);
     assert_eq!(at(BadLine::IllegalPosition), vec![format!("{name}:304")]);
     assert_eq!(at(BadLine::MissingLabel), vec![format!("{name}:305")]);
-    assert_eq!(at(BadLine::UnknownLabel), vec![format!("{name}:306")]);
+    assert_eq!(at(BadLine::ScoreLabel), vec![format!("{name}:306")]);
     let options = LoadOptions {
         allow_bad: true,
         ..Default::default()
