@@ -1,0 +1,13 @@
+//! Parameter spaces of any evaluation and the texel-trace format (`docs/trace-format.md`):
+//! a header naming the parameters, then per position its result, phase, scale, the part of
+//! the evaluation that is not tuned, and the coefficient of every parameter entry it uses.
+//! An engine in any language writes it; the tuner reads it.
+
+mod space;
+mod text;
+
+pub use space::{Param, ParamSpace, SpaceError};
+pub use text::{
+    header_line, position_line, write_trace, Coef, TraceError, TraceReader, TracedPosition, FORMAT,
+    VERSION,
+};

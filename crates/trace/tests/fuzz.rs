@@ -1,0 +1,43 @@
+//! Property tests: trace files of any text, and real traces cut or with bytes changed, are
+//! read or refused with a reason, never a panic. `PROPTEST_CASES=100000 cargo test
+//! --release --test fuzz` runs them longer than CI does.
+
+use proptest::prelude::*;
+use std::path::Path;
+use texel_trace::TraceReader;
+
+const REAL: &str = concat!(
+    r#"{"format": "texel-trace", "version": 1, "params": [{"name": "P", "len": 3, "tapered": true, "default": [[1, 2], [3, 4], [5, 6]]}, {"name": "T", "len": 1, "default": 7}]}"#,
+    "\n",
+    r#"{"result": 1, "phase": 0.5, "offset": 3, "scale": 0.5, "coeffs": [[0, 1], [1, 2, -1], [3, 2]]}"#,
+    "\n",
+    r#"{"result": 0, "phase": 0, "coeffs": [[2, -1.5]], "score": 0.25}"#,
+    "\n"
+);
+
+/// Reads `text` as a whole trace; every position read evaluates to a finite number.
+fn read(text: &[u8]) -> Result<(), TestCaseError> {
+    if let Ok(reader) = TraceReader::new(text, Path::new("t")) {
+        let space = reader.space().clone();
+        let values = space.defaults();
+        for p in reader.flatten() {
+            prop_assert!(p.eval(&space, &values).is_finite());
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #[test]
+    fn any_text_is_a_trace_or_refused(text in "\\PC{0,300}") {
+        read(text.as_bytes())?;
+    }
+
+    #[test]
+    fn real_traces_changed_are_read_or_refused(at in 0..REAL.len(), byte in any::<u8>(), cut in 0..REAL.len()) {
+        let mut bytes = REAL.as_bytes().to_vec();
+        bytes[at] = byte;
+        read(&bytes)?;
+        read(&REAL.as_bytes()[..cut])?;
+    }
+}

@@ -1,0 +1,126 @@
+//! The text form of the trace format: written and read back, the evaluation it defines, and
+//! every broken file named by file, line and field.
+
+use std::path::Path;
+use texel_trace::{write_trace, Coef, Param, ParamSpace, TraceReader, TracedPosition};
+
+fn space() -> ParamSpace {
+    ParamSpace::new(vec![
+        Param {
+            name: "KNIGHT_PST".into(),
+            len: 2,
+            tapered: true,
+            default: vec![10, 20, 30, 40],
+            group: Some("pst".into()),
+            candidate: false,
+        },
+        Param {
+            name: "TEMPO".into(),
+            len: 1,
+            tapered: false,
+            default: vec![15],
+            group: None,
+            candidate: true,
+        },
+    ])
+    .unwrap()
+}
+
+fn read(text: &str) -> Result<Vec<TracedPosition>, String> {
+    let reader =
+        TraceReader::new(text.as_bytes(), Path::new("t.jsonl")).map_err(|e| e.to_string())?;
+    reader
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())
+}
+
+/// The header a twenty-line script would write for [`space`].
+const HEADER: &str = r#"{"format": "texel-trace", "version": 1, "params": [{"name": "KNIGHT_PST", "len": 2, "tapered": true, "default": [[10, 20], [30, 40]], "group": "pst"}, {"name": "TEMPO", "len": 1, "tapered": false, "default": 15, "candidate": true}]}"#;
+
+#[test]
+fn a_script_s_trace_reads_as_written_and_evaluates_by_the_formula() {
+    let text = format!(
+        "{HEADER}\n{}\n\n{}\n",
+        r#"{"result": 1, "phase": 0.25, "offset": -12, "coeffs": [[0, 1], [1, -2], [2, 1]]}"#,
+        r#"{"result": 0.5, "phase": 1, "scale": 0.5, "coeffs": [[1, 0.5, 2]], "engine": "x"}"#
+    );
+    let reader = TraceReader::new(text.as_bytes(), Path::new("t.jsonl")).unwrap();
+    assert_eq!(reader.space(), &space());
+    let positions = reader.collect::<Result<Vec<_>, _>>().unwrap();
+    assert_eq!(positions.len(), 2);
+    let values = space().defaults();
+    // -12 + 1·(0.25·10 + 0.75·20) − 2·(0.25·30 + 0.75·40) + 1·15
+    let first: f64 = -12.0 + (2.5 + 15.0) - 2.0 * (7.5 + 30.0) + 15.0;
+    assert!((positions[0].eval(&space(), &values) - first).abs() < 1e-9);
+    // 0.5·30 + 0.5 (scale) · 2 · 40
+    assert!((positions[1].eval(&space(), &values) - (15.0 + 40.0)).abs() < 1e-9);
+    assert_eq!(positions[1].coeffs, vec![Coef::Split(1, 0.5, 2.0)]);
+    let mut written = Vec::new();
+    write_trace(&mut written, &space(), &positions).unwrap();
+    let again = read(&String::from_utf8(written).unwrap()).unwrap();
+    assert_eq!(again, positions);
+}
+
+#[test]
+fn broken_traces_name_the_file_line_and_field() {
+    let bad = |line: &str| read(&format!("{HEADER}\n{line}\n")).unwrap_err();
+    let cases = [
+        (
+            r#"{"phase": 0.5, "coeffs": []}"#,
+            "t.jsonl:2: result: missing",
+        ),
+        (
+            r#"{"result": 2, "phase": 0.5, "coeffs": []}"#,
+            "t.jsonl:2: result: 2 is outside 0 to 1",
+        ),
+        (
+            r#"{"result": 1, "phase": 0.5, "coeffs": [[0, 1], [3, 1]]}"#,
+            "t.jsonl:2: coeffs[1]: index 3",
+        ),
+        (
+            r#"{"result": 1, "phase": 0.5, "coeffs": [[2, 1, 1]]}"#,
+            "t.jsonl:2: coeffs[0]: entry 2 is not tapered",
+        ),
+        (
+            r#"{"result": 1, "phase": 0.5, "coeffs": [[0, "x"]]}"#,
+            "t.jsonl:2: coeffs[0]: count",
+        ),
+        (
+            r#"{"result": 1, "phase": 0.5, "scale": 3, "coeffs": []}"#,
+            "t.jsonl:2: scale: 3 is outside",
+        ),
+        ("{\"result\": 1,", "t.jsonl:2: line: not JSON"),
+    ];
+    for (line, expected) in cases {
+        let err = bad(line);
+        assert!(err.starts_with(expected), "{line}: {err}");
+    }
+    let header = |h: &str| read(&format!("{h}\n")).unwrap_err();
+    assert!(
+        header("").contains("header: the file is empty"),
+        "{}",
+        header("")
+    );
+    assert!(header(r#"{"format": "other"}"#).contains(":1: format:"));
+    assert!(
+        header(r#"{"format": "texel-trace", "version": 2, "params": []}"#)
+            .contains("version: Some(2)")
+    );
+    let short = HEADER.replace("[[10, 20], [30, 40]]", "[[10, 20]]");
+    assert!(
+        header(&short).contains("params[0].default: needs 2 [mid, end] pairs"),
+        "{}",
+        header(&short)
+    );
+    let twice = HEADER.replace("TEMPO", "KNIGHT_PST");
+    assert!(header(&twice).contains("declared twice"));
+}
+
+#[test]
+fn a_missing_file_is_named() {
+    let err = TraceReader::open(Path::new("/nonexistent/t.jsonl"))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.starts_with("/nonexistent/t.jsonl: "), "{err}");
+}
