@@ -71,7 +71,7 @@ enum Command {
     /// Term lab: judge every candidate family or term (and established terms) at once.
     Lab(Box<lab_cmd::LabArgs>),
     /// Speak UCI on stdin/stdout (for GUIs, match runners and SPSA tuners).
-    Uci,
+    Uci(UciArgs),
     /// Print the parameters in OpenBench's SPSA input format.
     Spsa(params_cmd::SpsaArgs),
     /// Play a match between parameter sets and UCI engines; report Elo, LOS and SPRT.
@@ -84,12 +84,40 @@ enum Command {
     Loop(Box<loop_cmd::LoopArgs>),
     /// An HTML page with plots of a tuning run, a term lab, a match or a loop
     Report(Box<report_cmd::ReportArgs>),
+    /// Print a shell completion script (`texel completions bash > ~/.local/share/bash-completion/completions/texel`).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (`texel manpage > texel.1; man ./texel.1`).
+    Manpage,
 }
+
+/// How `texel uci` starts.
+#[derive(clap::Args, Default)]
+struct UciArgs {
+    /// `uci` lists every tunable parameter as a spin option (1,103 of them; SPSA tuners
+    /// need them, GUIs and polyglot refuse so many). Also `setoption name ListParams value
+    /// true`; a binary built with `make PARAMS=list` lists them by default.
+    #[arg(long)]
+    list_params: bool,
+}
+
+/// Whether this binary lists the tunable parameters by default: built with the environment
+/// variable `TEXEL_LIST_PARAMS` set (`make EXE=... PARAMS=list`, for OpenBench SPSA).
+const LISTS_PARAMS: bool = option_env!("TEXEL_LIST_PARAMS").is_some();
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let done = |r: anyhow::Result<()>| r.map(|()| ExitCode::SUCCESS);
-    let result = match cli.command.unwrap_or(Command::Uci) {
+    if cli.command.is_none() && std::io::stdin().is_terminal() {
+        // A person, not a GUI: say what is waiting (a program driving texel hears nothing).
+        eprintln!(
+            "texel: a UCI chess engine, waiting for UCI commands (uci, quit); \
+             `texel --help` lists the tuning commands"
+        );
+    }
+    let result = match cli.command.unwrap_or(Command::Uci(UciArgs::default())) {
         Command::Eval(args) => done(eval_cmd::run(&args)),
         Command::Params(args) => done(params_cmd::run_list(&args)),
         Command::Export(args) => done(params_cmd::run_export(&args)),
@@ -98,15 +126,31 @@ fn main() -> ExitCode {
         Command::Error(args) => tune_cmd::run_error(&args),
         Command::Compare(args) => compare_cmd::run(&args),
         Command::Lab(args) => lab_cmd::run(&args),
-        Command::Uci => done(
-            texel_search::uci::run(std::io::stdin().lock(), std::io::stdout()).map_err(Into::into),
-        ),
+        Command::Uci(args) => {
+            let startup = texel_search::uci::Startup {
+                list_params: args.list_params || LISTS_PARAMS,
+            };
+            done(
+                texel_search::uci::run(std::io::stdin().lock(), std::io::stdout(), startup)
+                    .map_err(Into::into),
+            )
+        }
         Command::Spsa(args) => done(params_cmd::run_spsa(&args)),
         Command::Match(args) => match_cmd::run(&args),
         Command::Import(args) => done(import_cmd::run(&args)),
         Command::Selfplay(args) => selfplay_cmd::run(&args),
         Command::Loop(args) => loop_cmd::run(&args),
         Command::Report(args) => done(report_cmd::run(&args)),
+        Command::Completions { shell } => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut cmd, "texel", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Manpage => done(
+            clap_mangen::Man::new(<Cli as clap::CommandFactory>::command())
+                .render(&mut std::io::stdout())
+                .map_err(Into::into),
+        ),
     };
     match result {
         Ok(code) => code,

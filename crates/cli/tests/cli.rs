@@ -562,7 +562,21 @@ fn uci_conversation_with_the_real_binary() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], "id name texel");
     assert!(lines.contains(&"option name Hash type spin default 16 min 1 max 4096"));
-    assert!(lines.contains(&"option name KNIGHT_OUTPOST[1].end type spin default 8 min -42 max 58"));
+    let param = "option name KNIGHT_OUTPOST[1].end type spin default 8 min -42 max 58";
+    assert!(
+        !lines.contains(&param),
+        "the parameters are listed only when asked"
+    );
+    assert!(lines.iter().filter(|l| l.starts_with("option ")).count() < 10);
+    for asked in ["setoption name ListParams value true\nuci\n", "uci\n"] {
+        let listed = if asked == "uci\n" {
+            stdout_of(texel().args(["uci", "--list-params"]).write_stdin(asked))
+        } else {
+            uci(asked)
+        };
+        assert!(listed.lines().any(|l| l == param), "{asked}");
+        assert!(listed.lines().filter(|l| l.starts_with("option ")).count() > 1100);
+    }
     let uciok = lines.iter().position(|&l| l == "uciok").unwrap();
     assert_eq!(lines[uciok + 1], "readyok");
     assert!(

@@ -258,7 +258,7 @@ fn searchmoves_searches_only_those_moves() {
 
 #[test]
 fn setoption_values_outside_the_announced_range_are_refused() {
-    let mut s = Session::start();
+    let mut s = Session::start_with(&["uci", "--list-params"]);
     s.send("uci");
     let option = s.expect("the piece values", |l| {
         l.starts_with("option name PIECE_VALUE[1].mid ")
@@ -284,4 +284,53 @@ fn setoption_values_outside_the_announced_range_are_refused() {
     s.expect("readyok, no complaint", |l| l == "readyok");
     assert!(!s.seen.iter().rev().take(1).any(|l| l.contains("refused")));
     s.quit();
+}
+
+#[test]
+fn polyglot_starts_the_engine() {
+    let polyglot = std::path::Path::new("/usr/games/polyglot");
+    assert!(
+        polyglot.exists(),
+        "polyglot from Debian is needed (apt-get install polyglot; .ci/run installs it)"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let ini = dir.path().join("texel.ini");
+    let engine = assert_cmd::cargo::cargo_bin("texel");
+    std::fs::write(
+        &ini,
+        format!(
+            "[PolyGlot]\nEngineCommand = {}\nEngineDir = {}\nLog = false\n[Engine]\n",
+            engine.display(),
+            dir.path().display()
+        ),
+    )
+    .unwrap();
+    let mut child = Command::new(polyglot)
+        .arg(&ini)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "xboard\nprotover 2").unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut seen = Vec::new();
+    while Instant::now() < deadline {
+        let Some(Ok(line)) = lines.next() else { break };
+        let done = line.contains("done=1");
+        seen.push(line);
+        if done {
+            break;
+        }
+    }
+    writeln!(stdin, "quit").unwrap();
+    drop(stdin);
+    let _ = child.wait();
+    assert!(
+        seen.iter()
+            .any(|l| l.contains("myname=\"texel\"") || l.contains("done=1")),
+        "{seen:?}"
+    );
+    assert!(!seen.iter().any(|l| l.contains("overflow")), "{seen:?}");
 }

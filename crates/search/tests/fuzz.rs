@@ -40,7 +40,9 @@ proptest! {
     fn any_commands_end_with_the_input(lines in prop::collection::vec(command(), 0..8)) {
         let input = lines.join("\n") + "\n";
         let began = std::time::Instant::now();
-        texel_search::uci::run(std::io::Cursor::new(input.clone()), std::io::sink()).unwrap();
+        let startup = texel_search::uci::Startup::default();
+        texel_search::uci::run(std::io::Cursor::new(input.clone()), std::io::sink(), startup)
+            .unwrap();
         prop_assert!(began.elapsed().as_secs() < 30, "{}", input);
     }
 }

@@ -1,8 +1,11 @@
 //! The UCI protocol: `texel uci` speaks it on stdin/stdout, so GUIs, match runners and
 //! distributed SPSA tuners can drive the engine.
 //!
-//! Options: `Hash` (MB), `Params` (a JSON parameter file), and every flat parameter of the
-//! table as a `spin` option named like `KNIGHT_OUTPOST[1].end`.
+//! Options: `Hash` (MB), `Params` (a JSON parameter file) and `ListParams`. Every flat
+//! parameter of the table is a `spin` option named like `KNIGHT_OUTPOST[1].end`, which
+//! `setoption` always takes; `uci` lists these 1,103 options only when asked
+//! ([`Startup::list_params`], or `setoption name ListParams value true` before `uci`), since
+//! GUIs and adapters such as polyglot refuse an engine with that many.
 
 mod go;
 
@@ -23,8 +26,18 @@ pub fn option_range(default: i32) -> (i32, i32) {
     (default - width, default + width)
 }
 
+/// How the engine starts.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Startup {
+    /// `uci` lists every tunable parameter as a `spin` option (what SPSA tuners driving the
+    /// engine through cutechess or fastchess need); otherwise only the usual options.
+    pub list_params: bool,
+}
+
 /// The engine state between commands.
 struct Engine {
+    /// `uci` lists the tunable parameters.
+    list_params: bool,
     params: Params,
     hash_mb: usize,
     position: Chess,
@@ -75,10 +88,15 @@ impl Output {
 /// # Errors
 /// Only failures to read input or write output; bad commands are answered with an
 /// `info string` line and ignored.
-pub fn run(mut input: impl BufRead, output: impl Write + Send + 'static) -> std::io::Result<()> {
+pub fn run(
+    mut input: impl BufRead,
+    output: impl Write + Send + 'static,
+    startup: Startup,
+) -> std::io::Result<()> {
     let out = Output(Arc::new(Mutex::new(Box::new(output))));
     let searcher = Searcher::new(Arc::new(Params::default()), 16);
     let mut e = Engine {
+        list_params: startup.list_params,
         params: Params::default(),
         hash_mb: 16,
         position: Chess::default(),
@@ -115,7 +133,7 @@ fn command(e: &mut Engine, line: &str, out: &Output) -> std::io::Result<bool> {
     }
     let result = match first {
         Some("uci") => {
-            announce(out)?;
+            announce(out, e.list_params)?;
             Ok(())
         }
         Some("isready") => {
@@ -151,12 +169,19 @@ fn command(e: &mut Engine, line: &str, out: &Output) -> std::io::Result<bool> {
     Ok(true)
 }
 
-/// The answer to `uci`: identity, options, `uciok`.
-fn announce(out: &Output) -> std::io::Result<()> {
+/// The answer to `uci`: identity, options (the tunable parameters with `list_params`),
+/// `uciok`.
+fn announce(out: &Output, list_params: bool) -> std::io::Result<()> {
     out.say("id name texel")?;
     out.say("id author the texel authors")?;
     out.say("option name Hash type spin default 16 min 1 max 4096")?;
     out.say("option name Params type string default <empty>")?;
+    out.say(&format!(
+        "option name ListParams type check default {list_params}"
+    ))?;
+    if !list_params {
+        return out.say("uciok");
+    }
     let defaults = Params::default();
     for (i, fp) in flat_params().iter().enumerate() {
         let v = defaults.flat()[i];
@@ -255,6 +280,13 @@ fn set_option(e: &mut Engine, line: &str) -> Result<(), String> {
         "Hash" => {
             e.hash_mb = spin_value(name, value, (1, 4096))? as usize;
             e.searcher.as_mut().expect("idle").set_hash(e.hash_mb);
+        }
+        "ListParams" => {
+            e.list_params = match value {
+                "true" => true,
+                "false" => false,
+                _ => return Err(format!("ListParams takes true or false, not {value:?}")),
+            };
         }
         "Params" => {
             e.params = if value.is_empty() || value == "<empty>" {

@@ -1,0 +1,61 @@
+//! What a newcomer meets first: `texel` alone on a terminal says what it is, completions
+//! and a manual page come from the CLI's own definition, and the binary ships without
+//! debug info.
+
+mod common;
+
+use common::{stdout_of, texel};
+
+#[test]
+fn texel_alone_on_a_terminal_says_what_it_is_and_stays_quiet_for_programs() {
+    let bin = assert_cmd::cargo::cargo_bin("texel");
+    // `script` gives texel a terminal as its standard input.
+    let out = std::process::Command::new("script")
+        .args(["-qec", &bin.display().to_string(), "/dev/null"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(b"quit\n")?;
+            child.wait_with_output()
+        })
+        .expect("`script` (util-linux) runs texel on a terminal");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("a UCI chess engine") && text.contains("texel --help"),
+        "{text}"
+    );
+    let piped = texel().write_stdin("quit\n").output().unwrap();
+    assert!(piped.status.success());
+    assert!(
+        piped.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&piped.stderr)
+    );
+}
+
+#[test]
+fn completions_and_the_manual_page_cover_every_command() {
+    for shell in ["bash", "zsh", "fish"] {
+        let script = stdout_of(texel().args(["completions", shell]));
+        for command in ["tune", "lab", "selfplay", "loop", "--resume"] {
+            assert!(script.contains(command), "{shell}: {command}");
+        }
+    }
+    let page = stdout_of(texel().arg("manpage"));
+    assert!(
+        page.contains(".TH texel 1") && page.contains("tune"),
+        "{page}"
+    );
+}
+
+#[test]
+fn the_release_binary_carries_no_debug_info() {
+    let bin = assert_cmd::cargo::cargo_bin("texel");
+    let size = std::fs::metadata(&bin).unwrap().len();
+    // With debug info it was 31 MB; without, about 6.
+    if !cfg!(debug_assertions) {
+        assert!(size < 12_000_000, "{} is {size} bytes", bin.display());
+    }
+}
