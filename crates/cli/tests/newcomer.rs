@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{stdout_of, texel};
+use common::{fails, stdout_of, texel};
 
 #[test]
 fn texel_alone_on_a_terminal_says_what_it_is_and_stays_quiet_for_programs() {
@@ -43,6 +43,8 @@ fn completions_and_the_manual_page_cover_every_command() {
             assert!(script.contains(command), "{shell}: {command}");
         }
     }
+    let err = fails(texel().args(["completions", "tcsh"]));
+    assert!(err.contains("bash") && err.contains("fish"), "names the shells it knows: {err}");
     let page = stdout_of(texel().arg("manpage"));
     assert!(
         page.contains(".TH texel 1") && page.contains("tune"),
