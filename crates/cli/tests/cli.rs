@@ -582,7 +582,7 @@ fn uci_conversation_with_the_real_binary() {
     assert!(
         lines
             .iter()
-            .any(|l| l.starts_with("info depth 5 score cp ")),
+            .any(|l| l.starts_with("info depth 5 seldepth ") && l.contains(" multipv 1 score cp ")),
         "{text}"
     );
     let best = lines.iter().find(|l| l.starts_with("bestmove ")).unwrap();

@@ -44,7 +44,10 @@ fn completions_and_the_manual_page_cover_every_command() {
         }
     }
     let err = fails(texel().args(["completions", "tcsh"]));
-    assert!(err.contains("bash") && err.contains("fish"), "names the shells it knows: {err}");
+    assert!(
+        err.contains("bash") && err.contains("fish"),
+        "names the shells it knows: {err}"
+    );
     let page = stdout_of(texel().arg("manpage"));
     assert!(
         page.contains(".TH texel 1") && page.contains("tune"),

@@ -334,3 +334,62 @@ fn polyglot_starts_the_engine() {
     );
     assert!(!seen.iter().any(|l| l.contains("overflow")), "{seen:?}");
 }
+
+#[test]
+fn multipv_reports_the_best_lines_with_their_seldepth() {
+    let mut s = Session::start();
+    s.send("uci");
+    s.expect("the MultiPV option", |l| {
+        l == "option name MultiPV type spin default 1 min 1 max 256"
+    });
+    s.send("setoption name MultiPV value 3");
+    s.send("position startpos");
+    s.send("go depth 5");
+    let best = s.bestmove();
+    let last: Vec<&String> = s
+        .seen
+        .iter()
+        .filter(|l| l.starts_with("info depth 5 "))
+        .collect();
+    assert_eq!(last.len(), 3, "{last:?}");
+    let word_after = |line: &str, key: &str| -> String {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let at = words.iter().position(|w| *w == key).unwrap();
+        words[at + 1].to_string()
+    };
+    let lines: Vec<String> = last.iter().map(|l| word_after(l, "multipv")).collect();
+    assert_eq!(lines, ["1", "2", "3"]);
+    let firsts: std::collections::HashSet<String> =
+        last.iter().map(|l| word_after(l, "pv")).collect();
+    assert_eq!(firsts.len(), 3, "three different moves: {last:?}");
+    assert!(last
+        .iter()
+        .all(|l| word_after(l, "seldepth").parse::<u32>().unwrap() >= 5));
+    assert_eq!(best, format!("bestmove {}", word_after(last[0], "pv")));
+    s.quit();
+}
+
+#[test]
+fn python_chess_analyses_several_lines() {
+    let script = r#"
+import sys, chess, chess.engine
+engine = chess.engine.SimpleEngine.popen_uci([sys.argv[1]])
+infos = engine.analyse(chess.Board(), chess.engine.Limit(depth=5), multipv=3)
+engine.quit()
+assert len(infos) == 3, infos
+assert len({info["pv"][0] for info in infos}) == 3, infos
+assert all(info["seldepth"] >= 5 for info in infos), infos
+print("three lines")
+"#;
+    let out = Command::new("python3")
+        .args(["-c", script])
+        .arg(assert_cmd::cargo::cargo_bin("texel"))
+        .output()
+        .expect("python3 with the chess package (pip install chess) is needed");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("three lines"),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

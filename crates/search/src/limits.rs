@@ -24,6 +24,8 @@ pub struct Limits {
     pub mate: Option<u32>,
     /// Search only these root moves (UCI `go searchmoves`); empty: every legal move.
     pub searchmoves: Vec<shakmaty::Move>,
+    /// The best lines to search and report (UCI `MultiPV`); 0 or 1: the best line only.
+    pub multipv: usize,
 }
 
 /// Deadlines worked out when a search starts.

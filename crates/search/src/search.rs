@@ -36,11 +36,21 @@ pub struct SearchResult {
     pub pv: Vec<Move>,
 }
 
-/// What the searcher reports after each completed iteration.
+/// Where a search's iterations are reported, and when it began.
+struct Reporting<'a> {
+    start: Instant,
+    report: &'a mut dyn FnMut(&Iteration),
+}
+
+/// What the searcher reports after each completed iteration of each line.
 #[derive(Clone, Debug)]
 pub struct Iteration {
     /// Depth completed.
     pub depth: u32,
+    /// The deepest ply reached so far, quiescence included.
+    pub seldepth: u32,
+    /// The line (1 the best; more with [`Limits::multipv`]).
+    pub multipv: usize,
     /// Score from the side to move's view.
     pub score: i32,
     /// Nodes so far.
@@ -80,8 +90,11 @@ pub struct Searcher {
     node_limit: u64,
     hard_deadline: Option<Instant>,
     stopped: bool,
-    /// The root moves `go searchmoves` allows, when it names some.
+    /// The root moves this iteration may search (`go searchmoves`, or the lines of MultiPV
+    /// after the first), when not every legal move.
     root_moves: Option<Vec<Move>>,
+    /// The deepest ply reached in this search.
+    seldepth: usize,
 }
 
 /// Ordering value of a piece as a victim or attacker.
@@ -133,6 +146,7 @@ impl Searcher {
             hard_deadline: None,
             stopped: false,
             root_moves: None,
+            seldepth: 0,
         }
     }
 
@@ -200,11 +214,11 @@ impl Searcher {
         self.stopped = false;
         self.path.clear();
         self.path.extend_from_slice(history);
+        self.seldepth = 0;
         let mut legal = pos.legal_moves();
         if !limits.searchmoves.is_empty() {
             legal.retain(|m| limits.searchmoves.contains(m));
         }
-        self.root_moves = (!limits.searchmoves.is_empty()).then(|| legal.to_vec());
         let mut result = SearchResult {
             best: legal.first().copied(),
             score: 0,
@@ -216,30 +230,23 @@ impl Searcher {
             result.score = if pos.is_check() { -MATE } else { 0 };
             return result;
         }
+        let lines = limits.multipv.clamp(1, legal.len());
+        let mut scores = vec![0; lines];
         let max_depth = limits.max_depth(MAX_PLY as u32 - 8);
-        let mut score = 0;
+        let every = limits.searchmoves.is_empty();
+        let mut reporting = Reporting { start, report };
         for depth in 1..=max_depth {
-            let mut pv = Vec::new();
-            score = self.aspiration(pos, depth, score, &mut pv);
-            if self.stopped && depth > 1 {
-                break;
-            }
-            if !pv.is_empty() {
+            let found = self.lines(pos, &legal, depth, &mut scores, every, &mut reporting);
+            if let Some((score, pv)) = found.filter(|(_, pv)| !pv.is_empty()) {
                 result = SearchResult {
                     best: Some(pv[0]),
                     score,
                     depth,
                     nodes: self.nodes,
-                    pv: pv.clone(),
+                    pv,
                 };
             }
-            report(&Iteration {
-                depth,
-                score,
-                nodes: self.nodes,
-                elapsed: start.elapsed(),
-                pv,
-            });
+            let score = scores[0];
             if self.stopped
                 || soft.is_some_and(|s| Instant::now() >= s)
                 || (score.abs() > MATE_BOUND && depth > 4 && !limits.infinite)
@@ -250,6 +257,58 @@ impl Searcher {
         }
         result.nodes = self.nodes;
         result
+    }
+
+    /// The iteration at `depth` of each of the `scores.len()` best lines (MultiPV): line
+    /// `k` searches the `allowed` root moves but the first moves of lines `0..k`, from its
+    /// last score. The completed lines are reported best first. Returns the best line's
+    /// score and principal variation, or `None` when the search was stopped before one
+    /// completed (after depth 1).
+    fn lines(
+        &mut self,
+        pos: &Chess,
+        allowed: &[Move],
+        depth: u32,
+        scores: &mut [i32],
+        every: bool,
+        reporting: &mut Reporting,
+    ) -> Option<(i32, Vec<Move>)> {
+        let mut found: Vec<(i32, Vec<Move>)> = Vec::new();
+        let mut taken: Vec<Move> = Vec::new();
+        for (k, score) in scores.iter_mut().enumerate() {
+            let restricted = !every || k > 0;
+            self.root_moves = restricted.then(|| {
+                allowed
+                    .iter()
+                    .filter(|m| !taken.contains(m))
+                    .copied()
+                    .collect()
+            });
+            let mut pv = Vec::new();
+            *score = self.aspiration(pos, depth, *score, &mut pv);
+            if self.stopped && depth > 1 {
+                break;
+            }
+            taken.extend(pv.first());
+            found.push((*score, pv));
+            if self.stopped {
+                break;
+            }
+        }
+        found.sort_by_key(|(score, _)| std::cmp::Reverse(*score));
+        for (k, (score, pv)) in found.iter().enumerate() {
+            scores[k] = *score;
+            (reporting.report)(&Iteration {
+                depth,
+                seldepth: self.seldepth as u32,
+                multipv: k + 1,
+                score: *score,
+                nodes: self.nodes,
+                elapsed: reporting.start.elapsed(),
+                pv: pv.clone(),
+            });
+        }
+        found.into_iter().next()
     }
 
     /// One iteration at `depth`: a window around the last `score` from depth 4 on, widened
@@ -561,6 +620,7 @@ impl Searcher {
     ) -> i32 {
         pv.clear();
         self.nodes += 1;
+        self.seldepth = self.seldepth.max(ply);
         if self.check_stop() {
             return 0;
         }

@@ -94,6 +94,7 @@ pub(super) fn parse_go(line: &str, pos: &Chess) -> (Go, Vec<String>) {
         infinite,
         mate: get("mate").map(small),
         searchmoves,
+        multipv: 1,
     };
     (Go::Search(limits), notes)
 }

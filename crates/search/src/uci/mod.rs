@@ -9,7 +9,7 @@
 
 mod go;
 
-use crate::{key, Iteration, Searcher, MATE};
+use crate::{key, Iteration, Limits, Searcher, MATE};
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Position};
 use std::io::{BufRead, Write};
@@ -34,10 +34,15 @@ pub struct Startup {
     pub list_params: bool,
 }
 
+/// The most lines `MultiPV` takes.
+const MAX_MULTIPV: usize = 256;
+
 /// The engine state between commands.
 struct Engine {
     /// `uci` lists the tunable parameters.
     list_params: bool,
+    /// Lines searched and reported (`MultiPV`).
+    multipv: usize,
     params: Params,
     hash_mb: usize,
     position: Chess,
@@ -97,6 +102,7 @@ pub fn run(
     let searcher = Searcher::new(Arc::new(Params::default()), 16);
     let mut e = Engine {
         list_params: startup.list_params,
+        multipv: 1,
         params: Params::default(),
         hash_mb: 16,
         position: Chess::default(),
@@ -177,6 +183,9 @@ fn announce(out: &Output, list_params: bool) -> std::io::Result<()> {
     out.say("option name Hash type spin default 16 min 1 max 4096")?;
     out.say("option name Params type string default <empty>")?;
     out.say(&format!(
+        "option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}"
+    ))?;
+    out.say(&format!(
         "option name ListParams type check default {list_params}"
     ))?;
     if !list_params {
@@ -210,7 +219,10 @@ fn go(e: &mut Engine, line: &str, out: &Output) -> std::io::Result<()> {
             let total: u64 = counts.iter().map(|c| c.1).sum();
             return out.say(&format!("\nNodes searched: {total}"));
         }
-        go::Go::Search(limits) => limits,
+        go::Go::Search(limits) => Limits {
+            multipv: e.multipv,
+            ..limits
+        },
     };
     let mut searcher = e.searcher.take().expect("searcher is home when idle");
     e.stop.store(false, Ordering::SeqCst);
@@ -242,8 +254,10 @@ fn info_line(it: &Iteration) -> String {
     let nps = it.nodes as f64 / it.elapsed.as_secs_f64().max(1e-6);
     let pv: Vec<String> = it.pv.iter().map(|&m| uci_move(m)).collect();
     format!(
-        "info depth {} score {} nodes {} nps {:.0} time {} pv {}",
+        "info depth {} seldepth {} multipv {} score {} nodes {} nps {:.0} time {} pv {}",
         it.depth,
+        it.seldepth.max(it.depth),
+        it.multipv,
         uci_score(it.score),
         it.nodes,
         nps,
@@ -280,6 +294,9 @@ fn set_option(e: &mut Engine, line: &str) -> Result<(), String> {
         "Hash" => {
             e.hash_mb = spin_value(name, value, (1, 4096))? as usize;
             e.searcher.as_mut().expect("idle").set_hash(e.hash_mb);
+        }
+        "MultiPV" => {
+            e.multipv = spin_value(name, value, (1, MAX_MULTIPV as i32))? as usize;
         }
         "ListParams" => {
             e.list_params = match value {
