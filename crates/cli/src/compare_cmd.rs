@@ -90,6 +90,12 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
     if !terms.is_empty() {
         say!();
         say!(
+            "errors: at zero = with the term at 0; group tuned = its group tuned {} passes with \
+             the term held at 0; term tuned = the group tuned with the term free; drop = group \
+             tuned - term tuned, the error the term itself removes",
+            args.passes
+        );
+        say!(
             "{:<34} {:<10} {:>12} {:>12} {:>12} {:>12}",
             "term",
             "group",
@@ -115,6 +121,12 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
     }
     if !without.is_empty() {
         say!();
+        say!(
+            "errors: as given = with --params; zeroed = the term set to 0; retuned = its group \
+             then tuned {} passes with the term held at 0; rise = retuned - as given, the error \
+             the term removes that its group cannot make up",
+            args.passes
+        );
         say!(
             "{:<34} {:<10} {:>12} {:>12} {:>12} {:>12}",
             "term",

@@ -79,8 +79,9 @@ pub struct TuneArgs {
     /// [default: 20].
     #[arg(allow_negative_numbers = true, long)]
     pub passes: Option<usize>,
-    /// With --validate: stop when the validation error rose this many passes in a row, and
-    /// keep the parameters that were best on validation.
+    /// With --validate: stop when this many passes in a row bring no new best validation
+    /// error (a pass that ties or rises counts), and keep the parameters that were best on
+    /// validation.
     #[arg(allow_negative_numbers = true, long)]
     pub patience: Option<usize>,
     /// Append one JSON line per pass (pass, errors, moves, seconds) to this file.

@@ -248,9 +248,11 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
         check_resumed_settings(c, path, &settings)?;
         data.k = Some(c.k);
     }
-    let start_params = match &resumed {
-        Some(c) => c.descent.params.clone(),
-        None => given,
+    // A resumed run goes on from the checkpoint's values; its summary of changes counts
+    // from where the run began.
+    let (start_params, run_start) = match &resumed {
+        Some(c) => (c.descent.params.clone(), c.descent.anchor.clone()),
+        None => (given.clone(), given),
     };
     let mut loaded = load_data(&data, start_params.clone())?;
     print_errors(&loaded, "start");
@@ -276,7 +278,7 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
     }
     let result = descend(&mut loaded, start, &options, interrupted, watch.as_mut())?;
     let tuned = result.params;
-    let changes = print_changes(&start_params, &tuned, &loaded.train);
+    let changes = print_changes(&run_start, &tuned, &loaded.train);
     if let Some(log) = &outputs.log {
         log_changes(log, &held, &changes)?;
     }
@@ -388,6 +390,41 @@ impl Watching {
     }
 }
 
+/// The progress of a pass: a bar while the variables are walked, then, while the values
+/// with a stored gain are moved (the pass ends when none is left), a spinner with how
+/// many are left, so the bar is never full before the pass ends.
+struct PassBar {
+    pb: indicatif::ProgressBar,
+    moving: bool,
+}
+
+impl PassBar {
+    const WALK: &'static str =
+        "pass {msg} {bar:30} {pos}/{len} variables walked, {elapsed} elapsed, eta {eta}";
+    const MOVE: &'static str =
+        "pass {msg} {spinner} walk done, moving the values with a stored gain: {prefix} left";
+
+    fn new(vars: usize) -> PassBar {
+        PassBar {
+            pb: crate::progress_bar(vars as u64, Self::WALK),
+            moving: false,
+        }
+    }
+
+    fn show(&mut self, walked: usize, pending: usize, message: String) {
+        let moving = pending > 0;
+        if moving != self.moving {
+            let template = if moving { Self::MOVE } else { Self::WALK };
+            let style = indicatif::ProgressStyle::with_template(template).expect("valid");
+            self.pb.set_style(style);
+            self.moving = moving;
+        }
+        self.pb.set_position(walked as u64);
+        self.pb.set_prefix(pending.to_string());
+        self.pb.set_message(message);
+    }
+}
+
 /// Runs the descent with a progress bar, pass lines, the report page and Ctrl-C handling.
 fn descend(
     loaded: &mut Loaded,
@@ -397,20 +434,20 @@ fn descend(
     mut watch: Option<&mut Watching>,
 ) -> Result<RunResult> {
     let start_error = mean_error(&loaded.train, loaded.k);
-    let template = "pass {msg} {bar:30} {pos}/{len} variables walked, {elapsed} elapsed, eta {eta}";
-    let pb = crate::progress_bar(start.vars.len() as u64, template);
+    let mut bar = PassBar::new(start.vars.len());
+    let pb = bar.pb.clone();
     let mut last_seconds = start.seconds;
     let mut on_event = |event: Event| {
         match event {
             Event::Progress {
                 pass,
                 walked,
+                pending,
                 moves,
                 error,
                 sample,
                 ..
             } => {
-                pb.set_position(walked as u64);
                 let message = match sample {
                     Some(n) => format!("{pass} (warm start on 1/{n}): error {error:.8}"),
                     None => format!(
@@ -418,7 +455,7 @@ fn descend(
                         start_error - error
                     ),
                 };
-                pb.set_message(format!("{message}, {moves} moves"));
+                bar.show(walked, pending, format!("{message}, {moves} moves"));
             }
             Event::Pass(r, descent) => {
                 pb.suspend(|| print_pass(r, r.seconds - last_seconds));

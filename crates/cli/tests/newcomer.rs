@@ -64,3 +64,34 @@ fn the_release_binary_carries_no_debug_info() {
         assert!(size < 12_000_000, "{} is {size} bytes", bin.display());
     }
 }
+
+#[test]
+fn commands_say_what_they_wrote_and_what_their_numbers_mean() {
+    let tmp = tempfile::tempdir().unwrap();
+    let json = tmp.path().join("p.json");
+    let text = stdout_of(texel().args(["export", "--json"]).arg(&json));
+    assert!(
+        text.contains(&format!(
+            "wrote the parameters as JSON to {}",
+            json.display()
+        )),
+        "{text}"
+    );
+    let epd = common::sample(tmp.path(), "s.epd", 400);
+    let text = stdout_of(
+        texel()
+            .args([
+                "compare",
+                "--term",
+                "BISHOP_PAIR",
+                "--without",
+                "PAWN_DOUBLED",
+            ])
+            .args(["--passes", "1", "--epd"])
+            .arg(&epd),
+    );
+    assert!(text.contains("drop = group tuned - term tuned"), "{text}");
+    assert!(text.contains("rise = retuned - as given"), "{text}");
+    let help = stdout_of(texel().args(["tune", "--help"]));
+    assert!(help.contains("bring no new best validation"), "{help}");
+}

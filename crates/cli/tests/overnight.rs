@@ -208,6 +208,20 @@ fn a_rerun_never_throws_away_a_checkpoint_and_a_resume_checks_the_settings() {
     let text = ok(&mut tune(&epd, &out, &more).into());
     assert!(text.contains("--passes changed from 3 to 4"), "{text}");
     assert!(out.exists() && !ckpt.exists());
+    // The summary counts the changes from where the run began, as an unbroken run does.
+    let whole = tmp.path().join("whole.json");
+    let straight = ok(&mut tune(&epd, &whole, &["--passes", "4", "--validate", "10"]).into());
+    let changed = |t: &str| {
+        t.lines()
+            .find(|l| l.contains("values changed"))
+            .map(str::to_string)
+    };
+    assert_eq!(changed(&text), changed(&straight), "{text}\n{straight}");
+    assert_eq!(
+        bytes(&out),
+        bytes(&whole),
+        "the resumed run ends where the unbroken one does"
+    );
     // --fresh starts again over an earlier checkpoint.
     stopped(tune(&epd, &out, &["--passes", "3"]));
     let text = ok(&mut tune(&epd, &out, &["--passes", "1", "--fresh"]).into());

@@ -512,6 +512,7 @@ impl<'a> Descent<'a> {
                 return None;
             }
         }
+        // The same threshold as `pending`.
         let threshold = |sum: f64| sum.abs() * 1e-14;
         while let Some(i) = self
             .largest_gain()
@@ -540,6 +541,13 @@ impl<'a> Descent<'a> {
     /// How far the current pass is: variables walked and moves made.
     pub fn progress(&self) -> (usize, u64) {
         (self.cursor.walked, self.cursor.moves)
+    }
+
+    /// Variables whose stored gain still asks for a move: after the walk, the pass goes on
+    /// until none is left.
+    pub fn pending(&self) -> usize {
+        let threshold = self.sum.abs() * 1e-14;
+        self.gains.iter().filter(|g| g.0 > threshold).count()
     }
 
     /// Everything needed to continue exactly from here (see [`Descent::resume`]).

@@ -99,6 +99,9 @@ pub enum Event<'e> {
         walked: usize,
         /// Variables in all.
         vars: usize,
+        /// After the walk: variables whose stored gain still asks for a move (the pass ends
+        /// when none is left).
+        pending: usize,
         /// Moves in this pass.
         moves: u64,
         /// Current training error.
@@ -293,6 +296,7 @@ impl Runner<'_, '_> {
             pass: self.standing.passes + 1,
             walked: 0,
             vars: self.descent.variables().len(),
+            pending: 0,
             moves: 0,
             error: self.descent.error(),
             sample: None,
@@ -328,6 +332,7 @@ impl Runner<'_, '_> {
                 pass,
                 walked,
                 vars,
+                pending: if walked < vars { 0 } else { d.pending() },
                 moves,
                 error,
                 sample,

@@ -311,3 +311,43 @@ fn a_warm_start_tunes_a_sample_first_and_resumes_exactly() {
         assert_eq!(last.params, straight.params);
     }
 }
+
+#[test]
+fn after_the_walk_a_pass_goes_on_while_values_have_a_stored_gain() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut train, mut validation, data_id) = data(1500, &Params::default(), 0);
+    let k = fit_k(&samples(&train));
+    let start = fresh(&train, data_id, Params::default(), k, vars(), GUARDS);
+    let (mut pending_seen, mut ends) = (Vec::new(), Vec::new());
+    run(
+        &mut train,
+        &mut validation,
+        start,
+        &options(dir.path(), "pending"),
+        &mut |e| {
+            match e {
+                Event::Progress {
+                    walked,
+                    vars,
+                    pending,
+                    ..
+                } => {
+                    assert!(
+                        walked == vars || pending == 0,
+                        "pending only after the walk"
+                    );
+                    pending_seen.push(pending);
+                }
+                Event::Pass(_, descent) => ends.push(descent.pending()),
+                Event::Checkpoint(_) => {}
+            }
+            Control::Continue
+        },
+    )
+    .unwrap();
+    assert!(
+        pending_seen.iter().any(|&n| n > 0),
+        "the pass moved after its walk"
+    );
+    assert_eq!(ends, vec![0, 0], "a pass ends when no stored gain is left");
+}
