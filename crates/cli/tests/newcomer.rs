@@ -95,3 +95,65 @@ fn commands_say_what_they_wrote_and_what_their_numbers_mean() {
     let help = stdout_of(texel().args(["tune", "--help"]));
     assert!(help.contains("bring no new best validation"), "{help}");
 }
+
+/// The command lines of the README's `sh` blocks, continuation lines joined.
+fn readme_commands() -> Vec<String> {
+    let readme = include_str!("../../../README.md");
+    let mut out = Vec::new();
+    for block in readme.split("```sh\n").skip(1) {
+        let block = &block[..block.find("```").unwrap()];
+        let joined = block.replace("\\\n", " ");
+        out.extend(
+            joined
+                .lines()
+                .map(|l| l.split(" # ").next().unwrap().trim().to_string())
+                .filter(|l| !l.starts_with('#') && !l.is_empty()),
+        );
+    }
+    out
+}
+
+#[test]
+fn readme_examples_write_under_runs_and_can_be_typed_as_written() {
+    let commands = readme_commands();
+    assert!(commands.len() > 40, "{commands:?}");
+    let outputs = [
+        "--out",
+        "--json",
+        "--rust",
+        "--pgn",
+        "--apply",
+        "--log",
+        "--report",
+        "--dir",
+        "--stats-json",
+        "--checkpoint",
+    ];
+    for line in &commands {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        assert!(
+            !line.contains('<') && !words.contains(&"...") && !line.contains("START.json"),
+            "a placeholder: {line}"
+        );
+        for pair in words.windows(2) {
+            // `eval --json` and `params --json` print JSON: a switch, not a file.
+            let switch = line.starts_with("texel eval") || line.starts_with("texel params");
+            let reads_pgn = pair[0] == "--pgn" && line.starts_with("texel import");
+            let writes =
+                (outputs.contains(&pair[0]) && !(switch && pair[0] == "--json") && !reads_pgn)
+                    || (pair[0] == "--epd" && line.starts_with("texel selfplay"));
+            let inside = ["runs/", "crates/", "/dev/"]
+                .iter()
+                .any(|d| pair[1].starts_with(d));
+            assert!(
+                !writes || inside,
+                "{} writes {} outside runs/: {line}",
+                pair[0],
+                pair[1]
+            );
+        }
+        if line.starts_with("scripts/gen-games.sh") {
+            assert!(words[1].starts_with("runs/"), "{line}");
+        }
+    }
+}
