@@ -9,7 +9,7 @@ use texel_eval::Params;
 use texel_report::games::{loop_page, match_page, read_loop_lines};
 use texel_report::lab::{lab_page, read_lab};
 use texel_report::page::Page;
-use texel_report::tune::{calibration, group_gains, read_tune_log, Bucket, PassPoint, TuneReport};
+use texel_report::tune::{group_gains, read_tune_log, PassPoint, StartView, TuneReport};
 use texel_tune::error::samples;
 use texel_tune::Dataset;
 
@@ -152,7 +152,7 @@ pub fn about(data: &DataArgs, k: f64) -> Vec<String> {
 /// What a tune page needs from the start of a run, and the passes so far.
 pub struct TuneWatch {
     start: Params,
-    before: Vec<Bucket>,
+    before: StartView,
     k: f64,
     about: Vec<String>,
     /// The passes so far.
@@ -164,7 +164,7 @@ impl TuneWatch {
     pub fn new(train: &Dataset, start: &Params, k: f64, about: Vec<String>) -> TuneWatch {
         TuneWatch {
             start: start.clone(),
-            before: calibration(&samples(train)),
+            before: StartView::new(&samples(train), k),
             k,
             about,
             passes: Vec::new(),

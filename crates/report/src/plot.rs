@@ -20,6 +20,10 @@ pub const PALETTE: [RGBColor; 8] = [
 
 const WIDTH: u32 = 760;
 const FONT: &str = "sans-serif";
+/// Tick labels and legend entries.
+const LABEL_SIZE: u32 = 15;
+/// Axis descriptions.
+const AXIS_SIZE: u32 = 17;
 
 /// How a series is drawn.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -192,6 +196,32 @@ impl LinePlot {
         Ok(out)
     }
 
+    /// The corner of the plot with the fewest points (lines count by their points), where
+    /// the legend hides the least: upper right when several tie.
+    fn legend_corner(&self) -> SeriesLabelPosition {
+        let (xs, ys) = self.ranges();
+        let corners = [
+            (SeriesLabelPosition::UpperRight, true, true),
+            (SeriesLabelPosition::UpperLeft, false, true),
+            (SeriesLabelPosition::LowerRight, true, false),
+            (SeriesLabelPosition::LowerLeft, false, false),
+        ];
+        // The legend box covers about the outer 40 % of the width and 30 % of the height.
+        let inside = |(x, y): (f64, f64), right: bool, upper: bool| {
+            let fx = (x - xs.start) / (xs.end - xs.start);
+            let fy = (y - ys.start) / (ys.end - ys.start);
+            (if right { fx > 0.6 } else { fx < 0.4 }) && (if upper { fy > 0.7 } else { fy < 0.3 })
+        };
+        let covered = |right: bool, upper: bool| {
+            let points = self.series.iter().flat_map(|s| s.points.iter().copied());
+            points.filter(|&p| inside(p, right, upper)).count()
+        };
+        corners
+            .into_iter()
+            .min_by_key(|&(_, right, upper)| covered(right, upper))
+            .map_or(SeriesLabelPosition::UpperRight, |c| c.0)
+    }
+
     fn draw(
         &self,
         root: &DrawingArea<SVGBackend, Shift>,
@@ -214,8 +244,8 @@ impl LinePlot {
         }
         mesh.x_desc(&self.x_label)
             .y_desc(&self.y_label)
-            .label_style((FONT, 13))
-            .axis_desc_style((FONT, 14))
+            .label_style((FONT, LABEL_SIZE))
+            .axis_desc_style((FONT, AXIS_SIZE))
             .light_line_style(WHITE.mix(0.0))
             .draw()?;
         for s in &self.series {
@@ -250,8 +280,8 @@ impl LinePlot {
                 .configure_series_labels()
                 .background_style(WHITE.mix(0.85))
                 .border_style(BLACK.mix(0.4))
-                .label_font((FONT, 13))
-                .position(SeriesLabelPosition::UpperRight)
+                .label_font((FONT, LABEL_SIZE))
+                .position(self.legend_corner())
                 .draw()?;
         }
         Ok(())
@@ -284,7 +314,7 @@ impl BarPlot {
             .caption(&self.title, (FONT, 20))
             .margin(12)
             .x_label_area_size(44)
-            .y_label_area_size((longest as u32 * 7 + 16).min(WIDTH / 2))
+            .y_label_area_size((longest as u32 * 8 + 16).min(WIDTH / 2))
             .build_cartesian_2d(padded(lo, hi), (0..n - 1).into_segmented())?;
         let label = |v: &SegmentValue<i32>| match v {
             SegmentValue::CenterOf(i) => self
@@ -298,8 +328,8 @@ impl BarPlot {
             .x_desc(&self.value_label)
             .y_labels(self.bars.len().max(1))
             .y_label_formatter(&label)
-            .label_style((FONT, 12))
-            .axis_desc_style((FONT, 14))
+            .label_style((FONT, 13))
+            .axis_desc_style((FONT, AXIS_SIZE))
             .disable_y_mesh()
             .light_line_style(WHITE.mix(0.0))
             .draw()?;
@@ -317,8 +347,15 @@ impl BarPlot {
                         .map(|(i, b)| (n - 1 - i as i32, b.value)),
                 ),
         )?;
-        if self.categories.len() > 1 {
-            for (i, name) in self.categories.iter().enumerate() {
+        // Only the categories that occur are explained.
+        let used: Vec<(usize, &String)> = self
+            .categories
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| self.bars.iter().any(|b| b.category == *i))
+            .collect();
+        if used.len() > 1 {
+            for (i, name) in used {
                 chart
                     .draw_series(std::iter::empty::<Circle<(f64, SegmentValue<i32>), i32>>())?
                     .label(name)
@@ -328,10 +365,64 @@ impl BarPlot {
                 .configure_series_labels()
                 .background_style(WHITE.mix(0.85))
                 .border_style(BLACK.mix(0.4))
-                .label_font((FONT, 13))
+                .label_font((FONT, LABEL_SIZE))
                 .position(SeriesLabelPosition::LowerRight)
                 .draw()?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plot(points: Vec<(f64, f64)>) -> LinePlot {
+        LinePlot {
+            title: "t".into(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            series: vec![
+                Series::new("a", Mark::Points, 0, points),
+                Series::new("b", Mark::Line, 1, vec![(0.0, 0.0), (10.0, 10.0)]),
+            ],
+        }
+    }
+
+    #[test]
+    fn the_legend_goes_to_the_corner_with_the_fewest_points() {
+        // A calibration: dots rising from lower left to upper right.
+        let rising: Vec<(f64, f64)> = (0..=10).map(|i| (f64::from(i), f64::from(i))).collect();
+        let corner = plot(rising).legend_corner();
+        assert!(
+            matches!(
+                corner,
+                SeriesLabelPosition::UpperLeft | SeriesLabelPosition::LowerRight
+            ),
+            "{corner:?}"
+        );
+        let upper_right = vec![(9.0, 9.5), (9.5, 9.0), (10.0, 10.0), (0.0, 0.0)];
+        assert!(!matches!(
+            plot(upper_right).legend_corner(),
+            SeriesLabelPosition::UpperRight
+        ));
+    }
+
+    #[test]
+    fn a_bar_legend_names_only_the_categories_that_occur() {
+        let bar = |category| Bar {
+            label: "x".into(),
+            value: 1.0,
+            category,
+        };
+        let bars = BarPlot {
+            title: "t".into(),
+            value_label: "v".into(),
+            bars: vec![bar(0), bar(1)],
+            categories: vec!["keep".into(), "reject".into(), "dead weight".into()],
+        };
+        let svg = bars.svg().unwrap();
+        assert!(svg.contains("keep") && svg.contains("reject"));
+        assert!(!svg.contains("dead weight"), "no bar is dead weight");
     }
 }

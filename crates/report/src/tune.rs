@@ -169,6 +169,25 @@ pub fn group_gains(
     gains
 }
 
+/// What a tune page shows of the table a run started from, measured before it moved.
+#[derive(Clone, Debug, Default)]
+pub struct StartView {
+    /// Calibration with the start parameters.
+    pub calibration: Vec<Bucket>,
+    /// Error against K with the start parameters.
+    pub k_curve: Vec<(f64, f64)>,
+}
+
+impl StartView {
+    /// From `samples` (evaluation, result) of the start table and its fitted `k`.
+    pub fn new(samples: &[(i32, f64)], k: f64) -> StartView {
+        StartView {
+            calibration: calibration(samples),
+            k_curve: k_curve(samples, k),
+        }
+    }
+}
+
 /// What a tune page shows.
 #[derive(Clone, Debug)]
 pub struct TuneReport {
@@ -180,6 +199,8 @@ pub struct TuneReport {
     pub k: f64,
     /// Error against K, with the tuned parameters.
     pub k_curve: Vec<(f64, f64)>,
+    /// Error against K, with the start parameters (K was fitted to these).
+    pub k_curve_start: Vec<(f64, f64)>,
     /// Calibration with the start parameters.
     pub before: Vec<Bucket>,
     /// Calibration with the tuned parameters.
@@ -194,7 +215,7 @@ impl TuneReport {
     /// The report of a run from `start` to the parameters `train` is scored with now.
     pub fn new(
         train: &Dataset,
-        start: &[Bucket],
+        start: &StartView,
         start_params: &Params,
         tuned: &Params,
         k: f64,
@@ -205,7 +226,8 @@ impl TuneReport {
             passes: Vec::new(),
             k,
             k_curve: k_curve(&now, k),
-            before: start.to_vec(),
+            k_curve_start: start.k_curve.clone(),
+            before: start.calibration.clone(),
             after: calibration(&now),
             changes: largest_changes(start_params, tuned, 30),
             group_gains: None,
@@ -225,11 +247,24 @@ impl TuneReport {
              when it over-fits the sample: the passes over every position then take over.",
         );
         page.heading("Error against K");
+        let lowest = |curve: &[(f64, f64)]| {
+            curve
+                .iter()
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .map_or(self.k, |p| p.0)
+        };
         page.figure(
             "error-vs-k",
             &self.k_plot().svg()?,
-            "The mean error of the tuned table for other scales K; the grey line is the fitted K. \
-             The lowest point should sit on it.",
+            &format!(
+                "The mean error for other scales K of the start table and of the tuned table. \
+                 K was fitted to the start table: the grey line sits at the start curve's \
+                 lowest point (K {:.3} on this grid). Tuning changes the scale of the \
+                 evaluation, so the tuned curve's lowest point moves (here to K {:.3}); a run \
+                 that starts from the tuned table fits K there.",
+                lowest(&self.k_curve_start),
+                lowest(&self.k_curve)
+            ),
         );
         page.heading("Calibration");
         page.figure(
@@ -309,15 +344,20 @@ impl TuneReport {
         let (lo, hi) = self
             .k_curve
             .iter()
+            .chain(&self.k_curve_start)
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
                 (lo.min(p.1), hi.max(p.1))
             });
         LinePlot {
-            title: format!("Error against the scale K (fitted K {:.4})", self.k),
+            title: format!(
+                "Error against the scale K (K {:.4} fitted to the start)",
+                self.k
+            ),
             x_label: "K".into(),
             y_label: "mean squared error".into(),
             series: vec![
-                Series::new("error", Mark::Line, 0, self.k_curve.clone()),
+                Series::new("start table", Mark::Line, 0, self.k_curve_start.clone()),
+                Series::new("tuned table", Mark::Line, 1, self.k_curve.clone()),
                 Series::new(
                     "fitted K",
                     Mark::Reference,

@@ -82,6 +82,9 @@ fn tune_report() -> TuneReport {
         k_curve: (0..=40)
             .map(|i| (0.6 + 0.03 * f64::from(i), 0.03))
             .collect(),
+        k_curve_start: (0..=40)
+            .map(|i| (0.6 + 0.03 * f64::from(i), 0.031))
+            .collect(),
         before: [-100.0, -50.0, 0.0, 50.0, 100.0].map(bucket).to_vec(),
         after: [-150.0, -100.0, -50.0, 0.0, 50.0, 100.0]
             .map(bucket)
@@ -110,6 +113,10 @@ fn the_tune_page_holds_every_plot_with_its_points_and_bars() {
     let k = figure(&html, "error-vs-k");
     assert_eq!(dots(k), 0);
     assert!(has_text(k, "fitted K") && has_text(k, "K"));
+    assert!(
+        has_text(k, "start table") && has_text(k, "tuned table"),
+        "both tables' curves, the fitted K being the start's"
+    );
     let calib = figure(&html, "calibration");
     assert_eq!(dots(calib), 5 + 6, "a dot per bucket, before and after");
     assert!(
@@ -266,4 +273,30 @@ fn the_lab_page_draws_a_bar_per_verdict() {
     assert!(has_text(svg, "PlacementV (fires 99.0 %)"));
     assert!(html.contains("<td>dead weight</td>"));
     assert!(read_lab("{\"verdicts\": 3}").is_none());
+}
+
+#[test]
+fn the_k_curve_of_the_start_table_is_lowest_at_the_fitted_k() {
+    // Evaluations whose results follow σ(K·eval) with K 1.1: the fit finds about 1.1, and
+    // the start curve drawn around it is lowest next to it.
+    let k_true = 1.1;
+    let samples: Vec<(i32, f64)> = (-400..=400)
+        .step_by(4)
+        .map(|q| {
+            let p = 1.0 / (1.0 + 10f64.powf(-k_true * f64::from(q) / 400.0));
+            (q, p)
+        })
+        .collect();
+    let k = texel_tune::error::fit_k(&samples);
+    let view = texel_report::tune::StartView::new(&samples, k);
+    let lowest = view
+        .k_curve
+        .iter()
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .unwrap()
+        .0;
+    assert!(
+        (lowest - k).abs() <= 0.026 * k,
+        "lowest at {lowest}, fitted {k}"
+    );
 }

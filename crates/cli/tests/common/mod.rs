@@ -20,6 +20,10 @@ pub fn stdout_of(cmd: &mut Command) -> String {
 }
 
 /// Runs `cmd`, expects exit code 2, returns stderr.
+#[allow(
+    dead_code,
+    reason = "each test file compiles this module; docs.rs expects no failure"
+)]
 pub fn fails(cmd: &mut Command) -> String {
     let out = cmd.output().unwrap();
     let err = String::from_utf8(out.stderr).unwrap();
