@@ -264,7 +264,10 @@ impl LinePlot {
                 Some(style) => chart.draw_series(LineSeries::new(s.points.clone(), style))?,
                 None => chart.draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())?,
             };
-            drawn.label(&s.name).legend(glyph(legend_colour, 3));
+            // A series without points (no round passed) has nothing to explain.
+            if !s.points.is_empty() {
+                drawn.label(&s.name).legend(glyph(legend_colour, 3));
+            }
             if matches!(s.mark, Mark::Points | Mark::LineAndPoints) {
                 chart.draw_series(s.points.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
             }
@@ -275,7 +278,7 @@ impl LinePlot {
                 chart.draw_series(bars)?;
             }
         }
-        if self.series.len() > 1 {
+        if self.series.iter().filter(|s| !s.points.is_empty()).count() > 1 {
             chart
                 .configure_series_labels()
                 .background_style(WHITE.mix(0.85))
@@ -406,6 +409,17 @@ mod tests {
             plot(upper_right).legend_corner(),
             SeriesLabelPosition::UpperRight
         ));
+    }
+
+    #[test]
+    fn a_line_legend_names_only_series_with_points() {
+        let mut p = plot(vec![(1.0, 1.0)]);
+        p.series
+            .push(Series::new("passed", Mark::Points, 2, vec![]));
+        let svg = p.svg().unwrap();
+        let texts: Vec<&str> = svg.lines().map(str::trim).collect();
+        assert!(texts.contains(&"a") && texts.contains(&"b"), "{svg}");
+        assert!(!texts.contains(&"passed"), "no point is a passed round");
     }
 
     #[test]
