@@ -175,6 +175,10 @@ pub struct SpsaArgs {
 /// ranges of `texel uci`'s spin options.
 pub fn run_spsa(args: &SpsaArgs) -> Result<()> {
     let groups = selected_groups(&args.group)?;
+    eprintln!(
+        "note: the engine lists these options when built with `make EXE=... PARAMS=list` (for \
+         OpenBench SPSA) or started as `texel uci --list-params`"
+    );
     let params = crate::load_params(args.params.as_deref())?;
     let mut out = std::io::stdout().lock();
     for (i, fp) in texel_eval::params::flat_params().iter().enumerate() {
