@@ -28,6 +28,9 @@ enum Target {
     /// Self-play speed: 20 games per thread at 5,000 nodes a move; games/s, positions/s, and
     /// the share of what the search speed allows (nodes/s × threads ÷ nodes per game).
     Selfplay,
+    /// Trace loading speed, binary and text forms, on 1,000,000 synthetic positions
+    /// (`--repeat` × 66,667 positions).
+    Traces,
 }
 
 #[derive(Args)]
@@ -90,6 +93,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         Target::Tune => bench_tune(args),
         Target::Import => bench_import(args),
         Target::Selfplay => bench_selfplay(args),
+        Target::Traces => crate::traces_cmd::bench(args.repeat * 66_667),
         Target::Converge => crate::converge::bench_converge(
             vec![args.epd.clone(); args.repeat.max(1)],
             &args.methods,

@@ -34,6 +34,7 @@ mod paths;
 mod report_cmd;
 mod resume;
 mod selfplay_cmd;
+mod traces_cmd;
 mod tune_cmd;
 
 use clap::{Parser, Subcommand};
@@ -89,6 +90,9 @@ enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
+    /// Trace files of any engine's evaluation (docs/trace-format.md): convert between forms.
+    #[command(subcommand)]
+    Traces(traces_cmd::TracesCommand),
     /// Print the manual page (`texel manpage > texel.1; man ./texel.1`).
     Manpage,
 }
@@ -146,6 +150,7 @@ fn main() -> ExitCode {
             clap_complete::generate(shell, &mut cmd, "texel", &mut std::io::stdout());
             Ok(ExitCode::SUCCESS)
         }
+        Command::Traces(command) => done(traces_cmd::run(&command)),
         Command::Manpage => done(
             clap_mangen::Man::new(<Cli as clap::CommandFactory>::command())
                 .render(&mut std::io::stdout())

@@ -157,3 +157,69 @@ fn readme_examples_write_under_runs_and_can_be_typed_as_written() {
         }
     }
 }
+
+#[test]
+fn traces_convert_between_text_and_binary_without_loss() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = tmp.path().join("t.jsonl");
+    std::fs::write(
+        &text,
+        concat!(
+            r#"{"format":"texel-trace","version":1,"params":[{"name":"P","len":2,"tapered":true,"default":[[1,2],[3,4]]},{"name":"T","len":1,"tapered":false,"default":5}]}"#,
+            "\n",
+            r#"{"result":1,"phase":0.25,"offset":-3,"coeffs":[[0,1],[1,-2],[2,0.5]]}"#,
+            "\n",
+            r#"{"result":0.5,"phase":0,"scale":0.5,"coeffs":[[1,0.25,0.75]],"score":0.4}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let (bin, back) = (tmp.path().join("t.bin"), tmp.path().join("back.jsonl"));
+    let said = stdout_of(
+        texel()
+            .args(["traces", "convert", "--input"])
+            .arg(&text)
+            .arg("--out")
+            .arg(&bin),
+    );
+    assert!(
+        said.contains("wrote 2 positions of 2 parameters (5 values)") && said.contains("binary")
+    );
+    assert!(std::fs::read(&bin).unwrap().starts_with(b"TXTRACE1"));
+    stdout_of(
+        texel()
+            .args(["traces", "convert", "--input"])
+            .arg(&bin)
+            .arg("--out")
+            .arg(&back),
+    );
+    let again = tmp.path().join("again.jsonl");
+    stdout_of(
+        texel()
+            .args(["traces", "convert", "--to", "text", "--input"])
+            .arg(&text)
+            .arg("--out")
+            .arg(&again),
+    );
+    assert_eq!(
+        std::fs::read(&back).unwrap(),
+        std::fs::read(&again).unwrap()
+    );
+    let err = fails(
+        texel()
+            .args(["traces", "convert", "--input"])
+            .arg(&text)
+            .arg("--out")
+            .arg(&text),
+    );
+    assert!(err.contains("--out") && err.contains("--input"), "{err}");
+    std::fs::write(&bin, b"TXTRACE1\x02\x00\x00\x00{}").unwrap();
+    let err = fails(
+        texel()
+            .args(["traces", "convert", "--input"])
+            .arg(&bin)
+            .arg("--out")
+            .arg(&back),
+    );
+    assert!(err.contains("t.bin: byte 12: format"), "{err}");
+}

@@ -3,9 +3,11 @@
 //! the evaluation that is not tuned, and the coefficient of every parameter entry it uses.
 //! An engine in any language writes it; the tuner reads it.
 
+mod binary;
 mod space;
 mod text;
 
+pub use binary::{read_binary, read_trace, write_binary, MAGIC};
 pub use space::{Param, ParamSpace, SpaceError};
 pub use text::{
     header_line, position_line, write_trace, Coef, TraceError, TraceReader, TracedPosition, FORMAT,

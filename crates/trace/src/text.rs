@@ -75,6 +75,18 @@ pub enum TraceError {
         /// The cause.
         cause: std::io::Error,
     },
+    /// The binary form does not follow the format at this byte.
+    #[error("{path}: byte {offset}: {field}: {what}")]
+    BadBytes {
+        /// The file.
+        path: PathBuf,
+        /// Where the fault's record or field begins.
+        offset: u64,
+        /// The part at fault (`header`, `position 12`, ...).
+        field: String,
+        /// What is wrong.
+        what: String,
+    },
     /// A line does not follow the format.
     #[error("{path}:{line}: {field}: {what}")]
     Bad {
@@ -90,7 +102,7 @@ pub enum TraceError {
 }
 
 /// A problem in one line: the field and what is wrong, placed by the reader.
-type Fault = (String, String);
+pub(crate) type Fault = (String, String);
 
 fn fault(field: impl Into<String>, what: impl Into<String>) -> Fault {
     (field.into(), what.into())
@@ -118,7 +130,7 @@ fn number(
 }
 
 /// The header's parameter space.
-fn header(v: &Value) -> Result<ParamSpace, Fault> {
+pub(crate) fn header_value(v: &Value) -> Result<ParamSpace, Fault> {
     let o = v
         .as_object()
         .ok_or_else(|| fault("header", "not a JSON object"))?;
@@ -324,7 +336,7 @@ impl<R: BufRead> TraceReader<R> {
         let value = reader
             .next_value()?
             .ok_or_else(|| reader.bad(fault("header", "the file is empty")))?;
-        reader.space = header(&value).map_err(|f| reader.bad(f))?;
+        reader.space = header_value(&value).map_err(|f| reader.bad(f))?;
         Ok(reader)
     }
 

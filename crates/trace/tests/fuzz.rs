@@ -41,3 +41,35 @@ proptest! {
         read(&REAL.as_bytes()[..cut])?;
     }
 }
+
+/// The binary form of [`REAL`].
+fn real_binary() -> Vec<u8> {
+    let reader = TraceReader::new(REAL.as_bytes(), Path::new("t")).unwrap();
+    let space = reader.space().clone();
+    let positions: Vec<_> = reader.collect::<Result<_, _>>().unwrap();
+    let mut bytes = Vec::new();
+    texel_trace::write_binary(&mut bytes, &space, &positions).unwrap();
+    bytes
+}
+
+proptest! {
+    #[test]
+    fn binary_traces_changed_or_cut_are_read_or_refused(
+        at in 0..1000usize, byte in any::<u8>(), cut in 0..1000usize,
+    ) {
+        let mut bytes = real_binary();
+        let n = bytes.len();
+        bytes[at % n] = byte;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.bin");
+        for b in [&bytes[..], &real_binary()[..cut % n]] {
+            std::fs::write(&path, b).unwrap();
+            if let Ok((space, positions)) = texel_trace::read_binary(&path) {
+                let values = space.defaults();
+                for p in &positions {
+                    prop_assert!(p.eval(&space, &values).is_finite());
+                }
+            }
+        }
+    }
+}

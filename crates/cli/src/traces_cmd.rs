@@ -1,0 +1,138 @@
+//! `texel traces`: trace files of any engine's evaluation (`docs/trace-format.md`), in
+//! their text and binary forms.
+
+use anyhow::{Context, Result};
+use clap::{Args, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use std::time::Instant;
+use texel_trace::{read_trace, write_binary, write_trace, Coef, Param, ParamSpace, TracedPosition};
+
+/// The two forms of a trace file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Form {
+    /// One JSON object a line (what a script writes).
+    Text,
+    /// Fixed little-endian records (what loads fast).
+    Binary,
+}
+
+#[derive(Subcommand)]
+pub enum TracesCommand {
+    /// Converts a trace between its text and binary forms (checked on the way).
+    Convert(ConvertArgs),
+}
+
+#[derive(Args)]
+pub struct ConvertArgs {
+    /// The trace to read (either form, told by its first bytes).
+    #[arg(long)]
+    input: PathBuf,
+    /// The trace to write (atomically).
+    #[arg(long)]
+    out: PathBuf,
+    /// The form to write [default: the other form than the input's].
+    #[arg(long, value_enum)]
+    to: Option<Form>,
+}
+
+pub fn run(command: &TracesCommand) -> Result<()> {
+    let TracesCommand::Convert(args) = command;
+    crate::paths::Files::new()
+        .read("--input", Some(&args.input))
+        .write("--out", Some(&args.out))
+        .check()?;
+    let binary_input = std::fs::read(&args.input)
+        .with_context(|| format!("cannot read {}", args.input.display()))?
+        .starts_with(texel_trace::MAGIC);
+    let to = args.to.unwrap_or(if binary_input {
+        Form::Text
+    } else {
+        Form::Binary
+    });
+    let (space, positions) = read_trace(&args.input)?;
+    let mut bytes = Vec::new();
+    match to {
+        Form::Text => write_trace(&mut bytes, &space, &positions)?,
+        Form::Binary => write_binary(&mut bytes, &space, &positions)?,
+    }
+    texel_eval::params::write_atomically(&args.out, &bytes)
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    say!(
+        "wrote {} positions of {} parameters ({} values) to {} in the {} form",
+        positions.len(),
+        space.params().len(),
+        space.value_count(),
+        args.out.display(),
+        if to == Form::Text { "text" } else { "binary" }
+    );
+    Ok(())
+}
+
+/// A space like a small engine's: piece values and six piece-square tables, tapered, and
+/// a tempo bonus.
+fn bench_space() -> ParamSpace {
+    let param = |name: &str, len: usize, tapered: bool| Param {
+        name: name.into(),
+        len,
+        tapered,
+        default: vec![0; len * if tapered { 2 } else { 1 }],
+        group: None,
+        candidate: false,
+    };
+    let mut params = vec![param("PIECE_VALUE", 6, true)];
+    for piece in ["PAWN", "KNIGHT", "BISHOP", "ROOK", "QUEEN", "KING"] {
+        params.push(param(&format!("{piece}_PST"), 64, true));
+    }
+    params.push(param("TEMPO", 1, false));
+    ParamSpace::new(params).expect("a well-formed space")
+}
+
+/// `n` positions with 32 coefficients each, drawn from a fixed seed.
+fn bench_positions(space: &ParamSpace, n: usize) -> Vec<TracedPosition> {
+    let entries = space.entry_count() as u64;
+    (0..n as u64)
+        .map(|i| {
+            let r = |k: u64| texel_data::splitmix64(i * 64 + k);
+            TracedPosition {
+                result: [0.0, 0.5, 1.0][(r(0) % 3) as usize],
+                score: None,
+                phase: (r(1) % 25) as f32 / 24.0,
+                scale: 1.0,
+                offset: 0.0,
+                coeffs: (0..32)
+                    .map(|k| {
+                        Coef::Count((r(k + 2) % entries) as u32, [1.0, -1.0][(k % 2) as usize])
+                    })
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
+/// `texel bench traces`: loading speed of both forms, on `n` synthetic positions.
+pub fn bench(n: usize) -> Result<()> {
+    let space = bench_space();
+    let positions = bench_positions(&space, n);
+    let dir = tempfile::tempdir()?;
+    for (form, name) in [(Form::Binary, "trace.bin"), (Form::Text, "trace.jsonl")] {
+        let path = dir.path().join(name);
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&path)?);
+        match form {
+            Form::Binary => write_binary(&mut out, &space, &positions)?,
+            Form::Text => write_trace(&mut out, &space, &positions)?,
+        }
+        drop(out);
+        let bytes = std::fs::metadata(&path)?.len();
+        let start = Instant::now();
+        let (_, read) = read_trace(&path)?;
+        let secs = start.elapsed().as_secs_f64();
+        anyhow::ensure!(read.len() == n, "read {} of {n} positions", read.len());
+        say!(
+            "{:<6} {:>9.0} positions/s ({n} positions, 32 coefficients each, {:.0} bytes/position)",
+            if form == Form::Text { "text" } else { "binary" },
+            n as f64 / secs,
+            bytes as f64 / n as f64
+        );
+    }
+    Ok(())
+}
