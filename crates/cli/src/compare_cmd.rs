@@ -88,68 +88,94 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
     let k = loaded.k;
     let ds = &mut loaded.train;
     if !terms.is_empty() {
-        say!();
-        say!(
-            "errors: at zero = with the term at 0; group tuned = its group tuned {} passes with \
-             the term held at 0; term tuned = the group tuned with the term free; drop = group \
-             tuned - term tuned, the error the term itself removes",
-            args.passes
-        );
-        say!(
-            "{:<34} {:<10} {:>12} {:>12} {:>12} {:>12}",
-            "term",
-            "group",
-            "at zero",
-            "group tuned",
-            "term tuned",
-            "drop"
-        );
-        for &t in &terms {
-            let mut zeroed = base.clone();
-            zeroed.zero_term(t);
-            let at_zero = error_with(ds, &zeroed, k);
-            let held = tune_group(ds, &zeroed, k, t, false, args.passes)?;
-            let free = tune_group(ds, &zeroed, k, t, true, args.passes)?;
-            let info = t.info();
-            say!(
-                "{:<34} {:<10} {at_zero:>12.8} {held:>12.8} {free:>12.8} {:>12.8}",
-                info.name,
-                info.group.name(),
-                held - free
-            );
-        }
+        print_drops(ds, &base, k, &terms, args.passes)?;
     }
     if !without.is_empty() {
-        say!();
-        say!(
-            "errors: as given = with --params; zeroed = the term set to 0; retuned = its group \
-             then tuned {} passes with the term held at 0; rise = retuned - as given, the error \
-             the term removes that its group cannot make up",
-            args.passes
-        );
-        say!(
-            "{:<34} {:<10} {:>12} {:>12} {:>12} {:>12}",
-            "term",
-            "group",
-            "as given",
-            "zeroed",
-            "retuned",
-            "rise"
-        );
-        for &t in &without {
-            let given = error_with(ds, &base, k);
-            let mut zeroed = base.clone();
-            zeroed.zero_term(t);
-            let at_zero = error_with(ds, &zeroed, k);
-            let retuned = tune_group(ds, &zeroed, k, t, false, args.passes)?;
-            let info = t.info();
-            say!(
-                "{:<34} {:<10} {given:>12.8} {at_zero:>12.8} {retuned:>12.8} {:>12.8}",
-                info.name,
-                info.group.name(),
-                retuned - given
-            );
-        }
+        print_rises(ds, &base, k, &without, args.passes)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// For each of `terms`: the error at zero, with its group tuned without and with it, and
+/// the drop the term itself brings.
+fn print_drops(
+    ds: &mut Dataset,
+    base: &Params,
+    k: f64,
+    terms: &[TermId],
+    passes: usize,
+) -> Result<()> {
+    say!();
+    say!(
+        "errors: at zero = with the term at 0; group tuned = its group tuned {} passes with \
+         the term held at 0; term tuned = the group tuned with the term free; drop = group \
+         tuned - term tuned, the error the term itself removes",
+        passes
+    );
+    say!(
+        "{:<34} {:<10} {:>12} {:>12} {:>12} {:>12}",
+        "term",
+        "group",
+        "at zero",
+        "group tuned",
+        "term tuned",
+        "drop"
+    );
+    for &t in terms {
+        let mut zeroed = base.clone();
+        zeroed.zero_term(t);
+        let at_zero = error_with(ds, &zeroed, k);
+        let held = tune_group(ds, &zeroed, k, t, false, passes)?;
+        let free = tune_group(ds, &zeroed, k, t, true, passes)?;
+        let info = t.info();
+        say!(
+            "{:<34} {:<10} {at_zero:>12.8} {held:>12.8} {free:>12.8} {:>12.8}",
+            info.name,
+            info.group.name(),
+            held - free
+        );
+    }
+    Ok(())
+}
+
+/// For each of `without`: the error as given, with the term zeroed, and with its group
+/// retuned without it; the rise is what the term removes that its group cannot make up.
+fn print_rises(
+    ds: &mut Dataset,
+    base: &Params,
+    k: f64,
+    without: &[TermId],
+    passes: usize,
+) -> Result<()> {
+    say!();
+    say!(
+        "errors: as given = with --params; zeroed = the term set to 0; retuned = its group \
+         then tuned {} passes with the term held at 0; rise = retuned - as given, the error \
+         the term removes that its group cannot make up",
+        passes
+    );
+    say!(
+        "{:<34} {:<10} {:>12} {:>12} {:>12} {:>12}",
+        "term",
+        "group",
+        "as given",
+        "zeroed",
+        "retuned",
+        "rise"
+    );
+    for &t in without {
+        let given = error_with(ds, base, k);
+        let mut zeroed = base.clone();
+        zeroed.zero_term(t);
+        let at_zero = error_with(ds, &zeroed, k);
+        let retuned = tune_group(ds, &zeroed, k, t, false, passes)?;
+        let info = t.info();
+        say!(
+            "{:<34} {:<10} {given:>12.8} {at_zero:>12.8} {retuned:>12.8} {:>12.8}",
+            info.name,
+            info.group.name(),
+            retuned - given
+        );
+    }
+    Ok(())
 }

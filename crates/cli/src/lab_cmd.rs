@@ -134,7 +134,7 @@ fn verdict_key(fingerprint: u64, base: &Params, k: f64, passes: usize, subject: 
 }
 
 /// The verdicts already in `path`, by key.
-fn finished(path: &Path) -> Result<Vec<(String, Verdict)>> {
+fn finished(path: &Path) -> Result<Finished> {
     match std::fs::read_to_string(path) {
         Ok(text) => Ok(text.lines().filter_map(verdict_from).collect()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
@@ -147,30 +147,7 @@ pub fn run(args: &LabArgs) -> Result<ExitCode> {
     if list.is_empty() {
         bail!("nothing to judge");
     }
-    let files = ["lab.jsonl", "lab.md", "lab.json"].map(|f| args.out.join(f));
-    crate::paths::Files::new()
-        .read_all("--epd", &args.data.epd)
-        .read("--params", args.data.params.as_deref())
-        .write("--out", Some(&files[0]))
-        .write("--out", Some(&files[1]))
-        .write("--out", Some(&files[2]))
-        .write("--apply", args.apply.as_deref())
-        .check()?;
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("cannot make the folder {}", args.out.display()))?;
-    let log_path = args.out.join("lab.jsonl");
-    let rerun = crate::resume::Rerun {
-        resume: args.resume,
-        fresh: args.fresh,
-    };
-    let earlier = std::fs::metadata(&log_path).is_ok_and(|m| m.len() > 0);
-    rerun.decide(&log_path, earlier, || {
-        std::fs::remove_file(&log_path)
-            .with_context(|| format!("cannot remove {}", log_path.display()))
-    })?;
-    let done = finished(&log_path)?;
-    let mut log = texel_eval::params::open_lines_for_append(&log_path)
-        .with_context(|| format!("cannot write {}", log_path.display()))?;
+    let (log_path, done, mut log) = open_verdicts(args)?;
     // Candidates are judged against the established table: K is fitted without them.
     let base = crate::load_params(args.data.params.as_deref())?.without_candidates();
     let mut loaded = load_data(&args.data, base.clone())?;
@@ -241,6 +218,40 @@ pub fn run(args: &LabArgs) -> Result<ExitCode> {
         return Ok(ExitCode::from(130));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Verdicts finished before, by key.
+type Finished = Vec<(String, Verdict)>;
+
+/// Checks the lab's files against its inputs, decides about an earlier lab's verdicts
+/// (`--resume` keeps them, `--fresh` deletes them) and opens `OUT/lab.jsonl` for appending:
+/// its path, the verdicts it holds, and the file.
+fn open_verdicts(args: &LabArgs) -> Result<(PathBuf, Finished, std::fs::File)> {
+    let files = ["lab.jsonl", "lab.md", "lab.json"].map(|f| args.out.join(f));
+    crate::paths::Files::new()
+        .read_all("--epd", &args.data.epd)
+        .read("--params", args.data.params.as_deref())
+        .write("--out", Some(&files[0]))
+        .write("--out", Some(&files[1]))
+        .write("--out", Some(&files[2]))
+        .write("--apply", args.apply.as_deref())
+        .check()?;
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot make the folder {}", args.out.display()))?;
+    let [log_path, ..] = files;
+    let rerun = crate::resume::Rerun {
+        resume: args.resume,
+        fresh: args.fresh,
+    };
+    let earlier = std::fs::metadata(&log_path).is_ok_and(|m| m.len() > 0);
+    rerun.decide(&log_path, earlier, || {
+        std::fs::remove_file(&log_path)
+            .with_context(|| format!("cannot remove {}", log_path.display()))
+    })?;
+    let done = finished(&log_path)?;
+    let log = texel_eval::params::open_lines_for_append(&log_path)
+        .with_context(|| format!("cannot write {}", log_path.display()))?;
+    Ok((log_path, done, log))
 }
 
 /// The lines that describe the run in the reports.

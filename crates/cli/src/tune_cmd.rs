@@ -139,6 +139,48 @@ fn check_resumed_settings(checkpoint: &Checkpoint, path: &Path, now: &Settings) 
     Ok(())
 }
 
+/// Where a run begins: the data options (a resumed run's K), the settings it records, the
+/// values it goes on from and the values it began with.
+struct Begin {
+    data: DataArgs,
+    settings: Settings,
+    start_params: Params,
+    run_start: Params,
+}
+
+/// The run's beginning from the options and the checkpoint of `--resume`, whose settings
+/// must match these.
+fn begin(
+    args: &TuneArgs,
+    steps: &std::collections::BTreeMap<String, i32>,
+    resumed: Option<&Checkpoint>,
+) -> Result<Begin> {
+    let mut data = args.data.clone();
+    let given = crate::load_params(data.params.as_deref())?;
+    let given = if args.no_candidates {
+        given.without_candidates()
+    } else {
+        given
+    };
+    let settings = tune_settings(args, steps, &given);
+    if let (Some(c), Some(path)) = (resumed, &args.resume) {
+        check_resumed_settings(c, path, &settings)?;
+        data.k = Some(c.k);
+    }
+    // A resumed run goes on from the checkpoint's values; its summary of changes counts
+    // from where the run began.
+    let (start_params, run_start) = match resumed {
+        Some(c) => (c.descent.params.clone(), c.descent.anchor.clone()),
+        None => (given.clone(), given),
+    };
+    Ok(Begin {
+        data,
+        settings,
+        start_params,
+        run_start,
+    })
+}
+
 /// Checks the numeric options of `texel tune`.
 fn check_tune_ranges(args: &TuneArgs) -> Result<()> {
     anyhow::ensure!(args.passes != Some(0), "--passes must be at least 1");
@@ -236,24 +278,12 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
     outputs.keep_checkpoint(args.resume.as_deref(), args.fresh)?;
     let vars = selected(args, &steps)?;
     let resumed = args.resume.as_deref().map(Checkpoint::load).transpose()?;
-    let mut data = args.data.clone();
-    let given = crate::load_params(data.params.as_deref())?;
-    let given = if args.no_candidates {
-        given.without_candidates()
-    } else {
-        given
-    };
-    let settings = tune_settings(args, &steps, &given);
-    if let (Some(c), Some(path)) = (&resumed, &args.resume) {
-        check_resumed_settings(c, path, &settings)?;
-        data.k = Some(c.k);
-    }
-    // A resumed run goes on from the checkpoint's values; its summary of changes counts
-    // from where the run began.
-    let (start_params, run_start) = match &resumed {
-        Some(c) => (c.descent.params.clone(), c.descent.anchor.clone()),
-        None => (given.clone(), given),
-    };
+    let Begin {
+        data,
+        settings,
+        start_params,
+        run_start,
+    } = begin(args, &steps, resumed.as_ref())?;
     let mut loaded = load_data(&data, start_params.clone())?;
     print_errors(&loaded, "start");
     // From here on Ctrl-C stops the run at its next safe point and leaves a checkpoint.
