@@ -129,6 +129,29 @@ fn number(
     Ok(x)
 }
 
+/// The list field `name` of `object`, each item read by `item`; a fault in item `k` is
+/// placed at `name[k]` (and its own field).
+fn list<T>(
+    object: &Map<String, Value>,
+    name: &str,
+    item: impl Fn(&Value) -> Result<T, Fault>,
+) -> Result<Vec<T>, Fault> {
+    let items = object
+        .get(name)
+        .and_then(Value::as_array)
+        .ok_or_else(|| fault(name, "missing or not a list"))?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(k, v)| {
+            item(v).map_err(|(f, w)| match f.as_str() {
+                "" => fault(format!("{name}[{k}]"), w),
+                f => fault(format!("{name}[{k}].{f}"), w),
+            })
+        })
+        .collect()
+}
+
 /// The header's parameter space.
 pub(crate) fn header_value(v: &Value) -> Result<ParamSpace, Fault> {
     let o = v
@@ -149,15 +172,7 @@ pub(crate) fn header_value(v: &Value) -> Result<ParamSpace, Fault> {
             ))
         }
     }
-    let list = o
-        .get("params")
-        .and_then(Value::as_array)
-        .ok_or_else(|| fault("params", "missing or not a list"))?;
-    let params = list
-        .iter()
-        .enumerate()
-        .map(|(k, p)| param(p).map_err(|(f, w)| fault(format!("params[{k}].{f}"), w)))
-        .collect::<Result<Vec<_>, _>>()?;
+    let params = list(o, "params", param)?;
     ParamSpace::new(params).map_err(|e| fault("params", e.to_string()))
 }
 
@@ -245,15 +260,7 @@ fn position(v: &Value, space: &ParamSpace) -> Result<TracedPosition, Fault> {
         .contains_key("score")
         .then(|| number(o, "score", None, 0.0, 1.0))
         .transpose()?;
-    let list = o
-        .get("coeffs")
-        .and_then(Value::as_array)
-        .ok_or_else(|| fault("coeffs", "missing or not a list"))?;
-    let coeffs = list
-        .iter()
-        .enumerate()
-        .map(|(k, c)| coef(c, space).map_err(|w| fault(format!("coeffs[{k}]"), w)))
-        .collect::<Result<Vec<_>, _>>()?;
+    let coeffs = list(o, "coeffs", |c| coef(c, space).map_err(|w| fault("", w)))?;
     Ok(TracedPosition {
         result,
         score: score.map(|s| s as f32),
