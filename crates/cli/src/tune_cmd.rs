@@ -90,30 +90,31 @@ fn tune_settings(
         .fixed("steps", list(&steps))
         .fixed(
             "--min-support",
-            opt(args.min_support.map(|n| n.to_string()), "20"),
+            args.min_support
+                .unwrap_or(crate::guards::DEFAULT_MIN_SUPPORT),
         )
         .fixed("--l2", l2)
         .fixed("--no-constraints", args.no_constraints)
         .fixed("--method", args.method.unwrap_or_default())
         .fixed(
             "--adam-rate",
-            opt(args.adam_rate.map(|r| r.to_string()), "2"),
+            args.adam_rate.unwrap_or(texel_tune::ADAM_RATE),
         )
         .fixed(
             "--adam-epochs",
-            opt(args.adam_epochs.map(|n| n.to_string()), "40"),
+            args.adam_epochs.unwrap_or(texel_tune::ADAM_EPOCHS),
         )
         .fixed(
             "--warm-start",
             opt(args.warm_start.map(|n| n.to_string()), "auto"),
         )
-        .fixed(
-            "--validate",
-            opt(args.data.validate.map(|v| v.to_string()), "0"),
-        )
+        .fixed("--validate", args.data.validate.unwrap_or(0.0))
         .fixed("--k", opt(args.data.k.map(|k| k.to_string()), "fitted"))
         .fixed("--stm-labels", args.data.stm_labels)
-        .length("--passes", opt(args.passes.map(|n| n.to_string()), "20"))
+        .length(
+            "--passes",
+            args.passes.unwrap_or(RunOptions::default().passes),
+        )
         .length(
             "--patience",
             opt(args.patience.map(|n| n.to_string()), "none"),
@@ -353,7 +354,7 @@ fn print_warm_start(options: &RunOptions, positions: usize) {
 /// The run's settings from the arguments and the checked outputs.
 fn run_options(args: &TuneArgs, outputs: &Outputs) -> RunOptions {
     RunOptions {
-        passes: args.passes.unwrap_or(20),
+        passes: args.passes.unwrap_or(RunOptions::default().passes),
         patience: args.patience,
         log: outputs.log.clone(),
         checkpoint: Some(outputs.checkpoint.clone()),
