@@ -4,7 +4,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde_json::json;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use texel_eval::params::{rust_value, to_rust, write_atomically, Group};
 use texel_eval::TermId;
 
@@ -37,6 +37,20 @@ pub struct ExportArgs {
     /// Write the parameters as JSON.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// An engine's own source with `{{NAME}}` where a parameter's values go (`{{NAME[i]}}`,
+    /// `{{NAME.mid}}`, `{{NAME[i].end}}` for parts): written to `--out` with the values.
+    #[arg(long, requires = "out")]
+    template: Option<PathBuf>,
+    /// Where `--template` is written (atomically).
+    #[arg(long, requires = "template")]
+    out: Option<PathBuf>,
+    /// How `--template` writes a tapered entry.
+    #[arg(long, default_value = texel_trace::template::DEFAULT_PAIR)]
+    pair: String,
+    /// Another engine's parameters: the trace whose header names them; `--params` is then
+    /// that engine's tuned JSON (its defaults when absent).
+    #[arg(long)]
+    space: Option<PathBuf>,
 }
 
 /// The groups named on the command line, or every group.
@@ -140,15 +154,29 @@ pub fn run_list(args: &ParamsArgs) -> Result<()> {
 }
 
 pub fn run_export(args: &ExportArgs) -> Result<()> {
-    if args.rust.is_none() && args.json.is_none() {
-        bail!("nothing to export: give --rust OUT.rs and/or --json OUT.json");
+    if args.rust.is_none() && args.json.is_none() && args.template.is_none() {
+        bail!("nothing to export: give --rust OUT.rs, --json OUT.json or --template with --out");
     }
     crate::paths::Files::new()
         .read("--params", args.params.as_deref())
+        .read("--template", args.template.as_deref())
+        .read("--space", args.space.as_deref())
         .write("--rust", args.rust.as_deref())
         .write("--json", args.json.as_deref())
+        .write("--out", args.out.as_deref())
         .check()?;
+    if let Some(space) = &args.space {
+        anyhow::ensure!(
+            args.rust.is_none(),
+            "--rust writes texel's own table: not with --space"
+        );
+        return export_other(args, space);
+    }
     let params = crate::load_params(args.params.as_deref())?;
+    if let (Some(template), Some(out)) = (&args.template, &args.out) {
+        let space = texel_eval::params::param_space();
+        write_template(template, out, &space, params.flat(), &args.pair)?;
+    }
     if let Some(path) = &args.rust {
         write_atomically(path, to_rust(&params).as_bytes())
             .with_context(|| format!("cannot write {}", path.display()))?;
@@ -157,6 +185,56 @@ pub fn run_export(args: &ExportArgs) -> Result<()> {
     if let Some(path) = &args.json {
         params.save(path)?;
         say!("wrote the parameters as JSON to {}", path.display());
+    }
+    Ok(())
+}
+
+/// `template` rendered with `values` of `space` into `out` (atomically).
+fn write_template(
+    template: &Path,
+    out: &Path,
+    space: &texel_trace::ParamSpace,
+    values: &[i32],
+    pair: &str,
+) -> Result<()> {
+    let text = std::fs::read_to_string(template)
+        .with_context(|| format!("cannot read {}", template.display()))?;
+    let filled = texel_trace::template::render(&text, space, values, pair)
+        .with_context(|| template.display().to_string())?;
+    write_atomically(out, filled.as_bytes())
+        .with_context(|| format!("cannot write {}", out.display()))?;
+    say!(
+        "wrote {} from the template {}",
+        out.display(),
+        template.display()
+    );
+    Ok(())
+}
+
+/// `--space`: another engine's values (the tuned JSON `--params`, or the trace header's
+/// defaults) as JSON and through its template.
+fn export_other(args: &ExportArgs, trace: &Path) -> Result<()> {
+    let space = texel_trace::TraceReader::open(trace)?.space().clone();
+    let values = match &args.params {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read {}", p.display()))?;
+            let json: serde_json::Value = serde_json::from_str(&text)
+                .with_context(|| format!("{}: not JSON", p.display()))?;
+            space
+                .values_from_json(&json)
+                .with_context(|| p.display().to_string())?
+        }
+        None => space.defaults(),
+    };
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&space.to_json(&values))? + "\n";
+        write_atomically(path, text.as_bytes())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        say!("wrote the values as JSON to {}", path.display());
+    }
+    if let (Some(template), Some(out)) = (&args.template, &args.out) {
+        write_template(template, out, &space, &values, &args.pair)?;
     }
     Ok(())
 }

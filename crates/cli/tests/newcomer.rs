@@ -223,3 +223,73 @@ fn traces_convert_between_text_and_binary_without_loss() {
     );
     assert!(err.contains("t.bin: byte 12: format"), "{err}");
 }
+
+#[test]
+fn tuned_values_regenerate_an_engine_s_own_source_from_its_template() {
+    let tmp = tempfile::tempdir().unwrap();
+    let template = tmp.path().join("eval.rs.in");
+    std::fs::write(
+        &template,
+        "pub const BISHOP_PAIR: S = {{BISHOP_PAIR}};\nconst SUB: i32 = {{KS_ATTACK_SUB}};\n",
+    )
+    .unwrap();
+    let params = tmp.path().join("p.json");
+    std::fs::write(&params, r#"{"BISHOP_PAIR": [31, 62]}"#).unwrap();
+    let out = tmp.path().join("eval.rs");
+    stdout_of(
+        texel()
+            .args(["export", "--template"])
+            .arg(&template)
+            .arg("--out")
+            .arg(&out)
+            .arg("--params")
+            .arg(&params),
+    );
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "pub const BISHOP_PAIR: S = S(31, 62);\nconst SUB: i32 = 280;\n"
+    );
+    // Another engine: its parameters named by a trace header, its values as JSON, a
+    // Python table written with its own pair pattern.
+    let trace = tmp.path().join("t.jsonl");
+    std::fs::write(
+        &trace,
+        r#"{"format":"texel-trace","version":1,"params":[{"name":"PST","len":2,"tapered":true,"default":[[1,2],[3,4]]},{"name":"TEMPO","len":1,"default":5}]}"#,
+    )
+    .unwrap();
+    let tuned = tmp.path().join("tuned.json");
+    std::fs::write(&tuned, r#"{"PST": [[10, 20], [30, 40]]}"#).unwrap();
+    let py = tmp.path().join("eval.py.in");
+    std::fs::write(&py, "PST = [{{PST}}]\nTEMPO = {{TEMPO}}\n").unwrap();
+    let py_out = tmp.path().join("eval.py");
+    stdout_of(
+        texel()
+            .args(["export", "--pair", "({mid}, {end})", "--space"])
+            .arg(&trace)
+            .arg("--params")
+            .arg(&tuned)
+            .arg("--template")
+            .arg(&py)
+            .arg("--out")
+            .arg(&py_out),
+    );
+    assert_eq!(
+        std::fs::read_to_string(&py_out).unwrap(),
+        "PST = [(10, 20), (30, 40)]\nTEMPO = 5\n"
+    );
+    std::fs::write(&py, "x = 1\nPST = {{PSQT}}\n").unwrap();
+    let err = fails(
+        texel()
+            .args(["export", "--space"])
+            .arg(&trace)
+            .arg("--template")
+            .arg(&py)
+            .arg("--out")
+            .arg(&py_out),
+    );
+    assert!(
+        err.contains("template line 2: {{PSQT}}: no parameter"),
+        "{err}"
+    );
+    assert!(py_out.exists(), "a failed export leaves the earlier output");
+}

@@ -5,6 +5,7 @@
 
 mod binary;
 mod space;
+pub mod template;
 mod text;
 
 pub use binary::{read_binary, read_trace, write_binary, MAGIC};

@@ -128,6 +128,11 @@ impl ParamSpace {
         &self.params
     }
 
+    /// Where each parameter's values begin in the flat numbering, in parameter order.
+    pub fn param_starts(&self) -> &[usize] {
+        &self.starts[..self.params.len()]
+    }
+
     /// Values in all (a tapered entry counts two).
     pub fn value_count(&self) -> usize {
         self.starts.last().copied().unwrap_or(0)

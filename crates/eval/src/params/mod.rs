@@ -379,6 +379,26 @@ pub fn in_bounds(value: i32) -> bool {
     (-VALUE_BOUND..=VALUE_BOUND).contains(&value)
 }
 
+/// The table as a parameter space (`texel_trace`): every term with its name, group
+/// (candidate families marked), shape and defaults, values numbered as [`Params::flat`].
+pub fn param_space() -> texel_trace::ParamSpace {
+    let defaults = Params::default();
+    let params = TermId::all()
+        .map(|t| {
+            let info = t.info();
+            texel_trace::Param {
+                name: info.name.to_string(),
+                len: info.shape.elements(),
+                tapered: info.shape.is_tapered(),
+                default: defaults.flat()[info.flat_range()].to_vec(),
+                group: Some(info.group.name().to_string()),
+                candidate: info.group.is_candidate(),
+            }
+        })
+        .collect();
+    texel_trace::ParamSpace::new(params).expect("the table's names are unique")
+}
+
 impl Default for Params {
     /// The table's declared values.
     fn default() -> Params {
@@ -527,6 +547,16 @@ mod tests {
         assert!(outpost.linear);
         assert!(!outpost.index.is_empty());
         assert!(!outpost.doc().is_empty());
+    }
+
+    #[test]
+    fn the_table_as_a_parameter_space_numbers_values_as_the_table_does() {
+        let space = param_space();
+        assert_eq!(space.defaults(), Params::default().flat().to_vec());
+        assert_eq!(space.params().len(), TermId::all().count());
+        for (slot, fp) in flat_params().iter().enumerate() {
+            assert_eq!(space.value_name(slot), Some(fp.name()), "slot {slot}");
+        }
     }
 
     #[test]
