@@ -50,7 +50,19 @@ fn exported_table_compiles_and_evaluates_identically() {
     let copy = root.join("crates").join("eval");
     let _ = std::fs::remove_dir_all(copy.join("src"));
     copy_dir(&crate_dir.join("src"), &copy.join("src"));
-    // The real manifests, with the workspace cut down to this crate.
+    // The crate it depends on, as it is.
+    let trace = root.join("crates").join("trace");
+    let _ = std::fs::remove_dir_all(&trace);
+    copy_dir(
+        &workspace.join("crates").join("trace").join("src"),
+        &trace.join("src"),
+    );
+    std::fs::copy(
+        workspace.join("crates/trace/Cargo.toml"),
+        trace.join("Cargo.toml"),
+    )
+    .unwrap();
+    // The real manifests, with the workspace cut down to this crate and its dependency.
     let workspace_manifest = std::fs::read_to_string(workspace.join("Cargo.toml")).unwrap();
     let members = workspace_manifest
         .lines()
@@ -58,7 +70,7 @@ fn exported_table_compiles_and_evaluates_identically() {
         .expect("the workspace lists its members");
     std::fs::write(
         root.join("Cargo.toml"),
-        workspace_manifest.replace(members, r#"members = ["crates/eval"]"#),
+        workspace_manifest.replace(members, r#"members = ["crates/trace", "crates/eval"]"#),
     )
     .unwrap();
     std::fs::copy(crate_dir.join("Cargo.toml"), copy.join("Cargo.toml")).unwrap();
