@@ -7,7 +7,7 @@ use anyhow::Result;
 use std::str::FromStr;
 use texel_eval::params::flat_params;
 use texel_eval::Params;
-use texel_tune::{Guards, L2Search, Variable, L2_GRID};
+use texel_tune::{best_pull, Guards, L2Search, Variable, L2_GRID};
 
 /// Values counting in fewer training positions than this are held by default.
 pub const DEFAULT_MIN_SUPPORT: usize = 20;
@@ -89,7 +89,7 @@ pub fn choose(
             for (l2, error) in &trials {
                 say!("--l2 auto: pull {l2}: validation {error:.8}");
             }
-            let best = L2Search::best(&trials);
+            let best = best_pull(&trials);
             say!("--l2 auto chose {best}");
             best
         }

@@ -4,6 +4,7 @@
 //! coordinate descent, which polishes it to an integer local optimum.
 
 use crate::descent::{Descent, PassSummary};
+use crate::model::{Model, Values};
 use serde::{Deserialize, Serialize};
 
 /// Which method a run tunes with.
@@ -64,7 +65,7 @@ pub struct AdamState {
     pub handed_over: bool,
 }
 
-impl Descent<'_> {
+impl<M: Model> Descent<'_, M> {
     /// The state Adam starts from at the current values.
     fn adam_start(&self) -> AdamState {
         let n = self.variables().len();
@@ -72,7 +73,7 @@ impl Descent<'_> {
             values: self
                 .variables()
                 .iter()
-                .map(|v| f64::from(self.params().flat()[v.slot]))
+                .map(|v| f64::from(self.params().values()[v.slot]))
                 .collect(),
             mean: vec![0.0; n],
             square: vec![0.0; n],
@@ -101,16 +102,16 @@ impl Descent<'_> {
             state.square[j] = BETA2 * state.square[j] + (1.0 - BETA2) * g * g;
             let step = (state.mean[j] / fix1) / ((state.square[j] / fix2).sqrt() + EPSILON);
             state.values[j] -= rate * step * f64::from(v.step);
-            let (now, target) = (params.flat()[v.slot], state.values[j].round() as i32);
+            let (now, target) = (params.values()[v.slot], state.values[j].round() as i32);
             if target == now {
                 continue;
             }
-            let allowed = !self.guards().constraints || params.allows(v.slot, target);
+            let allowed = !self.guards().constraints || params.allows_value(v.slot, target);
             if !allowed || !texel_eval::params::in_bounds(target) {
                 state.values[j] = f64::from(now);
                 continue;
             }
-            params.set_flat(v.slot, target);
+            params.set_value(v.slot, target);
             changed += 1;
         }
         self.set_params(params);

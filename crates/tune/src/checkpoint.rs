@@ -2,14 +2,14 @@
 //! versioned JSON (floats as their exact bit patterns) and checked before use.
 
 use crate::adam::AdamState;
-use crate::dataset::Dataset;
 use crate::descent::{Cursor, DescentState, Guards, Variable};
+use crate::model::{Model, Values};
 use crate::settings::Settings;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use texel_eval::params::write_atomically;
-use texel_eval::table::{FLAT_LEN, TERMS};
+use texel_eval::table::TERMS;
 use texel_eval::Params;
 
 /// The checkpoint format written now.
@@ -53,7 +53,7 @@ pub fn table_fingerprint() -> u64 {
 
 /// Everything a run needs to go on.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Checkpoint {
+pub struct Checkpoint<V = Params> {
     /// `K` of the run.
     pub k: f64,
     /// Training positions the run was made for.
@@ -65,9 +65,9 @@ pub struct Checkpoint {
     /// The variables tuned.
     pub vars: Vec<Variable>,
     /// The descent.
-    pub descent: DescentState,
+    pub descent: DescentState<V>,
     /// Best validation error so far and its parameters.
-    pub best: Option<(f64, Params)>,
+    pub best: Option<(f64, V)>,
     /// Passes in a row the validation error rose.
     pub rises: usize,
     /// Seconds spent so far.
@@ -201,32 +201,20 @@ struct CheckpointFile {
     settings: Option<Settings>,
 }
 
-/// Parameters from a flat list of the table's length.
-fn flat(values: &[i32]) -> Result<Params, String> {
-    if values.len() != FLAT_LEN {
-        return Err("parameter count does not match the table".into());
-    }
-    let mut p = Params::zeroed();
-    for (i, &x) in values.iter().enumerate() {
-        p.set_flat(i, x);
-    }
-    Ok(p)
-}
-
-impl Checkpoint {
+impl<V: Values> Checkpoint<V> {
     /// The checkpoint as JSON.
     pub fn to_json(&self) -> Value {
         let d = &self.descent;
         let file = CheckpointFile {
             format: FORMAT.into(),
-            table: Hex(table_fingerprint()),
+            table: Hex(d.params.layout()),
             data: Hex(self.data),
             k: Exact(self.k),
             positions: self.positions,
             passes: self.passes,
             vars: self.vars.iter().map(|v| (v.slot, v.step)).collect(),
-            params: d.params.flat().to_vec(),
-            anchor: d.anchor.flat().to_vec(),
+            params: d.params.values().to_vec(),
+            anchor: d.anchor.values().to_vec(),
             l2: Exact(d.guards.l2),
             constraints: d.guards.constraints,
             sum: Exact(d.sum),
@@ -236,7 +224,7 @@ impl Checkpoint {
             adam: d.adam.as_ref().map(AdamFile::from_state),
             best: self.best.as_ref().map(|(e, p)| BestFile {
                 error: Exact(*e),
-                params: p.flat().to_vec(),
+                params: p.values().to_vec(),
             }),
             rises: self.rises,
             seconds: Exact(self.seconds),
@@ -251,7 +239,7 @@ impl Checkpoint {
     ///
     /// # Errors
     /// A description of what is wrong: another format or table, a missing or bad field.
-    fn from_json(v: &Value) -> Result<Checkpoint, String> {
+    fn from_json(v: &Value) -> Result<Checkpoint<V>, String> {
         match v.get("format").and_then(Value::as_str) {
             Some(FORMAT | FORMAT_WITHOUT_SETTINGS) => {}
             Some(f) if f.starts_with("texel-checkpoint-") => {
@@ -261,12 +249,11 @@ impl Checkpoint {
             }
             _ => return Err("not a texel checkpoint".into()),
         }
-        if v.get("table").and_then(Value::as_str)
-            != Some(format!("{:016x}", table_fingerprint()).as_str())
-        {
+        let f: CheckpointFile = serde_json::from_value(v.clone()).map_err(|e| e.to_string())?;
+        let layout = V::from_values(&f.params).map(|p| p.layout());
+        if layout != Ok(f.table.0) {
             return Err("it was written for a different parameter table (terms added, removed or reshaped since)".into());
         }
-        let f: CheckpointFile = serde_json::from_value(v.clone()).map_err(|e| e.to_string())?;
         f.into_checkpoint()
     }
 
@@ -319,7 +306,7 @@ impl Checkpoint {
     ///
     /// # Errors
     /// Unreadable, not JSON, or not a usable checkpoint (with the reason).
-    pub fn load(path: &Path) -> Result<Checkpoint, CheckpointError> {
+    pub fn read(path: &Path) -> Result<Checkpoint<V>, CheckpointError> {
         let bad = |reason: String| CheckpointError::Unusable {
             path: path.to_path_buf(),
             reason,
@@ -333,14 +320,24 @@ impl Checkpoint {
     }
 }
 
+impl Checkpoint {
+    /// Reads a checkpoint of texel's own table ([`Checkpoint::read`]).
+    ///
+    /// # Errors
+    /// Unreadable, not JSON, or not a usable checkpoint (with the reason).
+    pub fn load(path: &Path) -> Result<Checkpoint, CheckpointError> {
+        Checkpoint::read(path)
+    }
+}
+
 impl CheckpointFile {
     /// The checkpoint the file describes, after checking that its lists agree.
-    fn into_checkpoint(self) -> Result<Checkpoint, String> {
+    fn into_checkpoint<V: Values>(self) -> Result<Checkpoint<V>, String> {
         let vars = self
             .vars
             .iter()
             .map(|&(slot, step)| {
-                (slot < FLAT_LEN)
+                (slot < self.params.len())
                     .then_some(Variable { slot, step })
                     .ok_or_else(|| "variable outside the table".to_string())
             })
@@ -350,7 +347,7 @@ impl CheckpointFile {
             return Err("variable lists do not agree".into());
         }
         let best = match self.best {
-            Some(b) => Some((b.error.0, flat(&b.params)?)),
+            Some(b) => Some((b.error.0, values(&b.params, self.params.len())?)),
             None => None,
         };
         let adam = self.adam.map(|a| a.into_state(vars.len())).transpose()?;
@@ -361,8 +358,8 @@ impl CheckpointFile {
             passes: self.passes,
             vars,
             descent: DescentState {
-                params: flat(&self.params)?,
-                anchor: flat(&self.anchor)?,
+                params: values(&self.params, self.params.len())?,
+                anchor: values(&self.anchor, self.params.len())?,
                 guards: Guards {
                     l2: self.l2.0,
                     constraints: self.constraints,
@@ -383,16 +380,24 @@ impl CheckpointFile {
     }
 }
 
+/// Values from a checkpoint's list, which must be as long as its current values.
+fn values<V: Values>(list: &[i32], len: usize) -> Result<V, String> {
+    if list.len() != len {
+        return Err("value lists do not agree".into());
+    }
+    V::from_values(list)
+}
+
 /// A checkpoint for a run that has not started: `params` must be what `train` is scored with;
 /// `data` is the fingerprint of the loaded data ([`crate::LoadReport`]).
-pub fn fresh(
-    train: &Dataset,
+pub fn fresh<M: Model>(
+    train: &M,
     data: u64,
-    params: Params,
+    params: M::Values,
     k: f64,
     vars: Vec<Variable>,
     guards: Guards,
-) -> Checkpoint {
+) -> Checkpoint<M::Values> {
     let gains = vec![(0.0, 0); vars.len()];
     Checkpoint {
         k,

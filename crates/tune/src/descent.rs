@@ -8,21 +8,16 @@
 //! (1, 2, 4, ... steps) and shrink back on a rise, so a value far from its optimum gets
 //! there in a few probes; every value still ends where one step either way does not help.
 //!
-//! Probes are incremental: a linear parameter changes the cached sums of the positions in
-//! its column only; a curve input the positions that count the curve values it moves; where
-//! a formula reads the parameter, the formula is computed again from the position's stored
-//! inputs. The error change is summed in fixed chunks in position order, so results do not
-//! depend on the number of threads.
+//! Probes are incremental: the [`Model`] recomputes only the positions a move touches,
+//! and sums the error change in fixed blocks in position order, so results do not depend on
+//! the number of threads. The descent knows nothing of whose evaluation it tunes.
 
 use crate::adam::AdamState;
-use crate::dataset::{Dataset, Trial};
+use crate::dataset::Dataset;
 use crate::error::{SigmoidTable, CHUNK};
-use crate::touch::{Combiner, Touch};
+use crate::model::{Model, Move, Values};
 use rayon::prelude::*;
 use texel_eval::Params;
-
-/// Touched positions per parallel chunk of a probe.
-const PROBE_CHUNK: usize = 4096;
 
 /// The longest move of the descent, in steps.
 pub const MAX_STRIDE: i32 = 64;
@@ -75,11 +70,11 @@ pub struct Guards {
 
 /// The full state of a descent, for checkpoints.
 #[derive(Clone, Debug, PartialEq)]
-pub struct DescentState {
+pub struct DescentState<V = Params> {
     /// Current parameters.
-    pub params: Params,
+    pub params: V,
     /// The parameters the run began with (the L2 pull's anchor).
-    pub anchor: Params,
+    pub anchor: V,
     /// The guards of the run.
     pub guards: Guards,
     /// Summed error as tracked incrementally.
@@ -107,18 +102,6 @@ pub struct PassSummary {
     pub probes: u64,
 }
 
-/// What a move does to a touched position.
-#[derive(Copy, Clone, Debug)]
-struct Change {
-    pos: u32,
-    /// The change of its sums.
-    sums: [i32; 2],
-    /// Its new scale, where the scale rules read the moved value.
-    scale: Option<u8>,
-    /// Its new king attack, where the attack formula reads the moved value.
-    attack: Option<[i32; 2]>,
-}
-
 /// What moving a variable found: the moves, the reduction one more step would bring
 /// (`None` where a constraint forbids it), and whether a step back is known to rise.
 struct Moved {
@@ -128,10 +111,10 @@ struct Moved {
 }
 
 /// The descent state over one dataset.
-pub struct Descent<'a> {
-    ds: &'a mut Dataset,
-    params: Params,
-    anchor: Params,
+pub struct Descent<'a, M: Model = Dataset> {
+    ds: &'a mut M,
+    params: M::Values,
+    anchor: M::Values,
     guards: Guards,
     sigmoid: SigmoidTable,
     vars: Vec<Variable>,
@@ -140,19 +123,15 @@ pub struct Descent<'a> {
     sum: f64,
     /// Squared error of every position under the current parameters.
     errors: Vec<f64>,
-    /// King attack (white's minus black's) of every position under the current parameters.
-    attacks: Vec<[i32; 2]>,
-    /// Buffers that combine the touches of a probe.
-    combiner: Combiner,
-    /// The touches of the last probe of a value formulas or curves read: slot, delta.
-    last_touches: Option<(usize, i32, Vec<Touch>)>,
+    /// What the model keeps between probes.
+    cache: M::Cache,
     probes: u64,
     cursor: Cursor,
     /// Adam's memory (see [`crate::adam`]).
     pub(crate) adam: Option<AdamState>,
 }
 
-impl std::fmt::Debug for Descent<'_> {
+impl<M: Model + std::fmt::Debug> std::fmt::Debug for Descent<'_, M> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Descent")
             .field("variables", &self.variables().len())
@@ -161,12 +140,12 @@ impl std::fmt::Debug for Descent<'_> {
     }
 }
 
-impl<'a> Descent<'a> {
+impl<'a, M: Model> Descent<'a, M> {
     /// A descent over `vars`, starting from `params` (the dataset's cached evaluations must
-    /// be those of `params`: see [`Dataset::rescore`]).
-    pub fn new(ds: &'a mut Dataset, params: Params, k: f64, vars: Vec<Variable>) -> Self {
+    /// be those of `params`: see [`Model::rescore`]).
+    pub fn new(ds: &'a mut M, params: M::Values, k: f64, vars: Vec<Variable>) -> Self {
         let gains = vec![(0.0, 0); vars.len()];
-        let combiner = Combiner::new(ds.len());
+        let cache = ds.cache(&params);
         let mut d = Descent {
             ds,
             anchor: params.clone(),
@@ -177,25 +156,22 @@ impl<'a> Descent<'a> {
             gains,
             sum: 0.0,
             errors: Vec::new(),
-            attacks: Vec::new(),
-            combiner,
-            last_touches: None,
+            cache,
             probes: 0,
             cursor: Cursor::default(),
             adam: None,
         };
-        d.attacks = d.ds.attacks(&d.params);
         d.reset_errors();
         d
     }
 
     /// The dataset being tuned.
-    pub fn dataset(&self) -> &Dataset {
+    pub fn dataset(&self) -> &M {
         self.ds
     }
 
     /// The current parameters.
-    pub fn params(&self) -> &Params {
+    pub fn params(&self) -> &M::Values {
         &self.params
     }
 
@@ -214,7 +190,7 @@ impl<'a> Descent<'a> {
     /// Bytes the descent keeps besides the dataset: every position's error and the buffers
     /// that combine a probe's touches.
     pub fn memory_bytes(&self) -> usize {
-        8 * (self.errors.capacity() + self.attacks.capacity()) + self.combiner.memory_bytes()
+        8 * self.errors.capacity() + M::cache_bytes(&self.cache)
     }
 
     /// The `K` of the descent.
@@ -227,144 +203,28 @@ impl<'a> Descent<'a> {
         &self.vars
     }
 
-    /// Change of the summed error if a parameter no formula reads moved by `delta`: the
-    /// column's blocks are decoded in parallel, summed per block in order.
-    fn probe_linear(&self, slot: usize, delta: i32) -> f64 {
-        let (ds, k, errors) = (&*self.ds, &self.sigmoid, &self.errors);
-        let blocks: Vec<f64> = (0..ds.blocks(slot))
-            .into_par_iter()
-            .map(|b| {
-                let mut sum = 0.0;
-                ds.for_block(slot, b, |pos, mid, end| {
-                    let i = pos as usize;
-                    let new = ds.eval_with(i, [mid * delta, end * delta]);
-                    sum += k.squared_error(new, ds.target(i)) - errors[i];
-                });
-                sum
-            })
-            .collect();
-        blocks.iter().sum()
-    }
-
-    /// `params` with `slot` moved by `delta`.
-    fn moved(&self, slot: usize, delta: i32) -> Params {
-        let mut p = self.params.clone();
-        p.set_flat(slot, p.flat()[slot] + delta);
-        p
-    }
-
-    /// What moving to `trial` (whose difference the formulas in `by` read) does to a
-    /// touched position.
-    #[inline]
-    fn touched(&self, t: &Touch, trial: &Trial) -> Change {
-        let (pos, i) = (t.pos, t.pos as usize);
-        if t.formula {
-            let before = ([t.mid, t.end], self.attacks[i]);
-            let (sums, scale, attack) = self.ds.formula_change(i, before, trial);
-            Change {
-                pos,
-                sums,
-                scale: Some(scale),
-                attack,
-            }
-        } else {
-            let sums = [t.mid, t.end];
-            Change {
-                pos,
-                sums,
-                scale: None,
-                attack: None,
-            }
-        }
-    }
-
     /// Change of the summed error if `slot` moved by `delta`.
     fn probe_sum(&mut self, slot: usize, delta: i32) -> f64 {
-        if !self.ds.read_by_formulas(slot) {
-            return self.probe_linear(slot, delta);
-        }
-        let touches = self
-            .ds
-            .touches(slot, delta, &self.params, &mut self.combiner);
-        let moved = self.moved(slot, delta);
-        let trial = self.ds.trial(&moved, slot);
-        let (ds, k, errors) = (&*self.ds, &self.sigmoid, &self.errors);
-        let chunks: Vec<f64> = touches
-            .par_chunks(PROBE_CHUNK)
-            .map(|chunk| {
-                chunk
-                    .iter()
-                    .map(|t| {
-                        let (c, i) = (self.touched(t, &trial), t.pos as usize);
-                        let new = match c.scale {
-                            Some(scale) => ds.eval_scaled(i, c.sums, scale),
-                            None => ds.eval_with(i, c.sums),
-                        };
-                        k.squared_error(new, ds.target(i)) - errors[i]
-                    })
-                    .sum::<f64>()
-            })
-            .collect();
-        // A probe that pays is applied next: it then needs the same touches.
-        self.last_touches = Some((slot, delta, touches));
-        chunks.iter().sum()
-    }
-
-    /// What moving `slot` (which formulas or curves read) by `delta` does to the positions
-    /// it touches, in order.
-    fn changes(&mut self, slot: usize, delta: i32) -> Vec<Change> {
-        let touches = match self.last_touches.take() {
-            Some((s, d, touches)) if (s, d) == (slot, delta) => touches,
-            _ => self
-                .ds
-                .touches(slot, delta, &self.params, &mut self.combiner),
+        let mv = Move {
+            values: &self.params,
+            slot,
+            delta,
+            sigmoid: &self.sigmoid,
         };
-        let moved = self.moved(slot, delta);
-        let trial = self.ds.trial(&moved, slot);
-        let this = &*self;
-        touches
-            .par_chunks(PROBE_CHUNK)
-            .flat_map_iter(|chunk| {
-                let trial = &trial;
-                chunk.iter().map(move |t| this.touched(t, trial))
-            })
-            .collect()
+        self.ds.probe(&mut self.cache, mv, &self.errors)
     }
 
     /// Moves `slot` by `delta` for good, updating the touched positions.
     fn apply(&mut self, slot: usize, delta: i32, change: f64) {
-        let moved: Vec<Change> = if self.ds.read_by_formulas(slot) {
-            self.changes(slot, delta)
-        } else {
-            let mut moved = Vec::new();
-            for b in 0..self.ds.blocks(slot) {
-                self.ds.for_block(slot, b, |pos, mid, end| {
-                    let sums = [mid * delta, end * delta];
-                    moved.push(Change {
-                        pos,
-                        sums,
-                        scale: None,
-                        attack: None,
-                    })
-                });
-            }
-            moved
+        let mv = Move {
+            values: &self.params,
+            slot,
+            delta,
+            sigmoid: &self.sigmoid,
         };
-        self.params = self.moved(slot, delta);
+        self.ds.apply(&mut self.cache, mv, &mut self.errors);
+        self.params = self.params.moved(slot, delta);
         self.sum += change;
-        for c in moved {
-            let i = c.pos as usize;
-            self.ds.shift_linear(i, c.sums);
-            if let Some(scale) = c.scale {
-                self.ds.set_scale(i, scale);
-            }
-            if let Some(attack) = c.attack {
-                self.attacks[i] = attack;
-            }
-            self.errors[i] = self
-                .sigmoid
-                .squared_error(self.ds.eval(i), self.ds.target(i));
-        }
     }
 
     /// Recomputes every position's error and the total from the cached sums.
@@ -393,14 +253,13 @@ impl<'a> Descent<'a> {
 
     /// The derivative of the L2 penalty (per position, as the mean error) at `slot`'s value.
     pub(crate) fn penalty_slope(&self, slot: usize) -> f64 {
-        let away = f64::from(self.params.flat()[slot] - self.anchor.flat()[slot]);
+        let away = f64::from(self.params.values()[slot] - self.anchor.values()[slot]);
         self.guards.l2 * 2.0 * away / 10_000.0 / self.ds.len() as f64
     }
 
     /// Moves to `params`: the dataset is scored again from scratch.
-    pub(crate) fn set_params(&mut self, params: Params) {
+    pub(crate) fn set_params(&mut self, params: M::Values) {
         self.params = params;
-        self.last_touches = None;
         self.refresh();
     }
 
@@ -414,7 +273,7 @@ impl<'a> Descent<'a> {
         if self.guards.l2 == 0.0 {
             return 0.0;
         }
-        let away = f64::from(self.params.flat()[slot] - self.anchor.flat()[slot]);
+        let away = f64::from(self.params.values()[slot] - self.anchor.values()[slot]);
         let then = away + f64::from(delta);
         self.guards.l2 * (then * then - away * away) / 10_000.0
     }
@@ -422,8 +281,8 @@ impl<'a> Descent<'a> {
     /// Probes moving `v` by `delta`: the change of the summed error and of the objective
     /// (the error plus the L2 penalty), or `None` when the move would cross a constraint.
     fn probe_move(&mut self, v: Variable, delta: i32) -> Option<(f64, f64)> {
-        let value = self.params.flat()[v.slot] + delta;
-        let allowed = !self.guards.constraints || self.params.allows(v.slot, value);
+        let value = self.params.values()[v.slot] + delta;
+        let allowed = !self.guards.constraints || self.params.allows_value(v.slot, value);
         if !allowed || !texel_eval::params::in_bounds(value) {
             return None;
         }
@@ -494,7 +353,7 @@ impl<'a> Descent<'a> {
     /// at every safe point (after each variable of the walk, after each variable's moves);
     /// when it answers [`Control::Stop`] the pass stops there and returns `None`, and
     /// [`Descent::state`] holds everything needed to go on exactly where it stopped.
-    pub fn pass(&mut self, hook: &mut dyn FnMut(&Descent) -> Control) -> Option<PassSummary> {
+    pub fn pass(&mut self, hook: &mut dyn FnMut(&Descent<M>) -> Control) -> Option<PassSummary> {
         if !self.cursor.active {
             self.cursor = Cursor {
                 active: true,
@@ -551,7 +410,7 @@ impl<'a> Descent<'a> {
     }
 
     /// Everything needed to continue exactly from here (see [`Descent::resume`]).
-    pub fn state(&self) -> DescentState {
+    pub fn state(&self) -> DescentState<M::Values> {
         DescentState {
             params: self.params.clone(),
             anchor: self.anchor.clone(),
@@ -566,7 +425,12 @@ impl<'a> Descent<'a> {
 
     /// A descent that continues from `state`. The dataset's cached evaluations must be
     /// those of `state.params`; `vars` and `k` must be those of the run that saved the state.
-    pub fn resume(ds: &'a mut Dataset, state: DescentState, k: f64, vars: Vec<Variable>) -> Self {
+    pub fn resume(
+        ds: &'a mut M,
+        state: DescentState<M::Values>,
+        k: f64,
+        vars: Vec<Variable>,
+    ) -> Self {
         let mut d = Descent::new(ds, state.params, k, vars);
         d.anchor = state.anchor;
         d.guards = state.guards;
@@ -592,7 +456,7 @@ impl<'a> Descent<'a> {
     /// Recomputes every evaluation with the current parameters and the error from scratch
     /// (drops any drift of the incremental sum).
     pub fn refresh(&mut self) -> f64 {
-        self.attacks = self.ds.rescore_keeping_attacks(&self.params);
+        self.ds.refresh(&mut self.cache, &self.params);
         self.reset_errors();
         self.error()
     }

@@ -1,6 +1,6 @@
 //! The squared W/D/L error, its deterministic parallel sums, and the fit of `K`.
 
-use crate::dataset::Dataset;
+use crate::model::Model;
 use rayon::prelude::*;
 
 /// Positions per chunk of a parallel sum. Sums are formed per chunk and added in chunk
@@ -18,6 +18,15 @@ pub fn sigmoid(k: f64, q: i32) -> f64 {
 pub fn squared_error(k: f64, q: i32, target: f64) -> f64 {
     let d = target - sigmoid(k, q);
     d * d
+}
+
+/// How the squared error of a position labelled `target` moves per centipawn of its
+/// evaluation `q`: `dE/dq = −2 (target − σ) · σ (1 − σ) · K ln 10 / 400`.
+#[inline]
+pub fn error_slope(k: f64, q: i32, target: f64) -> f64 {
+    let s = sigmoid(k, q);
+    let ds_dq = s * (1.0 - s) * k * std::f64::consts::LN_10 / 400.0;
+    -2.0 * (target - s) * ds_dq
 }
 
 /// `σ(K·q)` tabulated for the evaluations that occur (|q| ≤ 8192 centipawns), so a probe
@@ -71,7 +80,7 @@ pub fn chunked_sum(n: usize, f: impl Fn(usize) -> f64 + Sync) -> f64 {
 }
 
 /// Mean squared error of the dataset's cached evaluations.
-pub fn mean_error(ds: &Dataset, k: f64) -> f64 {
+pub fn mean_error<M: Model>(ds: &M, k: f64) -> f64 {
     if ds.is_empty() {
         return 0.0;
     }
@@ -105,7 +114,7 @@ pub fn fit_k(samples: &[(i32, f64)]) -> f64 {
 }
 
 /// The cached evaluations and targets of the dataset, for [`fit_k`].
-pub fn samples(ds: &Dataset) -> Vec<(i32, f64)> {
+pub fn samples<M: Model>(ds: &M) -> Vec<(i32, f64)> {
     (0..ds.len()).map(|i| (ds.eval(i), ds.target(i))).collect()
 }
 

@@ -1,18 +1,17 @@
 //! Choosing the L2 pull on the validation split (`texel tune --l2 auto`).
 
-use crate::dataset::Dataset;
 use crate::descent::{Control, Descent, Guards, Variable};
 use crate::error::mean_error;
-use texel_eval::Params;
+use crate::model::{Model, Values};
 
 /// The pulls `--l2 auto` tries, weakest first.
 pub const L2_GRID: [f64; 6] = [0.0, 0.01, 0.03, 0.1, 0.3, 1.0];
 
 /// A search for the L2 pull: short tunings from the same start, one per candidate pull,
 /// judged by the validation error they reach.
-pub struct L2Search<'a> {
+pub struct L2Search<'a, V> {
     /// Where every tuning starts (the datasets must be scored with it).
-    pub start: &'a Params,
+    pub start: &'a V,
     /// `K` of the run.
     pub k: f64,
     /// The variables tuned.
@@ -23,13 +22,13 @@ pub struct L2Search<'a> {
     pub passes: usize,
 }
 
-impl L2Search<'_> {
+impl<V: Values> L2Search<'_, V> {
     /// Each pull of `grid` with the best validation error its tuning reached, in grid
     /// order. Both datasets are scored with `start` again afterwards.
-    pub fn run(
+    pub fn run<M: Model<Values = V>>(
         &self,
-        train: &mut Dataset,
-        validation: &mut Dataset,
+        train: &mut M,
+        validation: &mut M,
         grid: &[f64],
     ) -> Vec<(f64, f64)> {
         grid.iter()
@@ -38,7 +37,7 @@ impl L2Search<'_> {
     }
 
     /// The best validation error over the passes of one tuning with pull `l2`.
-    fn trial(&self, train: &mut Dataset, validation: &mut Dataset, l2: f64) -> f64 {
+    fn trial<M: Model<Values = V>>(&self, train: &mut M, validation: &mut M, l2: f64) -> f64 {
         let guards = Guards {
             l2,
             constraints: self.constraints,
@@ -60,15 +59,15 @@ impl L2Search<'_> {
         validation.rescore(self.start);
         best
     }
+}
 
-    /// The pull with the lowest validation error (the weakest of equals).
-    pub fn best(trials: &[(f64, f64)]) -> f64 {
-        trials
-            .iter()
-            .fold(None, |best: Option<(f64, f64)>, &t| match best {
-                Some(b) if b.1 <= t.1 => Some(b),
-                _ => Some(t),
-            })
-            .map_or(0.0, |b| b.0)
-    }
+/// The pull with the lowest validation error (the weakest of equals).
+pub fn best_pull(trials: &[(f64, f64)]) -> f64 {
+    trials
+        .iter()
+        .fold(None, |best: Option<(f64, f64)>, &t| match best {
+            Some(b) if b.1 <= t.1 => Some(b),
+            _ => Some(t),
+        })
+        .map_or(0.0, |b| b.0)
 }

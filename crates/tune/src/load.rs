@@ -129,7 +129,7 @@ pub enum LoadError {
 }
 
 /// A deterministic hash of a line's global index: decides the validation split.
-fn held_out(index: u64, per_mille: u32) -> bool {
+pub(crate) fn held_out(index: u64, per_mille: u32) -> bool {
     splitmix64(index) % 1000 < u64::from(per_mille)
 }
 
@@ -257,7 +257,7 @@ fn trace_batch<'p>(
 }
 
 /// Folds one more value into a fingerprint (FNV-1a over the value's bytes).
-fn fold(hash: u64, value: u64) -> u64 {
+pub(crate) fn fold(hash: u64, value: u64) -> u64 {
     value.to_le_bytes().iter().fold(hash, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })

@@ -6,6 +6,7 @@ use crate::checkpoint::{Checkpoint, CheckpointError};
 use crate::dataset::Dataset;
 use crate::descent::{Control, Descent, PassSummary, Variable};
 use crate::error::mean_error;
+use crate::model::Model;
 use serde_json::json;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -90,7 +91,7 @@ pub const ADAM_EPOCHS: usize = 40;
 
 /// What a run reports while it works.
 #[derive(Debug)]
-pub enum Event<'e> {
+pub enum Event<'e, M: Model = Dataset> {
     /// A safe point inside a pass.
     Progress {
         /// Pass number (from 1).
@@ -112,7 +113,7 @@ pub enum Event<'e> {
     },
     /// A pass ended; the descent's dataset is scored with its parameters (the pass's
     /// result, not necessarily the best on validation).
-    Pass(&'e PassRecord, &'e Descent<'e>),
+    Pass(&'e PassRecord, &'e Descent<'e, M>),
     /// A checkpoint was written.
     Checkpoint(&'e Path),
 }
@@ -150,9 +151,9 @@ pub enum RunEnd {
 
 /// The result of a run.
 #[derive(Clone, Debug)]
-pub struct RunResult {
+pub struct RunResult<V = Params> {
     /// The tuned parameters: the best on validation when a validation set exists.
-    pub params: Params,
+    pub params: V,
     /// Why it ended.
     pub end: RunEnd,
     /// Passes completed.
@@ -186,12 +187,12 @@ enum Next {
 }
 
 /// Where a run stands between passes: what a checkpoint holds besides the descent.
-struct Standing {
+struct Standing<V> {
     k: f64,
     data: u64,
     vars: Vec<Variable>,
     passes: usize,
-    best: Option<(f64, Params)>,
+    best: Option<(f64, V)>,
     rises: usize,
     began: Instant,
     /// Training positions of the run (the checkpoint's check).
@@ -205,9 +206,9 @@ struct Standing {
     settings: Option<crate::Settings>,
 }
 
-impl Standing {
+impl<V: crate::Values> Standing<V> {
     /// The checkpoint of the run with descent `d`.
-    fn checkpoint(&self, d: &Descent) -> Checkpoint {
+    fn checkpoint<M: Model<Values = V>>(&self, d: &Descent<M>) -> Checkpoint<V> {
         Checkpoint {
             k: self.k,
             positions: self.positions,
@@ -225,7 +226,7 @@ impl Standing {
     }
 
     /// Counts a pass's validation error: a new best, or one more rise.
-    fn validated(&mut self, error: f64, params: &Params) {
+    fn validated(&mut self, error: f64, params: &V) {
         match &self.best {
             Some((b, _)) if error >= *b => self.rises += 1,
             _ => {
@@ -252,7 +253,7 @@ impl Standing {
     }
 
     /// The parameters to keep: the best on validation when there is one.
-    fn finish(&self, descent: &Descent, end: RunEnd) -> RunResult {
+    fn finish<M: Model<Values = V>>(&self, descent: &Descent<M>, end: RunEnd) -> RunResult<V> {
         let params = self
             .best
             .as_ref()
@@ -266,16 +267,16 @@ impl Standing {
 }
 
 /// A run in progress: the descent, where the run stands, and its outputs.
-struct Runner<'r, 'd> {
-    descent: Descent<'d>,
-    standing: Standing,
-    validation: &'r mut Dataset,
+struct Runner<'r, 'd, M: Model> {
+    descent: Descent<'d, M>,
+    standing: Standing<M::Values>,
+    validation: &'r mut M,
     options: &'r RunOptions,
     log: Option<std::fs::File>,
     last_checkpoint: Instant,
 }
 
-impl Runner<'_, '_> {
+impl<M: Model> Runner<'_, '_, M> {
     /// Writes a checkpoint, if the run keeps one.
     fn save(&mut self) -> Result<(), RunError> {
         if let Some(path) = &self.options.checkpoint {
@@ -291,7 +292,7 @@ impl Runner<'_, '_> {
     }
 
     /// One Adam epoch; `None` when `events` stopped the run before it began.
-    fn adam_epoch(&mut self, events: &mut dyn FnMut(Event) -> Control) -> Option<PassSummary> {
+    fn adam_epoch(&mut self, events: &mut dyn FnMut(Event<M>) -> Control) -> Option<PassSummary> {
         let progress = Event::Progress {
             pass: self.standing.passes + 1,
             walked: 0,
@@ -311,7 +312,7 @@ impl Runner<'_, '_> {
     /// they are due; `None` when `events` stopped it.
     fn pass(
         &mut self,
-        events: &mut dyn FnMut(Event) -> Control,
+        events: &mut dyn FnMut(Event<M>) -> Control,
     ) -> Result<Option<PassSummary>, RunError> {
         if self.in_adam() {
             return Ok(self.adam_epoch(events));
@@ -369,7 +370,7 @@ impl Runner<'_, '_> {
     fn after_pass(
         &mut self,
         summary: PassSummary,
-        events: &mut dyn FnMut(Event) -> Control,
+        events: &mut dyn FnMut(Event<M>) -> Control,
     ) -> Result<Next, RunError> {
         self.standing.passes += 1;
         let train_error = self.descent.refresh();
@@ -421,8 +422,8 @@ impl Runner<'_, '_> {
     /// Runs passes until the run ends (its result) or a warm start is done (`None`).
     fn passes(
         &mut self,
-        events: &mut dyn FnMut(Event) -> Control,
-    ) -> Result<Option<RunResult>, RunError> {
+        events: &mut dyn FnMut(Event<M>) -> Control,
+    ) -> Result<Option<RunResult<M::Values>>, RunError> {
         while self.standing.passes - self.standing.warm_passes < self.options.passes {
             let Some(summary) = self.pass(events)? else {
                 self.save()?;
@@ -490,19 +491,28 @@ fn open_log(options: &RunOptions) -> Result<Option<std::fs::File>, RunError> {
 ///
 /// # Errors
 /// A checkpoint made for other data, or a log or checkpoint that cannot be written.
-pub fn run(
-    train: &mut Dataset,
-    validation: &mut Dataset,
-    start: Checkpoint,
+pub fn run<M: Model>(
+    train: &mut M,
+    validation: &mut M,
+    start: Checkpoint<M::Values>,
     options: &RunOptions,
-    events: &mut dyn FnMut(Event) -> Control,
-) -> Result<RunResult, RunError> {
+    events: &mut dyn FnMut(Event<M>) -> Control,
+) -> Result<RunResult<M::Values>, RunError> {
     if start.positions != train.len() {
         let path = options.checkpoint.clone().unwrap_or_default();
         let reason = format!(
             "made for {} training positions, the data has {}",
             start.positions,
             train.len()
+        );
+        return Err(CheckpointError::Unusable { path, reason }.into());
+    }
+    let values = crate::Values::values(&start.descent.params).len();
+    if values != train.slot_count() {
+        let path = options.checkpoint.clone().unwrap_or_default();
+        let reason = format!(
+            "made for {values} values, the evaluation has {}",
+            train.slot_count()
         );
         return Err(CheckpointError::Unusable { path, reason }.into());
     }

@@ -89,6 +89,46 @@ pub fn select(s: &Selection) -> Result<Vec<Variable>, SelectionError> {
     Ok(vars)
 }
 
+/// The variables of a selection in an outside parameter space, in space order, each with
+/// step 1: `groups` by the params' `group`, `terms` and `exclude` by param name;
+/// `no_candidates` leaves out params marked `candidate`. `freeze_material` has no meaning
+/// there and is ignored.
+///
+/// # Errors
+/// A group or name the space does not have, or an empty selection.
+pub fn select_in_space(
+    space: &texel_trace::ParamSpace,
+    s: &Selection,
+) -> Result<Vec<Variable>, SelectionError> {
+    let params = space.params();
+    for g in &s.groups {
+        if !params
+            .iter()
+            .any(|p| p.group.as_deref() == Some(g.as_str()))
+        {
+            return Err(SelectionError::UnknownGroup(g.clone()));
+        }
+    }
+    for t in s.terms.iter().chain(&s.exclude) {
+        if !params.iter().any(|p| &p.name == t) {
+            return Err(SelectionError::UnknownTerm(t.clone()));
+        }
+    }
+    let everything = s.groups.is_empty() && s.terms.is_empty();
+    let mut vars = Vec::new();
+    for (p, &start) in params.iter().zip(space.param_starts()) {
+        let in_group = p.group.as_ref().is_some_and(|g| s.groups.contains(g));
+        let chosen = everything || in_group || s.terms.contains(&p.name);
+        if chosen && !s.exclude.contains(&p.name) && !(s.no_candidates && p.candidate) {
+            vars.extend((start..start + p.values()).map(|slot| Variable { slot, step: 1 }));
+        }
+    }
+    if vars.is_empty() {
+        return Err(SelectionError::Empty);
+    }
+    Ok(vars)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

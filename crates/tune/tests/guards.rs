@@ -8,7 +8,8 @@ use texel_eval::table::{CONNECTED_PAWN_UNSTOPPABLE, KS_WEAK_BACK_RANK, PAWN_RACE
 use texel_eval::Params;
 use texel_tune::error::{fit_k, samples};
 use texel_tune::{
-    load, select, Control, Dataset, Descent, Guards, L2Search, LoadOptions, Selection, Variable,
+    best_pull, load, select, Control, Dataset, Descent, Guards, L2Search, LoadOptions, Selection,
+    Variable,
 };
 
 /// The shipped training data and its K.
@@ -118,8 +119,8 @@ fn the_l2_pull_shrinks_every_change_toward_the_start() {
 
 #[test]
 fn l2_auto_takes_the_pull_with_the_lowest_validation_error() {
-    assert_eq!(L2Search::best(&[(0.0, 0.3), (0.1, 0.2), (1.0, 0.2)]), 0.1);
-    assert_eq!(L2Search::best(&[(0.0, 0.1), (0.1, 0.2)]), 0.0);
+    assert_eq!(best_pull(&[(0.0, 0.3), (0.1, 0.2), (1.0, 0.2)]), 0.1);
+    assert_eq!(best_pull(&[(0.0, 0.1), (0.1, 0.2)]), 0.0);
     let (mut train, k) = shipped();
     let (mut validation, _) = shipped();
     let vars = endgame_vars();

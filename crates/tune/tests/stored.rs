@@ -10,7 +10,10 @@ use texel_eval::Params;
 use texel_tune::error::{fit_k, samples};
 use texel_tune::{fresh, load, run, select, Control, LoadOptions, Method, RunOptions, Selection};
 
-const STORED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/stored-tune.json");
+const STORED: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/stored-tune.json"
+);
 
 /// The tuned values and the final training error's bits of one run.
 fn tune(method: Method, warm_start: Option<usize>) -> serde_json::Value {

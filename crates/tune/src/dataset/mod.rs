@@ -10,12 +10,14 @@
 //! from these for any parameters.
 
 mod coding;
+mod probe;
 mod scales;
 mod segment;
 
 use crate::touch::Combiner;
 use crate::touch::Touch;
 use coding::{add_dense_pair, add_single, for_gaps, for_pair, for_single, nibble_products, Coding};
+pub use probe::TableCache;
 use rayon::prelude::*;
 use scales::ScaleBook;
 pub(crate) use segment::Part;
@@ -658,7 +660,7 @@ impl Dataset {
 
 /// Whether the warm start's sample of about one segment in `n` holds segment `i` (the
 /// first always).
-fn sampled(i: usize, n: usize) -> bool {
+pub(crate) fn sampled(i: usize, n: usize) -> bool {
     i == 0 || splitmix64(SAMPLE_SEED ^ i as u64).is_multiple_of(n.max(1) as u64)
 }
 

@@ -1,0 +1,148 @@
+//! What the tuner core tunes, whoever wrote the evaluation: a [`Model`] is a set of labelled
+//! positions whose evaluations follow from integer [`Values`], with the incremental probes
+//! the descent needs. texel's own table is one model ([`crate::Dataset`]: its curves and
+//! formulas keep their exact probes); the linear evaluation of any engine, read from a
+//! trace, is another ([`crate::LinearDataset`]). The descent, Adam, the guards, runs and
+//! checkpoints see only these two traits.
+
+use crate::error::SigmoidTable;
+
+/// The integer values a descent moves, numbered as flat slots.
+pub trait Values: Clone + PartialEq + std::fmt::Debug + Send + Sync + Sized {
+    /// Every value, by slot.
+    fn values(&self) -> &[i32];
+
+    /// Sets the value of `slot`.
+    fn set_value(&mut self, slot: usize, value: i32);
+
+    /// The values from a flat list (a checkpoint's).
+    ///
+    /// # Errors
+    /// A list that cannot be these values (its length), described.
+    fn from_values(values: &[i32]) -> Result<Self, String>;
+
+    /// Whether `slot` may take `value` without breaking a declared constraint more than it
+    /// does now (a space without constraints allows everything).
+    fn allows_value(&self, slot: usize, value: i32) -> bool;
+
+    /// A fingerprint of the layout (names and shapes) the values are numbered by: a
+    /// checkpoint of another layout is refused.
+    fn layout(&self) -> u64;
+
+    /// These values with `slot` moved by `delta`.
+    fn moved(&self, slot: usize, delta: i32) -> Self {
+        let mut moved = self.clone();
+        moved.set_value(slot, self.values()[slot] + delta);
+        moved
+    }
+}
+
+/// The flat values of any parameter space: no constraints are declared.
+impl Values for Vec<i32> {
+    fn values(&self) -> &[i32] {
+        self
+    }
+
+    fn set_value(&mut self, slot: usize, value: i32) {
+        self[slot] = value;
+    }
+
+    fn from_values(values: &[i32]) -> Result<Self, String> {
+        Ok(values.to_vec())
+    }
+
+    fn allows_value(&self, _slot: usize, _value: i32) -> bool {
+        true
+    }
+
+    /// The number of values: the names are checked through the data's fingerprint (a trace
+    /// names its parameters in its header).
+    fn layout(&self) -> u64 {
+        self.len() as u64
+    }
+}
+
+/// Labelled positions and the evaluation of each under the current values, cached so that a
+/// probe recomputes only what a move touches.
+///
+/// Sums of errors must not depend on the number of threads: implementations add them in a
+/// fixed order of fixed blocks.
+pub trait Model: Send + Sync + Sized {
+    /// The values the evaluation reads.
+    type Values: Values;
+    /// What a descent keeps beside the positions while it probes (buffers, formula results).
+    type Cache: Send + Sync;
+
+    /// Number of positions.
+    fn len(&self) -> usize;
+
+    /// Whether there is no position.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Number of value slots the evaluation reads.
+    fn slot_count(&self) -> usize;
+
+    /// The label of position `i`: White's score from 0 to 1.
+    fn target(&self, i: usize) -> f64;
+
+    /// The cached evaluation of position `i`, whole centipawns from White's view.
+    fn eval(&self, i: usize) -> i32;
+
+    /// Recomputes every cached evaluation for `values` (the full pass).
+    fn rescore(&mut self, values: &Self::Values);
+
+    /// About one block of positions in `n`, as a model of its own, scored as this one is
+    /// (a warm start's sample).
+    fn sample(&self, n: usize) -> Self;
+
+    /// How many positions one of `slots` acts on.
+    fn support(&self, slots: &[usize]) -> usize;
+
+    /// The probing state for a descent at `values` (the cached evaluations are those of
+    /// `values`).
+    fn cache(&self, values: &Self::Values) -> Self::Cache;
+
+    /// Bytes the cache holds.
+    fn cache_bytes(cache: &Self::Cache) -> usize;
+
+    /// [`Model::rescore`], rebuilding `cache` for `values` as well.
+    fn refresh(&mut self, cache: &mut Self::Cache, values: &Self::Values);
+
+    /// The change of the summed squared error if `mv` were made; `errors` holds every
+    /// position's squared error now. Nothing is changed but `cache`.
+    fn probe(&self, cache: &mut Self::Cache, mv: Move<'_, Self::Values>, errors: &[f64]) -> f64;
+
+    /// Makes `mv` for good in the positions: their cached evaluations and their entries in
+    /// `errors` (the values themselves are the descent's).
+    fn apply(&mut self, cache: &mut Self::Cache, mv: Move<'_, Self::Values>, errors: &mut [f64]);
+
+    /// Whether the evaluation is linear in `slot`: its gradient is a column sum. Values a
+    /// curve or formula reads are not (their gradient is a central difference of probes).
+    fn linear(&self, slot: usize) -> bool;
+
+    /// The derivative of the mean error with respect to each of `slots` (all linear) at the
+    /// cached evaluations.
+    fn linear_gradient(&self, slots: &[usize], k: f64) -> Vec<f64>;
+}
+
+/// A move of one value: `slot` by `delta` from `values`, errors under `sigmoid`.
+pub struct Move<'m, V> {
+    /// The values now.
+    pub values: &'m V,
+    /// The slot moved.
+    pub slot: usize,
+    /// How far.
+    pub delta: i32,
+    /// The error function.
+    pub sigmoid: &'m SigmoidTable,
+}
+
+impl<V> Clone for Move<'_, V> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<V> Copy for Move<'_, V> {}

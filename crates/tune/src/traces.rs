@@ -1,0 +1,92 @@
+//! Loading a trace file (either form, `docs/trace-format.md`) into training and validation
+//! sets of an outside engine's linear evaluation.
+
+use crate::linear::LinearDataset;
+use crate::load::{fold, held_out};
+use crate::model::Model;
+use std::path::Path;
+use texel_trace::{read_trace, Coef, ParamSpace, TraceError, TracedPosition};
+
+/// A loaded trace.
+#[derive(Debug)]
+pub struct TraceLoad {
+    /// The parameter space of the header.
+    pub space: ParamSpace,
+    /// The training positions, scored with the space's defaults.
+    pub train: LinearDataset,
+    /// The positions held out for validation, scored with the defaults.
+    pub validation: LinearDataset,
+    /// A hash of the header, every position and the validation split: a checkpoint made on
+    /// other data is refused by it.
+    pub fingerprint: u64,
+}
+
+/// Folds the header into a fingerprint.
+fn fold_space(mut h: u64, space: &ParamSpace) -> u64 {
+    for p in space.params() {
+        for b in p.name.bytes() {
+            h = fold(h, u64::from(b));
+        }
+        h = fold(fold(h, p.len as u64), u64::from(p.tapered));
+    }
+    h
+}
+
+/// Folds one position (and whether it is held out) into a fingerprint.
+fn fold_position(mut h: u64, p: &TracedPosition, held: bool) -> u64 {
+    for x in [
+        p.result,
+        p.phase,
+        p.scale,
+        p.offset,
+        p.score.unwrap_or(-1.0),
+    ] {
+        h = fold(h, u64::from(x.to_bits()));
+    }
+    for c in &p.coeffs {
+        let (i, a, b) = match *c {
+            Coef::Count(i, n) => (i, n, f32::NAN),
+            Coef::Split(i, m, e) => (i, m, e),
+        };
+        h = fold(
+            fold(fold(h, u64::from(i)), u64::from(a.to_bits())),
+            u64::from(b.to_bits()),
+        );
+    }
+    fold(h, u64::from(held))
+}
+
+/// Reads the trace at `path` (text or binary, told by its first bytes), holds out about
+/// `validation_per_mille` positions in 1,000 for validation (by a hash of each position's
+/// number, as `--epd` does), labels each position by its game result, and scores both sets
+/// with the defaults of the header.
+///
+/// # Errors
+/// The file cannot be read, or its header or a position is malformed: the error names the
+/// file and the line (or byte) and field.
+pub fn load_traces(path: &Path, validation_per_mille: u32) -> Result<TraceLoad, TraceError> {
+    let (space, positions) = read_trace(path)?;
+    let mut fingerprint = fold_space(0xcbf2_9ce4_8422_2325, &space);
+    let (mut train, mut validation) = (Vec::new(), Vec::new());
+    for (i, p) in positions.iter().enumerate() {
+        let held = held_out(i as u64, validation_per_mille);
+        fingerprint = fold_position(fingerprint, p, held);
+        if held {
+            validation.push(p);
+        } else {
+            train.push(p);
+        }
+    }
+    let defaults = space.defaults();
+    let result = |p: &TracedPosition| p.result;
+    let mut train = LinearDataset::new(&space, &train, result);
+    let mut validation = LinearDataset::new(&space, &validation, result);
+    train.rescore(&defaults);
+    validation.rescore(&defaults);
+    Ok(TraceLoad {
+        space,
+        train,
+        validation,
+        fingerprint,
+    })
+}

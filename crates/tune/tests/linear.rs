@@ -1,0 +1,142 @@
+//! An outside engine's linear evaluation as a tuning model: the stored columns give the
+//! evaluation the trace format defines, probes give the change a move makes, and a
+//! descent's results do not depend on the thread count.
+
+use texel_data::splitmix64;
+use texel_tune::error::{fit_k, mean_error, samples};
+use texel_tune::texel_trace::{Coef, Param, ParamSpace, TracedPosition};
+use texel_tune::{Control, Descent, LinearDataset, Model, Variable};
+
+/// A random number in `0..n` from the stream `seed`.
+fn draw(seed: &mut u64, n: u64) -> u64 {
+    *seed = splitmix64(*seed);
+    *seed % n
+}
+
+/// A space with a tapered table, a plain table and a single tapered value.
+fn space() -> ParamSpace {
+    let param = |name: &str, len: usize, tapered: bool| Param {
+        name: name.into(),
+        len,
+        tapered,
+        default: (0..len * (1 + usize::from(tapered)))
+            .map(|i| (i as i32 * 7) % 23 - 11)
+            .collect(),
+        group: None,
+        candidate: false,
+    };
+    ParamSpace::new(vec![
+        param("TABLE", 12, true),
+        param("PLAIN", 5, false),
+        param("BONUS", 1, true),
+    ])
+    .unwrap()
+}
+
+/// `n` random positions of `space()`: counts and split counts, phases, scales, offsets.
+fn positions(n: usize, seed: u64) -> Vec<TracedPosition> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            let coeffs = (0..1 + draw(&mut s, 8))
+                .map(|_| {
+                    let entry = draw(&mut s, 18) as u32;
+                    let count = draw(&mut s, 7) as f32 - 3.0;
+                    match (entry < 12 || entry == 17) && draw(&mut s, 4) == 0 {
+                        true => Coef::Split(entry, count, draw(&mut s, 5) as f32 - 2.0),
+                        false => Coef::Count(entry, count),
+                    }
+                })
+                .collect();
+            TracedPosition {
+                result: draw(&mut s, 3) as f32 / 2.0,
+                score: None,
+                phase: draw(&mut s, 25) as f32 / 24.0,
+                scale: [1.0, 0.5, 0.75][draw(&mut s, 3) as usize],
+                offset: draw(&mut s, 201) as f32 - 100.0,
+                coeffs,
+            }
+        })
+        .collect()
+}
+
+fn dataset(positions: &[TracedPosition]) -> LinearDataset {
+    let refs: Vec<&TracedPosition> = positions.iter().collect();
+    LinearDataset::new(&space(), &refs, |p| p.result)
+}
+
+#[test]
+fn the_full_pass_gives_the_evaluation_the_format_defines() {
+    let (space, positions) = (space(), positions(20_000, 1));
+    let mut ds = dataset(&positions);
+    let mut seed = 7;
+    for _ in 0..3 {
+        let values: Vec<i32> = (0..space.value_count())
+            .map(|_| draw(&mut seed, 401) as i32 - 200)
+            .collect();
+        ds.rescore(&values);
+        for (i, p) in positions.iter().enumerate() {
+            let want = p.eval(&space, &values);
+            // Weights are 32-bit floats: within a thousandth of a centipawn.
+            assert!((ds.exact_eval(i) - want).abs() < 1e-3, "{i}: {want}");
+        }
+    }
+}
+
+#[test]
+fn probes_give_the_change_a_move_makes_and_moves_keep_the_cache_exact() {
+    let (space, positions) = (space(), positions(20_000, 2));
+    let mut ds = dataset(&positions);
+    let defaults = space.defaults();
+    ds.rescore(&defaults);
+    let k = fit_k(&samples(&ds));
+    let vars: Vec<Variable> = (0..space.value_count())
+        .map(|slot| Variable { slot, step: 1 })
+        .collect();
+    let mut descent = Descent::new(&mut ds, defaults, k, vars.clone());
+    let before = descent.error();
+    let predicted = descent.probe(vars[3], 5);
+    descent.pass(&mut |_| Control::Continue).unwrap();
+    let tracked = descent.error();
+    assert!(tracked < before);
+    let scratch = descent.refresh();
+    assert!((tracked - scratch).abs() < 1e-12, "{tracked} vs {scratch}");
+    let tuned = descent.params().clone();
+    // A probe is the change of the mean error the move makes.
+    let mut again = dataset(&positions);
+    let mut moved = space.defaults();
+    again.rescore(&moved);
+    let start = mean_error(&again, k);
+    moved[3] += 5;
+    again.rescore(&moved);
+    assert!((mean_error(&again, k) - start - predicted).abs() < 1e-12);
+    // The tuned values score as the descent says.
+    again.rescore(&tuned);
+    assert!((mean_error(&again, k) - scratch).abs() < 1e-12);
+}
+
+#[test]
+fn a_descent_finds_the_same_values_on_one_or_two_threads() {
+    let (space, positions) = (space(), positions(30_000, 3));
+    let tune = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let mut ds = dataset(&positions);
+            ds.rescore(&space.defaults());
+            let vars = (0..space.value_count())
+                .map(|slot| Variable { slot, step: 1 })
+                .collect();
+            let mut d = Descent::new(&mut ds, space.defaults(), 1.0, vars);
+            for _ in 0..3 {
+                d.pass(&mut |_| Control::Continue);
+            }
+            let vars = d.variables().to_owned();
+            let grad = d.gradient(&vars);
+            (d.params().clone(), d.error().to_bits(), grad)
+        })
+    };
+    assert_eq!(tune(1), tune(2));
+}
