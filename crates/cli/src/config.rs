@@ -47,8 +47,14 @@ struct TuneConfig {
 }
 
 /// The table's group names, for `--group`'s help and check.
-fn group_names() -> clap::builder::PossibleValuesParser {
-    clap::builder::PossibleValuesParser::new(Group::ALL.iter().map(|g| g.name()))
+/// The help of `--group`: texel's groups by name, or a trace's.
+fn group_help() -> String {
+    let names: Vec<&str> = Group::ALL.iter().map(|g| g.name()).collect();
+    format!(
+        "Tune only this group (repeatable): one of texel's ({}), or, with --traces, a `group` \
+         of the trace's header",
+        names.join(", ")
+    )
 }
 
 #[derive(Args, Clone)]
@@ -56,8 +62,7 @@ fn group_names() -> clap::builder::PossibleValuesParser {
 pub struct TuneArgs {
     #[command(flatten)]
     pub data: DataArgs,
-    /// Tune only this group (repeatable).
-    #[arg(long, value_parser = group_names(), ignore_case = true)]
+    #[arg(long, help = group_help())]
     pub group: Vec<String>,
     /// Tune only this term (repeatable).
     #[arg(long = "param")]

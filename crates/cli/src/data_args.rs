@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 use texel_eval::Params;
 use texel_tune::error::{fit_k, mean_error, samples};
-use texel_tune::{load, total_bytes, Dataset, LoadOptions};
+use texel_tune::{load, total_bytes, Dataset, LoadOptions, Model};
 
 /// Options shared by every command that reads labelled positions.
 #[derive(Args, Clone)]
@@ -15,6 +15,10 @@ pub struct DataArgs {
     /// Labelled EPD/FEN files (label formats: c9 "1-0"; [1.0]; 1-0; 0.5); repeatable.
     #[arg(long)]
     pub epd: Vec<PathBuf>,
+    /// A trace of another engine's evaluation (docs/trace-format.md, text or binary) to tune
+    /// instead of texel's table; `--params` then names a JSON file of its values.
+    #[arg(long, conflicts_with_all = ["epd", "stm_labels", "allow_bad"])]
+    pub traces: Option<PathBuf>,
     /// The labels score the side to move instead of white.
     #[arg(long)]
     pub stm_labels: bool,
@@ -36,11 +40,11 @@ pub struct DataArgs {
 }
 
 /// Loaded data: training and validation sets and K.
-pub struct Loaded {
+pub struct Loaded<M = Dataset> {
     /// Training positions.
-    pub train: Dataset,
+    pub train: M,
     /// Held-out positions (empty without --validate).
-    pub validation: Dataset,
+    pub validation: M,
     /// K, fitted or given.
     pub k: f64,
     /// The fingerprint of the positions and labels (for checkpoints).
@@ -69,12 +73,7 @@ pub fn load_data(args: &DataArgs, params: Params) -> Result<Loaded> {
     crate::paths::Files::new()
         .read_all("--epd", &args.epd)
         .check()?;
-    if args.threads.is_some() {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(crate::threads(args.threads, "--threads"))
-            .build_global()
-            .context("cannot start threads")?;
-    }
+    start_threads(args)?;
     if args.epd.is_empty() {
         anyhow::bail!("no labelled positions: give --epd FILE (or \"epd\" in --config)");
     }
@@ -129,8 +128,19 @@ pub fn load_data(args: &DataArgs, params: Params) -> Result<Loaded> {
     })
 }
 
+/// Starts the worker threads `--threads` asks for (all cores when absent).
+pub fn start_threads(args: &DataArgs) -> Result<()> {
+    if args.threads.is_some() {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(crate::threads(args.threads, "--threads"))
+            .build_global()
+            .context("cannot start threads")?;
+    }
+    Ok(())
+}
+
 /// Prints `label: K .. error .. validation ..` for the data as scored now.
-pub fn print_errors(l: &Loaded, label: &str) {
+pub fn print_errors<M: Model>(l: &Loaded<M>, label: &str) {
     say_part!(
         "{label}: K {:.4}  error {:.8}",
         l.k,

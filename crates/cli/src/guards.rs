@@ -5,9 +5,7 @@
 use crate::data_args::Loaded;
 use anyhow::Result;
 use std::str::FromStr;
-use texel_eval::params::flat_params;
-use texel_eval::Params;
-use texel_tune::{best_pull, Guards, L2Search, Variable, L2_GRID};
+use texel_tune::{best_pull, Guards, L2Search, Model, Variable, L2_GRID};
 
 /// Values counting in fewer training positions than this are held by default.
 pub const DEFAULT_MIN_SUPPORT: usize = 20;
@@ -43,7 +41,7 @@ impl FromStr for L2 {
 
 /// `vars` without the values that count in fewer than `min` training positions; says how
 /// many were held.
-pub fn hold_sparse(vars: Vec<Variable>, loaded: &Loaded, min: usize) -> Vec<Variable> {
+pub fn hold_sparse<M: Model>(vars: Vec<Variable>, loaded: &Loaded<M>, min: usize) -> Vec<Variable> {
     if min == 0 {
         return vars;
     }
@@ -64,11 +62,11 @@ pub fn hold_sparse(vars: Vec<Variable>, loaded: &Loaded, min: usize) -> Vec<Vari
 
 /// The guards of a fresh run with pull `l2` (the default when `None`): `--l2 auto` tunes
 /// briefly with each pull of [`L2_GRID`] and takes the one with the lowest validation error.
-pub fn choose(
+pub fn choose<M: Model>(
     l2: Option<L2>,
     constraints: bool,
-    loaded: &mut Loaded,
-    start: &Params,
+    loaded: &mut Loaded<M>,
+    start: &M::Values,
     vars: &[Variable],
 ) -> Result<Guards> {
     let l2 = match l2.unwrap_or(L2::Fixed(DEFAULT_L2)) {
@@ -97,11 +95,15 @@ pub fn choose(
     Ok(Guards { l2, constraints })
 }
 
-/// The names of the slots `vars` leaves out of `all` (the values held).
-pub fn held_names(all: &[Variable], vars: &[Variable]) -> Vec<String> {
+/// The names (by `name`) of the slots `vars` leaves out of `all` (the values held).
+pub fn held_names(
+    all: &[Variable],
+    vars: &[Variable],
+    name: &dyn Fn(usize) -> String,
+) -> Vec<String> {
     all.iter()
         .filter(|v| !vars.contains(v))
-        .map(|v| flat_params()[v.slot].name())
+        .map(|v| name(v.slot))
         .collect()
 }
 

@@ -36,6 +36,7 @@ mod resume;
 mod selfplay_cmd;
 mod traces_cmd;
 mod tune_cmd;
+mod tune_traces;
 
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};

@@ -155,24 +155,48 @@ impl Outputs {
     /// A file cannot be written.
     pub fn finish(&self, tuned: &Params) -> Result<()> {
         tuned.save(&self.out)?;
+        self.say_written();
+        if let Some(path) = &self.rust {
+            write_atomically(path, to_rust(tuned).as_bytes())
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            say!("wrote the tuned table as Rust to {}", path.display());
+        }
+        self.remove_checkpoint();
+        Ok(())
+    }
+
+    /// Writes tuned values of another engine (`name → values` JSON) to `--out` and removes
+    /// the checkpoint.
+    ///
+    /// # Errors
+    /// The file cannot be written.
+    pub fn finish_json(&self, tuned: &serde_json::Value) -> Result<()> {
+        let text = serde_json::to_string_pretty(tuned)? + "\n";
+        write_atomically(&self.out, text.as_bytes())
+            .with_context(|| format!("cannot write {}", self.out.display()))?;
+        self.say_written();
+        self.remove_checkpoint();
+        Ok(())
+    }
+
+    /// Says where the tuned values went.
+    fn say_written(&self) {
         let note = if self.out_defaulted {
             " (no --out given)"
         } else {
             ""
         };
         say!("wrote the tuned parameters to {}{note}", self.out.display());
-        if let Some(path) = &self.rust {
-            write_atomically(path, to_rust(tuned).as_bytes())
-                .with_context(|| format!("cannot write {}", path.display()))?;
-            say!("wrote the tuned table as Rust to {}", path.display());
-        }
+    }
+
+    /// Removes the checkpoint, which the finished result replaces.
+    fn remove_checkpoint(&self) {
         match std::fs::remove_file(&self.checkpoint) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
                 eprintln!("note: cannot remove {}: {e}", self.checkpoint.display());
             }
             _ => {}
         }
-        Ok(())
     }
 }
 

@@ -15,8 +15,8 @@ use texel_eval::Params;
 use texel_tune::error::mean_error;
 use texel_tune::settings::values_fingerprint;
 use texel_tune::{
-    fresh, run, select, Checkpoint, Control, Dataset, Event, PassRecord, RunEnd, RunOptions,
-    RunResult, Selection, Settings, Variable,
+    fresh, run, select, Checkpoint, Control, Descent, Event, Model, PassRecord, RunEnd, RunOptions,
+    RunResult, Selection, Settings, Values, Variable,
 };
 
 #[derive(Args)]
@@ -26,6 +26,13 @@ pub struct ErrorArgs {
 }
 
 pub fn run_error(args: &ErrorArgs) -> Result<ExitCode> {
+    if let Some(path) = &args.data.traces {
+        crate::paths::Files::new()
+            .read("--traces", Some(path))
+            .read("--params", args.data.params.as_deref())
+            .check()?;
+        return crate::tune_traces::run_error_traces(&args.data, path);
+    }
     let params = crate::load_params(args.data.params.as_deref())?;
     let loaded = load_data(&args.data, params)?;
     print_errors(&loaded, "error");
@@ -43,6 +50,16 @@ fn selected(
         exclude: args.exclude.clone(),
         freeze_material: args.freeze_material,
         no_candidates: args.no_candidates,
+    })
+    .map_err(|e| match e {
+        texel_tune::SelectionError::UnknownGroup(_) => {
+            let groups: Vec<&str> = texel_eval::table::Group::ALL
+                .iter()
+                .map(|g| g.name())
+                .collect();
+            anyhow::anyhow!("{e} (texel's groups: {})", groups.join(", "))
+        }
+        e => e.into(),
     })?;
     crate::config::with_steps(vars, steps)
 }
@@ -51,17 +68,18 @@ fn selected(
 fn inputs(args: &TuneArgs) -> Files {
     Files::new()
         .read_all("--epd", &args.data.epd)
+        .read("--traces", args.data.traces.as_deref())
         .read("--params", args.data.params.as_deref())
         .read("--resume", args.resume.as_deref())
         .read("--config", args.config.as_deref())
 }
 
 /// Every setting that changes what a tune run finds (a resume must repeat them), and those
-/// that only change how long it goes. `start` is the parameters `--params` gives.
-fn tune_settings(
+/// that only change how long it goes. `start` is the values `--params` gives.
+pub(crate) fn tune_settings(
     args: &TuneArgs,
     steps: &std::collections::BTreeMap<String, i32>,
-    start: &Params,
+    start: &[i32],
 ) -> Settings {
     let list = |v: &[String]| {
         if v.is_empty() {
@@ -78,10 +96,7 @@ fn tune_settings(
     };
     let steps: Vec<String> = steps.iter().map(|(t, s)| format!("{t}={s}")).collect();
     Settings::default()
-        .fixed(
-            "--params",
-            format!("values {}", values_fingerprint(start.flat())),
-        )
+        .fixed("--params", format!("values {}", values_fingerprint(start)))
         .fixed("--group", list(&args.group))
         .fixed("--param", list(&args.term))
         .fixed("--exclude", list(&args.exclude))
@@ -123,7 +138,11 @@ fn tune_settings(
 
 /// Refuses to resume `checkpoint` (read from `path`) with other settings than it began
 /// with; prints a note for each setting that only changes how long the run goes.
-fn check_resumed_settings(checkpoint: &Checkpoint, path: &Path, now: &Settings) -> Result<()> {
+pub(crate) fn check_resumed_settings<V>(
+    checkpoint: &Checkpoint<V>,
+    path: &Path,
+    now: &Settings,
+) -> Result<()> {
     let Some(then) = &checkpoint.settings else {
         eprintln!(
             "note: {} was written before texel recorded settings; they are not compared",
@@ -163,7 +182,7 @@ fn begin(
     } else {
         given
     };
-    let settings = tune_settings(args, steps, &given);
+    let settings = tune_settings(args, steps, given.flat());
     if let (Some(c), Some(path)) = (resumed, &args.resume) {
         check_resumed_settings(c, path, &settings)?;
         data.k = Some(c.k);
@@ -183,7 +202,7 @@ fn begin(
 }
 
 /// Checks the numeric options of `texel tune`.
-fn check_tune_ranges(args: &TuneArgs) -> Result<()> {
+pub(crate) fn check_tune_ranges(args: &TuneArgs) -> Result<()> {
     anyhow::ensure!(args.passes != Some(0), "--passes must be at least 1");
     anyhow::ensure!(args.patience != Some(0), "--patience must be at least 1");
     if let Some(s) = args.checkpoint_secs {
@@ -212,13 +231,13 @@ fn check_tune_ranges(args: &TuneArgs) -> Result<()> {
 
 /// The run's starting point: a fresh one with its guards, or the checkpoint of `--resume`
 /// (guards included) after checking that it continues this data and selection.
-fn starting_point(
+pub(crate) fn starting_point<M: Model>(
     args: &TuneArgs,
-    loaded: &mut Loaded,
-    resumed: Option<Checkpoint>,
-    start_params: &Params,
+    loaded: &mut Loaded<M>,
+    resumed: Option<Checkpoint<M::Values>>,
+    start_params: &M::Values,
     vars: Vec<Variable>,
-) -> Result<Checkpoint> {
+) -> Result<Checkpoint<M::Values>> {
     let min_support = args
         .min_support
         .unwrap_or(crate::guards::DEFAULT_MIN_SUPPORT);
@@ -277,6 +296,9 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
     );
     outputs.check(inputs(args))?;
     outputs.keep_checkpoint(args.resume.as_deref(), args.fresh)?;
+    if let Some(path) = &args.data.traces {
+        return crate::tune_traces::run_tune_traces(args, &steps, &outputs, path);
+    }
     let vars = selected(args, &steps)?;
     let resumed = args.resume.as_deref().map(Checkpoint::load).transpose()?;
     let Begin {
@@ -288,7 +310,7 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
     let mut loaded = load_data(&data, start_params.clone())?;
     print_errors(&loaded, "start");
     // From here on Ctrl-C stops the run at its next safe point and leaves a checkpoint.
-    let interrupted = crate::catch_interrupts()?;
+    crate::catch_interrupts()?;
     let mut watch = match &args.report {
         Some(path) => Some(Watching::new(
             args,
@@ -302,39 +324,78 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
     let selected_vars = vars.clone();
     let mut start = starting_point(args, &mut loaded, resumed, &start_params, vars)?;
     start.settings.get_or_insert(settings);
-    let held = crate::guards::held_names(&selected_vars, &start.vars);
-    let options = run_options(args, &outputs);
-    if start.passes == 0 {
-        print_warm_start(&options, loaded.train.len());
-    }
-    let result = descend(&mut loaded, start, &options, interrupted, watch.as_mut())?;
-    let tuned = result.params;
-    let changes = print_changes(&run_start, &tuned, &loaded.train);
-    if let Some(log) = &outputs.log {
-        log_changes(log, &held, &changes)?;
-    }
-    if result.end == RunEnd::Interrupted {
-        let ckpt = outputs.checkpoint.display();
-        say!(
-            "interrupted after {} passes; nothing written to {}. The state is saved in {ckpt}: \
-             continue with the same command and --resume {ckpt}",
-            result.passes,
-            outputs.out.display()
-        );
-        return Ok(ExitCode::from(130));
-    }
-    let why = match result.end {
-        RunEnd::Converged => "a pass moved nothing",
-        RunEnd::PassLimit => "pass limit reached",
-        _ => "validation error stopped improving (kept the best parameters)",
+    let tuning = Tuning {
+        args,
+        outputs: &outputs,
+        selected: &selected_vars,
+        name: &|slot| flat_params()[slot].name(),
     };
-    say!("finished after {} passes: {why}", result.passes);
-    print_errors_after(&mut loaded, &tuned);
+    let on_pass = &mut |record: &PassRecord, descent: &Descent| match watch.as_mut() {
+        Some(w) => w.pass(record, descent),
+        None => Ok(()),
+    };
+    let Some(tuned) = tuning.tune(&mut loaded, start, &run_start, on_pass)? else {
+        return Ok(ExitCode::from(130));
+    };
     outputs.finish(&tuned)?;
     if let Some(w) = &watch {
         w.finished(&mut loaded.train, &tuned)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What a tune run needs besides its data: the options, the outputs, the variables
+/// selected (before those with too little support were held) and the values' names.
+pub(crate) struct Tuning<'t> {
+    pub args: &'t TuneArgs,
+    pub outputs: &'t Outputs,
+    pub selected: &'t [Variable],
+    pub name: &'t dyn Fn(usize) -> String,
+}
+
+impl Tuning<'_> {
+    /// Runs the descent from `start` (Ctrl-C stops it at a safe point with a checkpoint),
+    /// prints and logs what changed since `run_start`, and prints the errors of the result
+    /// (the data left scored with it). `None` when interrupted (after saying how to go on).
+    pub(crate) fn tune<M: Model>(
+        &self,
+        loaded: &mut Loaded<M>,
+        start: Checkpoint<M::Values>,
+        run_start: &M::Values,
+        on_pass: &mut dyn FnMut(&PassRecord, &Descent<M>) -> Result<()>,
+    ) -> Result<Option<M::Values>> {
+        // Caught since the data was loaded (installed once).
+        let interrupted = crate::catch_interrupts()?;
+        let held = crate::guards::held_names(self.selected, &start.vars, self.name);
+        let options = run_options(self.args, self.outputs);
+        if start.passes == 0 {
+            print_warm_start(&options, loaded.train.len());
+        }
+        let result = descend(loaded, start, &options, interrupted, on_pass)?;
+        let tuned = result.params;
+        let changes = print_changes(run_start, &tuned, &loaded.train, self.name);
+        if let Some(log) = &self.outputs.log {
+            log_changes(log, &held, &changes, self.name)?;
+        }
+        if result.end == RunEnd::Interrupted {
+            let ckpt = self.outputs.checkpoint.display();
+            say!(
+                "interrupted after {} passes; nothing written to {}. The state is saved in \
+                 {ckpt}: continue with the same command and --resume {ckpt}",
+                result.passes,
+                self.outputs.out.display()
+            );
+            return Ok(None);
+        }
+        let why = match result.end {
+            RunEnd::Converged => "a pass moved nothing",
+            RunEnd::PassLimit => "pass limit reached",
+            _ => "validation error stopped improving (kept the best parameters)",
+        };
+        say!("finished after {} passes: {why}", result.passes);
+        print_errors_after(loaded, &tuned);
+        Ok(Some(tuned))
+    }
 }
 
 /// Says whether a fresh run starts warm, and why.
@@ -456,19 +517,20 @@ impl PassBar {
     }
 }
 
-/// Runs the descent with a progress bar, pass lines, the report page and Ctrl-C handling.
-fn descend(
-    loaded: &mut Loaded,
-    start: Checkpoint,
+/// Runs the descent with a progress bar, pass lines, `on_pass` (the report page) and
+/// Ctrl-C handling.
+fn descend<M: Model>(
+    loaded: &mut Loaded<M>,
+    start: Checkpoint<M::Values>,
     options: &RunOptions,
     interrupted: &AtomicBool,
-    mut watch: Option<&mut Watching>,
-) -> Result<RunResult> {
+    on_pass: &mut dyn FnMut(&PassRecord, &Descent<M>) -> Result<()>,
+) -> Result<RunResult<M::Values>> {
     let start_error = mean_error(&loaded.train, loaded.k);
     let mut bar = PassBar::new(start.vars.len());
     let pb = bar.pb.clone();
     let mut last_seconds = start.seconds;
-    let mut on_event = |event: Event| {
+    let mut on_event = |event: Event<M>| {
         match event {
             Event::Progress {
                 pass,
@@ -491,7 +553,7 @@ fn descend(
             Event::Pass(r, descent) => {
                 pb.suspend(|| print_pass(r, r.seconds - last_seconds));
                 last_seconds = r.seconds;
-                if let Some(Err(e)) = watch.as_mut().map(|w| w.pass(r, descent)) {
+                if let Err(e) = on_pass(r, descent) {
                     pb.suspend(|| eprintln!("warning: report not written: {e:#}"));
                 }
             }
@@ -536,7 +598,7 @@ fn print_pass(r: &PassRecord, pass_seconds: f64) {
 }
 
 /// Error of the final parameters on both sets.
-fn print_errors_after(loaded: &mut Loaded, params: &Params) {
+fn print_errors_after<M: Model>(loaded: &mut Loaded<M>, params: &M::Values) {
     loaded.train.rescore(params);
     loaded.validation.rescore(params);
     print_errors(loaded, "end");
@@ -547,10 +609,16 @@ fn print_errors_after(loaded: &mut Loaded, params: &Params) {
 type Change = (usize, i32, i32, usize);
 
 /// Every changed value, biggest change first; prints the 20 largest with their support.
-fn print_changes(before: &Params, after: &Params, train: &Dataset) -> Vec<Change> {
-    let mut changes: Vec<Change> = (0..flat_params().len())
-        .filter(|&i| before.flat()[i] != after.flat()[i])
-        .map(|i| (i, before.flat()[i], after.flat()[i], train.support(&[i])))
+fn print_changes<M: Model>(
+    before: &M::Values,
+    after: &M::Values,
+    train: &M,
+    name: &dyn Fn(usize) -> String,
+) -> Vec<Change> {
+    let (before, after) = (before.values(), after.values());
+    let mut changes: Vec<Change> = (0..before.len())
+        .filter(|&i| before[i] != after[i])
+        .map(|i| (i, before[i], after[i], train.support(&[i])))
         .collect();
     changes.sort_by_key(|&(i, b, a, _)| (std::cmp::Reverse((a - b).abs()), i));
     say!(
@@ -560,7 +628,7 @@ fn print_changes(before: &Params, after: &Params, train: &Dataset) -> Vec<Change
     for (i, b, a, support) in changes.iter().take(20) {
         say!(
             "  {:<40} {b:>6} -> {a:>6} ({:+}), support {support}",
-            flat_params()[*i].name(),
+            name(*i),
             a - b,
         );
     }
@@ -569,13 +637,18 @@ fn print_changes(before: &Params, after: &Params, train: &Dataset) -> Vec<Change
 
 /// Appends one line to the log: the values held for want of support and every change with
 /// its support.
-fn log_changes(log: &std::path::Path, held: &[String], changes: &[Change]) -> Result<()> {
+fn log_changes(
+    log: &std::path::Path,
+    held: &[String],
+    changes: &[Change],
+    name: &dyn Fn(usize) -> String,
+) -> Result<()> {
     use std::io::Write;
     let changes: Vec<serde_json::Value> = changes
         .iter()
         .map(|&(i, before, after, support)| {
             serde_json::json!({
-                "value": flat_params()[i].name(), "before": before, "after": after,
+                "value": name(i), "before": before, "after": after,
                 "support": support,
             })
         })

@@ -485,6 +485,31 @@ fn open_log(options: &RunOptions) -> Result<Option<std::fs::File>, RunError> {
         })
 }
 
+/// Refuses a start made for another number of training positions or values.
+fn check_start<M: Model>(
+    train: &M,
+    start: &Checkpoint<M::Values>,
+    options: &RunOptions,
+) -> Result<(), RunError> {
+    let values = crate::Values::values(&start.descent.params).len();
+    let reason = if start.positions != train.len() {
+        format!(
+            "made for {} training positions, the data has {}",
+            start.positions,
+            train.len()
+        )
+    } else if values != train.slot_count() {
+        format!(
+            "made for {values} values, the evaluation has {}",
+            train.slot_count()
+        )
+    } else {
+        return Ok(());
+    };
+    let path = options.checkpoint.clone().unwrap_or_default();
+    Err(CheckpointError::Unusable { path, reason }.into())
+}
+
 /// Runs passes until convergence, the pass limit, patience, or a stop from `events`.
 /// Starts from `start` (a fresh checkpoint, `passes` 0) — the training set must be traced
 /// with `start.descent.params`.
@@ -498,24 +523,7 @@ pub fn run<M: Model>(
     options: &RunOptions,
     events: &mut dyn FnMut(Event<M>) -> Control,
 ) -> Result<RunResult<M::Values>, RunError> {
-    if start.positions != train.len() {
-        let path = options.checkpoint.clone().unwrap_or_default();
-        let reason = format!(
-            "made for {} training positions, the data has {}",
-            start.positions,
-            train.len()
-        );
-        return Err(CheckpointError::Unusable { path, reason }.into());
-    }
-    let values = crate::Values::values(&start.descent.params).len();
-    if values != train.slot_count() {
-        let path = options.checkpoint.clone().unwrap_or_default();
-        let reason = format!(
-            "made for {values} values, the evaluation has {}",
-            train.slot_count()
-        );
-        return Err(CheckpointError::Unusable { path, reason }.into());
-    }
+    check_start(train, &start, options)?;
     let warm = start.warm.or_else(|| {
         let fresh = start.passes == 0 && !start.descent.cursor.active;
         options.warm_sample(train.len()).filter(|_| fresh)

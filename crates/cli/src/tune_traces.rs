@@ -1,0 +1,160 @@
+//! `texel tune --traces FILE` and `texel error --traces FILE`: another engine's evaluation,
+//! read from a trace, tuned with the same descent, guards, checkpoints and log as texel's.
+
+use crate::config::TuneArgs;
+use crate::data_args::{print_errors, DataArgs, Loaded};
+use crate::outputs::Outputs;
+use crate::tune_cmd::{check_resumed_settings, starting_point, tune_settings, Tuning};
+use anyhow::{Context, Result};
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Instant;
+use texel_tune::error::{fit_k, samples};
+use texel_tune::texel_trace::ParamSpace;
+use texel_tune::{
+    load_traces, select_in_space, Checkpoint, LinearDataset, Model, Selection, TraceLoad,
+};
+
+/// The options of `--epd` that have no meaning for a trace, refused by name.
+fn refuse_texel_only(args: &TuneArgs) -> Result<()> {
+    let texel_only = [
+        ("--rust", args.rust.is_some()),
+        ("--report", args.report.is_some()),
+        ("--freeze-material", args.freeze_material),
+    ];
+    for (flag, given) in texel_only {
+        anyhow::ensure!(
+            !given,
+            "{flag} works on texel's own table, not with --traces (the tuned values go to \
+             --out as JSON; `texel export --space TRACE --params OUT --template FILE` writes \
+             them into your source)"
+        );
+    }
+    Ok(())
+}
+
+/// Reads the trace of `args`, scores it with `--params` (a JSON file of the trace's values)
+/// or the header's defaults, and fits K unless given.
+fn load(args: &DataArgs, path: &Path) -> Result<(Loaded<LinearDataset>, ParamSpace, Vec<i32>)> {
+    crate::data_args::check_ranges(args)?;
+    crate::data_args::start_threads(args)?;
+    let per_mille = (args.validate.unwrap_or(0.0) * 10.0).round() as u32;
+    let began = Instant::now();
+    let TraceLoad {
+        space,
+        mut train,
+        mut validation,
+        fingerprint,
+    } = load_traces(path, per_mille)?;
+    let secs = began.elapsed().as_secs_f64();
+    let start = match &args.params {
+        Some(file) => values_of(&space, file)?,
+        None => space.defaults(),
+    };
+    train.rescore(&start);
+    validation.rescore(&start);
+    anyhow::ensure!(
+        !train.is_empty(),
+        "{}: no position to tune on",
+        path.display()
+    );
+    say!(
+        "{}: {} parameters ({} values), {} training positions, {} validation positions, read \
+         in {secs:.2}s",
+        path.display(),
+        space.params().len(),
+        space.value_count(),
+        train.len(),
+        validation.len()
+    );
+    let k = args.k.unwrap_or_else(|| {
+        let k = fit_k(&samples(&train));
+        say!("fitted K = {k:.4}");
+        k
+    });
+    let loaded = Loaded {
+        train,
+        validation,
+        k,
+        fingerprint,
+    };
+    Ok((loaded, space, start))
+}
+
+/// The values of `space` in the JSON file `path` (name → values; absent names keep their
+/// defaults).
+fn values_of(space: &ParamSpace, path: &Path) -> Result<Vec<i32>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let json: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
+    space
+        .values_from_json(&json)
+        .with_context(|| format!("{}: not values of the trace's parameters", path.display()))
+}
+
+/// `texel error --traces FILE`: the error of the trace's values (`--params` or defaults).
+pub fn run_error_traces(args: &DataArgs, path: &Path) -> Result<ExitCode> {
+    let (loaded, _, _) = load(args, path)?;
+    print_errors(&loaded, "error");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `texel tune --traces FILE`, after the outputs were checked.
+pub fn run_tune_traces(
+    args: &TuneArgs,
+    steps: &std::collections::BTreeMap<String, i32>,
+    outputs: &Outputs,
+    path: &Path,
+) -> Result<ExitCode> {
+    refuse_texel_only(args)?;
+    anyhow::ensure!(
+        steps.is_empty(),
+        "a config's \"steps\" name texel's terms: not with --traces"
+    );
+    let resumed = match &args.resume {
+        Some(file) => Some(Checkpoint::<Vec<i32>>::read(file)?),
+        None => None,
+    };
+    let mut data = args.data.clone();
+    if let Some(c) = &resumed {
+        data.k = Some(c.k);
+    }
+    let (mut loaded, space, given) = load(&data, path)?;
+    let settings = tune_settings(args, steps, &given);
+    if let (Some(c), Some(file)) = (&resumed, &args.resume) {
+        check_resumed_settings(c, file, &settings)?;
+    }
+    let selection = Selection {
+        groups: args.group.clone(),
+        terms: args.term.clone(),
+        exclude: args.exclude.clone(),
+        freeze_material: false,
+        no_candidates: args.no_candidates,
+    };
+    let vars = select_in_space(&space, &selection)?;
+    let (start_values, run_start) = match &resumed {
+        Some(c) => (c.descent.params.clone(), c.descent.anchor.clone()),
+        None => (given.clone(), given),
+    };
+    loaded.train.rescore(&start_values);
+    loaded.validation.rescore(&start_values);
+    print_errors(&loaded, "start");
+    // From here on Ctrl-C stops the run at its next safe point and leaves a checkpoint.
+    crate::catch_interrupts()?;
+    let selected = vars.clone();
+    let mut start = starting_point(args, &mut loaded, resumed, &start_values, vars)?;
+    start.settings.get_or_insert(settings);
+    let name = |slot: usize| space.value_name(slot).unwrap_or_default();
+    let tuning = Tuning {
+        args,
+        outputs,
+        selected: &selected,
+        name: &name,
+    };
+    let Some(tuned) = tuning.tune(&mut loaded, start, &run_start, &mut |_, _| Ok(()))? else {
+        return Ok(ExitCode::from(130));
+    };
+    outputs.finish_json(&space.to_json(&tuned))?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,198 @@
+//! `texel tune --traces` and `texel error --traces` through the binary, on trace files
+//! written here line by line as an outside engine's script would write them.
+
+mod common;
+
+use common::{fails, stdout_of, texel};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// A small random number generator (SplitMix64), so the test needs nothing of texel's.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> i64 {
+        (self.next() % n) as i64
+    }
+
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// The planted evaluation: three tapered piece values and a plain bonus.
+const PIECES: [(f64, f64); 3] = [(100.0, 120.0), (300.0, 280.0), (500.0, 550.0)];
+const BONUS: f64 = 25.0;
+
+/// Writes `n` positions of the planted evaluation, results drawn from σ(eval) (K = 1), the
+/// start values all 50; `bad_line` (if any) gets an entry index the header does not have.
+fn write_trace(dir: &Path, n: usize, bad_line: Option<usize>) -> PathBuf {
+    let mut text = String::from(
+        r#"{"format": "texel-trace", "version": 1, "params": [{"name": "PIECE", "len": 3, "tapered": true, "default": [[50, 50], [50, 50], [50, 50]], "group": "material"}, {"name": "BONUS", "len": 1, "tapered": false, "default": 50, "group": "extra"}]}"#,
+    );
+    text.push('\n');
+    let mut rng = Rng(12);
+    for line in 2..n + 2 {
+        let phase = rng.below(25) as f64 / 24.0;
+        let counts: Vec<i64> = (0..3).map(|_| rng.below(3) - 1).collect();
+        let bonus = rng.below(3) - 1;
+        let mut eval = BONUS * bonus as f64;
+        for (c, (mid, end)) in counts.iter().zip(PIECES) {
+            eval += *c as f64 * (phase * mid + (1.0 - phase) * end);
+        }
+        let win = 1.0 / (1.0 + 10f64.powf(-eval / 400.0));
+        let result = if rng.unit() < win { 1 } else { 0 };
+        let index = if bad_line == Some(line) { 9 } else { 3 };
+        let _ = writeln!(
+            text,
+            r#"{{"result": {result}, "phase": {phase}, "coeffs": [[0, {}], [1, {}], [2, {}], [{index}, {bonus}]]}}"#,
+            counts[0], counts[1], counts[2]
+        );
+    }
+    let path = dir.join("engine.trace");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn values(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The error printed on the line starting with `label`.
+fn error_on(out: &str, label: &str) -> f64 {
+    let line = out.lines().find(|l| l.starts_with(label)).unwrap();
+    let at = line.split("error ").nth(1).unwrap();
+    at.split_whitespace().next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn a_trace_is_tuned_and_its_values_written_in_the_headers_shapes() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write_trace(dir.path(), 100_000, None);
+    let out = dir.path().join("tuned.json");
+    let printed = stdout_of(
+        texel()
+            .args([
+                "tune",
+                "--k",
+                "1",
+                "--validate",
+                "10",
+                "--passes",
+                "40",
+                "--traces",
+            ])
+            .arg(&trace)
+            .arg("--out")
+            .arg(&out),
+    );
+    assert!(
+        error_on(&printed, "end:") < error_on(&printed, "start:"),
+        "{printed}"
+    );
+    let tuned = values(&out);
+    let pieces = tuned["PIECE"].as_array().unwrap();
+    assert_eq!(pieces.len(), 3);
+    for (pair, (mid, end)) in pieces.iter().zip(PIECES) {
+        let [m, e] = [0, 1].map(|k| pair[k].as_f64().unwrap());
+        // Drawn results: the values come back within a fifth.
+        assert!(
+            (m - mid).abs() < mid / 5.0 && (e - end).abs() < end / 5.0,
+            "{tuned}"
+        );
+    }
+    assert!(
+        tuned["BONUS"].is_i64(),
+        "a single plain value is a number: {tuned}"
+    );
+    assert!(
+        !dir.path().join("tuned.json.ckpt").exists(),
+        "the checkpoint is removed"
+    );
+
+    // The error of the tuned values, read back with --params.
+    let again = stdout_of(
+        texel()
+            .args(["error", "--k", "1", "--traces"])
+            .arg(&trace)
+            .arg("--params")
+            .arg(&out),
+    );
+    assert!(
+        error_on(&again, "error:") < error_on(&printed, "start:"),
+        "{again}"
+    );
+}
+
+#[test]
+fn a_group_of_the_header_tunes_its_parameters_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write_trace(dir.path(), 4_000, None);
+    let out = dir.path().join("bonus.json");
+    stdout_of(
+        texel()
+            .args(["tune", "--k", "1", "--group", "extra", "--traces"])
+            .arg(&trace)
+            .arg("--out")
+            .arg(&out),
+    );
+    let tuned = values(&out);
+    assert_eq!(
+        tuned["PIECE"],
+        serde_json::json!([[50, 50], [50, 50], [50, 50]])
+    );
+    assert_ne!(tuned["BONUS"], serde_json::json!(50));
+    let err = fails(
+        texel()
+            .args(["tune", "--group", "KnightV", "--traces"])
+            .arg(&trace)
+            .arg("--out")
+            .arg(dir.path().join("x.json")),
+    );
+    assert!(err.contains("unknown group \"KnightV\""), "{err}");
+}
+
+#[test]
+fn a_broken_trace_or_a_texel_only_option_is_refused_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write_trace(dir.path(), 100, Some(7));
+    let out = dir.path().join("never.json");
+    let err = fails(
+        texel()
+            .args(["tune", "--traces"])
+            .arg(&trace)
+            .arg("--out")
+            .arg(&out),
+    );
+    assert!(
+        err.contains("engine.trace:7") && err.contains("coeffs"),
+        "{err}"
+    );
+    assert!(!out.exists());
+    let good = write_trace(dir.path(), 100, None);
+    let err = fails(
+        texel()
+            .args(["tune", "--traces"])
+            .arg(&good)
+            .arg("--rust")
+            .arg(dir.path().join("t.rs"))
+            .arg("--out")
+            .arg(&out),
+    );
+    assert!(err.contains("--rust works on texel's own table"), "{err}");
+    let err = fails(
+        texel()
+            .args(["tune", "--epd", "x.epd", "--traces"])
+            .arg(&good),
+    );
+    assert!(err.contains("cannot be used with"), "{err}");
+    assert!(!out.exists());
+}
