@@ -62,7 +62,7 @@ fn write_trace(dir: &Path, n: usize, bad_line: Option<usize>) -> PathBuf {
     path
 }
 
-fn values(path: &Path) -> serde_json::Value {
+fn values_of_file(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
@@ -98,7 +98,7 @@ fn a_trace_is_tuned_and_its_values_written_in_the_headers_shapes() {
         error_on(&printed, "end:") < error_on(&printed, "start:"),
         "{printed}"
     );
-    let tuned = values(&out);
+    let tuned = values_of_file(&out);
     let pieces = tuned["PIECE"].as_array().unwrap();
     assert_eq!(pieces.len(), 3);
     for (pair, (mid, end)) in pieces.iter().zip(PIECES) {
@@ -144,7 +144,7 @@ fn a_group_of_the_header_tunes_its_parameters_only() {
             .arg("--out")
             .arg(&out),
     );
-    let tuned = values(&out);
+    let tuned = values_of_file(&out);
     assert_eq!(
         tuned["PIECE"],
         serde_json::json!([[50, 50], [50, 50], [50, 50]])
@@ -195,4 +195,98 @@ fn a_broken_trace_or_a_texel_only_option_is_refused_before_any_work() {
     );
     assert!(err.contains("cannot be used with"), "{err}");
     assert!(!out.exists());
+}
+
+/// Runs `python3` with `args` and `PYTHONPATH=site`, expecting success; returns stdout.
+fn python(site: &Path, args: &[&std::ffi::OsStr], input: &str) -> String {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new("python3")
+        .args(args)
+        .env("PYTHONPATH", site)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "python3 {args:?}: {err}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The sunfish adapter on an engine nobody here wrote (installed from PyPI into the test's
+/// folder): its trace gives sunfish's own score of every position, texel tunes it, and
+/// sunfish plays with the tuned tables.
+#[test]
+fn sunfish_is_traced_exactly_tuned_and_plays_with_the_tuned_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    let pip = std::process::Command::new("python3")
+        .args(["-m", "pip", "install", "-q", "--target"])
+        .arg(&site)
+        .arg("sunfish==2026.1")
+        .output()
+        .unwrap();
+    assert!(
+        pip.status.success(),
+        "{}",
+        String::from_utf8_lossy(&pip.stderr)
+    );
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let adapter = root.join("examples/sunfish/sunfish_trace.py");
+    let epd = common::sample(dir.path(), "sample.epd", 3000);
+    let checked = python(
+        &site,
+        &[adapter.as_os_str(), "--check".as_ref(), epd.as_os_str()],
+        "",
+    );
+    assert!(
+        checked.contains("3000 positions: the trace gives sunfish's own score"),
+        "{checked}"
+    );
+    let trace = dir.path().join("sunfish.trace");
+    let values = dir.path().as_os_str();
+    let args = [
+        adapter.as_os_str(),
+        epd.as_os_str(),
+        trace.as_os_str(),
+        "--values".as_ref(),
+        values,
+    ];
+    python(&site, &args, "");
+    let tuned = dir.path().join("tuned.json");
+    let printed = stdout_of(
+        texel()
+            .args(["tune", "--passes", "3", "--traces"])
+            .arg(&trace)
+            .arg("--params")
+            .arg(dir.path().join("material.json"))
+            .arg("--out")
+            .arg(&tuned),
+    );
+    assert!(
+        error_on(&printed, "end:") < error_on(&printed, "start:"),
+        "{printed}"
+    );
+    let tables = values_of_file(&tuned);
+    for role in "PNBRQK".chars() {
+        assert_eq!(
+            tables[format!("{role}_TABLE")].as_array().unwrap().len(),
+            64
+        );
+    }
+    let player = root.join("examples/sunfish/sunfish_with.py");
+    let uci = "uci\nposition fen 4k3/8/8/8/8/8/4P3/4K2R w K - 0 1\ngo nodes 300\n";
+    let answer = python(&site, &[player.as_os_str(), tuned.as_os_str()], uci);
+    assert!(
+        answer.lines().any(|l| l.starts_with("bestmove ")),
+        "{answer}"
+    );
 }
