@@ -214,7 +214,7 @@ fn write_template(
 /// `--space`: another engine's values (the tuned JSON `--params`, or the trace header's
 /// defaults) as JSON and through its template.
 fn export_other(args: &ExportArgs, trace: &Path) -> Result<()> {
-    let space = texel_trace::TraceReader::open(trace)?.space().clone();
+    let space = texel_trace::read_space(trace)?;
     let values = match &args.params {
         Some(p) => {
             let text = std::fs::read_to_string(p)

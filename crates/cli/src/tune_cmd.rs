@@ -264,7 +264,13 @@ pub(crate) fn starting_point<M: Model>(
                 "tuning {} variables (L2 pull {}, constraints {})",
                 vars.len(),
                 guards.l2,
-                if guards.constraints { "kept" } else { "off" }
+                if !guards.constraints {
+                    "off"
+                } else if args.data.traces.is_some() {
+                    "none declared"
+                } else {
+                    "kept"
+                }
             );
             Ok(fresh(
                 &loaded.train,

@@ -223,20 +223,45 @@ fn coefficient(c: &mut Cursor, tapered: &[bool]) -> Result<Coef, String> {
     }
 }
 
+/// Whether the file at `path` begins as a binary trace.
+fn is_binary(path: &Path) -> Result<bool, TraceError> {
+    let mut start = [0u8; 8];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut start))
+        .map_err(|cause| TraceError::Io {
+            path: path.into(),
+            cause,
+        })?;
+    Ok(start[..n] == MAGIC[..])
+}
+
+/// The parameter space of a trace in either form, from its header alone.
+///
+/// # Errors
+/// An unreadable file or a bad header.
+pub fn read_space(path: &Path) -> Result<ParamSpace, TraceError> {
+    if !is_binary(path)? {
+        return Ok(crate::TraceReader::open(path)?.space().clone());
+    }
+    let io = |cause| TraceError::Io {
+        path: path.into(),
+        cause,
+    };
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let mut prefix = [0u8; 12];
+    file.read_exact(&mut prefix).map_err(io)?;
+    let len = u32::from_le_bytes(prefix[8..].try_into().expect("four bytes")) as usize;
+    let mut header = vec![0u8; len];
+    file.read_exact(&mut header).map_err(io)?;
+    decode(&[&prefix[..], &header].concat(), path).map(|(space, _)| space)
+}
+
 /// Reads a trace in either form (by its first bytes): its space and positions.
 ///
 /// # Errors
 /// As [`read_binary`] or the text reader.
 pub fn read_trace(path: &Path) -> Result<(ParamSpace, Vec<TracedPosition>), TraceError> {
-    let io = |cause| TraceError::Io {
-        path: path.into(),
-        cause,
-    };
-    let mut start = [0u8; 8];
-    let n = std::fs::File::open(path)
-        .and_then(|mut f| f.read(&mut start))
-        .map_err(io)?;
-    if start[..n] == MAGIC[..] {
+    if is_binary(path)? {
         return read_binary(path);
     }
     let reader = crate::TraceReader::open(path)?;
@@ -306,6 +331,22 @@ mod tests {
         // Small whole counts take five bytes.
         let header = 8 + 4 + crate::text::header_line(&space()).len();
         assert_eq!(bytes.len(), header + (28 + 5 + 8 + 5) + (28 + 12 + 8));
+    }
+
+    #[test]
+    fn the_space_is_read_from_the_header_of_either_form() {
+        let dir = tempfile::tempdir().unwrap();
+        let (binary, text) = (dir.path().join("t.bin"), dir.path().join("t.jsonl"));
+        let mut bytes = Vec::new();
+        write_binary(&mut bytes, &space(), &positions()).unwrap();
+        std::fs::write(&binary, &bytes).unwrap();
+        let mut lines = Vec::new();
+        crate::write_trace(&mut lines, &space(), &positions()).unwrap();
+        std::fs::write(&text, &lines).unwrap();
+        assert_eq!(read_space(&binary).unwrap(), space());
+        assert_eq!(read_space(&text).unwrap(), space());
+        std::fs::write(&binary, &bytes[..14]).unwrap();
+        assert!(read_space(&binary).is_err(), "a header cut short");
     }
 
     #[test]

@@ -8,7 +8,7 @@ mod space;
 pub mod template;
 mod text;
 
-pub use binary::{read_binary, read_trace, write_binary, MAGIC};
+pub use binary::{read_binary, read_space, read_trace, write_binary, MAGIC};
 pub use space::{Param, ParamSpace, SpaceError};
 pub use text::{
     header_line, position_line, write_trace, Coef, TraceError, TraceReader, TracedPosition, FORMAT,
