@@ -11,7 +11,8 @@ use texel_report::lab::{lab_page, read_lab};
 use texel_report::page::Page;
 use texel_report::tune::{group_gains, read_tune_log, PassPoint, StartView, TuneReport};
 use texel_tune::error::samples;
-use texel_tune::Dataset;
+use texel_tune::texel_trace::ParamSpace;
+use texel_tune::{Model, Values};
 
 #[derive(Args, Clone)]
 #[command(group(ArgGroup::new("kind").required(true).args(["tune_log", "lab", "match_pgn", "loop_dir"])))]
@@ -60,6 +61,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         .read("--lab", args.lab.as_deref())
         .read("--match", args.match_pgn.as_deref())
         .read_all("--epd", &args.data.epd)
+        .read("--traces", args.data.traces.as_deref())
         .read("--params", args.data.params.as_deref())
         .write("--out", Some(&args.out))
         .check()?;
@@ -126,10 +128,21 @@ fn tune_report(args: &ReportArgs, log: &Path) -> Result<Page> {
         .tuned
         .as_deref()
         .context("--tune-log needs --tuned FILE")?;
+    if let Some(trace) = &args.data.traces {
+        let (mut loaded, space, start) = crate::tune_traces::load(&args.data, trace)?;
+        let tuned = crate::tune_traces::values_of(&space, tuned_path)?;
+        let about = about(&args.data, loaded.k);
+        let mut watch = TuneWatch::new(&loaded.train, space, &start, loaded.k, about);
+        watch.passes = read_tune_log(&read(log)?);
+        loaded.train.rescore(&tuned);
+        return watch.finished(&mut loaded.train, &tuned);
+    }
     let tuned = crate::load_params(Some(tuned_path))?;
     let start = crate::load_params(args.data.params.as_deref())?;
     let mut loaded = load_data(&args.data, start.clone())?;
-    let mut watch = TuneWatch::new(&loaded.train, &start, loaded.k, about(&args.data, loaded.k));
+    let space = texel_eval::params::param_space();
+    let about = about(&args.data, loaded.k);
+    let mut watch = TuneWatch::new(&loaded.train, space, &start, loaded.k, about);
     watch.passes = read_tune_log(&read(log)?);
     loaded.train.rescore(&tuned);
     watch.finished(&mut loaded.train, &tuned)
@@ -137,7 +150,10 @@ fn tune_report(args: &ReportArgs, log: &Path) -> Result<Page> {
 
 /// Lines about the data of a run.
 pub fn about(data: &DataArgs, k: f64) -> Vec<String> {
-    let files: Vec<String> = data.epd.iter().map(|p| p.display().to_string()).collect();
+    let files: Vec<String> = match &data.traces {
+        Some(trace) => vec![format!("the trace {}", trace.display())],
+        None => data.epd.iter().map(|p| p.display().to_string()).collect(),
+    };
     vec![
         format!("data: {}", files.join(", ")),
         format!(
@@ -150,8 +166,9 @@ pub fn about(data: &DataArgs, k: f64) -> Vec<String> {
 }
 
 /// What a tune page needs from the start of a run, and the passes so far.
-pub struct TuneWatch {
-    start: Params,
+pub struct TuneWatch<V = Params> {
+    space: ParamSpace,
+    start: V,
     before: StartView,
     k: f64,
     about: Vec<String>,
@@ -159,10 +176,17 @@ pub struct TuneWatch {
     pub passes: Vec<PassPoint>,
 }
 
-impl TuneWatch {
-    /// Taken before the run, with `train` scored with `start`.
-    pub fn new(train: &Dataset, start: &Params, k: f64, about: Vec<String>) -> TuneWatch {
+impl<V: Values> TuneWatch<V> {
+    /// Taken before the run, with `train` scored with `start`, values of `space`.
+    pub fn new<M: Model<Values = V>>(
+        train: &M,
+        space: ParamSpace,
+        start: &V,
+        k: f64,
+        about: Vec<String>,
+    ) -> TuneWatch<V> {
         TuneWatch {
+            space,
             start: start.clone(),
             before: StartView::new(&samples(train), k),
             k,
@@ -172,20 +196,22 @@ impl TuneWatch {
     }
 
     /// The page while the run goes on, `train` scored with `now`.
-    pub fn during(&self, train: &Dataset, now: &Params) -> Result<Page> {
+    pub fn during<M: Model<Values = V>>(&self, train: &M, now: &V) -> Result<Page> {
         Ok(self.report(train, now).page("Tuning run (in progress)")?)
     }
 
     /// The page of the finished run, with the error each group removed; `train` is scored
     /// with `tuned` and left so.
-    pub fn finished(&self, train: &mut Dataset, tuned: &Params) -> Result<Page> {
+    pub fn finished<M: Model<Values = V>>(&self, train: &mut M, tuned: &V) -> Result<Page> {
         let mut report = self.report(train, tuned);
-        report.group_gains = Some(group_gains(train, &self.start, tuned, self.k));
+        let gains = group_gains(train, &self.space, &self.start, tuned, self.k);
+        report.group_gains = Some(gains);
         Ok(report.page("Tuning run")?)
     }
 
-    fn report(&self, train: &Dataset, now: &Params) -> TuneReport {
-        let mut report = TuneReport::new(train, &self.before, &self.start, now, self.k);
+    fn report<M: Model<Values = V>>(&self, train: &M, now: &V) -> TuneReport {
+        let values = (self.start.values(), now.values());
+        let mut report = TuneReport::new(train, &self.before, &self.space, values, self.k);
         report.about = self.about.clone();
         report.about.push(format!("{} passes", self.passes.len()));
         report.passes = self.passes.clone();

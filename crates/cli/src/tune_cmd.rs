@@ -320,7 +320,7 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
     let mut watch = match &args.report {
         Some(path) => Some(Watching::new(
             args,
-            path,
+            (path, texel_eval::params::param_space()),
             &mut loaded,
             resumed.as_ref(),
             &start_params,
@@ -434,26 +434,26 @@ fn run_options(args: &TuneArgs, outputs: &Outputs) -> RunOptions {
 }
 
 /// `--report`: the page's file and what it needs from the run's start.
-struct Watching {
+pub(crate) struct Watching<V = Params> {
     path: PathBuf,
-    watch: TuneWatch,
+    watch: TuneWatch<V>,
 }
 
-impl Watching {
+impl<V: Values> Watching<V> {
     /// Taken with the data scored with `params`, the parameters the run starts (or resumes)
     /// from; a resumed run's page starts where the run first began, and its passes come from
     /// the log when there is one.
-    fn new(
+    pub(crate) fn new<M: Model<Values = V>>(
         args: &TuneArgs,
-        path: &Path,
-        loaded: &mut Loaded,
-        resumed: Option<&Checkpoint>,
-        params: &Params,
-    ) -> Result<Watching> {
+        (path, space): (&Path, texel_trace::ParamSpace),
+        loaded: &mut Loaded<M>,
+        resumed: Option<&Checkpoint<V>>,
+        params: &V,
+    ) -> Result<Watching<V>> {
         let first = resumed.map_or(params, |c| &c.descent.anchor);
         loaded.train.rescore(first);
         let about = crate::report_cmd::about(&args.data, loaded.k);
-        let mut watch = TuneWatch::new(&loaded.train, first, loaded.k, about);
+        let mut watch = TuneWatch::new(&loaded.train, space, first, loaded.k, about);
         loaded.train.rescore(params);
         if let (Some(_), Some(log)) = (resumed, &args.log) {
             let text = std::fs::read_to_string(log).unwrap_or_default();
@@ -466,7 +466,7 @@ impl Watching {
     }
 
     /// At the end: the whole page (`train` left scored with `tuned`).
-    fn finished(&self, train: &mut texel_tune::Dataset, tuned: &Params) -> Result<()> {
+    pub(crate) fn finished<M: Model<Values = V>>(&self, train: &mut M, tuned: &V) -> Result<()> {
         let page = self.watch.finished(train, tuned)?;
         page.write(&self.path)
             .with_context(|| format!("cannot write {}", self.path.display()))?;
@@ -475,7 +475,11 @@ impl Watching {
     }
 
     /// After a pass: the page with the descent's parameters.
-    fn pass(&mut self, record: &PassRecord, descent: &texel_tune::Descent) -> Result<()> {
+    pub(crate) fn pass<M: Model<Values = V>>(
+        &mut self,
+        record: &PassRecord,
+        descent: &Descent<M>,
+    ) -> Result<()> {
         self.watch.passes.push(texel_report::tune::PassPoint {
             pass: record.pass,
             train: record.train_error,

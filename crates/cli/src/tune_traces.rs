@@ -4,7 +4,7 @@
 use crate::config::TuneArgs;
 use crate::data_args::{print_errors, DataArgs, Loaded};
 use crate::outputs::Outputs;
-use crate::tune_cmd::{check_resumed_settings, starting_point, tune_settings, Tuning};
+use crate::tune_cmd::{check_resumed_settings, starting_point, tune_settings, Tuning, Watching};
 use anyhow::{Context, Result};
 use std::path::Path;
 use std::process::ExitCode;
@@ -12,14 +12,14 @@ use std::time::Instant;
 use texel_tune::error::{fit_k, samples};
 use texel_tune::texel_trace::ParamSpace;
 use texel_tune::{
-    load_traces, select_in_space, Checkpoint, LinearDataset, Model, Selection, TraceLoad,
+    load_traces, select_in_space, Checkpoint, Descent, LinearDataset, Model, PassRecord, Selection,
+    TraceLoad,
 };
 
 /// The options of `--epd` that have no meaning for a trace, refused by name.
 fn refuse_texel_only(args: &TuneArgs) -> Result<()> {
     let texel_only = [
         ("--rust", args.rust.is_some()),
-        ("--report", args.report.is_some()),
         ("--freeze-material", args.freeze_material),
     ];
     for (flag, given) in texel_only {
@@ -35,7 +35,10 @@ fn refuse_texel_only(args: &TuneArgs) -> Result<()> {
 
 /// Reads the trace of `args`, scores it with `--params` (a JSON file of the trace's values)
 /// or the header's defaults, and fits K unless given.
-fn load(args: &DataArgs, path: &Path) -> Result<(Loaded<LinearDataset>, ParamSpace, Vec<i32>)> {
+pub(crate) fn load(
+    args: &DataArgs,
+    path: &Path,
+) -> Result<(Loaded<LinearDataset>, ParamSpace, Vec<i32>)> {
     crate::data_args::check_ranges(args)?;
     crate::data_args::start_threads(args)?;
     let per_mille = (args.validate.unwrap_or(0.0) * 10.0).round() as u32;
@@ -83,7 +86,7 @@ fn load(args: &DataArgs, path: &Path) -> Result<(Loaded<LinearDataset>, ParamSpa
 
 /// The values of `space` in the JSON file `path` (name → values; absent names keep their
 /// defaults).
-fn values_of(space: &ParamSpace, path: &Path) -> Result<Vec<i32>> {
+pub(crate) fn values_of(space: &ParamSpace, path: &Path) -> Result<Vec<i32>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let json: serde_json::Value =
@@ -142,6 +145,19 @@ pub fn run_tune_traces(
     print_errors(&loaded, "start");
     // From here on Ctrl-C stops the run at its next safe point and leaves a checkpoint.
     crate::catch_interrupts()?;
+    let mut watch = match &args.report {
+        Some(page) => {
+            let first = (page.as_path(), space.clone());
+            Some(Watching::new(
+                args,
+                first,
+                &mut loaded,
+                resumed.as_ref(),
+                &start_values,
+            )?)
+        }
+        None => None,
+    };
     let selected = vars.clone();
     let mut start = starting_point(args, &mut loaded, resumed, &start_values, vars)?;
     start.settings.get_or_insert(settings);
@@ -152,9 +168,17 @@ pub fn run_tune_traces(
         selected: &selected,
         name: &name,
     };
-    let Some(tuned) = tuning.tune(&mut loaded, start, &run_start, &mut |_, _| Ok(()))? else {
+    let on_pass = &mut |record: &PassRecord, descent: &Descent<LinearDataset>| match watch.as_mut()
+    {
+        Some(w) => w.pass(record, descent),
+        None => Ok(()),
+    };
+    let Some(tuned) = tuning.tune(&mut loaded, start, &run_start, on_pass)? else {
         return Ok(ExitCode::from(130));
     };
     outputs.finish_json(&space.to_json(&tuned))?;
+    if let Some(w) = &watch {
+        w.finished(&mut loaded.train, &tuned)?;
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -92,7 +92,11 @@ fn a_trace_is_tuned_and_its_values_written_in_the_headers_shapes() {
             ])
             .arg(&trace)
             .arg("--out")
-            .arg(&out),
+            .arg(&out)
+            .arg("--log")
+            .arg(dir.path().join("passes.jsonl"))
+            .arg("--report")
+            .arg(dir.path().join("tune.html")),
     );
     assert!(
         error_on(&printed, "end:") < error_on(&printed, "start:"),
@@ -117,6 +121,19 @@ fn a_trace_is_tuned_and_its_values_written_in_the_headers_shapes() {
         !dir.path().join("tuned.json.ckpt").exists(),
         "the checkpoint is removed"
     );
+    let page = std::fs::read_to_string(dir.path().join("tune.html")).unwrap();
+    for figure in [
+        "error-per-pass",
+        "calibration",
+        "largest-changes",
+        "group-gains",
+    ] {
+        assert!(page.contains(&format!("id=\"{figure}\"")), "{figure}");
+    }
+    assert!(
+        page.contains("material") && page.contains("PIECE[2].end"),
+        "groups and names"
+    );
 
     // The error of the tuned values, read back with --params.
     let again = stdout_of(
@@ -130,6 +147,22 @@ fn a_trace_is_tuned_and_its_values_written_in_the_headers_shapes() {
         error_on(&again, "error:") < error_on(&printed, "start:"),
         "{again}"
     );
+
+    // The same page again from the log and the tuned values.
+    let page = dir.path().join("again.html");
+    stdout_of(
+        texel()
+            .args(["report", "--k", "1", "--validate", "10", "--traces"])
+            .arg(&trace)
+            .arg("--tune-log")
+            .arg(dir.path().join("passes.jsonl"))
+            .arg("--tuned")
+            .arg(&out)
+            .arg("--out")
+            .arg(&page),
+    );
+    let again = std::fs::read_to_string(&page).unwrap();
+    assert!(again.contains("id=\"group-gains\"") && again.contains("PIECE[2].end"));
 }
 
 #[test]

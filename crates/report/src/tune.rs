@@ -3,11 +3,9 @@
 
 use crate::page::Page;
 use crate::plot::{Bar, BarPlot, LinePlot, Mark, PlotError, Series};
-use texel_eval::params::flat_params;
-use texel_eval::params::Group;
-use texel_eval::Params;
 use texel_tune::error::{chunked_sum, mean_error, samples, sigmoid, squared_error};
-use texel_tune::Dataset;
+use texel_tune::texel_trace::ParamSpace;
+use texel_tune::{Model, Values};
 
 /// One pass of the run, as its log line tells it.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -112,25 +110,37 @@ pub fn k_curve(samples: &[(i32, f64)], k: f64) -> Vec<(f64, f64)> {
 pub struct Change {
     /// Its readable name (`KNIGHT_OUTPOST[1].end`).
     pub name: String,
-    /// Its term's group.
-    pub group: Group,
+    /// Its parameter's group (the parameter's name when it has none).
+    pub group: String,
     /// Before and after.
     pub before: i32,
     /// After.
     pub after: i32,
 }
 
-/// The `n` largest changes from `start` to `tuned`, largest first (ties in table order).
-pub fn largest_changes(start: &Params, tuned: &Params, n: usize) -> Vec<Change> {
-    let mut changes: Vec<Change> = flat_params()
+/// The group of each value of `space`: its parameter's group, or its name when it has none.
+fn value_groups(space: &ParamSpace) -> Vec<String> {
+    space
+        .params()
         .iter()
-        .enumerate()
-        .filter(|&(i, _)| start.flat()[i] != tuned.flat()[i])
-        .map(|(i, p)| Change {
-            name: p.name(),
-            group: p.term.info().group,
-            before: start.flat()[i],
-            after: tuned.flat()[i],
+        .flat_map(|p| {
+            let group = p.group.clone().unwrap_or_else(|| p.name.clone());
+            std::iter::repeat_n(group, p.values())
+        })
+        .collect()
+}
+
+/// The `n` largest changes of `space`'s values from `start` to `tuned`, largest first (ties
+/// in the space's order).
+pub fn largest_changes(space: &ParamSpace, start: &[i32], tuned: &[i32], n: usize) -> Vec<Change> {
+    let groups = value_groups(space);
+    let mut changes: Vec<Change> = (0..start.len())
+        .filter(|&i| start[i] != tuned[i])
+        .map(|i| Change {
+            name: space.value_name(i).unwrap_or_default(),
+            group: groups[i].clone(),
+            before: start[i],
+            after: tuned[i],
         })
         .collect();
     changes.sort_by_key(|c| std::cmp::Reverse((c.after - c.before).abs()));
@@ -141,29 +151,37 @@ pub fn largest_changes(start: &Params, tuned: &Params, n: usize) -> Vec<Change> 
 /// For each group with a changed value, the training error its tuning removed: the error
 /// with that group's values put back to `start` (every other value tuned) minus the error of
 /// `tuned`. Leaves `train` scored with `tuned`.
-pub fn group_gains(
-    train: &mut Dataset,
-    start: &Params,
-    tuned: &Params,
+pub fn group_gains<M: Model>(
+    train: &mut M,
+    space: &ParamSpace,
+    start: &M::Values,
+    tuned: &M::Values,
     k: f64,
-) -> Vec<(Group, f64)> {
+) -> Vec<(String, f64)> {
     train.rescore(tuned);
     let base = mean_error(train, k);
+    let groups = value_groups(space);
+    let mut names: Vec<&String> = Vec::new();
+    for g in &groups {
+        if !names.contains(&g) {
+            names.push(g);
+        }
+    }
+    let (from, to) = (start.values(), tuned.values());
     let mut gains = Vec::new();
-    for &group in Group::ALL {
-        let slots: Vec<usize> = (0..flat_params().len())
-            .filter(|&i| flat_params()[i].term.info().group == group)
-            .filter(|&i| start.flat()[i] != tuned.flat()[i])
+    for group in names {
+        let slots: Vec<usize> = (0..from.len())
+            .filter(|&i| groups[i] == *group && from[i] != to[i])
             .collect();
         if slots.is_empty() {
             continue;
         }
         let mut reverted = tuned.clone();
         for &i in &slots {
-            reverted.set_flat(i, start.flat()[i]);
+            reverted.set_value(i, from[i]);
         }
         train.rescore(&reverted);
-        gains.push((group, mean_error(train, k) - base));
+        gains.push((group.clone(), mean_error(train, k) - base));
     }
     train.rescore(tuned);
     gains
@@ -208,16 +226,17 @@ pub struct TuneReport {
     /// The largest changes.
     pub changes: Vec<Change>,
     /// Error removed per group (`None`: not measured yet, e.g. while the run goes on).
-    pub group_gains: Option<Vec<(Group, f64)>>,
+    pub group_gains: Option<Vec<(String, f64)>>,
 }
 
 impl TuneReport {
-    /// The report of a run from `start` to the parameters `train` is scored with now.
-    pub fn new(
-        train: &Dataset,
+    /// The report of a run from `start` (values of `space`) to `tuned`, the values `train`
+    /// is scored with now.
+    pub fn new<M: Model>(
+        train: &M,
         start: &StartView,
-        start_params: &Params,
-        tuned: &Params,
+        space: &ParamSpace,
+        (start_values, tuned): (&[i32], &[i32]),
         k: f64,
     ) -> TuneReport {
         let now = samples(train);
@@ -229,7 +248,7 @@ impl TuneReport {
             k_curve_start: start.k_curve.clone(),
             before: start.calibration.clone(),
             after: calibration(&now),
-            changes: largest_changes(start_params, tuned, 30),
+            changes: largest_changes(space, start_values, tuned, 30),
             group_gains: None,
         }
     }
@@ -389,10 +408,10 @@ impl TuneReport {
     /// Bars in blocks by group (groups in order of their largest change), each block in
     /// its own colour and its group named in the labels.
     fn changes_plot(&self) -> BarPlot {
-        let mut groups: Vec<Group> = Vec::new();
+        let mut groups: Vec<&str> = Vec::new();
         for c in &self.changes {
-            if !groups.contains(&c.group) {
-                groups.push(c.group);
+            if !groups.contains(&c.group.as_str()) {
+                groups.push(&c.group);
             }
         }
         let block = |c: &Change| groups.iter().position(|&g| g == c.group).unwrap_or(0);
@@ -401,7 +420,7 @@ impl TuneReport {
         let bars = sorted
             .iter()
             .map(|c| Bar {
-                label: format!("{} {} ({} → {})", c.group.name(), c.name, c.before, c.after),
+                label: format!("{} {} ({} → {})", c.group, c.name, c.before, c.after),
                 value: f64::from(c.after - c.before),
                 category: block(c),
             })
@@ -416,7 +435,7 @@ impl TuneReport {
 }
 
 /// Bars of the error removed per group, largest first.
-fn gains_plot(gains: &[(Group, f64)]) -> BarPlot {
+fn gains_plot(gains: &[(String, f64)]) -> BarPlot {
     let mut sorted = gains.to_vec();
     sorted.sort_by(|a, b| b.1.total_cmp(&a.1));
     BarPlot {
@@ -425,7 +444,7 @@ fn gains_plot(gains: &[(Group, f64)]) -> BarPlot {
         bars: sorted
             .iter()
             .map(|(g, gain)| Bar {
-                label: g.name().to_string(),
+                label: g.clone(),
                 value: gain * 1e4,
                 category: 0,
             })

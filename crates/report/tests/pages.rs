@@ -69,9 +69,9 @@ fn tune_report() -> TuneReport {
             sample: (p == 1).then_some(8),
         })
         .collect();
-    let change = |name: &str, group, after| Change {
+    let change = |name: &str, group: Group, after| Change {
         name: name.into(),
-        group,
+        group: group.name().to_string(),
         before: 0,
         after,
     };
@@ -94,7 +94,10 @@ fn tune_report() -> TuneReport {
             change("B.end", Group::ALL[1], -20),
             change("C.mid", Group::ALL[0], 10),
         ],
-        group_gains: Some(vec![(Group::ALL[0], 2e-4), (Group::ALL[1], 5e-5)]),
+        group_gains: Some(vec![
+            (Group::ALL[0].name().to_string(), 2e-4),
+            (Group::ALL[1].name().to_string(), 5e-5),
+        ]),
     }
 }
 
