@@ -192,6 +192,7 @@ fn bench_tune(args: &BenchArgs) -> Result<()> {
     let mut train = bench_load(args, &params)?;
     let k = fit_k(&samples(&train));
     let (pass_secs, rescore_secs) = bench_full_passes(&mut train, &params, k);
+    crate::bench_linear::bench_linear_pass(&args.epd, args.repeat, train.len(), rescore_secs)?;
     let vars = texel_tune::select(&texel_tune::Selection::default())?;
     let n = train.len();
     let mut descent = texel_tune::Descent::new(&mut train, params, k, vars.clone());

@@ -18,6 +18,7 @@ macro_rules! say_part {
 }
 
 mod bench;
+mod bench_linear;
 mod compare_cmd;
 mod config;
 mod converge;
