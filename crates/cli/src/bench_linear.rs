@@ -25,8 +25,9 @@ fn entries_by_slot(space: &ParamSpace) -> Vec<u32> {
     by_slot
 }
 
-/// texel's trace of one position as a linear trace of the table: a tapered value's
-/// middlegame and endgame counts weighted by the phase, a plain value's two counts merged.
+/// texel's trace of one position as a linear trace of the table: a tapered value's count
+/// (its middlegame and endgame counts apart when they differ, weighted by the phase), a
+/// plain value's two counts merged by the phase.
 fn as_linear(trace: &Trace, result: f32, entries: &[u32]) -> TracedPosition {
     let phase = trace.phase as f32 / texel_eval::MAX_PHASE as f32;
     let coeffs = trace
@@ -34,7 +35,9 @@ fn as_linear(trace: &Trace, result: f32, entries: &[u32]) -> TracedPosition {
         .iter()
         .map(|c| {
             let (entry, mid, end) = (entries[usize::from(c.index)], c.mid as f32, c.end as f32);
-            if c.tapered {
+            if c.tapered && c.mid == c.end {
+                Coef::Count(entry, mid)
+            } else if c.tapered {
                 Coef::Split(entry, mid * phase, end * (1.0 - phase))
             } else {
                 Coef::Count(entry, mid * phase + end * (1.0 - phase))

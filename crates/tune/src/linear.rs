@@ -1,12 +1,14 @@
 //! Any engine's linear evaluation as a [`Model`], read from a trace (`docs/trace-format.md`).
 //!
-//! Every value moves a position's evaluation by a fixed weight per unit: a middlegame value
-//! by `count · phase`, an endgame value by `count · (1 − phase) · scale`, a plain value by
-//! `count` (a split count gives its own middlegame and endgame weights). The positions are
-//! kept in blocks of [`BLOCK`]; per block and value slot, a column of (position, weight)
-//! entries. A probe sums over one column, block by block in order; the full pass adds each
-//! block's columns into its positions' evaluations, slot by slot, so sums never depend on
-//! the number of threads.
+//! A position's evaluation is `offset + phase · M + (1 − phase) · scale · E + P + F`: `M` and
+//! `E` sum whole counts times the middlegame and endgame values of tapered entries, `P` whole
+//! counts times plain values (all three exact integers), and `F` every other coefficient (a
+//! fractional or large count, a split count) as a weight times a value. The positions are
+//! kept in blocks of [`BLOCK`]; per block, each entry has a column of (position, count)
+//! pairs of three bytes, which serves both values of a tapered entry as texel's packed
+//! columns do, and each value slot a column of (position, weight) pairs for the rest. A
+//! probe reads one column, block by block in order; the full pass adds each block's columns
+//! into its positions' sums, so sums never depend on the number of threads.
 
 use crate::error::{error_slope, CHUNK};
 use crate::model::{Model, Move};
@@ -16,6 +18,82 @@ use texel_trace::{Coef, ParamSpace, TracedPosition};
 /// Positions per block.
 pub const BLOCK: usize = 8192;
 
+/// Which part of its entry a value slot is.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Part {
+    /// The middlegame value of a tapered entry.
+    Mid,
+    /// The endgame value of a tapered entry.
+    End,
+    /// A plain entry's value.
+    Plain,
+}
+
+/// Where each value slot sits: its entry and part; where each entry's values begin.
+#[derive(Clone, Debug, Default)]
+struct Layout {
+    slots: Vec<(u32, Part)>,
+    first_slot: Vec<u32>,
+}
+
+impl Layout {
+    fn new(space: &ParamSpace) -> Layout {
+        let mut layout = Layout::default();
+        for p in space.params() {
+            for _ in 0..p.len {
+                let entry = layout.first_slot.len() as u32;
+                layout.first_slot.push(layout.slots.len() as u32);
+                match p.tapered {
+                    true => layout
+                        .slots
+                        .extend([(entry, Part::Mid), (entry, Part::End)]),
+                    false => layout.slots.push((entry, Part::Plain)),
+                }
+            }
+        }
+        layout
+    }
+}
+
+/// A column: per key (entry or slot) a range of (position, factor) pairs.
+#[derive(Clone, Debug, Default)]
+struct Columns<T> {
+    starts: Vec<u32>,
+    pos: Vec<u16>,
+    factor: Vec<T>,
+}
+
+impl<T: Copy> Columns<T> {
+    /// The columns of `keys` keys from (key, position, factor) triples.
+    fn build(keys: usize, mut triples: Vec<(u32, u16, T)>) -> Columns<T> {
+        // A stable sort by key keeps each column in position order.
+        triples.sort_by_key(|t| t.0);
+        let mut starts = vec![0u32; keys + 1];
+        for t in &triples {
+            starts[t.0 as usize + 1] += 1;
+        }
+        for k in 0..keys {
+            starts[k + 1] += starts[k];
+        }
+        Columns {
+            starts,
+            pos: triples.iter().map(|t| t.1).collect(),
+            factor: triples.iter().map(|t| t.2).collect(),
+        }
+    }
+
+    /// The pairs of `key`.
+    #[inline]
+    fn get(&self, key: usize) -> (&[u16], &[T]) {
+        let range = self.starts[key] as usize..self.starts[key + 1] as usize;
+        (&self.pos[range.clone()], &self.factor[range])
+    }
+
+    fn memory_bytes(&self) -> usize {
+        4 * self.starts.capacity() + (2 + std::mem::size_of::<T>()) * self.pos.capacity()
+    }
+}
+
 /// The columns of one block of positions.
 #[derive(Clone, Debug, Default)]
 struct Block {
@@ -23,103 +101,142 @@ struct Block {
     start: u32,
     /// Positions in the block.
     len: u32,
-    /// Where each slot's entries begin (one more for the end).
-    starts: Vec<u32>,
-    /// Each entry's position, counted from `start`.
-    pos: Vec<u16>,
-    /// Each entry's weight: centipawns per unit of the slot's value.
-    weight: Vec<f32>,
+    /// Per entry, its whole counts from −128 to 127.
+    counts: Columns<i8>,
+    /// Per value slot, every other coefficient as centipawns per unit of the value.
+    weights: Columns<f32>,
+}
+
+/// One position's coefficients: whole counts by entry, the rest as weights by slot, each
+/// key once (coefficients of one key added up) and none zero.
+#[derive(Default)]
+struct Row {
+    counts: Vec<(u32, i8)>,
+    weights: Vec<(u32, f32)>,
+}
+
+/// Sorts `pairs` by key and adds up the values of equal keys, dropping zeros.
+fn merged(pairs: &mut Vec<(u32, f64)>) {
+    pairs.sort_by_key(|e| e.0);
+    let mut out: Vec<(u32, f64)> = Vec::with_capacity(pairs.len());
+    for &(k, v) in pairs.iter() {
+        match out.last_mut() {
+            Some(last) if last.0 == k => last.1 += v,
+            _ => out.push((k, v)),
+        }
+    }
+    out.retain(|e| e.1 != 0.0);
+    *pairs = out;
+}
+
+impl Row {
+    /// The row of `p`, with `layout` of its space.
+    fn new(layout: &Layout, p: &TracedPosition) -> Row {
+        let (phase, scale) = (f64::from(p.phase), f64::from(p.scale));
+        let (mut counts, mut weights) = (Vec::new(), Vec::new());
+        for c in &p.coeffs {
+            match *c {
+                Coef::Count(i, n) => counts.push((i, f64::from(n))),
+                Coef::Split(i, m, e) => {
+                    // Weights are kept as 32-bit floats, formed in 64 bits.
+                    let first = layout.first_slot[i as usize];
+                    weights.extend([(first, f64::from(m)), (first + 1, f64::from(e) * scale)]);
+                }
+            }
+        }
+        merged(&mut counts);
+        // A slot takes one kind of column per position: an entry with a split count here
+        // has its plain counts as weights too.
+        let split: Vec<u32> = weights.iter().map(|w| w.0).collect();
+        let mut row = Row::default();
+        for (entry, n) in counts {
+            let first = layout.first_slot[entry as usize];
+            let whole = n == n.round() && (-128.0..=127.0).contains(&n) && !split.contains(&first);
+            match (whole, layout.slots[first as usize].1) {
+                (true, _) => row.counts.push((entry, n as i8)),
+                (false, Part::Plain) => weights.push((first, n)),
+                (false, _) => {
+                    weights.extend([(first, n * phase), (first + 1, n * (1.0 - phase) * scale)])
+                }
+            }
+        }
+        merged(&mut weights);
+        row.weights = weights.into_iter().map(|(s, w)| (s, w as f32)).collect();
+        row.weights.retain(|w| w.1 != 0.0);
+        row
+    }
 }
 
 impl Block {
-    /// The entries of `slot`: positions from `start` and weights.
-    #[inline]
-    fn column(&self, slot: usize) -> (&[u16], &[f32]) {
-        let range = self.starts[slot] as usize..self.starts[slot + 1] as usize;
-        (&self.pos[range.clone()], &self.weight[range])
-    }
-
-    /// The block of `positions`, whose first is position `start`, for `space`.
-    fn build(space: &ParamSpace, positions: &[&TracedPosition], start: usize) -> Block {
-        let slots = space.value_count();
-        let mut entries: Vec<(u32, u16, f32)> = Vec::new();
-        let mut row = Vec::new();
+    /// The block of `positions`, whose first is position `start`.
+    fn build(layout: &Layout, positions: &[&TracedPosition], start: usize) -> Block {
+        let (mut counts, mut weights) = (Vec::new(), Vec::new());
         for (p, position) in positions.iter().enumerate() {
-            weights(space, position, &mut row);
-            entries.extend(row.iter().map(|&(slot, w)| (slot, p as u16, w)));
-        }
-        // A stable sort by slot keeps each column in position order.
-        entries.sort_by_key(|e| e.0);
-        let mut starts = vec![0u32; slots + 1];
-        for e in &entries {
-            starts[e.0 as usize + 1] += 1;
-        }
-        for s in 0..slots {
-            starts[s + 1] += starts[s];
+            let row = Row::new(layout, position);
+            counts.extend(row.counts.iter().map(|&(e, n)| (e, p as u16, n)));
+            weights.extend(row.weights.iter().map(|&(s, w)| (s, p as u16, w)));
         }
         Block {
             start: start as u32,
             len: positions.len() as u32,
-            starts,
-            pos: entries.iter().map(|e| e.1).collect(),
-            weight: entries.iter().map(|e| e.2).collect(),
+            counts: Columns::build(layout.first_slot.len(), counts),
+            weights: Columns::build(layout.slots.len(), weights),
         }
     }
 
     /// Bytes held.
     fn memory_bytes(&self) -> usize {
-        4 * self.starts.capacity() + 2 * self.pos.capacity() + 4 * self.weight.capacity()
+        self.counts.memory_bytes() + self.weights.memory_bytes()
     }
-}
-
-/// The weights of one position's values, one per slot it uses, in slot order (several
-/// coefficients of one value added up, zero weights left out).
-fn weights(space: &ParamSpace, p: &TracedPosition, row: &mut Vec<(u32, f32)>) {
-    row.clear();
-    let (phase, scale) = (f64::from(p.phase), f64::from(p.scale));
-    for c in &p.coeffs {
-        // Weights are kept as 32-bit floats, formed in 64 bits.
-        let (entry, mid, end) = match *c {
-            Coef::Count(i, n) => {
-                let n = f64::from(n);
-                (i, n * phase, n * (1.0 - phase) * scale)
-            }
-            Coef::Split(i, m, e) => (i, f64::from(m), f64::from(e) * scale),
-        };
-        let (mid, end) = (mid as f32, end as f32);
-        // The reader checked every index against the header.
-        let Some((param, at)) = space.entry(entry as usize) else {
-            continue;
-        };
-        match (param.tapered, *c) {
-            (false, Coef::Count(_, n)) => row.push((at as u32, n)),
-            _ => row.extend([(at as u32, mid), (at as u32 + 1, end)]),
-        }
-    }
-    row.sort_by_key(|e| e.0);
-    let mut merged: Vec<(u32, f32)> = Vec::with_capacity(row.len());
-    for &(slot, w) in row.iter() {
-        match merged.last_mut() {
-            Some(last) if last.0 == slot => last.1 += w,
-            _ => merged.push((slot, w)),
-        }
-    }
-    merged.retain(|e| e.1 != 0.0);
-    *row = merged;
 }
 
 /// The positions of a trace, ready for tuning an outside engine's linear evaluation.
 #[derive(Clone, Debug)]
 pub struct LinearDataset {
-    /// Values per position's evaluation.
-    slots: usize,
+    layout: Layout,
     /// Each position's label: White's score, 0 to 1.
     targets: Vec<f32>,
     /// Each position's fixed part of the evaluation, centipawns.
     offsets: Vec<f32>,
-    /// Each position's evaluation under the current values.
-    evals: Vec<f64>,
+    /// Each position's weight of middlegame values (its phase) and of endgame values
+    /// (`(1 − phase) · scale`).
+    tapers: Vec<[f64; 2]>,
+    /// Each position's sums under the current values.
+    sums: Vec<Sums>,
     blocks: Vec<Block>,
+}
+
+/// A position's sums under the current values: whole counts times middlegame, endgame and
+/// plain values (exact), and every other coefficient times its value.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+struct Sums {
+    mid: i64,
+    end: i64,
+    plain: i64,
+    free: f64,
+}
+
+/// How a coefficient of a slot moves a position's sums per unit of the value.
+#[derive(Copy, Clone, Debug)]
+enum Step {
+    /// A whole count of a middlegame, endgame or plain value.
+    Count(Part, i64),
+    /// A weight.
+    Weight(f64),
+}
+
+impl Sums {
+    /// The sums moved by `step` times `delta`.
+    #[inline]
+    fn moved(mut self, step: Step, delta: i32) -> Sums {
+        match step {
+            Step::Count(Part::Mid, c) => self.mid += c * i64::from(delta),
+            Step::Count(Part::End, c) => self.end += c * i64::from(delta),
+            Step::Count(Part::Plain, c) => self.plain += c * i64::from(delta),
+            Step::Weight(w) => self.free += w * f64::from(delta),
+        }
+        self
+    }
 }
 
 impl LinearDataset {
@@ -130,6 +247,7 @@ impl LinearDataset {
         positions: &[&TracedPosition],
         label: impl Fn(&TracedPosition) -> f32,
     ) -> LinearDataset {
+        let layout = Layout::new(space);
         let chunks: Vec<(usize, &[&TracedPosition])> = positions
             .chunks(BLOCK)
             .enumerate()
@@ -137,13 +255,18 @@ impl LinearDataset {
             .collect();
         let blocks = chunks
             .into_par_iter()
-            .map(|(start, chunk)| Block::build(space, chunk, start))
+            .map(|(start, chunk)| Block::build(&layout, chunk, start))
             .collect();
         let offsets: Vec<f32> = positions.iter().map(|p| p.offset).collect();
+        let taper = |p: &&TracedPosition| {
+            let phase = f64::from(p.phase);
+            [phase, (1.0 - phase) * f64::from(p.scale)]
+        };
         LinearDataset {
-            slots: space.value_count(),
+            layout,
             targets: positions.iter().map(|p| label(p)).collect(),
-            evals: offsets.iter().map(|&o| f64::from(o)).collect(),
+            tapers: positions.iter().map(taper).collect(),
+            sums: vec![Sums::default(); positions.len()],
             offsets,
             blocks,
         }
@@ -152,29 +275,91 @@ impl LinearDataset {
     /// Bytes held in memory.
     pub fn memory_bytes(&self) -> usize {
         4 * (self.targets.capacity() + self.offsets.capacity())
-            + 8 * self.evals.capacity()
+            + 16 * self.tapers.capacity()
+            + std::mem::size_of::<Sums>() * self.sums.capacity()
             + self.blocks.iter().map(Block::memory_bytes).sum::<usize>()
     }
 
     /// The exact evaluation of position `i` under the current values (before rounding).
     pub fn exact_eval(&self, i: usize) -> f64 {
-        self.evals[i]
+        self.value(i, self.sums[i])
     }
 
-    /// The evaluations of the positions of `block` under `values`, from scratch.
-    fn block_evals(&self, block: &Block, values: &[i32]) -> Vec<f64> {
-        let first = block.start as usize;
-        let mut evals: Vec<f64> = self.offsets[first..first + block.len as usize]
-            .iter()
-            .map(|&o| f64::from(o))
-            .collect();
+    /// The evaluation of position `i` with sums `s`.
+    #[inline]
+    fn value(&self, i: usize, s: Sums) -> f64 {
+        let [m, e] = self.tapers[i];
+        let o = f64::from(self.offsets[i]);
+        o + m * s.mid as f64 + e * s.end as f64 + s.plain as f64 + s.free
+    }
+
+    /// The sums of the positions of `block` under `values`, from scratch.
+    fn block_sums(&self, block: &Block, values: &[i32]) -> Vec<Sums> {
+        let n = block.len as usize;
+        let (mut mid, mut end, mut plain) = (vec![0i64; n], vec![0i64; n], vec![0i64; n]);
+        for (entry, &first) in self.layout.first_slot.iter().enumerate() {
+            let (pos, count) = block.counts.get(entry);
+            let first = first as usize;
+            if self.layout.slots[first].1 == Part::Plain {
+                add_counts(&mut plain, pos, count, values[first]);
+                continue;
+            }
+            add_counts(&mut mid, pos, count, values[first]);
+            add_counts(&mut end, pos, count, values[first + 1]);
+        }
+        let mut free = vec![0f64; n];
         for (slot, &v) in values.iter().enumerate().filter(|(_, &v)| v != 0) {
-            let (pos, weight) = block.column(slot);
+            let (pos, weight) = block.weights.get(slot);
             for (&p, &w) in pos.iter().zip(weight) {
-                evals[usize::from(p)] += f64::from(w) * f64::from(v);
+                free[usize::from(p)] += f64::from(w) * f64::from(v);
             }
         }
-        evals
+        (0..n)
+            .map(|j| Sums {
+                mid: mid[j],
+                end: end[j],
+                plain: plain[j],
+                free: free[j],
+            })
+            .collect()
+    }
+
+    /// Calls `f(position, step)` for every coefficient of `slot` in `block`, in position
+    /// order within each kind of column.
+    #[inline]
+    fn for_slot(&self, block: &Block, slot: usize, mut f: impl FnMut(usize, Step)) {
+        let first = block.start as usize;
+        let (entry, part) = self.layout.slots[slot];
+        let (pos, count) = block.counts.get(entry as usize);
+        for (&p, &c) in pos.iter().zip(count) {
+            f(first + usize::from(p), Step::Count(part, i64::from(c)));
+        }
+        let (pos, weight) = block.weights.get(slot);
+        for (&p, &w) in pos.iter().zip(weight) {
+            f(first + usize::from(p), Step::Weight(f64::from(w)));
+        }
+    }
+
+    /// How many centipawns `step` moves position `i`'s evaluation per unit of the value.
+    #[inline]
+    fn slope(&self, i: usize, step: Step) -> f64 {
+        match step {
+            Step::Count(Part::Mid, c) => c as f64 * self.tapers[i][0],
+            Step::Count(Part::End, c) => c as f64 * self.tapers[i][1],
+            Step::Count(Part::Plain, c) => c as f64,
+            Step::Weight(w) => w,
+        }
+    }
+}
+
+/// Adds `count × value` into `sums` at each position of a count column.
+#[inline]
+fn add_counts(sums: &mut [i64], pos: &[u16], count: &[i8], value: i32) {
+    if value == 0 {
+        return;
+    }
+    for (&p, &c) in pos.iter().zip(count) {
+        sums[usize::from(p)] += i64::from(c) * i64::from(value);
     }
 }
 
@@ -193,7 +378,7 @@ impl Model for LinearDataset {
     }
 
     fn slot_count(&self) -> usize {
-        self.slots
+        self.layout.slots.len()
     }
 
     fn target(&self, i: usize) -> f64 {
@@ -201,24 +386,25 @@ impl Model for LinearDataset {
     }
 
     fn eval(&self, i: usize) -> i32 {
-        centipawns(self.evals[i])
+        centipawns(self.exact_eval(i))
     }
 
     fn rescore(&mut self, values: &Vec<i32>) {
-        let parts: Vec<Vec<f64>> = self
+        let parts: Vec<Vec<Sums>> = self
             .blocks
             .par_iter()
-            .map(|b| self.block_evals(b, values))
+            .map(|b| self.block_sums(b, values))
             .collect();
-        self.evals = parts.concat();
+        self.sums = parts.concat();
     }
 
     fn sample(&self, n: usize) -> Self {
         let mut sample = LinearDataset {
-            slots: self.slots,
+            layout: self.layout.clone(),
             targets: Vec::new(),
             offsets: Vec::new(),
-            evals: Vec::new(),
+            tapers: Vec::new(),
+            sums: Vec::new(),
             blocks: Vec::new(),
         };
         let chosen = self.blocks.iter().enumerate();
@@ -232,7 +418,8 @@ impl Model for LinearDataset {
             sample
                 .offsets
                 .extend_from_slice(&self.offsets[range.clone()]);
-            sample.evals.extend_from_slice(&self.evals[range]);
+            sample.tapers.extend_from_slice(&self.tapers[range.clone()]);
+            sample.sums.extend_from_slice(&self.sums[range]);
             sample.blocks.push(copy);
         }
         sample
@@ -242,9 +429,7 @@ impl Model for LinearDataset {
         let mut seen = vec![false; self.len()];
         for block in &self.blocks {
             for &slot in slots {
-                for &p in block.column(slot).0 {
-                    seen[block.start as usize + usize::from(p)] = true;
-                }
+                self.for_slot(block, slot, |i, step| seen[i] |= self.slope(i, step) != 0.0);
             }
         }
         seen.iter().filter(|&&s| s).count()
@@ -261,19 +446,16 @@ impl Model for LinearDataset {
     }
 
     fn probe(&self, _cache: &mut (), mv: Move<'_, Vec<i32>>, errors: &[f64]) -> f64 {
-        let (k, delta) = (mv.sigmoid, f64::from(mv.delta));
+        let (k, delta) = (mv.sigmoid, mv.delta);
         let blocks: Vec<f64> = self
             .blocks
             .par_iter()
             .map(|block| {
-                let first = block.start as usize;
-                let (pos, weight) = block.column(mv.slot);
                 let mut sum = 0.0;
-                for (&p, &w) in pos.iter().zip(weight) {
-                    let i = first + usize::from(p);
-                    let new = centipawns(self.evals[i] + f64::from(w) * delta);
+                self.for_slot(block, mv.slot, |i, step| {
+                    let new = centipawns(self.value(i, self.sums[i].moved(step, delta)));
                     sum += k.squared_error(new, f64::from(self.targets[i])) - errors[i];
-                }
+                });
                 sum
             })
             .collect();
@@ -281,16 +463,14 @@ impl Model for LinearDataset {
     }
 
     fn apply(&mut self, _cache: &mut (), mv: Move<'_, Vec<i32>>, errors: &mut [f64]) {
-        let delta = f64::from(mv.delta);
+        let mut moves = Vec::new();
         for block in &self.blocks {
-            let first = block.start as usize;
-            let (pos, weight) = block.column(mv.slot);
-            for (&p, &w) in pos.iter().zip(weight) {
-                let i = first + usize::from(p);
-                self.evals[i] += f64::from(w) * delta;
-                let target = f64::from(self.targets[i]);
-                errors[i] = mv.sigmoid.squared_error(centipawns(self.evals[i]), target);
-            }
+            self.for_slot(block, mv.slot, |i, step| moves.push((i, step)));
+        }
+        for (i, step) in moves {
+            self.sums[i] = self.sums[i].moved(step, mv.delta);
+            let target = f64::from(self.targets[i]);
+            errors[i] = mv.sigmoid.squared_error(self.eval(i), target);
         }
     }
 
@@ -314,12 +494,9 @@ impl Model for LinearDataset {
                     .blocks
                     .par_iter()
                     .map(|block| {
-                        let (pos, weight) = block.column(slot);
-                        let first = block.start as usize;
-                        let terms = pos.iter().zip(weight);
-                        terms
-                            .map(|(&p, &w)| f64::from(w) * de_dq[first + usize::from(p)])
-                            .sum::<f64>()
+                        let mut sum = 0.0;
+                        self.for_slot(block, slot, |i, step| sum += self.slope(i, step) * de_dq[i]);
+                        sum
                     })
                     .collect();
                 blocks.iter().sum::<f64>() / n as f64
