@@ -127,11 +127,19 @@ pub fn bench(n: usize) -> Result<()> {
         let (_, read) = read_trace(&path)?;
         let secs = start.elapsed().as_secs_f64();
         anyhow::ensure!(read.len() == n, "read {} of {n} positions", read.len());
+        let form_name = if form == Form::Text { "text" } else { "binary" };
         say!(
-            "{:<6} {:>9.0} positions/s ({n} positions, 32 coefficients each, {:.0} bytes/position)",
-            if form == Form::Text { "text" } else { "binary" },
+            "{form_name:<6} {:>9.0} positions/s read ({n} positions, 32 coefficients each, {:.0} bytes/position)",
             n as f64 / secs,
             bytes as f64 / n as f64
+        );
+        let start = Instant::now();
+        let load = texel_tune::load_traces(&path, 0)?;
+        let secs = start.elapsed().as_secs_f64();
+        say!(
+            "{form_name:<6} {:>9.0} positions/s loaded for tuning (read, {} bytes/position held, scored with the defaults)",
+            n as f64 / secs,
+            load.train.memory_bytes() / n
         );
     }
     Ok(())

@@ -64,21 +64,27 @@ struct Columns<T> {
 }
 
 impl<T: Copy> Columns<T> {
-    /// The columns of `keys` keys from (key, position, factor) triples.
-    fn build(keys: usize, mut triples: Vec<(u32, u16, T)>) -> Columns<T> {
-        // A stable sort by key keeps each column in position order.
-        triples.sort_by_key(|t| t.0);
+    /// The columns of `keys` keys from (key, position, factor) triples in position order:
+    /// a counting sort by key, which keeps each column in position order.
+    fn build(keys: usize, triples: &[(u32, u16, T)], zero: T) -> Columns<T> {
         let mut starts = vec![0u32; keys + 1];
-        for t in &triples {
+        for t in triples {
             starts[t.0 as usize + 1] += 1;
         }
         for k in 0..keys {
             starts[k + 1] += starts[k];
         }
+        let mut next = starts.clone();
+        let (mut pos, mut factor) = (vec![0u16; triples.len()], vec![zero; triples.len()]);
+        for &(key, p, f) in triples {
+            let at = &mut next[key as usize];
+            (pos[*at as usize], factor[*at as usize]) = (p, f);
+            *at += 1;
+        }
         Columns {
             starts,
-            pos: triples.iter().map(|t| t.1).collect(),
-            factor: triples.iter().map(|t| t.2).collect(),
+            pos,
+            factor,
         }
     }
 
@@ -107,33 +113,40 @@ struct Block {
     weights: Columns<f32>,
 }
 
-/// One position's coefficients: whole counts by entry, the rest as weights by slot, each
-/// key once (coefficients of one key added up) and none zero.
+/// The coefficients of a block's positions as (key, position, factor) triples: whole counts
+/// by entry, the rest as weights by slot, each key once per position (coefficients of one
+/// key added up) and none zero. The buffers of one position are reused for the next.
 #[derive(Default)]
-struct Row {
-    counts: Vec<(u32, i8)>,
-    weights: Vec<(u32, f32)>,
+struct Rows {
+    counts: Vec<(u32, u16, i8)>,
+    weights: Vec<(u32, u16, f32)>,
+    row_counts: Vec<(u32, f64)>,
+    row_weights: Vec<(u32, f64)>,
 }
 
 /// Sorts `pairs` by key and adds up the values of equal keys, dropping zeros.
 fn merged(pairs: &mut Vec<(u32, f64)>) {
-    pairs.sort_by_key(|e| e.0);
-    let mut out: Vec<(u32, f64)> = Vec::with_capacity(pairs.len());
-    for &(k, v) in pairs.iter() {
-        match out.last_mut() {
-            Some(last) if last.0 == k => last.1 += v,
-            _ => out.push((k, v)),
+    pairs.sort_unstable_by_key(|e| e.0);
+    let mut kept = 0;
+    for i in 0..pairs.len() {
+        if kept > 0 && pairs[kept - 1].0 == pairs[i].0 {
+            pairs[kept - 1].1 += pairs[i].1;
+        } else {
+            pairs[kept] = pairs[i];
+            kept += 1;
         }
     }
-    out.retain(|e| e.1 != 0.0);
-    *pairs = out;
+    pairs.truncate(kept);
+    pairs.retain(|e| e.1 != 0.0);
 }
 
-impl Row {
-    /// The row of `p`, with `layout` of its space.
-    fn new(layout: &Layout, p: &TracedPosition) -> Row {
+impl Rows {
+    /// Adds position `p` (number `at` in its block), with `layout` of its space.
+    fn add(&mut self, layout: &Layout, p: &TracedPosition, at: u16) {
         let (phase, scale) = (f64::from(p.phase), f64::from(p.scale));
-        let (mut counts, mut weights) = (Vec::new(), Vec::new());
+        let (counts, weights) = (&mut self.row_counts, &mut self.row_weights);
+        counts.clear();
+        weights.clear();
         for c in &p.coeffs {
             match *c {
                 Coef::Count(i, n) => counts.push((i, f64::from(n))),
@@ -144,43 +157,40 @@ impl Row {
                 }
             }
         }
-        merged(&mut counts);
+        merged(counts);
         // A slot takes one kind of column per position: an entry with a split count here
-        // has its plain counts as weights too.
-        let split: Vec<u32> = weights.iter().map(|w| w.0).collect();
-        let mut row = Row::default();
-        for (entry, n) in counts {
+        // has its whole counts as weights too.
+        let splits = weights.len();
+        for &(entry, n) in counts.iter() {
             let first = layout.first_slot[entry as usize];
-            let whole = n == n.round() && (-128.0..=127.0).contains(&n) && !split.contains(&first);
+            let split = weights[..splits].iter().any(|w| w.0 == first);
+            let whole = n == n.round() && (-128.0..=127.0).contains(&n) && !split;
             match (whole, layout.slots[first as usize].1) {
-                (true, _) => row.counts.push((entry, n as i8)),
+                (true, _) => self.counts.push((entry, at, n as i8)),
                 (false, Part::Plain) => weights.push((first, n)),
                 (false, _) => {
                     weights.extend([(first, n * phase), (first + 1, n * (1.0 - phase) * scale)])
                 }
             }
         }
-        merged(&mut weights);
-        row.weights = weights.into_iter().map(|(s, w)| (s, w as f32)).collect();
-        row.weights.retain(|w| w.1 != 0.0);
-        row
+        merged(weights);
+        let kept = weights.iter().map(|&(s, w)| (s, at, w as f32));
+        self.weights.extend(kept.filter(|w| w.2 != 0.0));
     }
 }
 
 impl Block {
     /// The block of `positions`, whose first is position `start`.
     fn build(layout: &Layout, positions: &[&TracedPosition], start: usize) -> Block {
-        let (mut counts, mut weights) = (Vec::new(), Vec::new());
-        for (p, position) in positions.iter().enumerate() {
-            let row = Row::new(layout, position);
-            counts.extend(row.counts.iter().map(|&(e, n)| (e, p as u16, n)));
-            weights.extend(row.weights.iter().map(|&(s, w)| (s, p as u16, w)));
+        let mut rows = Rows::default();
+        for (at, position) in positions.iter().enumerate() {
+            rows.add(layout, position, at as u16);
         }
         Block {
             start: start as u32,
             len: positions.len() as u32,
-            counts: Columns::build(layout.first_slot.len(), counts),
-            weights: Columns::build(layout.slots.len(), weights),
+            counts: Columns::build(layout.first_slot.len(), &rows.counts, 0),
+            weights: Columns::build(layout.slots.len(), &rows.weights, 0.0),
         }
     }
 
@@ -296,16 +306,17 @@ impl LinearDataset {
     /// The sums of the positions of `block` under `values`, from scratch.
     fn block_sums(&self, block: &Block, values: &[i32]) -> Vec<Sums> {
         let n = block.len as usize;
-        let (mut mid, mut end, mut plain) = (vec![0i64; n], vec![0i64; n], vec![0i64; n]);
+        // A tapered entry's two values move together: one packed multiply-add for both.
+        let (mut tapered, mut plain) = (vec![0i64; n], vec![0i64; n]);
         for (entry, &first) in self.layout.first_slot.iter().enumerate() {
             let (pos, count) = block.counts.get(entry);
             let first = first as usize;
             if self.layout.slots[first].1 == Part::Plain {
-                add_counts(&mut plain, pos, count, values[first]);
-                continue;
+                add_counts(&mut plain, pos, count, i64::from(values[first]));
+            } else {
+                let packed = pack(values[first], values[first + 1]);
+                add_counts(&mut tapered, pos, count, packed);
             }
-            add_counts(&mut mid, pos, count, values[first]);
-            add_counts(&mut end, pos, count, values[first + 1]);
         }
         let mut free = vec![0f64; n];
         for (slot, &v) in values.iter().enumerate().filter(|(_, &v)| v != 0) {
@@ -315,11 +326,14 @@ impl LinearDataset {
             }
         }
         (0..n)
-            .map(|j| Sums {
-                mid: mid[j],
-                end: end[j],
-                plain: plain[j],
-                free: free[j],
+            .map(|j| {
+                let (mid, end) = unpack(tapered[j]);
+                Sums {
+                    mid,
+                    end,
+                    plain: plain[j],
+                    free: free[j],
+                }
             })
             .collect()
     }
@@ -354,13 +368,27 @@ impl LinearDataset {
 
 /// Adds `count × value` into `sums` at each position of a count column.
 #[inline]
-fn add_counts(sums: &mut [i64], pos: &[u16], count: &[i8], value: i32) {
+fn add_counts(sums: &mut [i64], pos: &[u16], count: &[i8], value: i64) {
     if value == 0 {
         return;
     }
     for (&p, &c) in pos.iter().zip(count) {
-        sums[usize::from(p)] += i64::from(c) * i64::from(value);
+        sums[usize::from(p)] += i64::from(c) * value;
     }
+}
+
+/// A middlegame and an endgame sum in one integer: `mid · 2³² + end`. Sums of packed
+/// values are the packed sums while each part stays within ±2³¹.
+#[inline]
+fn pack(mid: i32, end: i32) -> i64 {
+    (i64::from(mid) << 32) + i64::from(end)
+}
+
+/// The middlegame and endgame sums of a packed sum.
+#[inline]
+fn unpack(x: i64) -> (i64, i64) {
+    let end = i64::from(x as i32);
+    ((x - end) >> 32, end)
 }
 
 /// An evaluation in whole centipawns, as an engine computes it.

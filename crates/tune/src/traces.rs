@@ -4,7 +4,9 @@
 use crate::linear::LinearDataset;
 use crate::load::{fold, held_out};
 use crate::model::Model;
+use rayon::prelude::*;
 use std::path::Path;
+use texel_data::splitmix64;
 use texel_trace::{read_trace, Coef, ParamSpace, TraceError, TracedPosition};
 
 /// A loaded trace.
@@ -32,8 +34,10 @@ fn fold_space(mut h: u64, space: &ParamSpace) -> u64 {
     h
 }
 
-/// Folds one position (and whether it is held out) into a fingerprint.
-fn fold_position(mut h: u64, p: &TracedPosition, held: bool) -> u64 {
+/// A hash of one position and whether it is held out (mixing each field in turn).
+fn position_hash(p: &TracedPosition, held: bool) -> u64 {
+    let mix = |h: u64, x: u64| splitmix64(h ^ x);
+    let mut h = u64::from(held);
     for x in [
         p.result,
         p.phase,
@@ -41,19 +45,17 @@ fn fold_position(mut h: u64, p: &TracedPosition, held: bool) -> u64 {
         p.offset,
         p.score.unwrap_or(-1.0),
     ] {
-        h = fold(h, u64::from(x.to_bits()));
+        h = mix(h, u64::from(x.to_bits()));
     }
     for c in &p.coeffs {
         let (i, a, b) = match *c {
             Coef::Count(i, n) => (i, n, f32::NAN),
             Coef::Split(i, m, e) => (i, m, e),
         };
-        h = fold(
-            fold(fold(h, u64::from(i)), u64::from(a.to_bits())),
-            u64::from(b.to_bits()),
-        );
+        let bits = u64::from(a.to_bits()) << 32 | u64::from(b.to_bits());
+        h = mix(mix(h, u64::from(i)), bits);
     }
-    fold(h, u64::from(held))
+    h
 }
 
 /// Reads the trace at `path` (text or binary, told by its first bytes), holds out about
@@ -66,11 +68,17 @@ fn fold_position(mut h: u64, p: &TracedPosition, held: bool) -> u64 {
 /// file and the line (or byte) and field.
 pub fn load_traces(path: &Path, validation_per_mille: u32) -> Result<TraceLoad, TraceError> {
     let (space, positions) = read_trace(path)?;
-    let mut fingerprint = fold_space(0xcbf2_9ce4_8422_2325, &space);
+    let held: Vec<bool> = (0..positions.len() as u64)
+        .map(|i| held_out(i, validation_per_mille))
+        .collect();
+    // Each position hashed on its own (in parallel), the hashes folded in order.
+    let hashes: Vec<u64> = (positions.par_iter().zip(&held))
+        .map(|(p, &h)| position_hash(p, h))
+        .collect();
+    let start = fold_space(0xcbf2_9ce4_8422_2325, &space);
+    let fingerprint = hashes.iter().fold(start, |f, &h| fold(f, h));
     let (mut train, mut validation) = (Vec::new(), Vec::new());
-    for (i, p) in positions.iter().enumerate() {
-        let held = held_out(i as u64, validation_per_mille);
-        fingerprint = fold_position(fingerprint, p, held);
+    for (p, &held) in positions.iter().zip(&held) {
         if held {
             validation.push(p);
         } else {
