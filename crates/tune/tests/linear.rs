@@ -140,3 +140,39 @@ fn a_descent_finds_the_same_values_on_one_or_two_threads() {
     };
     assert_eq!(tune(1), tune(2));
 }
+
+#[test]
+fn a_warm_start_tunes_a_sample_of_the_blocks_first() {
+    use texel_tune::{fresh, run, Event, Guards, RunOptions};
+    let (space, positions) = (space(), positions(40_000, 4));
+    let mut train = dataset(&positions);
+    train.rescore(&space.defaults());
+    let mut validation = dataset(&[]);
+    let vars: Vec<Variable> = (0..space.value_count())
+        .map(|slot| Variable { slot, step: 1 })
+        .collect();
+    let start = fresh(&train, 7, space.defaults(), 1.0, vars, Guards::default());
+    let before = mean_error(&train, 1.0);
+    let options = RunOptions {
+        passes: 2,
+        warm_start: Some(3),
+        ..RunOptions::default()
+    };
+    let mut samples = Vec::new();
+    let result = run(&mut train, &mut validation, start, &options, &mut |e| {
+        if let Event::Pass(record, descent) = e {
+            samples.push((record.sample, descent.dataset().len()));
+        }
+        Control::Continue
+    })
+    .unwrap();
+    let (warm, all): (Vec<&(Option<usize>, usize)>, Vec<_>) =
+        samples.iter().partition(|s| s.0.is_some());
+    assert!(
+        !warm.is_empty() && warm.iter().all(|s| s.1 < positions.len()),
+        "{samples:?}"
+    );
+    assert_eq!(all.len(), 2, "two passes over every position: {samples:?}");
+    train.rescore(&result.params);
+    assert!(mean_error(&train, 1.0) < before);
+}
