@@ -127,6 +127,7 @@ pub fn bench(n: usize) -> Result<()> {
         let (_, read) = read_trace(&path)?;
         let secs = start.elapsed().as_secs_f64();
         anyhow::ensure!(read.len() == n, "read {} of {n} positions", read.len());
+        drop(read);
         let form_name = if form == Form::Text { "text" } else { "binary" };
         say!(
             "{form_name:<6} {:>9.0} positions/s read ({n} positions, 32 coefficients each, {:.0} bytes/position)",
