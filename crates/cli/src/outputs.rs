@@ -30,6 +30,16 @@ pub struct Outputs {
     pub report: Option<PathBuf>,
 }
 
+/// Writes `value` to `path` as pretty JSON, atomically.
+///
+/// # Errors
+/// The file cannot be written.
+pub fn write_json(path: &Path, value: &serde_json::Value) -> Result<()> {
+    let text = serde_json::to_string_pretty(value)? + "\n";
+    write_atomically(path, text.as_bytes())
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
 /// The first of `texel-tuned.json`, `texel-tuned-2.json`, ... that does not exist.
 fn default_out() -> PathBuf {
     (1..)
@@ -171,9 +181,7 @@ impl Outputs {
     /// # Errors
     /// The file cannot be written.
     pub fn finish_json(&self, tuned: &serde_json::Value) -> Result<()> {
-        let text = serde_json::to_string_pretty(tuned)? + "\n";
-        write_atomically(&self.out, text.as_bytes())
-            .with_context(|| format!("cannot write {}", self.out.display()))?;
+        write_json(&self.out, tuned)?;
         self.say_written();
         self.remove_checkpoint();
         Ok(())

@@ -216,21 +216,11 @@ fn write_template(
 fn export_other(args: &ExportArgs, trace: &Path) -> Result<()> {
     let space = texel_trace::read_space(trace)?;
     let values = match &args.params {
-        Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .with_context(|| format!("cannot read {}", p.display()))?;
-            let json: serde_json::Value = serde_json::from_str(&text)
-                .with_context(|| format!("{}: not JSON", p.display()))?;
-            space
-                .values_from_json(&json)
-                .with_context(|| p.display().to_string())?
-        }
+        Some(p) => crate::tune_traces::values_of(&space, p)?,
         None => space.defaults(),
     };
     if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&space.to_json(&values))? + "\n";
-        write_atomically(path, text.as_bytes())
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        crate::outputs::write_json(path, &space.to_json(&values))?;
         say!("wrote the values as JSON to {}", path.display());
     }
     if let (Some(template), Some(out)) = (&args.template, &args.out) {

@@ -140,8 +140,11 @@ pub fn run_tune_traces(
         Some(c) => (c.descent.params.clone(), c.descent.anchor.clone()),
         None => (given.clone(), given),
     };
-    loaded.train.rescore(&start_values);
-    loaded.validation.rescore(&start_values);
+    if resumed.is_some() {
+        // Scored with --params (or the defaults) so far: a resumed run goes on from its own.
+        loaded.train.rescore(&start_values);
+        loaded.validation.rescore(&start_values);
+    }
     print_errors(&loaded, "start");
     // From here on Ctrl-C stops the run at its next safe point and leaves a checkpoint.
     crate::catch_interrupts()?;

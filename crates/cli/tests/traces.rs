@@ -323,3 +323,39 @@ fn sunfish_is_traced_exactly_tuned_and_plays_with_the_tuned_tables() {
         "{answer}"
     );
 }
+
+/// Ctrl-C during a trace's tune leaves a checkpoint; resuming it ends where an unbroken run
+/// ends.
+#[test]
+fn an_interrupted_trace_tune_resumes_to_the_same_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write_trace(dir.path(), 100_000, None);
+    let tune = |out: &Path, extra: &[&str]| {
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("texel"));
+        c.args([
+            "tune",
+            "--k",
+            "1",
+            "--passes",
+            "6",
+            "--warm-start",
+            "0",
+            "--traces",
+        ])
+        .arg(&trace)
+        .arg("--out")
+        .arg(out)
+        .args(extra);
+        c
+    };
+    let straight = dir.path().join("straight.json");
+    stdout_of(&mut tune(&straight, &[]).into());
+    let out = dir.path().join("stopped.json");
+    let (code, text) = common::interrupt_when(tune(&out, &[]), |l| l.contains("tuning "));
+    assert_eq!(code, Some(130), "{text}");
+    let ckpt = dir.path().join("stopped.json.ckpt");
+    assert!(ckpt.exists() && !out.exists());
+    let resumed = stdout_of(&mut tune(&out, &["--resume", ckpt.to_str().unwrap()]).into());
+    assert!(resumed.contains("resuming after "), "{resumed}");
+    assert_eq!(values_of_file(&out), values_of_file(&straight));
+}

@@ -47,11 +47,10 @@
 use crate::checkpoint::fresh;
 use crate::descent::{Control, Guards};
 use crate::error::{fit_k, mean_error, samples};
-use crate::linear::LinearDataset;
-use crate::load::held_out;
 use crate::model::Model;
 use crate::run::{run, RunError, RunOptions};
 use crate::select::{select_in_space, Selection, SelectionError};
+use crate::traces::{held_flags, split_sets};
 use texel_trace::{ParamSpace, TracedPosition};
 
 /// An evaluation a Rust engine lets the tuner see: its parameters, and what each one
@@ -166,22 +165,11 @@ pub fn tune_engine<E: Traceable>(
             ..engine.trace(position)
         })
         .collect();
-    let (mut train, mut validation) = (Vec::new(), Vec::new());
-    for (i, p) in traced.iter().enumerate() {
-        if held_out(i as u64, tune.validation_per_mille) {
-            validation.push(p);
-        } else {
-            train.push(p);
-        }
-    }
-    if train.is_empty() {
+    let held = held_flags(traced.len(), tune.validation_per_mille);
+    let (mut train_set, mut validation_set) = split_sets(&space, &traced, &held, &start);
+    if train_set.is_empty() {
         return Err(EngineTuneError::NoPositions);
     }
-    let label = |p: &TracedPosition| p.result;
-    let mut train_set = LinearDataset::new(&space, &train, label);
-    let mut validation_set = LinearDataset::new(&space, &validation, label);
-    train_set.rescore(&start);
-    validation_set.rescore(&start);
     let k = tune.k.unwrap_or_else(|| fit_k(&samples(&train_set)));
     let guards = Guards {
         l2: tune.l2,

@@ -58,6 +58,38 @@ fn position_hash(p: &TracedPosition, held: bool) -> u64 {
     h
 }
 
+/// Which of `n` positions are held out for validation: about `per_mille` in 1,000, by a hash
+/// of each position's number (as `--epd` does).
+pub(crate) fn held_flags(n: usize, per_mille: u32) -> Vec<bool> {
+    (0..n as u64).map(|i| held_out(i, per_mille)).collect()
+}
+
+/// The training and validation datasets of `positions` of `space` (held out where `held`
+/// says), labelled by their results and scored with `start`.
+pub(crate) fn split_sets(
+    space: &ParamSpace,
+    positions: &[TracedPosition],
+    held: &[bool],
+    start: &[i32],
+) -> (LinearDataset, LinearDataset) {
+    let (mut train, mut validation) = (Vec::new(), Vec::new());
+    for (p, &held) in positions.iter().zip(held) {
+        if held {
+            validation.push(p);
+        } else {
+            train.push(p);
+        }
+    }
+    let result = |p: &TracedPosition| p.result;
+    let mut sets = [&train, &validation].map(|set| LinearDataset::new(space, set, result));
+    let start = start.to_vec();
+    for set in &mut sets {
+        set.rescore(&start);
+    }
+    let [train, validation] = sets;
+    (train, validation)
+}
+
 /// Reads the trace at `path` (text or binary, told by its first bytes), holds out about
 /// `validation_per_mille` positions in 1,000 for validation (by a hash of each position's
 /// number, as `--epd` does), labels each position by its game result, and scores both sets
@@ -68,29 +100,14 @@ fn position_hash(p: &TracedPosition, held: bool) -> u64 {
 /// file and the line (or byte) and field.
 pub fn load_traces(path: &Path, validation_per_mille: u32) -> Result<TraceLoad, TraceError> {
     let (space, positions) = read_trace(path)?;
-    let held: Vec<bool> = (0..positions.len() as u64)
-        .map(|i| held_out(i, validation_per_mille))
-        .collect();
+    let held = held_flags(positions.len(), validation_per_mille);
     // Each position hashed on its own (in parallel), the hashes folded in order.
     let hashes: Vec<u64> = (positions.par_iter().zip(&held))
         .map(|(p, &h)| position_hash(p, h))
         .collect();
     let start = fold_space(0xcbf2_9ce4_8422_2325, &space);
     let fingerprint = hashes.iter().fold(start, |f, &h| fold(f, h));
-    let (mut train, mut validation) = (Vec::new(), Vec::new());
-    for (p, &held) in positions.iter().zip(&held) {
-        if held {
-            validation.push(p);
-        } else {
-            train.push(p);
-        }
-    }
-    let defaults = space.defaults();
-    let result = |p: &TracedPosition| p.result;
-    let mut train = LinearDataset::new(&space, &train, result);
-    let mut validation = LinearDataset::new(&space, &validation, result);
-    train.rescore(&defaults);
-    validation.rescore(&defaults);
+    let (train, validation) = split_sets(&space, &positions, &held, &space.defaults());
     Ok(TraceLoad {
         space,
         train,
