@@ -14,7 +14,7 @@ use texel_eval::Params;
 use texel_search::{Limits, Searcher};
 
 /// How an engine is started.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Kind {
     /// texel's searcher with these parameters (the table's defaults when `None`).
     BuiltIn {
@@ -78,6 +78,31 @@ impl EngineSpec {
             hash_mb: 16,
             timeout: None,
         }
+    }
+
+    /// Whether `other` plays exactly as this engine: the same program with the same
+    /// settings (for texel, parameter files with the same content) under the same node or
+    /// depth limit, names aside. Two such players repeat each other's games move for move,
+    /// so a colour-swapped pair of them is one game played twice.
+    pub fn plays_like(&self, other: &EngineSpec) -> bool {
+        let deterministic = matches!(self.tc, TimeControl::Nodes(_) | TimeControl::Depth(_));
+        let same_kind = match (&self.kind, &other.kind) {
+            (Kind::BuiltIn { params: a }, Kind::BuiltIn { params: b }) => same_file(a, b),
+            (a, b) => a == b,
+        };
+        deterministic && same_kind && self.tc == other.tc && self.hash_mb == other.hash_mb
+    }
+}
+
+/// Whether two optional parameter files are the same (by path or by content).
+fn same_file(a: &Option<PathBuf>, b: &Option<PathBuf>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) if a == b => true,
+        (Some(a), Some(b)) => {
+            matches!((std::fs::read(a), std::fs::read(b)), (Ok(x), Ok(y)) if x == y)
+        }
+        _ => false,
     }
 }
 

@@ -27,7 +27,8 @@ pub struct MatchOptions {
     pub concurrency: usize,
     /// Openings (empty: the standard start).
     pub openings: Vec<Opening>,
-    /// Random plies added after each opening (the same for both games of a pair).
+    /// Random plies added after each opening (the same for both games of a pair; every
+    /// game its own when the two engines play alike).
     pub random_plies: u32,
     /// Seed of the opening order and the random plies.
     pub seed: u64,
@@ -56,8 +57,13 @@ pub struct Pairing {
     pub second: String,
     /// Wins, draws and losses of the first engine.
     pub score: Score,
-    /// Finished opening pairs by the first engine's points in them.
+    /// Finished opening pairs by the first engine's points in them (empty when the games
+    /// are not paired).
     pub pairs: Pentanomial,
+    /// Whether the games are played in colour-swapped pairs of one opening. Engines that
+    /// play alike ([`EngineSpec::plays_like`]) would repeat the first game of a pair in the
+    /// second, so each of their games gets a start of its own instead.
+    pub paired: bool,
 }
 
 /// What a running match reports after each game.
@@ -105,10 +111,10 @@ pub enum MatchError {
     TooFewEngines,
     /// Not enough distinct starts for the games asked (a tiny opening set, no legal moves to
     /// vary them).
-    #[error("{games} games need {} distinct starts; {openings} openings with random plies could not give them: give more openings or fewer games", games / 2)]
+    #[error("the games need {starts} distinct starts; {openings} openings with random plies could not give them: give more openings or fewer games")]
     TooFewOpenings {
-        /// Games per pairing asked for.
-        games: usize,
+        /// Distinct starts the games of a pairing need.
+        starts: usize,
         /// Openings given.
         openings: usize,
     },
@@ -161,10 +167,11 @@ const VARYING_PLIES: u32 = 2;
 /// Tries per opening pair to find a start no earlier pair of the pairing had.
 const TRIES: u64 = 64;
 
-/// The start of every opening pair of one pairing, each different from all others: the
-/// openings in `order`, cycled, with seeded random plies; where a cycle repeats an opening
-/// and no random plies were asked for, [`VARYING_PLIES`] of them make it new. Returns the
-/// starts and how many pairs got plies the options did not ask for.
+/// `pairs` starts for one pairing (one per opening pair, or per game when the games are
+/// not paired), each different from all others: the openings in `order`, cycled, with
+/// seeded random plies; where a cycle repeats an opening and no random plies were asked
+/// for, [`VARYING_PLIES`] of them make it new. Returns the starts and how many got plies
+/// the options did not ask for.
 fn distinct_starts(
     o: &MatchOptions,
     openings: &[Opening],
@@ -189,7 +196,7 @@ fn distinct_starts(
         });
         let Some((opening, extra)) = found else {
             return Err(MatchError::TooFewOpenings {
-                games: pairs * 2,
+                starts: pairs,
                 openings: openings.len(),
             });
         };
@@ -210,7 +217,8 @@ struct Schedule {
 }
 
 /// The pairings and every game to play, openings shuffled by the seed; no (opening,
-/// colours, random plies) game is played twice in a pairing.
+/// colours, random plies) game is played twice in a pairing, and engines that play alike
+/// get a distinct start for every game (colours still alternate).
 fn schedule(o: &MatchOptions) -> Result<Schedule, MatchError> {
     let pairs = pairings_of(o);
     let openings = if o.openings.is_empty() {
@@ -229,9 +237,14 @@ fn schedule(o: &MatchOptions) -> Result<Schedule, MatchError> {
     let games = o.games.div_ceil(2) * 2;
     let (mut jobs, mut varied) = (Vec::new(), 0);
     for (p, &(a, b)) in pairs.iter().enumerate() {
-        let (starts, extra) = distinct_starts(o, &openings, &order, p, games as usize / 2)?;
+        let per_start = if twins(o, (a, b)) { 1 } else { 2 };
+        let (starts, extra) =
+            distinct_starts(o, &openings, &order, p, (games / per_start) as usize)?;
         varied = varied.max(extra);
-        for (g, opening) in (0..games).zip(starts.iter().flat_map(|s| [s, s])) {
+        let each = starts
+            .iter()
+            .flat_map(|s| std::iter::repeat_n(s, per_start as usize));
+        for (g, opening) in (0..games).zip(each) {
             let first_is_white = g % 2 == 0;
             let (white, black) = if first_is_white { (a, b) } else { (b, a) };
             jobs.push(Job {
@@ -250,6 +263,11 @@ fn schedule(o: &MatchOptions) -> Result<Schedule, MatchError> {
         jobs,
         varied,
     })
+}
+
+/// Whether the engines of a pairing play alike, so that its games are not paired.
+fn twins(o: &MatchOptions, (a, b): (usize, usize)) -> bool {
+    o.engines[a].plays_like(&o.engines[b])
 }
 
 /// Plays a game, starting engines as needed; an engine that fails is dropped so the next
@@ -335,6 +353,7 @@ impl Tally {
                 second: o.engines[b].name.clone(),
                 score: Score::default(),
                 pairs: Pentanomial::default(),
+                paired: !twins(o, (a, b)),
             })
             .collect();
         Tally {
@@ -367,9 +386,10 @@ impl Tally {
         }
         match self.open_pairs.remove(&(job.pairing, job.pair)) {
             Some(other) => pairing.pairs.0[half_points + other] += 1,
-            None => {
+            None if pairing.paired => {
                 self.open_pairs.insert((job.pairing, job.pair), half_points);
             }
+            None => {}
         }
         *self.terminations.entry(ending.reason.clone()).or_default() += 1;
         if let (Some((e0, e1)), 1) = (o.sprt, self.pairings.len()) {

@@ -324,6 +324,55 @@ fn sprt_stops_a_one_sided_match_early() {
     );
 }
 
+/// The move lists of a match's games (`start FEN | opening and random plies | game`), and
+/// its report.
+fn move_lists(o: &MatchOptions) -> (Vec<String>, texel_arena::MatchReport) {
+    let mut lists = Vec::new();
+    let report = run_match(o, &AtomicBool::new(false), &mut |p| {
+        let (opening, game): (Vec<_>, Vec<_>) =
+            p.last.moves.iter().partition(|m| m.comment.is_none());
+        let sans = |m: Vec<&texel_arena::game::Played>| {
+            m.iter()
+                .map(|m| m.san.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let start =
+            shakmaty::fen::Fen::from_position(&p.last.start, shakmaty::EnPassantMode::Legal);
+        lists.push(format!("{start} | {} | {}", sans(opening), sans(game)));
+    })
+    .unwrap();
+    (lists, report)
+}
+
+#[test]
+fn self_play_of_one_engine_has_no_twin_games() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pgn = tmp.path().join("games.pgn");
+    let mut o = options(vec![texel("texel", 300), texel("texel-2", 300)], 50, &pgn);
+    o.random_plies = 2;
+    let (lists, report) = move_lists(&o);
+    let distinct: std::collections::HashSet<&String> = lists.iter().collect();
+    assert_eq!((lists.len(), distinct.len()), (50, 50));
+    assert!(!report.pairings[0].paired);
+    assert_eq!(
+        report.pairings[0].pairs.pairs(),
+        0,
+        "unpaired games form no pairs"
+    );
+    // Engines that differ keep colour-swapped pairs of one start: 25 starts for 50 games.
+    o.engines[1] = texel("texel-301", 301);
+    o.pgn = None;
+    let (lists, report) = move_lists(&o);
+    let starts: std::collections::HashSet<&str> = lists
+        .iter()
+        .map(|l| l.rsplit_once(" | ").unwrap().0)
+        .collect();
+    assert!(report.pairings[0].paired);
+    assert_eq!(report.pairings[0].pairs.pairs(), 25);
+    assert_eq!(starts.len(), 25);
+}
+
 #[test]
 fn hundreds_of_fast_self_play_games_have_only_legal_moves() {
     let tmp = tempfile::tempdir().unwrap();

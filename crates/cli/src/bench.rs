@@ -135,20 +135,22 @@ fn bench_selfplay(args: &BenchArgs) -> Result<()> {
         first_round: 1,
         earlier: Vec::new(),
     };
-    let mut searched = 0usize;
+    let (mut searched, mut distinct) = (0usize, std::collections::HashSet::new());
     let start = Instant::now();
     let stop = std::sync::atomic::AtomicBool::new(false);
     let report = texel_arena::run_match(&options, &stop, &mut |p| {
         searched += p.last.moves.iter().filter(|m| m.comment.is_some()).count();
+        distinct.extend(searched_positions(p.last));
     })?;
     let secs = start.elapsed().as_secs_f64();
     let games = f64::from(report.pairings[0].score.games());
     let allowed = nps * threads as f64 / (searched as f64 / games * NODES as f64);
     say!(
-        "selfplay {games} games in {secs:.1}s: {:.2} games/s, {:.0} positions/s ({threads} \
-         threads, {NODES} nodes a move, {:.0} searched moves a game)",
+        "selfplay {games} games in {secs:.1}s: {:.2} games/s, {:.0} positions/s, {:.0} distinct \
+         positions/s ({threads} threads, {NODES} nodes a move, {:.0} searched moves a game)",
         games / secs,
         searched as f64 / secs,
+        distinct.len() as f64 / secs,
         searched as f64 / games
     );
     say!(
@@ -156,6 +158,25 @@ fn bench_selfplay(args: &BenchArgs) -> Result<()> {
         100.0 * games / secs / allowed
     );
     Ok(())
+}
+
+/// The keys of the positions a game's engines searched (after its opening and random
+/// plies).
+fn searched_positions(game: &texel_arena::game::GameRecord) -> Vec<u64> {
+    use shakmaty::Position;
+    let mut pos = game.start.clone();
+    let mut keys = Vec::new();
+    for played in &game.moves {
+        if played.comment.is_some() {
+            keys.push(texel_search::key(&pos));
+        }
+        let san = played.san.parse::<shakmaty::san::SanPlus>();
+        match san.ok().and_then(|s| s.san.to_move(&pos).ok()) {
+            Some(m) => pos.play_unchecked(m),
+            None => break,
+        }
+    }
+    keys
 }
 
 /// Imports `--pgn` with the default filters and quiesces `--epd`, into a temporary file.

@@ -320,7 +320,12 @@ pub(crate) fn print_report(report: &MatchReport) {
             100.0 * p.score.los()
         );
         let [l, dl, d, dw, w] = p.pairs.0;
-        say!("  game pairs by points (0, ½, 1, 1½, 2): {l} {dl} {d} {dw} {w}");
+        match p.paired {
+            true => say!("  game pairs by points (0, ½, 1, 1½, 2): {l} {dl} {d} {dw} {w}"),
+            false => {
+                say!("  games not paired: both sides play alike, so every game has its own start")
+            }
+        }
     }
     if let Some(s) = report.sprt {
         let (text, llr) = match s {
