@@ -105,26 +105,6 @@ impl Score {
         }
         0.5 * (1.0 + erf((w - l) / (2.0 * (w + l)).sqrt()))
     }
-
-    /// The log-likelihood ratio of H1 (`elo1`) against H0 (`elo0`) and the decision with
-    /// error rates `alpha` and `beta`.
-    pub fn sprt(&self, elo0: f64, elo1: f64, alpha: f64, beta: f64) -> Sprt {
-        let var = self.variance();
-        let llr = if var <= 0.0 || self.games() == 0 {
-            0.0
-        } else {
-            let (s0, s1) = (expected(elo0), expected(elo1));
-            f64::from(self.games()) * (s1 - s0) * (2.0 * self.fraction() - s0 - s1) / (2.0 * var)
-        };
-        let (lower, upper) = llr_bounds(alpha, beta);
-        if llr >= upper {
-            Sprt::AcceptH1(llr)
-        } else if llr <= lower {
-            Sprt::AcceptH0(llr)
-        } else {
-            Sprt::Continue(llr)
-        }
-    }
 }
 
 /// Game pairs (one opening, colours swapped) by the points the first side took from the
@@ -204,41 +184,5 @@ mod tests {
         assert!((better.elo().0 - 147.19).abs() < 0.05);
         assert!(better.los() > 0.9999);
         assert!((erf(1.0) - 0.842_700_79).abs() < 2e-7);
-    }
-
-    #[test]
-    fn sprt_decides_clear_cases() {
-        let strong = Score {
-            wins: 600,
-            draws: 300,
-            losses: 300,
-        };
-        assert!(matches!(
-            strong.sprt(0.0, 5.0, 0.05, 0.05),
-            Sprt::AcceptH1(_)
-        ));
-        let weak = Score {
-            wins: 300,
-            draws: 300,
-            losses: 600,
-        };
-        assert!(matches!(weak.sprt(0.0, 5.0, 0.05, 0.05), Sprt::AcceptH0(_)));
-        let few = Score {
-            wins: 3,
-            draws: 2,
-            losses: 2,
-        };
-        assert!(matches!(few.sprt(0.0, 5.0, 0.05, 0.05), Sprt::Continue(_)));
-        // By hand: s = 0.5, var = 0.25 * 2/3, s0 = 0.5, s1 = expected(10) ≈ 0.514387:
-        // LLR = 600 * 0.014387 * (1 - 0.5 - 0.514387) / (2 * 0.166667) ≈ -0.3726.
-        let level = Score {
-            wins: 200,
-            draws: 200,
-            losses: 200,
-        };
-        let Sprt::Continue(llr) = level.sprt(0.0, 10.0, 0.05, 0.05) else {
-            panic!()
-        };
-        assert!((llr + 0.3726).abs() < 1e-3, "{llr}");
     }
 }

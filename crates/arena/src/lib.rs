@@ -7,5 +7,6 @@ pub mod game;
 mod matches;
 pub mod openings;
 pub mod results;
+pub mod sprt;
 
 pub use matches::{run_match, MatchError, MatchOptions, MatchReport, Pairing, Progress};

@@ -1,10 +1,11 @@
 //! Matches: pairings (gauntlet or round robin), openings played twice with colours swapped,
 //! games in parallel, PGN appended game by game, statistics and SPRT.
 
-use crate::elo::{Pentanomial, Score, Sprt, SPRT_ERROR_RATE};
+use crate::elo::{Pentanomial, Score, Sprt};
 use crate::engine::{Engine, EngineSpec, Failure};
 use crate::game::{play, to_pgn, Adjudication, Ending, GameRecord, ABORTED};
 use crate::openings::{with_random_plies, Opening, Rng};
+use crate::sprt::SprtTest;
 use shakmaty::Color;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::io::Write;
@@ -36,8 +37,9 @@ pub struct MatchOptions {
     pub adjudication: Adjudication,
     /// Append every game to this PGN file.
     pub pgn: Option<PathBuf>,
-    /// Stop when an SPRT between `elo0` and `elo1` (α = β = 0.05) decides (single pairing).
-    pub sprt: Option<(f64, f64)>,
+    /// Stop when this SPRT decides (single pairing): on game pairs when the games are
+    /// paired, on single games otherwise.
+    pub sprt: Option<SprtTest>,
     /// The PGN `Event` tag.
     pub event: String,
     /// Rounds before this one were played already (their games are in the PGN): the match
@@ -392,12 +394,11 @@ impl Tally {
             None => {}
         }
         *self.terminations.entry(ending.reason.clone()).or_default() += 1;
-        if let (Some((e0, e1)), 1) = (o.sprt, self.pairings.len()) {
-            self.sprt = Some(
-                self.pairings[0]
-                    .score
-                    .sprt(e0, e1, SPRT_ERROR_RATE, SPRT_ERROR_RATE),
-            );
+        if let (Some(test), [only]) = (o.sprt, &self.pairings[..]) {
+            self.sprt = Some(match only.paired {
+                true => test.pentanomial(&only.pairs),
+                false => test.trinomial(&only.score),
+            });
         }
     }
 

@@ -271,9 +271,10 @@ fn openings_come_from_epd_and_pgn_and_bad_ones_are_refused() {
         .to_string()
         .contains("line 1"));
 
-    // Both games of a pair start from the same opening with colours swapped.
+    // Both games of a pair start from the same opening with colours swapped (the engines
+    // differ: two that play alike would get a start each).
     let out = dir.join("games.pgn");
-    let mut o = options(vec![texel("a", 300), texel("b", 300)], 2, &out);
+    let mut o = options(vec![texel("a", 300), texel("b", 301)], 2, &out);
     o.openings = lines;
     o.random_plies = 0;
     run_match(&o, &AtomicBool::new(false), &mut |_| {}).unwrap();
@@ -313,7 +314,7 @@ fn sprt_stops_a_one_sided_match_early() {
         ..texel("weak", 600)
     };
     let mut o = options(vec![texel("strong", 600), weak], 200, &pgn);
-    o.sprt = Some((0.0, 50.0));
+    o.sprt = Some(texel_arena::sprt::SprtTest::logistic(0.0, 50.0));
     let report = run_match(&o, &AtomicBool::new(false), &mut |_| {}).unwrap();
     let games = report.pairings[0].score.games();
     assert!(games < 200, "stopped after {games} games");

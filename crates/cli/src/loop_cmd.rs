@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use texel_arena::elo::Sprt;
 use texel_arena::engine::{EngineSpec, TimeControl};
+use texel_arena::sprt::SprtTest;
 use texel_arena::{run_match, MatchOptions, MatchReport};
 use texel_tune::settings::values_fingerprint;
 use texel_tune::Settings;
@@ -47,8 +48,13 @@ pub struct LoopArgs {
     /// Tuning passes per round at most.
     #[arg(allow_negative_numbers = true, long, default_value_t = 30)]
     pub passes: usize,
-    /// Gate: SPRT bounds in Elo.
-    #[arg(allow_hyphen_values = true, long, default_value = "0,10")]
+    /// Gate: the SPRT on game pairs, `ELO0,ELO1[,MODEL]` as in `texel match`.
+    #[arg(
+        allow_hyphen_values = true,
+        long,
+        default_value = "0,10",
+        value_name = "ELO0,ELO1[,MODEL]"
+    )]
     pub sprt: String,
     /// Gate: games at most; an undecided SPRT passes when the score's LOS is at least 95 %.
     #[arg(allow_negative_numbers = true, long, default_value_t = 1000)]
@@ -83,10 +89,11 @@ struct RoundLine {
 }
 
 impl LoopArgs {
-    /// The gate's SPRT bounds in Elo (`--sprt`).
-    fn sprt_bounds(&self) -> Result<(f64, f64)> {
-        let b = crate::match_cmd::numbers::<f64>(&self.sprt, "--sprt", 2)?;
-        Ok((b[0], b[1]))
+    /// The gate's SPRT (`--sprt`).
+    fn sprt_test(&self) -> Result<SprtTest> {
+        self.sprt
+            .parse()
+            .map_err(|e| anyhow::anyhow!("--sprt: {e}"))
     }
 
     fn round_dir(&self, round: u32) -> PathBuf {
@@ -312,7 +319,7 @@ fn tune_round(args: &LoopArgs, round: u32, dir: &Path) -> Result<Option<serde_js
 fn gate_round(args: &LoopArgs, dir: &Path) -> Result<Option<(MatchReport, bool)>> {
     let pgn = dir.join("gate.pgn");
     let earlier = crate::selfplay_cmd::keep_finished_games(&pgn)?;
-    let bounds = args.sprt_bounds()?;
+    let test = args.sprt_test()?;
     let texel = |name: &str, params: PathBuf| {
         EngineSpec::built_in(name, Some(params), TimeControl::Nodes(args.nodes))
     };
@@ -336,7 +343,7 @@ fn gate_round(args: &LoopArgs, dir: &Path) -> Result<Option<(MatchReport, bool)>
             max_plies: 600,
         },
         pgn: Some(pgn),
-        sprt: Some(bounds),
+        sprt: Some(test),
         event: "texel loop gate".into(),
         first_round: earlier.len() as u64 + 1,
         earlier,
@@ -359,12 +366,14 @@ fn record(args: &LoopArgs, line: &RoundLine) -> Result<()> {
     let s = line.gate.pairings[0].score;
     let (elo, margin) = s.elo();
     let llr = line.gate.sprt.map_or(0.0, |s| s.llr());
-    let (elo0, elo1) = args.sprt_bounds()?;
+    let test = args.sprt_test()?;
+    let model = test.model.name();
     let value = json!({
         "round": line.round, "games": line.games, "positions": line.positions,
         "error": line.errors,
         "gate": {"wins": s.wins, "draws": s.draws, "losses": s.losses, "elo": elo,
-                 "margin": margin, "llr": llr, "sprt": [elo0, elo1], "passed": line.passed},
+                 "margin": margin, "llr": llr, "sprt": [test.elo0, test.elo1], "sprt_model": model,
+                 "passed": line.passed},
     });
     use std::io::Write;
     let path = args.dir.join("loop.jsonl");
@@ -396,7 +405,7 @@ fn check(args: &LoopArgs) -> Result<()> {
         .read("--openings", Some(&args.openings))
         .write_dir("--dir", &args.dir)
         .check()?;
-    crate::match_cmd::numbers::<f64>(&args.sprt, "--sprt", 2)?;
+    args.sprt_test()?;
     anyhow::ensure!(args.games > 0, "--games must be at least 1");
     anyhow::ensure!(args.gate_games > 0, "--gate-games must be at least 1");
     anyhow::ensure!(

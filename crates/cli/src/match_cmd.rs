@@ -10,6 +10,7 @@ use texel_arena::elo::Sprt;
 use texel_arena::engine::{EngineSpec, Kind, TimeControl};
 use texel_arena::game::Adjudication;
 use texel_arena::openings::read_openings;
+use texel_arena::sprt::SprtTest;
 use texel_arena::{run_match, MatchOptions, MatchReport, Progress};
 
 #[derive(Args)]
@@ -42,9 +43,11 @@ pub struct MatchArgs {
     /// Append every game to this PGN file.
     #[arg(long)]
     pgn: Option<PathBuf>,
-    /// Run an SPRT between ELO0 and ELO1 (α = β = 0.05) and stop when it decides.
-    #[arg(allow_hyphen_values = true, long, value_name = "ELO0,ELO1")]
-    sprt: Option<String>,
+    /// Run an SPRT of H0 (gain ELO0) against H1 (ELO1), α = β = 0.05, and stop when it
+    /// decides: on colour-swapped game pairs (pentanomial), on single games where both sides
+    /// play alike. MODEL: `logistic` (the default) or `normalized` Elo (fastchess, OpenBench).
+    #[arg(allow_hyphen_values = true, long, value_name = "ELO0,ELO1[,MODEL]")]
+    sprt: Option<SprtTest>,
     /// Every engine plays every other instead of a gauntlet.
     #[arg(long)]
     round_robin: bool,
@@ -197,11 +200,7 @@ fn options(args: &MatchArgs) -> Result<MatchOptions> {
         Some(p) => read_openings(p)?,
         None => Vec::new(),
     };
-    let sprt = args
-        .sprt
-        .as_deref()
-        .map(|s| numbers::<f64>(s, "--sprt", 2).map(|v| (v[0], v[1])))
-        .transpose()?;
+    let sprt = args.sprt;
     let resign = args
         .resign
         .as_deref()
@@ -270,8 +269,8 @@ pub fn run(args: &MatchArgs) -> Result<ExitCode> {
     }
     if report.varied > 0 {
         say!(
-            "more games than openings: {} opening pairs got seeded random plies so that no \
-             game repeats",
+            "more games than openings: {} starts (of a pair of games, or of one game where \
+             both sides play alike) got seeded random plies so that no game repeats",
             report.varied
         );
     }

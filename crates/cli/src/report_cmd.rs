@@ -33,9 +33,15 @@ pub struct ReportArgs {
     /// A match's PGN (`texel match --pgn`).
     #[arg(long = "match")]
     pub match_pgn: Option<PathBuf>,
-    /// SPRT bounds in Elo of the match (draws the log-likelihood ratio game by game).
-    #[arg(long, requires = "match_pgn", allow_hyphen_values = true)]
-    pub sprt: Option<String>,
+    /// The match's SPRT, as `texel match --sprt` (draws the log-likelihood ratio pair by
+    /// pair).
+    #[arg(
+        long,
+        requires = "match_pgn",
+        allow_hyphen_values = true,
+        value_name = "ELO0,ELO1[,MODEL]"
+    )]
+    pub sprt: Option<texel_arena::sprt::SprtTest>,
     /// A loop's folder (`texel loop --dir`).
     #[arg(long = "loop")]
     pub loop_dir: Option<PathBuf>,
@@ -86,11 +92,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         lab_page(&format!("Term lab: {}", file.display()), &about, &rows)?
     } else if let Some(pgn) = &args.match_pgn {
         let games = texel_arena::results::games(&read(pgn)?);
-        let sprt = args
-            .sprt
-            .as_deref()
-            .map(|s| crate::match_cmd::numbers::<f64>(s, "--sprt", 2).map(|b| (b[0], b[1])))
-            .transpose()?;
+        let sprt = args.sprt;
         let about = [format!("{} games from {}", games.len(), pgn.display())];
         match_page(&format!("Match: {}", pgn.display()), &about, &games, sprt)?
     } else if let Some(dir) = &args.loop_dir {

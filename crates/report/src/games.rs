@@ -3,8 +3,9 @@
 
 use crate::page::Page;
 use crate::plot::{LinePlot, Mark, PlotError, Series};
-use texel_arena::elo::{llr_bounds, Score, SPRT_ERROR_RATE};
+use texel_arena::elo::{llr_bounds, Pentanomial, Score, SPRT_ERROR_RATE};
 use texel_arena::results::GameTags;
+use texel_arena::sprt::SprtTest;
 
 /// The games two engines played against each other, in file order.
 #[derive(Clone, Debug, PartialEq)]
@@ -31,15 +32,17 @@ impl PairingGames {
         s
     }
 
-    /// The SPRT log-likelihood ratio after each game.
-    pub fn llr_path(&self, elo0: f64, elo1: f64) -> Vec<(f64, f64)> {
-        (1..=self.points.len())
-            .map(|n| {
-                let s = self.score_after(n);
-                (
-                    n as f64,
-                    s.sprt(elo0, elo1, SPRT_ERROR_RATE, SPRT_ERROR_RATE).llr(),
-                )
+    /// The SPRT log-likelihood ratio after each pair of games (texel plays a pairing's
+    /// games in colour-swapped pairs, one after the other), on the pentanomial model as the
+    /// match computed it; `x` is the games played.
+    pub fn llr_path(&self, test: &SprtTest) -> Vec<(f64, f64)> {
+        let mut pairs = Pentanomial::default();
+        self.points
+            .chunks_exact(2)
+            .enumerate()
+            .map(|(i, pair)| {
+                pairs.0[((pair[0] + pair[1]) * 2.0).round() as usize] += 1;
+                (2.0 * (i + 1) as f64, test.pentanomial(&pairs).llr())
             })
             .collect()
     }
@@ -115,7 +118,7 @@ pub fn match_page(
     title: &str,
     about: &[String],
     games: &[GameTags],
-    sprt: Option<(f64, f64)>,
+    sprt: Option<SprtTest>,
 ) -> Result<Page, PlotError> {
     let pairs = pairings(games);
     let mut page = Page::new(title, about);
@@ -164,15 +167,12 @@ pub fn match_page(
     page.figure("match-elo", &elo.svg()?,
         "Each dot is a pairing's Elo with its 95 % interval; an interval clear of the zero line is a \
          real difference.");
-    if let Some((e0, e1)) = sprt {
+    if let Some(test) = sprt {
         let paths = pairs
             .iter()
-            .map(|p| (format!("{} vs {}", p.first, p.second), p.llr_path(e0, e1)))
+            .map(|p| (format!("{} vs {}", p.first, p.second), p.llr_path(&test)))
             .collect();
-        let plot = llr_plot(
-            format!("SPRT log-likelihood ratio, H0 {e0} Elo against H1 {e1} Elo"),
-            paths,
-        );
+        let plot = llr_plot(format!("SPRT log-likelihood ratio, {test}"), paths);
         page.heading("SPRT");
         page.figure("match-llr", &plot.svg()?,
             "The test stops when the line leaves the band: above, the gain is at least elo1; below, \
@@ -206,8 +206,8 @@ pub struct LoopRound {
     pub gate: Score,
     /// Whether the tuned table became the best.
     pub passed: bool,
-    /// SPRT bounds of the gate, Elo.
-    pub sprt: (f64, f64),
+    /// The gate's SPRT.
+    pub sprt: SprtTest,
     /// The tuned table's points in each gate game, in order (empty when the PGN is gone).
     pub gate_points: Vec<f64>,
 }
@@ -220,9 +220,16 @@ pub fn read_loop_lines(text: &str) -> Vec<LoopRound> {
             let v: serde_json::Value = serde_json::from_str(line).ok()?;
             let gate = v.get("gate")?;
             let count = |k: &str| gate.get(k).and_then(|x| x.as_u64()).map(|x| x as u32);
-            let bounds = gate
-                .get("sprt")
-                .and_then(|b| Some((b.get(0)?.as_f64()?, b.get(1)?.as_f64()?)));
+            let model = gate
+                .get("sprt_model")
+                .and_then(|m| m.as_str()?.parse().ok());
+            let bounds = gate.get("sprt").and_then(|b| {
+                Some(SprtTest {
+                    elo0: b.get(0)?.as_f64()?,
+                    elo1: b.get(1)?.as_f64()?,
+                    model: model.unwrap_or_default(),
+                })
+            });
             let error = |k: &str| {
                 v.get("error")
                     .and_then(|e| e.get(k))
@@ -247,7 +254,11 @@ pub fn read_loop_lines(text: &str) -> Vec<LoopRound> {
 }
 
 /// The gate bounds of `texel loop` when its line does not say (lines of early versions).
-pub const DEFAULT_LOOP_SPRT: (f64, f64) = (0.0, 10.0);
+pub const DEFAULT_LOOP_SPRT: SprtTest = SprtTest {
+    elo0: 0.0,
+    elo1: 10.0,
+    model: texel_arena::sprt::EloModel::Logistic,
+};
 
 /// The page of a loop: a table of rounds, the gate's Elo and the errors per round, and the
 /// gate's log-likelihood ratio game by game.
@@ -278,7 +289,7 @@ pub fn loop_page(title: &str, about: &[String], rounds: &[LoopRound]) -> Result<
                 second: String::new(),
                 points: r.gate_points.clone(),
             };
-            (format!("round {}", r.round), p.llr_path(r.sprt.0, r.sprt.1))
+            (format!("round {}", r.round), p.llr_path(&r.sprt))
         })
         .collect();
     page.heading("Gate SPRT");

@@ -1,8 +1,9 @@
 //! Pages built from small fixed runs hold every plot with the number of points or bars
 //! their data gives (counted in the SVG), and need nothing from the network.
 
-use texel_arena::elo::Score;
+use texel_arena::elo::Pentanomial;
 use texel_arena::results::games;
+use texel_arena::sprt::SprtTest;
 use texel_eval::params::Group;
 use texel_report::games::{loop_page, match_page, pairings, read_loop_lines, LoopRound};
 use texel_report::lab::{lab_page, read_lab};
@@ -208,19 +209,16 @@ fn the_match_page_draws_a_point_per_pairing_and_the_llr_per_game() {
         (p[1].first.as_str(), p[1].points.clone()),
         ("a", vec![0.0, 0.0])
     );
-    let path = p[0].llr_path(0.0, 10.0);
-    assert_eq!(path.len(), 3);
-    let end = Score {
-        wins: 2,
-        draws: 1,
-        losses: 0,
-    }
-    .sprt(0.0, 10.0, 0.05, 0.05)
-    .llr();
-    assert_eq!(path[2], (3.0, end));
-    let html = match_page("Match", &[], &g, Some((0.0, 10.0)))
-        .unwrap()
-        .html();
+    let test = SprtTest::logistic(0.0, 10.0);
+    let path = p[0].llr_path(&test);
+    assert_eq!(
+        path.len(),
+        1,
+        "one whole pair; the third game waits for its partner"
+    );
+    let end = test.pentanomial(&Pentanomial([0, 0, 0, 1, 0])).llr();
+    assert_eq!(path[0], (2.0, end));
+    let html = match_page("Match", &[], &g, Some(test)).unwrap().html();
     assert_offline(&html);
     assert_eq!(dots(figure(&html, "match-elo")), 2);
     let llr = figure(&html, "match-llr");
@@ -240,10 +238,10 @@ fn the_loop_page_draws_every_round() {
     assert_eq!(rounds.len(), 2);
     assert_eq!(
         rounds[0].sprt,
-        (0.0, 10.0),
+        SprtTest::logistic(0.0, 10.0),
         "early lines: the loop's default bounds"
     );
-    assert_eq!(rounds[1].sprt, (0.0, 5.0));
+    assert_eq!(rounds[1].sprt, SprtTest::logistic(0.0, 5.0));
     assert_eq!(rounds[1].errors, (Some(0.029), None));
     rounds[0].gate_points = vec![1.0, 0.0, 0.5];
     let html = loop_page("Loop", &[], &rounds).unwrap().html();
