@@ -4,6 +4,7 @@
 pub mod elo;
 pub mod engine;
 pub mod game;
+pub mod genfens;
 mod matches;
 pub mod openings;
 pub mod results;

@@ -224,10 +224,7 @@ struct Schedule {
 fn schedule(o: &MatchOptions) -> Result<Schedule, MatchError> {
     let pairs = pairings_of(o);
     let openings = if o.openings.is_empty() {
-        vec![Opening {
-            start: Default::default(),
-            moves: vec![],
-        }]
+        vec![Opening::default()]
     } else {
         o.openings.clone()
     };

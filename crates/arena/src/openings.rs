@@ -7,8 +7,9 @@ use shakmaty::{CastlingMode, Chess, Move, Position};
 use std::ops::ControlFlow;
 use std::path::Path;
 
-/// A start position and the moves played from it.
-#[derive(Clone, Debug, PartialEq)]
+/// A start position and the moves played from it (by default the standard start, no
+/// moves).
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Opening {
     /// The start position.
     pub start: Chess,

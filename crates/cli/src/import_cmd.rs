@@ -46,6 +46,11 @@ pub struct SampleArgs {
     /// Judge positions by the PGN's score comments instead of texel's qsearch.
     #[arg(long)]
     pub score_from_pgn: bool,
+    /// Whose view plain score comments (`{+0.35/12}`) take: `white` (texel's own games,
+    /// lichess) or `mover` (cutechess, fastchess and OpenBench write each engine's own
+    /// score). `[%eval]` comments are always White's.
+    #[arg(long, default_value = "white", value_name = "white|mover")]
+    pub pgn_scores: texel_import::ScoreView,
 }
 
 impl SampleArgs {
@@ -58,6 +63,7 @@ impl SampleArgs {
             win_min_cp: self.win_min,
             draw_max_cp: self.draw_max,
             score_from_pgn: self.score_from_pgn,
+            pgn_scores: self.pgn_scores,
             seed,
             params,
             ..ImportOptions::default()

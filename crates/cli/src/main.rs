@@ -114,6 +114,9 @@ struct UciArgs {
 const LISTS_PARAMS: bool = option_env!("TEXEL_LIST_PARAMS").is_some();
 
 fn main() -> ExitCode {
+    if let Some(code) = engine_arguments() {
+        return code;
+    }
     let cli = Cli::parse();
     let done = |r: anyhow::Result<()>| r.map(|()| ExitCode::SUCCESS);
     if cli.command.is_none() && std::io::stdin().is_terminal() {
@@ -169,6 +172,31 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// OpenBench's DATAGEN call, `texel "genfens N seed S book <FILE|None>" "quit"`: the
+/// positions as `info string genfens <FEN>` lines, then the other arguments as UCI commands
+/// (as engines take commands from their arguments). `None` for any other command line.
+fn engine_arguments() -> Option<ExitCode> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let request = args.first().filter(|a| a.starts_with("genfens"))?;
+    let run = || -> anyhow::Result<()> {
+        let request: texel_arena::genfens::GenfensRequest = request.parse()?;
+        let fens = texel_arena::genfens::genfens(&request, Default::default())?;
+        for fen in fens {
+            say!("info string genfens {fen}");
+        }
+        let rest = args[1..].join("\n");
+        texel_search::uci::run(rest.as_bytes(), std::io::stdout(), Default::default())?;
+        Ok(())
+    };
+    Some(match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::from(2)
+        }
+    })
 }
 
 /// The process's Ctrl-C flag, set by SIGINT once [`catch_interrupts`] ran.

@@ -393,3 +393,55 @@ print("three lines")
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// The FENs of `texel "genfens ..." quit` (OpenBench's DATAGEN call), or its error.
+fn genfens(command: &str) -> Result<Vec<String>, String> {
+    let out = Command::new(assert_cmd::cargo::cargo_bin("texel"))
+        .args([command, "quit"])
+        .output()
+        .unwrap();
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    let text = String::from_utf8(out.stdout).unwrap();
+    let fens = text
+        .lines()
+        .map(|l| l.strip_prefix("info string genfens ").expect(l).to_string())
+        .collect();
+    Ok(fens)
+}
+
+#[test]
+fn genfens_gives_seeded_distinct_legal_undecided_positions() {
+    use shakmaty::{fen::Fen, CastlingMode, Chess, Position};
+    let fens = genfens("genfens 60 seed 11 book None").unwrap();
+    assert_eq!(fens.len(), 60);
+    let distinct: std::collections::HashSet<&String> = fens.iter().collect();
+    assert_eq!(distinct.len(), 60);
+    for fen in &fens {
+        let pos: Chess = fen
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap_or_else(|e| panic!("{fen}: {e}"));
+        assert!(!pos.is_game_over(), "{fen}");
+        assert!(
+            pos.board().occupied().count() >= 28,
+            "{fen}: 8 or 9 plies from the start"
+        );
+    }
+    assert_eq!(genfens("genfens 60 seed 11 book None").unwrap(), fens);
+    let other = genfens("genfens 60 seed 12 book None").unwrap();
+    assert_ne!(other, fens);
+    // From a book (OpenBench's extra words after it are passed over).
+    let book = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/openings.epd");
+    let booked = genfens(&format!("genfens 20 seed 1 book {book} extra")).unwrap();
+    assert_eq!(booked.len(), 20);
+    let err = genfens("genfens 5 seed 1 book /no/such.epd").unwrap_err();
+    assert!(
+        err.contains("genfens book") && err.contains("/no/such.epd"),
+        "{err}"
+    );
+    let err = genfens("genfens five seed 1 book None").unwrap_err();
+    assert!(err.contains("N is not a count"), "{err}");
+}

@@ -45,6 +45,8 @@ pub struct ImportOptions {
     /// Judge positions by the PGN's score comments (`{+0.35/12}`, `[%eval 0.35]`) instead
     /// of texel's own quiescence score.
     pub score_from_pgn: bool,
+    /// Whose point of view plain score comments (`{+0.35/12}`) take.
+    pub pgn_scores: ScoreView,
     /// Seed of the per-game sampling.
     pub seed: u64,
     /// Parameters of the quiescence search.
@@ -64,8 +66,33 @@ impl Default for ImportOptions {
             draw_max_cp: 150,
             decided_cp: 1000,
             score_from_pgn: false,
+            pgn_scores: ScoreView::White,
             seed: 1,
             params: Arc::new(Params::default()),
+        }
+    }
+}
+
+/// Whose point of view the plain score comments of a PGN (`{+0.35/12}`) take. `[%eval]`
+/// comments are always White's.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum ScoreView {
+    /// White's: texel's own games, lichess, python-chess scripts.
+    #[default]
+    White,
+    /// The side that moved: cutechess, fastchess and OpenBench write each engine's own
+    /// score.
+    Mover,
+}
+
+impl std::str::FromStr for ScoreView {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<ScoreView, String> {
+        match s {
+            "white" => Ok(ScoreView::White),
+            "mover" => Ok(ScoreView::Mover),
+            other => Err(format!("unknown score view {other}: give white or mover")),
         }
     }
 }

@@ -2,7 +2,8 @@
 
 use super::split::{GameText, Games};
 use super::{
-    io, pipeline, quiet_leaf, Candidate, ImportError, ImportOptions, ImportStats, Output, BATCH,
+    io, pipeline, quiet_leaf, Candidate, ImportError, ImportOptions, ImportStats, Output,
+    ScoreView, BATCH,
 };
 use pgn_reader::{RawComment, RawTag, Reader, SanPlus, Visitor};
 use rayon::prelude::*;
@@ -24,6 +25,9 @@ struct RawGame {
     fen: Option<String>,
     result: Option<Outcome>,
     moves: Vec<SanPlus>,
+    /// Per move: its comment's score as written, and whether it is an `[%eval]`.
+    comments: Vec<Option<(i32, bool)>>,
+    /// Per move: the score after it from White's view (from `comments` at the game's end).
     scores: Vec<Option<i32>>,
     unfinished: bool,
     /// The movetext ended with a result (`1-0`, `*`, ...): the game was written whole. A
@@ -42,13 +46,20 @@ fn is_standard(variant: &str) -> bool {
     )
 }
 
-/// Parses a score comment: `+0.35/12`, `-1.2`, `+M3/20`, or `[%eval 0.35]` / `[%eval #-2]`.
-fn comment_score(text: &str) -> Option<i32> {
+/// Parses a score comment: `+0.35/12`, `-1.2`, `+M3/20`, `+0.35/12 0.101s` (cutechess,
+/// fastchess), or `[%eval 0.35]` / `[%eval #-2]`. Returns the score and whether it is an
+/// `[%eval]` (always White's view).
+fn comment_score(text: &str) -> Option<(i32, bool)> {
     let t = text.trim();
-    let value = match t.find("[%eval") {
-        Some(at) => t[at + 6..].trim_start().split([']', ' ']).next()?,
-        None => t.split('/').next()?.trim(),
+    let (value, eval) = match t.find("[%eval") {
+        Some(at) => (t[at + 6..].trim_start().split([']', ' ']).next()?, true),
+        None => (t.split(['/', ' ', ',']).next()?.trim(), false),
     };
+    score_value(value).map(|cp| (cp, eval))
+}
+
+/// Centipawns of a score word: pawns (`+0.35`) or a mate (`+M3`, `-M2`, `#-2`).
+fn score_value(value: &str) -> Option<i32> {
     let mate = |v: &str| {
         v.parse::<i32>()
             .ok()
@@ -70,10 +81,28 @@ fn comment_score(text: &str) -> Option<i32> {
         .map(|p| (p * 100.0).round() as i32)
 }
 
+/// The score after each move of `g` from White's view: plain comments in the mover's view
+/// are turned round after Black's moves.
+fn white_view(g: &RawGame, view: ScoreView) -> Vec<Option<i32>> {
+    let black_starts = g.fen.as_deref().and_then(|f| f.split_whitespace().nth(1)) == Some("b");
+    g.comments
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let (cp, eval) = (*c)?;
+            let black_moved = (i % 2 == 1) != black_starts;
+            let turn = view == ScoreView::Mover && !eval && black_moved;
+            Some(if turn { -cp } else { cp })
+        })
+        .collect()
+}
+
 /// Collects one game's tags, moves and score comments.
 struct Collect {
     line: u64,
     number: u64,
+    /// Whose view plain score comments take.
+    view: ScoreView,
 }
 
 impl Visitor for Collect {
@@ -111,12 +140,12 @@ impl Visitor for Collect {
 
     fn san(&mut self, g: &mut RawGame, san: SanPlus) -> ControlFlow<RawGame> {
         g.moves.push(san);
-        g.scores.push(None);
+        g.comments.push(None);
         ControlFlow::Continue(())
     }
 
     fn comment(&mut self, g: &mut RawGame, comment: RawComment<'_>) -> ControlFlow<RawGame> {
-        if let Some(last) = g.scores.last_mut() {
+        if let Some(last) = g.comments.last_mut() {
             if last.is_none() {
                 *last = comment_score(&String::from_utf8_lossy(comment.as_bytes()));
             }
@@ -129,7 +158,8 @@ impl Visitor for Collect {
         ControlFlow::Continue(())
     }
 
-    fn end_game(&mut self, g: RawGame) -> RawGame {
+    fn end_game(&mut self, mut g: RawGame) -> RawGame {
+        g.scores = white_view(&g, self.view);
         g
     }
 }
@@ -264,6 +294,7 @@ fn process_text(
     let mut visitor = Collect {
         line: g.line,
         number,
+        view: o.pgn_scores,
     };
     let mut out = Vec::new();
     while let Ok(Some(game)) = reader.read_game(&mut visitor) {
@@ -343,11 +374,42 @@ mod tests {
 
     #[test]
     fn score_comments_of_both_styles() {
-        assert_eq!(comment_score("+0.35/12"), Some(35));
-        assert_eq!(comment_score(" -1.20/9 "), Some(-120));
-        assert_eq!(comment_score("+M3/20"), Some(100_000 - 3));
-        assert_eq!(comment_score("[%eval 0.35] [%clk 0:01:00]"), Some(35));
-        assert_eq!(comment_score("[%eval #-2]"), Some(-100_000 + 2));
+        assert_eq!(comment_score("+0.35/12"), Some((35, false)));
+        assert_eq!(comment_score(" -1.20/9 "), Some((-120, false)));
+        assert_eq!(comment_score("+M3/20"), Some((100_000 - 3, false)));
+        assert_eq!(comment_score("+0.50/13 0.101s"), Some((50, false)));
+        assert_eq!(comment_score("-1.25/16 0.412s, book"), Some((-125, false)));
+        assert_eq!(
+            comment_score("[%eval 0.35] [%clk 0:01:00]"),
+            Some((35, true))
+        );
+        assert_eq!(comment_score("[%eval #-2]"), Some((-100_000 + 2, true)));
         assert_eq!(comment_score("book move"), None);
+        assert_eq!(comment_score("book"), None);
+    }
+
+    #[test]
+    fn mover_view_scores_are_turned_round_after_blacks_moves() {
+        let game = |fen: Option<&str>| RawGame {
+            fen: fen.map(String::from),
+            comments: vec![
+                Some((30, false)),
+                Some((-20, false)),
+                Some((40, true)),
+                None,
+            ],
+            ..RawGame::default()
+        };
+        let white = [Some(30), Some(-20), Some(40), None];
+        assert_eq!(white_view(&game(None), ScoreView::White), white);
+        // cutechess style: White's +0.30, Black's -0.20 (Black thinks it is behind, so White
+        // is ahead by 0.20), an [%eval] stays White's.
+        let mover = [Some(30), Some(20), Some(40), None];
+        assert_eq!(white_view(&game(None), ScoreView::Mover), mover);
+        let black_first = game(Some("8/8/8/8/8/8/k7/K7 b - - 0 1"));
+        assert_eq!(
+            white_view(&black_first, ScoreView::Mover),
+            [Some(-30), Some(-20), Some(40), None]
+        );
     }
 }

@@ -350,6 +350,46 @@ fn commented_game(result: &str, score: Option<&str>) -> String {
 }
 
 #[test]
+fn cutechess_scores_in_the_movers_view_are_read_as_such() {
+    // White wins; each engine scores its own side (+1.50 after White's moves, -1.50 after
+    // Black's, as cutechess, fastchess and OpenBench write them), with the move's time.
+    let dir = tempfile::tempdir().unwrap();
+    let text = commented_game("1-0", Some("+1.50"));
+    let mut black = false;
+    let text: String = text
+        .split_inclusive("/12}")
+        .map(|part| {
+            let turned = if black {
+                part.replace("{+1.50/12}", "{-1.50/12 0.098s}")
+            } else {
+                part.replace("{+1.50/12}", "{+1.50/12 0.101s}")
+            };
+            black = !black;
+            turned
+        })
+        .collect();
+    let input = temp(&dir, "cutechess.pgn", &text);
+    let options = ImportOptions {
+        skip_plies: 4,
+        gap: 3,
+        per_game: 4,
+        score_from_pgn: true,
+        ..ImportOptions::default()
+    };
+    let out = input.with_extension("epd");
+    let mover = ImportOptions {
+        pgn_scores: texel_import::ScoreView::Mover,
+        ..options.clone()
+    };
+    let kept = stats_of(import_pgn(&input, &out, &mover, &|_| {}));
+    assert!((2..=4).contains(&kept.kept), "{kept}");
+    // Read as White's view, Black's -1.50 says Black is ahead: the winner filter drops all.
+    let misread = stats_of(import_pgn(&input, &out, &options, &|_| {}));
+    assert_eq!(misread.kept, 0, "{misread}");
+    assert!(misread.skipped["winner filter"] > 0, "{misread}");
+}
+
+#[test]
 fn result_and_score_filters_keep_what_the_write_up_keeps() {
     let dir = tempfile::tempdir().unwrap();
     let options = ImportOptions {
