@@ -19,6 +19,8 @@ use texel_arena::{run_match, MatchOptions, MatchReport};
 use texel_tune::settings::values_fingerprint;
 use texel_tune::Settings;
 
+pub(crate) use crate::loop_outside::{Gate, Verdict};
+
 #[derive(Args, Clone)]
 pub struct LoopArgs {
     /// The run's folder: `best.json`, `loop.jsonl` and one `round-NN/` per round.
@@ -76,15 +78,56 @@ pub struct LoopArgs {
     /// loop.jsonl are deleted).
     #[arg(long, conflicts_with = "resume")]
     pub fresh: bool,
+    /// Take each round's games from PGN files instead of playing them: round N imports
+    /// every `.pgn` (`.pgn.gz`, `.pgn.zst`) file in `DIR/round-NN/`, games of `best.json`
+    /// from OpenBench's DATAGEN workload or fastchess. A round without them stops the loop
+    /// (exit 3) with what to run; the same command then goes on.
+    #[arg(long, value_name = "DIR")]
+    pub games_from: Option<PathBuf>,
+    /// Whose view the score comments of `--games-from` PGNs take: `mover` (fastchess,
+    /// cutechess, OpenBench) or `white` (texel's own games).
+    #[arg(long, default_value = "mover", value_name = "white|mover")]
+    pub pgn_scores: texel_import::ScoreView,
+    /// Who gates a round's tuned table: `own` (a fixed-node SPRT match here) or `outside`
+    /// (the loop prints the fastchess command and the OpenBench recipe, stops with exit 3,
+    /// and the same command with `--verdict` records the result).
+    #[arg(long, value_enum, default_value = "own")]
+    pub gate: Gate,
+    /// The verdict of the outside gate the loop waits for (it applies only to a round whose
+    /// gate the loop asked for: the table that was tested).
+    #[arg(long, value_enum)]
+    pub verdict: Option<Verdict>,
 }
+
+/// Why a round stopped before its end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Halt {
+    /// Ctrl-C: the work so far is kept.
+    Interrupted,
+    /// Outside games or an outside verdict are needed.
+    Waiting,
+}
+
+impl Halt {
+    fn exit_code(self) -> ExitCode {
+        match self {
+            Halt::Interrupted => ExitCode::from(130),
+            Halt::Waiting => ExitCode::from(3),
+        }
+    }
+}
+
+/// A step's result, or why the round stopped.
+type Step<T> = Result<std::result::Result<T, Halt>>;
 
 /// What one round did, as its line in `loop.jsonl`.
 struct RoundLine {
     round: u32,
-    games: u32,
+    games: u64,
     positions: u64,
     errors: serde_json::Value,
-    gate: MatchReport,
+    /// The gate match; `None` when the gate was outside.
+    gate: Option<MatchReport>,
     passed: bool,
 }
 
@@ -100,7 +143,7 @@ impl LoopArgs {
         self.dir.join(format!("round-{round:02}"))
     }
 
-    fn best(&self) -> PathBuf {
+    pub(crate) fn best(&self) -> PathBuf {
         self.dir.join("best.json")
     }
 
@@ -124,7 +167,7 @@ impl LoopArgs {
             false => crate::load_params(self.params.as_deref())?,
         };
         let epd: Vec<String> = self.epd.iter().map(|p| p.display().to_string()).collect();
-        Ok(Settings::default()
+        let mut settings = Settings::default()
             .fixed(
                 "--params",
                 format!("values {}", values_fingerprint(start.flat())),
@@ -137,8 +180,16 @@ impl LoopArgs {
             .fixed("--sprt", &self.sprt)
             .fixed("--gate-games", self.gate_games)
             .fixed("--openings", self.openings.display())
-            .fixed("--seed", self.seed)
-            .length("--rounds", self.rounds))
+            .fixed("--seed", self.seed);
+        if let Some(dir) = &self.games_from {
+            settings = settings
+                .fixed("--games-from", dir.display())
+                .fixed("--pgn-scores", format!("{:?}", self.pgn_scores));
+        }
+        if self.gate == Gate::Outside {
+            settings = settings.fixed("--gate", "outside");
+        }
+        Ok(settings.length("--rounds", self.rounds))
     }
 
     /// Whether the run continues the loop in `--dir`: an earlier loop there needs
@@ -203,9 +254,32 @@ fn path_str(p: &Path) -> String {
     p.display().to_string()
 }
 
+/// Step 1 fed from outside: the round's positions from the PGN files in
+/// `--games-from`/round-NN (imported once into `positions.epd`, games counted in
+/// `outside-games.txt`); waits when there are none.
+fn import_round(args: &LoopArgs, from: &Path, round: u32, dir: &Path) -> Step<(u64, u64)> {
+    let (positions, count) = (dir.join("positions.epd"), dir.join("outside-games.txt"));
+    if !(positions.exists() && count.exists()) {
+        let files = crate::loop_outside::pgn_files(&crate::loop_outside::games_dir(from, round))?;
+        if files.is_empty() {
+            crate::loop_outside::ask_for_games(args, from, round);
+            return Ok(Err(Halt::Waiting));
+        }
+        let (games, kept) = crate::loop_outside::import_games(args, &files, &positions)?;
+        texel_eval::params::write_atomically(&count, format!("{games}\n").as_bytes())?;
+        say!("round {round}: {games} outside games, {kept} positions");
+    }
+    let games = std::fs::read_to_string(&count)?.trim().parse()?;
+    let kept = std::fs::read_to_string(&positions)?.lines().count() as u64;
+    Ok(Ok((games, kept)))
+}
+
 /// Step 1: the round's games and their labelled positions (`games.pgn`, `positions.epd`);
-/// a stopped round's games are kept and the rest played. `None` when interrupted.
-fn play_round(args: &LoopArgs, round: u32, dir: &Path) -> Result<Option<(u32, u64)>> {
+/// a stopped round's games are kept and the rest played.
+fn play_round(args: &LoopArgs, round: u32, dir: &Path) -> Step<(u64, u64)> {
+    if let Some(from) = &args.games_from {
+        return import_round(args, from, round, dir);
+    }
     let positions = dir.join("positions.epd");
     let mut words = vec![
         "--params".into(),
@@ -244,18 +318,18 @@ fn play_round(args: &LoopArgs, round: u32, dir: &Path) -> Result<Option<(u32, u6
         let interrupt = crate::catch_interrupts()?;
         let report = crate::selfplay_cmd::play(&selfplay, interrupt)?;
         if report.interrupted {
-            return Ok(None);
+            return Ok(Err(Halt::Interrupted));
         }
         let stats = crate::selfplay_cmd::label(&selfplay, &dir.join("games.pgn"), &positions)?;
         say!("round {round}: {} games, {} positions", games, stats.kept);
     }
     let kept = std::fs::read_to_string(&positions)?.lines().count() as u64;
-    Ok(Some((games as u32, kept)))
+    Ok(Ok((games as u64, kept)))
 }
 
 /// Step 2: tunes from the best on every round's positions (and `--epd`) into `tuned.json`;
-/// a stopped tuning resumes from its checkpoint. `None` when interrupted.
-fn tune_round(args: &LoopArgs, round: u32, dir: &Path) -> Result<Option<serde_json::Value>> {
+/// a stopped tuning resumes from its checkpoint.
+fn tune_round(args: &LoopArgs, round: u32, dir: &Path) -> Step<serde_json::Value> {
     let tuned = dir.join("tuned.json");
     let log = dir.join("tune-log.jsonl");
     if !tuned.exists() {
@@ -295,7 +369,7 @@ fn tune_round(args: &LoopArgs, round: u32, dir: &Path) -> Result<Option<serde_js
         }
         let tune: TuneArgs = parse_as(&words)?;
         if crate::tune_cmd::run_tune(&tune)? != ExitCode::SUCCESS {
-            return Ok(None);
+            return Ok(Err(Halt::Interrupted));
         }
     }
     // The pass whose parameters were kept: the best on validation.
@@ -309,14 +383,31 @@ fn tune_round(args: &LoopArgs, round: u32, dir: &Path) -> Result<Option<serde_js
         .into_iter()
         .min_by(|a, b| validation(a).total_cmp(&validation(b)))
         .unwrap_or_default();
-    Ok(Some(json!({
+    Ok(Ok(json!({
         "train": last["train_error"], "validation": last["validation_error"],
     })))
 }
 
+/// Step 3 outside: the verdict given with `--verdict` once the loop has asked for it
+/// (`gate-asked` in the round's folder), or a wait with what to run.
+fn outside_gate(args: &LoopArgs, round: u32, dir: &Path) -> Step<(Option<MatchReport>, bool)> {
+    let asked = dir.join("gate-asked");
+    match args.verdict {
+        Some(v) if asked.exists() => Ok(Ok((None, v == Verdict::Pass))),
+        _ => {
+            texel_eval::params::write_atomically(&asked, b"")?;
+            crate::loop_outside::ask_for_verdict(args, &dir.join("tuned.json"), round);
+            Ok(Err(Halt::Waiting))
+        }
+    }
+}
+
 /// Step 3: the gate, `tuned.json` against the best at fixed nodes with an SPRT; a stopped
-/// gate keeps its finished games and plays on. `None` when interrupted.
-fn gate_round(args: &LoopArgs, dir: &Path) -> Result<Option<(MatchReport, bool)>> {
+/// gate keeps its finished games and plays on.
+fn gate_round(args: &LoopArgs, round: u32, dir: &Path) -> Step<(Option<MatchReport>, bool)> {
+    if args.gate == Gate::Outside {
+        return outside_gate(args, round, dir);
+    }
     let pgn = dir.join("gate.pgn");
     let earlier = crate::selfplay_cmd::keep_finished_games(&pgn)?;
     let test = args.sprt_test()?;
@@ -350,7 +441,7 @@ fn gate_round(args: &LoopArgs, dir: &Path) -> Result<Option<(MatchReport, bool)>
     };
     let report = run_match(&options, crate::catch_interrupts()?, &mut |_| {})?;
     if report.interrupted {
-        return Ok(None);
+        return Ok(Err(Halt::Interrupted));
     }
     let score = report.pairings[0].score;
     let passed = match report.sprt {
@@ -358,41 +449,53 @@ fn gate_round(args: &LoopArgs, dir: &Path) -> Result<Option<(MatchReport, bool)>
         Some(Sprt::AcceptH0(_)) => false,
         _ => score.los() >= 0.95,
     };
-    Ok(Some((report, passed)))
+    Ok(Ok((Some(report), passed)))
+}
+
+/// The gate part of a round's line: the match's score, Elo, LLR and bounds, or an
+/// outside gate's verdict; and the words that say it.
+fn gate_json(args: &LoopArgs, line: &RoundLine) -> Result<(serde_json::Value, String)> {
+    let Some(gate) = &line.gate else {
+        let value = json!({"outside": true, "wins": 0, "draws": 0, "losses": 0,
+                           "passed": line.passed});
+        return Ok((value, "outside gate".into()));
+    };
+    let s = gate.pairings[0].score;
+    let (elo, margin) = s.elo();
+    let llr = gate.sprt.map_or(0.0, |s| s.llr());
+    let test = args.sprt_test()?;
+    let value = json!({"wins": s.wins, "draws": s.draws, "losses": s.losses, "elo": elo,
+             "margin": margin, "llr": llr, "sprt": [test.elo0, test.elo1],
+             "sprt_model": test.model.name(), "passed": line.passed});
+    let words = format!(
+        "gate +{} ={} -{} ({elo:+.1} ± {margin:.1})",
+        s.wins, s.draws, s.losses
+    );
+    Ok((value, words))
 }
 
 /// Appends the round's line to `loop.jsonl` and prints it.
 fn record(args: &LoopArgs, line: &RoundLine) -> Result<()> {
-    let s = line.gate.pairings[0].score;
-    let (elo, margin) = s.elo();
-    let llr = line.gate.sprt.map_or(0.0, |s| s.llr());
-    let test = args.sprt_test()?;
-    let model = test.model.name();
+    let (gate, words) = gate_json(args, line)?;
     let value = json!({
         "round": line.round, "games": line.games, "positions": line.positions,
-        "error": line.errors,
-        "gate": {"wins": s.wins, "draws": s.draws, "losses": s.losses, "elo": elo,
-                 "margin": margin, "llr": llr, "sprt": [test.elo0, test.elo1], "sprt_model": model,
-                 "passed": line.passed},
+        "error": line.errors, "gate": gate,
     });
     use std::io::Write;
     let path = args.dir.join("loop.jsonl");
     let mut f = texel_eval::params::open_lines_for_append(&path)
         .with_context(|| format!("cannot write {}", path.display()))?;
     writeln!(f, "{value}")?;
+    let verdict = if line.passed {
+        "new best"
+    } else {
+        "kept the old best"
+    };
     say!(
-        "round {}: {} games, {} positions, gate +{} ={} -{} ({elo:+.1} ± {margin:.1}): {}",
+        "round {}: {} games, {} positions, {words}: {verdict}",
         line.round,
         line.games,
         line.positions,
-        s.wins,
-        s.draws,
-        s.losses,
-        if line.passed {
-            "new best"
-        } else {
-            "kept the old best"
-        }
     );
     Ok(())
 }
@@ -406,6 +509,10 @@ fn check(args: &LoopArgs) -> Result<()> {
         .write_dir("--dir", &args.dir)
         .check()?;
     args.sprt_test()?;
+    anyhow::ensure!(
+        args.verdict.is_none() || args.gate == Gate::Outside,
+        "--verdict is the result of an outside gate: give it with --gate outside"
+    );
     anyhow::ensure!(args.games > 0, "--games must be at least 1");
     anyhow::ensure!(args.gate_games > 0, "--gate-games must be at least 1");
     anyhow::ensure!(
@@ -419,6 +526,38 @@ fn check(args: &LoopArgs) -> Result<()> {
     Ok(())
 }
 
+/// Plays (or imports), tunes and gates one round, and records it.
+fn run_round(args: &LoopArgs, round: u32) -> Step<()> {
+    let dir = args.round_dir(round);
+    std::fs::create_dir_all(&dir)?;
+    let (games, positions) = match play_round(args, round, &dir)? {
+        Ok(done) => done,
+        Err(halt) => return Ok(Err(halt)),
+    };
+    let errors = match tune_round(args, round, &dir)? {
+        Ok(errors) => errors,
+        Err(halt) => return Ok(Err(halt)),
+    };
+    let (gate, passed) = match gate_round(args, round, &dir)? {
+        Ok(gated) => gated,
+        Err(halt) => return Ok(Err(halt)),
+    };
+    if passed {
+        let tuned = texel_eval::Params::load(&dir.join("tuned.json"))?;
+        tuned.save(&args.best())?;
+    }
+    let line = RoundLine {
+        round,
+        games,
+        positions,
+        errors,
+        gate,
+        passed,
+    };
+    record(args, &line)?;
+    Ok(Ok(()))
+}
+
 pub fn run(args: &LoopArgs) -> Result<ExitCode> {
     check(args)?;
     std::fs::create_dir_all(&args.dir)
@@ -426,30 +565,9 @@ pub fn run(args: &LoopArgs) -> Result<ExitCode> {
     args.continues()?;
     args.start()?;
     for round in args.finished()? + 1..=args.rounds {
-        let dir = args.round_dir(round);
-        std::fs::create_dir_all(&dir)?;
-        let Some((games, positions)) = play_round(args, round, &dir)? else {
-            return Ok(ExitCode::from(130));
-        };
-        let Some(errors) = tune_round(args, round, &dir)? else {
-            return Ok(ExitCode::from(130));
-        };
-        let Some((gate, passed)) = gate_round(args, &dir)? else {
-            return Ok(ExitCode::from(130));
-        };
-        if passed {
-            let tuned = texel_eval::Params::load(&dir.join("tuned.json"))?;
-            tuned.save(&args.best())?;
+        if let Err(halt) = run_round(args, round)? {
+            return Ok(halt.exit_code());
         }
-        let line = RoundLine {
-            round,
-            games,
-            positions,
-            errors,
-            gate,
-            passed,
-        };
-        record(args, &line)?;
     }
     say!("best parameters: {}", args.best().display());
     Ok(ExitCode::SUCCESS)

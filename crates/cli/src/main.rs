@@ -28,6 +28,7 @@ mod guards;
 mod import_cmd;
 mod lab_cmd;
 mod loop_cmd;
+mod loop_outside;
 mod match_cmd;
 mod outputs;
 mod params_cmd;

@@ -13,7 +13,7 @@ use texel_tune::error::{fit_k, samples};
 use texel_tune::texel_trace::ParamSpace;
 use texel_tune::{
     load_traces, select_in_space, Checkpoint, Descent, LinearDataset, Model, PassRecord, Selection,
-    TraceLoad,
+    TraceLoad, Variable,
 };
 
 /// The options of `--epd` that have no meaning for a trace, refused by name.
@@ -103,6 +103,18 @@ pub fn run_error_traces(args: &DataArgs, path: &Path) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The values `--group`, `--param`, `--exclude` and `--no-candidates` pick in `space`.
+fn selected_values(args: &TuneArgs, space: &ParamSpace) -> Result<Vec<Variable>> {
+    let selection = Selection {
+        groups: args.group.clone(),
+        terms: args.term.clone(),
+        exclude: args.exclude.clone(),
+        freeze_material: false,
+        no_candidates: args.no_candidates,
+    };
+    Ok(select_in_space(space, &selection)?)
+}
+
 /// `texel tune --traces FILE`, after the outputs were checked.
 pub fn run_tune_traces(
     args: &TuneArgs,
@@ -128,14 +140,7 @@ pub fn run_tune_traces(
     if let (Some(c), Some(file)) = (&resumed, &args.resume) {
         check_resumed_settings(c, file, &settings)?;
     }
-    let selection = Selection {
-        groups: args.group.clone(),
-        terms: args.term.clone(),
-        exclude: args.exclude.clone(),
-        freeze_material: false,
-        no_candidates: args.no_candidates,
-    };
-    let vars = select_in_space(&space, &selection)?;
+    let vars = selected_values(args, &space)?;
     let (start_values, run_start) = match &resumed {
         Some(c) => (c.descent.params.clone(), c.descent.anchor.clone()),
         None => (given.clone(), given),

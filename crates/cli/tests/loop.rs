@@ -148,3 +148,74 @@ fn a_loop_stopped_in_self_play_resumes_to_the_same_files() {
 fn a_loop_stopped_in_the_gate_resumes_to_the_same_files() {
     interrupted_and_resumed("round-01/gate.pgn");
 }
+
+#[test]
+fn a_loop_fed_from_outside_waits_for_games_and_for_the_verdict() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, from) = (tmp.path().join("run"), tmp.path().join("outside"));
+    let run = |extra: &[&str]| {
+        let mut c = tiny_loop(&dir, "1", "0,10");
+        c.arg("--games-from").arg(&from);
+        c.args(["--pgn-scores", "white", "--gate", "outside"])
+            .args(extra);
+        c.stdout(std::process::Stdio::piped());
+        let out = c.output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    // No games yet: the loop says where they go and stops with exit 3.
+    let (code, text) = run(&[]);
+    assert_eq!(code, Some(3), "{text}");
+    assert!(text.contains("round 1 waits for its games"), "{text}");
+    assert!(
+        text.contains(&from.join("round-01").display().to_string()),
+        "{text}"
+    );
+    // Games played elsewhere (here by texel selfplay with the best table) are imported and
+    // tuned on; then the loop waits for the outside gate's verdict.
+    let games = from.join("round-01");
+    std::fs::create_dir_all(&games).unwrap();
+    stdout_of(
+        texel()
+            .args(["selfplay", "--games", "24", "--nodes", "600", "--params"])
+            .arg(dir.join("best.json"))
+            .arg("--openings")
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/openings.epd"))
+            .arg("--pgn")
+            .arg(games.join("games.pgn")),
+    );
+    let (code, text) = run(&[]);
+    assert_eq!(code, Some(3), "{text}");
+    assert!(text.contains("24 outside games"), "{text}");
+    assert!(
+        text.contains("round 1 waits for its gate") && text.contains("fastchess"),
+        "{text}"
+    );
+    assert!(dir.join("round-01/tuned.json").exists());
+    // The verdict is recorded and a passed table becomes the best.
+    let (code, text) = run(&["--verdict", "pass"]);
+    assert_eq!(code, Some(0), "{text}");
+    let line: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(dir.join("loop.jsonl"))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        (line["games"].as_u64(), &line["gate"]["outside"]),
+        (Some(24), &true.into())
+    );
+    assert_eq!(line["gate"]["passed"], true);
+    assert_eq!(
+        std::fs::read(dir.join("best.json")).unwrap(),
+        std::fs::read(dir.join("round-01/tuned.json")).unwrap()
+    );
+    // A verdict without an outside gate is refused.
+    let own = tiny_loop(&dir, "2", "0,10");
+    let err = fails(texel().args(own.get_args()).args(["--verdict", "pass"]));
+    assert!(err.contains("--gate outside"), "{err}");
+}

@@ -208,6 +208,8 @@ pub struct LoopRound {
     pub passed: bool,
     /// The gate's SPRT.
     pub sprt: SprtTest,
+    /// The gate was an SPRT run elsewhere: only its verdict is known.
+    pub outside: bool,
     /// The tuned table's points in each gate game, in order (empty when the PGN is gone).
     pub gate_points: Vec<f64>,
 }
@@ -247,6 +249,7 @@ pub fn read_loop_lines(text: &str) -> Vec<LoopRound> {
                 },
                 passed: gate.get("passed")?.as_bool()?,
                 sprt: bounds.unwrap_or(DEFAULT_LOOP_SPRT),
+                outside: gate.get("outside").and_then(|o| o.as_bool()) == Some(true),
                 gate_points: Vec::new(),
             })
         })
@@ -314,14 +317,21 @@ fn rounds_table(page: &mut Page, rounds: &[LoopRound]) {
             } else {
                 "kept the best"
             };
+            let (gate, elo) = match r.outside {
+                true => ("outside SPRT".into(), "-".into()),
+                false => (
+                    format!("+{} ={} −{}", r.gate.wins, r.gate.draws, r.gate.losses),
+                    format!("{elo:+.1} ± {margin:.1}"),
+                ),
+            };
             vec![
                 r.round.to_string(),
                 r.games.to_string(),
                 r.positions.to_string(),
                 fmt(r.errors.0),
                 fmt(r.errors.1),
-                format!("+{} ={} −{}", r.gate.wins, r.gate.draws, r.gate.losses),
-                format!("{elo:+.1} ± {margin:.1}"),
+                gate,
+                elo,
                 verdict.to_string(),
             ]
         })
@@ -342,7 +352,7 @@ fn loop_elo_plot(rounds: &[LoopRound]) -> LinePlot {
     let by = |passed: bool| -> Vec<(f64, Score)> {
         rounds
             .iter()
-            .filter(|r| r.passed == passed)
+            .filter(|r| r.passed == passed && !r.outside)
             .map(|r| (f64::from(r.round), r.gate))
             .collect()
     };

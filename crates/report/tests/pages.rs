@@ -242,6 +242,7 @@ fn the_loop_page_draws_every_round() {
         "early lines: the loop's default bounds"
     );
     assert_eq!(rounds[1].sprt, SprtTest::logistic(0.0, 5.0));
+    assert!(!rounds[0].outside && !rounds[1].outside);
     assert_eq!(rounds[1].errors, (Some(0.029), None));
     rounds[0].gate_points = vec![1.0, 0.0, 0.5];
     let html = loop_page("Loop", &[], &rounds).unwrap().html();
@@ -254,6 +255,15 @@ fn the_loop_page_draws_every_round() {
         "round 2 has no gate PGN"
     );
     assert!(html.contains("new best") && html.contains("kept the best"));
+    // A round gated elsewhere shows its verdict, not a score.
+    let outside = "{\"round\":3,\"games\":900,\"positions\":9000,\"error\":{\"train\":0.03,\
+                   \"validation\":0.03},\"gate\":{\"outside\":true,\"wins\":0,\"draws\":0,\
+                   \"losses\":0,\"passed\":true}}\n";
+    let rounds = read_loop_lines(outside);
+    assert!(rounds[0].outside);
+    let html = loop_page("Loop", &[], &rounds).unwrap().html();
+    assert!(html.contains("<td>outside SPRT</td>"), "{html}");
+    assert_eq!(dots(figure(&html, "loop-elo")), 0);
 }
 
 #[test]
