@@ -10,7 +10,9 @@ use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use texel_eval::params::{write_atomically, Group};
 use texel_eval::{Params, TermId};
-use texel_tune::lab_report::{apply, markdown, report_json, verdict_from, verdict_json, KeepRule};
+use texel_tune::lab_report::{
+    apply, markdown, report_json, verdict_from, verdict_json, KeepRule, Proofs,
+};
 use texel_tune::{Lab, Subject, Verdict};
 
 #[derive(Args)]
@@ -51,6 +53,8 @@ pub struct LabArgs {
     /// Start again although `--out` holds an earlier lab's verdicts (they are deleted).
     #[arg(long, conflicts_with = "resume")]
     fresh: bool,
+    #[command(flatten)]
+    prove: crate::lab_prove::ProveArgs,
 }
 
 /// A candidate family by name.
@@ -182,35 +186,28 @@ pub fn run(args: &LabArgs) -> Result<ExitCode> {
         writeln!(log, "{}", verdict_json(&v, &key))
             .and_then(|()| log.flush())
             .with_context(|| format!("cannot write {}", log_path.display()))?;
-        let gain = match v.validation_gain().filter(|g| g.is_finite()) {
-            Some(g) => format!("gain {g:.3e}"),
-            None if args.data.validate.is_some_and(|v| v > 0.0) => {
-                "no validation gain (no validation positions)".to_string()
-            }
-            None => format!("training gain {:.3e}", v.train_gain()),
-        };
-        say!(
-            "[{}/{}] {}: {gain} (train {:.3e}), fires in {:.1} %, {:.1}s",
-            i + 1,
-            list.len(),
-            v.subject,
-            v.train_gain(),
-            v.share * 100.0,
-            v.seconds
-        );
+        print_verdict(args, (i + 1, list.len()), &v);
         verdicts.push(v);
     }
     let rule = KeepRule {
         needs_validation: args.data.validate.is_some_and(|v| v > 0.0),
         min_relative_gain: args.keep_min_drop,
     };
-    write_reports(args, &verdicts, &rule, &header)?;
+    let mut proofs = Proofs::new();
+    let mut complete = verdicts.len() == list.len();
+    if args.prove.prove && complete {
+        write_reports(args, &verdicts, &rule, &header, &proofs)?;
+        (proofs, complete) =
+            crate::lab_prove::prove(&args.prove, &args.out, &base, &verdicts, &rule)?;
+    }
+    write_reports(args, &verdicts, &rule, &header, &proofs)?;
     if let (Some(path), true) = (&args.apply, verdicts.len() == list.len()) {
         adopt(&mut lab, &base, &verdicts, &rule, path)?;
     }
-    if verdicts.len() < list.len() {
+    if !complete {
         say!(
-            "interrupted: {} of {} verdicts in {}; run the same command again to go on",
+            "interrupted: {} of {} verdicts in {} (proofs keep their finished games); run the \
+             same command again to go on",
             verdicts.len(),
             list.len(),
             log_path.display()
@@ -218,6 +215,24 @@ pub fn run(args: &LabArgs) -> Result<ExitCode> {
         return Ok(ExitCode::from(130));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Prints verdict `at` of `of`: its gain, where it fires, how long it took.
+fn print_verdict(args: &LabArgs, (at, of): (usize, usize), v: &Verdict) {
+    let gain = match v.validation_gain().filter(|g| g.is_finite()) {
+        Some(g) => format!("gain {g:.3e}"),
+        None if args.data.validate.is_some_and(|v| v > 0.0) => {
+            "no validation gain (no validation positions)".to_string()
+        }
+        None => format!("training gain {:.3e}", v.train_gain()),
+    };
+    say!(
+        "[{at}/{of}] {}: {gain} (train {:.3e}), fires in {:.1} %, {:.1}s",
+        v.subject,
+        v.train_gain(),
+        v.share * 100.0,
+        v.seconds
+    );
 }
 
 /// Verdicts finished before, by key.
@@ -291,12 +306,13 @@ fn write_reports(
     verdicts: &[Verdict],
     rule: &KeepRule,
     header: &[String],
+    proofs: &Proofs,
 ) -> Result<()> {
     let md = args.out.join("lab.md");
-    write_atomically(&md, markdown(verdicts, rule, header).as_bytes())
+    write_atomically(&md, markdown(verdicts, rule, header, proofs).as_bytes())
         .with_context(|| format!("cannot write {}", md.display()))?;
     let json = args.out.join("lab.json");
-    let text = serde_json::to_string_pretty(&report_json(verdicts, rule, header))?;
+    let text = serde_json::to_string_pretty(&report_json(verdicts, rule, header, proofs))?;
     write_atomically(&json, text.as_bytes())
         .with_context(|| format!("cannot write {}", json.display()))?;
     say!("wrote {} and {}", md.display(), json.display());

@@ -388,6 +388,18 @@ fn tune_round(args: &LoopArgs, round: u32, dir: &Path) -> Step<serde_json::Value
     })))
 }
 
+/// Adjudication of gate and proof matches: a side 10 pawns ahead for 6 plies wins, scores
+/// within 0.1 for 12 plies after ply 80 draw.
+pub(crate) const GATE_ADJUDICATION: texel_arena::game::Adjudication =
+    texel_arena::game::Adjudication {
+        resign_cp: Some(1000),
+        resign_plies: 6,
+        draw_cp: Some(10),
+        draw_plies: 12,
+        draw_after: 80,
+        max_plies: 600,
+    };
+
 /// Step 3 outside: the verdict given with `--verdict` once the loop has asked for it
 /// (`gate-asked` in the round's folder), or a wait with what to run.
 fn outside_gate(args: &LoopArgs, round: u32, dir: &Path) -> Step<(Option<MatchReport>, bool)> {
@@ -425,14 +437,7 @@ fn gate_round(args: &LoopArgs, round: u32, dir: &Path) -> Step<(Option<MatchRepo
         openings: texel_arena::openings::read_openings(&args.openings)?,
         random_plies: 2,
         seed: args.seed ^ 0x9a7e,
-        adjudication: texel_arena::game::Adjudication {
-            resign_cp: Some(1000),
-            resign_plies: 6,
-            draw_cp: Some(10),
-            draw_plies: 12,
-            draw_after: 80,
-            max_plies: 600,
-        },
+        adjudication: GATE_ADJUDICATION,
         pgn: Some(pgn),
         sprt: Some(test),
         event: "texel loop gate".into(),

@@ -27,6 +27,7 @@ mod eval_cmd;
 mod guards;
 mod import_cmd;
 mod lab_cmd;
+mod lab_prove;
 mod loop_cmd;
 mod loop_outside;
 mod match_cmd;

@@ -171,3 +171,57 @@ fn a_subject_without_validation_positions_is_never_kept_and_says_why() {
         "no validation positions to measure the gain on"
     );
 }
+
+#[test]
+fn prove_plays_every_kept_subject_against_the_base() {
+    let tmp = tempfile::tempdir().unwrap();
+    let epd = sample(tmp.path(), "s.epd", 3000);
+    let out = tmp.path().join("lab");
+    let openings = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/openings.epd");
+    let args = [
+        "--ablate",
+        "PIECE_VALUE",
+        "--family",
+        "ChainV",
+        "--prove",
+        "--prove-games",
+        "100",
+        "--prove-nodes",
+        "300",
+        "--prove-sprt",
+        "0,100",
+        "--prove-openings",
+        openings,
+    ];
+    let text = stdout_of(&mut lab(&epd, &out, &args));
+    let report = verdicts(&out);
+    assert!(report.iter().any(|v| v["kept"] == true), "{text}");
+    for v in &report {
+        assert_eq!(v["kept"] == true, v.get("proof").is_some(), "{v}");
+    }
+    // The material term earns its place, and its games say so: the base beats the table
+    // without piece values.
+    let material = report
+        .iter()
+        .find(|v| v["subject"] == "-PIECE_VALUE")
+        .unwrap();
+    let proof = &material["proof"];
+    let games = ["wins", "draws", "losses"].map(|k| proof[k].as_u64().unwrap());
+    assert!(
+        games.iter().sum::<u64>() < 100 && games[0] > games[2],
+        "{proof}"
+    );
+    assert_eq!(proof["sprt"], "H1", "{proof}");
+    assert!(out.join("prove/minus-PIECE_VALUE.pgn").exists());
+    let md = std::fs::read_to_string(out.join("lab.md")).unwrap();
+    assert!(
+        md.contains("| in games |") && md.contains("gains in games"),
+        "{md}"
+    );
+    // A rerun keeps the finished games: the same proof, no new game.
+    let again = stdout_of(&mut lab(&epd, &out, &[&args[..], &["--resume"]].concat()));
+    let proofs = |list: &[serde_json::Value]| -> Vec<serde_json::Value> {
+        list.iter().map(|v| v["proof"].clone()).collect()
+    };
+    assert_eq!(proofs(&verdicts(&out)), proofs(&report), "{again}");
+}

@@ -4,6 +4,7 @@
 use crate::page::Page;
 use crate::plot::{Bar, BarPlot, PlotError};
 use serde_json::Value;
+use texel_tune::lab_report::GameProof;
 
 /// One verdict as the page shows it.
 #[derive(Clone, Debug, PartialEq)]
@@ -20,6 +21,8 @@ pub struct LabRow {
     pub gain: f64,
     /// Whether `gain` is the validation drop.
     pub on_validation: bool,
+    /// The subject's games against the base (`texel lab --prove`).
+    pub proof: Option<GameProof>,
 }
 
 /// The verdicts of a `lab.json` and its lines about the run; `None` when the JSON is not a
@@ -45,6 +48,9 @@ pub fn read_lab(text: &str) -> Option<(Vec<String>, Vec<LabRow>)> {
                 share: r.get("share")?.as_f64()?,
                 gain: validation.or_else(|| r.get("train_gain")?.as_f64())?,
                 on_validation: validation.is_some(),
+                proof: r
+                    .get("proof")
+                    .and_then(|p| serde_json::from_value(p.clone()).ok()),
             })
         })
         .collect::<Option<Vec<_>>>()?;
@@ -87,24 +93,43 @@ pub fn lab_page(title: &str, about: &[String], rows: &[LabRow]) -> Result<Page, 
         "Longer is better: the error the subject removes when tuned (for an ablation, what removing \
          the term adds). The label says in what share of positions it fires: a large drop from a rare \
          term deserves a second look.");
+    verdict_table(&mut page, rows, &verdict);
+    Ok(page)
+}
+
+/// The table of verdicts, with the games of proven subjects when there are any.
+fn verdict_table(page: &mut Page, rows: &[LabRow], verdict: &dyn Fn(&LabRow) -> &'static str) {
+    let proven = rows.iter().any(|r| r.proof.is_some());
     let table: Vec<Vec<String>> = rows
         .iter()
         .enumerate()
         .map(|(i, r)| {
-            vec![
+            let mut row = vec![
                 (i + 1).to_string(),
                 r.subject.clone(),
                 r.kind.clone(),
                 format!("{:.1} %", 100.0 * r.share),
                 format!("{:.3e}", r.gain),
                 verdict(r).to_string(),
-            ]
+            ];
+            if proven {
+                row.extend(match &r.proof {
+                    Some(p) => vec![
+                        format!("+{} ={} −{}", p.wins, p.draws, p.losses),
+                        format!("{:+.1} ± {:.1}", p.elo.0, p.elo.1),
+                        format!("{:.2}", p.llr),
+                        p.words().to_string(),
+                    ],
+                    None => vec!["-".into(); 4],
+                });
+            }
+            row
         })
         .collect();
+    let mut head = vec!["#", "subject", "kind", "fires", "error drop", "verdict"];
+    if proven {
+        head.extend(["games", "Elo (95 %)", "LLR", "in games"]);
+    }
     page.heading("Verdicts");
-    page.table(
-        &["#", "subject", "kind", "fires", "error drop", "verdict"],
-        &table,
-    );
-    Ok(page)
+    page.table(&head, &table);
 }

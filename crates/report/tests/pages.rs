@@ -283,7 +283,21 @@ fn the_lab_page_draws_a_bar_per_verdict() {
     assert_eq!(bars(svg), 3);
     assert!(has_text(svg, "PlacementV (fires 99.0 %)"));
     assert!(html.contains("<td>dead weight</td>"));
+    assert!(
+        !html.contains("in games"),
+        "no proof columns without proofs"
+    );
     assert!(read_lab("{\"verdicts\": 3}").is_none());
+    // `texel lab --prove`: a kept subject that loses its games says so.
+    let proven = json.replacen(
+        "\"kept\": true,",
+        "\"kept\": true, \"proof\": {\"wins\": 180, \"draws\": 300, \"losses\": 240,
+         \"elo\": [-29.0, 18.0], \"llr\": -2.95, \"sprt\": \"H0\", \"test\": \"t\"},",
+        1,
+    );
+    let (about, rows) = read_lab(&proven).unwrap();
+    let html = lab_page("Lab", &about, &rows).unwrap().html();
+    assert!(html.contains("<td>+180 =300 −240</td>") && html.contains("<td>loses in games</td>"));
 }
 
 #[test]

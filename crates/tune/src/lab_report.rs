@@ -112,6 +112,41 @@ pub fn verdict_from(line: &str) -> Option<(String, Verdict)> {
     Some((v.get("key")?.as_str()?.to_string(), verdict))
 }
 
+/// A kept subject played against the base at fixed nodes: its score and the SPRT's verdict
+/// (the `proof` of a verdict in `lab.json`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct GameProof {
+    /// Games the subject's table won, drew and lost against the base.
+    pub wins: u32,
+    /// Games drawn.
+    pub draws: u32,
+    /// Games lost.
+    pub losses: u32,
+    /// Elo of the subject's table and the half-width of its 95 % interval.
+    pub elo: (f64, f64),
+    /// The SPRT's log-likelihood ratio.
+    pub llr: f64,
+    /// The SPRT's verdict: `H1` (the gain holds in games), `H0` (it does not), or
+    /// `undecided` (the games ran out first).
+    pub sprt: String,
+    /// The SPRT's hypotheses, in words.
+    pub test: String,
+}
+
+impl GameProof {
+    /// What the games say, in words.
+    pub fn words(&self) -> &'static str {
+        match self.sprt.as_str() {
+            "H1" => "gains in games",
+            "H0" => "loses in games",
+            _ => "undecided in games",
+        }
+    }
+}
+
+/// Proofs by subject name.
+pub type Proofs = BTreeMap<String, GameProof>;
+
 /// Verdicts ranked best first: by relative gain, then by name (a stable order).
 pub fn ranked(verdicts: &[Verdict]) -> Vec<&Verdict> {
     let mut list: Vec<&Verdict> = verdicts.iter().collect();
@@ -123,8 +158,14 @@ pub fn ranked(verdicts: &[Verdict]) -> Vec<&Verdict> {
     list
 }
 
-/// The ranked table as Markdown; `header` lines describe the run.
-pub fn markdown(verdicts: &[Verdict], rule: &KeepRule, header: &[String]) -> String {
+/// The ranked table as Markdown; `header` lines describe the run; `proofs` add the games of
+/// the kept subjects.
+pub fn markdown(
+    verdicts: &[Verdict],
+    rule: &KeepRule,
+    header: &[String],
+    proofs: &Proofs,
+) -> String {
     let mut out = String::from("# Term lab\n\n");
     for line in header {
         let _ = writeln!(out, "- {line}");
@@ -134,8 +175,18 @@ pub fn markdown(verdicts: &[Verdict], rule: &KeepRule, header: &[String]) -> Str
         "- kept: gain above 0 and at least {:.4} % of the held error\n",
         rule.min_relative_gain * 100.0
     );
-    out.push_str("| # | subject | kind | tuned with | fires | held error | gain (validation) | gain (train) | relative | verdict | s |\n");
-    out.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
+    out.push_str("| # | subject | kind | tuned with | fires | held error | gain (validation) | gain (train) | relative | verdict | s |");
+    out.push_str(if proofs.is_empty() {
+        "\n"
+    } else {
+        " games | Elo | LLR | in games |\n"
+    });
+    out.push_str("|---|---|---|---|---|---|---|---|---|---|---|");
+    out.push_str(if proofs.is_empty() {
+        "\n"
+    } else {
+        "---|---|---|---|\n"
+    });
     for (i, v) in ranked(verdicts).into_iter().enumerate() {
         let held = v.held.validation.unwrap_or(v.held.train);
         let gain = |g: Option<f64>| g.map_or("-".to_string(), |g| format!("{g:.3e}"));
@@ -145,7 +196,7 @@ pub fn markdown(verdicts: &[Verdict], rule: &KeepRule, header: &[String]) -> Str
             (_, "ablation") => "dead weight",
             _ => "reject",
         };
-        let _ = writeln!(
+        let _ = write!(
             out,
             "| {} | `{}` | {} | {} | {:.1} % | {held:.6} | {} | {} | {:.4} % | {verdict} | {:.1} |",
             i + 1,
@@ -158,18 +209,46 @@ pub fn markdown(verdicts: &[Verdict], rule: &KeepRule, header: &[String]) -> Str
             v.relative_gain() * 100.0,
             v.seconds
         );
+        let _ = writeln!(out, "{}", proof_cells(proofs, &v.subject));
     }
     out
 }
 
-/// The report as JSON: the run's description, the rule and every verdict, ranked.
-pub fn report_json(verdicts: &[Verdict], rule: &KeepRule, header: &[String]) -> Value {
+/// The Markdown cells of a subject's games (none when no subject was proven).
+fn proof_cells(proofs: &Proofs, subject: &str) -> String {
+    match (proofs.is_empty(), proofs.get(subject)) {
+        (true, _) => String::new(),
+        (false, None) => " - | - | - | - |".into(),
+        (false, Some(p)) => format!(
+            " +{} ={} −{} | {:+.1} ± {:.1} | {:.2} | {} |",
+            p.wins,
+            p.draws,
+            p.losses,
+            p.elo.0,
+            p.elo.1,
+            p.llr,
+            p.words()
+        ),
+    }
+}
+
+/// The report as JSON: the run's description, the rule and every verdict, ranked, with the
+/// games of the proven subjects.
+pub fn report_json(
+    verdicts: &[Verdict],
+    rule: &KeepRule,
+    header: &[String],
+    proofs: &Proofs,
+) -> Value {
     let list: Vec<Value> = ranked(verdicts)
         .into_iter()
         .map(|v| {
             let mut j = verdict_json(v, "");
             j["kept"] = json!(rule.keeps(v));
             j["why_not"] = json!(rule.rejects(v));
+            if let Some(p) = proofs.get(&v.subject) {
+                j["proof"] = serde_json::to_value(p).expect("plain data");
+            }
             j.as_object_mut().map(|o| o.remove("key"));
             j
         })
@@ -200,4 +279,61 @@ pub fn apply(base: &Params, verdicts: &[Verdict], rule: &KeepRule) -> (Params, V
         }
     }
     (out, terms)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_subject_that_keeps_error_but_loses_games_is_shown_as_such() {
+        let verdict = Verdict {
+            subject: "ChainV".into(),
+            kind: "candidate",
+            partners: vec!["PawnV".into()],
+            support: 900,
+            share: 0.3,
+            held: Errors {
+                train: 0.030,
+                validation: Some(0.031),
+            },
+            free: Errors {
+                train: 0.029,
+                validation: Some(0.030),
+            },
+            values: vec![],
+            seconds: 1.0,
+        };
+        let rule = KeepRule {
+            min_relative_gain: 1e-4,
+            needs_validation: true,
+        };
+        assert!(rule.keeps(&verdict));
+        let proof = GameProof {
+            wins: 180,
+            draws: 300,
+            losses: 240,
+            elo: (-29.0, 18.0),
+            llr: -2.95,
+            sprt: "H0".into(),
+            test: "H0 0 against H1 5 logistic Elo".into(),
+        };
+        let proofs = Proofs::from([("ChainV".to_string(), proof.clone())]);
+        let md = markdown(std::slice::from_ref(&verdict), &rule, &[], &proofs);
+        let row = md.lines().find(|l| l.contains("`ChainV`")).unwrap();
+        assert!(
+            row.contains("| keep |") && row.contains("loses in games"),
+            "{row}"
+        );
+        assert!(
+            row.contains("+180 =300 −240 | -29.0 ± 18.0 | -2.95"),
+            "{row}"
+        );
+        let json = report_json(&[verdict], &rule, &[], &proofs);
+        let back: GameProof = serde_json::from_value(json["verdicts"][0]["proof"].clone()).unwrap();
+        assert_eq!(back, proof);
+        // Without proofs the table has no game columns.
+        let plain = markdown(&[], &rule, &[], &Proofs::new());
+        assert!(!plain.contains("in games"));
+    }
 }
