@@ -78,7 +78,7 @@ const TRIES_PER_POSITION: usize = 200;
 
 /// The FENs for `request`: each a seeded book line (or the standard start) with random
 /// plies after it, kept when the side to move has a move, the game is not over, a short
-/// search by `params` scores it within ±[`DECIDED_CP`], and no earlier FEN is the same
+/// search by `params` scores it within ±3 pawns, and no earlier FEN is the same
 /// position.
 ///
 /// # Errors

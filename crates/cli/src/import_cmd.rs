@@ -163,7 +163,7 @@ pub fn run(args: &ImportArgs) -> Result<()> {
         eprintln!("{:.0} positions/s", stats.considered as f64 / secs);
     }
     if let Some(path) = &args.stats_json {
-        texel_eval::params::write_atomically(path, stats.to_json().as_bytes())?;
+        texel_files::write_atomically(path, stats.to_json().as_bytes())?;
     }
     say!("wrote {} positions to {}", stats.kept, args.out.display());
     Ok(())

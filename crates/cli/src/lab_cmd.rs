@@ -8,8 +8,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
-use texel_eval::params::{write_atomically, Group};
+use texel_eval::params::Group;
 use texel_eval::{Params, TermId};
+use texel_files::write_atomically;
 use texel_tune::lab_report::{
     apply, markdown, report_json, verdict_from, verdict_json, KeepRule, Proofs,
 };
@@ -264,7 +265,7 @@ fn open_verdicts(args: &LabArgs) -> Result<(PathBuf, Finished, std::fs::File)> {
             .with_context(|| format!("cannot remove {}", log_path.display()))
     })?;
     let done = finished(&log_path)?;
-    let log = texel_eval::params::open_lines_for_append(&log_path)
+    let log = texel_files::open_lines_for_append(&log_path)
         .with_context(|| format!("cannot write {}", log_path.display()))?;
     Ok((log_path, done, log))
 }

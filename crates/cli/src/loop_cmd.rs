@@ -266,7 +266,7 @@ fn import_round(args: &LoopArgs, from: &Path, round: u32, dir: &Path) -> Step<(u
             return Ok(Err(Halt::Waiting));
         }
         let (games, kept) = crate::loop_outside::import_games(args, &files, &positions)?;
-        texel_eval::params::write_atomically(&count, format!("{games}\n").as_bytes())?;
+        texel_files::write_atomically(&count, format!("{games}\n").as_bytes())?;
         say!("round {round}: {games} outside games, {kept} positions");
     }
     let games = std::fs::read_to_string(&count)?.trim().parse()?;
@@ -407,7 +407,7 @@ fn outside_gate(args: &LoopArgs, round: u32, dir: &Path) -> Step<(Option<MatchRe
     match args.verdict {
         Some(v) if asked.exists() => Ok(Ok((None, v == Verdict::Pass))),
         _ => {
-            texel_eval::params::write_atomically(&asked, b"")?;
+            texel_files::write_atomically(&asked, b"")?;
             crate::loop_outside::ask_for_verdict(args, &dir.join("tuned.json"), round);
             Ok(Err(Halt::Waiting))
         }
@@ -488,7 +488,7 @@ fn record(args: &LoopArgs, line: &RoundLine) -> Result<()> {
     });
     use std::io::Write;
     let path = args.dir.join("loop.jsonl");
-    let mut f = texel_eval::params::open_lines_for_append(&path)
+    let mut f = texel_files::open_lines_for_append(&path)
         .with_context(|| format!("cannot write {}", path.display()))?;
     writeln!(f, "{value}")?;
     let verdict = if line.passed {

@@ -83,7 +83,7 @@ pub fn import_games(args: &LoopArgs, files: &[PathBuf], positions: &Path) -> Res
         text += &std::fs::read_to_string(&part)?;
     }
     std::fs::remove_file(&part).ok();
-    texel_eval::params::write_atomically(positions, text.as_bytes())
+    texel_files::write_atomically(positions, text.as_bytes())
         .with_context(|| format!("cannot write {}", positions.display()))?;
     Ok((games, text.lines().count() as u64))
 }

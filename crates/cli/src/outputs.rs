@@ -8,8 +8,9 @@
 
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
-use texel_eval::params::{to_rust, write_atomically};
+use texel_eval::params::to_rust;
 use texel_eval::Params;
+use texel_files::write_atomically;
 
 use crate::paths::Files;
 

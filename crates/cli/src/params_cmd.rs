@@ -5,8 +5,9 @@ use clap::Args;
 use serde_json::json;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use texel_eval::params::{rust_value, to_rust, write_atomically, Group};
+use texel_eval::params::{rust_value, to_rust, Group};
 use texel_eval::TermId;
+use texel_files::write_atomically;
 
 #[derive(Args)]
 pub struct ParamsArgs {

@@ -28,7 +28,7 @@ impl Role {
     /// Whether the file is a device or pipe (`/dev/null`, `/dev/stdout`): many outputs may
     /// go there, and reading one is not reading a file a write could destroy.
     fn is_special(&self) -> bool {
-        texel_eval::params::is_special_file(&self.resolved)
+        texel_files::is_special_file(&self.resolved)
     }
 }
 

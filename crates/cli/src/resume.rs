@@ -5,7 +5,7 @@
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
-use texel_eval::params::write_atomically;
+use texel_files::write_atomically;
 use texel_tune::Settings;
 
 /// The settings file's format.

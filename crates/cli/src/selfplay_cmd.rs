@@ -229,7 +229,7 @@ pub(crate) fn keep_finished_games(pgn: &Path) -> Result<Vec<Ending>> {
         end = game.span.end;
     }
     if end < text.len() {
-        texel_eval::params::write_atomically(pgn, &text.as_bytes()[..end])
+        texel_files::write_atomically(pgn, &text.as_bytes()[..end])
             .with_context(|| format!("cannot rewrite {}", pgn.display()))?;
     }
     Ok(endings)

@@ -55,7 +55,7 @@ pub fn run(command: &TracesCommand) -> Result<()> {
         Form::Text => write_trace(&mut bytes, &space, &positions)?,
         Form::Binary => write_binary(&mut bytes, &space, &positions)?,
     }
-    texel_eval::params::write_atomically(&args.out, &bytes)
+    texel_files::write_atomically(&args.out, &bytes)
         .with_context(|| format!("cannot write {}", args.out.display()))?;
     say!(
         "wrote {} positions of {} parameters ({} values) to {} in the {} form",

@@ -664,7 +664,7 @@ fn log_changes(
         })
         .collect();
     let line = serde_json::json!({ "held": held, "changes": changes });
-    let mut f = texel_eval::params::open_lines_for_append(log)
+    let mut f = texel_files::open_lines_for_append(log)
         .with_context(|| format!("cannot write the log {}", log.display()))?;
     writeln!(f, "{line}").with_context(|| format!("cannot write the log {}", log.display()))
 }

@@ -140,7 +140,7 @@ fn the_readme_states_the_figures_the_shipped_configurations_give() {
     let readme = std::fs::read_to_string(&path).unwrap();
     let (updated, stated, wanted) = fill(&readme, &figures);
     if std::env::var_os("UPDATE_DOCS").is_some() {
-        texel_eval::params::write_atomically(&path, updated.as_bytes()).unwrap();
+        texel_files::write_atomically(&path, updated.as_bytes()).unwrap();
         return;
     }
     assert_eq!(

@@ -53,7 +53,7 @@ impl Output {
                 "averaged labels need an output format that writes fractions (bracket), not `{format}`"
             )));
         }
-        texel_eval::params::remove_stale_temps(path);
+        texel_files::remove_stale_temps(path);
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let tmp = PathBuf::from(format!("{}.tmp{}-{n}", path.display(), std::process::id()));
@@ -139,7 +139,7 @@ impl Output {
         }
         let path = self.path.clone();
         let done = self.file.flush().and_then(|()| {
-            if texel_eval::params::is_special_file(&path) {
+            if texel_files::is_special_file(&path) {
                 // A device or pipe (`/dev/null`) is written to, never replaced.
                 std::fs::copy(&self.tmp, &path).map(drop)
             } else {

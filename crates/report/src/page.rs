@@ -98,7 +98,7 @@ impl Page {
 
     /// Writes the document to `path` atomically (a temporary file, then a rename).
     pub fn write(&self, path: &Path) -> std::io::Result<()> {
-        texel_eval::params::write_atomically(path, self.html().as_bytes())
+        texel_files::write_atomically(path, self.html().as_bytes())
     }
 }
 

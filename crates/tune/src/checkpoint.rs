@@ -8,9 +8,9 @@ use crate::settings::Settings;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use texel_eval::params::write_atomically;
 use texel_eval::table::TERMS;
 use texel_eval::Params;
+use texel_files::write_atomically;
 
 /// The checkpoint format written now.
 const FORMAT: &str = "texel-checkpoint-5";

@@ -477,7 +477,7 @@ fn open_log(options: &RunOptions) -> Result<Option<std::fs::File>, RunError> {
     let Some(path) = &options.log else {
         return Ok(None);
     };
-    texel_eval::params::open_lines_for_append(path)
+    texel_files::open_lines_for_append(path)
         .map(Some)
         .map_err(|cause| RunError::Io {
             path: path.clone(),

@@ -16,9 +16,7 @@ mod preset;
 pub(crate) use declare::{declare_params, handle_type};
 pub use export::{rust_value, to_rust};
 pub use handle::{Handle, IArray, IParam, SArray, SParam};
-pub use json::{
-    is_special_file, open_lines_for_append, remove_stale_temps, write_atomically, ParamsError,
-};
+pub use json::ParamsError;
 pub use preset::Preset;
 
 use crate::table::{self, FLAT_LEN, TERMS, TERM_COUNT};
