@@ -12,7 +12,7 @@ use texel_eval::params::Group;
 use texel_eval::{Params, TermId};
 use texel_files::write_atomically;
 use texel_tune::lab_report::{
-    apply, markdown, report_json, verdict_from, verdict_json, KeepRule, Proofs,
+    apply, markdown, verdict_from, verdict_json, KeepRule, LabReport, Proofs,
 };
 use texel_tune::{Lab, Subject, Verdict};
 
@@ -313,7 +313,7 @@ fn write_reports(
     write_atomically(&md, markdown(verdicts, rule, header, proofs).as_bytes())
         .with_context(|| format!("cannot write {}", md.display()))?;
     let json = args.out.join("lab.json");
-    let text = serde_json::to_string_pretty(&report_json(verdicts, rule, header, proofs))?;
+    let text = serde_json::to_string_pretty(&LabReport::new(verdicts, rule, header, proofs))?;
     write_atomically(&json, text.as_bytes())
         .with_context(|| format!("cannot write {}", json.display()))?;
     say!("wrote {} and {}", md.display(), json.display());

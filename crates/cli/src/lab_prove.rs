@@ -45,7 +45,7 @@ pub struct ProveArgs {
 /// an ablation, the base) and its opponent's (the base; for an ablation, the base with the
 /// term at zero).
 fn tables(base: &Params, verdict: &Verdict, rule: &KeepRule) -> (Params, Params) {
-    if verdict.kind == "ablation" {
+    if verdict.kind == texel_tune::SubjectKind::Ablation {
         let mut without = base.clone();
         for (name, _) in &verdict.values {
             if let Some(t) = texel_eval::TermId::by_name(name) {

@@ -373,18 +373,11 @@ fn tune_round(args: &LoopArgs, round: u32, dir: &Path) -> Step<serde_json::Value
         }
     }
     // The pass whose parameters were kept: the best on validation.
-    let passes: Vec<serde_json::Value> = std::fs::read_to_string(&log)?
-        .lines()
-        .filter(|l| l.contains("\"pass\""))
-        .map(serde_json::from_str)
-        .collect::<Result<_, _>>()?;
-    let validation = |v: &serde_json::Value| v["validation_error"].as_f64().unwrap_or(f64::MAX);
-    let last = passes
-        .into_iter()
-        .min_by(|a, b| validation(a).total_cmp(&validation(b)))
-        .unwrap_or_default();
+    let passes = texel_tune::log::read_tune_log(&std::fs::read_to_string(&log)?)
+        .with_context(|| log.display().to_string())?;
+    let kept = texel_tune::log::kept_pass(&passes);
     Ok(Ok(json!({
-        "train": last["train_error"], "validation": last["validation_error"],
+        "train": kept.map(|p| p.train_error), "validation": kept.and_then(|p| p.validation_error),
     })))
 }
 

@@ -87,8 +87,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         } else {
             lab.clone()
         };
-        let (about, rows) = read_lab(&read(&file)?)
-            .with_context(|| format!("{}: not a term lab report (lab.json)", file.display()))?;
+        let (about, rows) = read_lab(&read(&file)?).with_context(|| file.display().to_string())?;
         lab_page(&format!("Term lab: {}", file.display()), &about, &rows)?
     } else if let Some(pgn) = &args.match_pgn {
         let games = texel_arena::results::games(&read(pgn)?);
@@ -135,7 +134,7 @@ fn tune_report(args: &ReportArgs, log: &Path) -> Result<Page> {
         let tuned = crate::tune_traces::values_of(&space, tuned_path)?;
         let about = about(&args.data, loaded.k);
         let mut watch = TuneWatch::new(&loaded.train, space, &start, loaded.k, about);
-        watch.passes = read_tune_log(&read(log)?);
+        watch.passes = read_tune_log(&read(log)?).with_context(|| log.display().to_string())?;
         loaded.train.rescore(&tuned);
         return watch.finished(&mut loaded.train, &tuned);
     }
@@ -145,7 +144,7 @@ fn tune_report(args: &ReportArgs, log: &Path) -> Result<Page> {
     let space = texel_eval::params::param_space();
     let about = about(&args.data, loaded.k);
     let mut watch = TuneWatch::new(&loaded.train, space, &start, loaded.k, about);
-    watch.passes = read_tune_log(&read(log)?);
+    watch.passes = read_tune_log(&read(log)?).with_context(|| log.display().to_string())?;
     loaded.train.rescore(&tuned);
     watch.finished(&mut loaded.train, &tuned)
 }

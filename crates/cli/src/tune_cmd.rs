@@ -457,7 +457,8 @@ impl<V: Values> Watching<V> {
         loaded.train.rescore(params);
         if let (Some(_), Some(log)) = (resumed, &args.log) {
             let text = std::fs::read_to_string(log).unwrap_or_default();
-            watch.passes = texel_report::tune::read_tune_log(&text);
+            watch.passes = texel_report::tune::read_tune_log(&text)
+                .with_context(|| log.display().to_string())?;
         }
         Ok(Watching {
             path: path.to_path_buf(),
@@ -654,16 +655,22 @@ fn log_changes(
     name: &dyn Fn(usize) -> String,
 ) -> Result<()> {
     use std::io::Write;
-    let changes: Vec<serde_json::Value> = changes
+    use texel_tune::log::{ChangesLine, TuneLogLine, ValueChange, TUNE_LOG_VERSION};
+    let changes = changes
         .iter()
-        .map(|&(i, before, after, support)| {
-            serde_json::json!({
-                "value": name(i), "before": before, "after": after,
-                "support": support,
-            })
+        .map(|&(i, before, after, support)| ValueChange {
+            value: name(i),
+            before,
+            after,
+            support,
         })
         .collect();
-    let line = serde_json::json!({ "held": held, "changes": changes });
+    let line = TuneLogLine::Changes(ChangesLine {
+        version: TUNE_LOG_VERSION,
+        held: held.to_vec(),
+        changes,
+    });
+    let line = serde_json::to_string(&line)?;
     let mut f = texel_files::open_lines_for_append(log)
         .with_context(|| format!("cannot write the log {}", log.display()))?;
     writeln!(f, "{line}").with_context(|| format!("cannot write the log {}", log.display()))

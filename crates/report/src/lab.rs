@@ -3,8 +3,7 @@
 
 use crate::page::Page;
 use crate::plot::{Bar, BarPlot, PlotError};
-use serde_json::Value;
-use texel_tune::lab_report::GameProof;
+use texel_tune::lab_report::{GameProof, LabFileError, LabReport};
 
 /// One verdict as the page shows it.
 #[derive(Clone, Debug, PartialEq)]
@@ -25,36 +24,26 @@ pub struct LabRow {
     pub proof: Option<GameProof>,
 }
 
-/// The verdicts of a `lab.json` and its lines about the run; `None` when the JSON is not a
-/// lab report.
-pub fn read_lab(text: &str) -> Option<(Vec<String>, Vec<LabRow>)> {
-    let v: Value = serde_json::from_str(text).ok()?;
-    let about = v
-        .get("run")?
-        .as_array()?
-        .iter()
-        .filter_map(|l| l.as_str().map(str::to_string))
-        .collect();
-    let rows = v
-        .get("verdicts")?
-        .as_array()?
-        .iter()
-        .map(|r| {
-            let validation = r.get("validation_gain").and_then(Value::as_f64);
-            Some(LabRow {
-                subject: r.get("subject")?.as_str()?.to_string(),
-                kind: r.get("kind")?.as_str()?.to_string(),
-                kept: r.get("kept")?.as_bool()?,
-                share: r.get("share")?.as_f64()?,
-                gain: validation.or_else(|| r.get("train_gain")?.as_f64())?,
-                on_validation: validation.is_some(),
-                proof: r
-                    .get("proof")
-                    .and_then(|p| serde_json::from_value(p.clone()).ok()),
-            })
+/// The verdicts of a `lab.json` and its lines about the run.
+///
+/// # Errors
+/// Not a lab report, or one of another version.
+pub fn read_lab(text: &str) -> Result<(Vec<String>, Vec<LabRow>), LabFileError> {
+    let report = LabReport::read(text)?;
+    let rows = report
+        .verdicts
+        .into_iter()
+        .map(|r| LabRow {
+            subject: r.verdict.subject,
+            kind: r.verdict.kind.name().to_string(),
+            kept: r.kept,
+            share: r.verdict.share,
+            gain: r.gains.validation_gain.unwrap_or(r.gains.train_gain),
+            on_validation: r.gains.validation_gain.is_some(),
+            proof: r.proof,
         })
-        .collect::<Option<Vec<_>>>()?;
-    Some((about, rows))
+        .collect();
+    Ok((report.run, rows))
 }
 
 /// The lab page: the ranked bars and the table.

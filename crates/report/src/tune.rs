@@ -21,29 +21,20 @@ pub struct PassPoint {
 }
 
 /// The pass lines of a tune log (`texel tune --log`) of its latest run: the log is appended
-/// to, and a pass number that does not go up starts a new run. Other lines are passed over.
-pub fn read_tune_log(text: &str) -> Vec<PassPoint> {
-    let mut passes: Vec<PassPoint> = Vec::new();
-    for line in text.lines() {
-        let Some(p) = pass_line(line) else {
-            continue;
-        };
-        if passes.last().is_some_and(|last| p.pass <= last.pass) {
-            passes.clear();
-        }
-        passes.push(p);
-    }
-    passes
-}
-
-fn pass_line(line: &str) -> Option<PassPoint> {
-    let v: serde_json::Value = serde_json::from_str(line).ok()?;
-    Some(PassPoint {
-        pass: v.get("pass")?.as_u64()? as usize,
-        train: v.get("train_error")?.as_f64()?,
-        validation: v.get("validation_error").and_then(|v| v.as_f64()),
-        sample: v.get("sample").and_then(|n| n.as_u64()).map(|n| n as usize),
-    })
+/// to, and a pass number that does not go up starts a new run.
+///
+/// # Errors
+/// A line that is not a tune log line, or of another version.
+pub fn read_tune_log(text: &str) -> Result<Vec<PassPoint>, texel_tune::log::TuneLogError> {
+    Ok(texel_tune::log::read_tune_log(text)?
+        .into_iter()
+        .map(|p| PassPoint {
+            pass: p.pass,
+            train: p.train_error,
+            validation: p.validation_error,
+            sample: p.sample,
+        })
+        .collect())
 }
 
 /// Positions whose evaluation falls in one bucket, and their mean game result.

@@ -165,13 +165,13 @@ fn the_tune_log_gives_its_pass_lines() {
         "{\"pass\":1,\"train_error\":0.03,\"validation_error\":null,\"moves\":5,\"sample\":8}\n\
                {\"pass\":2,\"train_error\":0.02,\"validation_error\":0.025}\n\
                {\"held\":[],\"changes\":[]}\n";
-    let p = read_tune_log(log);
+    let p = read_tune_log(log).unwrap();
     assert_eq!(p.len(), 2);
     assert_eq!(p[0].validation, None);
     assert_eq!(p[1].validation, Some(0.025));
     assert_eq!((p[0].sample, p[1].sample), (Some(8), None));
     let appended = format!("{log}{{\"pass\":1,\"train_error\":0.01}}\n");
-    let p = read_tune_log(&appended);
+    let p = read_tune_log(&appended).unwrap();
     assert_eq!(
         p.len(),
         1,
@@ -268,13 +268,27 @@ fn the_loop_page_draws_every_round() {
 
 #[test]
 fn the_lab_page_draws_a_bar_per_verdict() {
-    let json = r#"{"run": ["data: x"], "verdicts": [
-        {"subject": "PlacementV", "kind": "candidate", "kept": true, "share": 0.99,
-         "validation_gain": 2.4e-4, "train_gain": 3e-4},
-        {"subject": "ChainV", "kind": "candidate", "kept": false, "share": 0.5,
-         "validation_gain": -1e-5, "train_gain": 1e-5},
-        {"subject": "GNU_X", "kind": "ablation", "kept": false, "share": 0.1,
-         "validation_gain": 0.0, "train_gain": 0.0}]}"#;
+    // A verdict of lab.json: the gains follow from the held and free errors.
+    let verdict = |subject: &str, kind: &str, kept: bool, share: f64, gains: (f64, f64)| {
+        format!(
+            "{{\"subject\": \"{subject}\", \"kind\": \"{kind}\", \"partners\": [], \
+             \"support\": 10, \"share\": {share}, \"held\": {{\"train\": 0.03, \"validation\": 0.03}}, \
+             \"free\": {{\"train\": {}, \"validation\": {}}}, \"values\": {{}}, \"seconds\": 1.0, \
+             \"train_gain\": {}, \"validation_gain\": {}, \"relative_gain\": 0.0, \
+             \"kept\": {kept}, \"why_not\": null}}",
+            0.03 - gains.1,
+            0.03 - gains.0,
+            gains.1,
+            gains.0
+        )
+    };
+    let json = format!(
+        "{{\"version\": 1, \"run\": [\"data: x\"], \"min_relative_gain\": 0.0001, \"verdicts\": [{}, {}, {}]}}",
+        verdict("PlacementV", "candidate", true, 0.99, (2.4e-4, 3e-4)),
+        verdict("ChainV", "candidate", false, 0.5, (-1e-5, 1e-5)),
+        verdict("GNU_X", "ablation", false, 0.1, (0.0, 0.0)),
+    );
+    let json = json.as_str();
     let (about, rows) = read_lab(json).unwrap();
     assert_eq!(about, ["data: x"]);
     let html = lab_page("Lab", &about, &rows).unwrap().html();
@@ -287,7 +301,12 @@ fn the_lab_page_draws_a_bar_per_verdict() {
         !html.contains("in games"),
         "no proof columns without proofs"
     );
-    assert!(read_lab("{\"verdicts\": 3}").is_none());
+    assert!(read_lab("{\"verdicts\": 3}").is_err());
+    let newer = json.replacen("\"version\": 1", "\"version\": 2", 1);
+    assert!(read_lab(&newer)
+        .unwrap_err()
+        .to_string()
+        .contains("version 2"));
     // `texel lab --prove`: a kept subject that loses its games says so.
     let proven = json.replacen(
         "\"kept\": true,",

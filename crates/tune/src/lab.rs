@@ -12,6 +12,7 @@ use crate::dataset::Dataset;
 use crate::descent::{Control, Descent, Variable};
 use crate::error::mean_error;
 use crate::select::{select, Selection, SelectionError};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::time::Instant;
 use texel_eval::params::Group;
@@ -38,11 +39,12 @@ impl Subject {
         }
     }
 
-    /// `candidate` or `ablation`.
-    pub fn kind(&self) -> &'static str {
+    /// A candidate judged by the error it removes, or an established term by the error its
+    /// removal adds.
+    pub fn kind(&self) -> SubjectKind {
         match self {
-            Subject::Ablate(_) => "ablation",
-            _ => "candidate",
+            Subject::Ablate(_) => SubjectKind::Ablation,
+            _ => SubjectKind::Candidate,
         }
     }
 
@@ -64,8 +66,28 @@ impl Subject {
     }
 }
 
+/// What kind of subject a verdict judged.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SubjectKind {
+    /// A candidate term or family: kept when it removes error.
+    Candidate,
+    /// An established term: dead weight when removing it adds no error.
+    Ablation,
+}
+
+impl SubjectKind {
+    /// `candidate` or `ablation`, as the reports write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            SubjectKind::Candidate => "candidate",
+            SubjectKind::Ablation => "ablation",
+        }
+    }
+}
+
 /// Errors after a tuning: training and validation (when there is a validation set).
-#[derive(Copy, Clone, Debug, PartialEq)]
+#[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Errors {
     /// Training error.
     pub train: f64,
@@ -73,13 +95,14 @@ pub struct Errors {
     pub validation: Option<f64>,
 }
 
-/// The lab's finding on one subject.
-#[derive(Clone, Debug, PartialEq)]
+/// The lab's finding on one subject (the body of its line in `lab.jsonl` and of its entry
+/// in `lab.json`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Verdict {
     /// [`Subject::name`].
     pub subject: String,
     /// [`Subject::kind`].
-    pub kind: &'static str,
+    pub kind: SubjectKind,
     /// The groups tuned with it.
     pub partners: Vec<String>,
     /// Training positions where one of its values has a non-zero coefficient.
@@ -90,7 +113,8 @@ pub struct Verdict {
     pub held: Errors,
     /// Errors with the subject tuned with its partners.
     pub free: Errors,
-    /// The subject's tuned values, by term.
+    /// The subject's tuned values, by term (a JSON object in term order).
+    #[serde(with = "crate::lab_report::ordered_map")]
     pub values: Vec<(String, Vec<i32>)>,
     /// Seconds the verdict took (not part of the result's identity).
     pub seconds: f64,

@@ -2,8 +2,8 @@
 //! skip finished subjects on a rerun), the ranked Markdown table, the JSON report, and the
 //! parameters with the kept candidates applied.
 
-use crate::lab::{Errors, Verdict};
-use serde_json::{json, Value};
+use crate::lab::{SubjectKind, Verdict};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use texel_eval::{Params, TermId};
@@ -43,73 +43,67 @@ impl KeepRule {
     }
 }
 
-fn errors_json(e: &Errors) -> Value {
-    json!({"train": e.train, "validation": e.validation})
+/// The version of `lab.jsonl` lines and of `lab.json`; files of another version are refused.
+pub const LAB_VERSION: u32 = 1;
+
+fn version_one() -> u32 {
+    LAB_VERSION
 }
 
-fn errors_from(v: &Value) -> Option<Errors> {
-    Some(Errors {
-        train: v.get("train")?.as_f64()?,
-        validation: v.get("validation").and_then(Value::as_f64),
-    })
+/// What a verdict's errors come to: the gains written beside it (read back, they are
+/// recomputed from the errors).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Gains {
+    /// [`Verdict::train_gain`].
+    pub train_gain: f64,
+    /// [`Verdict::validation_gain`].
+    pub validation_gain: Option<f64>,
+    /// [`Verdict::relative_gain`].
+    pub relative_gain: f64,
 }
 
-/// A verdict as one JSON object, with the key of the run it belongs to.
-pub fn verdict_json(v: &Verdict, key: &str) -> Value {
-    let values: serde_json::Map<String, Value> = v
-        .values
-        .iter()
-        .map(|(name, vals)| (name.clone(), json!(vals)))
-        .collect();
-    json!({
-        "key": key, "subject": v.subject, "kind": v.kind, "partners": v.partners,
-        "support": v.support, "share": v.share,
-        "held": errors_json(&v.held), "free": errors_json(&v.free),
-        "train_gain": v.train_gain(), "validation_gain": v.validation_gain(),
-        "relative_gain": v.relative_gain(),
-        "values": values, "seconds": v.seconds,
-    })
+impl Gains {
+    fn of(v: &Verdict) -> Gains {
+        Gains {
+            train_gain: v.train_gain(),
+            validation_gain: v.validation_gain(),
+            relative_gain: v.relative_gain(),
+        }
+    }
 }
 
-/// Reads a verdict line back: its key and the verdict (`None` for a line that is not one).
+/// One line of `lab.jsonl`: a verdict with the key of the run it belongs to.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VerdictLine {
+    /// [`LAB_VERSION`] (lines written before versions were recorded are version 1).
+    #[serde(default = "version_one")]
+    pub version: u32,
+    /// The data, base, K, passes and subject the verdict is for.
+    pub key: String,
+    /// The verdict.
+    #[serde(flatten)]
+    pub verdict: Verdict,
+    /// Its gains.
+    #[serde(flatten)]
+    pub gains: Gains,
+}
+
+/// A verdict's line in `lab.jsonl`, with the key of the run it belongs to.
+pub fn verdict_json(v: &Verdict, key: &str) -> String {
+    let line = VerdictLine {
+        version: LAB_VERSION,
+        key: key.to_string(),
+        verdict: v.clone(),
+        gains: Gains::of(v),
+    };
+    serde_json::to_string(&line).expect("plain data")
+}
+
+/// Reads a verdict line back: its key and the verdict (`None` for a line that is not one of
+/// this version).
 pub fn verdict_from(line: &str) -> Option<(String, Verdict)> {
-    let v: Value = serde_json::from_str(line).ok()?;
-    let kind = match v.get("kind")?.as_str()? {
-        "ablation" => "ablation",
-        "candidate" => "candidate",
-        _ => return None,
-    };
-    let values = v
-        .get("values")?
-        .as_object()?
-        .iter()
-        .map(|(k, vals)| {
-            let list = vals
-                .as_array()?
-                .iter()
-                .map(|x| x.as_i64().map(|x| x as i32));
-            Some((k.clone(), list.collect::<Option<Vec<i32>>>()?))
-        })
-        .collect::<Option<Vec<_>>>()?;
-    let strings = |name: &str| -> Option<Vec<String>> {
-        v.get(name)?
-            .as_array()?
-            .iter()
-            .map(|s| s.as_str().map(str::to_string))
-            .collect()
-    };
-    let verdict = Verdict {
-        subject: v.get("subject")?.as_str()?.to_string(),
-        kind,
-        partners: strings("partners")?,
-        support: v.get("support")?.as_u64()? as usize,
-        share: v.get("share")?.as_f64()?,
-        held: errors_from(v.get("held")?)?,
-        free: errors_from(v.get("free")?)?,
-        values,
-        seconds: v.get("seconds")?.as_f64()?,
-    };
-    Some((v.get("key")?.as_str()?.to_string(), verdict))
+    let line: VerdictLine = serde_json::from_str(line).ok()?;
+    (line.version == LAB_VERSION).then_some((line.key, line.verdict))
 }
 
 /// A kept subject played against the base at fixed nodes: its score and the SPRT's verdict
@@ -193,7 +187,7 @@ pub fn markdown(
         let verdict = match (rule.rejects(v), v.kind) {
             (None, _) => "keep",
             (Some(why @ "no validation positions to measure the gain on"), _) => why,
-            (_, "ablation") => "dead weight",
+            (_, SubjectKind::Ablation) => "dead weight",
             _ => "reject",
         };
         let _ = write!(
@@ -201,7 +195,7 @@ pub fn markdown(
             "| {} | `{}` | {} | {} | {:.1} % | {held:.6} | {} | {} | {:.4} % | {verdict} | {:.1} |",
             i + 1,
             v.subject,
-            v.kind,
+            v.kind.name(),
             v.partners.join(", "),
             v.share * 100.0,
             gain(v.validation_gain()),
@@ -232,28 +226,113 @@ fn proof_cells(proofs: &Proofs, subject: &str) -> String {
     }
 }
 
-/// The report as JSON: the run's description, the rule and every verdict, ranked, with the
-/// games of the proven subjects.
-pub fn report_json(
-    verdicts: &[Verdict],
-    rule: &KeepRule,
-    header: &[String],
-    proofs: &Proofs,
-) -> Value {
-    let list: Vec<Value> = ranked(verdicts)
-        .into_iter()
-        .map(|v| {
-            let mut j = verdict_json(v, "");
-            j["kept"] = json!(rule.keeps(v));
-            j["why_not"] = json!(rule.rejects(v));
-            if let Some(p) = proofs.get(&v.subject) {
-                j["proof"] = serde_json::to_value(p).expect("plain data");
+/// A verdict as `lab.json` reports it: with its gains, whether it is kept and why not, and
+/// its games when it was proven.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReportedVerdict {
+    /// The verdict.
+    #[serde(flatten)]
+    pub verdict: Verdict,
+    /// Its gains.
+    #[serde(flatten)]
+    pub gains: Gains,
+    /// Whether the subject earns its place (for an ablation: the term does).
+    pub kept: bool,
+    /// Why it is not kept.
+    pub why_not: Option<String>,
+    /// Its games against the base (`texel lab --prove`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proof: Option<GameProof>,
+}
+
+/// `lab.json`: the run's description, the rule and every verdict, ranked.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LabReport {
+    /// [`LAB_VERSION`].
+    #[serde(default = "version_one")]
+    pub version: u32,
+    /// Lines that describe the run (data, base, K, passes).
+    pub run: Vec<String>,
+    /// The keep rule's least relative gain.
+    pub min_relative_gain: f64,
+    /// Every verdict, best first.
+    pub verdicts: Vec<ReportedVerdict>,
+}
+
+/// Why `lab.json` cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum LabFileError {
+    /// Not a lab report.
+    #[error("not a term lab report (lab.json): {0}")]
+    NotALab(String),
+    /// A report of another version.
+    #[error("a term lab report of version {0}; this texel reads version {LAB_VERSION}")]
+    Version(u32),
+}
+
+impl LabReport {
+    /// The report of `verdicts` under `rule`, ranked, with the games of the proven subjects.
+    pub fn new(verdicts: &[Verdict], rule: &KeepRule, header: &[String], proofs: &Proofs) -> Self {
+        let verdicts = ranked(verdicts)
+            .into_iter()
+            .map(|v| ReportedVerdict {
+                verdict: v.clone(),
+                gains: Gains::of(v),
+                kept: rule.keeps(v),
+                why_not: rule.rejects(v).map(str::to_string),
+                proof: proofs.get(&v.subject).cloned(),
+            })
+            .collect();
+        LabReport {
+            version: LAB_VERSION,
+            run: header.to_vec(),
+            min_relative_gain: rule.min_relative_gain,
+            verdicts,
+        }
+    }
+
+    /// Reads `lab.json`.
+    ///
+    /// # Errors
+    /// Not a lab report, or one of another version.
+    pub fn read(text: &str) -> Result<LabReport, LabFileError> {
+        let report: LabReport =
+            serde_json::from_str(text).map_err(|e| LabFileError::NotALab(e.to_string()))?;
+        match report.version {
+            LAB_VERSION => Ok(report),
+            other => Err(LabFileError::Version(other)),
+        }
+    }
+}
+
+/// Term names to values as a JSON object that keeps the order of the list.
+pub(crate) mod ordered_map {
+    use serde::de::{MapAccess, Visitor};
+    use serde::{Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(list: &[(String, Vec<i32>)], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(list.iter().map(|(k, v)| (k, v)))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Vec<(String, Vec<i32>)>, D::Error> {
+        struct Entries;
+        impl<'de> Visitor<'de> for Entries {
+            type Value = Vec<(String, Vec<i32>)>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object of term names to values")
             }
-            j.as_object_mut().map(|o| o.remove("key"));
-            j
-        })
-        .collect();
-    json!({"run": header, "min_relative_gain": rule.min_relative_gain, "verdicts": list})
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::new();
+                while let Some(entry) = map.next_entry()? {
+                    out.push(entry);
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_map(Entries)
+    }
 }
 
 /// `base` with the tuned values of every kept candidate; every other candidate family term
@@ -263,7 +342,7 @@ pub fn apply(base: &Params, verdicts: &[Verdict], rule: &KeepRule) -> (Params, V
     let mut kept: BTreeMap<&str, &[i32]> = BTreeMap::new();
     for v in verdicts
         .iter()
-        .filter(|v| v.kind == "candidate" && rule.keeps(v))
+        .filter(|v| v.kind == SubjectKind::Candidate && rule.keeps(v))
     {
         for (name, values) in &v.values {
             kept.insert(name, values);
@@ -284,12 +363,13 @@ pub fn apply(base: &Params, verdicts: &[Verdict], rule: &KeepRule) -> (Params, V
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lab::Errors;
 
     #[test]
     fn a_subject_that_keeps_error_but_loses_games_is_shown_as_such() {
         let verdict = Verdict {
             subject: "ChainV".into(),
-            kind: "candidate",
+            kind: SubjectKind::Candidate,
             partners: vec!["PawnV".into()],
             support: 900,
             share: 0.3,
@@ -329,9 +409,16 @@ mod tests {
             row.contains("+180 =300 −240 | -29.0 ± 18.0 | -2.95"),
             "{row}"
         );
-        let json = report_json(&[verdict], &rule, &[], &proofs);
-        let back: GameProof = serde_json::from_value(json["verdicts"][0]["proof"].clone()).unwrap();
-        assert_eq!(back, proof);
+        let report = LabReport::new(std::slice::from_ref(&verdict), &rule, &[], &proofs);
+        let text = serde_json::to_string_pretty(&report).unwrap();
+        let back = LabReport::read(&text).unwrap();
+        assert_eq!(back.verdicts[0].proof.as_ref(), Some(&proof));
+        assert_eq!(back, report);
+        let line = verdict_json(&verdict, "k1");
+        assert_eq!(verdict_from(&line), Some(("k1".to_string(), verdict)));
+        let newer = text.replacen("\"version\": 1", "\"version\": 2", 1);
+        let err = LabReport::read(&newer).unwrap_err().to_string();
+        assert!(err.contains("version 2"), "{err}");
         // Without proofs the table has no game columns.
         let plain = markdown(&[], &rule, &[], &Proofs::new());
         assert!(!plain.contains("in games"));

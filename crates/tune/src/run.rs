@@ -6,8 +6,8 @@ use crate::checkpoint::{Checkpoint, CheckpointError};
 use crate::dataset::Dataset;
 use crate::descent::{Control, Descent, PassSummary, Variable};
 use crate::error::mean_error;
+use crate::log::{PassLine, TuneLogLine, TUNE_LOG_VERSION};
 use crate::model::Model;
-use serde_json::json;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -450,19 +450,18 @@ impl<M: Model> Runner<'_, '_, M> {
         let Some(file) = &mut self.log else {
             return Ok(());
         };
-        let line = json!({
-            "pass": record.pass,
-            "train_error": record.train_error,
-            "validation_error": record.validation_error,
-            "changed": record.summary.changed,
-            "moves": record.summary.moves,
-            "probes": record.summary.probes,
-            "seconds": record.seconds,
+        let line = TuneLogLine::Pass(PassLine {
+            version: TUNE_LOG_VERSION,
+            pass: record.pass,
+            train_error: record.train_error,
+            validation_error: record.validation_error,
+            changed: record.summary.changed,
+            moves: record.summary.moves,
+            probes: record.summary.probes,
+            seconds: record.seconds,
+            sample: record.sample,
         });
-        let mut line = line;
-        if let Some(n) = record.sample {
-            line["sample"] = json!(n);
-        }
+        let line = serde_json::to_string(&line).expect("plain data");
         writeln!(file, "{line}")
             .and_then(|()| file.flush())
             .map_err(|cause| RunError::Io {

@@ -1,0 +1,207 @@
+//! The tune log (`texel tune --log`): one JSON line per pass as the run goes, and at the end
+//! a line with the values held for want of support and every change. The tuner writes
+//! these records and the report and the loop read them back through the same types.
+
+use serde::{Deserialize, Serialize};
+
+/// The version of the tune log's lines; a line of another version is refused.
+pub const TUNE_LOG_VERSION: u32 = 1;
+
+fn version_one() -> u32 {
+    TUNE_LOG_VERSION
+}
+
+/// One pass of a run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PassLine {
+    /// [`TUNE_LOG_VERSION`] (lines written before versions were recorded are version 1).
+    #[serde(default = "version_one")]
+    pub version: u32,
+    /// Pass number (from 1; a number that does not go up starts a new run in the same log).
+    pub pass: usize,
+    /// Training error after the pass.
+    pub train_error: f64,
+    /// Validation error after the pass, when there is a validation set.
+    pub validation_error: Option<f64>,
+    /// Distinct values moved.
+    #[serde(default)]
+    pub changed: usize,
+    /// Accepted moves.
+    #[serde(default)]
+    pub moves: u64,
+    /// Probes made.
+    #[serde(default)]
+    pub probes: u64,
+    /// Seconds since the run began.
+    #[serde(default)]
+    pub seconds: f64,
+    /// A warm start's pass on about one segment in `n`: its training error is that sample's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample: Option<usize>,
+}
+
+/// One value's change over the whole run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ValueChange {
+    /// The value's name (`KNIGHT_PST[3].mid`).
+    pub value: String,
+    /// At the start.
+    pub before: i32,
+    /// At the end.
+    pub after: i32,
+    /// Training positions it counts in.
+    pub support: usize,
+}
+
+/// The run's last line: what was held and what changed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChangesLine {
+    /// [`TUNE_LOG_VERSION`].
+    #[serde(default = "version_one")]
+    pub version: u32,
+    /// Values held at their start for want of support.
+    pub held: Vec<String>,
+    /// Every value that changed.
+    pub changes: Vec<ValueChange>,
+}
+
+/// A line of the tune log.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum TuneLogLine {
+    /// A pass.
+    Pass(PassLine),
+    /// The changes at the end of a run.
+    Changes(ChangesLine),
+}
+
+impl TuneLogLine {
+    fn version(&self) -> u32 {
+        match self {
+            TuneLogLine::Pass(p) => p.version,
+            TuneLogLine::Changes(c) => c.version,
+        }
+    }
+}
+
+/// Why a tune log cannot be read.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TuneLogError {
+    /// A line that is not a tune log line.
+    #[error("line {line}: not a line of a texel tune log ({cause})")]
+    NotALogLine {
+        /// The line number (from 1).
+        line: usize,
+        /// What the JSON reader said.
+        cause: String,
+    },
+    /// A line of a version this texel does not read.
+    #[error("line {line}: a tune log line of version {version}; this texel reads version {TUNE_LOG_VERSION}")]
+    Version {
+        /// The line number.
+        line: usize,
+        /// Its version.
+        version: u32,
+    },
+}
+
+/// The pass lines of the latest run in a tune log: the log is appended to, and a pass
+/// number that does not go up starts a new run. Blank lines are passed over.
+///
+/// # Errors
+/// A line that is not a tune log line, or of another version.
+pub fn read_tune_log(text: &str) -> Result<Vec<PassLine>, TuneLogError> {
+    let mut passes: Vec<PassLine> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let record: TuneLogLine =
+            serde_json::from_str(line).map_err(|e| TuneLogError::NotALogLine {
+                line: i + 1,
+                cause: e.to_string(),
+            })?;
+        if record.version() != TUNE_LOG_VERSION {
+            return Err(TuneLogError::Version {
+                line: i + 1,
+                version: record.version(),
+            });
+        }
+        let TuneLogLine::Pass(p) = record else {
+            continue;
+        };
+        if passes.last().is_some_and(|last| p.pass <= last.pass) {
+            passes.clear();
+        }
+        passes.push(p);
+    }
+    Ok(passes)
+}
+
+/// The pass whose parameters a run with a validation set keeps: the lowest validation error
+/// (the last pass when there is none).
+pub fn kept_pass(passes: &[PassLine]) -> Option<&PassLine> {
+    if passes.iter().all(|p| p.validation_error.is_none()) {
+        return passes.last();
+    }
+    let validation = |p: &PassLine| p.validation_error.unwrap_or(f64::MAX);
+    passes
+        .iter()
+        .min_by(|a, b| validation(a).total_cmp(&validation(b)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_latest_run_is_read_and_other_versions_refused() {
+        let log = "{\"pass\":1,\"train_error\":0.03,\"validation_error\":null,\"moves\":5,\"sample\":8}\n\
+                   {\"pass\":2,\"train_error\":0.02,\"validation_error\":0.025}\n\
+                   {\"held\":[],\"changes\":[]}\n";
+        let p = read_tune_log(log).unwrap();
+        assert_eq!(p.len(), 2);
+        assert_eq!(
+            (p[0].validation_error, p[1].validation_error),
+            (None, Some(0.025))
+        );
+        assert_eq!((p[0].sample, p[1].sample), (Some(8), None));
+        let appended = format!("{log}{{\"pass\":1,\"train_error\":0.01}}\n");
+        let p = read_tune_log(&appended).unwrap();
+        assert_eq!(
+            (p.len(), p[0].train_error),
+            (1, 0.01),
+            "the last run of the log"
+        );
+        let newer = "{\"version\":2,\"pass\":1,\"train_error\":0.01,\"validation_error\":null}\n";
+        let err = read_tune_log(newer).unwrap_err().to_string();
+        assert!(err.contains("line 1") && err.contains("version 2"), "{err}");
+        let err = read_tune_log("{\"pass\":\"one\"}\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("line 1: not a line of a texel tune log"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_pass_line_writes_what_it_reads() {
+        let line = TuneLogLine::Pass(PassLine {
+            version: TUNE_LOG_VERSION,
+            pass: 3,
+            train_error: 0.0213,
+            validation_error: Some(0.0221),
+            changed: 40,
+            moves: 90,
+            probes: 2000,
+            seconds: 1.5,
+            sample: None,
+        });
+        let text = serde_json::to_string(&line).unwrap();
+        assert!(!text.contains("sample"), "{text}");
+        assert_eq!(serde_json::from_str::<TuneLogLine>(&text).unwrap(), line);
+        let passes = read_tune_log(&format!("{text}\n")).unwrap();
+        assert_eq!(kept_pass(&passes).unwrap().pass, 3);
+    }
+}
