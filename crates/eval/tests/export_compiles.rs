@@ -36,6 +36,16 @@ const PRINTER: &str = r#"fn main() {
 }
 "#;
 
+/// The workspace crates the eval crate depends on: the `path = "../NAME"` entries of its
+/// manifest.
+fn dependencies(manifest: &str) -> Vec<String> {
+    manifest
+        .lines()
+        .filter_map(|l| l.split("path = \"../").nth(1)?.split('"').next())
+        .map(str::to_string)
+        .collect()
+}
+
 #[test]
 fn exported_table_compiles_and_evaluates_identically() {
     let crate_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -50,27 +60,31 @@ fn exported_table_compiles_and_evaluates_identically() {
     let copy = root.join("crates").join("eval");
     let _ = std::fs::remove_dir_all(copy.join("src"));
     copy_dir(&crate_dir.join("src"), &copy.join("src"));
-    // The crate it depends on, as it is.
-    let trace = root.join("crates").join("trace");
-    let _ = std::fs::remove_dir_all(&trace);
-    copy_dir(
-        &workspace.join("crates").join("trace").join("src"),
-        &trace.join("src"),
-    );
-    std::fs::copy(
-        workspace.join("crates/trace/Cargo.toml"),
-        trace.join("Cargo.toml"),
-    )
-    .unwrap();
-    // The real manifests, with the workspace cut down to this crate and its dependency.
+    // The crates it depends on, as they are.
+    let names = dependencies(&std::fs::read_to_string(crate_dir.join("Cargo.toml")).unwrap());
+    assert!(names.contains(&"trace".to_string()), "{names:?}");
+    for name in &names {
+        let dependency = root.join("crates").join(name);
+        let _ = std::fs::remove_dir_all(&dependency);
+        let from = workspace.join("crates").join(name);
+        copy_dir(&from.join("src"), &dependency.join("src"));
+        std::fs::copy(from.join("Cargo.toml"), dependency.join("Cargo.toml")).unwrap();
+    }
+    // The real manifests, with the workspace cut down to this crate and its dependencies.
     let workspace_manifest = std::fs::read_to_string(workspace.join("Cargo.toml")).unwrap();
     let members = workspace_manifest
         .lines()
         .find(|l| l.starts_with("members"))
         .expect("the workspace lists its members");
+    let listed: Vec<String> = names
+        .iter()
+        .map(String::as_str)
+        .chain(["eval"])
+        .map(|n| format!("\"crates/{n}\""))
+        .collect();
     std::fs::write(
         root.join("Cargo.toml"),
-        workspace_manifest.replace(members, r#"members = ["crates/trace", "crates/eval"]"#),
+        workspace_manifest.replace(members, &format!("members = [{}]", listed.join(", "))),
     )
     .unwrap();
     std::fs::copy(crate_dir.join("Cargo.toml"), copy.join("Cargo.toml")).unwrap();
