@@ -148,3 +148,84 @@ fn the_readme_states_the_figures_the_shipped_configurations_give() {
         "the README's figures differ from a run: UPDATE_DOCS=1 cargo test --release --test docs"
     );
 }
+
+/// The table's counts as the README states them: Slow Chess terms and groups, GNU terms,
+/// candidate terms and families, all terms, tunable values.
+fn table_counts() -> [(String, u64); 7] {
+    use texel_eval::params::Group;
+    use texel_eval::TermId;
+    let terms = |keep: &dyn Fn(Group) -> bool| {
+        TermId::all().filter(|t| keep(t.info().group)).count() as u64
+    };
+    let groups =
+        |keep: &dyn Fn(Group) -> bool| Group::ALL.iter().filter(|&&g| keep(g)).count() as u64;
+    let slow = |g: Group| !g.is_candidate() && g != Group::GnuV;
+    [
+        ("Slow Chess terms".into(), terms(&slow)),
+        ("Slow Chess groups".into(), groups(&slow)),
+        ("GNU terms".into(), terms(&|g| g == Group::GnuV)),
+        ("candidate terms".into(), terms(&|g| g.is_candidate())),
+        ("candidate families".into(), groups(&|g| g.is_candidate())),
+        ("terms".into(), TermId::all().count() as u64),
+        (
+            "tunable values".into(),
+            texel_eval::params::flat_params().len() as u64,
+        ),
+    ]
+}
+
+#[test]
+fn the_term_counts_in_the_docs_are_the_tables() {
+    let [slow, slow_groups, gnu, candidates, families, terms, values] =
+        table_counts().map(|(_, n)| n);
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let values_text = thousands(values);
+    for stated in [
+        format!("({slow} terms in {slow_groups} groups)"),
+        format!("({gnu} terms in `GnuV`"),
+        format!("{candidates} candidate terms"),
+        format!("in {families} candidate families: {terms} terms,\n{values_text} tunable values."),
+        format!("all {slow} Slow Chess terms"),
+        format!("of {candidates} kept"),
+        format!("of {gnu} GNU terms"),
+    ] {
+        assert!(
+            readme.contains(&stated),
+            "README should say {stated:?} (from the table)"
+        );
+    }
+    assert!(readme.contains(&format!("average over the {values_text} values")));
+    // Every other mention of the table's value count, wherever it is written by hand.
+    for file in [
+        "README.md",
+        "Makefile",
+        "crates/cli/src/main.rs",
+        "crates/cli/src/bench_linear.rs",
+    ] {
+        let text = std::fs::read_to_string(root().join(file)).unwrap();
+        let mentions = text
+            .match_indices(" tunable")
+            .chain(text.match_indices(" of them"));
+        let in_table = text
+            .match_indices("table's ")
+            .map(|(at, k)| (at + k.len() + 5, k));
+        for (at, _) in mentions.chain(in_table) {
+            let before = text[..at].rsplit([' ', '(']).next().unwrap_or("");
+            let looks_like_count = before.len() == 5 && before.as_bytes()[1] == b',';
+            if looks_like_count && before.starts_with(|c: char| c.is_ascii_digit()) {
+                assert_eq!(
+                    before,
+                    values_text,
+                    "{file}: {}",
+                    &text[at.saturating_sub(60)..at + 10]
+                );
+            }
+        }
+    }
+    let listed = stdout_of(texel().arg("params"));
+    assert!(
+        listed.contains(&format!("{terms} terms")),
+        "{}",
+        listed.lines().last().unwrap()
+    );
+}
