@@ -1,17 +1,18 @@
-//! `texel compare`: how much a term lowers the error, the Slow Chess way of judging a term.
+//! `texel compare`: how much a term lowers the error, the Slow Chess way of judging a term,
+//! as a front over the term lab: the same tunings, numbers and verdict as `texel lab`.
 //!
-//! For each `--term`: the error with the term at zero; after tuning the term's group with
-//! the term held at zero; after tuning the group with the term free. The drop between the
-//! last two is what the term itself buys. `--without` reports the rise when a tuned term is
-//! zeroed, before and after the rest of its group is tuned again.
+//! For each `--term`: the error after tuning the groups it works with while it is held at
+//! zero, and after tuning them with it free; the drop between the two is what the term
+//! itself buys. `--without` reports the rise when an established term is zeroed and its
+//! group retuned, against the group retuned with it (the lab's `--ablate`).
 
 use crate::data_args::{load_data, DataArgs};
 use anyhow::{Context, Result};
 use clap::Args;
 use std::process::ExitCode;
-use texel_eval::{Params, TermId};
-use texel_tune::error::mean_error;
-use texel_tune::{select, Control, Dataset, Descent, Selection};
+use texel_eval::TermId;
+use texel_tune::lab_report::{KeepRule, DEFAULT_KEEP_MIN_DROP};
+use texel_tune::{Lab, Subject, Verdict};
 
 #[derive(Args)]
 pub struct CompareArgs {
@@ -20,162 +21,98 @@ pub struct CompareArgs {
     /// A term to judge by the error drop it brings (repeatable).
     #[arg(long)]
     term: Vec<String>,
-    /// A tuned term to judge by the error rise when it is zeroed (repeatable).
+    /// An established term to judge by the error rise when it is zeroed (repeatable).
     #[arg(long)]
     without: Vec<String>,
-    /// Passes of each group tuning.
-    #[arg(allow_negative_numbers = true, long, default_value_t = 5)]
+    /// Passes of each tuning (at most; a pass that moves nothing ends it).
+    #[arg(allow_negative_numbers = true, long, default_value_t = 4)]
     passes: usize,
+    /// Keep a term when its gain is above 0 and at least this share of the held error (as
+    /// `texel lab`).
+    #[arg(long, default_value_t = DEFAULT_KEEP_MIN_DROP, allow_negative_numbers = true)]
+    keep_min_drop: f64,
 }
 
 fn term(name: &str) -> Result<TermId> {
     TermId::by_name(name).with_context(|| format!("unknown term {name:?}"))
 }
 
-/// Tunes the group of `t` from `start` (with `t` free or excluded) and returns the error.
-fn tune_group(
-    ds: &mut Dataset,
-    start: &Params,
-    k: f64,
-    t: TermId,
-    free: bool,
-    passes: usize,
-) -> Result<f64> {
-    let selection = Selection {
-        groups: vec![t.info().group.name().to_string()],
-        exclude: if free {
-            vec![]
-        } else {
-            vec![t.info().name.to_string()]
-        },
-        ..Default::default()
-    };
-    let vars = select(&selection)?;
-    ds.rescore(start);
-    let mut descent = Descent::new(ds, start.clone(), k, vars);
-    for _ in 0..passes {
-        let summary = descent
-            .pass(&mut |_| Control::Continue)
-            .expect("never stopped");
-        if summary.moves == 0 {
-            break;
-        }
+/// The lab subjects of `--term` and `--without`.
+fn subjects(args: &CompareArgs) -> Result<Vec<Subject>> {
+    let mut list = Vec::new();
+    for name in &args.term {
+        list.push(Subject::Term(term(name)?));
     }
-    Ok(descent.refresh())
-}
-
-fn error_with(ds: &mut Dataset, params: &Params, k: f64) -> f64 {
-    ds.rescore(params);
-    mean_error(ds, k)
+    for name in &args.without {
+        let t = term(name)?;
+        anyhow::ensure!(
+            !t.info().group.is_candidate(),
+            "{name} is a candidate term, at zero in the base: judge it with --term"
+        );
+        list.push(Subject::Ablate(t));
+    }
+    Ok(list)
 }
 
 pub fn run(args: &CompareArgs) -> Result<ExitCode> {
-    if args.term.is_empty() && args.without.is_empty() {
+    let list = subjects(args)?;
+    if list.is_empty() {
         anyhow::bail!("nothing to compare: give --term NAME and/or --without NAME");
     }
-    let terms = args
-        .term
-        .iter()
-        .map(|n| term(n))
-        .collect::<Result<Vec<_>>>()?;
-    let without = args
-        .without
-        .iter()
-        .map(|n| term(n))
-        .collect::<Result<Vec<_>>>()?;
-    let base = crate::load_params(args.data.params.as_deref())?;
+    // As in the lab: the base without candidate terms, K fitted on it.
+    let base = crate::load_params(args.data.params.as_deref())?.without_candidates();
     let mut loaded = load_data(&args.data, base.clone())?;
     let k = loaded.k;
-    let ds = &mut loaded.train;
-    if !terms.is_empty() {
-        print_drops(ds, &base, k, &terms, args.passes)?;
-    }
-    if !without.is_empty() {
-        print_rises(ds, &base, k, &without, args.passes)?;
+    let rule = KeepRule {
+        needs_validation: args.data.validate.is_some_and(|v| v > 0.0),
+        min_relative_gain: args.keep_min_drop,
+    };
+    let mut lab = Lab::new(
+        &mut loaded.train,
+        &mut loaded.validation,
+        base,
+        k,
+        args.passes,
+    );
+    print_header(args.passes);
+    for subject in &list {
+        print_row(&lab.judge(subject)?, &rule);
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// For each of `terms`: the error at zero, with its group tuned without and with it, and
-/// the drop the term itself brings.
-fn print_drops(
-    ds: &mut Dataset,
-    base: &Params,
-    k: f64,
-    terms: &[TermId],
-    passes: usize,
-) -> Result<()> {
+fn print_header(passes: usize) {
     say!();
     say!(
-        "errors: at zero = with the term at 0; group tuned = its group tuned {} passes with \
-         the term held at 0; term tuned = the group tuned with the term free; drop = group \
-         tuned - term tuned, the error the term itself removes",
-        passes
+        "errors (training, validation when --validate): held = the term's groups tuned {passes} \
+         passes with the term at 0; free = tuned with the term; gain = held - free, the error \
+         the term removes (for --without, the error its removal adds); verdict as texel lab"
     );
     say!(
-        "{:<34} {:<10} {:>12} {:>12} {:>12} {:>12}",
+        "{:<34} {:<22} {:>23} {:>23} {:>23} {}",
         "term",
-        "group",
-        "at zero",
-        "group tuned",
-        "term tuned",
-        "drop"
+        "tuned with",
+        "held",
+        "free",
+        "gain",
+        "verdict"
     );
-    for &t in terms {
-        let mut zeroed = base.clone();
-        zeroed.zero_term(t);
-        let at_zero = error_with(ds, &zeroed, k);
-        let held = tune_group(ds, &zeroed, k, t, false, passes)?;
-        let free = tune_group(ds, &zeroed, k, t, true, passes)?;
-        let info = t.info();
-        say!(
-            "{:<34} {:<10} {at_zero:>12.8} {held:>12.8} {free:>12.8} {:>12.8}",
-            info.name,
-            info.group.name(),
-            held - free
-        );
-    }
-    Ok(())
 }
 
-/// For each of `without`: the error as given, with the term zeroed, and with its group
-/// retuned without it; the rise is what the term removes that its group cannot make up.
-fn print_rises(
-    ds: &mut Dataset,
-    base: &Params,
-    k: f64,
-    without: &[TermId],
-    passes: usize,
-) -> Result<()> {
-    say!();
+/// One verdict as a row: training (and validation) errors held and free, the gain, keep or
+/// not.
+fn print_row(v: &Verdict, rule: &KeepRule) {
+    let pair = |train: f64, validation: Option<f64>| match validation {
+        Some(x) => format!("{train:.8} / {x:.8}"),
+        None => format!("{train:.8}"),
+    };
+    let verdict = rule.word(v);
     say!(
-        "errors: as given = with --params; zeroed = the term set to 0; retuned = its group \
-         then tuned {} passes with the term held at 0; rise = retuned - as given, the error \
-         the term removes that its group cannot make up",
-        passes
+        "{:<34} {:<22} {:>23} {:>23} {:>23} {verdict}",
+        v.subject,
+        v.partners.join("+"),
+        pair(v.held.train, v.held.validation),
+        pair(v.free.train, v.free.validation),
+        pair(v.train_gain(), v.validation_gain()),
     );
-    say!(
-        "{:<34} {:<10} {:>12} {:>12} {:>12} {:>12}",
-        "term",
-        "group",
-        "as given",
-        "zeroed",
-        "retuned",
-        "rise"
-    );
-    for &t in without {
-        let given = error_with(ds, base, k);
-        let mut zeroed = base.clone();
-        zeroed.zero_term(t);
-        let at_zero = error_with(ds, &zeroed, k);
-        let retuned = tune_group(ds, &zeroed, k, t, false, passes)?;
-        let info = t.info();
-        say!(
-            "{:<34} {:<10} {given:>12.8} {at_zero:>12.8} {retuned:>12.8} {:>12.8}",
-            info.name,
-            info.group.name(),
-            retuned - given
-        );
-    }
-    Ok(())
 }

@@ -42,7 +42,7 @@ pub struct LabArgs {
     out: PathBuf,
     /// Keep a subject when its gain is above 0 and at least this share of the held error
     /// (validation error with --validate).
-    #[arg(long, default_value_t = 1e-4, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = texel_tune::lab_report::DEFAULT_KEEP_MIN_DROP, allow_negative_numbers = true)]
     keep_min_drop: f64,
     /// Write the base parameters with the kept candidates' tuned values (others at 0) here.
     #[arg(long)]

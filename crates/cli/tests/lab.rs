@@ -225,3 +225,38 @@ fn prove_plays_every_kept_subject_against_the_base() {
     };
     assert_eq!(proofs(&verdicts(&out)), proofs(&report), "{again}");
 }
+
+#[test]
+fn compare_gives_the_labs_numbers_and_verdict() {
+    let tmp = tempfile::tempdir().unwrap();
+    let epd = sample(tmp.path(), "s.epd", 3000);
+    let out = tmp.path().join("lab");
+    stdout_of(&mut lab(&epd, &out, &["--term", "PAWN_GROUP"]));
+    let verdict = &verdicts(&out)[0];
+    let text = stdout_of(
+        texel()
+            .args(["compare", "--validate", "20", "--passes", "2", "--epd"])
+            .arg(&epd)
+            .args(["--term", "PAWN_GROUP"]),
+    );
+    let row = text.lines().find(|l| l.starts_with("PAWN_GROUP")).unwrap();
+    let pair = |e: &serde_json::Value| {
+        format!(
+            "{:.8} / {:.8}",
+            e["train"].as_f64().unwrap(),
+            e["validation"].as_f64().unwrap()
+        )
+    };
+    assert!(row.contains(&pair(&verdict["held"])), "{row}\n{verdict}");
+    assert!(row.contains(&pair(&verdict["free"])), "{row}\n{verdict}");
+    let word = if verdict["kept"] == true { "keep" } else { "reject" };
+    assert!(row.ends_with(word), "{row}\n{verdict}");
+    // An established term is judged the same way, tuned with its own group.
+    let text = stdout_of(
+        texel()
+            .args(["compare", "--passes", "2", "--epd"])
+            .arg(&epd)
+            .args(["--term", "BISHOP_PAIR", "--without", "BISHOP_PAIR"]),
+    );
+    assert_eq!(text.lines().filter(|l| l.contains("MaterialV")).count(), 2, "{text}");
+}

@@ -56,12 +56,13 @@ impl Subject {
         }
     }
 
-    /// The groups tuned with the subject.
+    /// The groups tuned with the subject: a candidate's declared partners, an established
+    /// term's own group.
     pub fn partners(&self) -> Vec<Group> {
         match self {
-            Subject::Term(t) => t.info().group.partners().to_vec(),
+            Subject::Term(t) if t.info().group.is_candidate() => t.info().group.partners().to_vec(),
             Subject::Family(g) => g.partners().to_vec(),
-            Subject::Ablate(t) => vec![t.info().group],
+            Subject::Term(t) | Subject::Ablate(t) => vec![t.info().group],
         }
     }
 }
@@ -234,16 +235,21 @@ impl<'d> Lab<'d> {
         let base = self.base.clone();
         let without = Self::variables(&partners, &terms, false)?;
         let with = Self::variables(&partners, &terms, true)?;
-        // Candidates are at zero in the base: the held tuning depends on the partners only.
-        // An ablation's free tuning (the term kept) depends on its group only.
+        // Candidates are at zero in the base: their held tuning depends on the partners only
+        // (an established term judged as a subject is zeroed first, so its own differs). An
+        // ablation's free tuning (the term kept) depends on its group only.
+        let held_key = match zeroed == base {
+            true => format!("partners {}", names.join("+")),
+            false => format!("partners {} without {}", names.join("+"), subject.name()),
+        };
         let ((_, held), (tuned, free)) = match subject {
             Subject::Ablate(_) => (
                 self.tune(&zeroed, without),
                 self.shared(format!("group {}", names.join("+")), &base, with),
             ),
             _ => (
-                self.shared(format!("partners {}", names.join("+")), &base, without),
-                self.tune(&base, with),
+                self.shared(held_key, &zeroed, without),
+                self.tune(&zeroed, with),
             ),
         };
         let slots: Vec<usize> = terms.iter().flat_map(|t| t.info().flat_range()).collect();

@@ -19,7 +19,21 @@ pub struct KeepRule {
     pub needs_validation: bool,
 }
 
+/// The default least relative gain kept (0.01 % of the held error).
+pub const DEFAULT_KEEP_MIN_DROP: f64 = 1e-4;
+
 impl KeepRule {
+    /// The verdict in a word: `keep`, `reject`, `dead weight` (an ablated term that removes
+    /// no error), or why a verdict cannot be given.
+    pub fn word(&self, v: &Verdict) -> &'static str {
+        match (self.rejects(v), v.kind) {
+            (None, _) => "keep",
+            (Some(why @ "no validation positions to measure the gain on"), _) => why,
+            (_, SubjectKind::Ablation) => "dead weight",
+            _ => "reject",
+        }
+    }
+
     /// Whether `v`'s subject earns its place.
     pub fn keeps(&self, v: &Verdict) -> bool {
         self.rejects(v).is_none()
@@ -184,12 +198,7 @@ pub fn markdown(
     for (i, v) in ranked(verdicts).into_iter().enumerate() {
         let held = v.held.validation.unwrap_or(v.held.train);
         let gain = |g: Option<f64>| g.map_or("-".to_string(), |g| format!("{g:.3e}"));
-        let verdict = match (rule.rejects(v), v.kind) {
-            (None, _) => "keep",
-            (Some(why @ "no validation positions to measure the gain on"), _) => why,
-            (_, SubjectKind::Ablation) => "dead weight",
-            _ => "reject",
-        };
+        let verdict = rule.word(v);
         let _ = write!(
             out,
             "| {} | `{}` | {} | {} | {:.1} % | {held:.6} | {} | {} | {:.4} % | {verdict} | {:.1} |",
