@@ -12,7 +12,8 @@ use clap::Args;
 use std::process::ExitCode;
 use texel_eval::TermId;
 use texel_tune::lab_report::{KeepRule, DEFAULT_KEEP_MIN_DROP};
-use texel_tune::{Lab, Subject, Verdict};
+use texel_tune::texel_trace::ParamSpace;
+use texel_tune::{Lab, LabSpace, LabSubject, Model, Subject, SubjectKind, Verdict};
 
 #[derive(Args)]
 pub struct CompareArgs {
@@ -37,11 +38,11 @@ fn term(name: &str) -> Result<TermId> {
     TermId::by_name(name).with_context(|| format!("unknown term {name:?}"))
 }
 
-/// The lab subjects of `--term` and `--without`.
-fn subjects(args: &CompareArgs) -> Result<Vec<Subject>> {
+/// The lab subjects of `--term` and `--without` in texel's table.
+fn subjects(args: &CompareArgs) -> Result<Vec<LabSubject>> {
     let mut list = Vec::new();
     for name in &args.term {
-        list.push(Subject::Term(term(name)?));
+        list.push(Subject::Term(term(name)?).resolve());
     }
     for name in &args.without {
         let t = term(name)?;
@@ -49,34 +50,92 @@ fn subjects(args: &CompareArgs) -> Result<Vec<Subject>> {
             !t.info().group.is_candidate(),
             "{name} is a candidate term, at zero in the base: judge it with --term"
         );
-        list.push(Subject::Ablate(t));
+        list.push(Subject::Ablate(t).resolve());
     }
     Ok(list)
 }
 
+/// The lab subjects of `--term` and `--without` in an outside engine's parameters, each
+/// tuned with its `group`.
+fn subjects_in_space(args: &CompareArgs, space: &ParamSpace) -> Result<Vec<LabSubject>> {
+    let param = |name: &String| {
+        space
+            .params()
+            .iter()
+            .find(|p| &p.name == name)
+            .with_context(|| format!("the trace has no parameter {name:?}"))
+    };
+    let subject = |name: &String, kind| -> Result<LabSubject> {
+        let p = param(name)?;
+        let label = match kind {
+            SubjectKind::Ablation => format!("-{name}"),
+            SubjectKind::Candidate => name.clone(),
+        };
+        Ok(LabSubject {
+            name: label,
+            kind,
+            terms: vec![name.clone()],
+            partners: p.group.clone().into_iter().collect(),
+        })
+    };
+    let terms = args.term.iter().map(|n| subject(n, SubjectKind::Candidate));
+    let without = args
+        .without
+        .iter()
+        .map(|n| subject(n, SubjectKind::Ablation));
+    terms.chain(without).collect()
+}
+
 pub fn run(args: &CompareArgs) -> Result<ExitCode> {
-    let list = subjects(args)?;
-    if list.is_empty() {
+    if args.term.is_empty() && args.without.is_empty() {
         anyhow::bail!("nothing to compare: give --term NAME and/or --without NAME");
     }
-    // As in the lab: the base without candidate terms, K fitted on it.
-    let base = crate::load_params(args.data.params.as_deref())?.without_candidates();
-    let mut loaded = load_data(&args.data, base.clone())?;
-    let k = loaded.k;
     let rule = KeepRule {
         needs_validation: args.data.validate.is_some_and(|v| v > 0.0),
         min_relative_gain: args.keep_min_drop,
     };
+    if let Some(trace) = &args.data.traces {
+        let (mut loaded, space, given) = crate::tune_traces::load(&args.data, trace)?;
+        let list = subjects_in_space(args, &space)?;
+        let space_of = LabSpace::Outside(&space);
+        let given = crate::lab_traces::judged_base(&args.data, &mut loaded, space_of, given);
+        let k = loaded.k;
+        let mut lab = Lab::new(
+            &mut loaded.train,
+            &mut loaded.validation,
+            space_of,
+            given,
+            k,
+            args.passes,
+        );
+        return judge_and_print(&mut lab, &list, &rule, args.passes);
+    }
+    let list = subjects(args)?;
+    // As in the lab: the base without candidate terms, K fitted on it.
+    let base = crate::load_params(args.data.params.as_deref())?.without_candidates();
+    let mut loaded = load_data(&args.data, base.clone())?;
+    let k = loaded.k;
     let mut lab = Lab::new(
         &mut loaded.train,
         &mut loaded.validation,
+        LabSpace::Table,
         base,
         k,
         args.passes,
     );
-    print_header(args.passes);
-    for subject in &list {
-        print_row(&lab.judge(subject)?, &rule);
+    judge_and_print(&mut lab, &list, &rule, args.passes)
+}
+
+/// Judges every subject and prints its row.
+fn judge_and_print<M: Model>(
+    lab: &mut Lab<M>,
+    list: &[LabSubject],
+    rule: &KeepRule,
+    passes: usize,
+) -> Result<ExitCode> {
+    print_header(passes);
+    for subject in list {
+        print_row(&lab.judge(subject)?, rule);
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -9,53 +9,53 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use texel_eval::params::Group;
-use texel_eval::{Params, TermId};
+use texel_eval::TermId;
 use texel_files::write_atomically;
 use texel_tune::lab_report::{
     apply, markdown, verdict_from, verdict_json, KeepRule, LabReport, Proofs,
 };
-use texel_tune::{Lab, Subject, Verdict};
+use texel_tune::{Lab, LabSpace, LabSubject, Model, Subject, Verdict};
 
 #[derive(Args)]
 pub struct LabArgs {
     #[command(flatten)]
-    data: DataArgs,
+    pub(crate) data: DataArgs,
     /// Passes of each tuning (at most; a pass that moves nothing ends it).
     #[arg(long, default_value_t = 4, allow_negative_numbers = true)]
-    passes: usize,
+    pub(crate) passes: usize,
     /// Judge only these candidate families (default: every candidate family).
     #[arg(long)]
-    family: Vec<String>,
+    pub(crate) family: Vec<String>,
     /// Judge these candidate terms (each on its own).
     #[arg(long)]
-    term: Vec<String>,
+    pub(crate) term: Vec<String>,
     /// Judge every term of the chosen families on its own instead of the family as a whole.
     #[arg(long)]
-    each_term: bool,
+    pub(crate) each_term: bool,
     /// Judge these established terms by the error their removal adds (repeatable; a group
     /// name ablates each of its terms).
     #[arg(long)]
-    ablate: Vec<String>,
+    pub(crate) ablate: Vec<String>,
     /// Folder of the lab's files: lab.jsonl (one verdict per line, kept across reruns),
     /// lab.md and lab.json.
     #[arg(long, default_value = "lab")]
-    out: PathBuf,
+    pub(crate) out: PathBuf,
     /// Keep a subject when its gain is above 0 and at least this share of the held error
     /// (validation error with --validate).
     #[arg(long, default_value_t = texel_tune::lab_report::DEFAULT_KEEP_MIN_DROP, allow_negative_numbers = true)]
-    keep_min_drop: f64,
+    pub(crate) keep_min_drop: f64,
     /// Write the base parameters with the kept candidates' tuned values (others at 0) here.
     #[arg(long)]
-    apply: Option<PathBuf>,
+    pub(crate) apply: Option<PathBuf>,
     /// Continue the lab in `--out`: verdicts already in its lab.jsonl for the same data,
     /// base, K and passes are kept, the rest judged.
     #[arg(long)]
-    resume: bool,
+    pub(crate) resume: bool,
     /// Start again although `--out` holds an earlier lab's verdicts (they are deleted).
     #[arg(long, conflicts_with = "resume")]
-    fresh: bool,
+    pub(crate) fresh: bool,
     #[command(flatten)]
-    prove: crate::lab_prove::ProveArgs,
+    pub(crate) prove: crate::lab_prove::ProveArgs,
 }
 
 /// A candidate family by name.
@@ -123,7 +123,7 @@ fn subjects(args: &LabArgs) -> Result<Vec<Subject>> {
 }
 
 /// A key that names one verdict of one run: the data, base values, K, passes and subject.
-fn verdict_key(fingerprint: u64, base: &Params, k: f64, passes: usize, subject: &str) -> String {
+fn verdict_key(fingerprint: u64, base: &[i32], k: f64, passes: usize, subject: &str) -> String {
     let mut h = 0xcbf2_9ce4_8422_2325u64;
     let mut eat = |bytes: &[u8]| {
         for &b in bytes {
@@ -131,7 +131,7 @@ fn verdict_key(fingerprint: u64, base: &Params, k: f64, passes: usize, subject: 
         }
     };
     eat(&fingerprint.to_le_bytes());
-    base.flat().iter().for_each(|v| eat(&v.to_le_bytes()));
+    base.iter().for_each(|v| eat(&v.to_le_bytes()));
     eat(&k.to_bits().to_le_bytes());
     eat(&(passes as u64).to_le_bytes());
     eat(subject.as_bytes());
@@ -148,74 +148,127 @@ fn finished(path: &Path) -> Result<Finished> {
 }
 
 pub fn run(args: &LabArgs) -> Result<ExitCode> {
-    let list = subjects(args)?;
+    if let Some(trace) = &args.data.traces {
+        return crate::lab_traces::run(args, trace);
+    }
+    let list: Vec<LabSubject> = subjects(args)?.iter().map(Subject::resolve).collect();
     if list.is_empty() {
         bail!("nothing to judge");
     }
-    let (log_path, done, mut log) = open_verdicts(args)?;
+    let verdict_log = open_verdicts(args)?;
     // Candidates are judged against the established table: K is fitted without them.
     let base = crate::load_params(args.data.params.as_deref())?.without_candidates();
     let mut loaded = load_data(&args.data, base.clone())?;
-    let (k, fingerprint) = (loaded.k, loaded.fingerprint);
-    if args.data.validate.is_some_and(|v| v > 0.0) && loaded.validation.is_empty() {
+    warn_without_validation(args, loaded.validation.len());
+    let judging = Judging {
+        args,
+        list: &list,
+        header: loaded_header(&loaded, args),
+        k: loaded.k,
+        fingerprint: loaded.fingerprint,
+    };
+    let mut lab = Lab::new(
+        &mut loaded.train,
+        &mut loaded.validation,
+        LabSpace::Table,
+        base.clone(),
+        judging.k,
+        args.passes,
+    );
+    let verdicts = judging.judge_all(&mut lab, base.flat(), verdict_log)?;
+    let rule = judging.rule();
+    let mut proofs = Proofs::new();
+    let mut complete = verdicts.len() == list.len();
+    if args.prove.prove && complete {
+        write_reports(args, &verdicts, &rule, &judging.header, &proofs)?;
+        (proofs, complete) =
+            crate::lab_prove::prove(&args.prove, &args.out, &base, &verdicts, &rule)?;
+    }
+    write_reports(args, &verdicts, &rule, &judging.header, &proofs)?;
+    if let (Some(path), true) = (&args.apply, verdicts.len() == list.len()) {
+        let tuned = adopt(&mut lab, LabSpace::Table, &base, &verdicts, &rule)?;
+        tuned.save(path)?;
+        say!("wrote {}", path.display());
+    }
+    judging.exit(verdicts.len(), complete)
+}
+
+/// Warns when `--validate` leaves no validation positions: nothing can be kept then.
+pub(crate) fn warn_without_validation(args: &LabArgs, validation: usize) {
+    if args.data.validate.is_some_and(|v| v > 0.0) && validation == 0 {
         eprintln!(
             "warning: --validate leaves no validation positions in so little data: no subject \
              can be kept (give more positions or a larger --validate)"
         );
     }
-    let header = loaded_header(&loaded, args);
-    let interrupted = crate::catch_interrupts()?;
-    let mut lab = Lab::new(
-        &mut loaded.train,
-        &mut loaded.validation,
-        base.clone(),
-        k,
-        args.passes,
-    );
-    let mut verdicts = Vec::new();
-    for (i, subject) in list.iter().enumerate() {
-        let key = verdict_key(fingerprint, &base, k, args.passes, &subject.name());
-        if let Some((_, v)) = done.iter().find(|(k, _)| *k == key) {
-            say!("[{}/{}] {}: done before", i + 1, list.len(), v.subject);
-            verdicts.push(v.clone());
-            continue;
+}
+
+/// What every verdict of one lab run shares: the subjects, the run's description, K and
+/// the data's fingerprint.
+pub(crate) struct Judging<'a> {
+    pub args: &'a LabArgs,
+    pub list: &'a [LabSubject],
+    pub header: Vec<String>,
+    pub k: f64,
+    pub fingerprint: u64,
+}
+
+/// The verdict log: its path, the verdicts it holds, and the file to append to.
+pub(crate) type VerdictLog = (PathBuf, Finished, std::fs::File);
+
+impl Judging<'_> {
+    /// The keep rule of the run.
+    pub fn rule(&self) -> KeepRule {
+        KeepRule {
+            needs_validation: self.args.data.validate.is_some_and(|v| v > 0.0),
+            min_relative_gain: self.args.keep_min_drop,
         }
-        if interrupted.load(Ordering::SeqCst) {
-            break;
+    }
+
+    /// Every subject's verdict: those in the log from before, the rest judged and appended
+    /// one by one. Stops early on Ctrl-C.
+    pub fn judge_all<M: Model>(
+        &self,
+        lab: &mut Lab<M>,
+        base: &[i32],
+        (log_path, done, mut log): VerdictLog,
+    ) -> Result<Vec<Verdict>> {
+        let interrupted = crate::catch_interrupts()?;
+        let (args, n) = (self.args, self.list.len());
+        let mut verdicts = Vec::new();
+        for (i, subject) in self.list.iter().enumerate() {
+            let key = verdict_key(self.fingerprint, base, self.k, args.passes, &subject.name);
+            if let Some((_, v)) = done.iter().find(|(k, _)| *k == key) {
+                say!("[{}/{n}] {}: done before", i + 1, v.subject);
+                verdicts.push(v.clone());
+                continue;
+            }
+            if interrupted.load(Ordering::SeqCst) {
+                break;
+            }
+            let v = lab.judge(subject)?;
+            writeln!(log, "{}", verdict_json(&v, &key))
+                .and_then(|()| log.flush())
+                .with_context(|| format!("cannot write {}", log_path.display()))?;
+            print_verdict(args, (i + 1, n), &v);
+            verdicts.push(v);
         }
-        let v = lab.judge(subject)?;
-        writeln!(log, "{}", verdict_json(&v, &key))
-            .and_then(|()| log.flush())
-            .with_context(|| format!("cannot write {}", log_path.display()))?;
-        print_verdict(args, (i + 1, list.len()), &v);
-        verdicts.push(v);
+        Ok(verdicts)
     }
-    let rule = KeepRule {
-        needs_validation: args.data.validate.is_some_and(|v| v > 0.0),
-        min_relative_gain: args.keep_min_drop,
-    };
-    let mut proofs = Proofs::new();
-    let mut complete = verdicts.len() == list.len();
-    if args.prove.prove && complete {
-        write_reports(args, &verdicts, &rule, &header, &proofs)?;
-        (proofs, complete) =
-            crate::lab_prove::prove(&args.prove, &args.out, &base, &verdicts, &rule)?;
-    }
-    write_reports(args, &verdicts, &rule, &header, &proofs)?;
-    if let (Some(path), true) = (&args.apply, verdicts.len() == list.len()) {
-        adopt(&mut lab, &base, &verdicts, &rule, path)?;
-    }
-    if !complete {
+
+    /// The exit: success when every verdict (and proof) is in, 130 after Ctrl-C.
+    pub fn exit(&self, judged: usize, complete: bool) -> Result<ExitCode> {
+        if complete {
+            return Ok(ExitCode::SUCCESS);
+        }
         say!(
-            "interrupted: {} of {} verdicts in {} (proofs keep their finished games); run the \
-             same command again to go on",
-            verdicts.len(),
-            list.len(),
-            log_path.display()
+            "interrupted: {judged} of {} verdicts in {} (proofs keep their finished games); \
+             run the same command again to go on",
+            self.list.len(),
+            self.args.out.join("lab.jsonl").display()
         );
-        return Ok(ExitCode::from(130));
+        Ok(ExitCode::from(130))
     }
-    Ok(ExitCode::SUCCESS)
 }
 
 /// Prints verdict `at` of `of`: its gain, where it fires, how long it took.
@@ -237,12 +290,12 @@ fn print_verdict(args: &LabArgs, (at, of): (usize, usize), v: &Verdict) {
 }
 
 /// Verdicts finished before, by key.
-type Finished = Vec<(String, Verdict)>;
+pub(crate) type Finished = Vec<(String, Verdict)>;
 
 /// Checks the lab's files against its inputs, decides about an earlier lab's verdicts
 /// (`--resume` keeps them, `--fresh` deletes them) and opens `OUT/lab.jsonl` for appending:
 /// its path, the verdicts it holds, and the file.
-fn open_verdicts(args: &LabArgs) -> Result<(PathBuf, Finished, std::fs::File)> {
+pub(crate) fn open_verdicts(args: &LabArgs) -> Result<VerdictLog> {
     let files = ["lab.jsonl", "lab.md", "lab.json"].map(|f| args.out.join(f));
     crate::paths::Files::new()
         .read_all("--epd", &args.data.epd)
@@ -271,13 +324,21 @@ fn open_verdicts(args: &LabArgs) -> Result<(PathBuf, Finished, std::fs::File)> {
 }
 
 /// The lines that describe the run in the reports.
-fn loaded_header(loaded: &crate::data_args::Loaded, args: &LabArgs) -> Vec<String> {
+pub(crate) fn loaded_header<M: Model>(
+    loaded: &crate::data_args::Loaded<M>,
+    args: &LabArgs,
+) -> Vec<String> {
     let files: Vec<String> = args
         .data
         .epd
         .iter()
+        .chain(&args.data.traces)
         .map(|p| p.display().to_string())
         .collect();
+    let (defaults, zeroed) = match args.data.traces {
+        Some(_) => ("the trace's defaults", "candidate"),
+        None => ("the table's defaults", "candidate family"),
+    };
     vec![
         format!(
             "data: {} ({} training, {} validation positions)",
@@ -286,13 +347,11 @@ fn loaded_header(loaded: &crate::data_args::Loaded, args: &LabArgs) -> Vec<Strin
             loaded.validation.len()
         ),
         format!(
-            "base: {} with every candidate family at 0",
+            "base: {} with every {zeroed} at 0",
             args.data
                 .params
                 .as_ref()
-                .map_or("the table's defaults".to_string(), |p| p
-                    .display()
-                    .to_string())
+                .map_or(defaults.to_string(), |p| p.display().to_string())
         ),
         format!(
             "K {:.4}, at most {} passes per tuning",
@@ -302,7 +361,7 @@ fn loaded_header(loaded: &crate::data_args::Loaded, args: &LabArgs) -> Vec<Strin
 }
 
 /// Writes lab.md and lab.json.
-fn write_reports(
+pub(crate) fn write_reports(
     args: &LabArgs,
     verdicts: &[Verdict],
     rule: &KeepRule,
@@ -322,32 +381,25 @@ fn write_reports(
 
 /// `--apply`: the base with the kept candidates' values, tuned once more together with the
 /// groups they work with; the other candidates at 0.
-fn adopt(
-    lab: &mut Lab,
-    base: &Params,
+pub(crate) fn adopt<M: Model>(
+    lab: &mut Lab<M>,
+    space: LabSpace<'_>,
+    base: &M::Values,
     verdicts: &[Verdict],
     rule: &KeepRule,
-    path: &Path,
-) -> Result<()> {
-    let (start, terms) = apply(base, verdicts, rule);
-    let params = if terms.is_empty() {
-        start
-    } else {
-        let (tuned, errors) = lab.adopt(&start, &terms)?;
-        let validation = errors
-            .validation
-            .map_or(String::new(), |v| format!(", validation {v:.8}"));
-        say!(
-            "kept candidates tuned with their partners: error {:.8}{validation}",
-            errors.train
-        );
-        tuned
-    };
-    params.save(path)?;
+) -> Result<M::Values> {
+    let (start, terms, partners) = apply(space, base, verdicts, rule);
+    say!("{} kept candidate terms, the others at 0", terms.len());
+    if terms.is_empty() {
+        return Ok(start);
+    }
+    let (tuned, errors) = lab.adopt(&start, &terms, &partners)?;
+    let validation = errors
+        .validation
+        .map_or(String::new(), |v| format!(", validation {v:.8}"));
     say!(
-        "wrote {} ({} kept candidate terms, the others at 0)",
-        path.display(),
-        terms.len()
+        "kept candidates tuned with their partners: error {:.8}{validation}",
+        errors.train
     );
-    Ok(())
+    Ok(tuned)
 }

@@ -9,7 +9,7 @@ use texel_arena::sprt::SprtTest;
 use texel_arena::{run_match, MatchOptions};
 use texel_eval::Params;
 use texel_tune::lab_report::{apply, GameProof, KeepRule, Proofs};
-use texel_tune::Verdict;
+use texel_tune::{LabSpace, Verdict};
 
 /// How the kept subjects are played.
 #[derive(clap::Args, Clone, Debug)]
@@ -54,7 +54,7 @@ fn tables(base: &Params, verdict: &Verdict, rule: &KeepRule) -> (Params, Params)
         }
         return (base.clone(), without);
     }
-    let (with, _) = apply(base, std::slice::from_ref(verdict), rule);
+    let (with, _, _) = apply(LabSpace::Table, base, std::slice::from_ref(verdict), rule);
     (with, base.without_candidates())
 }
 

@@ -249,7 +249,11 @@ fn compare_gives_the_labs_numbers_and_verdict() {
     };
     assert!(row.contains(&pair(&verdict["held"])), "{row}\n{verdict}");
     assert!(row.contains(&pair(&verdict["free"])), "{row}\n{verdict}");
-    let word = if verdict["kept"] == true { "keep" } else { "reject" };
+    let word = if verdict["kept"] == true {
+        "keep"
+    } else {
+        "reject"
+    };
     assert!(row.ends_with(word), "{row}\n{verdict}");
     // An established term is judged the same way, tuned with its own group.
     let text = stdout_of(
@@ -258,5 +262,9 @@ fn compare_gives_the_labs_numbers_and_verdict() {
             .arg(&epd)
             .args(["--term", "BISHOP_PAIR", "--without", "BISHOP_PAIR"]),
     );
-    assert_eq!(text.lines().filter(|l| l.contains("MaterialV")).count(), 2, "{text}");
+    assert_eq!(
+        text.lines().filter(|l| l.contains("MaterialV")).count(),
+        2,
+        "{text}"
+    );
 }

@@ -90,8 +90,14 @@ fn commands_say_what_they_wrote_and_what_their_numbers_mean() {
             .args(["--passes", "1", "--epd"])
             .arg(&epd),
     );
-    assert!(text.contains("gain = held - free, the error the term removes"), "{text}");
-    assert!(text.contains("for --without, the error its removal adds"), "{text}");
+    assert!(
+        text.contains("gain = held - free, the error the term removes"),
+        "{text}"
+    );
+    assert!(
+        text.contains("for --without, the error its removal adds"),
+        "{text}"
+    );
     let help = stdout_of(texel().args(["tune", "--help"]));
     assert!(help.contains("bring no new best validation"), "{help}");
 }

@@ -359,3 +359,108 @@ fn an_interrupted_trace_tune_resumes_to_the_same_values() {
     assert!(resumed.contains("resuming after "), "{resumed}");
     assert_eq!(values_of_file(&out), values_of_file(&straight));
 }
+
+/// Writes `n` positions of the planted evaluation with two candidate terms in the header:
+/// `BONUS`, which the planted evaluation has, and `NOISE`, whose counts it ignores.
+fn write_candidate_trace(dir: &Path, n: usize) -> PathBuf {
+    let piece = |(m, e): (f64, f64)| format!("[{m}, {e}]");
+    let defaults: Vec<String> = PIECES.iter().map(|&p| piece(p)).collect();
+    let mut text = format!(
+        r#"{{"format": "texel-trace", "version": 1, "params": [{{"name": "PIECE", "len": 3, "tapered": true, "default": [{}], "group": "material"}}, {{"name": "BONUS", "len": 1, "tapered": false, "default": 0, "group": "material", "candidate": true}}, {{"name": "NOISE", "len": 1, "tapered": false, "default": 0, "group": "material", "candidate": true}}]}}"#,
+        defaults.join(", ")
+    );
+    text.push('\n');
+    let mut rng = Rng(7);
+    for _ in 0..n {
+        let phase = rng.below(25) as f64 / 24.0;
+        let counts: Vec<i64> = (0..3).map(|_| rng.below(3) - 1).collect();
+        let (bonus, noise) = (rng.below(3) - 1, rng.below(3) - 1);
+        let mut eval = BONUS * bonus as f64;
+        for (c, (mid, end)) in counts.iter().zip(PIECES) {
+            eval += *c as f64 * (phase * mid + (1.0 - phase) * end);
+        }
+        let win = 1.0 / (1.0 + 10f64.powf(-eval / 400.0));
+        let result = if rng.unit() < win { 1 } else { 0 };
+        let _ = writeln!(
+            text,
+            r#"{{"result": {result}, "phase": {phase}, "coeffs": [[0, {}], [1, {}], [2, {}], [3, {bonus}], [4, {noise}]]}}"#,
+            counts[0], counts[1], counts[2]
+        );
+    }
+    let path = dir.join("candidates.trace");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn the_lab_judges_an_outside_engines_candidates() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write_candidate_trace(dir.path(), 40_000);
+    let (out, applied) = (dir.path().join("lab"), dir.path().join("applied.json"));
+    let common = ["--validate", "20", "--passes", "6", "--k", "1"];
+    let text = stdout_of(
+        texel()
+            .args(["lab", "--traces"])
+            .arg(&trace)
+            .args(common)
+            .args(["--each-term", "--out"])
+            .arg(&out)
+            .arg("--apply")
+            .arg(&applied),
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("lab.json")).unwrap()).unwrap();
+    let verdict = |name: &str| {
+        report["verdicts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["subject"] == name)
+            .unwrap_or_else(|| panic!("{text}"))
+            .clone()
+    };
+    let (bonus, noise) = (verdict("BONUS"), verdict("NOISE"));
+    assert_eq!(bonus["kept"], true, "{bonus}");
+    assert_eq!(noise["kept"], false, "{noise}");
+    assert_eq!(bonus["partners"], serde_json::json!(["material"]));
+    let tuned = bonus["values"]["BONUS"][0].as_i64().unwrap();
+    assert!((tuned - 25).abs() <= 8, "the planted bonus is 25: {bonus}");
+    // --apply: the kept candidate tuned with its group, the other at 0, in the header's shapes.
+    let values = values_of_file(&applied);
+    assert!(
+        (values["BONUS"].as_i64().unwrap() - 25).abs() <= 8,
+        "{values}"
+    );
+    assert_eq!(values["NOISE"], 0, "{values}");
+    assert_eq!(values["PIECE"].as_array().unwrap().len(), 3);
+    // compare --traces is the same lab: the same held and free errors.
+    let compared = stdout_of(
+        texel()
+            .args(["compare", "--traces"])
+            .arg(&trace)
+            .args(common)
+            .args(["--term", "BONUS"]),
+    );
+    let row = compared.lines().find(|l| l.starts_with("BONUS")).unwrap();
+    let pair = |e: &serde_json::Value| {
+        format!(
+            "{:.8} / {:.8}",
+            e["train"].as_f64().unwrap(),
+            e["validation"].as_f64().unwrap()
+        )
+    };
+    assert!(
+        row.contains(&pair(&bonus["held"])) && row.contains(&pair(&bonus["free"])),
+        "{row}\n{bonus}"
+    );
+    assert!(row.ends_with("keep"), "{row}");
+    // --prove plays texel's engine, not the trace's.
+    let err = fails(
+        texel()
+            .args(["lab", "--prove", "--traces"])
+            .arg(&trace)
+            .arg("--out")
+            .arg(&out),
+    );
+    assert!(err.contains("--prove plays texel's own engine"), "{err}");
+}

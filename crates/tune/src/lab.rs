@@ -11,12 +11,14 @@
 use crate::dataset::Dataset;
 use crate::descent::{Control, Descent, Variable};
 use crate::error::mean_error;
-use crate::select::{select, Selection, SelectionError};
+use crate::model::{Model, Values};
+use crate::select::{select, select_in_space, Selection, SelectionError};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::time::Instant;
 use texel_eval::params::Group;
-use texel_eval::{Params, TermId};
+use texel_eval::TermId;
+use texel_trace::ParamSpace;
 
 /// What the lab judges.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -142,42 +144,156 @@ impl Verdict {
     }
 }
 
-/// The datasets and settings every verdict of a lab run shares.
-pub struct Lab<'d> {
-    train: &'d mut Dataset,
-    validation: &'d mut Dataset,
-    base: Params,
-    k: f64,
-    passes: usize,
-    /// Tunings several verdicts share, by what they tune: parameters and errors.
-    shared: BTreeMap<String, (Params, Errors)>,
+/// A subject by names, in any parameter space: what the lab zeroes (`terms`) and which
+/// groups it is tuned with (`partners`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LabSubject {
+    /// The name in reports.
+    pub name: String,
+    /// Candidate or ablation.
+    pub kind: SubjectKind,
+    /// The parameters it sets to zero, by name.
+    pub terms: Vec<String>,
+    /// The groups tuned with it, by name.
+    pub partners: Vec<String>,
 }
 
-impl<'d> Lab<'d> {
-    /// A lab on `train` (and `validation`, possibly empty) from `base` with every candidate
-    /// family at zero (candidates are judged against the established table), tuning at most
-    /// `passes` passes each time.
+impl Subject {
+    /// The subject by names, as the lab judges it.
+    pub fn resolve(&self) -> LabSubject {
+        LabSubject {
+            name: self.name(),
+            kind: self.kind(),
+            terms: self
+                .terms()
+                .iter()
+                .map(|t| t.info().name.to_string())
+                .collect(),
+            partners: self
+                .partners()
+                .iter()
+                .map(|g| g.name().to_string())
+                .collect(),
+        }
+    }
+}
+
+/// The parameter space a lab works in: where a parameter's values are, which parameters are
+/// candidates, and the variables of a selection.
+#[derive(Clone, Copy, Debug)]
+pub enum LabSpace<'s> {
+    /// texel's own table.
+    Table,
+    /// An outside engine's parameters (a trace's header).
+    Outside(&'s ParamSpace),
+}
+
+impl LabSpace<'_> {
+    /// The flat slots of the parameter `name` (empty when there is none).
+    pub fn slots(&self, name: &str) -> std::ops::Range<usize> {
+        match self {
+            LabSpace::Table => TermId::by_name(name).map_or(0..0, |t| t.info().flat_range()),
+            LabSpace::Outside(space) => {
+                let at = space.params().iter().position(|p| p.name == name);
+                at.map_or(0..0, |i| {
+                    let start = space.param_starts()[i];
+                    start..start + space.params()[i].values()
+                })
+            }
+        }
+    }
+
+    /// The names of the candidate parameters.
+    pub fn candidates(&self) -> Vec<String> {
+        match self {
+            LabSpace::Table => TermId::all()
+                .filter(|t| t.info().group.is_candidate())
+                .map(|t| t.info().name.to_string())
+                .collect(),
+            LabSpace::Outside(space) => space
+                .params()
+                .iter()
+                .filter(|p| p.candidate)
+                .map(|p| p.name.clone())
+                .collect(),
+        }
+    }
+
+    /// The variables of `partners` plus `terms` (`with`), or of `partners` without them;
+    /// candidates that are not among `terms` are never tuned.
+    fn variables(
+        &self,
+        partners: &[String],
+        terms: &[String],
+        with: bool,
+    ) -> Result<Vec<Variable>, SelectionError> {
+        let others = self.candidates().into_iter().filter(|c| !terms.contains(c));
+        let selection = Selection {
+            groups: partners.to_vec(),
+            terms: if with { terms.to_vec() } else { Vec::new() },
+            exclude: others
+                .chain(if with { Vec::new() } else { terms.to_vec() })
+                .collect(),
+            freeze_material: false,
+            no_candidates: false,
+        };
+        let vars = match self {
+            LabSpace::Table => select(&selection),
+            LabSpace::Outside(space) => select_in_space(space, &selection),
+        };
+        match vars {
+            // A subject without partners is held at zero untuned.
+            Err(SelectionError::Empty) if !with => Ok(Vec::new()),
+            other => other,
+        }
+    }
+}
+
+/// The datasets and settings every verdict of a lab run shares.
+pub struct Lab<'d, M: Model = Dataset> {
+    train: &'d mut M,
+    validation: &'d mut M,
+    space: LabSpace<'d>,
+    base: M::Values,
+    k: f64,
+    passes: usize,
+    /// Tunings several verdicts share, by what they tune: values and errors.
+    shared: BTreeMap<String, (M::Values, Errors)>,
+}
+
+impl<'d, M: Model> Lab<'d, M> {
+    /// A lab on `train` (and `validation`, possibly empty) in `space` from `base` with every
+    /// candidate at zero (candidates are judged against the established values), tuning at
+    /// most `passes` passes each time.
     pub fn new(
-        train: &'d mut Dataset,
-        validation: &'d mut Dataset,
-        base: Params,
+        train: &'d mut M,
+        validation: &'d mut M,
+        space: LabSpace<'d>,
+        base: M::Values,
         k: f64,
         passes: usize,
     ) -> Self {
+        let mut base = base;
+        for name in space.candidates() {
+            for slot in space.slots(&name) {
+                base.set_value(slot, 0);
+            }
+        }
         Lab {
             train,
             validation,
-            base: base.without_candidates(),
+            space,
+            base,
             k,
             passes,
             shared: BTreeMap::new(),
         }
     }
 
-    /// Tunes `vars` from `start` and returns the tuned parameters and their errors.
-    fn tune(&mut self, start: &Params, vars: Vec<Variable>) -> (Params, Errors) {
+    /// Tunes `vars` from `start` and returns the tuned values and their errors.
+    fn tune(&mut self, start: &M::Values, vars: Vec<Variable>) -> (M::Values, Errors) {
         self.train.rescore(start);
-        let mut descent = Descent::new(self.train, start.clone(), self.k, vars);
+        let mut descent = Descent::new(&mut *self.train, start.clone(), self.k, vars);
         for _ in 0..self.passes {
             match descent.pass(&mut |_| Control::Continue) {
                 Some(summary) if summary.moves > 0 => {}
@@ -185,32 +301,21 @@ impl<'d> Lab<'d> {
             }
         }
         let train = descent.refresh();
-        let params = descent.params().clone();
+        let values = descent.params().clone();
         let validation = (!self.validation.is_empty()).then(|| {
-            self.validation.rescore(&params);
-            mean_error(self.validation, self.k)
+            self.validation.rescore(&values);
+            mean_error(&*self.validation, self.k)
         });
-        (params, Errors { train, validation })
-    }
-
-    /// The variables of `partners` plus `terms`, or of `partners` without `terms`.
-    fn variables(
-        partners: &[Group],
-        terms: &[TermId],
-        with: bool,
-    ) -> Result<Vec<Variable>, SelectionError> {
-        let names = |ts: &[TermId]| ts.iter().map(|t| t.info().name.to_string()).collect();
-        select(&Selection {
-            groups: partners.iter().map(|g| g.name().to_string()).collect(),
-            terms: if with { names(terms) } else { Vec::new() },
-            exclude: if with { Vec::new() } else { names(terms) },
-            freeze_material: false,
-            no_candidates: false,
-        })
+        (values, Errors { train, validation })
     }
 
     /// A tuning shared by several verdicts, made once: `key` names it.
-    fn shared(&mut self, key: String, start: &Params, vars: Vec<Variable>) -> (Params, Errors) {
+    fn shared(
+        &mut self,
+        key: String,
+        start: &M::Values,
+        vars: Vec<Variable>,
+    ) -> (M::Values, Errors) {
         if let Some(done) = self.shared.get(&key) {
             return done.clone();
         }
@@ -219,77 +324,73 @@ impl<'d> Lab<'d> {
         result
     }
 
+    /// The flat slots of `terms`.
+    fn slots(&self, terms: &[String]) -> Vec<usize> {
+        terms.iter().flat_map(|t| self.space.slots(t)).collect()
+    }
+
     /// Judges one subject.
     ///
     /// # Errors
-    /// A subject whose partners leave nothing to tune.
-    pub fn judge(&mut self, subject: &Subject) -> Result<Verdict, SelectionError> {
+    /// A subject whose partners leave nothing to tune, or a name the space does not have.
+    pub fn judge(&mut self, subject: &LabSubject) -> Result<Verdict, SelectionError> {
         let started = Instant::now();
-        let terms = subject.terms();
-        let partners = subject.partners();
-        let names: Vec<String> = partners.iter().map(|g| g.name().to_string()).collect();
+        let (terms, names) = (&subject.terms, &subject.partners);
         let mut zeroed = self.base.clone();
-        for &t in &terms {
-            zeroed.zero_term(t);
+        for slot in self.slots(terms) {
+            zeroed.set_value(slot, 0);
         }
         let base = self.base.clone();
-        let without = Self::variables(&partners, &terms, false)?;
-        let with = Self::variables(&partners, &terms, true)?;
+        let without = self.space.variables(names, terms, false)?;
+        let with = self.space.variables(names, terms, true)?;
         // Candidates are at zero in the base: their held tuning depends on the partners only
         // (an established term judged as a subject is zeroed first, so its own differs). An
         // ablation's free tuning (the term kept) depends on its group only.
-        let held_key = match zeroed == base {
+        let held_key = match zeroed.values() == base.values() {
             true => format!("partners {}", names.join("+")),
-            false => format!("partners {} without {}", names.join("+"), subject.name()),
+            false => format!("partners {} without {}", names.join("+"), subject.name),
         };
-        let ((_, held), (tuned, free)) = match subject {
-            Subject::Ablate(_) => (
+        let ((_, held), (tuned, free)) = match subject.kind {
+            SubjectKind::Ablation => (
                 self.tune(&zeroed, without),
                 self.shared(format!("group {}", names.join("+")), &base, with),
             ),
-            _ => (
+            SubjectKind::Candidate => (
                 self.shared(held_key, &zeroed, without),
                 self.tune(&zeroed, with),
             ),
         };
-        let slots: Vec<usize> = terms.iter().flat_map(|t| t.info().flat_range()).collect();
-        let support = self.train.support(&slots);
+        let support = self.train.support(&self.slots(terms));
+        let values_of = |t: &String| {
+            let range = self.space.slots(t);
+            tuned.values()[range].to_vec()
+        };
         Ok(Verdict {
-            subject: subject.name(),
-            kind: subject.kind(),
-            partners: names,
+            subject: subject.name.clone(),
+            kind: subject.kind,
+            partners: names.clone(),
             support,
             share: support as f64 / self.train.len() as f64,
             held,
             free,
-            values: terms
-                .iter()
-                .map(|&t| (t.info().name.to_string(), tuned.term_values(t).to_vec()))
-                .collect(),
+            values: terms.iter().map(|t| (t.clone(), values_of(t))).collect(),
             seconds: started.elapsed().as_secs_f64(),
         })
     }
 
-    /// The base with `start` values for `terms`, tuned jointly with every group those terms
-    /// work with, so the adopted candidates and the established terms they overlap settle
-    /// together. Returns the tuned parameters and their errors.
+    /// `start` tuned jointly with `partners` and `terms`, so adopted candidates and the
+    /// established values they overlap settle together. Returns the tuned values and their
+    /// errors.
     ///
     /// # Errors
     /// Nothing to tune.
     pub fn adopt(
         &mut self,
-        start: &Params,
-        terms: &[TermId],
-    ) -> Result<(Params, Errors), SelectionError> {
-        let mut partners: Vec<Group> = Vec::new();
-        for t in terms {
-            for &g in t.info().group.partners() {
-                if !partners.contains(&g) {
-                    partners.push(g);
-                }
-            }
-        }
-        let vars = Self::variables(&partners, terms, true)?;
+        start: &M::Values,
+        terms: &[String],
+        partners: &[String],
+    ) -> Result<(M::Values, Errors), SelectionError> {
+        let vars = self.space.variables(partners, terms, true)?;
         Ok(self.tune(start, vars))
     }
 }

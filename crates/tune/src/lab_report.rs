@@ -2,11 +2,11 @@
 //! skip finished subjects on a rerun), the ranked Markdown table, the JSON report, and the
 //! parameters with the kept candidates applied.
 
-use crate::lab::{SubjectKind, Verdict};
+use crate::lab::{LabSpace, SubjectKind, Verdict};
+use crate::model::Values;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use texel_eval::{Params, TermId};
 
 /// When a verdict keeps its subject: the gain (validation when there is a validation set)
 /// is above zero and at least this share of the held error.
@@ -344,29 +344,41 @@ pub(crate) mod ordered_map {
     }
 }
 
-/// `base` with the tuned values of every kept candidate; every other candidate family term
-/// at zero. Established terms keep their base values. Returns the terms set.
-pub fn apply(base: &Params, verdicts: &[Verdict], rule: &KeepRule) -> (Params, Vec<TermId>) {
-    let mut out = base.without_candidates();
-    let mut kept: BTreeMap<&str, &[i32]> = BTreeMap::new();
-    for v in verdicts
+/// `base` with the tuned values of every kept candidate; every other candidate at zero.
+/// Established values keep their base values. Returns the values, the candidates set (by
+/// name) and the groups the kept candidates were tuned with.
+pub fn apply<V: Values>(
+    space: LabSpace<'_>,
+    base: &V,
+    verdicts: &[Verdict],
+    rule: &KeepRule,
+) -> (V, Vec<String>, Vec<String>) {
+    let mut out = base.clone();
+    for name in space.candidates() {
+        for slot in space.slots(&name) {
+            out.set_value(slot, 0);
+        }
+    }
+    let (mut terms, mut partners) = (Vec::new(), Vec::new());
+    let kept = verdicts
         .iter()
-        .filter(|v| v.kind == SubjectKind::Candidate && rule.keeps(v))
-    {
+        .filter(|v| v.kind == SubjectKind::Candidate && rule.keeps(v));
+    for v in kept {
         for (name, values) in &v.values {
-            kept.insert(name, values);
-        }
-    }
-    let mut terms = Vec::new();
-    for (name, values) in kept {
-        if let Some(t) = TermId::by_name(name) {
-            for (slot, &x) in t.info().flat_range().zip(values) {
-                out.set_flat(slot, x);
+            for (slot, &x) in space.slots(name).zip(values) {
+                out.set_value(slot, x);
             }
-            terms.push(t);
+            if !terms.contains(name) {
+                terms.push(name.clone());
+            }
+        }
+        for p in &v.partners {
+            if !partners.contains(p) {
+                partners.push(p.clone());
+            }
         }
     }
-    (out, terms)
+    (out, terms, partners)
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@ pub use dataset::{Dataset, DatasetFull, TableCache};
 pub use descent::{Control, Cursor, Descent, DescentState, Guards, PassSummary, Variable};
 pub use engine::{tune_engine, EngineTune, EngineTuneError, EngineTuned, Traceable};
 pub use guard::{best_pull, L2Search, L2_GRID};
-pub use lab::{Errors, Lab, Subject, SubjectKind, Verdict};
+pub use lab::{Errors, Lab, LabSpace, LabSubject, Subject, SubjectKind, Verdict};
 pub use linear::{LinearDataset, BLOCK};
 pub use load::{load, total_bytes, BadLines, LoadError, LoadOptions, LoadReport};
 pub use load_phases::{load_phases, LoadPhases};
