@@ -9,13 +9,13 @@ use crate::resume::{record_settings, Rerun};
 use crate::selfplay_cmd::SelfplayArgs;
 use anyhow::{Context, Result};
 use clap::{Args, Parser};
-use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use texel_arena::elo::Sprt;
 use texel_arena::engine::{EngineSpec, TimeControl};
 use texel_arena::sprt::SprtTest;
 use texel_arena::{run_match, MatchOptions, MatchReport};
+use texel_loop::{read_rounds, GateLine, RoundErrors, RoundLine, LOOP_VERSION};
 use texel_tune::settings::values_fingerprint;
 use texel_tune::Settings;
 
@@ -120,12 +120,12 @@ impl Halt {
 /// A step's result, or why the round stopped.
 type Step<T> = Result<std::result::Result<T, Halt>>;
 
-/// What one round did, as its line in `loop.jsonl`.
-struct RoundLine {
+/// What one round did, before it becomes its line in `loop.jsonl`.
+struct RoundDone {
     round: u32,
     games: u64,
     positions: u64,
-    errors: serde_json::Value,
+    errors: RoundErrors,
     /// The gate match; `None` when the gate was outside.
     gate: Option<MatchReport>,
     passed: bool,
@@ -155,9 +155,8 @@ impl LoopArgs {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
             Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
         };
-        // A last line without its newline was cut short: that round is not finished.
-        let whole = text.rfind('\n').map_or("", |i| &text[..i]);
-        Ok(whole.lines().filter(|l| !l.trim().is_empty()).count() as u32)
+        let rounds = read_rounds(&text).with_context(|| path.display().to_string())?;
+        Ok(rounds.len() as u32)
     }
 
     /// What the rounds depend on (a resume must repeat it) and how many there are.
@@ -329,7 +328,7 @@ fn play_round(args: &LoopArgs, round: u32, dir: &Path) -> Step<(u64, u64)> {
 
 /// Step 2: tunes from the best on every round's positions (and `--epd`) into `tuned.json`;
 /// a stopped tuning resumes from its checkpoint.
-fn tune_round(args: &LoopArgs, round: u32, dir: &Path) -> Step<serde_json::Value> {
+fn tune_round(args: &LoopArgs, round: u32, dir: &Path) -> Step<RoundErrors> {
     let tuned = dir.join("tuned.json");
     let log = dir.join("tune-log.jsonl");
     if !tuned.exists() {
@@ -376,9 +375,10 @@ fn tune_round(args: &LoopArgs, round: u32, dir: &Path) -> Step<serde_json::Value
     let passes = texel_tune::log::read_tune_log(&std::fs::read_to_string(&log)?)
         .with_context(|| log.display().to_string())?;
     let kept = texel_tune::log::kept_pass(&passes);
-    Ok(Ok(json!({
-        "train": kept.map(|p| p.train_error), "validation": kept.and_then(|p| p.validation_error),
-    })))
+    Ok(Ok(RoundErrors {
+        train: kept.map(|p| p.train_error),
+        validation: kept.and_then(|p| p.validation_error),
+    }))
 }
 
 /// Adjudication of gate and proof matches: a side 10 pawns ahead for 6 plies wins, scores
@@ -452,48 +452,61 @@ fn gate_round(args: &LoopArgs, round: u32, dir: &Path) -> Step<(Option<MatchRepo
 
 /// The gate part of a round's line: the match's score, Elo, LLR and bounds, or an
 /// outside gate's verdict; and the words that say it.
-fn gate_json(args: &LoopArgs, line: &RoundLine) -> Result<(serde_json::Value, String)> {
-    let Some(gate) = &line.gate else {
-        let value = json!({"outside": true, "wins": 0, "draws": 0, "losses": 0,
-                           "passed": line.passed});
-        return Ok((value, "outside gate".into()));
+fn gate_line(args: &LoopArgs, done: &RoundDone) -> Result<(GateLine, String)> {
+    let test = args.sprt_test()?;
+    let mut line = GateLine {
+        outside: done.gate.is_none(),
+        wins: 0,
+        draws: 0,
+        losses: 0,
+        elo: None,
+        margin: None,
+        llr: None,
+        sprt: [test.elo0, test.elo1],
+        sprt_model: test.model.name().into(),
+        passed: done.passed,
+    };
+    let Some(gate) = &done.gate else {
+        return Ok((line, "outside gate".into()));
     };
     let s = gate.pairings[0].score;
     let (elo, margin) = s.elo();
-    let llr = gate.sprt.map_or(0.0, |s| s.llr());
-    let test = args.sprt_test()?;
-    let value = json!({"wins": s.wins, "draws": s.draws, "losses": s.losses, "elo": elo,
-             "margin": margin, "llr": llr, "sprt": [test.elo0, test.elo1],
-             "sprt_model": test.model.name(), "passed": line.passed});
+    (line.wins, line.draws, line.losses) = (s.wins, s.draws, s.losses);
+    (line.elo, line.margin) = (Some(elo), Some(margin));
+    line.llr = Some(gate.sprt.map_or(0.0, |s| s.llr()));
     let words = format!(
         "gate +{} ={} -{} ({elo:+.1} ± {margin:.1})",
         s.wins, s.draws, s.losses
     );
-    Ok((value, words))
+    Ok((line, words))
 }
 
 /// Appends the round's line to `loop.jsonl` and prints it.
-fn record(args: &LoopArgs, line: &RoundLine) -> Result<()> {
-    let (gate, words) = gate_json(args, line)?;
-    let value = json!({
-        "round": line.round, "games": line.games, "positions": line.positions,
-        "error": line.errors, "gate": gate,
-    });
+fn record(args: &LoopArgs, done: &RoundDone) -> Result<()> {
+    let (gate, words) = gate_line(args, done)?;
+    let line = RoundLine {
+        version: LOOP_VERSION,
+        round: done.round,
+        games: done.games,
+        positions: done.positions,
+        error: done.errors.clone(),
+        gate,
+    };
     use std::io::Write;
     let path = args.dir.join("loop.jsonl");
     let mut f = texel_files::open_lines_for_append(&path)
         .with_context(|| format!("cannot write {}", path.display()))?;
-    writeln!(f, "{value}")?;
-    let verdict = if line.passed {
+    writeln!(f, "{}", serde_json::to_string(&line)?)?;
+    let verdict = if done.passed {
         "new best"
     } else {
         "kept the old best"
     };
     say!(
         "round {}: {} games, {} positions, {words}: {verdict}",
-        line.round,
-        line.games,
-        line.positions,
+        done.round,
+        done.games,
+        done.positions,
     );
     Ok(())
 }
@@ -544,7 +557,7 @@ fn run_round(args: &LoopArgs, round: u32) -> Step<()> {
         let tuned = texel_eval::Params::load(&dir.join("tuned.json"))?;
         tuned.save(&args.best())?;
     }
-    let line = RoundLine {
+    let done = RoundDone {
         round,
         games,
         positions,
@@ -552,7 +565,7 @@ fn run_round(args: &LoopArgs, round: u32) -> Step<()> {
         gate,
         passed,
     };
-    record(args, &line)?;
+    record(args, &done)?;
     Ok(Ok(()))
 }
 

@@ -103,7 +103,9 @@ pub fn run(args: &ReportArgs) -> Result<()> {
 }
 
 fn loop_report(dir: &Path) -> Result<Page> {
-    let mut rounds = read_loop_lines(&read(&dir.join("loop.jsonl"))?);
+    let lines = dir.join("loop.jsonl");
+    let mut rounds =
+        read_loop_lines(&read(&lines)?).with_context(|| lines.display().to_string())?;
     anyhow::ensure!(
         !rounds.is_empty(),
         "{}: no finished round in loop.jsonl",

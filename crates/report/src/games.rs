@@ -214,54 +214,35 @@ pub struct LoopRound {
     pub gate_points: Vec<f64>,
 }
 
-/// The loop's rounds from the lines of `loop.jsonl` (lines that are not rounds are passed
-/// over); gate games are filled in by the caller.
-pub fn read_loop_lines(text: &str) -> Vec<LoopRound> {
-    text.lines()
-        .filter_map(|line| {
-            let v: serde_json::Value = serde_json::from_str(line).ok()?;
-            let gate = v.get("gate")?;
-            let count = |k: &str| gate.get(k).and_then(|x| x.as_u64()).map(|x| x as u32);
-            let model = gate
-                .get("sprt_model")
-                .and_then(|m| m.as_str()?.parse().ok());
-            let bounds = gate.get("sprt").and_then(|b| {
-                Some(SprtTest {
-                    elo0: b.get(0)?.as_f64()?,
-                    elo1: b.get(1)?.as_f64()?,
-                    model: model.unwrap_or_default(),
-                })
-            });
-            let error = |k: &str| {
-                v.get("error")
-                    .and_then(|e| e.get(k))
-                    .and_then(|x| x.as_f64())
-            };
-            Some(LoopRound {
-                round: v.get("round")?.as_u64()? as u32,
-                games: v.get("games")?.as_u64()?,
-                positions: v.get("positions")?.as_u64()?,
-                errors: (error("train"), error("validation")),
-                gate: Score {
-                    wins: count("wins")?,
-                    draws: count("draws")?,
-                    losses: count("losses")?,
-                },
-                passed: gate.get("passed")?.as_bool()?,
-                sprt: bounds.unwrap_or(DEFAULT_LOOP_SPRT),
-                outside: gate.get("outside").and_then(|o| o.as_bool()) == Some(true),
-                gate_points: Vec::new(),
-            })
+/// The loop's rounds from `loop.jsonl`; gate games are filled in by the caller.
+///
+/// # Errors
+/// A line that is not a round, or of another version.
+pub fn read_loop_lines(text: &str) -> Result<Vec<LoopRound>, texel_loop::LoopFileError> {
+    let rounds = texel_loop::read_rounds(text)?;
+    Ok(rounds
+        .into_iter()
+        .map(|r| LoopRound {
+            round: r.round,
+            games: r.games,
+            positions: r.positions,
+            errors: (r.error.train, r.error.validation),
+            gate: Score {
+                wins: r.gate.wins,
+                draws: r.gate.draws,
+                losses: r.gate.losses,
+            },
+            passed: r.gate.passed,
+            sprt: SprtTest {
+                elo0: r.gate.sprt[0],
+                elo1: r.gate.sprt[1],
+                model: r.gate.sprt_model.parse().unwrap_or_default(),
+            },
+            outside: r.gate.outside,
+            gate_points: Vec::new(),
         })
-        .collect()
+        .collect())
 }
-
-/// The gate bounds of `texel loop` when its line does not say (lines of early versions).
-pub const DEFAULT_LOOP_SPRT: SprtTest = SprtTest {
-    elo0: 0.0,
-    elo1: 10.0,
-    model: texel_arena::sprt::EloModel::Logistic,
-};
 
 /// The page of a loop: a table of rounds, the gate's Elo and the errors per round, and the
 /// gate's log-likelihood ratio game by game.

@@ -234,7 +234,7 @@ fn the_loop_page_draws_every_round() {
                  \"gate\":{\"wins\":5,\"draws\":2,\"losses\":3,\"elo\":1,\"margin\":2,\"llr\":0.1,\"passed\":false}}\n\
                  {\"round\":2,\"games\":10,\"positions\":95,\"error\":{\"train\":0.029,\"validation\":null},\
                  \"gate\":{\"wins\":8,\"draws\":1,\"losses\":1,\"elo\":1,\"margin\":2,\"llr\":3.0,\"sprt\":[0,5],\"passed\":true}}\n";
-    let mut rounds: Vec<LoopRound> = read_loop_lines(lines);
+    let mut rounds: Vec<LoopRound> = read_loop_lines(lines).unwrap();
     assert_eq!(rounds.len(), 2);
     assert_eq!(
         rounds[0].sprt,
@@ -259,7 +259,7 @@ fn the_loop_page_draws_every_round() {
     let outside = "{\"round\":3,\"games\":900,\"positions\":9000,\"error\":{\"train\":0.03,\
                    \"validation\":0.03},\"gate\":{\"outside\":true,\"wins\":0,\"draws\":0,\
                    \"losses\":0,\"passed\":true}}\n";
-    let rounds = read_loop_lines(outside);
+    let rounds = read_loop_lines(outside).unwrap();
     assert!(rounds[0].outside);
     let html = loop_page("Loop", &[], &rounds).unwrap().html();
     assert!(html.contains("<td>outside SPRT</td>"), "{html}");
