@@ -44,7 +44,8 @@ pub struct LabArgs {
     /// (validation error with --validate).
     #[arg(long, default_value_t = texel_tune::lab_report::DEFAULT_KEEP_MIN_DROP, allow_negative_numbers = true)]
     pub(crate) keep_min_drop: f64,
-    /// Write the base parameters with the kept candidates' tuned values (others at 0) here.
+    /// Write the base parameters with the kept candidates' tuned values (others at 0) here;
+    /// with --prove, only the candidates whose games accepted them (SPRT H1).
     #[arg(long)]
     pub(crate) apply: Option<PathBuf>,
     /// Continue the lab in `--out`: verdicts already in its lab.jsonl for the same data,
@@ -185,8 +186,13 @@ pub fn run(args: &LabArgs) -> Result<ExitCode> {
             crate::lab_prove::prove(&args.prove, &args.out, &base, &verdicts, &rule)?;
     }
     write_reports(args, &verdicts, &rule, &judging.header, &proofs)?;
-    if let (Some(path), true) = (&args.apply, verdicts.len() == list.len()) {
-        let tuned = adopt(&mut lab, LabSpace::Table, &base, &verdicts, &rule)?;
+    if let (Some(path), true) = (&args.apply, complete) {
+        // With --prove only the subjects whose games accepted them (SPRT H1) are adopted.
+        let proven = |v: &&Verdict| {
+            !args.prove.prove || proofs.get(&v.subject).is_some_and(|p| p.sprt == "H1")
+        };
+        let adopted: Vec<Verdict> = verdicts.iter().filter(proven).cloned().collect();
+        let tuned = adopt(&mut lab, LabSpace::Table, &base, &adopted, &rule)?;
         tuned.save(path)?;
         say!("wrote {}", path.display());
     }

@@ -224,6 +224,27 @@ fn prove_plays_every_kept_subject_against_the_base() {
         list.iter().map(|v| v["proof"].clone()).collect()
     };
     assert_eq!(proofs(&verdicts(&out)), proofs(&report), "{again}");
+    // --apply adopts the candidates whose games accepted them, and no other: after two
+    // games no SPRT has decided, so a kept family stays at 0.
+    let (out2, applied) = (tmp.path().join("lab2"), tmp.path().join("applied.json"));
+    let short = args.map(|a| if a == "100" { "2" } else { a });
+    let with_apply = [&short[..], &["--apply", applied.to_str().unwrap()]].concat();
+    stdout_of(&mut lab(&epd, &out2, &with_apply));
+    let chain = verdicts(&out2)
+        .into_iter()
+        .find(|v| v["subject"] == "ChainV")
+        .unwrap();
+    assert_eq!(
+        (chain["kept"].clone(), chain["proof"]["sprt"].clone()),
+        (true.into(), "undecided".into()),
+        "{chain}"
+    );
+    let params = texel_eval::Params::load(&applied).unwrap();
+    let chain_values: Vec<i32> = texel_eval::TermId::all()
+        .filter(|t| t.info().group == texel_eval::params::Group::ChainV)
+        .flat_map(|t| params.term_values(t).to_vec())
+        .collect();
+    assert!(chain_values.iter().all(|&x| x == 0), "{chain}");
 }
 
 #[test]
