@@ -303,9 +303,12 @@ pub(crate) fn print_report(report: &MatchReport) {
             continue;
         }
         let (e, m) = p.score.elo();
-        let (pe, pm) = p.pairs.elo();
+        let pairs = match p.paired {
+            true => format!("{:>+8.1} ± {:<5.1}", p.pairs.elo().0, p.pairs.elo().1),
+            false => format!("{:>16}", "-"),
+        };
         say!(
-            "{:<20} {:<20} {:>6} {:>6} {:>6} {:>6.1}% {:>+8.1} ± {:<5.1} {:>+8.1} ± {:<5.1} {:>6.1}%",
+            "{:<20} {:<20} {:>6} {:>6} {:>6} {:>6.1}% {:>+8.1} ± {:<5.1} {pairs} {:>6.1}%",
             p.first,
             p.second,
             p.score.wins,
@@ -314,8 +317,6 @@ pub(crate) fn print_report(report: &MatchReport) {
             100.0 * p.score.fraction(),
             e,
             m,
-            pe,
-            pm,
             100.0 * p.score.los()
         );
         let [l, dl, d, dw, w] = p.pairs.0;
