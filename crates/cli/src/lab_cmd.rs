@@ -9,12 +9,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use texel_eval::params::Group;
-use texel_eval::TermId;
+use texel_eval::{Params, TermId};
 use texel_files::write_atomically;
 use texel_tune::lab_report::{
     apply, markdown, verdict_from, verdict_json, KeepRule, LabReport, Proofs,
 };
-use texel_tune::{Lab, LabSpace, LabSubject, Model, Subject, Verdict};
+use texel_tune::{Lab, LabSpace, LabSubject, Model, Subject, Values, Verdict};
 
 #[derive(Args)]
 pub struct LabArgs {
@@ -160,43 +160,82 @@ pub fn run(args: &LabArgs) -> Result<ExitCode> {
     // Candidates are judged against the established table: K is fitted without them.
     let base = crate::load_params(args.data.params.as_deref())?.without_candidates();
     let mut loaded = load_data(&args.data, base.clone())?;
-    warn_without_validation(args, loaded.validation.len());
-    let judging = Judging {
+    let prove = |verdicts: &[Verdict], rule: &KeepRule| {
+        crate::lab_prove::prove(&args.prove, &args.out, &base, verdicts, rule)
+    };
+    let session = Session {
         args,
         list: &list,
-        header: loaded_header(&loaded, args),
-        k: loaded.k,
-        fingerprint: loaded.fingerprint,
+        space: LabSpace::Table,
+        prove: &prove,
+        save: &|tuned: &Params, path: &Path| Ok(tuned.save(path)?),
     };
-    let mut lab = Lab::new(
-        &mut loaded.train,
-        &mut loaded.validation,
-        LabSpace::Table,
-        base.clone(),
-        judging.k,
-        args.passes,
-    );
-    let verdicts = judging.judge_all(&mut lab, base.flat(), verdict_log)?;
-    let rule = judging.rule();
-    let mut proofs = Proofs::new();
-    let mut complete = verdicts.len() == list.len();
-    if args.prove.prove && complete {
-        write_reports(args, &verdicts, &rule, &judging.header, &proofs)?;
-        (proofs, complete) =
-            crate::lab_prove::prove(&args.prove, &args.out, &base, &verdicts, &rule)?;
-    }
-    write_reports(args, &verdicts, &rule, &judging.header, &proofs)?;
-    if let (Some(path), true) = (&args.apply, complete) {
-        // With --prove only the subjects whose games accepted them (SPRT H1) are adopted.
-        let proven = |v: &&Verdict| {
-            !args.prove.prove || proofs.get(&v.subject).is_some_and(|p| p.sprt == "H1")
+    session.run(&mut loaded, base.clone(), verdict_log)
+}
+
+/// Plays the kept subjects of `verdicts` in games: the proofs, and whether all were played.
+pub(crate) type Prove<'a> = dyn Fn(&[Verdict], &KeepRule) -> Result<(Proofs, bool)> + 'a;
+
+/// One lab run in a parameter space: how kept subjects are proven in games and how
+/// adopted values are written.
+pub(crate) struct Session<'a, V> {
+    pub args: &'a LabArgs,
+    pub list: &'a [LabSubject],
+    pub space: LabSpace<'a>,
+    /// Plays the kept subjects (`--prove`): the proofs, and whether all were played.
+    pub prove: &'a Prove<'a>,
+    /// Writes `--apply`'s values.
+    pub save: &'a dyn Fn(&V, &Path) -> Result<()>,
+}
+
+impl<V: Values> Session<'_, V> {
+    /// Judges every subject on `loaded` from `base`, proves the kept ones when asked,
+    /// writes the reports and `--apply`'s values.
+    pub fn run<M: Model<Values = V>>(
+        &self,
+        loaded: &mut crate::data_args::Loaded<M>,
+        base: V,
+        verdict_log: VerdictLog,
+    ) -> Result<ExitCode> {
+        let args = self.args;
+        warn_without_validation(args, loaded.validation.len());
+        let judging = Judging {
+            args,
+            list: self.list,
+            header: loaded_header(loaded, args),
+            k: loaded.k,
+            fingerprint: loaded.fingerprint,
         };
-        let adopted: Vec<Verdict> = verdicts.iter().filter(proven).cloned().collect();
-        let tuned = adopt(&mut lab, LabSpace::Table, &base, &adopted, &rule)?;
-        tuned.save(path)?;
-        say!("wrote {}", path.display());
+        let (train, validation) = (&mut loaded.train, &mut loaded.validation);
+        let mut lab = Lab::new(
+            train,
+            validation,
+            self.space,
+            base.clone(),
+            judging.k,
+            args.passes,
+        );
+        let verdicts = judging.judge_all(&mut lab, base.values(), verdict_log)?;
+        let rule = judging.rule();
+        let mut proofs = Proofs::new();
+        let mut complete = verdicts.len() == self.list.len();
+        if args.prove.prove && complete {
+            write_reports(args, &verdicts, &rule, &judging.header, &proofs)?;
+            (proofs, complete) = (self.prove)(&verdicts, &rule)?;
+        }
+        write_reports(args, &verdicts, &rule, &judging.header, &proofs)?;
+        if let (Some(path), true) = (&args.apply, complete) {
+            // With --prove only the subjects whose games accepted them (SPRT H1) are adopted.
+            let proven = |v: &&Verdict| {
+                !args.prove.prove || proofs.get(&v.subject).is_some_and(|p| p.sprt == "H1")
+            };
+            let adopted: Vec<Verdict> = verdicts.iter().filter(proven).cloned().collect();
+            let tuned = adopt(&mut lab, self.space, &base, &adopted, &rule)?;
+            (self.save)(&tuned, path)?;
+            say!("wrote {}", path.display());
+        }
+        judging.exit(verdicts.len(), complete)
     }
-    judging.exit(verdicts.len(), complete)
 }
 
 /// Warns when `--validate` leaves no validation positions: nothing can be kept then.

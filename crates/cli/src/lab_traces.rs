@@ -3,16 +3,14 @@
 //! the established parameters of their `group`; `--ablate` judges established ones by the
 //! error their removal adds.
 
-use crate::lab_cmd::{
-    adopt, loaded_header, open_verdicts, warn_without_validation, write_reports, Judging, LabArgs,
-};
+use crate::lab_cmd::{open_verdicts, LabArgs, Session};
 use anyhow::{bail, Result};
 use std::path::Path;
 use std::process::ExitCode;
 use texel_tune::error::{fit_k, samples};
 use texel_tune::lab_report::Proofs;
 use texel_tune::texel_trace::{Param, ParamSpace};
-use texel_tune::{Lab, LabSpace, LabSubject, LinearDataset, Model, SubjectKind};
+use texel_tune::{LabSpace, LabSubject, LinearDataset, Model, SubjectKind};
 
 /// A subject of one or more parameters, tuned with the established ones of `group`.
 fn subject(name: String, kind: SubjectKind, terms: Vec<String>, group: Option<&str>) -> LabSubject {
@@ -140,30 +138,15 @@ pub fn run(args: &LabArgs, trace: &Path) -> Result<ExitCode> {
     }
     let lab_space = LabSpace::Outside(&space);
     let base = judged_base(&args.data, &mut loaded, lab_space, given);
-    warn_without_validation(args, loaded.validation.len());
-    let judging = Judging {
+    let no_proofs = |_: &[_], _: &_| Ok((Proofs::new(), true));
+    let write =
+        |tuned: &Vec<i32>, path: &Path| crate::outputs::write_json(path, &space.to_json(tuned));
+    let session = Session {
         args,
         list: &list,
-        header: loaded_header(&loaded, args),
-        k: loaded.k,
-        fingerprint: loaded.fingerprint,
+        space: lab_space,
+        prove: &no_proofs,
+        save: &write,
     };
-    let mut lab = Lab::new(
-        &mut loaded.train,
-        &mut loaded.validation,
-        lab_space,
-        base.clone(),
-        judging.k,
-        args.passes,
-    );
-    let verdicts = judging.judge_all(&mut lab, &base, verdict_log)?;
-    let rule = judging.rule();
-    write_reports(args, &verdicts, &rule, &judging.header, &Proofs::new())?;
-    let complete = verdicts.len() == list.len();
-    if let (Some(path), true) = (&args.apply, complete) {
-        let tuned = adopt(&mut lab, lab_space, &base, &verdicts, &rule)?;
-        crate::outputs::write_json(path, &space.to_json(&tuned))?;
-        say!("wrote {}", path.display());
-    }
-    judging.exit(verdicts.len(), complete)
+    session.run(&mut loaded, base, verdict_log)
 }
