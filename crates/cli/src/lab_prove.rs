@@ -143,16 +143,10 @@ pub fn prove(
         let Some(p) = prove_one(args, &dir, base, v, rule)? else {
             return Ok((proofs, false));
         };
+        let [games, elo, llr, words] = p.cells();
         say!(
-            "{}: +{} ={} -{} in games, {:+.1} ± {:.1} Elo, LLR {:.2}: {}",
-            v.subject,
-            p.wins,
-            p.draws,
-            p.losses,
-            p.elo.0,
-            p.elo.1,
-            p.llr,
-            p.words()
+            "{}: {games} in games, {elo} Elo, LLR {llr}: {words}",
+            v.subject
         );
         proofs.insert(v.subject.clone(), p);
     }

@@ -103,12 +103,7 @@ fn verdict_table(page: &mut Page, rows: &[LabRow], verdict: &dyn Fn(&LabRow) -> 
             ];
             if proven {
                 row.extend(match &r.proof {
-                    Some(p) => vec![
-                        format!("+{} ={} −{}", p.wins, p.draws, p.losses),
-                        format!("{:+.1} ± {:.1}", p.elo.0, p.elo.1),
-                        format!("{:.2}", p.llr),
-                        p.words().to_string(),
-                    ],
+                    Some(p) => p.cells().to_vec(),
                     None => vec!["-".into(); 4],
                 });
             }

@@ -142,6 +142,16 @@ pub struct GameProof {
 }
 
 impl GameProof {
+    /// The proof as four table cells: the score, Elo ± interval, LLR, and what it says.
+    pub fn cells(&self) -> [String; 4] {
+        [
+            format!("+{} ={} −{}", self.wins, self.draws, self.losses),
+            format!("{:+.1} ± {:.1}", self.elo.0, self.elo.1),
+            format!("{:.2}", self.llr),
+            self.words().to_string(),
+        ]
+    }
+
     /// What the games say, in words.
     pub fn words(&self) -> &'static str {
         match self.sprt.as_str() {
@@ -222,16 +232,7 @@ fn proof_cells(proofs: &Proofs, subject: &str) -> String {
     match (proofs.is_empty(), proofs.get(subject)) {
         (true, _) => String::new(),
         (false, None) => " - | - | - | - |".into(),
-        (false, Some(p)) => format!(
-            " +{} ={} −{} | {:+.1} ± {:.1} | {:.2} | {} |",
-            p.wins,
-            p.draws,
-            p.losses,
-            p.elo.0,
-            p.elo.1,
-            p.llr,
-            p.words()
-        ),
+        (false, Some(p)) => format!(" {} |", p.cells().join(" | ")),
     }
 }
 
