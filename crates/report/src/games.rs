@@ -1,5 +1,5 @@
 //! Pages of played games: a match (score and Elo with 95 % intervals per pairing, the SPRT
-//! log-likelihood ratio game by game) and a loop (the gate of every round).
+//! log-likelihood ratio pair by pair) and a loop (the gate of every round).
 
 use crate::page::Page;
 use crate::plot::{LinePlot, Mark, PlotError, Series};
@@ -80,9 +80,13 @@ fn bounds_series(games: f64) -> Vec<Series> {
         .collect()
 }
 
-/// The LLR of each pairing (or round) game by game, with the bounds.
+/// The LLR of each pairing (or round) after each game pair, with the bounds.
 fn llr_plot(title: String, paths: Vec<(String, Vec<(f64, f64)>)>) -> LinePlot {
-    let longest = paths.iter().map(|p| p.1.len()).max().unwrap_or(1) as f64;
+    // The bounds run as far as the games played (the x of the last point).
+    let longest = paths
+        .iter()
+        .filter_map(|p| p.1.last().map(|q| q.0))
+        .fold(1.0, f64::max);
     let mut series: Vec<Series> = paths
         .into_iter()
         .enumerate()
@@ -113,7 +117,7 @@ fn elo_series(name: &str, colour: usize, points: Vec<(f64, Score)>) -> Series {
 }
 
 /// The page of a match: a table of pairings, their Elo with 95 % intervals and, with SPRT
-/// bounds in Elo, the log-likelihood ratio game by game.
+/// bounds in Elo, the log-likelihood ratio pair by pair.
 pub fn match_page(
     title: &str,
     about: &[String],
@@ -245,7 +249,7 @@ pub fn read_loop_lines(text: &str) -> Result<Vec<LoopRound>, texel_loop::LoopFil
 }
 
 /// The page of a loop: a table of rounds, the gate's Elo and the errors per round, and the
-/// gate's log-likelihood ratio game by game.
+/// gate's log-likelihood ratio pair by pair.
 pub fn loop_page(title: &str, about: &[String], rounds: &[LoopRound]) -> Result<Page, PlotError> {
     let mut page = Page::new(title, about);
     page.heading("Rounds");
@@ -279,7 +283,7 @@ pub fn loop_page(title: &str, about: &[String], rounds: &[LoopRound]) -> Result<
     page.heading("Gate SPRT");
     page.figure(
         "loop-llr",
-        &llr_plot("Gate log-likelihood ratio, game by game".into(), paths).svg()?,
+        &llr_plot("Gate log-likelihood ratio, pair by pair".into(), paths).svg()?,
         "A round passes when its line reaches the upper bound, or, when the games run out first, \
          when the score's LOS is at least 95 %.",
     );
