@@ -1,7 +1,7 @@
 //! The binary form of the trace format, for scale: the same header (as its JSON text), then
 //! each position as fixed little-endian fields and its coefficients, most in five bytes.
 //! Each record starts with its length, so records are found without decoding them and
-//! decoded on every thread.
+//! decoded on every thread ([`BinaryTrace`]).
 //!
 //! ```text
 //! file      = MAGIC, u32 header length, header JSON (the text form's first line), position*
@@ -97,80 +97,153 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// A binary trace in memory, its records found but not decoded: each position is decoded
+/// on its own, on any thread, into a position that is reused ([`BinaryTrace::decode_into`]).
+#[derive(Debug)]
+pub struct BinaryTrace {
+    path: PathBuf,
+    bytes: Vec<u8>,
+    space: ParamSpace,
+    /// Whether each entry is tapered.
+    tapered: Vec<bool>,
+    /// Where each position's record begins (at its length).
+    records: Vec<usize>,
+}
+
+impl BinaryTrace {
+    /// Reads the binary trace at `path` and finds its records.
+    ///
+    /// # Errors
+    /// An unreadable file, another format, a bad header, or a record cut short.
+    pub fn read(path: &Path) -> Result<BinaryTrace, TraceError> {
+        let bytes = std::fs::read(path).map_err(|cause| TraceError::Io {
+            path: path.into(),
+            cause,
+        })?;
+        BinaryTrace::new(bytes, path)
+    }
+
+    /// The trace of `bytes` (named `path` in errors).
+    fn new(bytes: Vec<u8>, path: &Path) -> Result<BinaryTrace, TraceError> {
+        let bad = |at: usize, field: &str, what: &str| bad_bytes(path, at, field, what.into());
+        let mut c = Cursor {
+            bytes: &bytes,
+            at: 0,
+        };
+        if c.take(MAGIC.len()) != Some(MAGIC.as_slice()) {
+            return Err(bad(0, "format", "not a binary texel trace"));
+        }
+        let len = c.u32().ok_or_else(|| bad(8, "header", "cut short"))? as usize;
+        let text = c.take(len).ok_or_else(|| bad(12, "header", "cut short"))?;
+        let value: serde_json::Value = serde_json::from_slice(text)
+            .map_err(|e| bad_bytes(path, 12, "header", format!("not JSON ({e})")))?;
+        let space = header_value(&value).map_err(|(f, w)| bad_bytes(path, 12, &f, w))?;
+        let mut records = Vec::new();
+        while c.at < bytes.len() {
+            let at = c.at;
+            let len = c.u32().ok_or_else(|| bad(at, "position", "cut short"))? as usize;
+            let field = || format!("position {}", records.len() + 1);
+            c.take(len).ok_or_else(|| bad(at, &field(), "cut short"))?;
+            records.push(at);
+        }
+        let tapered = (0..space.entry_count())
+            .map(|i| space.entry(i).is_some_and(|(p, _)| p.tapered))
+            .collect();
+        Ok(BinaryTrace {
+            path: path.into(),
+            bytes,
+            space,
+            tapered,
+            records,
+        })
+    }
+
+    /// The parameter space of the header.
+    pub fn space(&self) -> &ParamSpace {
+        &self.space
+    }
+
+    /// The number of positions.
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Whether the trace holds no position.
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    /// Decodes position `k` (from 0) into `into`, whose coefficient buffer is reused.
+    ///
+    /// # Errors
+    /// The position does not fit the header (with its number and byte offset).
+    ///
+    /// # Panics
+    /// If `k` is not below [`BinaryTrace::len`].
+    pub fn decode_into(&self, k: usize, into: &mut TracedPosition) -> Result<(), TraceError> {
+        let at = self.records[k];
+        let len = u32::from_le_bytes(self.bytes[at..at + 4].try_into().expect("four bytes"));
+        let record = &self.bytes[at + 4..at + 4 + len as usize];
+        let mut c = Cursor {
+            bytes: record,
+            at: 0,
+        };
+        position(&mut c, &self.tapered, into)
+            .and_then(|()| match c.at == record.len() {
+                true => Ok(()),
+                false => Err("bytes left over".into()),
+            })
+            .map_err(|w| bad_bytes(&self.path, at, &format!("position {}", k + 1), w))
+    }
+
+    /// Every position, decoded on all threads.
+    ///
+    /// # Errors
+    /// As [`BinaryTrace::decode_into`], for the first position at fault.
+    pub fn decode_all(&self) -> Result<Vec<TracedPosition>, TraceError> {
+        use rayon::prelude::*;
+        let decode = |k| {
+            let mut p = TracedPosition::default();
+            self.decode_into(k, &mut p).map(|()| p)
+        };
+        let all: Result<Vec<_>, _> = (0..self.len()).into_par_iter().map(decode).collect();
+        // Threads may meet other faults first: the error names the first in the file.
+        all.or_else(|_| (0..self.len()).map(decode).collect())
+    }
+}
+
+/// A fault at byte `at` of the binary trace `path`.
+fn bad_bytes(path: &Path, at: usize, field: &str, what: String) -> TraceError {
+    TraceError::BadBytes {
+        path: path.into(),
+        offset: at as u64,
+        field: field.into(),
+        what,
+    }
+}
+
 /// A whole binary trace read into memory: its space and its positions.
 ///
 /// # Errors
 /// An unreadable file, another format, a bad header, or a position that is cut short or
 /// does not fit the header (with its number and byte offset).
 pub fn read_binary(path: &Path) -> Result<(ParamSpace, Vec<TracedPosition>), TraceError> {
-    let bytes = std::fs::read(path).map_err(|cause| TraceError::Io {
-        path: path.into(),
-        cause,
-    })?;
-    decode(&bytes, path)
+    let trace = BinaryTrace::read(path)?;
+    let positions = trace.decode_all()?;
+    Ok((trace.space, positions))
 }
 
 /// The space and positions of a binary trace's `bytes` (named `path` in errors).
+#[cfg(test)]
 fn decode(bytes: &[u8], path: &Path) -> Result<(ParamSpace, Vec<TracedPosition>), TraceError> {
-    let bad = |at: usize, field: &str, what: String| TraceError::BadBytes {
-        path: PathBuf::from(path),
-        offset: at as u64,
-        field: field.into(),
-        what,
-    };
-    let mut c = Cursor { bytes, at: 0 };
-    if c.take(MAGIC.len()) != Some(MAGIC.as_slice()) {
-        return Err(bad(0, "format", "not a binary texel trace".into()));
-    }
-    let len = c
-        .u32()
-        .ok_or_else(|| bad(8, "header", "cut short".into()))? as usize;
-    let text = c
-        .take(len)
-        .ok_or_else(|| bad(12, "header", "cut short".into()))?;
-    let value: serde_json::Value =
-        serde_json::from_slice(text).map_err(|e| bad(12, "header", format!("not JSON ({e})")))?;
-    let space = header_value(&value).map_err(|(f, w)| bad(12, &f, w))?;
-    let mut records = Vec::new();
-    while c.at < bytes.len() {
-        let at = c.at;
-        let len = c
-            .u32()
-            .ok_or_else(|| bad(at, "position", "cut short".into()))? as usize;
-        let record = c.take(len).ok_or_else(|| {
-            bad(
-                at,
-                &format!("position {}", records.len() + 1),
-                "cut short".into(),
-            )
-        })?;
-        records.push((at, record));
-    }
-    let tapered: Vec<bool> = (0..space.entry_count())
-        .map(|i| space.entry(i).is_some_and(|(p, _)| p.tapered))
-        .collect();
-    use rayon::prelude::*;
-    let positions = records
-        .par_iter()
-        .enumerate()
-        .map(|(k, &(at, record))| {
-            let mut c = Cursor {
-                bytes: record,
-                at: 0,
-            };
-            let p = position(&mut c, &tapered).and_then(|p| {
-                (c.at == record.len())
-                    .then_some(p)
-                    .ok_or("bytes left over".into())
-            });
-            p.map_err(|w| bad(at, &format!("position {}", k + 1), w))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok((space, positions))
+    let trace = BinaryTrace::new(bytes.to_vec(), path)?;
+    let positions = trace.decode_all()?;
+    Ok((trace.space, positions))
 }
 
-/// One position at the cursor, checked against the entries (`tapered` says which are).
-fn position(c: &mut Cursor, tapered: &[bool]) -> Result<TracedPosition, String> {
+/// One position at the cursor into `into`, checked against the entries (`tapered` says
+/// which are).
+fn position(c: &mut Cursor, tapered: &[bool], into: &mut TracedPosition) -> Result<(), String> {
     let short = || "cut short".to_string();
     let mut fields = [0f32; 5];
     for f in &mut fields {
@@ -185,18 +258,14 @@ fn position(c: &mut Cursor, tapered: &[bool]) -> Result<TracedPosition, String> 
         ));
     }
     let n = c.u32().ok_or_else(short)? as usize;
-    let mut coeffs = Vec::with_capacity(n.min(4096));
+    into.coeffs.clear();
+    into.coeffs.reserve(n.min(4096));
     for _ in 0..n {
-        coeffs.push(coefficient(c, tapered)?);
+        into.coeffs.push(coefficient(c, tapered)?);
     }
-    Ok(TracedPosition {
-        result,
-        score: (!score.is_nan()).then_some(score),
-        phase,
-        scale,
-        offset,
-        coeffs,
-    })
+    (into.result, into.phase, into.scale, into.offset) = (result, phase, scale, offset);
+    into.score = (!score.is_nan()).then_some(score);
+    Ok(())
 }
 
 /// One coefficient at the cursor, its entry checked against the entries.
@@ -224,7 +293,10 @@ fn coefficient(c: &mut Cursor, tapered: &[bool]) -> Result<Coef, String> {
 }
 
 /// Whether the file at `path` begins as a binary trace.
-fn is_binary(path: &Path) -> Result<bool, TraceError> {
+///
+/// # Errors
+/// An unreadable file.
+pub fn is_binary(path: &Path) -> Result<bool, TraceError> {
     let mut start = [0u8; 8];
     let n = std::fs::File::open(path)
         .and_then(|mut f| f.read(&mut start))
@@ -253,7 +325,7 @@ pub fn read_space(path: &Path) -> Result<ParamSpace, TraceError> {
     let len = u32::from_le_bytes(prefix[8..].try_into().expect("four bytes")) as usize;
     let mut header = vec![0u8; len];
     file.read_exact(&mut header).map_err(io)?;
-    decode(&[&prefix[..], &header].concat(), path).map(|(space, _)| space)
+    BinaryTrace::new([&prefix[..], &header].concat(), path).map(|trace| trace.space)
 }
 
 /// Reads a trace in either form (by its first bytes): its space and positions.

@@ -4,11 +4,15 @@
 //! An engine in any language writes it; the tuner reads it.
 
 mod binary;
+mod source;
 mod space;
 pub mod template;
 mod text;
 
-pub use binary::{read_binary, read_space, read_trace, write_binary, MAGIC};
+pub use binary::{
+    is_binary, read_binary, read_space, read_trace, write_binary, BinaryTrace, MAGIC,
+};
+pub use source::PositionSource;
 pub use space::{Param, ParamSpace, SpaceError};
 pub use text::{
     header_line, position_line, write_trace, Coef, TraceError, TraceReader, TracedPosition, FORMAT,

@@ -24,7 +24,9 @@ pub enum Coef {
 }
 
 /// One position of a trace.
-#[derive(Clone, Debug, PartialEq)]
+///
+/// The default is an empty position with all fields zero: a buffer to decode into.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct TracedPosition {
     /// The game result from White's view: 0, 0.5 or 1.
     pub result: f32,

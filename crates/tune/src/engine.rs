@@ -166,7 +166,8 @@ pub fn tune_engine<E: Traceable>(
         })
         .collect();
     let held = held_flags(traced.len(), tune.validation_per_mille);
-    let (mut train_set, mut validation_set) = split_sets(&space, &traced, &held, &start);
+    let Ok((mut train_set, mut validation_set, _)) =
+        split_sets(&space, traced.as_slice(), &held, &start);
     if train_set.is_empty() {
         return Err(EngineTuneError::NoPositions);
     }

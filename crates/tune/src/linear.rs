@@ -13,7 +13,7 @@
 use crate::error::{error_slope, CHUNK};
 use crate::model::{Model, Move};
 use rayon::prelude::*;
-use texel_trace::{Coef, ParamSpace, TracedPosition};
+use texel_trace::{Coef, ParamSpace, PositionSource, TracedPosition};
 
 /// Positions per block.
 pub const BLOCK: usize = 8192;
@@ -180,15 +180,11 @@ impl Rows {
 }
 
 impl Block {
-    /// The block of `positions`, whose first is position `start`.
-    fn build(layout: &Layout, positions: &[&TracedPosition], start: usize) -> Block {
-        let mut rows = Rows::default();
-        for (at, position) in positions.iter().enumerate() {
-            rows.add(layout, position, at as u16);
-        }
+    /// The block of the positions in `rows`, whose first is position `start`.
+    fn from_rows(layout: &Layout, rows: &Rows, start: usize, len: usize) -> Block {
         Block {
             start: start as u32,
-            len: positions.len() as u32,
+            len: len as u32,
             counts: Columns::build(layout.first_slot.len(), &rows.counts, 0),
             weights: Columns::build(layout.slots.len(), &rows.weights, 0.0),
         }
@@ -197,6 +193,50 @@ impl Block {
     /// Bytes held.
     fn memory_bytes(&self) -> usize {
         self.counts.memory_bytes() + self.weights.memory_bytes()
+    }
+}
+
+/// One block of a dataset being built: its columns and its positions' fields, in order.
+struct BlockPart<X> {
+    block: Block,
+    targets: Vec<f32>,
+    offsets: Vec<f32>,
+    tapers: Vec<[f64; 2]>,
+    extras: Vec<X>,
+}
+
+impl<X> BlockPart<X> {
+    /// The block of positions `chosen` of `source`, whose first is position `start` of the
+    /// dataset, with each position's label and `extra`.
+    fn build<S: PositionSource + ?Sized>(
+        layout: &Layout,
+        source: &S,
+        chosen: &[usize],
+        start: usize,
+        label: &impl Fn(&TracedPosition) -> f32,
+        extra: &impl Fn(&TracedPosition) -> X,
+    ) -> Result<BlockPart<X>, S::Error> {
+        let n = chosen.len();
+        let (mut rows, mut scratch) = (Rows::default(), TracedPosition::default());
+        let (mut targets, mut offsets) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        let (mut tapers, mut extras) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        for (at, &i) in chosen.iter().enumerate() {
+            source.with(i, &mut scratch, |p| {
+                rows.add(layout, p, at as u16);
+                targets.push(label(p));
+                offsets.push(p.offset);
+                let phase = f64::from(p.phase);
+                tapers.push([phase, (1.0 - phase) * f64::from(p.scale)]);
+                extras.push(extra(p));
+            })?;
+        }
+        Ok(BlockPart {
+            block: Block::from_rows(layout, &rows, start, n),
+            targets,
+            offsets,
+            tapers,
+            extras,
+        })
     }
 }
 
@@ -255,31 +295,54 @@ impl LinearDataset {
     pub fn new(
         space: &ParamSpace,
         positions: &[&TracedPosition],
-        label: impl Fn(&TracedPosition) -> f32,
+        label: impl Fn(&TracedPosition) -> f32 + Sync,
     ) -> LinearDataset {
+        let all: Vec<usize> = (0..positions.len()).collect();
+        let Ok((set, _)) = LinearDataset::from_source(space, positions, &all, label, |_| ());
+        set
+    }
+
+    /// The dataset of positions `chosen` (by number, in this order) of `source`, labelled by
+    /// `label`, with evaluations of all-zero values; and `extra` of each chosen position, in
+    /// order. Each block's positions are visited once, on any thread, so a binary trace is
+    /// decoded straight into the columns.
+    ///
+    /// # Errors
+    /// The first chosen position that `source` cannot read.
+    pub fn from_source<S, X>(
+        space: &ParamSpace,
+        source: &S,
+        chosen: &[usize],
+        label: impl Fn(&TracedPosition) -> f32 + Sync,
+        extra: impl Fn(&TracedPosition) -> X + Sync,
+    ) -> Result<(LinearDataset, Vec<X>), S::Error>
+    where
+        S: PositionSource + ?Sized,
+        X: Send,
+    {
         let layout = Layout::new(space);
-        let chunks: Vec<(usize, &[&TracedPosition])> = positions
-            .chunks(BLOCK)
-            .enumerate()
-            .map(|(b, c)| (b * BLOCK, c))
+        let parts: Vec<Result<BlockPart<X>, S::Error>> = (chosen.par_chunks(BLOCK).enumerate())
+            .map(|(b, chunk)| BlockPart::build(&layout, source, chunk, b * BLOCK, &label, &extra))
             .collect();
-        let blocks = chunks
-            .into_par_iter()
-            .map(|(start, chunk)| Block::build(&layout, chunk, start))
-            .collect();
-        let offsets: Vec<f32> = positions.iter().map(|p| p.offset).collect();
-        let taper = |p: &&TracedPosition| {
-            let phase = f64::from(p.phase);
-            [phase, (1.0 - phase) * f64::from(p.scale)]
-        };
-        LinearDataset {
+        let n = chosen.len();
+        let mut set = LinearDataset {
             layout,
-            targets: positions.iter().map(|p| label(p)).collect(),
-            tapers: positions.iter().map(taper).collect(),
-            sums: vec![Sums::default(); positions.len()],
-            offsets,
-            blocks,
+            targets: Vec::with_capacity(n),
+            offsets: Vec::with_capacity(n),
+            tapers: Vec::with_capacity(n),
+            sums: vec![Sums::default(); n],
+            blocks: Vec::with_capacity(parts.len()),
+        };
+        let mut extras = Vec::with_capacity(n);
+        for part in parts {
+            let part = part?;
+            set.targets.extend(part.targets);
+            set.offsets.extend(part.offsets);
+            set.tapers.extend(part.tapers);
+            set.blocks.push(part.block);
+            extras.extend(part.extras);
         }
+        Ok((set, extras))
     }
 
     /// Bytes held in memory.

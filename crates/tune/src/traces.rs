@@ -4,10 +4,12 @@
 use crate::linear::LinearDataset;
 use crate::load::{fold, held_out};
 use crate::model::Model;
-use rayon::prelude::*;
 use std::path::Path;
 use texel_data::splitmix64;
-use texel_trace::{read_trace, Coef, ParamSpace, TraceError, TracedPosition};
+use texel_trace::{
+    is_binary, read_trace, BinaryTrace, Coef, ParamSpace, PositionSource, TraceError,
+    TracedPosition,
+};
 
 /// A loaded trace.
 #[derive(Debug)]
@@ -64,30 +66,50 @@ pub(crate) fn held_flags(n: usize, per_mille: u32) -> Vec<bool> {
     (0..n as u64).map(|i| held_out(i, per_mille)).collect()
 }
 
-/// The training and validation datasets of `positions` of `space` (held out where `held`
-/// says), labelled by their results and scored with `start`.
-pub(crate) fn split_sets(
+/// The training and validation datasets of the positions of `source` (held out where `held`
+/// says), labelled by their results and scored with `start`; and a hash of each position and
+/// its place (training or validation), in the source's order.
+///
+/// # Errors
+/// The first position of `source` that cannot be read.
+pub(crate) fn split_sets<S: PositionSource + ?Sized>(
     space: &ParamSpace,
-    positions: &[TracedPosition],
+    source: &S,
     held: &[bool],
     start: &[i32],
-) -> (LinearDataset, LinearDataset) {
+) -> Result<(LinearDataset, LinearDataset, Vec<u64>), S::Error> {
     let (mut train, mut validation) = (Vec::new(), Vec::new());
-    for (p, &held) in positions.iter().zip(held) {
-        if held {
-            validation.push(p);
-        } else {
-            train.push(p);
+    for (i, &held) in held.iter().enumerate() {
+        match held {
+            true => validation.push(i),
+            false => train.push(i),
         }
     }
     let result = |p: &TracedPosition| p.result;
-    let mut sets = [&train, &validation].map(|set| LinearDataset::new(space, set, result));
+    let hashed = |held: bool| move |p: &TracedPosition| position_hash(p, held);
+    let sets =
+        LinearDataset::from_source(space, source, &train, result, hashed(false)).and_then(|t| {
+            let v = LinearDataset::from_source(space, source, &validation, result, hashed(true));
+            v.map(|v| (t, v))
+        });
+    // Either set may hold the fault met: the error names the first in the source.
+    let ((mut train, train_hashes), (mut validation, validation_hashes)) =
+        sets.map_err(|e| first_fault(source).unwrap_or(e))?;
     let start = start.to_vec();
-    for set in &mut sets {
-        set.rescore(&start);
-    }
-    let [train, validation] = sets;
-    (train, validation)
+    train.rescore(&start);
+    validation.rescore(&start);
+    let (mut t, mut v) = (train_hashes.into_iter(), validation_hashes.into_iter());
+    let hashes = held
+        .iter()
+        .filter_map(|&held| if held { v.next() } else { t.next() })
+        .collect();
+    Ok((train, validation, hashes))
+}
+
+/// The first position of `source` that cannot be read, if any.
+fn first_fault<S: PositionSource + ?Sized>(source: &S) -> Option<S::Error> {
+    let mut scratch = TracedPosition::default();
+    (0..source.len()).find_map(|i| source.with(i, &mut scratch, |_| ()).err())
 }
 
 /// Reads the trace at `path` (text or binary, told by its first bytes), holds out about
@@ -99,15 +121,25 @@ pub(crate) fn split_sets(
 /// The file cannot be read, or its header or a position is malformed: the error names the
 /// file and the line (or byte) and field.
 pub fn load_traces(path: &Path, validation_per_mille: u32) -> Result<TraceLoad, TraceError> {
+    if is_binary(path)? {
+        let trace = BinaryTrace::read(path)?;
+        return load_from(trace.space().clone(), &trace, validation_per_mille);
+    }
     let (space, positions) = read_trace(path)?;
-    let held = held_flags(positions.len(), validation_per_mille);
-    // Each position hashed on its own (in parallel), the hashes folded in order.
-    let hashes: Vec<u64> = (positions.par_iter().zip(&held))
-        .map(|(p, &h)| position_hash(p, h))
-        .collect();
+    let Ok(load) = load_from(space, positions.as_slice(), validation_per_mille);
+    Ok(load)
+}
+
+/// The load of the positions of `source` of `space` (see [`load_traces`]).
+fn load_from<S: PositionSource + ?Sized>(
+    space: ParamSpace,
+    source: &S,
+    validation_per_mille: u32,
+) -> Result<TraceLoad, S::Error> {
+    let held = held_flags(source.len(), validation_per_mille);
+    let (train, validation, hashes) = split_sets(&space, source, &held, &space.defaults())?;
     let start = fold_space(0xcbf2_9ce4_8422_2325, &space);
     let fingerprint = hashes.iter().fold(start, |f, &h| fold(f, h));
-    let (train, validation) = split_sets(&space, &positions, &held, &space.defaults());
     Ok(TraceLoad {
         space,
         train,

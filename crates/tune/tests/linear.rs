@@ -176,3 +176,75 @@ fn a_warm_start_tunes_a_sample_of_the_blocks_first() {
     train.rescore(&result.params);
     assert!(mean_error(&train, 1.0) < before);
 }
+
+/// Writes `positions` of `space()` in the binary and the text form under `dir`.
+fn write_both(dir: &std::path::Path, positions: &[TracedPosition]) -> [std::path::PathBuf; 2] {
+    let (binary, text) = (dir.join("t.bin"), dir.join("t.jsonl"));
+    let mut bytes = Vec::new();
+    texel_tune::texel_trace::write_binary(&mut bytes, &space(), positions).unwrap();
+    std::fs::write(&binary, bytes).unwrap();
+    let mut lines = Vec::new();
+    texel_tune::texel_trace::write_trace(&mut lines, &space(), positions).unwrap();
+    std::fs::write(&text, lines).unwrap();
+    [binary, text]
+}
+
+#[test]
+fn a_binary_trace_decoded_straight_into_blocks_loads_as_its_text_form() {
+    use texel_tune::load_traces;
+    let positions = positions(20_000, 5);
+    let dir = tempfile::tempdir().unwrap();
+    let [binary, text] = write_both(dir.path(), &positions);
+    let defaults = space().defaults();
+    // Nothing held out: the training set is every position, in order, scored as defined.
+    let all = load_traces(&binary, 0).unwrap();
+    assert_eq!(all.train.len(), positions.len());
+    for (i, p) in positions.iter().enumerate() {
+        let want = p.eval(&space(), &defaults);
+        assert!(
+            (all.train.exact_eval(i) - want).abs() < 1e-3,
+            "position {i}"
+        );
+    }
+    // Held out: both forms give the same split, evaluations and fingerprint.
+    let [b, t] = [&binary, &text].map(|path| load_traces(path, 100).unwrap());
+    assert_eq!(b.fingerprint, t.fingerprint);
+    assert_ne!(
+        b.fingerprint, all.fingerprint,
+        "the split is part of the fingerprint"
+    );
+    for (x, y) in [(&b.train, &t.train), (&b.validation, &t.validation)] {
+        assert_eq!(x.len(), y.len());
+        assert!((0..x.len()).all(|i| x.exact_eval(i) == y.exact_eval(i)));
+    }
+    assert!(b.validation.len() > 1_000 && b.validation.len() < 3_000);
+}
+
+#[test]
+fn a_binary_trace_names_its_first_broken_position() {
+    let positions = positions(20_000, 6);
+    let dir = tempfile::tempdir().unwrap();
+    let [binary, _] = write_both(dir.path(), &positions);
+    let mut bytes = std::fs::read(&binary).unwrap();
+    // Break a position held out for validation (1 in 10, by a hash of its number) and a
+    // later training position: the first in the file is named, whichever set it is in.
+    let held = |k: usize| splitmix64(k as u64) % 1000 < 100;
+    let first = (2..).find(|&k| held(k)).unwrap();
+    let later = (first + 10_000..).find(|&k| !held(k)).unwrap();
+    let header = u32::from_le_bytes(bytes[8..12].try_into().unwrap()) as usize;
+    let mut at = 12 + header;
+    for k in 0..=later {
+        if k == first || k == later {
+            bytes[at + 4..at + 8].copy_from_slice(&2f32.to_le_bytes());
+        }
+        at += 4 + u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+    }
+    std::fs::write(&binary, &bytes).unwrap();
+    for per_mille in [0, 100] {
+        let err = texel_tune::load_traces(&binary, per_mille)
+            .unwrap_err()
+            .to_string();
+        let want = format!(": position {}: result 2, phase", first + 1);
+        assert!(err.contains(&want), "{per_mille}: {err}");
+    }
+}

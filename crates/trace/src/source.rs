@@ -1,0 +1,83 @@
+//! Positions read one at a time on any thread, whether held in memory or decoded on demand.
+
+use crate::binary::BinaryTrace;
+use crate::text::{TraceError, TracedPosition};
+use std::convert::Infallible;
+
+/// Numbered positions a reader visits one at a time, from any thread: a slice in memory, or
+/// a binary trace whose records are decoded only when visited (no position is kept).
+pub trait PositionSource: Sync {
+    /// Why a position cannot be read.
+    type Error: Send;
+
+    /// The number of positions.
+    fn len(&self) -> usize;
+
+    /// Whether there is no position.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// `f` of position `i`, decoded into `scratch` where the source must decode.
+    ///
+    /// # Errors
+    /// Position `i` cannot be read.
+    fn with<R>(
+        &self,
+        i: usize,
+        scratch: &mut TracedPosition,
+        f: impl FnOnce(&TracedPosition) -> R,
+    ) -> Result<R, Self::Error>;
+}
+
+impl PositionSource for [TracedPosition] {
+    type Error = Infallible;
+
+    fn len(&self) -> usize {
+        <[TracedPosition]>::len(self)
+    }
+
+    fn with<R>(
+        &self,
+        i: usize,
+        _: &mut TracedPosition,
+        f: impl FnOnce(&TracedPosition) -> R,
+    ) -> Result<R, Infallible> {
+        Ok(f(&self[i]))
+    }
+}
+
+impl PositionSource for [&TracedPosition] {
+    type Error = Infallible;
+
+    fn len(&self) -> usize {
+        <[&TracedPosition]>::len(self)
+    }
+
+    fn with<R>(
+        &self,
+        i: usize,
+        _: &mut TracedPosition,
+        f: impl FnOnce(&TracedPosition) -> R,
+    ) -> Result<R, Infallible> {
+        Ok(f(self[i]))
+    }
+}
+
+impl PositionSource for BinaryTrace {
+    type Error = TraceError;
+
+    fn len(&self) -> usize {
+        BinaryTrace::len(self)
+    }
+
+    fn with<R>(
+        &self,
+        i: usize,
+        scratch: &mut TracedPosition,
+        f: impl FnOnce(&TracedPosition) -> R,
+    ) -> Result<R, TraceError> {
+        self.decode_into(i, scratch)?;
+        Ok(f(scratch))
+    }
+}
