@@ -1,52 +1,21 @@
-//! The settings of `texel tune` ([`TuneArgs`]) and tuning configurations (`configs/*.json`):
-//! every setting in one file; flags given on the command line win.
+//! The settings of `texel tune` ([`TuneArgs`]): one struct that is both the flags and a
+//! tuning configuration (`configs/*.json`, the same names with `_` for `-`); flags given on
+//! the command line win over the file. Every default is written once, in the flag's
+//! declaration, and shown by `--help`.
 
 use crate::data_args::DataArgs;
+use crate::guards::L2;
 use anyhow::{Context, Result};
-use clap::Args;
-use serde::Deserialize;
-use std::collections::BTreeMap;
+use clap::parser::ValueSource;
+use clap::{ArgMatches, Args};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use texel_eval::table::Group;
 use texel_eval::TermId;
-use texel_tune::Variable;
+use texel_tune::{Method, RunOptions, Variable};
 
-/// The file's fields; all optional. Relative paths are taken from the config file's folder.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TuneConfig {
-    epd: Option<Vec<PathBuf>>,
-    stm_labels: Option<bool>,
-    allow_bad: Option<bool>,
-    validate: Option<f64>,
-    params: Option<PathBuf>,
-    k: Option<f64>,
-    threads: Option<usize>,
-    groups: Option<Vec<String>>,
-    terms: Option<Vec<String>>,
-    exclude: Option<Vec<String>>,
-    freeze_material: Option<bool>,
-    no_candidates: Option<bool>,
-    steps: Option<BTreeMap<String, i32>>,
-    passes: Option<usize>,
-    patience: Option<usize>,
-    log: Option<PathBuf>,
-    checkpoint: Option<PathBuf>,
-    checkpoint_secs: Option<f64>,
-    method: Option<String>,
-    adam_rate: Option<f64>,
-    adam_epochs: Option<usize>,
-    warm_start: Option<usize>,
-    out: Option<PathBuf>,
-    rust: Option<PathBuf>,
-    report: Option<PathBuf>,
-    min_support: Option<usize>,
-    /// A number, or "auto".
-    l2: Option<serde_json::Value>,
-    no_constraints: Option<bool>,
-}
-
-/// The table's group names, for `--group`'s help and check.
 /// The help of `--group`: texel's groups by name, or a trace's.
 fn group_help() -> String {
     let names: Vec<&str> = Group::ALL.iter().map(|g| g.name()).collect();
@@ -57,16 +26,20 @@ fn group_help() -> String {
     )
 }
 
-#[derive(Args, Clone)]
-/// Every setting of `texel tune`: flags, filled from a config file where they are left open.
+/// Every setting of `texel tune`. As a config file, each field is a key named like its
+/// flag; the flags that name a run rather than a setting (`--config`, `--fresh`,
+/// `--resume`) are not keys.
+#[derive(Args, Clone, Debug, Serialize, Deserialize)]
+#[serde(default)]
 pub struct TuneArgs {
     #[command(flatten)]
+    #[serde(flatten)]
     pub data: DataArgs,
     #[arg(long, help = group_help())]
     pub group: Vec<String>,
     /// Tune only this term (repeatable).
-    #[arg(long = "param")]
-    pub term: Vec<String>,
+    #[arg(long)]
+    pub param: Vec<String>,
     /// Never tune this term (repeatable).
     #[arg(long)]
     pub exclude: Vec<String>,
@@ -77,13 +50,18 @@ pub struct TuneArgs {
     /// established table alone).
     #[arg(long)]
     pub no_candidates: bool,
+    /// Tune this term in steps of N instead of the table's (repeatable); in a config file
+    /// a map of term to step.
+    #[arg(long, value_name = "TERM=N")]
+    #[serde(with = "step_map")]
+    pub step: Vec<TermStep>,
     /// Settings from a JSON file (configs/*.json); flags given here override it.
     #[arg(long)]
+    #[serde(skip)]
     pub config: Option<PathBuf>,
-    /// Stop after this many passes over all positions (a warm start's passes come on top)
-    /// [default: 20].
-    #[arg(allow_negative_numbers = true, long)]
-    pub passes: Option<usize>,
+    /// Stop after this many passes over all positions (a warm start's passes come on top).
+    #[arg(allow_negative_numbers = true, long, default_value_t = RunOptions::default().passes)]
+    pub passes: usize,
     /// With --validate: stop when this many passes in a row bring no new best validation
     /// error (a pass that ties or rises counts), and keep the parameters that were best on
     /// validation.
@@ -96,33 +74,36 @@ pub struct TuneArgs {
     /// normally.
     #[arg(long)]
     pub checkpoint: Option<PathBuf>,
-    /// Seconds between checkpoints; one is also written after every pass and on Ctrl-C
-    /// [default: 300].
-    #[arg(allow_negative_numbers = true, long)]
-    pub checkpoint_secs: Option<f64>,
+    /// Seconds between checkpoints; one is also written after every pass and on Ctrl-C.
+    #[arg(allow_negative_numbers = true, long,
+          default_value_t = RunOptions::default().checkpoint_secs)]
+    pub checkpoint_secs: f64,
     /// Tuning method: cd (Slow Chess coordinate descent), adam (gradient epochs), or adam+cd
-    /// (Adam until the validation error stops falling, then coordinate descent) [default: cd].
-    #[arg(long)]
-    pub method: Option<texel_tune::Method>,
-    /// Adam's learning rate: the largest move of a value per epoch, in steps [default: 2].
-    #[arg(allow_negative_numbers = true, long)]
-    pub adam_rate: Option<f64>,
-    /// adam+cd: Adam epochs at most before coordinate descent takes over [default: 40].
-    #[arg(allow_negative_numbers = true, long)]
-    pub adam_epochs: Option<usize>,
+    /// (Adam until the validation error stops falling, then coordinate descent).
+    #[arg(long, default_value_t = Method::default())]
+    #[serde(with = "as_text")]
+    pub method: Method,
+    /// Adam's learning rate: the largest move of a value per epoch, in steps.
+    #[arg(allow_negative_numbers = true, long, default_value_t = texel_tune::ADAM_RATE)]
+    pub adam_rate: f64,
+    /// adam+cd: Adam epochs at most before coordinate descent takes over.
+    #[arg(allow_negative_numbers = true, long, default_value_t = texel_tune::ADAM_EPOCHS)]
+    pub adam_epochs: usize,
     /// cd: first tune about 1/N of the training positions (one segment of 8,192 in N,
     /// picked by a fixed hash) until a pass there gains less than 0.5 %, then all of them:
-    /// twice as fast to a good table on large sets. 0: never [default: 8 from 500,000
-    /// training positions, otherwise none].
+    /// twice as fast to a good table on large sets. 0: never. When not given: 8 from
+    /// 500,000 training positions, otherwise none.
     #[arg(long, value_name = "N")]
     pub warm_start: Option<usize>,
     /// Start again although the checkpoint of an earlier run of these outputs exists
     /// (it is deleted); without it such a run is refused.
     #[arg(long, conflicts_with = "resume")]
+    #[serde(skip)]
     pub fresh: bool,
     /// Continue the run saved in this checkpoint: give the same data and selection as the
     /// run that wrote it (K and the values come from it).
     #[arg(long)]
+    #[serde(skip)]
     pub resume: Option<PathBuf>,
     /// Write the tuned parameters as JSON (default: texel-tuned.json, or the next free
     /// texel-tuned-N.json). Written only when the run ends; Ctrl-C leaves the checkpoint.
@@ -136,17 +117,224 @@ pub struct TuneArgs {
     #[arg(long)]
     pub report: Option<PathBuf>,
     /// Hold every value that counts in fewer than N training positions at its start; 0
-    /// tunes them all [default: 20].
-    #[arg(allow_negative_numbers = true, long, value_name = "N")]
-    pub min_support: Option<usize>,
+    /// tunes them all.
+    #[arg(allow_negative_numbers = true, long, value_name = "N",
+          default_value_t = crate::guards::DEFAULT_MIN_SUPPORT)]
+    pub min_support: usize,
     /// Pull every value toward its start: moving a value 100 units away costs as much
     /// summed error as λ positions wrong by a whole result; `auto` picks λ on the validation
-    /// split; 0 switches the pull off [default: 0.1].
-    #[arg(allow_negative_numbers = true, long, value_name = "λ|auto")]
-    pub l2: Option<crate::guards::L2>,
+    /// split; 0 switches the pull off.
+    #[arg(allow_negative_numbers = true, long, value_name = "λ|auto",
+          default_value_t = L2::Fixed(crate::guards::DEFAULT_L2))]
+    #[serde(with = "as_text")]
+    pub l2: L2,
     /// Let values cross the orders and bounds the table declares (`rising`, `at_most 0`, ...).
     #[arg(long)]
     pub no_constraints: bool,
+}
+
+impl Default for TuneArgs {
+    /// The settings of `texel tune` with no flag given.
+    fn default() -> TuneArgs {
+        crate::parsed_from::<TuneArgs>(&[]).unwrap_or_else(|e| e.exit())
+    }
+}
+
+/// A term's step: `TERM=N`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TermStep {
+    /// The term's name.
+    pub term: String,
+    /// Its step.
+    pub step: i32,
+}
+
+impl std::str::FromStr for TermStep {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<TermStep, String> {
+        let (term, step) = s
+            .split_once('=')
+            .ok_or_else(|| format!("{s:?} is not TERM=N"))?;
+        let step = step
+            .trim()
+            .parse()
+            .map_err(|_| format!("{s:?}: the step {step:?} is not a whole number"))?;
+        Ok(TermStep {
+            term: term.trim().to_string(),
+            step,
+        })
+    }
+}
+
+/// Term steps in a config file: a map of term to step.
+mod step_map {
+    use super::TermStep;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use std::collections::BTreeMap;
+
+    pub fn serialize<S: Serializer>(steps: &[TermStep], s: S) -> Result<S::Ok, S::Error> {
+        let map: BTreeMap<&str, i32> = steps.iter().map(|t| (t.term.as_str(), t.step)).collect();
+        map.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<TermStep>, D::Error> {
+        let map = BTreeMap::<String, i32>::deserialize(d)?;
+        Ok(map
+            .into_iter()
+            .map(|(term, step)| TermStep { term, step })
+            .collect())
+    }
+}
+
+/// A setting written in a config file as its flag's text (a number is also taken).
+mod as_text {
+    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+    use std::fmt::Display;
+    use std::str::FromStr;
+
+    pub fn serialize<T: Display, S: Serializer>(x: &T, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(x)
+    }
+
+    pub fn deserialize<'de, T, D>(d: D) -> Result<T, D::Error>
+    where
+        T: FromStr<Err = String>,
+        D: Deserializer<'de>,
+    {
+        let value = serde_json::Value::deserialize(d)?;
+        let text = value
+            .as_str()
+            .map_or_else(|| value.to_string(), str::to_string);
+        text.parse().map_err(D::Error::custom)
+    }
+}
+
+/// Keys of earlier config files, read under their present names.
+const RENAMED_KEYS: [(&str, &str); 3] =
+    [("groups", "group"), ("terms", "param"), ("steps", "step")];
+
+/// The flags of `texel tune` given on the command line (by field name), from its matches.
+pub fn given_flags(matches: Option<&ArgMatches>) -> BTreeSet<String> {
+    let Some(m) = matches else {
+        return BTreeSet::new();
+    };
+    m.ids()
+        .map(|id| id.as_str())
+        .filter(|id| m.value_source(id) == Some(ValueSource::CommandLine))
+        .map(str::to_string)
+        .collect()
+}
+
+/// `args` with every setting not in `given` (the flags given on the command line) taken
+/// from its `--config` file, if it names one.
+///
+/// # Errors
+/// An unreadable file, invalid JSON, an unknown key, a bad value, term or group, or a
+/// missing data file, each naming the config.
+pub fn with_config(args: TuneArgs, given: &BTreeSet<String>) -> Result<TuneArgs> {
+    let Some(path) = args.config.clone() else {
+        return Ok(args);
+    };
+    let mut file = read_keys(&path)?;
+    if OUTPUTS.iter().any(|o| given.contains(*o)) {
+        drop_outputs(&mut file, &path);
+    }
+    let bad = |e: serde_json::Error| anyhow::anyhow!("config {}: {e}", path.display());
+    let mut from_file: TuneArgs = serde_json::from_value(Value::Object(file)).map_err(bad)?;
+    rebase(&mut from_file, &path);
+    check(&from_file, &path)?;
+    let (Value::Object(mut merged), Value::Object(flags)) = (
+        serde_json::to_value(&from_file)?,
+        serde_json::to_value(&args)?,
+    ) else {
+        anyhow::bail!("the settings are not a JSON object");
+    };
+    for (key, value) in flags {
+        if given.contains(&key) {
+            merged.insert(key, value);
+        }
+    }
+    let mut merged: TuneArgs = serde_json::from_value(Value::Object(merged)).map_err(bad)?;
+    (merged.config, merged.fresh, merged.resume) = (args.config, args.fresh, args.resume);
+    Ok(merged)
+}
+
+/// The keys of the config at `path`, earlier names renamed; an unknown key is refused.
+fn read_keys(path: &Path) -> Result<Map<String, Value>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read config {}", path.display()))?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let value: Value = serde_json::from_str(text)
+        .map_err(|e| anyhow::anyhow!("config {}: not valid ({e})", path.display()))?;
+    let Value::Object(mut keys) = value else {
+        anyhow::bail!("config {}: not a JSON object", path.display());
+    };
+    for (old, new) in RENAMED_KEYS {
+        if let Some(v) = keys.remove(old) {
+            keys.insert(new.to_string(), v);
+        }
+    }
+    let known = config_keys();
+    if let Some(unknown) = keys.keys().find(|k| !known.contains(*k)) {
+        anyhow::bail!(
+            "config {}: unknown field `{unknown}` (known: {})",
+            path.display(),
+            known.into_iter().collect::<Vec<_>>().join(", ")
+        );
+    }
+    Ok(keys)
+}
+
+/// The keys a config file may give: the settings' field names.
+pub fn config_keys() -> BTreeSet<String> {
+    match serde_json::to_value(TuneArgs::default()) {
+        Ok(Value::Object(keys)) => keys.into_iter().map(|(k, _)| k).collect(),
+        _ => BTreeSet::new(),
+    }
+}
+
+/// The settings that name output files.
+const OUTPUTS: [&str; 5] = ["out", "rust", "report", "log", "checkpoint"];
+
+/// Drops the config's outputs (with a note) because the command line names an output, so
+/// a run told `--out X.json` writes nothing into the config's folders.
+fn drop_outputs(file: &mut Map<String, Value>, path: &Path) {
+    let dropped: Vec<&str> = OUTPUTS
+        .into_iter()
+        .filter(|o| file.remove(*o).is_some_and(|v| !v.is_null()))
+        .collect();
+    if !dropped.is_empty() {
+        eprintln!(
+            "note: outputs given on the command line, so the outputs of config {} ({}) are \
+             not written; give them as flags to keep them",
+            path.display(),
+            dropped.join(", ")
+        );
+    }
+}
+
+/// Makes the relative paths of `args`, read from the config at `path`, relative to the
+/// config's folder.
+fn rebase(args: &mut TuneArgs, path: &Path) {
+    let dir = path.parent().unwrap_or(Path::new(""));
+    let rebase = |p: &mut PathBuf| {
+        if p.is_relative() {
+            *p = joined(dir, p);
+        }
+    };
+    args.data.epd.iter_mut().for_each(rebase);
+    for p in [
+        &mut args.data.traces,
+        &mut args.data.params,
+        &mut args.log,
+        &mut args.checkpoint,
+        &mut args.out,
+        &mut args.rust,
+        &mut args.report,
+    ] {
+        p.as_mut().map(rebase);
+    }
 }
 
 /// `dir` joined with the relative `path`, `..` taken off `dir`'s own components where it
@@ -167,170 +355,45 @@ fn joined(dir: &Path, path: &Path) -> PathBuf {
     out
 }
 
-impl TuneConfig {
-    /// Reads a config file; its relative paths are made relative to its folder.
-    fn read(path: &Path) -> Result<TuneConfig> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read config {}", path.display()))?;
-        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-        let mut c: TuneConfig = serde_json::from_str(text)
-            .map_err(|e| anyhow::anyhow!("config {}: not valid ({e})", path.display()))?;
-        let dir = path.parent().unwrap_or(Path::new(""));
-        let rebase = |p: &mut PathBuf| {
-            if p.is_relative() {
-                *p = joined(dir, p);
-            }
-        };
-        c.epd.iter_mut().flatten().for_each(rebase);
-        for p in [
-            &mut c.params,
-            &mut c.log,
-            &mut c.checkpoint,
-            &mut c.out,
-            &mut c.rust,
-            &mut c.report,
-        ] {
-            p.as_mut().map(rebase);
-        }
-        c.check(path)?;
-        Ok(c)
-    }
-
-    /// Checks the names and files the config gives, naming the config in the error.
-    fn check(&self, path: &Path) -> Result<()> {
-        let here = || format!("config {}", path.display());
+/// Checks the names and files the config at `path` gave, naming the config in the error.
+fn check(args: &TuneArgs, path: &Path) -> Result<()> {
+    let here = || format!("config {}", path.display());
+    if args.data.traces.is_none() {
         texel_tune::select(&texel_tune::Selection {
-            groups: self.groups.clone().unwrap_or_default(),
-            terms: self.terms.clone().unwrap_or_default(),
-            exclude: self.exclude.clone().unwrap_or_default(),
+            groups: args.group.clone(),
+            terms: args.param.clone(),
+            exclude: args.exclude.clone(),
             freeze_material: false,
             no_candidates: false,
         })
         .with_context(here)?;
-        with_steps(Vec::new(), self.steps.as_ref().unwrap_or(&BTreeMap::new()))
-            .with_context(here)?;
-        for epd in self.epd.iter().flatten() {
-            anyhow::ensure!(
-                epd.is_file(),
-                "{}: epd file {} does not exist",
-                here(),
-                epd.display()
-            );
-        }
-        Ok(())
+        with_steps(Vec::new(), &args.step).with_context(here)?;
     }
+    for epd in &args.data.epd {
+        anyhow::ensure!(
+            epd.is_file(),
+            "{}: epd file {} does not exist",
+            here(),
+            epd.display()
+        );
+    }
+    Ok(())
 }
 
-/// Fills every setting `args` leaves open from the config file at `path`; returns the
-/// per-term step overrides.
-///
-/// # Errors
-/// An unreadable file, invalid JSON, an unknown field, term or group, or a missing data
-/// file, each naming the config.
-pub fn apply(path: &Path, args: &mut TuneArgs) -> Result<BTreeMap<String, i32>> {
-    let c = TuneConfig::read(path)?;
-    fill_outputs(args, &c, path);
-    fn fill<T>(flag: &mut Option<T>, value: Option<T>) {
-        if flag.is_none() {
-            *flag = value;
-        }
-    }
-    fn fill_list<T>(flag: &mut Vec<T>, value: Option<Vec<T>>) {
-        if flag.is_empty() {
-            *flag = value.unwrap_or_default();
-        }
-    }
-    let d = &mut args.data;
-    fill_list(&mut d.epd, c.epd);
-    d.stm_labels |= c.stm_labels.unwrap_or(false);
-    d.allow_bad |= c.allow_bad.unwrap_or(false);
-    fill(&mut d.validate, c.validate);
-    fill(&mut d.params, c.params);
-    fill(&mut d.k, c.k);
-    fill(&mut d.threads, c.threads);
-    fill_list(&mut args.group, c.groups);
-    fill_list(&mut args.term, c.terms);
-    fill_list(&mut args.exclude, c.exclude);
-    args.freeze_material |= c.freeze_material.unwrap_or(false);
-    args.no_candidates |= c.no_candidates.unwrap_or(false);
-    fill(&mut args.passes, c.passes);
-    fill(&mut args.patience, c.patience);
-    fill(&mut args.checkpoint_secs, c.checkpoint_secs);
-    if let Some(m) = c.method {
-        let method = m
-            .parse()
-            .map_err(|e| anyhow::anyhow!("config {}: method: {e}", path.display()))?;
-        fill(&mut args.method, Some(method));
-    }
-    fill(&mut args.adam_rate, c.adam_rate);
-    fill(&mut args.adam_epochs, c.adam_epochs);
-    fill(&mut args.warm_start, c.warm_start);
-    fill(&mut args.min_support, c.min_support);
-    if let Some(l2) = c.l2 {
-        let text = l2.as_str().map_or_else(|| l2.to_string(), str::to_string);
-        let l2 = text
-            .parse()
-            .map_err(|e| anyhow::anyhow!("config {}: l2: {e}", path.display()))?;
-        fill(&mut args.l2, Some(l2));
-    }
-    args.no_constraints |= c.no_constraints.unwrap_or(false);
-    Ok(c.steps.unwrap_or_default())
-}
-
-/// The config's outputs, unless the command line names any output: then the config's
-/// outputs are all dropped (with a note), so a run told `--out X.json` writes nothing into
-/// the config's folders.
-fn fill_outputs(args: &mut TuneArgs, c: &TuneConfig, path: &Path) {
-    let given = [
-        &args.out,
-        &args.rust,
-        &args.report,
-        &args.log,
-        &args.checkpoint,
-    ];
-    if given.iter().any(|o| o.is_some()) {
-        let dropped: Vec<&str> = [
-            ("out", &c.out),
-            ("rust", &c.rust),
-            ("report", &c.report),
-            ("log", &c.log),
-            ("checkpoint", &c.checkpoint),
-        ]
-        .iter()
-        .filter(|(_, p)| p.is_some())
-        .map(|(name, _)| *name)
-        .collect();
-        if !dropped.is_empty() {
-            eprintln!(
-                "note: outputs given on the command line, so the outputs of config {} ({}) \
-                 are not written; give them as flags to keep them",
-                path.display(),
-                dropped.join(", ")
-            );
-        }
-        return;
-    }
-    args.out.clone_from(&c.out);
-    args.rust.clone_from(&c.rust);
-    args.report.clone_from(&c.report);
-    args.log.clone_from(&c.log);
-    args.checkpoint.clone_from(&c.checkpoint);
-}
-
-/// The variables with the steps of `steps` (term name to step) instead of the table's.
+/// The variables with the steps of `steps` instead of the table's.
 ///
 /// # Errors
 /// A step for a term the table does not have, or a step below 1.
-pub fn with_steps(mut vars: Vec<Variable>, steps: &BTreeMap<String, i32>) -> Result<Vec<Variable>> {
-    for (name, &step) in steps {
+pub fn with_steps(mut vars: Vec<Variable>, steps: &[TermStep]) -> Result<Vec<Variable>> {
+    for TermStep { term: name, step } in steps {
         let term =
             TermId::by_name(name).with_context(|| format!("step for unknown term {name:?}"))?;
-        anyhow::ensure!(step >= 1, "step {step} for {name} is below 1");
+        anyhow::ensure!(*step >= 1, "step {step} for {name} is below 1");
         for v in vars
             .iter_mut()
             .filter(|v| term.info().flat_range().contains(&v.slot))
         {
-            v.step = step;
+            v.step = *step;
         }
     }
     Ok(vars)
@@ -339,6 +402,123 @@ pub fn with_steps(mut vars: Vec<Variable>, steps: &BTreeMap<String, i32>) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::{CommandFactory, FromArgMatches, Parser};
+
+    #[derive(Parser)]
+    struct Tune {
+        #[command(flatten)]
+        args: TuneArgs,
+    }
+
+    /// `words` parsed as `texel tune` flags, then the config they name applied.
+    fn resolved(words: &[&str]) -> Result<TuneArgs> {
+        let words = std::iter::once("texel").chain(words.iter().copied());
+        let matches = Tune::command().try_get_matches_from(words)?;
+        let args = Tune::from_arg_matches(&matches)?.args;
+        with_config(args, &given_flags(Some(&matches)))
+    }
+
+    #[test]
+    fn every_config_key_is_a_flag_and_every_setting_flag_a_key() {
+        let flags: BTreeSet<String> = Tune::command()
+            .get_arguments()
+            .filter_map(|a| a.get_long())
+            .filter(|l| !["config", "fresh", "resume"].contains(l))
+            .map(|l| l.replace('-', "_"))
+            .collect();
+        assert_eq!(config_keys(), flags);
+        assert!(flags.contains("min_support") && flags.contains("epd") && flags.contains("step"));
+    }
+
+    #[test]
+    fn defaults_are_the_runs_and_are_written_once() {
+        let (d, run) = (TuneArgs::default(), RunOptions::default());
+        assert_eq!(
+            (
+                d.passes,
+                d.checkpoint_secs,
+                d.method,
+                d.adam_rate,
+                d.adam_epochs
+            ),
+            (
+                run.passes,
+                run.checkpoint_secs,
+                run.method,
+                run.adam_rate,
+                run.adam_epochs
+            )
+        );
+        assert_eq!(d.l2, L2::Fixed(crate::guards::DEFAULT_L2));
+        // A config that gives nothing leaves every default in place.
+        let back: TuneArgs = serde_json::from_str("{}").unwrap();
+        assert_eq!(
+            serde_json::to_value(back).unwrap(),
+            serde_json::to_value(d).unwrap()
+        );
+    }
+
+    #[test]
+    fn flags_given_win_over_the_config_and_the_rest_comes_from_it() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("x.epd"), "").unwrap();
+        let config = dir.path().join("c.json");
+        let text = r#"{"epd": ["x.epd"], "passes": 5, "method": "adam+cd", "l2": "auto",
+            "groups": ["KingV"], "steps": {"KS_ATTACK_SUB": 4}, "out": "o.json",
+            "report": "r.html", "freeze_material": true}"#;
+        std::fs::write(&config, text).unwrap();
+        let c = config.to_str().unwrap();
+        let a = resolved(&["--config", c, "--passes", "7", "--adam-rate", "3"]).unwrap();
+        assert_eq!(
+            (a.passes, a.adam_rate, a.method),
+            (7, 3.0, Method::AdamThenCd)
+        );
+        assert_eq!((a.l2, a.freeze_material), (L2::Auto, true));
+        assert_eq!(
+            (a.group.clone(), a.data.epd.clone()),
+            (vec!["KingV".to_string()], vec![dir.path().join("x.epd")])
+        );
+        assert_eq!(
+            a.step,
+            vec![TermStep {
+                term: "KS_ATTACK_SUB".into(),
+                step: 4
+            }]
+        );
+        assert_eq!(
+            a.out,
+            Some(dir.path().join("o.json")),
+            "paths from the config's folder"
+        );
+        assert_eq!(a.config.as_deref(), Some(config.as_path()));
+        // A flag set to its default still wins; an output flag drops the config's outputs.
+        let b = resolved(&["--config", c, "--passes", "20", "--rust", "t.rs"]).unwrap();
+        assert_eq!((b.passes, b.out, b.report), (20, None, None));
+        assert_eq!(b.rust, Some(PathBuf::from("t.rs")), "flags are not rebased");
+        let e = resolved(&["--config", c, "--param", "NOPE"]);
+        assert!(
+            e.is_ok(),
+            "names given as flags are checked by the run, not here"
+        );
+    }
+
+    #[test]
+    fn a_config_with_an_unknown_key_or_bad_value_is_refused_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("c.json");
+        let c = config.to_str().unwrap().to_string();
+        for (text, says) in [
+            (r#"{"passes": 5, "pases": 3}"#, "unknown field `pases`"),
+            (r#"{"method": "sgd"}"#, "no method \"sgd\""),
+            (r#"{"l2": -1}"#, "neither `auto` nor a number"),
+            (r#"{"groups": ["Nope"]}"#, "Nope"),
+            (r#"{"steps": {"KS_ATTACK_SUB": 0}}"#, "below 1"),
+        ] {
+            std::fs::write(&config, text).unwrap();
+            let err = format!("{:#}", resolved(&["--config", &c]).unwrap_err());
+            assert!(err.contains(&c) && err.contains(says), "{text}: {err}");
+        }
+    }
 
     #[test]
     fn config_paths_join_without_needless_parent_steps() {

@@ -9,8 +9,10 @@ use texel_eval::Params;
 use texel_tune::error::{fit_k, mean_error, samples};
 use texel_tune::{load, total_bytes, Dataset, LoadOptions, Model};
 
-/// Options shared by every command that reads labelled positions.
-#[derive(Args, Clone)]
+/// Options shared by every command that reads labelled positions (in a tuning config, keys
+/// of the same names).
+#[derive(Args, Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct DataArgs {
     /// Labelled EPD/FEN files (label formats: c9 "1-0"; [1.0]; 1-0; 0.5); repeatable.
     #[arg(long)]

@@ -25,6 +25,15 @@ pub enum L2 {
     Auto,
 }
 
+impl std::fmt::Display for L2 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            L2::Fixed(x) => write!(f, "{x}"),
+            L2::Auto => f.write_str("auto"),
+        }
+    }
+}
+
 impl FromStr for L2 {
     type Err = String;
 
@@ -63,13 +72,13 @@ pub fn hold_sparse<M: Model>(vars: Vec<Variable>, loaded: &Loaded<M>, min: usize
 /// The guards of a fresh run with pull `l2` (the default when `None`): `--l2 auto` tunes
 /// briefly with each pull of [`L2_GRID`] and takes the one with the lowest validation error.
 pub fn choose<M: Model>(
-    l2: Option<L2>,
+    l2: L2,
     constraints: bool,
     loaded: &mut Loaded<M>,
     start: &M::Values,
     vars: &[Variable],
 ) -> Result<Guards> {
-    let l2 = match l2.unwrap_or(L2::Fixed(DEFAULT_L2)) {
+    let l2 = match l2 {
         L2::Fixed(l2) => l2,
         L2::Auto => {
             anyhow::ensure!(

@@ -8,7 +8,7 @@ use crate::config::TuneArgs;
 use crate::resume::{record_settings, Rerun};
 use crate::selfplay_cmd::SelfplayArgs;
 use anyhow::{Context, Result};
-use clap::{Args, Parser};
+use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use texel_arena::elo::Sprt;
@@ -235,20 +235,6 @@ impl LoopArgs {
     }
 }
 
-/// Parses `words` as the arguments of the command whose settings are `T`.
-fn parse_as<T: Args>(words: &[String]) -> Result<T> {
-    #[derive(Parser)]
-    struct Wrapper<T: Args> {
-        #[command(flatten)]
-        inner: T,
-    }
-    let w = Wrapper::<T>::try_parse_from(
-        std::iter::once("texel".to_string()).chain(words.iter().cloned()),
-    )
-    .map_err(|e| anyhow::anyhow!("{e}"))?;
-    Ok(w.inner)
-}
-
 fn path_str(p: &Path) -> String {
     p.display().to_string()
 }
@@ -309,7 +295,7 @@ fn play_round(args: &LoopArgs, round: u32, dir: &Path) -> Step<(u64, u64)> {
     if let Some(t) = args.threads {
         words.extend(["--threads".into(), t.to_string()]);
     }
-    let selfplay: SelfplayArgs = parse_as(&words)?;
+    let selfplay: SelfplayArgs = crate::parsed_from(&words)?;
     let games = (args.games.div_ceil(2) * 2) as usize;
     let played =
         std::fs::read_to_string(dir.join("games.pgn")).map_or(0, |t| t.matches("[Event ").count());
@@ -332,41 +318,28 @@ fn tune_round(args: &LoopArgs, round: u32, dir: &Path) -> Step<RoundErrors> {
     let tuned = dir.join("tuned.json");
     let log = dir.join("tune-log.jsonl");
     if !tuned.exists() {
-        let mut words: Vec<String> = vec!["--params".into(), path_str(&args.best())];
-        for r in 1..=round {
-            words.extend([
-                "--epd".into(),
-                path_str(&args.round_dir(r).join("positions.epd")),
-            ]);
-        }
-        for e in &args.epd {
-            words.extend(["--epd".into(), path_str(e)]);
-        }
-        let ckpt = dir.join("tune.ckpt");
-        words.extend(
-            [
-                "--validate",
-                "10",
-                "--patience",
-                "2",
-                "--freeze-material",
-                "--passes",
-            ]
-            .map(String::from),
-        );
-        words.push(args.passes.to_string());
-        words.extend(["--min-support".into(), args.min_support.to_string()]);
-        words.extend([
-            "--out".into(),
-            path_str(&tuned),
-            "--log".into(),
-            path_str(&log),
-        ]);
-        words.extend(["--checkpoint".into(), path_str(&ckpt)]);
-        if ckpt.exists() {
-            words.extend(["--resume".into(), path_str(&ckpt)]);
-        }
-        let tune: TuneArgs = parse_as(&words)?;
+        let mut epd: Vec<PathBuf> = (1..=round)
+            .map(|r| args.round_dir(r).join("positions.epd"))
+            .collect();
+        epd.extend(args.epd.iter().cloned());
+        let checkpoint = dir.join("tune.ckpt");
+        let tune = TuneArgs {
+            data: crate::data_args::DataArgs {
+                epd,
+                validate: Some(10.0),
+                params: Some(args.best()),
+                ..Default::default()
+            },
+            patience: Some(2),
+            freeze_material: true,
+            passes: args.passes,
+            min_support: args.min_support,
+            out: Some(tuned.clone()),
+            log: Some(log.clone()),
+            resume: checkpoint.exists().then(|| checkpoint.clone()),
+            checkpoint: Some(checkpoint),
+            ..TuneArgs::default()
+        };
         if crate::tune_cmd::run_tune(&tune)? != ExitCode::SUCCESS {
             return Ok(Err(Halt::Interrupted));
         }

@@ -120,7 +120,9 @@ fn main() -> ExitCode {
     if let Some(code) = engine_arguments() {
         return code;
     }
-    let cli = Cli::parse();
+    let matches = <Cli as clap::CommandFactory>::command().get_matches();
+    let cli =
+        <Cli as clap::FromArgMatches>::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let done = |r: anyhow::Result<()>| r.map(|()| ExitCode::SUCCESS);
     if cli.command.is_none() && std::io::stdin().is_terminal() {
         // A person, not a GUI: say what is waiting (a program driving texel hears nothing).
@@ -134,7 +136,10 @@ fn main() -> ExitCode {
         Command::Params(args) => done(params_cmd::run_list(&args)),
         Command::Export(args) => done(params_cmd::run_export(&args)),
         Command::Bench(args) => done(bench::run(&args)),
-        Command::Tune(args) => tune_cmd::run_tune(&args),
+        Command::Tune(args) => {
+            let given = config::given_flags(matches.subcommand_matches("tune"));
+            config::with_config(*args, &given).and_then(|args| tune_cmd::run_tune(&args))
+        }
         Command::Error(args) => tune_cmd::run_error(&args),
         Command::Compare(args) => compare_cmd::run(&args),
         Command::Lab(args) => lab_cmd::run(&args),
@@ -248,6 +253,20 @@ fn load_params(path: Option<&std::path::Path>) -> anyhow::Result<texel_eval::Par
 
 /// The threads a command uses: `given` (named by `option`) or every core; more than the
 /// machine has cores is capped to them, with a note (a thousand threads would only wait).
+/// `words` parsed as the arguments of a command whose settings are `T`.
+///
+/// # Errors
+/// Words that are not such arguments.
+pub(crate) fn parsed_from<T: clap::Args>(words: &[String]) -> Result<T, clap::Error> {
+    #[derive(Parser)]
+    struct Wrapper<T: clap::Args> {
+        #[command(flatten)]
+        inner: T,
+    }
+    let words = std::iter::once("texel".to_string()).chain(words.iter().cloned());
+    Wrapper::<T>::try_parse_from(words).map(|w| w.inner)
+}
+
 pub(crate) fn threads(given: Option<usize>, option: &str) -> usize {
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     match given {

@@ -39,14 +39,11 @@ pub fn run_error(args: &ErrorArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The variables the options select (the steps of a config applied).
-fn selected(
-    args: &TuneArgs,
-    steps: &std::collections::BTreeMap<String, i32>,
-) -> Result<Vec<Variable>> {
+/// The variables the options select, with the steps of `--step`.
+fn selected(args: &TuneArgs) -> Result<Vec<Variable>> {
     let vars = select(&Selection {
         groups: args.group.clone(),
-        terms: args.term.clone(),
+        terms: args.param.clone(),
         exclude: args.exclude.clone(),
         freeze_material: args.freeze_material,
         no_candidates: args.no_candidates,
@@ -61,7 +58,7 @@ fn selected(
         }
         e => e.into(),
     })?;
-    crate::config::with_steps(vars, steps)
+    crate::config::with_steps(vars, &args.step)
 }
 
 /// The files a tune run reads.
@@ -76,11 +73,7 @@ fn inputs(args: &TuneArgs) -> Files {
 
 /// Every setting that changes what a tune run finds (a resume must repeat them), and those
 /// that only change how long it goes. `start` is the values `--params` gives.
-pub(crate) fn tune_settings(
-    args: &TuneArgs,
-    steps: &std::collections::BTreeMap<String, i32>,
-    start: &[i32],
-) -> Settings {
+pub(crate) fn tune_settings(args: &TuneArgs, start: &[i32]) -> Settings {
     let list = |v: &[String]| {
         if v.is_empty() {
             "all".to_string()
@@ -89,36 +82,24 @@ pub(crate) fn tune_settings(
         }
     };
     let opt = |v: Option<String>, none: &str| v.unwrap_or_else(|| none.to_string());
-    let l2 = match args.l2 {
-        Some(crate::guards::L2::Auto) => "auto".to_string(),
-        Some(crate::guards::L2::Fixed(x)) => x.to_string(),
-        None => crate::guards::DEFAULT_L2.to_string(),
-    };
-    let steps: Vec<String> = steps.iter().map(|(t, s)| format!("{t}={s}")).collect();
+    let steps: std::collections::BTreeSet<String> = (args.step.iter())
+        .map(|t| format!("{}={}", t.term, t.step))
+        .collect();
+    let steps: Vec<String> = steps.into_iter().collect();
     Settings::default()
         .fixed("--params", format!("values {}", values_fingerprint(start)))
         .fixed("--group", list(&args.group))
-        .fixed("--param", list(&args.term))
+        .fixed("--param", list(&args.param))
         .fixed("--exclude", list(&args.exclude))
         .fixed("--freeze-material", args.freeze_material)
         .fixed("--no-candidates", args.no_candidates)
         .fixed("steps", list(&steps))
-        .fixed(
-            "--min-support",
-            args.min_support
-                .unwrap_or(crate::guards::DEFAULT_MIN_SUPPORT),
-        )
-        .fixed("--l2", l2)
+        .fixed("--min-support", args.min_support)
+        .fixed("--l2", args.l2)
         .fixed("--no-constraints", args.no_constraints)
-        .fixed("--method", args.method.unwrap_or_default())
-        .fixed(
-            "--adam-rate",
-            args.adam_rate.unwrap_or(texel_tune::ADAM_RATE),
-        )
-        .fixed(
-            "--adam-epochs",
-            args.adam_epochs.unwrap_or(texel_tune::ADAM_EPOCHS),
-        )
+        .fixed("--method", args.method)
+        .fixed("--adam-rate", args.adam_rate)
+        .fixed("--adam-epochs", args.adam_epochs)
         .fixed(
             "--warm-start",
             opt(args.warm_start.map(|n| n.to_string()), "auto"),
@@ -126,10 +107,7 @@ pub(crate) fn tune_settings(
         .fixed("--validate", args.data.validate.unwrap_or(0.0))
         .fixed("--k", opt(args.data.k.map(|k| k.to_string()), "fitted"))
         .fixed("--stm-labels", args.data.stm_labels)
-        .length(
-            "--passes",
-            args.passes.unwrap_or(RunOptions::default().passes),
-        )
+        .length("--passes", args.passes)
         .length(
             "--patience",
             opt(args.patience.map(|n| n.to_string()), "none"),
@@ -170,11 +148,7 @@ struct Begin {
 
 /// The run's beginning from the options and the checkpoint of `--resume`, whose settings
 /// must match these.
-fn begin(
-    args: &TuneArgs,
-    steps: &std::collections::BTreeMap<String, i32>,
-    resumed: Option<&Checkpoint>,
-) -> Result<Begin> {
+fn begin(args: &TuneArgs, resumed: Option<&Checkpoint>) -> Result<Begin> {
     let mut data = args.data.clone();
     let given = crate::load_params(data.params.as_deref())?;
     let given = if args.no_candidates {
@@ -182,7 +156,7 @@ fn begin(
     } else {
         given
     };
-    let settings = tune_settings(args, steps, given.flat());
+    let settings = tune_settings(args, given.flat());
     if let (Some(c), Some(path)) = (resumed, &args.resume) {
         check_resumed_settings(c, path, &settings)?;
         data.k = Some(c.k);
@@ -203,25 +177,19 @@ fn begin(
 
 /// Checks the numeric options of `texel tune`.
 pub(crate) fn check_tune_ranges(args: &TuneArgs) -> Result<()> {
-    anyhow::ensure!(args.passes != Some(0), "--passes must be at least 1");
+    anyhow::ensure!(args.passes != 0, "--passes must be at least 1");
     anyhow::ensure!(args.patience != Some(0), "--patience must be at least 1");
-    if let Some(s) = args.checkpoint_secs {
-        anyhow::ensure!(
-            s.is_finite() && s > 0.0,
-            "--checkpoint-secs must be above 0, not {s}"
-        );
-    }
-    if let Some(r) = args.adam_rate {
-        anyhow::ensure!(
-            r.is_finite() && r > 0.0,
-            "--adam-rate must be above 0, not {r}"
-        );
-    }
+    let (s, r) = (args.checkpoint_secs, args.adam_rate);
     anyhow::ensure!(
-        args.adam_epochs != Some(0),
-        "--adam-epochs must be at least 1"
+        s.is_finite() && s > 0.0,
+        "--checkpoint-secs must be above 0, not {s}"
     );
-    let cd = args.method.unwrap_or_default() == texel_tune::Method::Cd;
+    anyhow::ensure!(
+        r.is_finite() && r > 0.0,
+        "--adam-rate must be above 0, not {r}"
+    );
+    anyhow::ensure!(args.adam_epochs != 0, "--adam-epochs must be at least 1");
+    let cd = args.method == texel_tune::Method::Cd;
     anyhow::ensure!(
         args.warm_start.is_none_or(|n| n <= 1) || cd,
         "--warm-start works with --method cd only"
@@ -238,9 +206,7 @@ pub(crate) fn starting_point<M: Model>(
     start_params: &M::Values,
     vars: Vec<Variable>,
 ) -> Result<Checkpoint<M::Values>> {
-    let min_support = args
-        .min_support
-        .unwrap_or(crate::guards::DEFAULT_MIN_SUPPORT);
+    let min_support = args.min_support;
     let vars = crate::guards::hold_sparse(vars, loaded, min_support);
     anyhow::ensure!(
         !vars.is_empty(),
@@ -285,12 +251,6 @@ pub(crate) fn starting_point<M: Model>(
 }
 
 pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
-    let mut args = args.clone();
-    let steps = match args.config.clone() {
-        Some(path) => crate::config::apply(&path, &mut args)?,
-        None => Default::default(),
-    };
-    let args = &args;
     check_tune_ranges(args)?;
     check_ranges(&args.data)?;
     let outputs = Outputs::plan(
@@ -303,16 +263,16 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
     outputs.check(inputs(args))?;
     outputs.keep_checkpoint(args.resume.as_deref(), args.fresh)?;
     if let Some(path) = &args.data.traces {
-        return crate::tune_traces::run_tune_traces(args, &steps, &outputs, path);
+        return crate::tune_traces::run_tune_traces(args, &outputs, path);
     }
-    let vars = selected(args, &steps)?;
+    let vars = selected(args)?;
     let resumed = args.resume.as_deref().map(Checkpoint::load).transpose()?;
     let Begin {
         data,
         settings,
         start_params,
         run_start,
-    } = begin(args, &steps, resumed.as_ref())?;
+    } = begin(args, resumed.as_ref())?;
     let mut loaded = load_data(&data, start_params.clone())?;
     print_errors(&loaded, "start");
     // From here on Ctrl-C stops the run at its next safe point and leaves a checkpoint.
@@ -421,14 +381,14 @@ fn print_warm_start(options: &RunOptions, positions: usize) {
 /// The run's settings from the arguments and the checked outputs.
 fn run_options(args: &TuneArgs, outputs: &Outputs) -> RunOptions {
     RunOptions {
-        passes: args.passes.unwrap_or(RunOptions::default().passes),
+        passes: args.passes,
         patience: args.patience,
         log: outputs.log.clone(),
         checkpoint: Some(outputs.checkpoint.clone()),
-        checkpoint_secs: args.checkpoint_secs.unwrap_or(300.0),
-        method: args.method.unwrap_or_default(),
-        adam_rate: args.adam_rate.unwrap_or(texel_tune::ADAM_RATE),
-        adam_epochs: args.adam_epochs.unwrap_or(texel_tune::ADAM_EPOCHS),
+        checkpoint_secs: args.checkpoint_secs,
+        method: args.method,
+        adam_rate: args.adam_rate,
+        adam_epochs: args.adam_epochs,
         warm_start: args.warm_start,
     }
 }

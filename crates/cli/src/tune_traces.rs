@@ -107,7 +107,7 @@ pub fn run_error_traces(args: &DataArgs, path: &Path) -> Result<ExitCode> {
 fn selected_values(args: &TuneArgs, space: &ParamSpace) -> Result<Vec<Variable>> {
     let selection = Selection {
         groups: args.group.clone(),
-        terms: args.term.clone(),
+        terms: args.param.clone(),
         exclude: args.exclude.clone(),
         freeze_material: false,
         no_candidates: args.no_candidates,
@@ -116,16 +116,11 @@ fn selected_values(args: &TuneArgs, space: &ParamSpace) -> Result<Vec<Variable>>
 }
 
 /// `texel tune --traces FILE`, after the outputs were checked.
-pub fn run_tune_traces(
-    args: &TuneArgs,
-    steps: &std::collections::BTreeMap<String, i32>,
-    outputs: &Outputs,
-    path: &Path,
-) -> Result<ExitCode> {
+pub fn run_tune_traces(args: &TuneArgs, outputs: &Outputs, path: &Path) -> Result<ExitCode> {
     refuse_texel_only(args)?;
     anyhow::ensure!(
-        steps.is_empty(),
-        "a config's \"steps\" name texel's terms: not with --traces"
+        args.step.is_empty(),
+        "--step names texel's terms: not with --traces"
     );
     let resumed = match &args.resume {
         Some(file) => Some(Checkpoint::<Vec<i32>>::read(file)?),
@@ -136,7 +131,7 @@ pub fn run_tune_traces(
         data.k = Some(c.k);
     }
     let (mut loaded, space, given) = load(&data, path)?;
-    let settings = tune_settings(args, steps, &given);
+    let settings = tune_settings(args, &given);
     if let (Some(c), Some(file)) = (&resumed, &args.resume) {
         check_resumed_settings(c, file, &settings)?;
     }
