@@ -53,6 +53,13 @@ pub struct SampleArgs {
     pub pgn_scores: texel_import::ScoreView,
 }
 
+impl Default for SampleArgs {
+    /// The sampling of `texel import` with no flag given.
+    fn default() -> SampleArgs {
+        crate::parsed_from::<SampleArgs>(&[]).unwrap_or_else(|e| e.exit())
+    }
+}
+
 impl SampleArgs {
     /// Import options with these sampling settings, `seed` and the qsearch `params`.
     pub fn options(&self, seed: u64, params: Arc<texel_eval::Params>) -> ImportOptions {

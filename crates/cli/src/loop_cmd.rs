@@ -235,10 +235,6 @@ impl LoopArgs {
     }
 }
 
-fn path_str(p: &Path) -> String {
-    p.display().to_string()
-}
-
 /// Step 1 fed from outside: the round's positions from the PGN files in
 /// `--games-from`/round-NN (imported once into `positions.epd`, games counted in
 /// `outside-games.txt`); waits when there are none.
@@ -266,36 +262,28 @@ fn play_round(args: &LoopArgs, round: u32, dir: &Path) -> Step<(u64, u64)> {
         return import_round(args, from, round, dir);
     }
     let positions = dir.join("positions.epd");
-    let mut words = vec![
-        "--params".into(),
-        path_str(&args.best()),
-        "--games".into(),
-        args.games.to_string(),
-        "--nodes".into(),
-        args.nodes.to_string(),
-        "--seed".into(),
-        (args.seed + u64::from(round) - 1).to_string(),
-        "--openings".into(),
-        path_str(&args.openings),
-        "--pgn".into(),
-        path_str(&dir.join("games.pgn")),
-        "--resume".into(),
-    ];
-    for w in [
-        "--per-game",
-        "25",
-        "--gap",
-        "3",
-        "--skip-plies",
-        "8",
-        "--score-from-pgn",
-    ] {
-        words.push(w.into());
-    }
-    if let Some(t) = args.threads {
-        words.extend(["--threads".into(), t.to_string()]);
-    }
-    let selfplay: SelfplayArgs = crate::parsed_from(&words)?;
+    let selfplay = SelfplayArgs {
+        params: Some(args.best()),
+        nodes: Some(args.nodes),
+        depth: None,
+        games: args.games,
+        threads: args.threads,
+        openings: args.openings.clone(),
+        random_plies: crate::selfplay_cmd::RANDOM_PLIES,
+        seed: args.seed + u64::from(round) - 1,
+        gauntlet: Vec::new(),
+        pgn: dir.join("games.pgn"),
+        epd: None,
+        resume: true,
+        fresh: false,
+        sample: crate::import_cmd::SampleArgs {
+            per_game: 25,
+            gap: 3,
+            skip_plies: 8,
+            score_from_pgn: true,
+            ..Default::default()
+        },
+    };
     let games = (args.games.div_ceil(2) * 2) as usize;
     let played =
         std::fs::read_to_string(dir.join("games.pgn")).map_or(0, |t| t.matches("[Event ").count());

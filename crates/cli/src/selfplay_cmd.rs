@@ -18,6 +18,9 @@ use texel_arena::{run_match, MatchOptions, MatchReport};
 use texel_tune::settings::values_fingerprint;
 use texel_tune::Settings;
 
+/// Seeded random plies after each opening, unless `--random-plies` says otherwise.
+pub const RANDOM_PLIES: u32 = 2;
+
 /// Self-play adjudication (as in `scripts/gen-games.sh`): a side ahead by 10 pawns in both
 /// engines' eyes for 8 plies wins; scores within 0.08 for 12 plies after ply 100 draw.
 pub const ADJUDICATION: Adjudication = Adjudication {
@@ -50,7 +53,7 @@ pub struct SelfplayArgs {
     #[arg(long, default_value = "data/openings.epd")]
     pub openings: PathBuf,
     /// Seeded random plies after each opening.
-    #[arg(allow_negative_numbers = true, long, default_value_t = 2)]
+    #[arg(allow_negative_numbers = true, long, default_value_t = RANDOM_PLIES)]
     pub random_plies: u32,
     /// Seed of the openings, the random plies and the position sampling: the same seed
     /// gives the same games.
