@@ -2,7 +2,6 @@
 
 use anyhow::Result;
 use clap::Args;
-use serde_json::json;
 use std::io::Write;
 use std::path::PathBuf;
 use texel_eval::{parse_fen, Breakdown, TermId, MAX_PHASE, S};
@@ -33,41 +32,12 @@ pub fn run(args: &EvalArgs) -> Result<()> {
     let b = Breakdown::of(&pos, &params);
     let mut out = std::io::stdout().lock();
     if args.json {
-        writeln!(out, "{}", to_json(&fen, &b))?;
+        let record = texel_eval::records::EvalRecord::of(&fen, &b);
+        writeln!(out, "{}", serde_json::to_string(&record)?)?;
     } else {
         write_table(&mut out, &b)?;
     }
     Ok(())
-}
-
-fn pair(s: S) -> serde_json::Value {
-    json!([s.0, s.1])
-}
-
-fn to_json(fen: &str, b: &Breakdown) -> serde_json::Value {
-    let terms: Vec<_> = b
-        .terms()
-        .map(|(t, w, bl)| {
-            let info = t.info();
-            json!({
-                "name": info.name,
-                "group": info.group.name(),
-                "linear": info.linear,
-                "white": pair(w),
-                "black": pair(bl),
-                "total": pair(w - bl),
-            })
-        })
-        .collect();
-    json!({
-        "fen": fen.trim(),
-        "score": b.score(),
-        "phase": b.phase(),
-        "max_phase": MAX_PHASE,
-        "scale": b.scale(),
-        "total": pair(b.total()),
-        "terms": terms,
-    })
 }
 
 fn cell(s: S) -> String {

@@ -2,7 +2,6 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use serde_json::json;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use texel_eval::params::{rust_value, to_rust, Group};
@@ -97,18 +96,8 @@ pub fn run_list(args: &ParamsArgs) -> Result<()> {
         .collect();
     let mut out = std::io::stdout().lock();
     if args.json {
-        let list: Vec<_> = terms
-            .iter()
-            .map(|&t| {
-                let i = t.info();
-                json!({
-                    "name": i.name, "group": i.group.name(), "candidate": i.group.is_candidate(),
-                    "shape": i.shape.rust_type(),
-                    "values": params.term_values(t), "index": i.index, "step": i.step,
-                    "linear": i.linear, "constraints": i.constraint_marks().trim_start_matches(", "),
-                    "support": support_of(t), "doc": i.doc(),
-                })
-            })
+        let list: Vec<_> = (terms.iter())
+            .map(|&t| texel_eval::records::TermListing::of(t, &params, support.as_deref()))
             .collect();
         writeln!(out, "{}", serde_json::to_string_pretty(&list)?)?;
         return Ok(());

@@ -17,6 +17,7 @@ pub mod curve;
 pub mod formula;
 pub mod packed;
 pub mod params;
+pub mod records;
 mod score;
 pub mod table;
 mod terms;
