@@ -13,7 +13,7 @@
 //! ```
 
 use crate::space::ParamSpace;
-use crate::text::{header_value, Coef, TraceError, TracedPosition};
+use crate::text::{header_space, Coef, TraceError, TracedPosition};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -135,9 +135,7 @@ impl BinaryTrace {
         }
         let len = c.u32().ok_or_else(|| bad(8, "header", "cut short"))? as usize;
         let text = c.take(len).ok_or_else(|| bad(12, "header", "cut short"))?;
-        let value: serde_json::Value = serde_json::from_slice(text)
-            .map_err(|e| bad_bytes(path, 12, "header", format!("not JSON ({e})")))?;
-        let space = header_value(&value).map_err(|(f, w)| bad_bytes(path, 12, &f, w))?;
+        let space = header_space(text).map_err(|(f, w)| bad_bytes(path, 12, &f, w))?;
         let mut records = Vec::new();
         while c.at < bytes.len() {
             let at = c.at;

@@ -1,8 +1,8 @@
 //! The text form of the trace format: one JSON object a line, the header first
 //! (`docs/trace-format.md`). A script in any language can write it.
 
-use crate::space::{Param, ParamSpace};
-use serde_json::{json, Map, Value};
+use crate::lines::{parse, HeaderLine, PositionLine};
+use crate::space::ParamSpace;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
@@ -106,206 +106,6 @@ pub enum TraceError {
 /// A problem in one line: the field and what is wrong, placed by the reader.
 pub(crate) type Fault = (String, String);
 
-fn fault(field: impl Into<String>, what: impl Into<String>) -> Fault {
-    (field.into(), what.into())
-}
-
-/// A number field of `object` within `range`, or `absent` when missing.
-fn number(
-    object: &Map<String, Value>,
-    name: &str,
-    absent: Option<f64>,
-    lo: f64,
-    hi: f64,
-) -> Result<f64, Fault> {
-    let x = match (object.get(name), absent) {
-        (None, Some(d)) => return Ok(d),
-        (None, None) => return Err(fault(name, "missing")),
-        (Some(v), _) => v
-            .as_f64()
-            .ok_or_else(|| fault(name, format!("{v} is not a number")))?,
-    };
-    if !(lo..=hi).contains(&x) {
-        return Err(fault(name, format!("{x} is outside {lo} to {hi}")));
-    }
-    Ok(x)
-}
-
-/// The list field `name` of `object`, each item read by `item`; a fault in item `k` is
-/// placed at `name[k]` (and its own field).
-fn list<T>(
-    object: &Map<String, Value>,
-    name: &str,
-    item: impl Fn(&Value) -> Result<T, Fault>,
-) -> Result<Vec<T>, Fault> {
-    let items = object
-        .get(name)
-        .and_then(Value::as_array)
-        .ok_or_else(|| fault(name, "missing or not a list"))?;
-    items
-        .iter()
-        .enumerate()
-        .map(|(k, v)| {
-            item(v).map_err(|(f, w)| match f.as_str() {
-                "" => fault(format!("{name}[{k}]"), w),
-                f => fault(format!("{name}[{k}].{f}"), w),
-            })
-        })
-        .collect()
-}
-
-/// The header's parameter space.
-pub(crate) fn header_value(v: &Value) -> Result<ParamSpace, Fault> {
-    let o = v
-        .as_object()
-        .ok_or_else(|| fault("header", "not a JSON object"))?;
-    if o.get("format").and_then(Value::as_str) != Some(FORMAT) {
-        return Err(fault(
-            "format",
-            format!("the first line must be a header with \"format\": \"{FORMAT}\""),
-        ));
-    }
-    match o.get("version").and_then(Value::as_u64) {
-        Some(VERSION) => {}
-        other => {
-            return Err(fault(
-                "version",
-                format!("{other:?}: this texel reads version {VERSION}"),
-            ))
-        }
-    }
-    let params = list(o, "params", param)?;
-    ParamSpace::new(params).map_err(|e| fault("params", e.to_string()))
-}
-
-/// One parameter of the header.
-fn param(v: &Value) -> Result<Param, Fault> {
-    let o = v
-        .as_object()
-        .ok_or_else(|| fault("", "not a JSON object"))?;
-    let name = o
-        .get("name")
-        .and_then(Value::as_str)
-        .ok_or_else(|| fault("name", "missing or not text"))?;
-    let len = o
-        .get("len")
-        .and_then(Value::as_u64)
-        .filter(|&n| n >= 1)
-        .ok_or_else(|| fault("len", "missing or not a whole number from 1"))?;
-    let tapered = o
-        .get("tapered")
-        .map_or(Some(false), Value::as_bool)
-        .ok_or_else(|| fault("tapered", "not true or false"))?;
-    let len = usize::try_from(len).map_err(|_| fault("len", "too large"))?;
-    let shape = Param {
-        name: name.into(),
-        len,
-        tapered,
-        default: Vec::new(),
-        group: None,
-        candidate: false,
-    };
-    let default = match o.get("default") {
-        None => vec![0; shape.values()],
-        Some(d) => defaults(&shape, d).ok_or_else(|| {
-            fault(
-                "default",
-                format!(
-                    "needs {len} {}",
-                    if tapered {
-                        "[mid, end] pairs of integers"
-                    } else {
-                        "integers"
-                    }
-                ),
-            )
-        })?,
-    };
-    let group = o
-        .get("group")
-        .map(|g| {
-            g.as_str()
-                .map(str::to_string)
-                .ok_or_else(|| fault("group", "not text"))
-        })
-        .transpose()?;
-    let candidate = o
-        .get("candidate")
-        .map_or(Some(false), Value::as_bool)
-        .ok_or_else(|| fault("candidate", "not true or false"))?;
-    Ok(Param {
-        default,
-        group,
-        candidate,
-        ..shape
-    })
-}
-
-/// The defaults of `shape` from `d`: `len` entries (unwrapped when `len` is 1).
-fn defaults(shape: &Param, d: &Value) -> Option<Vec<i32>> {
-    let json = json!({ &shape.name: d });
-    let space = ParamSpace::new(vec![Param {
-        default: vec![0; shape.values()],
-        ..shape.clone()
-    }])
-    .ok()?;
-    space.values_from_json(&json).ok()
-}
-
-/// One position line of a trace of `space`.
-fn position(v: &Value, space: &ParamSpace) -> Result<TracedPosition, Fault> {
-    let o = v
-        .as_object()
-        .ok_or_else(|| fault("position", "not a JSON object"))?;
-    let result = number(o, "result", None, 0.0, 1.0)? as f32;
-    let score = o
-        .contains_key("score")
-        .then(|| number(o, "score", None, 0.0, 1.0))
-        .transpose()?;
-    let coeffs = list(o, "coeffs", |c| coef(c, space).map_err(|w| fault("", w)))?;
-    Ok(TracedPosition {
-        result,
-        score: score.map(|s| s as f32),
-        phase: number(o, "phase", None, 0.0, 1.0)? as f32,
-        scale: number(o, "scale", Some(1.0), 0.0, 1.0)? as f32,
-        offset: number(o, "offset", Some(0.0), -1e7, 1e7)? as f32,
-        coeffs,
-    })
-}
-
-/// One coefficient: `[i, c]` or `[i, c_mid, c_end]` with `i` an entry of `space`.
-fn coef(v: &Value, space: &ParamSpace) -> Result<Coef, String> {
-    let list = v
-        .as_array()
-        .filter(|l| (2..=3).contains(&l.len()))
-        .ok_or_else(|| format!("{v} is not [index, count] or [index, mid count, end count]"))?;
-    let index = list[0]
-        .as_u64()
-        .filter(|&i| (i as usize) < space.entry_count())
-        .ok_or_else(|| {
-            format!(
-                "index {} is not an entry of the header's {} entries",
-                list[0],
-                space.entry_count()
-            )
-        })?;
-    let count = |k: usize| {
-        list[k]
-            .as_f64()
-            .filter(|x| x.is_finite() && x.abs() < 1e7)
-            .map(|x| x as f32)
-            .ok_or_else(|| format!("count {} is not a number", list[k]))
-    };
-    let entry = index as u32;
-    match list.len() {
-        2 => Ok(Coef::Count(entry, count(1)?)),
-        _ if space.entry(index as usize).is_some_and(|(p, _)| p.tapered) => {
-            Ok(Coef::Split(entry, count(1)?, count(2)?))
-        }
-        _ => Err(format!("entry {index} is not tapered: it takes one count")),
-    }
-}
-
 /// Reads a trace file: the header first, then one position a line (blank lines skipped).
 pub struct TraceReader<R> {
     input: R,
@@ -342,10 +142,13 @@ impl<R: BufRead> TraceReader<R> {
             space: ParamSpace::default(),
             text: String::new(),
         };
-        let value = reader
-            .next_value()?
-            .ok_or_else(|| reader.bad(fault("header", "the file is empty")))?;
-        reader.space = header_value(&value).map_err(|f| reader.bad(f))?;
+        if !reader.next_line()? {
+            return Err(reader.bad(("header".into(), "the file is empty".into())));
+        }
+        let header = parse::<HeaderLine>(reader.line_text().as_bytes(), "header", "line");
+        reader.space = header
+            .and_then(HeaderLine::space)
+            .map_err(|f| reader.bad(f))?;
         Ok(reader)
     }
 
@@ -368,8 +171,8 @@ impl<R: BufRead> TraceReader<R> {
         }
     }
 
-    /// The next non-blank line as JSON.
-    fn next_value(&mut self) -> Result<Option<Value>, TraceError> {
+    /// Reads the next line that is not blank into `text`; false at the end.
+    fn next_line(&mut self) -> Result<bool, TraceError> {
         loop {
             self.text.clear();
             let n = self
@@ -380,17 +183,18 @@ impl<R: BufRead> TraceReader<R> {
                     cause,
                 })?;
             if n == 0 {
-                return Ok(None);
+                return Ok(false);
             }
             self.line += 1;
-            let text = self.text.trim().trim_start_matches('\u{feff}');
-            if text.is_empty() {
-                continue;
+            if !self.line_text().is_empty() {
+                return Ok(true);
             }
-            return serde_json::from_str(text)
-                .map(Some)
-                .map_err(|e| self.bad(fault("line", format!("not JSON ({e})"))));
         }
+    }
+
+    /// The line read, without a byte-order mark and surrounding space.
+    fn line_text(&self) -> &str {
+        self.text.trim().trim_start_matches('\u{feff}')
     }
 }
 
@@ -398,56 +202,32 @@ impl<R: BufRead> Iterator for TraceReader<R> {
     type Item = Result<TracedPosition, TraceError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let value = match self.next_value() {
-            Ok(Some(v)) => v,
-            Ok(None) => return None,
+        match self.next_line() {
+            Ok(true) => {}
+            Ok(false) => return None,
             Err(e) => return Some(Err(e)),
-        };
-        Some(position(&value, &self.space).map_err(|f| self.bad(f)))
+        }
+        let line = parse::<PositionLine>(self.line_text().as_bytes(), "position", "line");
+        Some(
+            line.and_then(|l| l.position(&self.space))
+                .map_err(|f| self.bad(f)),
+        )
     }
 }
 
 /// The header line of `space`.
 pub fn header_line(space: &ParamSpace) -> String {
-    let params: Vec<Value> = space
-        .params()
-        .iter()
-        .map(|p| {
-            let one = ParamSpace::new(vec![p.clone()]).expect("a parameter of a checked space");
-            let mut v = json!({"name": p.name, "len": p.len, "tapered": p.tapered, "default": one.to_json(&p.default)[&p.name]});
-            if let Some(g) = &p.group {
-                v["group"] = json!(g);
-            }
-            if p.candidate {
-                v["candidate"] = json!(true);
-            }
-            v
-        })
-        .collect();
-    json!({"format": FORMAT, "version": VERSION, "params": params}).to_string()
+    serde_json::to_string(&HeaderLine::of(space)).expect("a header is always JSON")
 }
 
 /// The line of one position.
 pub fn position_line(p: &TracedPosition) -> String {
-    let coeffs: Vec<Value> = p
-        .coeffs
-        .iter()
-        .map(|c| match *c {
-            Coef::Count(i, n) => json!([i, n]),
-            Coef::Split(i, m, e) => json!([i, m, e]),
-        })
-        .collect();
-    let mut v = json!({"result": p.result, "phase": p.phase, "coeffs": coeffs});
-    if p.offset != 0.0 {
-        v["offset"] = json!(p.offset);
-    }
-    if p.scale != 1.0 {
-        v["scale"] = json!(p.scale);
-    }
-    if let Some(s) = p.score {
-        v["score"] = json!(s);
-    }
-    v.to_string()
+    serde_json::to_string(&PositionLine::of(p)).expect("a position is always JSON")
+}
+
+/// The parameter space of the header line `text` (in the binary form's header).
+pub(crate) fn header_space(text: &[u8]) -> Result<ParamSpace, Fault> {
+    parse::<HeaderLine>(text, "header", "header").and_then(HeaderLine::space)
 }
 
 /// Writes `space`'s header and then `positions` to `out`, a line each.

@@ -90,6 +90,8 @@ fn broken_traces_name_the_file_line_and_field() {
             "t.jsonl:2: scale: 3 is outside",
         ),
         ("{\"result\": 1,", "t.jsonl:2: line: not JSON"),
+        ("[1, 0.5, []]", "t.jsonl:2: position: not a JSON object"),
+        ("7", "t.jsonl:2: position: invalid type"),
     ];
     for (line, expected) in cases {
         let err = bad(line);

@@ -240,7 +240,13 @@ impl<V: Values> Checkpoint<V> {
     /// # Errors
     /// A description of what is wrong: another format or table, a missing or bad field.
     fn from_json(v: &Value) -> Result<Checkpoint<V>, String> {
-        match v.get("format").and_then(Value::as_str) {
+        /// The format a checkpoint of any version names, read first.
+        #[derive(Deserialize)]
+        struct Format {
+            format: Option<String>,
+        }
+        let format = Format::deserialize(v).ok().and_then(|f| f.format);
+        match format.as_deref() {
             Some(FORMAT | FORMAT_WITHOUT_SETTINGS) => {}
             Some(f) if f.starts_with("texel-checkpoint-") => {
                 return Err(format!(

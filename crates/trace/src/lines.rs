@@ -1,0 +1,300 @@
+//! The lines of the text form as typed records: the header ([`HeaderLine`]) and one
+//! position ([`PositionLine`]), read with the path of any field at fault and checked
+//! against the format's ranges and the header's entries.
+
+use crate::space::{Param, ParamSpace};
+use crate::text::{Coef, Fault, TracedPosition, FORMAT, VERSION};
+use serde::de::{DeserializeOwned, Error as _, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+
+/// The first line: the format, its version and the parameter space. Every field is
+/// optional when read, so that a missing one is named.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub(crate) struct HeaderLine {
+    format: Option<String>,
+    version: Option<u64>,
+    params: Option<Vec<ParamLine>>,
+}
+
+/// One parameter of the header.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct ParamLine {
+    name: Option<String>,
+    len: Option<u64>,
+    tapered: Option<bool>,
+    /// `len` entries (unwrapped when `len` is 1): numbers, or `[mid, end]` pairs.
+    default: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    group: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    candidate: Option<bool>,
+}
+
+/// One position: result, phase and coefficients, and the optional fields.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub(crate) struct PositionLine {
+    result: Option<f64>,
+    phase: Option<f64>,
+    coeffs: Option<Vec<CoefLine>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    offset: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scale: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    score: Option<f64>,
+}
+
+/// One coefficient: `[i, c]` or `[i, c_mid, c_end]`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum CoefLine {
+    Count(u64, f64),
+    Split(u64, f64, f64),
+}
+
+impl Serialize for CoefLine {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            CoefLine::Count(i, c) => (i, c).serialize(s),
+            CoefLine::Split(i, m, e) => (i, m, e).serialize(s),
+        }
+    }
+}
+
+/// Reads a coefficient, naming what is wrong with it.
+struct CoefVisitor;
+
+const COEF_SHAPE: &str = "[index, count] or [index, mid count, end count]";
+
+impl<'de> Visitor<'de> for CoefVisitor {
+    type Value = CoefLine;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(COEF_SHAPE)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<CoefLine, A::Error> {
+        let mut items = [Value::Null, Value::Null, Value::Null];
+        let mut n = 0;
+        while let Some(v) = seq.next_element::<Value>()? {
+            if let Some(item) = items.get_mut(n) {
+                *item = v;
+            }
+            n += 1;
+        }
+        if !(2..=3).contains(&n) {
+            return Err(A::Error::custom(format!("not {COEF_SHAPE}")));
+        }
+        let index = items[0]
+            .as_u64()
+            .ok_or_else(|| A::Error::custom(format!("index {} is not an entry", items[0])))?;
+        let count = |v: &Value| {
+            v.as_f64()
+                .filter(|x| x.is_finite() && x.abs() < 1e7)
+                .ok_or_else(|| A::Error::custom(format!("count {v} is not a number")))
+        };
+        Ok(match n {
+            2 => CoefLine::Count(index, count(&items[1])?),
+            _ => CoefLine::Split(index, count(&items[1])?, count(&items[2])?),
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for CoefLine {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<CoefLine, D::Error> {
+        d.deserialize_seq(CoefVisitor)
+    }
+}
+
+fn fault(field: impl Into<String>, what: impl Into<String>) -> Fault {
+    (field.into(), what.into())
+}
+
+/// The record of one line of JSON `text`; a fault names the field at fault (`whole` for
+/// the line as a whole) or, under `syntax`, says the text is not JSON.
+pub(crate) fn parse<T: DeserializeOwned>(
+    text: &[u8],
+    whole: &str,
+    syntax: &str,
+) -> Result<T, Fault> {
+    if text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
+        // serde would take an array for a struct, its fields in order.
+        return Err(fault(whole, "not a JSON object"));
+    }
+    let de = &mut serde_json::Deserializer::from_slice(text);
+    let parsed = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        match (inner.is_data(), path.as_str()) {
+            (false, _) => fault(syntax, format!("not JSON ({inner})")),
+            (true, ".") => fault(whole, inner.to_string()),
+            (true, _) => fault(path, inner.to_string()),
+        }
+    })?;
+    de.end()
+        .map_err(|e| fault(syntax, format!("not JSON ({e})")))?;
+    Ok(parsed)
+}
+
+/// A number field within `lo..=hi`, or `absent` when missing.
+fn number(x: Option<f64>, name: &str, absent: Option<f64>, lo: f64, hi: f64) -> Result<f64, Fault> {
+    let x = match (x, absent) {
+        (None, Some(d)) => return Ok(d),
+        (None, None) => return Err(fault(name, "missing")),
+        (Some(x), _) => x,
+    };
+    if !(lo..=hi).contains(&x) {
+        return Err(fault(name, format!("{x} is outside {lo} to {hi}")));
+    }
+    Ok(x)
+}
+
+impl HeaderLine {
+    /// The header of `space`.
+    pub(crate) fn of(space: &ParamSpace) -> HeaderLine {
+        let params = space.params().iter().map(|p| {
+            let one = ParamSpace::new(vec![p.clone()]).expect("a parameter of a checked space");
+            ParamLine {
+                name: Some(p.name.clone()),
+                len: Some(p.len as u64),
+                tapered: Some(p.tapered),
+                default: one.to_json(&p.default).get_mut(&p.name).map(Value::take),
+                group: p.group.clone(),
+                candidate: p.candidate.then_some(true),
+            }
+        });
+        HeaderLine {
+            format: Some(FORMAT.into()),
+            version: Some(VERSION),
+            params: Some(params.collect()),
+        }
+    }
+
+    /// The parameter space the header declares.
+    pub(crate) fn space(self) -> Result<ParamSpace, Fault> {
+        if self.format.as_deref() != Some(FORMAT) {
+            return Err(fault(
+                "format",
+                format!("the first line must be a header with \"format\": \"{FORMAT}\""),
+            ));
+        }
+        if self.version != Some(VERSION) {
+            let other = self.version;
+            return Err(fault(
+                "version",
+                format!("{other:?}: this texel reads version {VERSION}"),
+            ));
+        }
+        let lines = self
+            .params
+            .ok_or_else(|| fault("params", "missing or not a list"))?;
+        let params = (lines.into_iter().enumerate())
+            .map(|(k, p)| {
+                p.param()
+                    .map_err(|(f, w)| fault(format!("params[{k}].{f}"), w))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        ParamSpace::new(params).map_err(|e| fault("params", e.to_string()))
+    }
+}
+
+impl ParamLine {
+    /// The parameter, checked.
+    fn param(self) -> Result<Param, Fault> {
+        let name = self
+            .name
+            .ok_or_else(|| fault("name", "missing or not text"))?;
+        let len = (self.len.filter(|&n| n >= 1))
+            .ok_or_else(|| fault("len", "missing or not a whole number from 1"))?;
+        let len = usize::try_from(len).map_err(|_| fault("len", "too large"))?;
+        let tapered = self.tapered.unwrap_or(false);
+        let shape = Param {
+            name,
+            len,
+            tapered,
+            default: Vec::new(),
+            group: self.group,
+            candidate: self.candidate.unwrap_or(false),
+        };
+        let default = match &self.default {
+            None => vec![0; shape.values()],
+            Some(d) => defaults(&shape, d).ok_or_else(|| {
+                let what = match tapered {
+                    true => "[mid, end] pairs of integers",
+                    false => "integers",
+                };
+                fault("default", format!("needs {len} {what}"))
+            })?,
+        };
+        Ok(Param { default, ..shape })
+    }
+}
+
+/// The defaults of `shape` from `d`: `len` entries (unwrapped when `len` is 1).
+fn defaults(shape: &Param, d: &Value) -> Option<Vec<i32>> {
+    let mut map = serde_json::Map::new();
+    map.insert(shape.name.clone(), d.clone());
+    let space = ParamSpace::new(vec![Param {
+        default: vec![0; shape.values()],
+        ..shape.clone()
+    }])
+    .ok()?;
+    space.values_from_json(&Value::Object(map)).ok()
+}
+
+impl PositionLine {
+    /// The line of position `p`.
+    pub(crate) fn of(p: &TracedPosition) -> PositionLine {
+        let coeffs = p.coeffs.iter().map(|c| match *c {
+            Coef::Count(i, n) => CoefLine::Count(i.into(), n.into()),
+            Coef::Split(i, m, e) => CoefLine::Split(i.into(), m.into(), e.into()),
+        });
+        PositionLine {
+            result: Some(p.result.into()),
+            phase: Some(p.phase.into()),
+            coeffs: Some(coeffs.collect()),
+            offset: (p.offset != 0.0).then_some(p.offset.into()),
+            scale: (p.scale != 1.0).then_some(p.scale.into()),
+            score: p.score.map(f64::from),
+        }
+    }
+
+    /// The position, checked against the format's ranges and the entries of `space`.
+    pub(crate) fn position(self, space: &ParamSpace) -> Result<TracedPosition, Fault> {
+        let result = number(self.result, "result", None, 0.0, 1.0)? as f32;
+        let score = (self.score)
+            .map(|s| number(Some(s), "score", None, 0.0, 1.0))
+            .transpose()?;
+        let coeffs = self
+            .coeffs
+            .ok_or_else(|| fault("coeffs", "missing or not a list"))?;
+        let coeffs = (coeffs.into_iter().enumerate())
+            .map(|(k, c)| coef(c, space).map_err(|w| fault(format!("coeffs[{k}]"), w)))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(TracedPosition {
+            result,
+            score: score.map(|s| s as f32),
+            phase: number(self.phase, "phase", None, 0.0, 1.0)? as f32,
+            scale: number(self.scale, "scale", Some(1.0), 0.0, 1.0)? as f32,
+            offset: number(self.offset, "offset", Some(0.0), -1e7, 1e7)? as f32,
+            coeffs,
+        })
+    }
+}
+
+/// One coefficient with its entry checked against `space`.
+fn coef(c: CoefLine, space: &ParamSpace) -> Result<Coef, String> {
+    let (CoefLine::Count(index, _) | CoefLine::Split(index, _, _)) = c;
+    let n = space.entry_count();
+    let entry = u32::try_from(index)
+        .ok()
+        .filter(|&i| (i as usize) < n)
+        .ok_or_else(|| format!("index {index} is not an entry of the header's {n} entries"))?;
+    match c {
+        CoefLine::Count(_, c) => Ok(Coef::Count(entry, c as f32)),
+        CoefLine::Split(_, m, e) if space.entry(entry as usize).is_some_and(|(p, _)| p.tapered) => {
+            Ok(Coef::Split(entry, m as f32, e as f32))
+        }
+        CoefLine::Split(..) => Err(format!("entry {index} is not tapered: it takes one count")),
+    }
+}
