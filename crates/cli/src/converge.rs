@@ -11,7 +11,8 @@ use std::time::Instant;
 use texel_eval::Params;
 use texel_tune::error::{fit_k, mean_error, samples};
 use texel_tune::{
-    fresh, load, run, select, Control, Event, Guards, LoadOptions, Method, RunOptions, Selection,
+    load, run, select, Control, Event, JobEvent, LoadOptions, Method, RunOptions, Selection,
+    TuneJob,
 };
 
 /// A row of the table: a method, coordinate descent possibly with a warm start.
@@ -93,29 +94,21 @@ pub fn bench_converge(files: Vec<PathBuf>, methods: &[BenchMethod], passes: bool
         k,
         fingerprint: report.fingerprint,
     };
-    let vars = select(&Selection::default())?;
-    let vars = crate::guards::hold_sparse(vars, &loaded, crate::guards::DEFAULT_MIN_SUPPORT);
+    // `texel tune`'s default guards; the held values said once.
+    let job = TuneJob::new(params.clone(), select(&Selection::default())?);
+    let start = job.begin(&mut loaded, &mut |e| {
+        if let JobEvent::Held { .. } = e {
+            crate::guards::say_begin(&e, false);
+        }
+        Control::Continue
+    })?;
     say!("method   passes  seconds  final train  best validation  to 1 %  to 0.1 %");
     for &method in methods {
         loaded.train.rescore(&params);
-        let start = fresh(
-            &loaded.train,
-            loaded.fingerprint,
-            params.clone(),
-            k,
-            vars.clone(),
-            GUARDS,
-        );
-        converge(&mut loaded, start, method, passes)?;
+        converge(&mut loaded, start.clone(), method, passes)?;
     }
     Ok(())
 }
-
-/// `texel tune`'s default guards.
-const GUARDS: Guards = Guards {
-    l2: crate::guards::DEFAULT_L2,
-    constraints: true,
-};
 
 /// Tunes from `start` with `method` and prints its row of the table (and with `passes`
 /// first a line per pass: seconds and training error).

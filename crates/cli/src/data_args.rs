@@ -41,17 +41,8 @@ pub struct DataArgs {
     pub threads: Option<usize>,
 }
 
-/// Loaded data: training and validation sets and K.
-pub struct Loaded<M = Dataset> {
-    /// Training positions.
-    pub train: M,
-    /// Held-out positions (empty without --validate).
-    pub validation: M,
-    /// K, fitted or given.
-    pub k: f64,
-    /// The fingerprint of the positions and labels (for checkpoints).
-    pub fingerprint: u64,
-}
+/// Loaded data: training and validation sets, K and the fingerprint.
+pub type Loaded<M = Dataset> = texel_tune::TuneData<M>;
 
 /// Checks the numeric options of the data arguments.
 pub fn check_ranges(args: &DataArgs) -> Result<()> {

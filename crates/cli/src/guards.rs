@@ -1,107 +1,35 @@
-//! The over-fitting guards of `texel tune`: values with too little support held at their
-//! start, the L2 pull toward the start (fixed or chosen on the validation split), and the
-//! table's declared constraints.
+//! The over-fitting guards of `texel tune` as it reports them: values with too little
+//! support held at their start, the L2 pull toward the start (fixed or chosen on the
+//! validation split), and the declared constraints; the work is [`texel_tune::TuneJob`]'s.
 
-use crate::data_args::Loaded;
-use anyhow::Result;
-use std::str::FromStr;
-use texel_tune::{best_pull, Guards, L2Search, Model, Variable, L2_GRID};
+use texel_tune::{JobEvent, Model, Variable};
+pub use texel_tune::{DEFAULT_L2, DEFAULT_MIN_SUPPORT, L2};
 
-/// Values counting in fewer training positions than this are held by default.
-pub const DEFAULT_MIN_SUPPORT: usize = 20;
-
-/// The L2 pull used when none is given.
-pub const DEFAULT_L2: f64 = 0.1;
-
-/// Passes per trial of `--l2 auto`.
-const AUTO_PASSES: usize = 4;
-
-/// The strength of the pull toward the start.
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub enum L2 {
-    /// This λ.
-    Fixed(f64),
-    /// The λ of [`L2_GRID`] with the lowest validation error.
-    Auto,
-}
-
-impl std::fmt::Display for L2 {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            L2::Fixed(x) => write!(f, "{x}"),
-            L2::Auto => f.write_str("auto"),
-        }
-    }
-}
-
-impl FromStr for L2 {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<L2, String> {
-        if s.eq_ignore_ascii_case("auto") {
-            return Ok(L2::Auto);
-        }
-        match s.parse::<f64>() {
-            Ok(x) if x.is_finite() && x >= 0.0 => Ok(L2::Fixed(x)),
-            _ => Err(format!("{s:?} is neither `auto` nor a number from 0 up")),
-        }
-    }
-}
-
-/// `vars` without the values that count in fewer than `min` training positions; says how
-/// many were held.
-pub fn hold_sparse<M: Model>(vars: Vec<Variable>, loaded: &Loaded<M>, min: usize) -> Vec<Variable> {
-    if min == 0 {
-        return vars;
-    }
-    let before = vars.len();
-    let kept: Vec<Variable> = vars
-        .into_iter()
-        .filter(|v| loaded.train.support(&[v.slot]) >= min)
-        .collect();
-    let held = before - kept.len();
-    if held > 0 {
-        say!(
-            "held {held} values at their start: they count in fewer than {min} training \
-             positions (--min-support 0 tunes them)"
-        );
-    }
-    kept
-}
-
-/// The guards of a fresh run with pull `l2` (the default when `None`): `--l2 auto` tunes
-/// briefly with each pull of [`L2_GRID`] and takes the one with the lowest validation error.
-pub fn choose<M: Model>(
-    l2: L2,
-    constraints: bool,
-    loaded: &mut Loaded<M>,
-    start: &M::Values,
-    vars: &[Variable],
-) -> Result<Guards> {
-    let l2 = match l2 {
-        L2::Fixed(l2) => l2,
-        L2::Auto => {
-            anyhow::ensure!(
-                !loaded.validation.is_empty(),
-                "--l2 auto picks the pull on the validation split: give --validate PERCENT"
-            );
-            let search = L2Search {
-                start,
-                k: loaded.k,
-                vars,
-                constraints,
-                passes: AUTO_PASSES,
-            };
-            let trials = search.run(&mut loaded.train, &mut loaded.validation, &L2_GRID);
-            for (l2, error) in &trials {
-                say!("--l2 auto: pull {l2}: validation {error:.8}");
+/// Says what a tune job reports before its run: the values held, the trials of `--l2
+/// auto`, and the start (`traces`: the values have no declared constraints).
+pub fn say_begin<M: Model>(event: &JobEvent<M>, traces: bool) {
+    match event {
+        JobEvent::Held { held, min_support } => say!(
+            "held {} values at their start: they count in fewer than {min_support} training \
+             positions (--min-support 0 tunes them)",
+            held.len()
+        ),
+        JobEvent::L2Trial(l2, error) => say!("--l2 auto: pull {l2}: validation {error:.8}"),
+        JobEvent::L2Chosen(best) => say!("--l2 auto chose {best}"),
+        JobEvent::Fresh(vars, guards) => say!(
+            "tuning {vars} variables (L2 pull {}, constraints {})",
+            guards.l2,
+            match (guards.constraints, traces) {
+                (false, _) => "off",
+                (true, true) => "none declared",
+                (true, false) => "kept",
             }
-            let best = best_pull(&trials);
-            say!("--l2 auto chose {best}");
-            best
+        ),
+        JobEvent::Resumed(passes, vars) => {
+            say!("resuming after {passes} passes ({vars} variables)")
         }
-    };
-    Ok(Guards { l2, constraints })
+        JobEvent::Run(_) => {}
+    }
 }
 
 /// The names (by `name`) of the slots `vars` leaves out of `all` (the values held).

@@ -15,8 +15,8 @@ use texel_eval::Params;
 use texel_tune::error::mean_error;
 use texel_tune::settings::values_fingerprint;
 use texel_tune::{
-    fresh, run, select, Checkpoint, Control, Descent, Event, Model, PassRecord, RunEnd, RunOptions,
-    RunResult, Selection, Settings, Values, Variable,
+    run, select, Checkpoint, Control, Descent, Event, JobEvent, Model, PassRecord, RunEnd,
+    RunOptions, RunResult, Selection, Settings, TuneJob, Values, Variable,
 };
 
 #[derive(Args)]
@@ -206,48 +206,19 @@ pub(crate) fn starting_point<M: Model>(
     start_params: &M::Values,
     vars: Vec<Variable>,
 ) -> Result<Checkpoint<M::Values>> {
-    let min_support = args.min_support;
-    let vars = crate::guards::hold_sparse(vars, loaded, min_support);
-    anyhow::ensure!(
-        !vars.is_empty(),
-        "every selected value counts in fewer than {min_support} training positions: lower \
-         --min-support"
-    );
-    match (resumed, &args.resume) {
-        (Some(c), Some(path)) => {
-            c.check_continues(path, loaded.fingerprint, &vars)?;
-            say!(
-                "resuming after {} passes ({} variables)",
-                c.passes,
-                vars.len()
-            );
-            Ok(c)
-        }
-        _ => {
-            let guards =
-                crate::guards::choose(args.l2, !args.no_constraints, loaded, start_params, &vars)?;
-            say!(
-                "tuning {} variables (L2 pull {}, constraints {})",
-                vars.len(),
-                guards.l2,
-                if !guards.constraints {
-                    "off"
-                } else if args.data.traces.is_some() {
-                    "none declared"
-                } else {
-                    "kept"
-                }
-            );
-            Ok(fresh(
-                &loaded.train,
-                loaded.fingerprint,
-                start_params.clone(),
-                loaded.k,
-                vars,
-                guards,
-            ))
-        }
-    }
+    let job = TuneJob {
+        min_support: args.min_support,
+        l2: args.l2,
+        constraints: !args.no_constraints,
+        resume: args.resume.clone().zip(resumed),
+        ..TuneJob::new(start_params.clone(), vars)
+    };
+    let traces = args.data.traces.is_some();
+    let say = &mut |e: JobEvent<M>| {
+        crate::guards::say_begin(&e, traces);
+        Control::Continue
+    };
+    Ok(job.begin(loaded, say)?)
 }
 
 pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {

@@ -44,11 +44,11 @@
 //! assert_eq!(tuned.values, vec![100]);
 //! ```
 
-use crate::checkpoint::fresh;
-use crate::descent::{Control, Guards};
+use crate::descent::Control;
 use crate::error::{fit_k, mean_error, samples};
+use crate::job::{JobError, TuneData, TuneJob, L2};
 use crate::model::Model;
-use crate::run::{run, RunError, RunOptions};
+use crate::run::RunOptions;
 use crate::select::{select_in_space, Selection, SelectionError};
 use crate::traces::{held_flags, split_sets};
 use texel_trace::{ParamSpace, TracedPosition};
@@ -135,7 +135,7 @@ pub enum EngineTuneError {
     NoPositions,
     /// The run failed (log or checkpoint).
     #[error(transparent)]
-    Run(#[from] RunError),
+    Run(#[from] JobError),
 }
 
 /// Traces `positions` (each with its label: White's score, 0 to 1) with `engine` and tunes
@@ -166,25 +166,27 @@ pub fn tune_engine<E: Traceable>(
         })
         .collect();
     let held = held_flags(traced.len(), tune.validation_per_mille);
-    let Ok((mut train_set, mut validation_set, _)) =
-        split_sets(&space, traced.as_slice(), &held, &start);
+    let Ok((train_set, validation_set, _)) = split_sets(&space, traced.as_slice(), &held, &start);
     if train_set.is_empty() {
         return Err(EngineTuneError::NoPositions);
     }
     let k = tune.k.unwrap_or_else(|| fit_k(&samples(&train_set)));
-    let guards = Guards {
-        l2: tune.l2,
-        constraints: false,
-    };
     let before = mean_error(&train_set, k);
-    let checkpoint = fresh(&train_set, 0, start, k, vars, guards);
-    let result = run(
-        &mut train_set,
-        &mut validation_set,
-        checkpoint,
-        &tune.run,
-        &mut |_| Control::Continue,
-    )?;
+    let mut data = TuneData {
+        train: train_set,
+        validation: validation_set,
+        k,
+        fingerprint: 0,
+    };
+    let job = TuneJob {
+        min_support: 0,
+        l2: L2::Fixed(tune.l2),
+        constraints: false,
+        run: tune.run.clone(),
+        ..TuneJob::new(start, vars)
+    };
+    let result = job.run(&mut data, &mut |_| Control::Continue)?;
+    let mut train_set = data.train;
     train_set.rescore(&result.params);
     Ok(EngineTuned {
         errors: (before, mean_error(&train_set, k)),

@@ -10,6 +10,7 @@ mod engine;
 pub mod error;
 mod gradient;
 mod guard;
+mod job;
 mod lab;
 pub mod lab_report;
 mod linear;
@@ -29,6 +30,9 @@ pub use dataset::{Dataset, DatasetFull, TableCache};
 pub use descent::{Control, Cursor, Descent, DescentState, Guards, PassSummary, Variable};
 pub use engine::{tune_engine, EngineTune, EngineTuneError, EngineTuned, Traceable};
 pub use guard::{best_pull, L2Search, L2_GRID};
+pub use job::{
+    run_from, JobError, JobEvent, TuneData, TuneJob, DEFAULT_L2, DEFAULT_MIN_SUPPORT, L2,
+};
 pub use lab::{Errors, Lab, LabSpace, LabSubject, Subject, SubjectKind, Verdict};
 pub use linear::{LinearDataset, BLOCK};
 pub use load::{load, total_bytes, BadLines, LoadError, LoadOptions, LoadReport};

@@ -1,0 +1,292 @@
+//! A tune as one library call on loaded data of any [`Model`]: values with too little
+//! support held at their start, the L2 pull fixed or chosen on the validation split, a
+//! fresh start or a checkpoint continued, then the run ([`run`]). `texel tune` (texel's
+//! table or a trace) and [`crate::tune_engine`] are fronts over it; what happens on the way
+//! comes to the caller as [`JobEvent`]s.
+//!
+//! ```
+//! use texel_tune::texel_trace::{Coef, Param, ParamSpace, TracedPosition};
+//! use texel_tune::{LinearDataset, Model, RunOptions, TuneData, TuneJob, Variable, L2};
+//!
+//! // One plain value: centipawns per pawn White has more; labels of 100 a pawn at K = 1.
+//! let pawn = Param { name: "PAWN".into(), len: 1, tapered: false, default: vec![0],
+//!                    group: None, candidate: false };
+//! let space = ParamSpace::new(vec![pawn]).unwrap();
+//! let positions: Vec<TracedPosition> = (-3..=3)
+//!     .map(|pawns| TracedPosition {
+//!         result: 1.0 / (1.0 + 10f32.powf(-(pawns * 100) as f32 / 400.0)),
+//!         coeffs: vec![Coef::Count(0, pawns as f32)],
+//!         phase: 1.0,
+//!         scale: 1.0,
+//!         ..TracedPosition::default()
+//!     })
+//!     .collect();
+//! let refs: Vec<&TracedPosition> = positions.iter().collect();
+//! let mut train = LinearDataset::new(&space, &refs, |p| p.result);
+//! train.rescore(&vec![0]);
+//! let validation = LinearDataset::new(&space, &[], |p| p.result);
+//! let mut data = TuneData { train, validation, k: 1.0, fingerprint: 0 };
+//! let job = TuneJob {
+//!     min_support: 0,
+//!     l2: L2::Fixed(0.0),
+//!     ..TuneJob::new(vec![0], vec![Variable { slot: 0, step: 1 }])
+//! };
+//! let result = job.run(&mut data, &mut |_| texel_tune::Control::Continue).unwrap();
+//! assert_eq!(result.params, vec![100]);
+//! ```
+
+use crate::checkpoint::{fresh, Checkpoint, CheckpointError};
+use crate::descent::{Control, Guards, Variable};
+use crate::guard::{best_pull, L2Search, L2_GRID};
+use crate::model::Model;
+use crate::run::{run, Event, RunError, RunOptions, RunResult};
+use std::path::PathBuf;
+use std::str::FromStr;
+
+/// Values counting in fewer training positions than this are held by default.
+pub const DEFAULT_MIN_SUPPORT: usize = 20;
+
+/// The L2 pull used when none is given.
+pub const DEFAULT_L2: f64 = 0.1;
+
+/// Passes per trial of [`L2::Auto`].
+const AUTO_PASSES: usize = 4;
+
+/// The strength of the pull toward the start.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum L2 {
+    /// This λ.
+    Fixed(f64),
+    /// The λ of [`L2_GRID`] with the lowest validation error after a short tuning.
+    Auto,
+}
+
+impl std::fmt::Display for L2 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            L2::Fixed(x) => write!(f, "{x}"),
+            L2::Auto => f.write_str("auto"),
+        }
+    }
+}
+
+impl FromStr for L2 {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<L2, String> {
+        if s.eq_ignore_ascii_case("auto") {
+            return Ok(L2::Auto);
+        }
+        match s.parse::<f64>() {
+            Ok(x) if x.is_finite() && x >= 0.0 => Ok(L2::Fixed(x)),
+            _ => Err(format!("{s:?} is neither `auto` nor a number from 0 up")),
+        }
+    }
+}
+
+/// The data a tune runs on: training and validation sets scored with the start, `K`, and
+/// the fingerprint a checkpoint is made for.
+#[derive(Debug)]
+pub struct TuneData<M> {
+    /// Training positions.
+    pub train: M,
+    /// Held-out positions (may be empty).
+    pub validation: M,
+    /// `K`, fitted or given.
+    pub k: f64,
+    /// The fingerprint of the positions and labels.
+    pub fingerprint: u64,
+}
+
+/// What a tune does, besides its data.
+#[derive(Clone, Debug)]
+pub struct TuneJob<V> {
+    /// The values the run starts from (the data must be scored with them).
+    pub start: V,
+    /// The values selected for tuning, with their steps.
+    pub vars: Vec<Variable>,
+    /// Hold every value that counts in fewer training positions at its start (0: none).
+    pub min_support: usize,
+    /// The pull toward the start.
+    pub l2: L2,
+    /// Whether values keep the orders and bounds their space declares.
+    pub constraints: bool,
+    /// Passes, patience, method, log and checkpoint of the run.
+    pub run: RunOptions,
+    /// A checkpoint to continue (and the file it came from, for errors) instead of a fresh
+    /// start: it must be of the same data and variables.
+    pub resume: Option<(PathBuf, Checkpoint<V>)>,
+}
+
+impl<V> TuneJob<V> {
+    /// The job tuning `vars` from `start` with the default guards and run.
+    pub fn new(start: V, vars: Vec<Variable>) -> TuneJob<V> {
+        TuneJob {
+            start,
+            vars,
+            min_support: DEFAULT_MIN_SUPPORT,
+            l2: L2::Fixed(DEFAULT_L2),
+            constraints: true,
+            run: RunOptions::default(),
+            resume: None,
+        }
+    }
+}
+
+/// What a tune reports on its way.
+pub enum JobEvent<'e, M: Model> {
+    /// Values held at their start: they count in fewer than `min_support` positions.
+    Held {
+        /// The values held.
+        held: Vec<Variable>,
+        /// The support they lack.
+        min_support: usize,
+    },
+    /// A trial of [`L2::Auto`]: the pull and the best validation error it reached.
+    L2Trial(f64, f64),
+    /// The pull [`L2::Auto`] chose.
+    L2Chosen(f64),
+    /// A fresh start: the variables tuned and the guards.
+    Fresh(usize, Guards),
+    /// A checkpoint continued after its passes, with its variables.
+    Resumed(usize, usize),
+    /// The run's own event; what the callback returns stops or continues the run.
+    Run(Event<'e, M>),
+}
+
+/// Why a tune cannot go on.
+#[derive(Debug, thiserror::Error)]
+pub enum JobError {
+    /// Every selected value has too little support.
+    #[error(
+        "every selected value counts in fewer than {0} training positions: lower --min-support"
+    )]
+    NothingToTune(usize),
+    /// `L2::Auto` without validation positions.
+    #[error("--l2 auto picks the pull on the validation split: give --validate PERCENT")]
+    AutoWithoutValidation,
+    /// The checkpoint does not continue this data and selection.
+    #[error(transparent)]
+    Resume(#[from] CheckpointError),
+    /// The run failed.
+    #[error(transparent)]
+    Run(#[from] RunError),
+}
+
+impl<V: crate::model::Values> TuneJob<V> {
+    /// Runs the whole tune on `data`, reporting to `on` (whose [`Control`] answers only
+    /// matter for the run's own events).
+    ///
+    /// # Errors
+    /// As [`TuneJob::begin`] and [`run`].
+    pub fn run<M: Model<Values = V>>(
+        self,
+        data: &mut TuneData<M>,
+        on: &mut dyn FnMut(JobEvent<M>) -> Control,
+    ) -> Result<RunResult<V>, JobError> {
+        let options = self.run.clone();
+        let start = self.begin(data, on)?;
+        Ok(run_from(data, start, &options, on)?)
+    }
+
+    /// The run's starting point: the values with too little support held, and a fresh
+    /// checkpoint with its guards, or the one to continue after checking it fits.
+    ///
+    /// # Errors
+    /// Nothing left to tune, [`L2::Auto`] without validation positions, or a checkpoint of
+    /// other data or variables.
+    pub fn begin<M: Model<Values = V>>(
+        self,
+        data: &mut TuneData<M>,
+        on: &mut dyn FnMut(JobEvent<M>) -> Control,
+    ) -> Result<Checkpoint<V>, JobError> {
+        let vars = self.held(data, on)?;
+        if let Some((path, c)) = self.resume {
+            c.check_continues(&path, data.fingerprint, &vars)?;
+            on(JobEvent::Resumed(c.passes, vars.len()));
+            return Ok(c);
+        }
+        let guards = Guards {
+            l2: choose_l2(self.l2, self.constraints, data, &self.start, &vars, on)?,
+            constraints: self.constraints,
+        };
+        on(JobEvent::Fresh(vars.len(), guards));
+        Ok(fresh(
+            &data.train,
+            data.fingerprint,
+            self.start,
+            data.k,
+            vars,
+            guards,
+        ))
+    }
+
+    /// The variables left after holding those with too little support.
+    fn held<M: Model<Values = V>>(
+        &self,
+        data: &TuneData<M>,
+        on: &mut dyn FnMut(JobEvent<M>) -> Control,
+    ) -> Result<Vec<Variable>, JobError> {
+        let min = self.min_support;
+        let (kept, held): (Vec<Variable>, Vec<Variable>) =
+            (self.vars.iter()).partition(|v| min == 0 || data.train.support(&[v.slot]) >= min);
+        if !held.is_empty() {
+            on(JobEvent::Held {
+                held,
+                min_support: min,
+            });
+        }
+        match kept.is_empty() {
+            true => Err(JobError::NothingToTune(min)),
+            false => Ok(kept),
+        }
+    }
+}
+
+/// The pull `l2` gives: [`L2::Auto`] tunes briefly with each pull of [`L2_GRID`] and takes
+/// the one with the lowest validation error.
+fn choose_l2<M: Model>(
+    l2: L2,
+    constraints: bool,
+    data: &mut TuneData<M>,
+    start: &M::Values,
+    vars: &[Variable],
+    on: &mut dyn FnMut(JobEvent<M>) -> Control,
+) -> Result<f64, JobError> {
+    if let L2::Fixed(l2) = l2 {
+        return Ok(l2);
+    }
+    if data.validation.is_empty() {
+        return Err(JobError::AutoWithoutValidation);
+    }
+    let search = L2Search {
+        start,
+        k: data.k,
+        vars,
+        constraints,
+        passes: AUTO_PASSES,
+    };
+    let trials = search.run(&mut data.train, &mut data.validation, &L2_GRID);
+    for &(l2, error) in &trials {
+        on(JobEvent::L2Trial(l2, error));
+    }
+    let best = best_pull(&trials);
+    on(JobEvent::L2Chosen(best));
+    Ok(best)
+}
+
+/// Runs from `start` on `data` with `options`, the run's events passed to `on`.
+///
+/// # Errors
+/// As [`run`].
+pub fn run_from<M: Model>(
+    data: &mut TuneData<M>,
+    start: Checkpoint<M::Values>,
+    options: &RunOptions,
+    on: &mut dyn FnMut(JobEvent<M>) -> Control,
+) -> Result<RunResult<M::Values>, RunError> {
+    let (train, validation) = (&mut data.train, &mut data.validation);
+    run(train, validation, start, options, &mut |e| {
+        on(JobEvent::Run(e))
+    })
+}
