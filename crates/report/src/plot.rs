@@ -137,13 +137,6 @@ fn extent(values: impl Iterator<Item = f64>) -> (f64, f64) {
 }
 
 /// The row of a segment value.
-fn segment(v: &SegmentValue<i32>) -> i32 {
-    match v {
-        SegmentValue::Exact(i) | SegmentValue::CenterOf(i) => *i,
-        SegmentValue::Last => 0,
-    }
-}
-
 fn colour(index: usize) -> RGBColor {
     PALETTE[index % PALETTE.len()]
 }
@@ -336,20 +329,18 @@ impl BarPlot {
             .disable_y_mesh()
             .light_line_style(WHITE.mix(0.0))
             .draw()?;
-        let bars = &self.bars;
-        chart.draw_series(
-            Histogram::horizontal(&chart)
-                .style_func(|row, _| {
-                    let i = (n - 1 - segment(row)) as usize;
-                    colour(bars.get(i).map_or(0, |b| b.category)).filled()
-                })
-                .margin(3)
-                .data(
-                    bars.iter()
-                        .enumerate()
-                        .map(|(i, b)| (n - 1 - i as i32, b.value)),
-                ),
-        )?;
+        // Each bar drawn in order (plotters' Histogram draws them in hash order, so the
+        // same page would come out in another byte order each time).
+        let rows = (0..n - 1).into_segmented();
+        let bars = self.bars.iter().enumerate().filter_map(|(i, b)| {
+            let row = (n - 1 - i as i32) as usize;
+            let (y, next) = (rows.from_index(row)?, rows.from_index(row + 1)?);
+            let style = colour(b.category).filled();
+            let mut rect = Rectangle::new([(b.value, y), (0.0, next)], style);
+            rect.set_margin(3, 3, 0, 0);
+            Some(rect)
+        });
+        chart.draw_series(bars)?;
         // Only the categories that occur are explained.
         let used: Vec<(usize, &String)> = self
             .categories
