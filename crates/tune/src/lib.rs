@@ -1,6 +1,34 @@
 //! Texel tuning of the evaluation table: labelled positions are traced once into a compact
 //! dataset, then coordinate descent minimises the squared error between game results and
 //! `σ(K·eval)`.
+//!
+//! A whole tune from Rust, as `texel tune --epd data/train.epd --validate 10 --group
+//! KnightV --out runs/knights.json` does it (the binary adds progress bars, checkpoints
+//! named after the outputs, the report page and Ctrl-C):
+//!
+//! ```no_run
+//! use std::path::{Path, PathBuf};
+//! use texel_tune::error::{fit_k, samples};
+//! use texel_tune::{load, select, Control, Event, JobEvent, LoadOptions, Selection};
+//! use texel_tune::{TuneData, TuneJob};
+//!
+//! let params = texel_eval::Params::default();
+//! let options = LoadOptions { validation_per_mille: 100, ..LoadOptions::default() };
+//! let files = [PathBuf::from("data/train.epd")];
+//! let (train, validation, report) = load(&files, &params, &options, &|_bytes| {})?;
+//! let k = fit_k(&samples(&train));
+//! let mut data = TuneData { train, validation, k, fingerprint: report.fingerprint };
+//! let knights = Selection { groups: vec!["KnightV".into()], ..Selection::default() };
+//! let job = TuneJob::new(params, select(&knights)?);
+//! let tuned = job.run(&mut data, &mut |event| {
+//!     if let JobEvent::Run(Event::Pass(pass, _)) = &event {
+//!         println!("pass {}: error {:.6}", pass.pass, pass.train_error);
+//!     }
+//!     Control::Continue
+//! })?;
+//! tuned.params.save(Path::new("runs/knights.json"))?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod adam;
 mod checkpoint;
