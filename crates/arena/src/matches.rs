@@ -526,6 +526,28 @@ fn worker(
     }
 }
 
+impl MatchOptions {
+    /// Goes on from the games a stopped run of this match left in its PGN: the finished
+    /// games of rounds 1, 2, ... are kept (see [`crate::results::keep_finished_games`]),
+    /// count in the score, and play resumes at the next round. Returns how many were kept
+    /// (none without a PGN file).
+    ///
+    /// # Errors
+    /// The PGN cannot be read or rewritten.
+    pub fn continue_games(&mut self) -> Result<usize, MatchError> {
+        let Some(pgn) = &self.pgn else {
+            return Ok(0);
+        };
+        let earlier = crate::results::keep_finished_games(pgn).map_err(|cause| MatchError::Io {
+            path: pgn.clone(),
+            cause,
+        })?;
+        self.first_round = earlier.len() as u64 + 1;
+        self.earlier = earlier;
+        Ok(self.earlier.len())
+    }
+}
+
 /// Runs the match. `progress` is called after every game, in the order games finish. When
 /// `interrupt` is set, no new game starts, the games in flight are abandoned before their
 /// next move, and the report covers the finished games.

@@ -121,6 +121,37 @@ fn tags(game: &str, span: Range<usize>) -> GameTags {
     }
 }
 
+/// Keeps the games of rounds 1, 2, ... that `pgn` holds in order and whole, and returns how
+/// each of them ended (from its `Result` and `Termination` tags). A stopped run may have
+/// written later rounds after a gap, or a game cut short by a kill or a full disk: the file
+/// is cut (atomically) after the last game kept, so they are played again. No file: none.
+///
+/// # Errors
+/// The file cannot be read or rewritten.
+pub fn keep_finished_games(pgn: &std::path::Path) -> std::io::Result<Vec<crate::game::Ending>> {
+    let text = match std::fs::read_to_string(pgn) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let mut endings = Vec::new();
+    let mut end = 0;
+    for game in games(&text) {
+        let (Some(round), Some(ending), true) = (game.round, game.ending, game.complete) else {
+            break;
+        };
+        if round != endings.len() + 1 {
+            break;
+        }
+        endings.push(ending);
+        end = game.span.end;
+    }
+    if end < text.len() {
+        texel_files::write_atomically(pgn, &text.as_bytes()[..end])?;
+    }
+    Ok(endings)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,5 +186,36 @@ mod tests {
         let points: Vec<_> = g.iter().map(|g| g.points_of("a")).collect();
         assert_eq!(points, [Some(1.0), Some(0.5), None]);
         assert_eq!(g[0].points_of("c"), None);
+    }
+
+    #[test]
+    fn a_stopped_runs_pgn_keeps_its_finished_games_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let pgn = dir.path().join("g.pgn");
+        assert!(
+            keep_finished_games(&pgn).unwrap().is_empty(),
+            "no file: no games"
+        );
+        let g = games(PGN);
+        // Rounds 1 and 2 are kept; round 3 is unfinished ("*"): cut off.
+        std::fs::write(&pgn, PGN).unwrap();
+        let kept = keep_finished_games(&pgn).unwrap();
+        assert_eq!(kept.len(), 2);
+        assert_eq!(
+            std::fs::read_to_string(&pgn).unwrap(),
+            &PGN[..g[1].span.end]
+        );
+        // A gap (round 1, then round 3) keeps round 1 only.
+        let gap = format!(
+            "{}{}",
+            &PGN[g[0].span.clone()],
+            PGN[g[1].span.clone()].replace("Round \"2\"", "Round \"3\"")
+        );
+        std::fs::write(&pgn, &gap).unwrap();
+        assert_eq!(keep_finished_games(&pgn).unwrap().len(), 1);
+        assert_eq!(
+            std::fs::read_to_string(&pgn).unwrap(),
+            &PGN[g[0].span.clone()]
+        );
     }
 }

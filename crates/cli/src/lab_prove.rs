@@ -81,9 +81,8 @@ fn prove_one(
     subject.save(&ours)?;
     opponent.save(&theirs)?;
     let pgn = dir.join(format!("{stem}.pgn"));
-    let earlier = crate::selfplay_cmd::keep_finished_games(&pgn)?;
     let nodes = TimeControl::Nodes(args.prove_nodes);
-    let options = MatchOptions {
+    let mut options = MatchOptions {
         engines: vec![
             EngineSpec::built_in(&verdict.subject, Some(ours), nodes.clone()),
             EngineSpec::built_in("base", Some(theirs), nodes),
@@ -99,9 +98,10 @@ fn prove_one(
         pgn: Some(pgn),
         sprt: Some(args.prove_sprt),
         event: format!("texel lab --prove {}", verdict.subject),
-        first_round: earlier.len() as u64 + 1,
-        earlier,
+        first_round: 1,
+        earlier: Vec::new(),
     };
+    options.continue_games()?;
     let report = run_match(&options, crate::catch_interrupts()?, &mut |_| {})?;
     if report.interrupted {
         return Ok(None);

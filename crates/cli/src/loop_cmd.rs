@@ -375,12 +375,11 @@ fn gate_round(args: &LoopArgs, round: u32, dir: &Path) -> Step<(Option<MatchRepo
         return outside_gate(args, round, dir);
     }
     let pgn = dir.join("gate.pgn");
-    let earlier = crate::selfplay_cmd::keep_finished_games(&pgn)?;
     let test = args.sprt_test()?;
     let texel = |name: &str, params: PathBuf| {
         EngineSpec::built_in(name, Some(params), TimeControl::Nodes(args.nodes))
     };
-    let options = MatchOptions {
+    let mut options = MatchOptions {
         engines: vec![
             texel("tuned", dir.join("tuned.json")),
             texel("best", args.best()),
@@ -395,9 +394,10 @@ fn gate_round(args: &LoopArgs, round: u32, dir: &Path) -> Step<(Option<MatchRepo
         pgn: Some(pgn),
         sprt: Some(test),
         event: "texel loop gate".into(),
-        first_round: earlier.len() as u64 + 1,
-        earlier,
+        first_round: 1,
+        earlier: Vec::new(),
     };
+    options.continue_games()?;
     let report = run_match(&options, crate::catch_interrupts()?, &mut |_| {})?;
     if report.interrupted {
         return Ok(Err(Halt::Interrupted));

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use texel_arena::engine::{EngineSpec, TimeControl};
-use texel_arena::game::{Adjudication, Ending};
+use texel_arena::game::Adjudication;
 use texel_arena::openings::read_openings;
 use texel_arena::{run_match, MatchOptions, MatchReport};
 use texel_tune::settings::values_fingerprint;
@@ -190,12 +190,10 @@ impl SelfplayArgs {
 pub fn play(args: &SelfplayArgs, interrupt: &AtomicBool) -> Result<MatchReport> {
     let mut options = args.match_options()?;
     if args.continues()? {
-        options.earlier = keep_finished_games(&args.pgn)?;
-        let done = options.earlier.len();
+        let done = options.continue_games()?;
         if done > 0 {
             say!("resuming after {done} games in {}", args.pgn.display());
         }
-        options.first_round = done as u64 + 1;
     }
     let total = u64::from(options.games.div_ceil(2) * 2) * (options.engines.len() as u64 - 1);
     let bar = crate::progress_bar(
@@ -207,35 +205,6 @@ pub fn play(args: &SelfplayArgs, interrupt: &AtomicBool) -> Result<MatchReport> 
     })?;
     bar.finish_and_clear();
     Ok(report)
-}
-
-/// Keeps the games of rounds 1, 2, ... that `pgn` holds in order and whole (a stopped run
-/// may have written later rounds after a gap, or a game cut short by a kill or a full
-/// disk: they are dropped and played again) and returns how
-/// each of them ended (from its `Result` and `Termination` tags).
-pub(crate) fn keep_finished_games(pgn: &Path) -> Result<Vec<Ending>> {
-    let text = match std::fs::read_to_string(pgn) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", pgn.display())),
-    };
-    let mut endings = Vec::new();
-    let mut end = 0;
-    for game in texel_arena::results::games(&text) {
-        let (Some(round), Some(ending), true) = (game.round, game.ending, game.complete) else {
-            break;
-        };
-        if round != endings.len() + 1 {
-            break;
-        }
-        endings.push(ending);
-        end = game.span.end;
-    }
-    if end < text.len() {
-        texel_files::write_atomically(pgn, &text.as_bytes()[..end])
-            .with_context(|| format!("cannot rewrite {}", pgn.display()))?;
-    }
-    Ok(endings)
 }
 
 /// Labelled quiet positions from the games of `pgn`, written to `epd`.
