@@ -8,6 +8,7 @@ pub mod genfens;
 mod matches;
 pub mod openings;
 pub mod results;
+pub mod spec;
 pub mod sprt;
 
 pub use matches::{run_match, MatchError, MatchOptions, MatchReport, Pairing, Progress};

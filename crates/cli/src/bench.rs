@@ -128,7 +128,7 @@ fn bench_selfplay(args: &BenchArgs) -> Result<()> {
         },
         random_plies: 2,
         seed: 1,
-        adjudication: crate::selfplay_cmd::ADJUDICATION,
+        adjudication: texel_loop::ADJUDICATION,
         pgn: None,
         sprt: None,
         event: "texel bench selfplay".into(),

@@ -2,7 +2,7 @@
 //! support held at their start, the L2 pull toward the start (fixed or chosen on the
 //! validation split), and the declared constraints; the work is [`texel_tune::TuneJob`]'s.
 
-use texel_tune::{JobEvent, Model, Variable};
+use texel_tune::{JobEvent, Model};
 pub use texel_tune::{DEFAULT_L2, DEFAULT_MIN_SUPPORT, L2};
 
 /// Says what a tune job reports before its run: the values held, the trials of `--l2
@@ -30,18 +30,6 @@ pub fn say_begin<M: Model>(event: &JobEvent<M>, traces: bool) {
         }
         JobEvent::Run(_) => {}
     }
-}
-
-/// The names (by `name`) of the slots `vars` leaves out of `all` (the values held).
-pub fn held_names(
-    all: &[Variable],
-    vars: &[Variable],
-    name: &dyn Fn(usize) -> String,
-) -> Vec<String> {
-    all.iter()
-        .filter(|v| !vars.contains(v))
-        .map(|v| name(v.slot))
-        .collect()
 }
 
 #[cfg(test)]

@@ -353,14 +353,13 @@ pub(crate) fn open_verdicts(args: &LabArgs) -> Result<VerdictLog> {
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot make the folder {}", args.out.display()))?;
     let [log_path, ..] = files;
-    let rerun = crate::resume::Rerun {
+    let rerun = texel_tune::Rerun {
         resume: args.resume,
         fresh: args.fresh,
     };
     let earlier = std::fs::metadata(&log_path).is_ok_and(|m| m.len() > 0);
-    rerun.decide(&log_path, earlier, || {
-        std::fs::remove_file(&log_path)
-            .with_context(|| format!("cannot remove {}", log_path.display()))
+    crate::resume::decide(rerun, &log_path, earlier, || {
+        texel_tune::settings::remove_if_there(&log_path)
     })?;
     let done = finished(&log_path)?;
     let log = texel_files::open_lines_for_append(&log_path)

@@ -94,7 +94,7 @@ fn prove_one(
             .with_context(|| format!("--prove-openings {}", args.prove_openings.display()))?,
         random_plies: 2,
         seed: 1,
-        adjudication: crate::loop_cmd::GATE_ADJUDICATION,
+        adjudication: texel_loop::GATE_ADJUDICATION,
         pgn: Some(pgn),
         sprt: Some(args.prove_sprt),
         event: format!("texel lab --prove {}", verdict.subject),

@@ -5,9 +5,8 @@ use clap::Args;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 use texel_arena::elo::Sprt;
-use texel_arena::engine::{EngineSpec, Kind, TimeControl};
+use texel_arena::engine::{EngineSpec, Kind};
 use texel_arena::game::Adjudication;
 use texel_arena::openings::read_openings;
 use texel_arena::sprt::SprtTest;
@@ -74,106 +73,6 @@ pub(crate) fn numbers<T: std::str::FromStr>(text: &str, what: &str, n: usize) ->
     Ok(v)
 }
 
-/// A number of seconds from `key=value`: finite, and above 0.
-fn seconds(key: &str, value: &str) -> Result<Duration> {
-    match value.parse::<f64>() {
-        Ok(s) if s.is_finite() && s > 0.0 && s < 1e9 => Ok(Duration::from_secs_f64(s)),
-        _ => bail!("bad {key}={value}: seconds above 0 are needed"),
-    }
-}
-
-/// The time control of `key=value`; a limit that allows no search (0 nodes, depth 0, no
-/// time) is refused.
-fn time_control(key: &str, value: &str) -> Result<TimeControl> {
-    let count = || match value.parse::<u64>() {
-        Ok(n) if n > 0 => Ok(n),
-        _ => bail!("bad {key}={value}: a whole number from 1 is needed"),
-    };
-    Ok(match key {
-        "tc" => {
-            let (base, inc) = value.split_once('+').unwrap_or((value, "0"));
-            let increment = match inc.parse::<f64>() {
-                Ok(s) if s.is_finite() && (0.0..1e9).contains(&s) => Duration::from_secs_f64(s),
-                _ => bail!("bad tc={value}: the increment must be seconds from 0"),
-            };
-            TimeControl::Clock {
-                base: seconds(key, base)?,
-                increment,
-            }
-        }
-        "nodes" => TimeControl::Nodes(count()?),
-        "depth" => TimeControl::Depth(u32::try_from(count()?).ok().context("depth too large")?),
-        _ => TimeControl::MoveTime(seconds(key, value)?),
-    })
-}
-
-/// Parses `key=value,...` engine settings, on top of `--each`.
-pub(crate) fn engine_spec(text: &str, each: Option<&str>) -> Result<EngineSpec> {
-    let (mut name, mut params, mut cmd, mut args, mut options) =
-        (None, None, None, Vec::new(), Vec::new());
-    let (mut tc, mut hash, mut timeout) = (None, 16, None);
-    let mut apply = |text: &str, defaults: bool| -> Result<()> {
-        for field in text.split(',').filter(|f| !f.trim().is_empty()) {
-            let (k, v) = field
-                .split_once('=')
-                .with_context(|| format!("engine setting {field:?} is not key=value"))?;
-            let k = k.trim();
-            match k {
-                "tc" | "nodes" | "depth" | "st" => {
-                    if !defaults || tc.is_none() {
-                        tc = Some(time_control(k, v.trim())?);
-                    }
-                }
-                "hash" => {
-                    hash = v
-                        .trim()
-                        .parse()
-                        .ok()
-                        .with_context(|| format!("bad hash {v:?}"))?
-                }
-                "timeout" => {
-                    if !defaults || timeout.is_none() {
-                        timeout = Some(seconds(k, v.trim())?);
-                    }
-                }
-                "name" => name = Some(v.trim().to_string()),
-                "params" => params = Some(PathBuf::from(v.trim())),
-                "cmd" => cmd = Some(PathBuf::from(v.trim())),
-                "arg" => args.push(v.trim().to_string()),
-                k if k.starts_with("option.") => {
-                    options.push((k["option.".len()..].to_string(), v.trim().to_string()))
-                }
-                _ => bail!("unknown engine setting {k:?}"),
-            }
-        }
-        Ok(())
-    };
-    apply(text, false)?;
-    if let Some(each) = each {
-        apply(each, true)?;
-    }
-    let name = name.with_context(|| format!("engine {text:?} has no name="))?;
-    let tc = tc.with_context(|| {
-        format!("engine {name} has no time control (tc=, nodes=, depth= or st=)")
-    })?;
-    let kind = match cmd {
-        Some(cmd) => {
-            if params.is_some() {
-                bail!("engine {name}: params= is for texel's own engine, not cmd=");
-            }
-            Kind::Uci { cmd, args, options }
-        }
-        None => Kind::BuiltIn { params },
-    };
-    Ok(EngineSpec {
-        name,
-        kind,
-        tc,
-        hash_mb: hash,
-        timeout,
-    })
-}
-
 /// The match options the arguments describe.
 fn options(args: &MatchArgs) -> Result<MatchOptions> {
     anyhow::ensure!(args.games > 0, "--games must be at least 1");
@@ -181,8 +80,8 @@ fn options(args: &MatchArgs) -> Result<MatchOptions> {
     let engines = args
         .engines
         .iter()
-        .map(|e| engine_spec(e, args.each.as_deref()))
-        .collect::<Result<Vec<_>>>()?;
+        .map(|e| EngineSpec::parse(e, args.each.as_deref()))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut files = crate::paths::Files::new().read("--openings", args.openings.as_deref());
     for e in &engines {
         files = match &e.kind {

@@ -3,34 +3,16 @@
 //! turned into labelled quiet EPD by the importer.
 
 use crate::import_cmd::SampleArgs;
-use crate::match_cmd::{engine_spec, print_report};
-use crate::resume::{record_settings, Rerun};
-use anyhow::{Context, Result};
+use crate::match_cmd::print_report;
+use anyhow::Result;
 use clap::Args;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
-use texel_arena::engine::{EngineSpec, TimeControl};
-use texel_arena::game::Adjudication;
-use texel_arena::openings::read_openings;
-use texel_arena::{run_match, MatchOptions, MatchReport};
-use texel_tune::settings::values_fingerprint;
-use texel_tune::Settings;
-
-/// Seeded random plies after each opening, unless `--random-plies` says otherwise.
-pub const RANDOM_PLIES: u32 = 2;
-
-/// Self-play adjudication (as in `scripts/gen-games.sh`): a side ahead by 10 pawns in both
-/// engines' eyes for 8 plies wins; scores within 0.08 for 12 plies after ply 100 draw.
-pub const ADJUDICATION: Adjudication = Adjudication {
-    resign_cp: Some(1000),
-    resign_plies: 8,
-    draw_cp: Some(8),
-    draw_plies: 12,
-    draw_after: 100,
-    max_plies: 600,
-};
+use texel_arena::engine::TimeControl;
+use texel_arena::MatchReport;
+use texel_loop::{SelfplayEvent, SelfplayJob};
+use texel_tune::Rerun;
 
 #[derive(Args, Clone)]
 pub struct SelfplayArgs {
@@ -53,7 +35,7 @@ pub struct SelfplayArgs {
     #[arg(long, default_value = "data/openings.epd")]
     pub openings: PathBuf,
     /// Seeded random plies after each opening.
-    #[arg(allow_negative_numbers = true, long, default_value_t = RANDOM_PLIES)]
+    #[arg(allow_negative_numbers = true, long, default_value_t = texel_loop::RANDOM_PLIES)]
     pub random_plies: u32,
     /// Seed of the openings, the random plies and the position sampling: the same seed
     /// gives the same games.
@@ -92,59 +74,8 @@ impl SelfplayArgs {
         }
     }
 
-    /// What the games depend on (a resume must repeat it) and how many are played.
-    fn settings(&self) -> Result<Settings> {
-        let params = crate::load_params(self.params.as_deref())?;
-        Ok(Settings::default()
-            .fixed(
-                "--params",
-                format!("values {}", values_fingerprint(params.flat())),
-            )
-            .fixed("limit", format!("{:?}", self.limit()))
-            .fixed("--openings", self.openings.display())
-            .fixed("--random-plies", self.random_plies)
-            .fixed("--seed", self.seed)
-            .fixed("--gauntlet", self.gauntlet.join(" "))
-            .length("--games", self.games))
-    }
-
-    /// The file beside `--pgn` that records the run's settings.
-    fn settings_file(&self) -> PathBuf {
-        let mut name = self.pgn.as_os_str().to_owned();
-        name.push(".settings.json");
-        PathBuf::from(name)
-    }
-
-    /// Whether the run continues the games in `--pgn`: games there need `--resume` (which
-    /// checks the settings) or `--fresh` (which deletes them).
-    fn continues(&self) -> Result<bool> {
-        let has_games = std::fs::metadata(&self.pgn).is_ok_and(|m| m.len() > 0);
-        let rerun = Rerun {
-            resume: self.resume,
-            fresh: self.fresh,
-        };
-        let resuming = rerun.decide(&self.pgn, has_games, || {
-            for file in [&self.pgn, &self.settings_file()] {
-                match std::fs::remove_file(file) {
-                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                        return Err(e).with_context(|| format!("cannot remove {}", file.display()))
-                    }
-                    _ => {}
-                }
-            }
-            Ok(())
-        })?;
-        record_settings(
-            &self.settings_file(),
-            "selfplay",
-            &self.settings()?,
-            resuming,
-        )?;
-        Ok(resuming)
-    }
-
-    /// The match that plays the games.
-    pub fn match_options(&self) -> Result<MatchOptions> {
+    /// The self-play job of these flags, after checking the files and numbers.
+    pub fn job(&self) -> Result<SelfplayJob> {
         crate::paths::Files::new()
             .read("--params", self.params.as_deref())
             .read("--openings", Some(&self.openings))
@@ -153,71 +84,64 @@ impl SelfplayArgs {
             .check()?;
         anyhow::ensure!(self.games > 0, "--games must be at least 1");
         anyhow::ensure!(self.threads != Some(0), "--threads must be at least 1");
-        let params = self.params.clone();
-        if let Some(p) = &params {
-            crate::load_params(Some(p))?;
-        }
-        let texel = |name: &str| EngineSpec::built_in(name, params.clone(), self.limit());
-        let mut engines = vec![texel("texel")];
-        if self.gauntlet.is_empty() {
-            engines.push(texel("texel-2"));
-        }
-        for g in &self.gauntlet {
-            engines.push(engine_spec(g, None)?);
-        }
-        let openings = read_openings(&self.openings)
-            .with_context(|| format!("openings {}", self.openings.display()))?;
-        Ok(MatchOptions {
-            engines,
-            round_robin: false,
+        Ok(SelfplayJob {
+            params: self.params.clone(),
+            limit: self.limit(),
             games: self.games,
-            concurrency: crate::threads(self.threads, "--threads"),
-            openings,
+            threads: crate::threads(self.threads, "--threads"),
+            openings: self.openings.clone(),
             random_plies: self.random_plies,
             seed: self.seed,
-            adjudication: ADJUDICATION,
-            pgn: Some(self.pgn.clone()),
-            sprt: None,
-            event: "texel selfplay".into(),
-            first_round: 1,
-            earlier: Vec::new(),
+            gauntlet: self.gauntlet.clone(),
+            pgn: self.pgn.clone(),
+            rerun: Rerun {
+                resume: self.resume,
+                fresh: self.fresh,
+            },
         })
     }
 }
 
 /// Plays the games with a progress bar (games/s, ETA); Ctrl-C stops at once, keeping every
 /// finished game.
-pub fn play(args: &SelfplayArgs, interrupt: &AtomicBool) -> Result<MatchReport> {
-    let mut options = args.match_options()?;
-    if args.continues()? {
-        let done = options.continue_games()?;
-        if done > 0 {
-            say!("resuming after {done} games in {}", args.pgn.display());
+fn play(job: &SelfplayJob, interrupt: &AtomicBool) -> Result<MatchReport> {
+    let mut bar = None;
+    let report = job.play(interrupt, &mut |event| match event {
+        SelfplayEvent::Starting {
+            options,
+            kept,
+            rerun,
+            recorded,
+        } => {
+            crate::resume::say_rerun(rerun, &job.pgn);
+            crate::resume::say_recorded(recorded, &job.settings_file());
+            if kept > 0 {
+                say!("resuming after {kept} games in {}", job.pgn.display());
+            }
+            let pairings = options.engines.len() as u64 - 1;
+            let total = u64::from(options.games.div_ceil(2) * 2) * pairings;
+            bar = Some(crate::progress_bar(
+                total,
+                "selfplay {bar:40} {pos}/{len} games, {per_sec}, eta {eta}",
+            ));
         }
-    }
-    let total = u64::from(options.games.div_ceil(2) * 2) * (options.engines.len() as u64 - 1);
-    let bar = crate::progress_bar(
-        total,
-        "selfplay {bar:40} {pos}/{len} games, {per_sec}, eta {eta}",
-    );
-    let report = run_match(&options, interrupt, &mut |p| {
-        bar.set_position(p.done.into())
+        SelfplayEvent::Game(p) => {
+            if let Some(b) = &bar {
+                b.set_position(p.done.into());
+            }
+        }
     })?;
-    bar.finish_and_clear();
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
     Ok(report)
 }
 
-/// Labelled quiet positions from the games of `pgn`, written to `epd`.
-pub fn label(args: &SelfplayArgs, pgn: &Path, epd: &Path) -> Result<texel_import::ImportStats> {
-    let params = Arc::new(crate::load_params(args.params.as_deref())?);
-    let options = args.sample.options(args.seed, params);
-    Ok(texel_import::import_pgn(pgn, epd, &options, &|_| {})?)
-}
-
 pub fn run(args: &SelfplayArgs) -> Result<ExitCode> {
+    let job = args.job()?;
     let interrupt = crate::catch_interrupts()?;
     let start = std::time::Instant::now();
-    let report = play(args, interrupt)?;
+    let report = play(&job, interrupt)?;
     let games: u32 = report.pairings.iter().map(|p| p.score.games()).sum();
     let secs = start.elapsed().as_secs_f64();
     print_report(&report);
@@ -231,7 +155,8 @@ pub fn run(args: &SelfplayArgs) -> Result<ExitCode> {
         return Ok(ExitCode::from(130));
     }
     if let Some(epd) = &args.epd {
-        let stats = label(args, &args.pgn, epd)?;
+        let sample = args.sample.options(job.seed, Default::default());
+        let stats = job.label(epd, &sample)?;
         eprintln!("{stats}");
         say!("wrote {} positions to {}", stats.kept, epd.display());
     }

@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use texel_eval::params::flat_params;
 use texel_eval::Params;
 use texel_tune::error::mean_error;
+use texel_tune::log::ValueChange;
 use texel_tune::settings::values_fingerprint;
 use texel_tune::{
     run, select, Checkpoint, Control, Descent, Event, JobEvent, Model, PassRecord, RunEnd,
@@ -303,7 +304,7 @@ impl Tuning<'_> {
     ) -> Result<Option<M::Values>> {
         // Caught since the data was loaded (installed once).
         let interrupted = crate::catch_interrupts()?;
-        let held = crate::guards::held_names(self.selected, &start.vars, self.name);
+        let held = texel_tune::log::held_names(self.selected, &start.vars, self.name);
         let options = run_options(self.args, self.outputs);
         if start.passes == 0 {
             print_warm_start(&options, loaded.train.len());
@@ -312,7 +313,8 @@ impl Tuning<'_> {
         let tuned = result.params;
         let changes = print_changes(run_start, &tuned, &loaded.train, self.name);
         if let Some(log) = &self.outputs.log {
-            log_changes(log, &held, &changes, self.name)?;
+            texel_tune::log::append_changes(log, held, changes)
+                .with_context(|| format!("cannot write the log {}", log.display()))?;
         }
         if result.end == RunEnd::Interrupted {
             let ckpt = self.outputs.checkpoint.display();
@@ -324,15 +326,20 @@ impl Tuning<'_> {
             );
             return Ok(None);
         }
-        let why = match result.end {
-            RunEnd::Converged => "a pass moved nothing",
-            RunEnd::PassLimit => "pass limit reached",
-            _ => "validation error stopped improving (kept the best parameters)",
-        };
-        say!("finished after {} passes: {why}", result.passes);
+        say_finished(&result.end, result.passes);
         print_errors_after(loaded, &tuned);
         Ok(Some(tuned))
     }
+}
+
+/// Says why a run that was not interrupted ended.
+pub(crate) fn say_finished(end: &RunEnd, passes: usize) {
+    let why = match end {
+        RunEnd::Converged => "a pass moved nothing",
+        RunEnd::PassLimit => "pass limit reached",
+        _ => "validation error stopped improving (kept the best parameters)",
+    };
+    say!("finished after {passes} passes: {why}");
 }
 
 /// Says whether a fresh run starts warm, and why.
@@ -459,20 +466,29 @@ impl PassBar {
     }
 }
 
-/// Runs the descent with a progress bar, pass lines, `on_pass` (the report page) and
-/// Ctrl-C handling.
-fn descend<M: Model>(
-    loaded: &mut Loaded<M>,
-    start: Checkpoint<M::Values>,
-    options: &RunOptions,
-    interrupted: &AtomicBool,
-    on_pass: &mut dyn FnMut(&PassRecord, &Descent<M>) -> Result<()>,
-) -> Result<RunResult<M::Values>> {
-    let start_error = mean_error(&loaded.train, loaded.k);
-    let mut bar = PassBar::new(start.vars.len());
-    let pb = bar.pb.clone();
-    let mut last_seconds = start.seconds;
-    let mut on_event = |event: Event<M>| {
+/// A tuning run as the terminal shows it: a bar for each pass, a line after it.
+pub(crate) struct TuneProgress {
+    bar: PassBar,
+    start_error: f64,
+    last_seconds: f64,
+}
+
+impl TuneProgress {
+    /// For a run over `vars` variables from `start_error`, `seconds` into it.
+    pub(crate) fn new(vars: usize, start_error: f64, seconds: f64) -> TuneProgress {
+        TuneProgress {
+            bar: PassBar::new(vars),
+            start_error,
+            last_seconds: seconds,
+        }
+    }
+
+    /// Shows `event`; after a pass, calls `on_pass` (a failure is a warning).
+    pub(crate) fn show<M: Model>(
+        &mut self,
+        event: &Event<M>,
+        on_pass: &mut dyn FnMut(&PassRecord, &Descent<M>) -> Result<()>,
+    ) {
         match event {
             Event::Progress {
                 pass,
@@ -487,20 +503,42 @@ fn descend<M: Model>(
                     Some(n) => format!("{pass} (warm start on 1/{n}): error {error:.8}"),
                     None => format!(
                         "{pass}: error {error:.8} (down {:.2e})",
-                        start_error - error
+                        self.start_error - error
                     ),
                 };
-                bar.show(walked, pending, format!("{message}, {moves} moves"));
+                (self.bar).show(*walked, *pending, format!("{message}, {moves} moves"));
             }
             Event::Pass(r, descent) => {
-                pb.suspend(|| print_pass(r, r.seconds - last_seconds));
-                last_seconds = r.seconds;
+                let pass_seconds = r.seconds - self.last_seconds;
+                self.bar.pb.suspend(|| print_pass(r, pass_seconds));
+                self.last_seconds = r.seconds;
                 if let Err(e) = on_pass(r, descent) {
-                    pb.suspend(|| eprintln!("warning: report not written: {e:#}"));
+                    (self.bar.pb).suspend(|| eprintln!("warning: report not written: {e:#}"));
                 }
             }
             Event::Checkpoint(_) => {}
         }
+    }
+
+    /// Clears the bar.
+    pub(crate) fn finish(&self) {
+        self.bar.pb.finish_and_clear();
+    }
+}
+
+/// Runs the descent with a progress bar, pass lines, `on_pass` (the report page) and
+/// Ctrl-C handling.
+fn descend<M: Model>(
+    loaded: &mut Loaded<M>,
+    start: Checkpoint<M::Values>,
+    options: &RunOptions,
+    interrupted: &AtomicBool,
+    on_pass: &mut dyn FnMut(&PassRecord, &Descent<M>) -> Result<()>,
+) -> Result<RunResult<M::Values>> {
+    let start_error = mean_error(&loaded.train, loaded.k);
+    let mut progress = TuneProgress::new(start.vars.len(), start_error, start.seconds);
+    let mut on_event = |event: Event<M>| {
+        progress.show(&event, on_pass);
         if interrupted.load(Ordering::SeqCst) {
             Control::Stop
         } else {
@@ -514,7 +552,7 @@ fn descend<M: Model>(
         options,
         &mut on_event,
     )?;
-    pb.finish_and_clear();
+    progress.finish();
     Ok(result)
 }
 
@@ -546,63 +584,31 @@ fn print_errors_after<M: Model>(loaded: &mut Loaded<M>, params: &M::Values) {
     print_errors(loaded, "end");
 }
 
-/// A changed value: its flat slot, before, after, and its support (training positions it
-/// counts in).
-type Change = (usize, i32, i32, usize);
-
 /// Every changed value, biggest change first; prints the 20 largest with their support.
 fn print_changes<M: Model>(
     before: &M::Values,
     after: &M::Values,
     train: &M,
     name: &dyn Fn(usize) -> String,
-) -> Vec<Change> {
-    let (before, after) = (before.values(), after.values());
-    let mut changes: Vec<Change> = (0..before.len())
-        .filter(|&i| before[i] != after[i])
-        .map(|i| (i, before[i], after[i], train.support(&[i])))
-        .collect();
-    changes.sort_by_key(|&(i, b, a, _)| (std::cmp::Reverse((a - b).abs()), i));
+) -> Vec<ValueChange> {
+    let changes = texel_tune::log::changes(before, after, train, name);
+    say_changes(&changes);
+    changes
+}
+
+/// Prints how many values changed and the 20 largest changes with their support.
+pub(crate) fn say_changes(changes: &[ValueChange]) {
     say!(
         "{} values changed; the largest (support: positions it counts in):",
         changes.len()
     );
-    for (i, b, a, support) in changes.iter().take(20) {
+    for c in changes.iter().take(20) {
+        let (b, a) = (c.before, c.after);
         say!(
-            "  {:<40} {b:>6} -> {a:>6} ({:+}), support {support}",
-            name(*i),
+            "  {:<40} {b:>6} -> {a:>6} ({:+}), support {}",
+            c.value,
             a - b,
+            c.support
         );
     }
-    changes
-}
-
-/// Appends one line to the log: the values held for want of support and every change with
-/// its support.
-fn log_changes(
-    log: &std::path::Path,
-    held: &[String],
-    changes: &[Change],
-    name: &dyn Fn(usize) -> String,
-) -> Result<()> {
-    use std::io::Write;
-    use texel_tune::log::{ChangesLine, TuneLogLine, ValueChange, TUNE_LOG_VERSION};
-    let changes = changes
-        .iter()
-        .map(|&(i, before, after, support)| ValueChange {
-            value: name(i),
-            before,
-            after,
-            support,
-        })
-        .collect();
-    let line = TuneLogLine::Changes(ChangesLine {
-        version: TUNE_LOG_VERSION,
-        held: held.to_vec(),
-        changes,
-    });
-    let line = serde_json::to_string(&line)?;
-    let mut f = texel_files::open_lines_for_append(log)
-        .with_context(|| format!("cannot write the log {}", log.display()))?;
-    writeln!(f, "{line}").with_context(|| format!("cannot write the log {}", log.display()))
 }

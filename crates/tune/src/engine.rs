@@ -80,7 +80,7 @@ pub struct EngineTune {
     pub k: Option<f64>,
     /// Positions in 1,000 held out for validation (0: none).
     pub validation_per_mille: u32,
-    /// The L2 pull toward the start (see [`Guards`]).
+    /// The L2 pull toward the start (see [`crate::Guards`]).
     pub l2: f64,
     /// Passes, method, patience, log, checkpoint.
     pub run: RunOptions,

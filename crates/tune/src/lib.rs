@@ -71,6 +71,8 @@ pub use run::{
     AUTO_WARM_POSITIONS, WARM_SAMPLE,
 };
 pub use select::{select, select_in_space, Selection, SelectionError};
-pub use settings::{SettingChanged, Settings};
+pub use settings::{
+    record_settings, Recorded, Rerun, Rerunning, RunFileError, SettingChanged, Settings,
+};
 pub use texel_trace;
 pub use traces::{load_traces, TraceLoad};

@@ -150,6 +150,65 @@ pub fn kept_pass(passes: &[PassLine]) -> Option<&PassLine> {
         .min_by(|a, b| validation(a).total_cmp(&validation(b)))
 }
 
+/// Every value `after` changed from `before` by slot, named by `name`, with its support
+/// in `train`: the largest change first (ties by slot).
+pub fn changes<M: crate::Model>(
+    before: &M::Values,
+    after: &M::Values,
+    train: &M,
+    name: &dyn Fn(usize) -> String,
+) -> Vec<ValueChange> {
+    use crate::model::Values;
+    let (before, after) = (before.values(), after.values());
+    let mut slots: Vec<usize> = (0..before.len())
+        .filter(|&i| before[i] != after[i])
+        .collect();
+    slots.sort_by_key(|&i| (std::cmp::Reverse((after[i] - before[i]).abs()), i));
+    slots
+        .into_iter()
+        .map(|i| ValueChange {
+            value: name(i),
+            before: before[i],
+            after: after[i],
+            support: train.support(&[i]),
+        })
+        .collect()
+}
+
+/// The names (by `name`) of the variables of `selected` that `tuned` leaves out: the values
+/// held for want of support.
+pub fn held_names(
+    selected: &[crate::Variable],
+    tuned: &[crate::Variable],
+    name: &dyn Fn(usize) -> String,
+) -> Vec<String> {
+    selected
+        .iter()
+        .filter(|v| !tuned.contains(v))
+        .map(|v| name(v.slot))
+        .collect()
+}
+
+/// Appends the run's last line to the log at `path`: the values held and every change.
+///
+/// # Errors
+/// The log cannot be written.
+pub fn append_changes(
+    path: &std::path::Path,
+    held: Vec<String>,
+    changes: Vec<ValueChange>,
+) -> std::io::Result<()> {
+    use std::io::Write;
+    let line = TuneLogLine::Changes(ChangesLine {
+        version: TUNE_LOG_VERSION,
+        held,
+        changes,
+    });
+    let line = serde_json::to_string(&line).expect("plain data");
+    let mut f = texel_files::open_lines_for_append(path)?;
+    writeln!(f, "{line}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Display;
+use std::path::{Path, PathBuf};
 
 /// What a run was started with: settings that change its result (`fixed`), and settings
 /// that only change how long it goes (`length`, such as more passes), each by the name the
@@ -83,6 +84,197 @@ pub fn values_fingerprint(values: &[i32]) -> String {
     format!("{h:016x}")
 }
 
+/// The format of a run's settings file.
+const RUN_FILE_FORMAT: &str = "texel-run-settings-1";
+
+/// The settings a resumable run (self-play, the loop) began with, kept beside its files.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RunFile {
+    format: String,
+    /// The command that wrote it (`selfplay`, `loop`).
+    command: String,
+    settings: Settings,
+}
+
+/// Why earlier work cannot be continued or recorded.
+#[derive(Debug, thiserror::Error)]
+pub enum RunFileError {
+    /// Earlier work, and neither resume nor fresh asked for.
+    #[error(
+        "{0} holds the work of an earlier run: continue it with --resume, or start again \
+         with --fresh (which deletes it)"
+    )]
+    EarlierWork(PathBuf),
+    /// The settings file is not one.
+    #[error("{path}: not a texel settings file: {cause}")]
+    NotSettings {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        cause: serde_json::Error,
+    },
+    /// The settings file belongs to another command.
+    #[error("{path}: the settings of a {then} run ({format}), not of texel {now}")]
+    OtherCommand {
+        /// The file.
+        path: PathBuf,
+        /// The command that wrote it.
+        then: String,
+        /// Its format.
+        format: String,
+        /// The command reading it.
+        now: String,
+    },
+    /// A setting that changes the result differs.
+    #[error("cannot resume the run recorded in {path}: {cause}")]
+    Changed {
+        /// The file.
+        path: PathBuf,
+        /// The setting.
+        cause: SettingChanged,
+    },
+    /// A file cannot be read, written or removed.
+    #[error("{path}: {cause}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        cause: std::io::Error,
+    },
+}
+
+/// What to do when an earlier run left work behind.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct Rerun {
+    /// Continue the earlier run.
+    pub resume: bool,
+    /// Throw the earlier run's work away and start again.
+    pub fresh: bool,
+}
+
+/// What [`Rerun::decide`] did.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Rerunning {
+    /// No earlier work: a new run.
+    New,
+    /// The earlier work is continued.
+    Resumed,
+    /// The earlier work was deleted (`fresh`).
+    Discarded,
+}
+
+impl Rerun {
+    /// When `earlier` holds an earlier run's work (`has_work`): refuses unless resuming;
+    /// with `fresh`, calls `discard` first.
+    ///
+    /// # Errors
+    /// Earlier work without `resume` or `fresh`, or `discard` failed.
+    pub fn decide(
+        self,
+        earlier: &Path,
+        has_work: bool,
+        discard: impl FnOnce() -> Result<(), RunFileError>,
+    ) -> Result<Rerunning, RunFileError> {
+        if !has_work {
+            return Ok(Rerunning::New);
+        }
+        if self.resume {
+            return Ok(Rerunning::Resumed);
+        }
+        if !self.fresh {
+            return Err(RunFileError::EarlierWork(earlier.to_path_buf()));
+        }
+        discard()?;
+        Ok(Rerunning::Discarded)
+    }
+}
+
+/// Removes `path`; a file already gone is no error.
+///
+/// # Errors
+/// The file exists and cannot be removed.
+pub fn remove_if_there(path: &Path) -> Result<(), RunFileError> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(RunFileError::Io {
+            path: path.to_path_buf(),
+            cause: e,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// What [`record_settings`] found of the earlier run's settings.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Recorded {
+    /// Resuming, but the earlier run left no settings file, so none were compared.
+    pub missing: bool,
+    /// A note for each setting that only changes how long the run goes and changed.
+    pub notes: Vec<String>,
+}
+
+/// Records `settings` of `command` in `path`; when `resuming`, first checks them against
+/// the settings recorded there.
+///
+/// # Errors
+/// A result setting differs from the recorded one, the file is another command's or not a
+/// settings file, or it cannot be read or written.
+pub fn record_settings(
+    path: &Path,
+    command: &str,
+    settings: &Settings,
+    resuming: bool,
+) -> Result<Recorded, RunFileError> {
+    let io = |cause| RunFileError::Io {
+        path: path.to_path_buf(),
+        cause,
+    };
+    let mut recorded = Recorded::default();
+    if resuming {
+        match std::fs::read_to_string(path) {
+            Ok(text) => recorded.notes = check_recorded(path, &text, command, settings)?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => recorded.missing = true,
+            Err(e) => return Err(io(e)),
+        }
+    }
+    let file = RunFile {
+        format: RUN_FILE_FORMAT.into(),
+        command: command.into(),
+        settings: settings.clone(),
+    };
+    let text = serde_json::to_string_pretty(&file).expect("plain data") + "\n";
+    texel_files::write_atomically(path, text.as_bytes()).map_err(io)?;
+    Ok(recorded)
+}
+
+/// Checks the recorded settings `text` (of `path`) against `now`; the notes of changed
+/// length settings.
+fn check_recorded(
+    path: &Path,
+    text: &str,
+    command: &str,
+    now: &Settings,
+) -> Result<Vec<String>, RunFileError> {
+    let file: RunFile = serde_json::from_str(text).map_err(|cause| RunFileError::NotSettings {
+        path: path.to_path_buf(),
+        cause,
+    })?;
+    if file.format != RUN_FILE_FORMAT || file.command != command {
+        return Err(RunFileError::OtherCommand {
+            path: path.to_path_buf(),
+            then: file.command,
+            format: file.format,
+            now: command.into(),
+        });
+    }
+    file.settings
+        .check_resume(now)
+        .map_err(|cause| RunFileError::Changed {
+            path: path.to_path_buf(),
+            cause,
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,5 +308,61 @@ mod tests {
     fn fingerprints_tell_values_apart() {
         assert_ne!(values_fingerprint(&[1, 2]), values_fingerprint(&[2, 1]));
         assert_eq!(values_fingerprint(&[7]), values_fingerprint(&[7]));
+    }
+
+    #[test]
+    fn settings_are_recorded_and_checked_on_resume() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.json");
+        let s = Settings::default().fixed("--seed", 1).length("--games", 10);
+        assert_eq!(
+            record_settings(&path, "selfplay", &s, true).unwrap(),
+            Recorded {
+                missing: true,
+                notes: vec![]
+            }
+        );
+        let more = Settings::default().fixed("--seed", 1).length("--games", 20);
+        let recorded = record_settings(&path, "selfplay", &more, true).unwrap();
+        assert!(recorded.notes[0].contains("--games changed from 10 to 20"));
+        let other = Settings::default().fixed("--seed", 2).length("--games", 20);
+        let err = record_settings(&path, "selfplay", &other, true)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("--seed was 1") && err.contains("is 2"),
+            "{err}"
+        );
+        let err = record_settings(&path, "loop", &more, true)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("not of texel loop"), "{err}");
+        std::fs::write(&path, "{}").unwrap();
+        let err = record_settings(&path, "loop", &more, true).unwrap_err();
+        assert!(matches!(err, RunFileError::NotSettings { .. }), "{err}");
+    }
+
+    #[test]
+    fn earlier_work_needs_resume_or_fresh() {
+        let dir = tempfile::tempdir().unwrap();
+        let earlier = dir.path().join("games.pgn");
+        let rerun = |resume, fresh| Rerun { resume, fresh };
+        let none = || Ok(());
+        let decide = |r: Rerun, work| r.decide(&earlier, work, none);
+        assert_eq!(decide(rerun(false, false), false).unwrap(), Rerunning::New);
+        let err = decide(rerun(false, false), true).unwrap_err().to_string();
+        assert!(err.contains("--resume") && err.contains("--fresh"), "{err}");
+        assert_eq!(
+            decide(rerun(true, false), true).unwrap(),
+            Rerunning::Resumed
+        );
+        let mut discarded = false;
+        let did = rerun(false, true)
+            .decide(&earlier, true, || {
+                discarded = true;
+                Ok(())
+            })
+            .unwrap();
+        assert!(did == Rerunning::Discarded && discarded);
     }
 }

@@ -1,0 +1,240 @@
+//! The settings of the loop: one struct that is both `texel loop`'s flags (it derives
+//! clap's `Args`) and what a Rust caller fills in; every default is written once, in the
+//! flag's declaration ([`LoopSettings::new`] reads them from there).
+
+use crate::error::LoopError;
+use std::path::PathBuf;
+use texel_arena::sprt::SprtTest;
+use texel_eval::params::Preset;
+use texel_eval::Params;
+use texel_tune::settings::values_fingerprint;
+use texel_tune::{Settings, DEFAULT_MIN_SUPPORT};
+
+/// Who decides whether a round's tuned table becomes the best.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Gate {
+    /// A fixed-node SPRT match here (`--sprt`, `--gate-games`).
+    Own,
+    /// An SPRT run elsewhere: the loop prints the fastchess command line and the OpenBench
+    /// recipe, and the next run records `--verdict`.
+    Outside,
+}
+
+/// The verdict of an outside gate.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Verdict {
+    /// H1 accepted: the tuned table becomes the best.
+    Pass,
+    /// H0 accepted (or stopped): the best stays.
+    Fail,
+}
+
+/// Everything a loop's rounds depend on.
+#[derive(clap::Args, Clone, Debug)]
+pub struct LoopSettings {
+    /// The run's folder: `best.json`, `loop.jsonl` and one `round-NN/` per round.
+    #[arg(long)]
+    pub dir: PathBuf,
+    /// Rounds in all (a rerun with more rounds goes on).
+    #[arg(allow_negative_numbers = true, long, default_value_t = 3)]
+    pub rounds: u32,
+    /// Self-play games per round.
+    #[arg(allow_negative_numbers = true, long, default_value_t = 200)]
+    pub games: u32,
+    /// Nodes per move in self-play and in the gate match.
+    #[arg(allow_negative_numbers = true, long, default_value_t = 5000)]
+    pub nodes: u64,
+    /// Parameters to start from (JSON or `preset:NAME`); the table's defaults when absent.
+    #[arg(long, conflicts_with = "from_zero")]
+    pub params: Option<PathBuf>,
+    /// Start from material alone (`preset:material`), as the Slow Chess write-up suggests.
+    #[arg(long)]
+    pub from_zero: bool,
+    /// More labelled positions tuned on in every round besides the loop's own; repeatable.
+    #[arg(long)]
+    pub epd: Vec<PathBuf>,
+    /// Tuning: values counting in fewer training positions are held (as `texel tune`).
+    #[arg(allow_negative_numbers = true, long, default_value_t = DEFAULT_MIN_SUPPORT)]
+    pub min_support: usize,
+    /// Tuning passes per round at most.
+    #[arg(allow_negative_numbers = true, long, default_value_t = 30)]
+    pub passes: usize,
+    /// Gate: the SPRT on game pairs, `ELO0,ELO1[,MODEL]` as in `texel match`.
+    #[arg(
+        allow_hyphen_values = true,
+        long,
+        default_value = "0,10",
+        value_name = "ELO0,ELO1[,MODEL]"
+    )]
+    pub sprt: String,
+    /// Gate: games at most; an undecided SPRT passes when the score's LOS is at least 95 %.
+    #[arg(allow_negative_numbers = true, long, default_value_t = 1000)]
+    pub gate_games: u32,
+    /// Games played at once (default: all cores).
+    #[arg(allow_negative_numbers = true, long)]
+    pub threads: Option<usize>,
+    /// Openings of self-play and the gate.
+    #[arg(long, default_value = "data/openings.epd")]
+    pub openings: PathBuf,
+    /// Seed of the first round (round r uses seed + r − 1).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Take each round's games from PGN files instead of playing them: round N imports
+    /// every `.pgn` (`.pgn.gz`, `.pgn.zst`) file in `DIR/round-NN/`, games of `best.json`
+    /// from OpenBench's DATAGEN workload or fastchess. A round without them stops the loop
+    /// (exit 3) with what to run; the same command then goes on.
+    #[arg(long, value_name = "DIR")]
+    pub games_from: Option<PathBuf>,
+    /// Whose view the score comments of `--games-from` PGNs take: `mover` (fastchess,
+    /// cutechess, OpenBench) or `white` (texel's own games).
+    #[arg(long, default_value = "mover", value_name = "white|mover")]
+    pub pgn_scores: texel_import::ScoreView,
+    /// Who gates a round's tuned table: `own` (a fixed-node SPRT match here) or `outside`
+    /// (the loop prints the fastchess command and the OpenBench recipe, stops with exit 3,
+    /// and the same command with `--verdict` records the result).
+    #[arg(long, value_enum, default_value = "own")]
+    pub gate: Gate,
+}
+
+/// Parses the flags of [`LoopSettings`] alone.
+#[derive(clap::Parser)]
+struct Flags {
+    #[command(flatten)]
+    settings: LoopSettings,
+}
+
+impl LoopSettings {
+    /// The settings with every flag at its default, for a loop in `dir`.
+    pub fn new(dir: impl Into<PathBuf>) -> LoopSettings {
+        let flags: Flags = clap::Parser::try_parse_from(["loop", "--dir", "."])
+            .expect("the defaults are valid settings");
+        LoopSettings {
+            dir: dir.into(),
+            ..flags.settings
+        }
+    }
+
+    /// The gate's SPRT (`--sprt`).
+    ///
+    /// # Errors
+    /// The bounds are not `ELO0,ELO1[,MODEL]`.
+    pub fn sprt_test(&self) -> Result<SprtTest, LoopError> {
+        (self.sprt.parse()).map_err(|e| LoopError::Setting(format!("--sprt: {e}")))
+    }
+
+    /// Round `round`'s folder.
+    pub fn round_dir(&self, round: u32) -> PathBuf {
+        self.dir.join(format!("round-{round:02}"))
+    }
+
+    /// The best parameters so far.
+    pub fn best(&self) -> PathBuf {
+        self.dir.join("best.json")
+    }
+
+    /// The loop's line per finished round.
+    pub fn rounds_file(&self) -> PathBuf {
+        self.dir.join("loop.jsonl")
+    }
+
+    /// The parameters the loop starts from.
+    ///
+    /// # Errors
+    /// `--params` cannot be read.
+    pub fn start(&self) -> Result<Params, LoopError> {
+        Ok(match (self.from_zero, &self.params) {
+            (true, _) => Preset::Material.params(),
+            (false, Some(path)) => Params::load_or_preset(path)?,
+            (false, None) => Params::default(),
+        })
+    }
+
+    /// Checks the numbers and files before anything is played or written.
+    ///
+    /// # Errors
+    /// The first setting at fault.
+    pub fn check(&self) -> Result<(), LoopError> {
+        self.sprt_test()?;
+        let fail = |message: String| Err(LoopError::Setting(message));
+        if self.games == 0 {
+            return fail("--games must be at least 1".into());
+        }
+        if self.gate_games == 0 {
+            return fail("--gate-games must be at least 1".into());
+        }
+        if self.threads == Some(0) {
+            return fail("--threads must be at least 1".into());
+        }
+        if !self.openings.is_file() {
+            let name = self.openings.display();
+            return fail(format!(
+                "openings {name} do not exist (give --openings FILE)"
+            ));
+        }
+        if let Some(e) = self.epd.iter().find(|e| !e.is_file()) {
+            return fail(format!("--epd {} does not exist", e.display()));
+        }
+        Ok(())
+    }
+
+    /// What the rounds depend on (a resume must repeat it) and how many there are.
+    ///
+    /// # Errors
+    /// `--params` cannot be read.
+    pub fn fingerprint(&self) -> Result<Settings, LoopError> {
+        let start = self.start()?;
+        let epd: Vec<String> = self.epd.iter().map(|p| p.display().to_string()).collect();
+        let mut settings = Settings::default()
+            .fixed(
+                "--params",
+                format!("values {}", values_fingerprint(start.flat())),
+            )
+            .fixed("--games", self.games)
+            .fixed("--nodes", self.nodes)
+            .fixed("--epd", epd.join(" "))
+            .fixed("--min-support", self.min_support)
+            .fixed("--passes", self.passes)
+            .fixed("--sprt", &self.sprt)
+            .fixed("--gate-games", self.gate_games)
+            .fixed("--openings", self.openings.display())
+            .fixed("--seed", self.seed);
+        if let Some(dir) = &self.games_from {
+            settings = settings
+                .fixed("--games-from", dir.display())
+                .fixed("--pgn-scores", format!("{:?}", self.pgn_scores));
+        }
+        if self.gate == Gate::Outside {
+            settings = settings.fixed("--gate", "outside");
+        }
+        Ok(settings.length("--rounds", self.rounds))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_come_from_the_flags_and_bad_settings_are_named() {
+        let s = LoopSettings::new("run");
+        assert_eq!(
+            (s.rounds, s.games, s.nodes, s.gate),
+            (3, 200, 5000, Gate::Own)
+        );
+        assert_eq!(s.sprt_test().unwrap().elo1, 10.0);
+        assert_eq!(s.best(), PathBuf::from("run/best.json"));
+        let bad = |change: &dyn Fn(&mut LoopSettings)| {
+            let mut s = LoopSettings::new("run");
+            s.openings = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/openings.epd").into();
+            change(&mut s);
+            s.check().map_err(|e| e.to_string())
+        };
+        assert_eq!(bad(&|_| {}), Ok(()));
+        assert!(bad(&|s| s.games = 0).unwrap_err().contains("--games"));
+        assert!(bad(&|s| s.sprt = "x".into())
+            .unwrap_err()
+            .contains("--sprt"));
+        let missing = bad(&|s| s.epd = vec!["no/such.epd".into()]);
+        assert!(missing.unwrap_err().contains("no/such.epd"));
+    }
+}

@@ -1,0 +1,146 @@
+//! The loop and self-play as library calls: the events a caller sees, the files a round
+//! leaves, an interrupted loop that goes on, and earlier games that are not thrown away.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use texel_loop::{LoopEnd, LoopEvent, LoopJob, LoopSettings, SelfplayEvent, SelfplayJob};
+
+fn openings() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/openings.epd")
+}
+
+/// One tiny round: 8 games at 400 nodes, one tuning pass, a 4-game gate.
+fn tiny(dir: &Path) -> LoopJob {
+    let settings = LoopSettings {
+        rounds: 1,
+        games: 8,
+        nodes: 400,
+        passes: 1,
+        min_support: 1,
+        gate_games: 4,
+        threads: Some(2),
+        openings: openings(),
+        ..LoopSettings::new(dir)
+    };
+    LoopJob {
+        settings,
+        rerun: texel_tune::Rerun {
+            resume: true,
+            fresh: false,
+        },
+        verdict: None,
+    }
+}
+
+/// The kinds of events in the order they came, each kind once per run of equal kinds.
+fn kinds(job: &LoopJob, interrupt: &AtomicBool) -> (LoopEnd, Vec<&'static str>) {
+    let mut seen: Vec<&'static str> = Vec::new();
+    let end = job
+        .run(interrupt, &mut |e| {
+            let kind = match e {
+                LoopEvent::Rerun(..) => "rerun",
+                LoopEvent::Playing(..) => "playing",
+                LoopEvent::Game(_) => "game",
+                LoopEvent::Played(..) => "played",
+                LoopEvent::Loaded(..) => "loaded",
+                LoopEvent::Tune(_) => "tune",
+                LoopEvent::Tuned(..) => "tuned",
+                LoopEvent::Gating(..) => "gating",
+                LoopEvent::GateGame(_) => "gate game",
+                LoopEvent::Round(_) => "round",
+                _ => "other",
+            };
+            if seen.last() != Some(&kind) {
+                seen.push(kind);
+            }
+        })
+        .unwrap();
+    (end, seen)
+}
+
+#[test]
+fn a_round_from_rust_reports_each_step_and_leaves_its_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let job = tiny(&tmp.path().join("run"));
+    let (end, seen) = kinds(&job, &AtomicBool::new(false));
+    assert_eq!(end, LoopEnd::Finished);
+    let steps = [
+        "rerun",
+        "playing",
+        "game",
+        "played",
+        "loaded",
+        "tune",
+        "tuned",
+        "gating",
+        "gate game",
+        "round",
+    ];
+    assert_eq!(seen, steps);
+    let round = job.settings.round_dir(1);
+    for file in [
+        "games.pgn",
+        "positions.epd",
+        "tuned.json",
+        "tune-log.jsonl",
+        "gate.pgn",
+    ] {
+        assert!(round.join(file).is_file(), "{file}");
+    }
+    assert!(
+        !round.join("tune.ckpt").exists(),
+        "the checkpoint goes at the end"
+    );
+    let text = std::fs::read_to_string(job.settings.rounds_file()).unwrap();
+    let rounds = texel_loop::read_rounds(&text).unwrap();
+    assert_eq!((rounds.len(), rounds[0].games), (1, 8));
+    // Run again: nothing is left to do.
+    let (end, seen) = kinds(&job, &AtomicBool::new(false));
+    assert_eq!((end, seen), (LoopEnd::Finished, vec!["rerun"]));
+}
+
+#[test]
+fn an_interrupted_loop_stops_at_once_and_goes_on_later() {
+    let tmp = tempfile::tempdir().unwrap();
+    let job = tiny(&tmp.path().join("run"));
+    let (end, seen) = kinds(&job, &AtomicBool::new(true));
+    assert_eq!(end, LoopEnd::Interrupted);
+    assert_eq!(seen, ["rerun", "playing"], "no game starts");
+    let (end, _) = kinds(&job, &AtomicBool::new(false));
+    assert_eq!(end, LoopEnd::Finished);
+}
+
+#[test]
+fn earlier_games_are_neither_lost_nor_appended_to_by_accident() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pgn = tmp.path().join("games.pgn");
+    let mut job = SelfplayJob::new(None, 300, &openings(), &pgn);
+    (job.games, job.threads) = (4, 2);
+    let quiet = AtomicBool::new(false);
+    let mut kept = None;
+    job.play(&quiet, &mut |e| {
+        if let SelfplayEvent::Starting { kept: k, .. } = e {
+            kept = Some(k);
+        }
+    })
+    .unwrap();
+    assert_eq!(kept, Some(0));
+    let before = std::fs::read(&pgn).unwrap();
+    let err = job.play(&quiet, &mut |_| {}).unwrap_err().to_string();
+    assert!(err.contains("--resume") && err.contains("--fresh"), "{err}");
+    assert_eq!(std::fs::read(&pgn).unwrap(), before, "nothing touched");
+    job.rerun.resume = true;
+    job.games = 6;
+    let report = job
+        .play(&quiet, &mut |e| {
+            if let SelfplayEvent::Starting { kept: k, .. } = e {
+                kept = Some(k);
+            }
+        })
+        .unwrap();
+    assert_eq!(kept, Some(4), "the four games are kept");
+    assert_eq!(report.pairings[0].score.games(), 6);
+    job.seed = 2;
+    let err = job.play(&quiet, &mut |_| {}).unwrap_err().to_string();
+    assert!(err.contains("--seed was 1"), "{err}");
+}
