@@ -233,7 +233,7 @@ fn schedule(o: &MatchOptions) -> Result<Schedule, MatchError> {
     for i in (1..order.len()).rev() {
         order.swap(i, rng.below(i + 1));
     }
-    let games = o.games.div_ceil(2) * 2;
+    let games = o.games_per_pairing();
     let (mut jobs, mut varied) = (Vec::new(), 0);
     for (p, &(a, b)) in pairs.iter().enumerate() {
         let per_start = if twins(o, (a, b)) { 1 } else { 2 };
@@ -527,6 +527,16 @@ fn worker(
 }
 
 impl MatchOptions {
+    /// The games each pairing plays: `games` rounded up to whole colour-swapped pairs.
+    pub fn games_per_pairing(&self) -> u32 {
+        self.games.div_ceil(2) * 2
+    }
+
+    /// The games of the whole match, every pairing's.
+    pub fn total_games(&self) -> u64 {
+        u64::from(self.games_per_pairing()) * pairings_of(self).len() as u64
+    }
+
     /// Goes on from the games a stopped run of this match left in its PGN: the finished
     /// games of rounds 1, 2, ... are kept (see [`crate::results::keep_finished_games`]),
     /// count in the score, and play resumes at the next round. Returns how many were kept

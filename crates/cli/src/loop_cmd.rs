@@ -52,9 +52,8 @@ impl Screen {
             let pgn = options.pgn.as_deref().unwrap_or(std::path::Path::new(""));
             say!("resuming after {kept} games in {}", pgn.display());
         }
-        let total = u64::from(options.games.div_ceil(2) * 2) * (options.engines.len() as u64 - 1);
         let template = format!("{what} {{bar:40}} {{pos}}/{{len}} games, {{per_sec}}, eta {{eta}}");
-        self.games = Some(crate::progress_bar(total, &template));
+        self.games = Some(crate::progress_bar(options.total_games(), &template));
     }
 
     /// Clears the bar of the games.

@@ -118,10 +118,8 @@ fn play(job: &SelfplayJob, interrupt: &AtomicBool) -> Result<MatchReport> {
             if kept > 0 {
                 say!("resuming after {kept} games in {}", job.pgn.display());
             }
-            let pairings = options.engines.len() as u64 - 1;
-            let total = u64::from(options.games.div_ceil(2) * 2) * pairings;
             bar = Some(crate::progress_bar(
-                total,
+                options.total_games(),
                 "selfplay {bar:40} {pos}/{len} games, {per_sec}, eta {eta}",
             ));
         }

@@ -5,7 +5,7 @@
 use crate::error::{io, LoopError};
 use crate::job::{LoopEnd, LoopEvent, LoopJob, Step};
 use crate::records::GateLine;
-use crate::selfplay::{SelfplayEvent, SelfplayJob, RANDOM_PLIES};
+use crate::selfplay::{all_cores, SelfplayEvent, SelfplayJob, RANDOM_PLIES};
 use crate::settings::Gate;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -79,8 +79,7 @@ fn line_count(path: &Path) -> Result<u64, LoopError> {
 impl LoopJob {
     /// The threads the games use.
     fn threads(&self) -> usize {
-        (self.settings.threads)
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        self.settings.threads.unwrap_or_else(all_cores)
     }
 
     /// Step 1: the round's games and their labelled positions (`games.pgn`,
@@ -112,7 +111,7 @@ impl LoopJob {
                 fresh: false,
             },
         };
-        let games = (s.games.div_ceil(2) * 2) as usize;
+        let games = selfplay.match_options()?.total_games() as usize;
         if !(positions.exists() && selfplay.holds_games(games)?) {
             let report = selfplay.play(interrupt, &mut |e| match e {
                 SelfplayEvent::Starting { options, kept, .. } => {

@@ -29,6 +29,11 @@ pub const ADJUDICATION: Adjudication = Adjudication {
     max_plies: 600,
 };
 
+/// The cores of this machine: games played at once unless told otherwise.
+pub(crate) fn all_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 /// A self-play run.
 #[derive(Clone, Debug)]
 pub struct SelfplayJob {
@@ -80,7 +85,7 @@ impl SelfplayJob {
             params,
             limit: TimeControl::Nodes(nodes),
             games: 100,
-            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            threads: all_cores(),
             openings: openings.to_path_buf(),
             random_plies: RANDOM_PLIES,
             seed: 1,

@@ -110,6 +110,19 @@ fn an_interrupted_loop_stops_at_once_and_goes_on_later() {
     assert_eq!(end, LoopEnd::Finished);
 }
 
+/// Plays `job`'s games; how many earlier games it kept.
+fn kept_by(job: &SelfplayJob) -> (usize, texel_arena::MatchReport) {
+    let mut kept = None;
+    let report = job
+        .play(&AtomicBool::new(false), &mut |e| {
+            if let SelfplayEvent::Starting { kept: k, .. } = e {
+                kept = Some(k);
+            }
+        })
+        .unwrap();
+    (kept.expect("the games start"), report)
+}
+
 #[test]
 fn earlier_games_are_neither_lost_nor_appended_to_by_accident() {
     let tmp = tempfile::tempdir().unwrap();
@@ -117,28 +130,15 @@ fn earlier_games_are_neither_lost_nor_appended_to_by_accident() {
     let mut job = SelfplayJob::new(None, 300, &openings(), &pgn);
     (job.games, job.threads) = (4, 2);
     let quiet = AtomicBool::new(false);
-    let mut kept = None;
-    job.play(&quiet, &mut |e| {
-        if let SelfplayEvent::Starting { kept: k, .. } = e {
-            kept = Some(k);
-        }
-    })
-    .unwrap();
-    assert_eq!(kept, Some(0));
+    assert_eq!(kept_by(&job).0, 0);
     let before = std::fs::read(&pgn).unwrap();
     let err = job.play(&quiet, &mut |_| {}).unwrap_err().to_string();
     assert!(err.contains("--resume") && err.contains("--fresh"), "{err}");
     assert_eq!(std::fs::read(&pgn).unwrap(), before, "nothing touched");
     job.rerun.resume = true;
     job.games = 6;
-    let report = job
-        .play(&quiet, &mut |e| {
-            if let SelfplayEvent::Starting { kept: k, .. } = e {
-                kept = Some(k);
-            }
-        })
-        .unwrap();
-    assert_eq!(kept, Some(4), "the four games are kept");
+    let (kept, report) = kept_by(&job);
+    assert_eq!(kept, 4, "the four games are kept");
     assert_eq!(report.pairings[0].score.games(), 6);
     job.seed = 2;
     let err = job.play(&quiet, &mut |_| {}).unwrap_err().to_string();

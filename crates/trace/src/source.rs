@@ -2,6 +2,7 @@
 
 use crate::binary::BinaryTrace;
 use crate::text::{TraceError, TracedPosition};
+use std::borrow::Borrow;
 use std::convert::Infallible;
 
 /// Numbered positions a reader visits one at a time, from any thread: a slice in memory, or
@@ -30,11 +31,12 @@ pub trait PositionSource: Sync {
     ) -> Result<R, Self::Error>;
 }
 
-impl PositionSource for [TracedPosition] {
+/// Positions held in memory, by value or by reference.
+impl<T: Borrow<TracedPosition> + Sync> PositionSource for [T] {
     type Error = Infallible;
 
     fn len(&self) -> usize {
-        <[TracedPosition]>::len(self)
+        <[T]>::len(self)
     }
 
     fn with<R>(
@@ -43,24 +45,7 @@ impl PositionSource for [TracedPosition] {
         _: &mut TracedPosition,
         f: impl FnOnce(&TracedPosition) -> R,
     ) -> Result<R, Infallible> {
-        Ok(f(&self[i]))
-    }
-}
-
-impl PositionSource for [&TracedPosition] {
-    type Error = Infallible;
-
-    fn len(&self) -> usize {
-        <[&TracedPosition]>::len(self)
-    }
-
-    fn with<R>(
-        &self,
-        i: usize,
-        _: &mut TracedPosition,
-        f: impl FnOnce(&TracedPosition) -> R,
-    ) -> Result<R, Infallible> {
-        Ok(f(self[i]))
+        Ok(f(self[i].borrow()))
     }
 }
 
