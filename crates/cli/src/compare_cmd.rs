@@ -98,7 +98,7 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
         let (mut loaded, space, given) = crate::tune_traces::load(&args.data, trace)?;
         let list = subjects_in_space(args, &space)?;
         let space_of = LabSpace::Outside(&space);
-        let given = crate::lab_traces::judged_base(&args.data, &mut loaded, space_of, given);
+        let given = crate::lab_cmd::judged_base_with_k(&args.data, &mut loaded, space_of, given);
         let k = loaded.k;
         let mut lab = Lab::new(
             &mut loaded.train,

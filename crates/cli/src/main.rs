@@ -27,8 +27,6 @@ mod eval_cmd;
 mod guards;
 mod import_cmd;
 mod lab_cmd;
-mod lab_prove;
-mod lab_traces;
 mod loop_cmd;
 mod loop_outside;
 mod match_cmd;

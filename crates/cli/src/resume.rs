@@ -1,25 +1,8 @@
 //! Runs that continue where they stopped (self-play, the loop, the lab), as the terminal
 //! shows them: the deciding and checking is `texel_tune::settings`'s.
 
-use anyhow::Result;
 use std::path::Path;
-use texel_tune::{Recorded, Rerun, Rerunning, RunFileError};
-
-/// Decides whether the run continues the earlier work in `earlier` (see
-/// [`Rerun::decide`]) and says when `--fresh` deleted it. Returns whether it resumes.
-///
-/// # Errors
-/// Earlier work without `--resume` or `--fresh`, or `discard` failed.
-pub fn decide(
-    rerun: Rerun,
-    earlier: &Path,
-    has_work: bool,
-    discard: impl FnOnce() -> Result<(), RunFileError>,
-) -> Result<bool> {
-    let did = rerun.decide(earlier, has_work, discard)?;
-    say_rerun(did, earlier);
-    Ok(did == Rerunning::Resumed)
-}
+use texel_tune::{Recorded, Rerunning};
 
 /// Says that `--fresh` deleted the earlier work in `earlier`.
 pub fn say_rerun(did: Rerunning, earlier: &Path) {

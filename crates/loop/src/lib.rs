@@ -31,6 +31,7 @@
 
 mod error;
 mod job;
+mod prove;
 mod records;
 mod rounds;
 mod selfplay;
@@ -39,6 +40,7 @@ mod tune;
 
 pub use error::LoopError;
 pub use job::{LoopEnd, LoopEvent, LoopJob};
+pub use prove::{GameProver, ProveSettings};
 pub use records::{
     read_rounds, GateLine, LoopFileError, RoundErrors, RoundLine, DEFAULT_SPRT, LOOP_VERSION,
 };

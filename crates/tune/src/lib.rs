@@ -40,7 +40,9 @@ mod gradient;
 mod guard;
 mod job;
 mod lab;
+mod lab_job;
 pub mod lab_report;
+mod lab_settings;
 mod linear;
 mod load;
 mod load_phases;
@@ -62,6 +64,10 @@ pub use job::{
     run_from, JobError, JobEvent, TuneData, TuneJob, DEFAULT_L2, DEFAULT_MIN_SUPPORT, L2,
 };
 pub use lab::{Errors, Lab, LabSpace, LabSubject, Subject, SubjectKind, Verdict};
+pub use lab_job::{
+    header, judged_base, LabError, LabEvent, LabJob, LabLog, LabOutcome, ProveError, Prover,
+};
+pub use lab_settings::{LabSettings, SubjectError};
 pub use linear::{LinearDataset, BLOCK};
 pub use load::{load, total_bytes, BadLines, LoadError, LoadOptions, LoadReport};
 pub use load_phases::{load_phases, LoadPhases};
