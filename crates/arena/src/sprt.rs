@@ -83,6 +83,31 @@ impl std::str::FromStr for SprtTest {
     }
 }
 
+impl SprtTest {
+    /// The bounds as `--sprt` takes them: `ELO0,ELO1`, with `,normalized` for normalized
+    /// Elo.
+    pub fn bounds(&self) -> String {
+        match self.model {
+            EloModel::Logistic => format!("{},{}", self.elo0, self.elo1),
+            model => format!("{},{},{}", self.elo0, self.elo1, model.name()),
+        }
+    }
+}
+
+/// In settings files, the test is its bounds as `--sprt` takes them.
+impl serde::Serialize for SprtTest {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.bounds())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for SprtTest {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<SprtTest, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 impl std::fmt::Display for SprtTest {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let model = self.model.name();
@@ -250,6 +275,15 @@ impl<'a> Outcomes<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bounds_read_back_as_the_same_test() {
+        for text in ["0,5", "-1.5,2.5", "0,10,normalized"] {
+            let test: SprtTest = text.parse().unwrap();
+            assert_eq!(test.bounds(), text);
+            assert_eq!(test.bounds().parse::<SprtTest>(), Ok(test));
+        }
+    }
 
     /// fastchess's reports of four 200-game matches (100 pairs each, normalized Elo bounds
     /// 0 and 10, α = β = 0.05), as printed by fastchess: `Ptnml(0-2)` and `LLR`.

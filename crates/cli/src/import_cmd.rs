@@ -26,7 +26,8 @@ enum Dups {
 }
 
 /// How positions are sampled from games and filtered (the Slow Chess filters).
-#[derive(Args, Clone)]
+#[derive(Args, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct SampleArgs {
     /// Positions per game at most.
     #[arg(allow_negative_numbers = true, long, default_value_t = 5)]

@@ -36,6 +36,8 @@ mod paths;
 mod report_cmd;
 mod resume;
 mod selfplay_cmd;
+#[cfg(test)]
+mod settings_tests;
 mod traces_cmd;
 mod tune_cmd;
 mod tune_traces;

@@ -12,7 +12,11 @@ use texel_arena::openings::read_openings;
 use texel_arena::sprt::SprtTest;
 use texel_arena::{run_match, MatchOptions, MatchReport, Progress};
 
-#[derive(Args)]
+/// Every setting of `texel match`; as a serde record, each field is a key named like its
+/// flag (`engine` for `--engine`); keys left out take the flag's default, and `engine` must
+/// be given.
+#[derive(Args, serde::Serialize, serde::Deserialize)]
+#[serde(default = "MatchArgs::without_engines", deny_unknown_fields)]
 pub struct MatchArgs {
     /// An engine: `name=N,params=P.json|preset:NAME` (texel) or `name=N,cmd=PATH[,arg=A][,option.NAME=V]`
     /// (UCI), with optional `tc=5+0.05`, `nodes=N`, `depth=N`, `st=SECONDS`, `hash=MB`, and
@@ -20,6 +24,7 @@ pub struct MatchArgs {
     /// long forfeits the game (default 60).
     /// The first engine plays all others (gauntlet). Repeatable.
     #[arg(long = "engine", required = true)]
+    #[serde(rename = "engine")]
     engines: Vec<String>,
     /// Settings for every engine that does not set them itself (e.g. `tc=5+0.05`).
     #[arg(long)]
@@ -59,6 +64,18 @@ pub struct MatchArgs {
     /// Draw after this many plies.
     #[arg(allow_negative_numbers = true, long, default_value_t = 600)]
     max_plies: u32,
+}
+
+impl MatchArgs {
+    /// Every flag at its default, no engine named.
+    fn without_engines() -> MatchArgs {
+        let words = ["--engine".to_string(), "name=a".to_string()];
+        let defaults: MatchArgs = crate::parsed_from(&words).expect("valid defaults");
+        MatchArgs {
+            engines: Vec::new(),
+            ..defaults
+        }
+    }
 }
 
 pub(crate) fn numbers<T: std::str::FromStr>(text: &str, what: &str, n: usize) -> Result<Vec<T>> {

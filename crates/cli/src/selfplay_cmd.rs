@@ -14,7 +14,11 @@ use texel_arena::MatchReport;
 use texel_loop::{SelfplayEvent, SelfplayJob};
 use texel_tune::Rerun;
 
-#[derive(Args, Clone)]
+/// Every setting of `texel selfplay`; as a serde record, each field is a key named like its
+/// flag (`--resume` and `--fresh` name a run, not a setting); keys left out take the flag's
+/// default, and `pgn` must be given.
+#[derive(Args, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(default = "SelfplayArgs::without_pgn")]
 pub struct SelfplayArgs {
     /// Parameters of the built-in engine (JSON); the defaults when absent.
     #[arg(long)]
@@ -56,16 +60,29 @@ pub struct SelfplayArgs {
     /// 2, ... in order) are kept, any after a gap dropped, and the rest is played as if the
     /// run had not stopped.
     #[arg(long)]
+    #[serde(skip)]
     pub resume: bool,
     /// Start again although `--pgn` holds games of an earlier run (they are deleted);
     /// without it or `--resume` such a run is refused.
     #[arg(long, conflicts_with = "resume")]
+    #[serde(skip)]
     pub fresh: bool,
     #[command(flatten)]
+    #[serde(flatten)]
     pub sample: SampleArgs,
 }
 
 impl SelfplayArgs {
+    /// Every flag at its default, no PGN named.
+    fn without_pgn() -> SelfplayArgs {
+        let words = ["--pgn".to_string(), "-".to_string()];
+        let defaults: SelfplayArgs = crate::parsed_from(&words).expect("valid defaults");
+        SelfplayArgs {
+            pgn: PathBuf::new(),
+            ..defaults
+        }
+    }
+
     /// The search limit of the built-in engine.
     fn limit(&self) -> TimeControl {
         match (self.depth, self.nodes) {

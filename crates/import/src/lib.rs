@@ -75,7 +75,8 @@ impl Default for ImportOptions {
 
 /// Whose point of view the plain score comments of a PGN (`{+0.35/12}`) take. `[%eval]`
 /// comments are always White's.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ScoreView {
     /// White's: texel's own games, lichess, python-chess scripts.
     #[default]

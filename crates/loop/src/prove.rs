@@ -15,8 +15,10 @@ use texel_eval::{Params, TermId};
 use texel_tune::lab_report::{apply, GameProof, KeepRule};
 use texel_tune::{LabSpace, ProveError, Prover, SubjectKind, Verdict};
 
-/// How a lab's kept subjects are played (`texel lab`'s `--prove` flags).
-#[derive(clap::Args, Clone, Debug, PartialEq)]
+/// How a lab's kept subjects are played (`texel lab`'s `--prove` flags; as a serde record,
+/// the same names).
+#[derive(clap::Args, Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct ProveSettings {
     /// Play every kept subject (its tuned values) against the base at fixed nodes as an SPRT,
     /// and add its Elo, LLR and verdict to the reports. Games go to `OUT/prove/`; a rerun
@@ -43,6 +45,22 @@ pub struct ProveSettings {
     /// Games played at once (default: all cores).
     #[arg(long, allow_negative_numbers = true)]
     pub prove_threads: Option<usize>,
+}
+
+/// Parses the flags of [`ProveSettings`] alone.
+#[derive(clap::Parser)]
+struct Flags {
+    #[command(flatten)]
+    settings: ProveSettings,
+}
+
+impl Default for ProveSettings {
+    /// Every flag at its default.
+    fn default() -> ProveSettings {
+        let flags: Flags =
+            clap::Parser::try_parse_from(["prove"]).expect("the defaults are valid settings");
+        flags.settings
+    }
 }
 
 /// Plays the proofs of a lab whose files are in `out`: each subject's games go to

@@ -3,6 +3,7 @@
 //! flag's declaration ([`LoopSettings::new`] reads them from there).
 
 use crate::error::LoopError;
+use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use texel_arena::sprt::SprtTest;
 use texel_eval::params::Preset;
@@ -11,7 +12,8 @@ use texel_tune::settings::values_fingerprint;
 use texel_tune::{Settings, DEFAULT_MIN_SUPPORT};
 
 /// Who decides whether a round's tuned table becomes the best.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Gate {
     /// A fixed-node SPRT match here (`--sprt`, `--gate-games`).
     Own,
@@ -21,7 +23,8 @@ pub enum Gate {
 }
 
 /// The verdict of an outside gate.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Verdict {
     /// H1 accepted: the tuned table becomes the best.
     Pass,
@@ -29,8 +32,10 @@ pub enum Verdict {
     Fail,
 }
 
-/// Everything a loop's rounds depend on.
-#[derive(clap::Args, Clone, Debug)]
+/// Everything a loop's rounds depend on. As a serde record, each field is a key named like
+/// its flag; keys left out take the flag's default (`dir` has none: it must be given).
+#[derive(clap::Args, Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default = "LoopSettings::without_dir", deny_unknown_fields)]
 pub struct LoopSettings {
     /// The run's folder: `best.json`, `loop.jsonl` and one `round-NN/` per round.
     #[arg(long)]
@@ -122,6 +127,11 @@ impl LoopSettings {
         (self.sprt.parse()).map_err(|e| LoopError::Setting(format!("--sprt: {e}")))
     }
 
+    /// The defaults with no folder, for serde: a record must name `dir`.
+    fn without_dir() -> LoopSettings {
+        LoopSettings::new("")
+    }
+
     /// Round `round`'s folder.
     pub fn round_dir(&self, round: u32) -> PathBuf {
         self.dir.join(format!("round-{round:02}"))
@@ -156,6 +166,9 @@ impl LoopSettings {
     pub fn check(&self) -> Result<(), LoopError> {
         self.sprt_test()?;
         let fail = |message: String| Err(LoopError::Setting(message));
+        if self.dir.as_os_str().is_empty() {
+            return fail("the loop needs a folder: give --dir DIR".into());
+        }
         if self.games == 0 {
             return fail("--games must be at least 1".into());
         }

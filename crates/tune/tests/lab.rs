@@ -194,8 +194,14 @@ fn a_rerun_keeps_earlier_verdicts_only_when_asked() {
     assert_eq!(before, [true]);
     // Read back from lab.jsonl: the same verdict (JSON keeps errors to the last bit or so).
     let (a, b) = (&again.verdicts[0], &first.verdicts[0]);
-    assert_eq!((&a.subject, &a.values, a.support), (&b.subject, &b.values, b.support));
-    assert!((a.train_gain() - b.train_gain()).abs() < 1e-15, "{a:?} {b:?}");
+    assert_eq!(
+        (&a.subject, &a.values, a.support),
+        (&b.subject, &b.values, b.support)
+    );
+    assert!(
+        (a.train_gain() - b.train_gain()).abs() < 1e-15,
+        "{a:?} {b:?}"
+    );
 }
 
 #[test]
