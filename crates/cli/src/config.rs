@@ -136,7 +136,7 @@ pub struct TuneArgs {
 impl Default for TuneArgs {
     /// The settings of `texel tune` with no flag given.
     fn default() -> TuneArgs {
-        crate::parsed_from::<TuneArgs>(&[]).unwrap_or_else(|e| e.exit())
+        texel_tune::settings::parse_flags::<TuneArgs>(&[]).unwrap_or_else(|e| e.exit())
     }
 }
 

@@ -253,20 +253,6 @@ fn load_params(path: Option<&std::path::Path>) -> anyhow::Result<texel_eval::Par
 
 /// The threads a command uses: `given` (named by `option`) or every core; more than the
 /// machine has cores is capped to them, with a note (a thousand threads would only wait).
-/// `words` parsed as the arguments of a command whose settings are `T`.
-///
-/// # Errors
-/// Words that are not such arguments.
-pub(crate) fn parsed_from<T: clap::Args>(words: &[String]) -> Result<T, clap::Error> {
-    #[derive(Parser)]
-    struct Wrapper<T: clap::Args> {
-        #[command(flatten)]
-        inner: T,
-    }
-    let words = std::iter::once("texel".to_string()).chain(words.iter().cloned());
-    Wrapper::<T>::try_parse_from(words).map(|w| w.inner)
-}
-
 pub(crate) fn threads(given: Option<usize>, option: &str) -> usize {
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     match given {

@@ -69,8 +69,8 @@ pub struct MatchArgs {
 impl MatchArgs {
     /// Every flag at its default, no engine named.
     fn without_engines() -> MatchArgs {
-        let words = ["--engine".to_string(), "name=a".to_string()];
-        let defaults: MatchArgs = crate::parsed_from(&words).expect("valid defaults");
+        let defaults: MatchArgs =
+            texel_tune::settings::parse_flags(&["--engine", "name=a"]).expect("valid defaults");
         MatchArgs {
             engines: Vec::new(),
             ..defaults

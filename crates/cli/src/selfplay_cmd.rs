@@ -75,8 +75,8 @@ pub struct SelfplayArgs {
 impl SelfplayArgs {
     /// Every flag at its default, no PGN named.
     fn without_pgn() -> SelfplayArgs {
-        let words = ["--pgn".to_string(), "-".to_string()];
-        let defaults: SelfplayArgs = crate::parsed_from(&words).expect("valid defaults");
+        let defaults: SelfplayArgs =
+            texel_tune::settings::parse_flags(&["--pgn", "-"]).expect("valid defaults");
         SelfplayArgs {
             pgn: PathBuf::new(),
             ..defaults

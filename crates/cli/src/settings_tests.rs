@@ -50,8 +50,7 @@ fn check<T: Args + Serialize + DeserializeOwned>(value: &T, runs: &[&str], requi
 }
 
 fn parsed<T: Args>(words: &[&str]) -> T {
-    let words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
-    crate::parsed_from(&words).unwrap()
+    texel_tune::settings::parse_flags(words).unwrap()
 }
 
 #[test]

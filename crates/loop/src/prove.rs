@@ -13,6 +13,7 @@ use texel_arena::sprt::SprtTest;
 use texel_arena::{run_match, MatchOptions};
 use texel_eval::{Params, TermId};
 use texel_tune::lab_report::{apply, GameProof, KeepRule};
+use texel_tune::settings::parse_flags;
 use texel_tune::{LabSpace, ProveError, Prover, SubjectKind, Verdict};
 
 /// How a lab's kept subjects are played (`texel lab`'s `--prove` flags; as a serde record,
@@ -47,19 +48,10 @@ pub struct ProveSettings {
     pub prove_threads: Option<usize>,
 }
 
-/// Parses the flags of [`ProveSettings`] alone.
-#[derive(clap::Parser)]
-struct Flags {
-    #[command(flatten)]
-    settings: ProveSettings,
-}
-
 impl Default for ProveSettings {
     /// Every flag at its default.
     fn default() -> ProveSettings {
-        let flags: Flags =
-            clap::Parser::try_parse_from(["prove"]).expect("the defaults are valid settings");
-        flags.settings
+        parse_flags(&[]).expect("the defaults are valid settings")
     }
 }
 

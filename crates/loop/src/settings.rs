@@ -101,21 +101,14 @@ pub struct LoopSettings {
     pub gate: Gate,
 }
 
-/// Parses the flags of [`LoopSettings`] alone.
-#[derive(clap::Parser)]
-struct Flags {
-    #[command(flatten)]
-    settings: LoopSettings,
-}
-
 impl LoopSettings {
     /// The settings with every flag at its default, for a loop in `dir`.
     pub fn new(dir: impl Into<PathBuf>) -> LoopSettings {
-        let flags: Flags = clap::Parser::try_parse_from(["loop", "--dir", "."])
+        let defaults: LoopSettings = texel_tune::settings::parse_flags(&["--dir", "."])
             .expect("the defaults are valid settings");
         LoopSettings {
             dir: dir.into(),
-            ..flags.settings
+            ..defaults
         }
     }
 

@@ -44,19 +44,10 @@ pub struct LabSettings {
     pub apply: Option<PathBuf>,
 }
 
-/// Parses the flags of [`LabSettings`] alone.
-#[derive(clap::Parser)]
-struct Flags {
-    #[command(flatten)]
-    settings: LabSettings,
-}
-
 impl Default for LabSettings {
     /// Every flag at its default.
     fn default() -> LabSettings {
-        let flags: Flags =
-            clap::Parser::try_parse_from(["lab"]).expect("the defaults are valid settings");
-        flags.settings
+        crate::settings::parse_flags(&[]).expect("the defaults are valid settings")
     }
 }
 
