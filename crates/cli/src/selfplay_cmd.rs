@@ -23,9 +23,14 @@ pub struct SelfplayArgs {
     /// Parameters of the built-in engine (JSON); the defaults when absent.
     #[arg(long)]
     pub params: Option<PathBuf>,
-    /// Nodes per move (the default limit: 5,000).
-    #[arg(allow_negative_numbers = true, long, conflicts_with = "depth")]
-    pub nodes: Option<u64>,
+    /// Nodes per move (the limit unless --depth is given).
+    #[arg(
+        allow_negative_numbers = true,
+        long,
+        default_value_t = 5_000,
+        conflicts_with = "depth"
+    )]
+    pub nodes: u64,
     /// Depth per move instead of nodes.
     #[arg(allow_negative_numbers = true, long)]
     pub depth: Option<u32>,
@@ -85,9 +90,9 @@ impl SelfplayArgs {
 
     /// The search limit of the built-in engine.
     fn limit(&self) -> TimeControl {
-        match (self.depth, self.nodes) {
-            (Some(d), _) => TimeControl::Depth(d),
-            (None, n) => TimeControl::Nodes(n.unwrap_or(5_000)),
+        match self.depth {
+            Some(d) => TimeControl::Depth(d),
+            None => TimeControl::Nodes(self.nodes),
         }
     }
 
