@@ -41,6 +41,9 @@ pub enum LabError {
     /// Adopted values that cannot be written as the table's parameters.
     #[error(transparent)]
     Params(#[from] texel_eval::params::ParamsError),
+    /// Values that are not texel's table (another count).
+    #[error("the values are not texel's table: {0}")]
+    Values(String),
     /// Playing a proof.
     #[error("{0}")]
     Prove(ProveError),
@@ -408,11 +411,7 @@ impl LabSpace<'_> {
     pub fn save(&self, values: &[i32], path: &Path) -> Result<(), LabError> {
         match self {
             LabSpace::Table => {
-                let params = texel_eval::Params::from_values(values).map_err(|e| LabError::Io {
-                    action: "write",
-                    path: path.to_path_buf(),
-                    cause: std::io::Error::other(e),
-                })?;
+                let params = texel_eval::Params::from_values(values).map_err(LabError::Values)?;
                 Ok(params.save(path)?)
             }
             LabSpace::Outside(space) => {
