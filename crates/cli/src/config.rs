@@ -78,8 +78,10 @@ pub struct TuneArgs {
     #[arg(allow_negative_numbers = true, long,
           default_value_t = RunOptions::default().checkpoint_secs)]
     pub checkpoint_secs: f64,
-    /// Tuning method: cd (Slow Chess coordinate descent), adam (gradient epochs), or adam+cd
-    /// (Adam until the validation error stops falling, then coordinate descent).
+    /// Tuning method: newton (damped Newton steps in real numbers until the error stops
+    /// falling, then the values rounded and polished by coordinate descent), cd (Slow Chess
+    /// coordinate descent), adam (gradient epochs), or adam+cd (Adam until the validation
+    /// error stops falling, then coordinate descent).
     #[arg(long, default_value_t = Method::default())]
     #[serde(with = "as_text")]
     pub method: Method,

@@ -6,7 +6,7 @@ use clap::Args;
 use std::path::PathBuf;
 use std::time::Instant;
 use texel_eval::Params;
-use texel_tune::error::{fit_k, mean_error, samples};
+use texel_tune::error::{mean_error, samples};
 use texel_tune::{load, total_bytes, Dataset, LoadOptions, Model};
 
 /// Options shared by every command that reads labelled positions (in a tuning config, keys
@@ -107,11 +107,7 @@ pub fn load_data(args: &DataArgs, params: Params) -> Result<Loaded> {
     );
     let k = match args.k {
         Some(k) => k,
-        None => {
-            let k = fit_k(&samples(&train));
-            say!("fitted K = {k:.4}");
-            k
-        }
+        None => fitted_k(&train)?,
     };
     Ok(Loaded {
         train,
@@ -143,4 +139,17 @@ pub fn print_errors<M: Model>(l: &Loaded<M>, label: &str) {
         say_part!("  validation {:.8}", mean_error(&l.validation, l.k));
     }
     say!();
+}
+
+/// `K` fitted to the training positions under the starting values, printed; refused with
+/// the way out when they evaluate to about zero everywhere.
+pub(crate) fn fitted_k<M: texel_tune::Model>(train: &M) -> Result<f64> {
+    let k = texel_tune::error::fit_k_checked(&samples(train)).map_err(|e| {
+        anyhow::anyhow!(
+            "{e} with --k (texel's sigmoid is base 10: a base-e K such as texel-tuner's 2.7 \
+             is --k 1.1726, i.e. 2.7 / ln 10)"
+        )
+    })?;
+    say!("fitted K = {k:.4}");
+    Ok(k)
 }

@@ -558,16 +558,19 @@ fn descend<M: Model>(
 
 /// One line per pass: errors, what moved, the pass's own time and the run's.
 fn print_pass(r: &PassRecord, pass_seconds: f64) {
-    say_part!(
-        "pass {}: error {:.8}, {} variables moved ({} moves, {} probes), pass {:.1}s, total {:.1}s",
-        r.pass,
-        r.train_error,
-        r.summary.changed,
-        r.summary.moves,
-        r.summary.probes,
-        pass_seconds,
-        r.seconds
-    );
+    let (pass, error, changed) = (r.pass, r.train_error, r.summary.changed);
+    match r.real_error {
+        Some(real) => say_part!(
+            "pass {pass}: error {error:.8} (Newton iteration; real values {real:.8}), \
+             {changed} values moved"
+        ),
+        None => say_part!(
+            "pass {pass}: error {error:.8}, {changed} variables moved ({} moves, {} probes)",
+            r.summary.moves,
+            r.summary.probes,
+        ),
+    }
+    say_part!(", pass {pass_seconds:.1}s, total {:.1}s", r.seconds);
     if let Some(v) = r.validation_error {
         say_part!(", validation {v:.8}");
     }

@@ -2,14 +2,13 @@
 //! read from a trace, tuned with the same descent, guards, checkpoints and log as texel's.
 
 use crate::config::TuneArgs;
-use crate::data_args::{print_errors, DataArgs, Loaded};
+use crate::data_args::{fitted_k, print_errors, DataArgs, Loaded};
 use crate::outputs::Outputs;
 use crate::tune_cmd::{check_resumed_settings, starting_point, tune_settings, Tuning, Watching};
 use anyhow::{Context, Result};
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
-use texel_tune::error::{fit_k, samples};
 use texel_tune::texel_trace::ParamSpace;
 use texel_tune::{
     load_traces, select_in_space, Checkpoint, Descent, LinearDataset, Model, PassRecord, Selection,
@@ -70,11 +69,10 @@ pub(crate) fn load(
         train.len(),
         validation.len()
     );
-    let k = args.k.unwrap_or_else(|| {
-        let k = fit_k(&samples(&train));
-        say!("fitted K = {k:.4}");
-        k
-    });
+    let k = match args.k {
+        Some(k) => k,
+        None => fitted_k(&train)?,
+    };
     let loaded = Loaded {
         train,
         validation,

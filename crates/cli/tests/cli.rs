@@ -975,12 +975,15 @@ fn tune_warm_starts_on_a_sample_from_the_flag_or_the_config() {
     for how in ["flag", "config"] {
         let log = tmp.path().join(format!("{how}.jsonl"));
         let mut cmd = texel();
-        cmd.args(["tune", "--passes", "4", "--group", "KnightV", "--epd"])
-            .arg(&epd)
-            .arg("--log")
-            .arg(&log)
-            .arg("--out")
-            .arg(tmp.path().join(format!("{how}.json")));
+        cmd.args([
+            "tune", "--passes", "4", "--method", "cd", "--group", "KnightV",
+        ])
+        .arg("--epd")
+        .arg(&epd)
+        .arg("--log")
+        .arg(&log)
+        .arg("--out")
+        .arg(tmp.path().join(format!("{how}.json")));
         let flag = ["--warm-start", "2"];
         flag_or_config(&mut cmd, how, &flag, "{\"warm_start\": 2}", tmp.path());
         let text = stdout_of(&mut cmd);

@@ -182,7 +182,7 @@ fn a_rerun_never_throws_away_a_checkpoint_and_a_resume_checks_the_settings() {
     assert_eq!(bytes(&ckpt), saved, "the checkpoint is kept");
     let resume = ["--validate", "10", "--resume", ckpt.to_str().unwrap()];
     for (flag, value, then) in [
-        ("--method", "adam", "cd"),
+        ("--method", "adam", "newton"),
         ("--l2", "0.5", "0.1"),
         ("--min-support", "5", "1"),
         ("--validate", "20", "10"),

@@ -11,13 +11,17 @@ use serde::{Deserialize, Serialize};
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Method {
     /// Slow Chess coordinate descent.
-    #[default]
     Cd,
     /// Adam epochs only.
     Adam,
     /// Adam epochs until the validation error stops falling (or an epoch moves nothing),
     /// then coordinate descent from where Adam left.
     AdamThenCd,
+    /// Damped Newton iterations in real numbers until the error stops falling, then the
+    /// values rounded and polished by coordinate descent ([`crate::newton`]): it reaches the
+    /// optimum first, so it is the default.
+    #[default]
+    Newton,
 }
 
 impl std::str::FromStr for Method {
@@ -28,7 +32,10 @@ impl std::str::FromStr for Method {
             "cd" => Ok(Method::Cd),
             "adam" => Ok(Method::Adam),
             "adam+cd" => Ok(Method::AdamThenCd),
-            _ => Err(format!("no method {s:?} (methods: cd, adam, adam+cd)")),
+            "newton" => Ok(Method::Newton),
+            _ => Err(format!(
+                "no method {s:?} (methods: newton, cd, adam, adam+cd)"
+            )),
         }
     }
 }
@@ -39,6 +46,7 @@ impl std::fmt::Display for Method {
             Method::Cd => "cd",
             Method::Adam => "adam",
             Method::AdamThenCd => "adam+cd",
+            Method::Newton => "newton",
         })
     }
 }

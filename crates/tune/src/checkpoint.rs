@@ -4,6 +4,7 @@
 use crate::adam::AdamState;
 use crate::descent::{Cursor, DescentState, Guards, Variable};
 use crate::model::{Model, Values};
+use crate::newton::NewtonState;
 use crate::settings::Settings;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
@@ -13,7 +14,10 @@ use texel_eval::Params;
 use texel_files::write_atomically;
 
 /// The checkpoint format written now.
-const FORMAT: &str = "texel-checkpoint-5";
+const FORMAT: &str = "texel-checkpoint-6";
+
+/// The format before Newton's real values were kept: still read.
+const FORMAT_WITHOUT_NEWTON: &str = "texel-checkpoint-5";
 
 /// The format before settings were recorded: still read (its settings are not checked).
 const FORMAT_WITHOUT_SETTINGS: &str = "texel-checkpoint-4";
@@ -170,6 +174,46 @@ impl AdamFile {
     }
 }
 
+/// Newton's memory, floats exact.
+#[derive(Serialize, Deserialize)]
+struct NewtonFile {
+    values: Vec<Exact>,
+    damping: Exact,
+    iterations: u64,
+    error: Exact,
+    handed_over: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    chord: Option<(Vec<Exact>, Exact)>,
+}
+
+impl NewtonFile {
+    fn from_state(n: &NewtonState) -> NewtonFile {
+        NewtonFile {
+            values: exact(&n.values),
+            damping: Exact(n.damping),
+            iterations: n.iterations,
+            error: Exact(n.error),
+            handed_over: n.handed_over,
+            chord: n.chord.as_ref().map(|(at, d)| (exact(at), Exact(*d))),
+        }
+    }
+
+    fn into_state(self, vars: usize) -> Result<NewtonState, String> {
+        let chord_len = self.chord.as_ref().map_or(vars, |c| c.0.len());
+        if self.values.len() != vars || chord_len != vars {
+            return Err("Newton's values do not agree with the variables".into());
+        }
+        Ok(NewtonState {
+            values: floats(&self.values),
+            damping: self.damping.0,
+            iterations: self.iterations,
+            error: self.error.0,
+            handed_over: self.handed_over,
+            chord: self.chord.map(|(at, d)| (floats(&at), d.0)),
+        })
+    }
+}
+
 /// The file as written: a checkpoint in the field order and encodings of the format.
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -190,6 +234,8 @@ struct CheckpointFile {
     probes: u64,
     cursor: Cursor,
     adam: Option<AdamFile>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    newton: Option<NewtonFile>,
     best: Option<BestFile>,
     rises: usize,
     seconds: Exact,
@@ -222,6 +268,7 @@ impl<V: Values> Checkpoint<V> {
             probes: d.probes,
             cursor: d.cursor.clone(),
             adam: d.adam.as_ref().map(AdamFile::from_state),
+            newton: d.newton.as_ref().map(NewtonFile::from_state),
             best: self.best.as_ref().map(|(e, p)| BestFile {
                 error: Exact(*e),
                 params: p.values().to_vec(),
@@ -247,7 +294,7 @@ impl<V: Values> Checkpoint<V> {
         }
         let format = Format::deserialize(v).ok().and_then(|f| f.format);
         match format.as_deref() {
-            Some(FORMAT | FORMAT_WITHOUT_SETTINGS) => {}
+            Some(FORMAT | FORMAT_WITHOUT_NEWTON | FORMAT_WITHOUT_SETTINGS) => {}
             Some(f) if f.starts_with("texel-checkpoint-") => {
                 return Err(format!(
                     "written by another version of texel ({f}); start the run again"
@@ -357,6 +404,7 @@ impl CheckpointFile {
             None => None,
         };
         let adam = self.adam.map(|a| a.into_state(vars.len())).transpose()?;
+        let newton = self.newton.map(|n| n.into_state(vars.len())).transpose()?;
         Ok(Checkpoint {
             k: self.k.0,
             positions: self.positions,
@@ -375,6 +423,7 @@ impl CheckpointFile {
                 probes: self.probes,
                 cursor: self.cursor,
                 adam,
+                newton,
             },
             best,
             rises: self.rises,
@@ -421,6 +470,7 @@ pub fn fresh<M: Model>(
             probes: 0,
             cursor: Cursor::default(),
             adam: None,
+            newton: None,
         },
         vars,
         best: None,

@@ -16,6 +16,7 @@ use crate::adam::AdamState;
 use crate::dataset::Dataset;
 use crate::error::{SigmoidTable, CHUNK};
 use crate::model::{Model, Move, Values};
+use crate::newton::{Factor, NewtonState};
 use rayon::prelude::*;
 use texel_eval::Params;
 
@@ -87,6 +88,8 @@ pub struct DescentState<V = Params> {
     pub cursor: Cursor,
     /// Adam's memory, once an Adam epoch ran.
     pub adam: Option<AdamState>,
+    /// Newton's real values and damping, once a Newton iteration ran.
+    pub newton: Option<NewtonState>,
 }
 
 /// What one pass did.
@@ -129,6 +132,11 @@ pub struct Descent<'a, M: Model = Dataset> {
     cursor: Cursor,
     /// Adam's memory (see [`crate::adam`]).
     pub(crate) adam: Option<AdamState>,
+    /// Newton's memory (see [`crate::newton`]).
+    pub(crate) newton: Option<NewtonState>,
+    /// The factored Hessian Newton's chord steps reuse (not kept in checkpoints: taken
+    /// again from [`NewtonState::chord`]).
+    pub(crate) newton_factor: Option<Factor>,
 }
 
 impl<M: Model + std::fmt::Debug> std::fmt::Debug for Descent<'_, M> {
@@ -160,6 +168,8 @@ impl<'a, M: Model> Descent<'a, M> {
             probes: 0,
             cursor: Cursor::default(),
             adam: None,
+            newton: None,
+            newton_factor: None,
         };
         d.reset_errors();
         d
@@ -261,6 +271,17 @@ impl<'a, M: Model> Descent<'a, M> {
     pub(crate) fn set_params(&mut self, params: M::Values) {
         self.params = params;
         self.refresh();
+    }
+
+    /// Moves to `params` without scoring: the caller refreshes before anything reads the
+    /// positions' evaluations or errors.
+    pub(crate) fn set_params_unscored(&mut self, params: M::Values) {
+        self.params = params;
+    }
+
+    /// The values the L2 pull draws toward.
+    pub(crate) fn anchor(&self) -> &M::Values {
+        &self.anchor
     }
 
     /// Counts `n` probes made outside the coordinate moves (gradient differences).
@@ -420,6 +441,7 @@ impl<'a, M: Model> Descent<'a, M> {
             probes: self.probes,
             cursor: self.cursor.clone(),
             adam: self.adam.clone(),
+            newton: self.newton.clone(),
         }
     }
 
@@ -439,6 +461,7 @@ impl<'a, M: Model> Descent<'a, M> {
         d.probes = state.probes;
         d.cursor = state.cursor;
         d.adam = state.adam;
+        d.newton = state.newton;
         d
     }
 

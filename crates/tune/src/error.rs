@@ -113,6 +113,33 @@ pub fn fit_k(samples: &[(i32, f64)]) -> f64 {
     best
 }
 
+/// Below this mean distance from zero (centipawns) the evaluations carry no scale to fit `K`
+/// to: an all-zero start, or one that only holds a tempo bonus.
+pub const MIN_MEAN_EVAL: f64 = 10.0;
+
+/// `K` cannot be fitted: the evaluations are about zero everywhere.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error(
+    "the evaluations under the starting values average {0:.1} centipawns from zero (under \
+     {MIN_MEAN_EVAL}): K cannot be fitted to them, it would scale nothing; give K"
+)]
+pub struct FlatEvaluations(pub f64);
+
+/// [`fit_k`], refused where the evaluations are about zero everywhere (their mean distance
+/// from zero under [`MIN_MEAN_EVAL`]): the fit would then end at the bottom of its range and
+/// the tune would shrink every value toward nothing.
+///
+/// # Errors
+/// [`FlatEvaluations`], with their mean distance from zero.
+pub fn fit_k_checked(samples: &[(i32, f64)]) -> Result<f64, FlatEvaluations> {
+    let n = samples.len().max(1) as f64;
+    let mean = chunked_sum(samples.len(), |i| f64::from(samples[i].0.unsigned_abs())) / n;
+    match mean < MIN_MEAN_EVAL {
+        true => Err(FlatEvaluations(mean)),
+        false => Ok(fit_k(samples)),
+    }
+}
+
 /// The cached evaluations and targets of the dataset, for [`fit_k`].
 pub fn samples<M: Model>(ds: &M) -> Vec<(i32, f64)> {
     (0..ds.len()).map(|i| (ds.eval(i), ds.target(i))).collect()
@@ -153,6 +180,14 @@ mod tests {
         for q in [-20000, -8193, -8192, -1, 0, 1, 777, 8192, 8193, 20000] {
             assert_eq!(t.get(q).to_bits(), sigmoid(0.9, q).to_bits(), "{q}");
         }
+    }
+
+    #[test]
+    fn evaluations_about_zero_refuse_a_fit_of_k() {
+        let tempo: Vec<(i32, f64)> = (0..100).map(|i| (8 - i % 17, 0.5)).collect();
+        assert!(matches!(fit_k_checked(&tempo), Err(FlatEvaluations(m)) if m < 10.0));
+        let real: Vec<(i32, f64)> = (-600..=600).map(|q| (q, sigmoid(1.2, q))).collect();
+        assert!((fit_k_checked(&real).unwrap() - 1.2).abs() < 2e-4);
     }
 
     #[test]

@@ -48,6 +48,7 @@ mod load;
 mod load_phases;
 pub mod log;
 mod model;
+pub mod newton;
 mod run;
 mod select;
 pub mod settings;
@@ -72,6 +73,7 @@ pub use linear::{LinearDataset, BLOCK};
 pub use load::{load, total_bytes, BadLines, LoadError, LoadOptions, LoadReport};
 pub use load_phases::{load_phases, LoadPhases};
 pub use model::{Model, Move, Values};
+pub use newton::{NewtonState, RowBuilder, RowSink, NEWTON_TOLERANCE};
 pub use run::{
     run, Event, PassRecord, RunEnd, RunError, RunOptions, RunResult, ADAM_EPOCHS, ADAM_RATE,
     AUTO_WARM_POSITIONS, WARM_SAMPLE,

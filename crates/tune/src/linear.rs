@@ -12,6 +12,7 @@
 
 use crate::error::{error_slope, CHUNK};
 use crate::model::{Model, Move};
+use crate::newton::RowSink;
 use rayon::prelude::*;
 use texel_trace::{Coef, ParamSpace, PositionSource, TracedPosition};
 
@@ -593,5 +594,23 @@ impl Model for LinearDataset {
                 blocks.iter().sum::<f64>() / n as f64
             })
             .collect()
+    }
+
+    fn exact_eval(&self, i: usize) -> f64 {
+        LinearDataset::exact_eval(self, i)
+    }
+
+    fn row_blocks(&self) -> usize {
+        self.blocks.len()
+    }
+
+    fn block_rows<S: RowSink>(&self, b: usize, slots: &[usize], rows: &mut S) {
+        let block = &self.blocks[b];
+        rows.begin(block.start as usize, block.len as usize);
+        for (j, &slot) in slots.iter().enumerate() {
+            self.for_slot(block, slot, |i, step| {
+                rows.push(i, j as u32, self.slope(i, step))
+            });
+        }
     }
 }

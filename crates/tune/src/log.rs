@@ -38,6 +38,10 @@ pub struct PassLine {
     /// A warm start's pass on about one segment in `n`: its training error is that sample's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sample: Option<usize>,
+    /// A Newton iteration: the training error of its real values before rounding (the
+    /// training error above is that of the rounded values).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub real_error: Option<f64>,
 }
 
 /// One value's change over the whole run.
@@ -256,6 +260,7 @@ mod tests {
             probes: 2000,
             seconds: 1.5,
             sample: None,
+            real_error: None,
         });
         let text = serde_json::to_string(&line).unwrap();
         assert!(!text.contains("sample"), "{text}");

@@ -6,6 +6,7 @@
 //! checkpoints see only these two traits.
 
 use crate::error::SigmoidTable;
+use crate::newton::RowSink;
 
 /// The integer values a descent moves, numbered as flat slots.
 pub trait Values: Clone + PartialEq + std::fmt::Debug + Send + Sync + Sized {
@@ -28,6 +29,11 @@ pub trait Values: Clone + PartialEq + std::fmt::Debug + Send + Sync + Sized {
     /// A fingerprint of the layout (names and shapes) the values are numbered by: a
     /// checkpoint of another layout is refused.
     fn layout(&self) -> u64;
+
+    /// Moves the real values `real` (one per slot) to the nearest ones that keep the
+    /// declared constraints, changing only the slots `free` marks (a space without
+    /// constraints leaves them).
+    fn project_real(real: &mut [f64], free: &[bool]);
 
     /// These values with `slot` moved by `delta`.
     fn moved(&self, slot: usize, delta: i32) -> Self {
@@ -60,6 +66,8 @@ impl Values for Vec<i32> {
     fn layout(&self) -> u64 {
         self.len() as u64
     }
+
+    fn project_real(_real: &mut [f64], _free: &[bool]) {}
 }
 
 /// Labelled positions and the evaluation of each under the current values, cached so that a
@@ -125,6 +133,19 @@ pub trait Model: Send + Sync + Sized {
     /// The derivative of the mean error with respect to each of `slots` (all linear) at the
     /// cached evaluations.
     fn linear_gradient(&self, slots: &[usize], k: f64) -> Vec<f64>;
+
+    /// The evaluation of position `i` at the cached values before any rounding to whole
+    /// centipawns: where Newton's real-valued evaluations start from.
+    fn exact_eval(&self, i: usize) -> f64;
+
+    /// Number of blocks of positions [`Model::block_rows`] takes, in position order.
+    fn row_blocks(&self) -> usize;
+
+    /// Block `b`'s Jacobian rows: begins `rows` with the block's positions ([`RowSink::begin`]), then pushes, for
+    /// variable `j` from the first to the last, every position of the block whose
+    /// evaluation slot `slots[j]` moves, with how many centipawns per unit of the value.
+    /// Every slot asked is [`Model::linear`].
+    fn block_rows<S: RowSink>(&self, b: usize, slots: &[usize], rows: &mut S);
 }
 
 /// A move of one value: `slot` by `delta` from `values`, errors under `sigmoid`.

@@ -26,7 +26,8 @@ pub struct RunOptions {
     pub checkpoint: Option<PathBuf>,
     /// Seconds between checkpoints.
     pub checkpoint_secs: f64,
-    /// Coordinate descent, Adam, or Adam then coordinate descent.
+    /// Newton then a coordinate polish, coordinate descent, Adam, or Adam then coordinate
+    /// descent.
     pub method: Method,
     /// Adam's learning rate: the largest move of a value per epoch, in steps.
     pub adam_rate: f64,
@@ -40,7 +41,7 @@ pub struct RunOptions {
 }
 
 impl Default for RunOptions {
-    /// 20 passes, no patience, log or checkpoint, coordinate descent.
+    /// 20 passes, no patience, log or checkpoint, the default method (Newton).
     fn default() -> RunOptions {
         RunOptions {
             passes: 20,
@@ -48,7 +49,7 @@ impl Default for RunOptions {
             log: None,
             checkpoint: None,
             checkpoint_secs: 300.0,
-            method: Method::Cd,
+            method: Method::default(),
             adam_rate: ADAM_RATE,
             adam_epochs: ADAM_EPOCHS,
             warm_start: None,
@@ -134,6 +135,9 @@ pub struct PassRecord {
     /// The pass tuned about one segment in `n` only (the warm start): its training error
     /// is that sample's.
     pub sample: Option<usize>,
+    /// A Newton iteration: the training error of its real values, unrounded (the training
+    /// error above is that of the values rounded).
+    pub real_error: Option<f64>,
 }
 
 /// How a run ended.
@@ -288,7 +292,33 @@ impl<M: Model> Runner<'_, '_, M> {
 
     /// Whether the next pass is an Adam epoch.
     fn in_adam(&self) -> bool {
-        self.options.method != Method::Cd && !self.descent.adam_handed_over()
+        matches!(self.options.method, Method::Adam | Method::AdamThenCd)
+            && !self.descent.adam_handed_over()
+    }
+
+    /// Whether the next pass is a Newton iteration.
+    fn in_newton(&self) -> bool {
+        self.options.method == Method::Newton && !self.descent.newton_handed_over()
+    }
+
+    /// One Newton iteration; `None` when `events` stopped the run before it began.
+    fn newton_iteration(
+        &mut self,
+        events: &mut dyn FnMut(Event<M>) -> Control,
+    ) -> Option<PassSummary> {
+        let progress = Event::Progress {
+            pass: self.standing.passes + 1,
+            walked: 0,
+            vars: self.descent.variables().len(),
+            pending: 0,
+            moves: 0,
+            error: self.descent.real_error().unwrap_or(self.descent.error()),
+            sample: None,
+        };
+        if events(progress) == Control::Stop {
+            return None;
+        }
+        Some(self.descent.newton_iteration())
     }
 
     /// One Adam epoch; `None` when `events` stopped the run before it began.
@@ -316,6 +346,9 @@ impl<M: Model> Runner<'_, '_, M> {
     ) -> Result<Option<PassSummary>, RunError> {
         if self.in_adam() {
             return Ok(self.adam_epoch(events));
+        }
+        if self.in_newton() {
+            return Ok(self.newton_iteration(events));
         }
         let Runner {
             descent,
@@ -373,6 +406,8 @@ impl<M: Model> Runner<'_, '_, M> {
         events: &mut dyn FnMut(Event<M>) -> Control,
     ) -> Result<Next, RunError> {
         self.standing.passes += 1;
+        let newton = self.options.method == Method::Newton
+            && (self.descent.newton_iterations() as usize) == self.standing.passes;
         let train_error = self.descent.refresh();
         let k = self.standing.k;
         let validation_error = (!self.validation.is_empty()).then(|| {
@@ -386,6 +421,7 @@ impl<M: Model> Runner<'_, '_, M> {
             summary,
             seconds: self.standing.began.elapsed().as_secs_f64(),
             sample: self.standing.warm,
+            real_error: newton.then(|| self.descent.real_error()).flatten(),
         };
         self.log_pass(&record)?;
         events(Event::Pass(&record, &self.descent));
@@ -400,8 +436,13 @@ impl<M: Model> Runner<'_, '_, M> {
                 end = Some(RunEnd::Patience);
             }
         }
-        if record.summary.moves == 0 && self.standing.warm.is_none() {
+        if record.summary.moves == 0 && self.standing.warm.is_none() && !newton {
             end = end.or(Some(RunEnd::Converged));
+        }
+        if newton && (end.is_some() || self.descent.newton_handed_over()) {
+            self.descent.hand_over_to_polish();
+            self.standing.rises = 0;
+            end = None;
         }
         if self.in_adam() && self.options.method == Method::AdamThenCd {
             let epochs = self.descent.adam_epochs();
@@ -460,6 +501,7 @@ impl<M: Model> Runner<'_, '_, M> {
             probes: record.summary.probes,
             seconds: record.seconds,
             sample: record.sample,
+            real_error: record.real_error,
         });
         let line = serde_json::to_string(&line).expect("plain data");
         writeln!(file, "{line}")

@@ -156,6 +156,7 @@ fn a_warm_start_tunes_a_sample_of_the_blocks_first() {
     let options = RunOptions {
         passes: 2,
         warm_start: Some(3),
+        method: texel_tune::Method::Cd,
         ..RunOptions::default()
     };
     let mut samples = Vec::new();

@@ -51,6 +51,8 @@ fn options(dir: &std::path::Path, name: &str) -> RunOptions {
         log: Some(dir.join(format!("{name}.jsonl"))),
         checkpoint: Some(dir.join(format!("{name}.ckpt"))),
         checkpoint_secs: 1e9,
+        // The runs here are about coordinate descent's passes, warm start and resume.
+        method: texel_tune::Method::Cd,
         ..Default::default()
     }
 }

@@ -505,6 +505,23 @@ impl Dataset {
         [phase / max, (max - phase) / max * scale]
     }
 
+    /// Position `i`'s cached sums (middlegame, endgame).
+    #[inline]
+    pub(crate) fn sums(&self, i: usize) -> [i32; 2] {
+        self.hot[i].sum
+    }
+
+    /// Number of segments.
+    pub(crate) fn segment_count(&self) -> usize {
+        self.segments.len()
+    }
+
+    /// Segment `b`'s first position and number of positions.
+    pub(crate) fn segment_positions(&self, b: usize) -> (usize, usize) {
+        let segment = &self.segments[b];
+        (segment.start as usize, segment.len as usize)
+    }
+
     /// Applies a linear change of the cached sums.
     #[inline]
     pub(crate) fn shift_linear(&mut self, i: usize, delta: [i32; 2]) {

@@ -7,6 +7,7 @@
 use super::{Dataset, Trial};
 use crate::error::error_slope;
 use crate::model::{Model, Move, Values};
+use crate::newton::RowSink;
 use crate::touch::{Combiner, Touch};
 use rayon::prelude::*;
 use texel_eval::Params;
@@ -62,6 +63,10 @@ impl Values for Params {
 
     fn layout(&self) -> u64 {
         crate::checkpoint::table_fingerprint()
+    }
+
+    fn project_real(real: &mut [f64], free: &[bool]) {
+        Params::project_real(real, free);
     }
 }
 
@@ -293,5 +298,29 @@ impl Model for Dataset {
             .iter()
             .map(|&slot| self.column_derivative(slot, &slopes))
             .collect()
+    }
+
+    fn exact_eval(&self, i: usize) -> f64 {
+        let ([mid, end], [m, e]) = (self.sums(i), self.slopes(i));
+        f64::from(mid) * m + f64::from(end) * e
+    }
+
+    fn row_blocks(&self) -> usize {
+        self.segment_count()
+    }
+
+    fn block_rows<S: RowSink>(&self, b: usize, slots: &[usize], rows: &mut S) {
+        let (start, len) = self.segment_positions(b);
+        rows.begin(start, len);
+        for (j, &slot) in slots.iter().enumerate() {
+            self.for_block(slot, b, |pos, mid, end| {
+                let [m, e] = self.slopes(pos as usize);
+                rows.push(
+                    pos as usize,
+                    j as u32,
+                    f64::from(mid) * m + f64::from(end) * e,
+                );
+            });
+        }
     }
 }

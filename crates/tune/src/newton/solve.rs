@@ -1,0 +1,105 @@
+//! The damped Newton step: `(H + μ·D) x = −g` solved by a Cholesky factorisation, with `D`
+//! the magnitude of `H`'s diagonal (Marquardt's scaling: a value's damping follows its own
+//! curvature, so a rarely seen value and a piece value are damped alike).
+
+/// The factor `L` (lower, by rows) of the symmetric `n × n` matrix `a`, or `None` when `a`
+/// is not positive definite.
+fn cholesky(mut a: Vec<f64>, n: usize) -> Option<Vec<f64>> {
+    for j in 0..n {
+        let lj = a[j * n..j * n + j].to_vec();
+        let diagonal = a[j * n + j] - dot(&lj, &lj);
+        if diagonal.is_nan() || diagonal <= 0.0 {
+            return None;
+        }
+        let pivot = diagonal.sqrt();
+        a[j * n + j] = pivot;
+        for i in j + 1..n {
+            let row_i = &mut a[i * n..i * n + j + 1];
+            row_i[j] = (row_i[j] - dot(&row_i[..j], &lj)) / pivot;
+        }
+    }
+    Some(a)
+}
+
+#[inline]
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// Solves `L Lᵀ x = b` for the factor `l`.
+fn solve_factored(l: &[f64], n: usize, mut b: Vec<f64>) -> Vec<f64> {
+    for i in 0..n {
+        let row = &l[i * n..i * n + i];
+        b[i] = (b[i] - dot(row, &b[..i])) / l[i * n + i];
+    }
+    for i in (0..n).rev() {
+        let mut s = b[i];
+        for k in i + 1..n {
+            s -= l[k * n + i] * b[k];
+        }
+        b[i] = s / l[i * n + i];
+    }
+    b
+}
+
+/// The Cholesky factor of a damped Hessian `H + μ·D`, kept to solve for more than one
+/// gradient (the chord steps of [`crate::newton`]).
+#[derive(Clone, Debug)]
+pub struct Factor {
+    l: Vec<f64>,
+    n: usize,
+}
+
+impl Factor {
+    /// The factor of `H + μ·D` (`h` is `n × n` by rows, both halves), or `None` when that
+    /// is not positive definite. A value with no curvature at all (seen in no position, no
+    /// pull) gets a unit diagonal: its gradient is zero too, and it stays.
+    pub fn new(h: &[f64], n: usize, mu: f64) -> Option<Factor> {
+        let mut a = h.to_vec();
+        for j in 0..n {
+            let d = h[j * n + j].abs();
+            a[j * n + j] += if d == 0.0 { 1.0 } else { mu * d };
+        }
+        Some(Factor {
+            l: cholesky(a, n)?,
+            n,
+        })
+    }
+
+    /// The step `x` with `(H + μ·D) x = −g`.
+    pub fn step(&self, g: &[f64]) -> Vec<f64> {
+        solve_factored(&self.l, self.n, g.iter().map(|x| -x).collect())
+    }
+}
+
+/// The step `x` with `(H + μ·D) x = −g`, or `None` when the damped matrix is not positive
+/// definite ([`Factor::new`]).
+#[cfg(test)]
+fn damped_step(h: &[f64], g: &[f64], mu: f64) -> Option<Vec<f64>> {
+    Factor::new(h, g.len(), mu).map(|f| f.step(g))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_undamped_step_solves_the_system() {
+        // H = [[4, 2], [2, 3]], g = [−2, −1]: x = H⁻¹ (2, 1) = (0.5, 0).
+        let x = damped_step(&[4.0, 2.0, 2.0, 3.0], &[-2.0, -1.0], 0.0).unwrap();
+        assert!((x[0] - 0.5).abs() < 1e-12 && x[1].abs() < 1e-12, "{x:?}");
+    }
+
+    #[test]
+    fn an_indefinite_matrix_is_refused_until_damped_enough() {
+        let h = [1.0, 2.0, 2.0, 1.0];
+        assert!(damped_step(&h, &[1.0, 0.0], 0.0).is_none());
+        assert!(damped_step(&h, &[1.0, 0.0], 2.0).is_some());
+    }
+
+    #[test]
+    fn a_value_without_curvature_stays() {
+        let x = damped_step(&[2.0, 0.0, 0.0, 0.0], &[-4.0, 0.0], 0.0).unwrap();
+        assert!((x[0] - 2.0).abs() < 1e-12 && x[1] == 0.0, "{x:?}");
+    }
+}

@@ -1,0 +1,231 @@
+//! `--method newton`: the Jacobian rows are how the evaluation moves, Newton finds the
+//! optimum of a linear evaluation in real numbers and rounds it, and a run does not depend on
+//! the thread count and resumes exactly from its checkpoint (the real values included).
+
+use texel_data::splitmix64;
+use texel_eval::Params;
+use texel_tune::error::{fit_k, samples};
+use texel_tune::texel_trace::{Coef, Param, ParamSpace, TracedPosition};
+use texel_tune::{
+    fresh, load, run, select, Checkpoint, Control, Dataset, Event, LinearDataset, LoadOptions,
+    Method, Model, RowBuilder, RunEnd, RunOptions, RunResult, Selection, Values, Variable,
+};
+
+fn draw(seed: &mut u64, n: u64) -> u64 {
+    *seed = splitmix64(*seed);
+    *seed % n
+}
+
+/// A tapered table of 6 entries and a plain value.
+fn space() -> ParamSpace {
+    let param = |name: &str, len: usize, tapered: bool| Param {
+        name: name.into(),
+        len,
+        tapered,
+        default: vec![0; len * (1 + usize::from(tapered))],
+        group: None,
+        candidate: false,
+    };
+    ParamSpace::new(vec![param("TABLE", 6, true), param("PLAIN", 1, false)]).unwrap()
+}
+
+/// The values the labels are made from.
+const TRUTH: [i32; 13] = [100, 140, 310, 280, 330, 300, -25, 40, 12, -8, 0, 60, 35];
+
+/// `n` positions labelled with the expected score of their evaluation under [`TRUTH`] at
+/// K = 1 (split counts among them): the error is zero there and nowhere else.
+fn positions(n: usize) -> Vec<TracedPosition> {
+    let (space, mut s) = (space(), 11);
+    (0..n)
+        .map(|_| {
+            let mut coeffs = Vec::new();
+            for entry in 0..7u32 {
+                if draw(&mut s, 3) > 0 {
+                    coeffs.push(Coef::Count(entry, draw(&mut s, 5) as f32 - 2.0));
+                }
+            }
+            if draw(&mut s, 5) == 0 {
+                coeffs.push(Coef::Split(5, 1.0, draw(&mut s, 3) as f32 - 1.0));
+            }
+            let mut p = TracedPosition {
+                phase: draw(&mut s, 25) as f32 / 24.0,
+                scale: [1.0, 0.5][draw(&mut s, 2) as usize],
+                offset: draw(&mut s, 41) as f32 - 20.0,
+                coeffs,
+                ..TracedPosition::default()
+            };
+            let q = p.eval(&space, &TRUTH);
+            p.result = (1.0 / (1.0 + 10f64.powf(-q / 400.0))) as f32;
+            p
+        })
+        .collect()
+}
+
+fn linear(positions: &[TracedPosition]) -> LinearDataset {
+    let refs: Vec<&TracedPosition> = positions.iter().collect();
+    LinearDataset::new(&space(), &refs, |p| p.result)
+}
+
+fn options(method: Method, passes: usize) -> RunOptions {
+    RunOptions {
+        passes,
+        checkpoint_secs: 1e9,
+        method,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn newton_finds_the_optimum_of_a_linear_evaluation_and_rounds_it() {
+    let positions = positions(30_000);
+    let (mut train, mut validation) = (linear(&positions), linear(&[]));
+    let vars: Vec<Variable> = (0..13).map(|slot| Variable { slot, step: 1 }).collect();
+    let start = fresh(&train, 0, vec![0; 13], 1.0, vars, Default::default());
+    let mut iterations = Vec::new();
+    let result = run(
+        &mut train,
+        &mut validation,
+        start,
+        &options(Method::Newton, 50),
+        &mut |e| {
+            if let Event::Pass(r, _) = e {
+                iterations.extend(r.real_error);
+            }
+            Control::Continue
+        },
+    )
+    .unwrap();
+    assert_eq!(result.params, TRUTH.to_vec());
+    assert_eq!(result.end, RunEnd::Converged);
+    // Quadratic convergence: a handful of iterations, the last one at zero error.
+    assert!(iterations.len() <= 12, "{iterations:?}");
+    assert!(*iterations.last().unwrap() < 1e-12, "{iterations:?}");
+}
+
+/// Every position's row entry for `slot` against the change of its unrounded evaluation
+/// when the value moves by one.
+fn rows_match_moves<M: Model>(model: &mut M, values: &M::Values, slot: usize) {
+    model.rescore(values);
+    let before: Vec<f64> = (0..model.len()).map(|i| model.exact_eval(i)).collect();
+    let mut rows = RowBuilder::default();
+    let mut derivative = vec![0.0; model.len()];
+    for b in 0..model.row_blocks() {
+        model.block_rows(b, &[slot], &mut rows);
+        rows.for_each(|i, row| derivative[i] = row.iter().map(|e| e.1).sum());
+    }
+    model.rescore(&values.moved(slot, 1));
+    let mut fired = 0;
+    for (i, (b, d)) in before.iter().zip(&derivative).enumerate() {
+        let moved = model.exact_eval(i) - b;
+        assert!(
+            (moved - d).abs() < 1e-3,
+            "slot {slot} position {i}: {moved} {d}"
+        );
+        fired += usize::from(*d != 0.0);
+    }
+    assert!(fired > 0, "slot {slot} moves no position");
+}
+
+#[test]
+fn jacobian_rows_are_how_far_a_value_moves_each_evaluation() {
+    let positions = positions(3000);
+    let mut ds = linear(&positions);
+    for slot in [0, 1, 10, 11, 12] {
+        rows_match_moves(&mut ds, &vec![7; 13], slot);
+    }
+    let (mut table, _, _) = data(2000);
+    let params = Params::default();
+    let linear: Vec<usize> = (0..Model::slot_count(&table))
+        .filter(|&s| table.linear(s) && table.support(&[s]) > 50)
+        .step_by(97)
+        .collect();
+    assert!(linear.len() > 5);
+    for slot in linear {
+        rows_match_moves(&mut table, &params, slot);
+    }
+}
+
+fn data(n: usize) -> (Dataset, Dataset, u64) {
+    let lines: Vec<&str> = include_str!("../../../data/train.epd")
+        .lines()
+        .take(n)
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("data.epd");
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    let options = LoadOptions {
+        validation_per_mille: 100,
+        ..Default::default()
+    };
+    let (train, validation, report) = load(&[path], &Params::default(), &options, &|_| {}).unwrap();
+    (train, validation, report.fingerprint)
+}
+
+/// A Newton run over texel's table (linear values, curve inputs and formula weights) from
+/// the defaults, stopped by `stop`; its checkpoint in `dir`.
+fn tune_table(dir: &std::path::Path, stop: &mut dyn FnMut(&Event) -> bool) -> RunResult {
+    let (mut train, mut validation, id) = data(4000);
+    let k = fit_k(&samples(&train));
+    let start = match Checkpoint::load(&dir.join("run.ckpt")) {
+        Ok(c) => {
+            train.rescore(&c.descent.params);
+            c
+        }
+        Err(_) => {
+            let groups = ["KnightV", "KingV", "ScaleV", "PassedV"];
+            let vars = select(&Selection {
+                groups: groups.iter().map(|g| g.to_string()).collect(),
+                ..Default::default()
+            })
+            .unwrap();
+            let guards = texel_tune::Guards {
+                l2: 0.1,
+                constraints: true,
+            };
+            fresh(&train, id, Params::default(), k, vars, guards)
+        }
+    };
+    let options = RunOptions {
+        checkpoint: Some(dir.join("run.ckpt")),
+        patience: Some(2),
+        ..options(Method::Newton, 8)
+    };
+    let mut on = |e: Event| match stop(&e) {
+        true => Control::Stop,
+        false => Control::Continue,
+    };
+    run(&mut train, &mut validation, start, &options, &mut on).unwrap()
+}
+
+#[test]
+fn newton_on_the_table_is_the_same_on_one_or_two_threads_and_resumes_exactly() {
+    let on = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        pool.install(|| tune_table(dir.path(), &mut |_| false))
+    };
+    let straight = on(2);
+    assert_eq!(straight.params, on(1).params);
+    assert_ne!(straight.params, Params::default());
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut seen = 0;
+    let first = tune_table(dir.path(), &mut |e| {
+        seen += matches!(e, Event::Progress { pass: 3, .. }) as usize;
+        seen == 1
+    });
+    assert_eq!((first.end, first.passes), (RunEnd::Interrupted, 2));
+    let ckpt = Checkpoint::load(&dir.path().join("run.ckpt")).unwrap();
+    let newton = ckpt.descent.newton.as_ref().unwrap();
+    assert_eq!(newton.iterations, 2);
+    assert!(
+        newton.values.iter().any(|v| v.fract() != 0.0),
+        "real values kept"
+    );
+    let last = tune_table(dir.path(), &mut |_| false);
+    assert_eq!(last.passes, straight.passes);
+    assert_eq!(last.params, straight.params);
+}
