@@ -18,4 +18,5 @@ done
 "$TEXEL" match --engine name=newton,params="$OUT/newton.json" \
   --engine name=cd,params="$OUT/cd.json" --each nodes="${NODES:-2000}" \
   --games "${GAMES:-1000}" --concurrency 2 --openings data/openings.epd \
+  --random-plies 2 --resign 1000,6 --draw 10,12,80 \
   --pgn "$OUT/match.pgn" > "$OUT/match.txt" 2>&1

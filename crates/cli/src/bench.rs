@@ -31,6 +31,10 @@ enum Target {
     /// Trace loading speed, binary and text forms, on 1,000,000 synthetic positions
     /// (`--repeat` × 66,667 positions).
     Traces,
+    /// The default method's cost per iteration (Newton with a fresh Hessian, chord steps,
+    /// the polish) on 1,000,000 synthetic positions of the race's shape (`--repeat` × 66,667):
+    /// 296 values, 30 coefficients a position.
+    Newton,
 }
 
 #[derive(Args)]
@@ -59,9 +63,14 @@ pub struct BenchArgs {
     /// Parameters to search and evaluate with (JSON); the table's defaults when absent.
     #[arg(long)]
     params: Option<PathBuf>,
-    /// Methods of the converge bench, comma-separated (cd: plain, --warm-start 0; cd-warm:
-    /// the warm start on about 1/8, what tune does on 500,000 positions or more).
-    #[arg(long, value_delimiter = ',', default_value = "cd,cd-warm,adam,adam+cd")]
+    /// Methods of the converge bench, comma-separated (newton: the default method; cd: plain,
+    /// --warm-start 0; cd-warm: the warm start on about 1/8, what cd does on 500,000
+    /// positions or more).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "newton,cd,cd-warm,adam,adam+cd"
+    )]
     methods: Vec<crate::converge::BenchMethod>,
     /// Converge bench: also print the time and training error after every pass.
     #[arg(long)]
@@ -94,6 +103,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         Target::Import => bench_import(args),
         Target::Selfplay => bench_selfplay(args),
         Target::Traces => crate::traces_cmd::bench(args.repeat * 66_667),
+        Target::Newton => crate::bench_newton::bench_newton(args.repeat * 66_667),
         Target::Converge => crate::converge::bench_converge(
             vec![args.epd.clone(); args.repeat.max(1)],
             &args.methods,
@@ -285,7 +295,7 @@ fn bench_load(args: &BenchArgs, params: &Params) -> Result<texel_tune::Dataset> 
 }
 
 /// The process's peak resident memory in bytes (Linux: `VmHWM` of `/proc/self/status`).
-fn peak_memory() -> Option<u64> {
+pub(crate) fn peak_memory() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;

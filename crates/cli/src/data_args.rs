@@ -36,9 +36,52 @@ pub struct DataArgs {
     /// Fix K instead of fitting it.
     #[arg(allow_negative_numbers = true, long)]
     pub k: Option<f64>,
+    /// The base of the sigmoid --k is written for: 10 (texel's, 1 / (1 + 10^(−K·q/400))) or
+    /// e (texel-tuner's and many engines' scripts, 1 / (1 + e^(−K·q/400)); read as K / ln 10).
+    #[arg(long, value_enum, default_value_t = KBase::Ten, requires = "k")]
+    pub k_base: KBase,
     /// Worker threads (default: all cores).
     #[arg(allow_negative_numbers = true, long)]
     pub threads: Option<usize>,
+}
+
+/// The base of the sigmoid a given K is written for.
+#[derive(
+    Copy,
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    clap::ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+pub enum KBase {
+    /// texel's: `1 / (1 + 10^(−K·q/400))`.
+    #[default]
+    #[value(name = "10")]
+    #[serde(rename = "10")]
+    Ten,
+    /// `1 / (1 + e^(−K·q/400))`: the same curve at `K / ln 10` in base 10.
+    #[value(name = "e")]
+    #[serde(rename = "e")]
+    E,
+}
+
+impl DataArgs {
+    /// `--k` in texel's base 10.
+    pub fn k10(&self) -> Option<f64> {
+        self.k.map(|k| match self.k_base {
+            KBase::Ten => k,
+            KBase::E => k / std::f64::consts::LN_10,
+        })
+    }
+
+    /// Fixes K at `k`, written in base 10 (a resumed run's).
+    pub fn fix_k(&mut self, k: f64) {
+        (self.k, self.k_base) = (Some(k), KBase::Ten);
+    }
 }
 
 /// Loaded data: training and validation sets, K and the fingerprint.
@@ -105,7 +148,7 @@ pub fn load_data(args: &DataArgs, params: Params) -> Result<Loaded> {
         n as f64 / secs,
         train.memory_bytes() as f64 / train.len() as f64
     );
-    let k = match args.k {
+    let k = match args.k10() {
         Some(k) => k,
         None => fitted_k(&train)?,
     };

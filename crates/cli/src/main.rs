@@ -19,6 +19,7 @@ macro_rules! say_part {
 
 mod bench;
 mod bench_linear;
+mod bench_newton;
 mod compare_cmd;
 mod config;
 mod converge;

@@ -106,7 +106,7 @@ pub(crate) fn tune_settings(args: &TuneArgs, start: &[i32]) -> Settings {
             opt(args.warm_start.map(|n| n.to_string()), "auto"),
         )
         .fixed("--validate", args.data.validate.unwrap_or(0.0))
-        .fixed("--k", opt(args.data.k.map(|k| k.to_string()), "fitted"))
+        .fixed("--k", opt(args.data.k10().map(|k| k.to_string()), "fitted"))
         .fixed("--stm-labels", args.data.stm_labels)
         .length("--passes", args.passes)
         .length(
@@ -160,7 +160,7 @@ fn begin(args: &TuneArgs, resumed: Option<&Checkpoint>) -> Result<Begin> {
     let settings = tune_settings(args, given.flat());
     if let (Some(c), Some(path)) = (resumed, &args.resume) {
         check_resumed_settings(c, path, &settings)?;
-        data.k = Some(c.k);
+        data.fix_k(c.k);
     }
     // A resumed run goes on from the checkpoint's values; its summary of changes counts
     // from where the run began.

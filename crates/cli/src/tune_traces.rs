@@ -69,7 +69,7 @@ pub(crate) fn load(
         train.len(),
         validation.len()
     );
-    let k = match args.k {
+    let k = match args.k10() {
         Some(k) => k,
         None => fitted_k(&train)?,
     };
@@ -126,7 +126,7 @@ pub fn run_tune_traces(args: &TuneArgs, outputs: &Outputs, path: &Path) -> Resul
     };
     let mut data = args.data.clone();
     if let Some(c) = &resumed {
-        data.k = Some(c.k);
+        data.fix_k(c.k);
     }
     let (mut loaded, space, given) = load(&data, path)?;
     let settings = tune_settings(args, &given);

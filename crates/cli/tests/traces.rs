@@ -464,3 +464,44 @@ fn the_lab_judges_an_outside_engines_candidates() {
     );
     assert!(err.contains("--prove plays texel's own engine"), "{err}");
 }
+
+#[test]
+fn a_base_e_k_is_read_as_k_over_ln_10_and_a_zero_start_is_not_fitted() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write_trace(dir.path(), 3000, None);
+    let tune = |out: &str, k: &[&str]| {
+        let path = dir.path().join(out);
+        let printed = stdout_of(
+            texel()
+                .args(["tune", "--passes", "3", "--traces"])
+                .arg(&trace)
+                .args(k)
+                .arg("--out")
+                .arg(&path),
+        );
+        (printed, std::fs::read_to_string(&path).unwrap())
+    };
+    let (base_e, e_values) = tune(
+        "e.json",
+        &["--k", &std::f64::consts::LN_10.to_string(), "--k-base", "e"],
+    );
+    let (base_10, ten_values) = tune("ten.json", &["--k", "1"]);
+    assert!(base_e.contains("start: K 1.0000"), "{base_e}");
+    assert_eq!(e_values, ten_values, "{base_e}\n{base_10}");
+
+    let zero = dir.path().join("zero.json");
+    std::fs::write(&zero, r#"{"PIECE": [[0, 0], [0, 0], [0, 0]], "BONUS": 0}"#).unwrap();
+    let err = fails(
+        texel()
+            .args(["tune", "--traces"])
+            .arg(&trace)
+            .arg("--params")
+            .arg(&zero)
+            .arg("--out")
+            .arg(dir.path().join("never.json")),
+    );
+    assert!(
+        err.contains("K cannot be fitted") && err.contains("--k 1.1726"),
+        "{err}"
+    );
+}

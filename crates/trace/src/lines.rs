@@ -149,6 +149,23 @@ fn number(x: Option<f64>, name: &str, absent: Option<f64>, lo: f64, hi: f64) -> 
     Ok(x)
 }
 
+/// A position's phase, 0 to 1. An engine whose taper runs past its full phase (texel-tuner's
+/// does not cap it) gives weights the format cannot take as a phase: the message says how to
+/// write them instead.
+fn phase(x: Option<f64>) -> Result<f64, Fault> {
+    match x {
+        Some(p) if p > 1.0 && p.is_finite() => Err(fault(
+            "phase",
+            format!(
+                "{p} is above 1: an engine whose taper goes past the full phase writes each \
+                 tapered entry as [i, c_mid, c_end] with the counts times its own middlegame \
+                 and endgame weights (c · p and c · (1 − p)), and phase 1"
+            ),
+        )),
+        _ => number(x, "phase", None, 0.0, 1.0),
+    }
+}
+
 impl HeaderLine {
     /// The header of `space`.
     pub(crate) fn of(space: &ParamSpace) -> HeaderLine {
@@ -230,8 +247,13 @@ impl ParamLine {
     }
 }
 
-/// The defaults of `shape` from `d`: `len` entries (unwrapped when `len` is 1).
+/// The defaults of `shape` from `d`: `len` entries (unwrapped when `len` is 1, or a list of
+/// its one entry: `[[30, 50]]` as `[30, 50]`, `[7]` as `7`).
 fn defaults(shape: &Param, d: &Value) -> Option<Vec<i32>> {
+    let d = match d.as_array().map(Vec::as_slice) {
+        Some([one]) if shape.len == 1 && (one.is_array() || !shape.tapered) => one,
+        _ => d,
+    };
     let mut map = serde_json::Map::new();
     map.insert(shape.name.clone(), d.clone());
     let space = ParamSpace::new(vec![Param {
@@ -274,7 +296,7 @@ impl PositionLine {
         Ok(TracedPosition {
             result,
             score: score.map(|s| s as f32),
-            phase: number(self.phase, "phase", None, 0.0, 1.0)? as f32,
+            phase: phase(self.phase)? as f32,
             scale: number(self.scale, "scale", Some(1.0), 0.0, 1.0)? as f32,
             offset: number(self.offset, "offset", Some(0.0), -1e7, 1e7)? as f32,
             coeffs,

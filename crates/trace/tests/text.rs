@@ -89,6 +89,10 @@ fn broken_traces_name_the_file_line_and_field() {
             r#"{"result": 1, "phase": 0.5, "scale": 3, "coeffs": []}"#,
             "t.jsonl:2: scale: 3 is outside",
         ),
+        (
+            r#"{"result": 1, "phase": 1.25, "coeffs": []}"#,
+            "t.jsonl:2: phase: 1.25 is above 1: an engine whose taper goes past",
+        ),
         ("{\"result\": 1,", "t.jsonl:2: line: not JSON"),
         ("[1, 0.5, []]", "t.jsonl:2: position: not a JSON object"),
         ("7", "t.jsonl:2: position: invalid type"),
@@ -116,6 +120,28 @@ fn broken_traces_name_the_file_line_and_field() {
     );
     let twice = HEADER.replace("TEMPO", "KNIGHT_PST");
     assert!(header(&twice).contains("declared twice"));
+}
+
+#[test]
+fn a_one_entry_default_may_be_written_as_a_list_of_it() {
+    let listed = HEADER
+        .replace(
+            r#""len": 2, "tapered": true, "default": [[10, 20], [30, 40]]"#,
+            r#""len": 1, "tapered": true, "default": [[10, 20]]"#,
+        )
+        .replace(r#""default": 15"#, r#""default": [15]"#);
+    let bare = listed
+        .replace("[[10, 20]]", "[10, 20]")
+        .replace("[15]", "15");
+    let space_of = |h: &str| {
+        let text = format!("{h}\n");
+        TraceReader::new(text.as_bytes(), Path::new("t.jsonl"))
+            .unwrap()
+            .space()
+            .clone()
+    };
+    assert_eq!(space_of(&listed), space_of(&bare));
+    assert_eq!(space_of(&listed).defaults(), vec![10, 20, 15]);
 }
 
 #[test]

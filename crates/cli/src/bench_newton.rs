@@ -1,0 +1,125 @@
+//! `texel bench newton`: what an iteration of the default method costs on a synthetic trace
+//! of the race's shape (148 tapered entries, 296 values, 30 coefficients a position, results
+//! drawn from a planted evaluation), so its speed is watched without the peer tuner: each
+//! iteration's seconds (a fresh Hessian, or a chord step reusing one), the real error it
+//! reaches, and the process's peak memory.
+
+use anyhow::Result;
+use std::time::Instant;
+use texel_data::splitmix64;
+use texel_tune::texel_trace::{Coef, Param, ParamSpace, TracedPosition};
+use texel_tune::{fresh, run, Control, Event, LinearDataset, Method, RunOptions, Variable};
+
+/// The race's shape: material, rank and file tables, and other terms, all tapered.
+fn space() -> ParamSpace {
+    let param = |name: &str, len: usize| Param {
+        name: name.into(),
+        len,
+        tapered: true,
+        default: vec![0; 2 * len],
+        group: None,
+        candidate: false,
+    };
+    let params = [("MATERIAL", 6), ("RANK", 48), ("FILE", 48), ("OTHER", 46)];
+    ParamSpace::new(params.iter().map(|&(n, len)| param(n, len)).collect())
+        .expect("a well-formed space")
+}
+
+/// The planted value of slot `s`.
+fn planted(s: usize) -> f64 {
+    match s {
+        0..12 => [
+            100.0, 120.0, 320.0, 300.0, 330.0, 310.0, 500.0, 550.0, 950.0, 1000.0, 0.0, 0.0,
+        ][s],
+        _ => (splitmix64(s as u64) % 61) as f64 - 30.0,
+    }
+}
+
+/// `n` positions of 30 coefficients (material counts and table entries), labelled by a draw
+/// from the planted evaluation's expected score at K = 1.
+fn positions(space: &ParamSpace, n: usize) -> Vec<TracedPosition> {
+    let entries = space.entry_count() as u64;
+    (0..n as u64)
+        .map(|i| {
+            let r = |k: u64| splitmix64(i * 64 + k);
+            let phase = (r(0) % 25) as f64 / 24.0;
+            let coeffs: Vec<Coef> = (0..30u64)
+                .map(|k| {
+                    let entry = if k < 5 {
+                        k
+                    } else {
+                        6 + r(k + 2) % (entries - 6)
+                    };
+                    Coef::Count(entry as u32, (r(k + 40) % 3) as f32 - 1.0)
+                })
+                .collect();
+            let eval: f64 = (coeffs.iter())
+                .map(|c| match *c {
+                    Coef::Count(e, c) => {
+                        let (m, g) = (planted(2 * e as usize), planted(2 * e as usize + 1));
+                        f64::from(c) * (phase * m + (1.0 - phase) * g)
+                    }
+                    Coef::Split(..) => 0.0,
+                })
+                .sum();
+            let win = 1.0 / (1.0 + 10f64.powf(-eval / 400.0));
+            let draw = (r(1) >> 11) as f64 / (1u64 << 53) as f64;
+            TracedPosition {
+                result: if draw < win { 1.0 } else { 0.0 },
+                score: None,
+                phase: phase as f32,
+                scale: 1.0,
+                offset: 0.0,
+                coeffs,
+            }
+        })
+        .collect()
+}
+
+/// Tunes `n` synthetic positions from zero with the default method at K = 1, printing every
+/// pass's seconds and errors and the peak memory.
+pub fn bench_newton(n: usize) -> Result<()> {
+    let space = space();
+    let positions = positions(&space, n);
+    let refs: Vec<&TracedPosition> = positions.iter().collect();
+    let mut train = LinearDataset::new(&space, &refs, |p| p.result);
+    drop(refs);
+    drop(positions);
+    let zero = vec![0; space.value_count()];
+    texel_tune::Model::rescore(&mut train, &zero);
+    let mut validation = LinearDataset::new(&space, &[], |p| p.result);
+    let vars = (0..space.value_count())
+        .map(|slot| Variable { slot, step: 1 })
+        .collect();
+    let start = fresh(&train, 0, zero, 1.0, vars, Default::default());
+    let options = RunOptions {
+        method: Method::Newton,
+        passes: 30,
+        ..RunOptions::default()
+    };
+    say!("{n} synthetic positions, 296 values, 30 coefficients each; K 1, from zero");
+    let began = Instant::now();
+    let mut last = 0.0;
+    let mut on = |e: Event<LinearDataset>| {
+        if let Event::Pass(r, _) = e {
+            let kind = match r.real_error {
+                Some(real) => format!("Newton, real values {real:.8}"),
+                None => "polish".to_string(),
+            };
+            say!(
+                "pass {:>2}: {:.3} s ({kind}), error {:.8}",
+                r.pass,
+                r.seconds - last,
+                r.train_error
+            );
+            last = r.seconds;
+        }
+        Control::Continue
+    };
+    run(&mut train, &mut validation, start, &options, &mut on)?;
+    say!("tuned in {:.2} s", began.elapsed().as_secs_f64());
+    if let Some(peak) = crate::bench::peak_memory() {
+        say!("peak memory {:.0} MiB", peak as f64 / (1 << 20) as f64);
+    }
+    Ok(())
+}
