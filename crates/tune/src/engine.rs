@@ -87,8 +87,8 @@ pub struct EngineTune {
 }
 
 impl Default for EngineTune {
-    /// Every parameter, from the defaults, K fitted, no validation, no pull, 20 passes of
-    /// coordinate descent.
+    /// Every parameter, from the defaults, K fitted, no validation, no pull, the default run
+    /// (Newton, then the polish).
     fn default() -> Self {
         EngineTune {
             selection: Selection::default(),

@@ -41,10 +41,11 @@ pub struct RunOptions {
 }
 
 impl Default for RunOptions {
-    /// 20 passes, no patience, log or checkpoint, the default method (Newton).
+    /// At most 200 passes (a cap: a run ends by its method's own rule first), no patience,
+    /// log or checkpoint, the default method (Newton).
     fn default() -> RunOptions {
         RunOptions {
-            passes: 20,
+            passes: 200,
             patience: None,
             log: None,
             checkpoint: None,
