@@ -302,10 +302,13 @@ impl<M: Model> Runner<'_, '_, M> {
         self.options.method == Method::Newton && !self.descent.newton_handed_over()
     }
 
-    /// One Newton iteration; `None` when `events` stopped the run before it began.
-    fn newton_iteration(
+    /// One pass that takes every position at once (a Newton iteration or an Adam epoch),
+    /// made by `step` after its progress event; `None` when `events` stopped the run before
+    /// it began.
+    fn whole_pass(
         &mut self,
         events: &mut dyn FnMut(Event<M>) -> Control,
+        step: impl FnOnce(&mut Descent<M>) -> PassSummary,
     ) -> Option<PassSummary> {
         let progress = Event::Progress {
             pass: self.standing.passes + 1,
@@ -319,24 +322,7 @@ impl<M: Model> Runner<'_, '_, M> {
         if events(progress) == Control::Stop {
             return None;
         }
-        Some(self.descent.newton_iteration())
-    }
-
-    /// One Adam epoch; `None` when `events` stopped the run before it began.
-    fn adam_epoch(&mut self, events: &mut dyn FnMut(Event<M>) -> Control) -> Option<PassSummary> {
-        let progress = Event::Progress {
-            pass: self.standing.passes + 1,
-            walked: 0,
-            vars: self.descent.variables().len(),
-            pending: 0,
-            moves: 0,
-            error: self.descent.error(),
-            sample: None,
-        };
-        if events(progress) == Control::Stop {
-            return None;
-        }
-        Some(self.descent.adam_epoch(self.options.adam_rate))
+        Some(step(&mut self.descent))
     }
 
     /// Runs one pass (or the rest of one), reporting progress and writing checkpoints when
@@ -346,10 +332,11 @@ impl<M: Model> Runner<'_, '_, M> {
         events: &mut dyn FnMut(Event<M>) -> Control,
     ) -> Result<Option<PassSummary>, RunError> {
         if self.in_adam() {
-            return Ok(self.adam_epoch(events));
+            let rate = self.options.adam_rate;
+            return Ok(self.whole_pass(events, |d| d.adam_epoch(rate)));
         }
         if self.in_newton() {
-            return Ok(self.newton_iteration(events));
+            return Ok(self.whole_pass(events, |d| d.newton_iteration()));
         }
         let Runner {
             descent,

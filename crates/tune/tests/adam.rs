@@ -2,28 +2,15 @@
 //! thread count, adam+cd hands over to coordinate descent, and an interrupted run resumes
 //! from its checkpoint (Adam's memory included) to exactly the same values.
 
+mod common;
+
+use common::{data, on_threads};
 use texel_eval::Params;
 use texel_tune::error::{fit_k, samples};
 use texel_tune::{
-    fresh, load, run, select, Checkpoint, Control, Dataset, Event, LoadOptions, Method, RunEnd,
-    RunOptions, RunResult, Selection,
+    fresh, run, select, Checkpoint, Control, Event, Method, RunEnd, RunOptions, RunResult,
+    Selection,
 };
-
-fn data(n: usize, params: &Params) -> (Dataset, Dataset, u64) {
-    let lines: Vec<&str> = include_str!("../../../data/train.epd")
-        .lines()
-        .take(n)
-        .collect();
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("data.epd");
-    std::fs::write(&path, lines.join("\n")).unwrap();
-    let options = LoadOptions {
-        validation_per_mille: 100,
-        ..Default::default()
-    };
-    let (train, validation, report) = load(&[path], params, &options, &|_| {}).unwrap();
-    (train, validation, report.fingerprint)
-}
 
 const GUARDS: texel_tune::Guards = texel_tune::Guards {
     l2: 0.1,
@@ -47,7 +34,7 @@ fn tune(
     passes: usize,
     stop: &mut dyn FnMut(&Event) -> bool,
 ) -> (RunResult, Vec<(f64, u64)>) {
-    let (mut train, mut validation, id) = data(4000, &Params::default());
+    let (mut train, mut validation, id) = data(4000, &Params::default(), 100);
     let k = fit_k(&samples(&train));
     let start = match Checkpoint::load(&dir.join("run.ckpt")) {
         Ok(c) => {
@@ -82,14 +69,7 @@ fn tune(
 
 #[test]
 fn adam_epochs_lower_the_error_the_same_way_on_one_or_two_threads() {
-    let on = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        pool.install(|| tune(dir.path(), Method::Adam, 6, &mut |_| false))
-    };
+    let on = |threads| on_threads(threads, |dir| tune(dir, Method::Adam, 6, &mut |_| false));
     let (one, passes) = on(1);
     let (two, _) = on(2);
     assert_eq!(one.params, two.params);

@@ -2,21 +2,15 @@
 //! their column alone carries, curve inputs and formula weights, and does not depend on the
 //! thread count.
 
+mod common;
+
 use std::collections::HashSet;
 use texel_eval::Params;
 use texel_tune::error::{fit_k, samples};
-use texel_tune::{load, select, Dataset, Descent, LoadOptions, Selection, Variable};
+use texel_tune::{select, Dataset, Descent, Selection, Variable};
 
 fn dataset(n: usize) -> (Dataset, f64) {
-    let lines: Vec<&str> = include_str!("../../../data/train.epd")
-        .lines()
-        .take(n)
-        .collect();
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("g.epd");
-    std::fs::write(&path, lines.join("\n")).unwrap();
-    let options = LoadOptions::default();
-    let (ds, _, _) = load(&[path], &Params::default(), &options, &|_| {}).unwrap();
+    let (ds, _, _) = common::data(n, &Params::default(), 0);
     let k = fit_k(&samples(&ds));
     (ds, k)
 }

@@ -2,19 +2,16 @@
 //! optimum of a linear evaluation in real numbers and rounds it, and a run does not depend on
 //! the thread count and resumes exactly from its checkpoint (the real values included).
 
-use texel_data::splitmix64;
+mod common;
+
+use common::{data, draw, on_threads};
 use texel_eval::Params;
 use texel_tune::error::{fit_k, samples};
 use texel_tune::texel_trace::{Coef, Param, ParamSpace, TracedPosition};
 use texel_tune::{
-    fresh, load, run, select, Checkpoint, Control, Dataset, Event, LinearDataset, LoadOptions,
-    Method, Model, RowBuilder, RunEnd, RunOptions, RunResult, Selection, Values, Variable,
+    fresh, run, select, Checkpoint, Control, Event, LinearDataset, Method, Model, RowBuilder,
+    RunEnd, RunOptions, RunResult, Selection, Values, Variable,
 };
-
-fn draw(seed: &mut u64, n: u64) -> u64 {
-    *seed = splitmix64(*seed);
-    *seed % n
-}
 
 /// A tapered table of 6 entries and a plain value.
 fn space() -> ParamSpace {
@@ -133,7 +130,7 @@ fn jacobian_rows_are_how_far_a_value_moves_each_evaluation() {
     for slot in [0, 1, 10, 11, 12] {
         rows_match_moves(&mut ds, &vec![7; 13], slot);
     }
-    let (mut table, _, _) = data(2000);
+    let (mut table, _, _) = data(2000, &Params::default(), 100);
     let params = Params::default();
     let linear: Vec<usize> = (0..Model::slot_count(&table))
         .filter(|&s| table.linear(s) && table.support(&[s]) > 50)
@@ -145,26 +142,10 @@ fn jacobian_rows_are_how_far_a_value_moves_each_evaluation() {
     }
 }
 
-fn data(n: usize) -> (Dataset, Dataset, u64) {
-    let lines: Vec<&str> = include_str!("../../../data/train.epd")
-        .lines()
-        .take(n)
-        .collect();
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("data.epd");
-    std::fs::write(&path, lines.join("\n")).unwrap();
-    let options = LoadOptions {
-        validation_per_mille: 100,
-        ..Default::default()
-    };
-    let (train, validation, report) = load(&[path], &Params::default(), &options, &|_| {}).unwrap();
-    (train, validation, report.fingerprint)
-}
-
 /// A Newton run over texel's table (linear values, curve inputs and formula weights) from
 /// the defaults, stopped by `stop`; its checkpoint in `dir`.
 fn tune_table(dir: &std::path::Path, stop: &mut dyn FnMut(&Event) -> bool) -> RunResult {
-    let (mut train, mut validation, id) = data(4000);
+    let (mut train, mut validation, id) = data(4000, &Params::default(), 100);
     let k = fit_k(&samples(&train));
     let start = match Checkpoint::load(&dir.join("run.ckpt")) {
         Ok(c) => {
@@ -199,14 +180,7 @@ fn tune_table(dir: &std::path::Path, stop: &mut dyn FnMut(&Event) -> bool) -> Ru
 
 #[test]
 fn newton_on_the_table_is_the_same_on_one_or_two_threads_and_resumes_exactly() {
-    let on = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        pool.install(|| tune_table(dir.path(), &mut |_| false))
-    };
+    let on = |threads| on_threads(threads, |dir| tune_table(dir, &mut |_| false));
     let straight = on(2);
     assert_eq!(straight.params, on(1).params);
     assert_ne!(straight.params, Params::default());

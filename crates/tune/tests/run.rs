@@ -1,30 +1,12 @@
 //! Runs: checkpoints resume exactly, validation patience keeps the best, the log has a line
 //! per pass, and bad checkpoints are refused.
 
+mod common;
+
+use common::data;
 use texel_eval::Params;
 use texel_tune::error::{fit_k, samples};
-use texel_tune::{
-    fresh, load, run, select, Checkpoint, Control, Dataset, Event, LoadOptions, RunEnd, RunOptions,
-    Selection,
-};
-
-/// The first `n` positions of the shipped data: training and validation sets and the
-/// data's fingerprint.
-fn data(n: usize, params: &Params, validation_per_mille: u32) -> (Dataset, Dataset, u64) {
-    let lines: Vec<&str> = include_str!("../../../data/train.epd")
-        .lines()
-        .take(n)
-        .collect();
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("data.epd");
-    std::fs::write(&path, lines.join("\n")).unwrap();
-    let options = LoadOptions {
-        validation_per_mille,
-        ..Default::default()
-    };
-    let (train, validation, report) = load(&[path], params, &options, &|_| {}).unwrap();
-    (train, validation, report.fingerprint)
-}
+use texel_tune::{fresh, run, select, Checkpoint, Control, Event, RunEnd, RunOptions, Selection};
 
 /// The guards of every run here: the checkpoint must carry them through a resume.
 const GUARDS: texel_tune::Guards = texel_tune::Guards {
