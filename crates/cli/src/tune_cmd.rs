@@ -424,6 +424,7 @@ impl<V: Values> Watching<V> {
             train: record.train_error,
             validation: record.validation_error,
             sample: record.sample,
+            real: record.real_error,
         });
         let page = self.watch.during(descent.dataset(), descent.params())?;
         page.write(&self.path)

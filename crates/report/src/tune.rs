@@ -18,6 +18,9 @@ pub struct PassPoint {
     pub validation: Option<f64>,
     /// A warm start's pass on about one segment in `n`: `train` is that sample's error.
     pub sample: Option<usize>,
+    /// A Newton iteration: the training error of its real values (`train` is that of the
+    /// values rounded).
+    pub real: Option<f64>,
 }
 
 /// The pass lines of a tune log (`texel tune --log`) of its latest run: the log is appended
@@ -33,6 +36,7 @@ pub fn read_tune_log(text: &str) -> Result<Vec<PassPoint>, texel_tune::log::Tune
             train: p.train_error,
             validation: p.validation_error,
             sample: p.sample,
+            real: p.real_error,
         })
         .collect())
 }
@@ -254,7 +258,9 @@ impl TuneReport {
             "Both lines should fall and flatten. A validation line that turns up while the \
              training line still falls is over-fitting; the run keeps the best validation pass. \
              A warm start's passes show the error of its sample, lower than on all positions \
-             when it over-fits the sample: the passes over every position then take over.",
+             when it over-fits the sample: the passes over every position then take over. \
+             Newton's iterations also show the error of their real values, before rounding; \
+             the polish of the rounded values follows them.",
         );
         page.heading("Error against K");
         let lowest = |curve: &[(f64, f64)]| {
@@ -340,6 +346,17 @@ impl TuneReport {
                 Mark::LineAndPoints,
                 1,
                 validation,
+            ));
+        }
+        let real: Vec<(f64, f64)> = (self.passes.iter())
+            .filter_map(|p| Some((p.pass as f64, p.real?)))
+            .collect();
+        if !real.is_empty() {
+            series.push(Series::new(
+                "Newton: training error of the real values",
+                Mark::LineAndPoints,
+                3,
+                real,
             ));
         }
         LinePlot {

@@ -68,6 +68,7 @@ fn tune_report() -> TuneReport {
             train: 0.03 - 0.001 * p as f64,
             validation: (p > 1).then_some(0.031 - 0.0005 * p as f64),
             sample: (p == 1).then_some(8),
+            real: (p == 2).then_some(0.0275),
         })
         .collect();
     let change = |name: &str, group: Group, after| Change {
@@ -107,11 +108,15 @@ fn the_tune_page_holds_every_plot_with_its_points_and_bars() {
     let html = tune_report().page("Tuning run").unwrap().html();
     assert_offline(&html);
     let passes = figure(&html, "error-per-pass");
-    assert_eq!(dots(passes), 4 + 3, "a dot per pass and set");
+    assert_eq!(dots(passes), 4 + 3 + 1, "a dot per pass and set");
     assert!(has_text(passes, "training") && has_text(passes, "validation"));
     assert!(
         has_text(passes, "warm start: training error of its sample"),
         "the warm start's pass is a series of its own"
+    );
+    assert!(
+        has_text(passes, "Newton: training error of the real values"),
+        "a Newton iteration's real error is a series of its own"
     );
     assert!(has_text(passes, "pass"), "the x axis is labelled");
     let k = figure(&html, "error-vs-k");
