@@ -10,7 +10,13 @@ pub const CHUNK: usize = 8192;
 /// `σ(K·q) = 1 / (1 + 10^(−K·q/400))`: the expected score of an evaluation of `q` centipawns.
 #[inline]
 pub fn sigmoid(k: f64, q: i32) -> f64 {
-    1.0 / (1.0 + (-k * f64::from(q) * (std::f64::consts::LN_10 / 400.0)).exp())
+    real_sigmoid(k, f64::from(q))
+}
+
+/// [`sigmoid`] of an unrounded evaluation (Newton's real values).
+#[inline]
+pub fn real_sigmoid(k: f64, q: f64) -> f64 {
+    1.0 / (1.0 + (-k * q * (std::f64::consts::LN_10 / 400.0)).exp())
 }
 
 /// The squared error of one position.

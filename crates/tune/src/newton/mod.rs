@@ -25,7 +25,7 @@ mod rows;
 mod solve;
 
 use crate::descent::{Descent, PassSummary};
-use crate::error::{chunked_sum, CHUNK};
+use crate::error::{chunked_sum, real_sigmoid, CHUNK};
 use crate::model::{Model, Values};
 use rayon::prelude::*;
 pub use rows::{RowBuilder, RowSink};
@@ -76,32 +76,28 @@ struct Derivatives {
     curvatures: Vec<f64>,
 }
 
-/// `c = K ln 10 / 400`: the sigmoid's scale per centipawn.
-fn scale(k: f64) -> f64 {
-    k * std::f64::consts::LN_10 / 400.0
-}
-
 /// The squared error of an evaluation of `q` (real) centipawns for a position labelled `y`.
 #[inline]
-fn real_error(c: f64, q: f64, y: f64) -> f64 {
-    let d = y - 1.0 / (1.0 + (-c * q).exp());
+fn real_error(k: f64, q: f64, y: f64) -> f64 {
+    let d = y - real_sigmoid(k, q);
     d * d
 }
 
+/// Every position's error at evaluations `q`, with its slope and curvature.
 fn derivatives<M: Model>(model: &M, q: &[f64], k: f64) -> Derivatives {
-    let c = scale(k);
+    let c = k * std::f64::consts::LN_10 / 400.0;
     let per: Vec<(f64, f64)> = q
         .par_iter()
         .enumerate()
         .with_min_len(CHUNK)
         .map(|(i, &q)| {
-            let (y, s) = (model.target(i), 1.0 / (1.0 + (-c * q).exp()));
+            let (y, s) = (model.target(i), real_sigmoid(k, q));
             let ds = c * s * (1.0 - s);
             (-2.0 * (y - s) * ds, 2.0 * ds * ds)
         })
         .collect();
     let (slopes, curvatures) = per.into_iter().unzip();
-    let sum = chunked_sum(q.len(), |i| real_error(c, q[i], model.target(i)));
+    let sum = chunked_sum(q.len(), |i| real_error(k, q[i], model.target(i)));
     Derivatives {
         sum,
         slopes,
@@ -294,7 +290,7 @@ impl<M: Model> Descent<'_, M> {
     ) -> Option<Taken> {
         let ds = self.dataset();
         let jp = rows::product(ds, &phase.slots, &p);
-        let c = scale(self.k());
+        let k = self.k();
         let mut alpha = 1.0;
         for halvings in 0..MAX_HALVINGS {
             let straight: Vec<f64> = phase.x.iter().zip(&p).map(|(x, p)| x + alpha * p).collect();
@@ -302,11 +298,11 @@ impl<M: Model> Descent<'_, M> {
             let moved: Vec<f64> = x.iter().zip(&phase.x).map(|(a, b)| a - b).collect();
             let sum = match x == straight {
                 true => chunked_sum(ds.len(), |i| {
-                    real_error(c, q[i] + alpha * jp[i], ds.target(i))
+                    real_error(k, q[i] + alpha * jp[i], ds.target(i))
                 }),
                 false => {
                     let shift = rows::product(ds, &phase.slots, &moved);
-                    chunked_sum(ds.len(), |i| real_error(c, q[i] + shift[i], ds.target(i)))
+                    chunked_sum(ds.len(), |i| real_error(k, q[i] + shift[i], ds.target(i)))
                 }
             };
             let value = sum + self.real_penalty(phase, &x);
