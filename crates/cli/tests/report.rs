@@ -48,10 +48,14 @@ fn check_tune_page(html: &str, printed: &str, passes: usize) {
     for id in TUNE_PLOTS {
         figure(html, id);
     }
+    let newton = printed
+        .lines()
+        .filter(|l| l.starts_with("pass ") && l.contains("Newton iteration"))
+        .count();
     assert_eq!(
         dots(figure(html, "error-per-pass")),
-        2 * passes,
-        "training and validation"
+        2 * passes + newton,
+        "training and validation, and the real values of Newton's iterations"
     );
     let changed: usize = printed
         .lines()
