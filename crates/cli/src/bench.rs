@@ -6,6 +6,7 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Instant;
 use texel_eval::{evaluate, parse_fen, Params, Trace, Tracer};
+use texel_tune::Method;
 
 /// 2,000 varied positions sampled from engine games (`data/positions.fen`), one FEN per
 /// line: the default input of `texel bench eval`, built into the binary.
@@ -35,6 +36,9 @@ enum Target {
     /// the polish) on 1,000,000 synthetic positions of the race's shape (`--repeat` × 66,667):
     /// 296 values, 30 coefficients a position.
     Newton,
+    /// Adam's cost per epoch (passes of ten epochs in real numbers, with the rounding and
+    /// scoring between passes) on the same synthetic positions as `newton`.
+    Adam,
 }
 
 #[derive(Args)]
@@ -103,7 +107,8 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         Target::Import => bench_import(args),
         Target::Selfplay => bench_selfplay(args),
         Target::Traces => crate::traces_cmd::bench(args.repeat * 66_667),
-        Target::Newton => crate::bench_newton::bench_newton(args.repeat * 66_667),
+        Target::Newton => crate::bench_newton::bench_method(args.repeat * 66_667, Method::Newton),
+        Target::Adam => crate::bench_newton::bench_method(args.repeat * 66_667, Method::Adam),
         Target::Converge => crate::converge::bench_converge(
             vec![args.epd.clone(); args.repeat.max(1)],
             &args.methods,

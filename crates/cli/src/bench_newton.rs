@@ -1,14 +1,18 @@
-//! `texel bench newton`: what an iteration of the default method costs on a synthetic trace
-//! of the race's shape (148 tapered entries, 296 values, 30 coefficients a position, results
-//! drawn from a planted evaluation), so its speed is watched without the peer tuner: each
-//! iteration's seconds (a fresh Hessian, or a chord step reusing one), the real error it
-//! reaches, and the process's peak memory.
+//! `texel bench newton` and `texel bench adam`: what an iteration of the default method, or
+//! an epoch of Adam, costs on a synthetic trace of the race's shape (148 tapered entries,
+//! 296 values, 30 coefficients a position, results drawn from a planted evaluation), so
+//! their speed is watched without the peer tuner: each pass's seconds (a Newton iteration
+//! with a fresh Hessian or a chord step reusing one; ten Adam epochs, with the seconds of
+//! one), the real error it reaches, and the process's peak memory.
 
 use anyhow::Result;
 use std::time::Instant;
 use texel_data::splitmix64;
+use texel_tune::log::PassKind;
 use texel_tune::texel_trace::{Coef, Param, ParamSpace, TracedPosition};
-use texel_tune::{fresh, run, Control, Event, LinearDataset, Method, RunOptions, Variable};
+use texel_tune::{
+    fresh, run, Control, Event, LinearDataset, Method, RunOptions, Variable, ADAM_EPOCHS_PER_PASS,
+};
 
 /// The race's shape: material, rank and file tables, and other terms, all tapered.
 fn space() -> ParamSpace {
@@ -76,9 +80,10 @@ fn positions(space: &ParamSpace, n: usize) -> Vec<TracedPosition> {
         .collect()
 }
 
-/// Tunes `n` synthetic positions from zero with the default method at K = 1, printing every
-/// pass's seconds and errors and the peak memory.
-pub fn bench_newton(n: usize) -> Result<()> {
+/// Tunes `n` synthetic positions from zero with `method` at K = 1 (Newton: up to 30
+/// passes; Adam: 20 passes of ten epochs), printing every pass's seconds and errors and the
+/// peak memory.
+pub fn bench_method(n: usize, method: Method) -> Result<()> {
     let space = space();
     let positions = positions(&space, n);
     let refs: Vec<&TracedPosition> = positions.iter().collect();
@@ -92,24 +97,29 @@ pub fn bench_newton(n: usize) -> Result<()> {
         .map(|slot| Variable { slot, step: 1 })
         .collect();
     let start = fresh(&train, 0, zero, 1.0, vars, Default::default());
+    let passes = if method == Method::Adam { 20 } else { 30 };
     let options = RunOptions {
-        method: Method::Newton,
-        passes: 30,
+        method,
+        passes,
         ..RunOptions::default()
     };
-    say!("{n} synthetic positions, 296 values, 30 coefficients each; K 1, from zero");
+    say!("{n} synthetic positions, 296 values, 30 coefficients each; K 1, from zero; {method}");
     let began = Instant::now();
     let mut last = 0.0;
     let mut on = |e: Event<LinearDataset>| {
         if let Event::Pass(r, _) = e {
-            let kind = match r.real_error {
-                Some(real) => format!("Newton, real values {real:.8}"),
-                None => "polish".to_string(),
+            let seconds = r.seconds - last;
+            let kind = match (r.kind, r.real_error) {
+                (PassKind::Adam, Some(real)) => format!(
+                    "{ADAM_EPOCHS_PER_PASS} Adam epochs, {:.4} s an epoch, real values {real:.8}",
+                    seconds / ADAM_EPOCHS_PER_PASS as f64
+                ),
+                (_, Some(real)) => format!("Newton, real values {real:.8}"),
+                (_, None) => "polish".to_string(),
             };
             say!(
-                "pass {:>2}: {:.3} s ({kind}), error {:.8}",
+                "pass {:>2}: {seconds:.3} s ({kind}), error {:.8}",
                 r.pass,
-                r.seconds - last,
                 r.train_error
             );
             last = r.seconds;

@@ -13,11 +13,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use texel_eval::params::flat_params;
 use texel_eval::Params;
 use texel_tune::error::mean_error;
-use texel_tune::log::ValueChange;
+use texel_tune::log::{PassKind, ValueChange};
 use texel_tune::settings::values_fingerprint;
 use texel_tune::{
     run, select, Checkpoint, Control, Descent, Event, JobEvent, Model, PassRecord, RunEnd,
-    RunOptions, RunResult, Selection, Settings, TuneJob, Values, Variable,
+    RunOptions, RunResult, Selection, Settings, TuneJob, Values, Variable, ADAM_EPOCHS_PER_PASS,
 };
 
 #[derive(Args)]
@@ -335,7 +335,9 @@ impl Tuning<'_> {
 /// Says why a run that was not interrupted ended.
 pub(crate) fn say_finished(end: &RunEnd, passes: usize) {
     let why = match end {
-        RunEnd::Converged => "a pass moved nothing",
+        RunEnd::Converged => {
+            "converged (the last pass moved nothing, or gained less than its method's tolerance)"
+        }
         RunEnd::PassLimit => "pass limit reached",
         _ => "validation error stopped improving (kept the best parameters)",
     };
@@ -560,9 +562,13 @@ fn descend<M: Model>(
 /// One line per pass: errors, what moved, the pass's own time and the run's.
 fn print_pass(r: &PassRecord, pass_seconds: f64) {
     let (pass, error, changed) = (r.pass, r.train_error, r.summary.changed);
+    let kind = match r.kind {
+        PassKind::Newton => "Newton iteration".to_string(),
+        _ => format!("{ADAM_EPOCHS_PER_PASS} Adam epochs"),
+    };
     match r.real_error {
         Some(real) => say_part!(
-            "pass {pass}: error {error:.8} (Newton iteration; real values {real:.8}), \
+            "pass {pass}: error {error:.8} ({kind}; real values {real:.8}), \
              {changed} values moved"
         ),
         None => say_part!(

@@ -933,7 +933,7 @@ fn tune_takes_a_method_from_the_flags_or_the_config() {
             "--passes",
             "3",
             "--adam-epochs",
-            "2",
+            "20",
             "--group",
             "KnightV",
         ])
@@ -947,19 +947,28 @@ fn tune_takes_a_method_from_the_flags_or_the_config() {
         flag_or_config(&mut cmd, how, &["--method", method], &config, tmp.path());
         let text = stdout_of(&mut cmd);
         assert!(text.contains("pass 3:"), "{text}");
-        let probes: Vec<u64> = std::fs::read_to_string(&log)
+        let lines: Vec<serde_json::Value> = std::fs::read_to_string(&log)
             .unwrap()
             .lines()
-            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok()?["probes"].as_u64())
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .filter(|l: &serde_json::Value| l.get("probes").is_some())
             .collect();
-        // Adam epochs probe only the curve inputs of KnightV (mobility); coordinate descent
-        // walks every value.
-        let adam_epochs = if method == "adam" { 3 } else { 2 };
+        let kinds: Vec<&str> = lines.iter().filter_map(|l| l["kind"].as_str()).collect();
+        let probes: Vec<u64> = lines.iter().filter_map(|l| l["probes"].as_u64()).collect();
+        // Passes of ten Adam epochs (20 epochs: two passes for adam+cd) probe only the curve
+        // inputs of KnightV (mobility), the same each pass; coordinate descent walks every
+        // value.
+        let adam_passes = if method == "adam" { 3 } else { 2 };
         assert!(
-            probes[..adam_epochs].iter().all(|&p| p == probes[0]),
+            kinds[..adam_passes].iter().all(|&k| k == "adam"),
+            "{kinds:?}"
+        );
+        assert!(
+            probes[..adam_passes].iter().all(|&p| p == probes[0]),
             "{probes:?}"
         );
         if method == "adam+cd" {
+            assert_eq!(kinds[2], "descent");
             assert!(probes[2] > probes[0], "{probes:?}");
         }
     }

@@ -18,8 +18,8 @@ pub struct PassPoint {
     pub validation: Option<f64>,
     /// A warm start's pass on about one segment in `n`: `train` is that sample's error.
     pub sample: Option<usize>,
-    /// A Newton iteration: the training error of its real values (`train` is that of the
-    /// values rounded).
+    /// A Newton iteration or an Adam pass: the training error of its real values (`train`
+    /// is that of the values rounded).
     pub real: Option<f64>,
 }
 
@@ -259,8 +259,8 @@ impl TuneReport {
              training line still falls is over-fitting; the run keeps the best validation pass. \
              A warm start's passes show the error of its sample, lower than on all positions \
              when it over-fits the sample: the passes over every position then take over. \
-             Newton's iterations also show the error of their real values, before rounding; \
-             the polish of the rounded values follows them.",
+             Newton's iterations and Adam's passes also show the error of their real values, \
+             before rounding; the polish of the rounded values follows them.",
         );
         page.heading("Error against K");
         let lowest = |curve: &[(f64, f64)]| {
@@ -353,7 +353,7 @@ impl TuneReport {
             .collect();
         if !real.is_empty() {
             series.push(Series::new(
-                "Newton: training error of the real values",
+                "training error of the real values (Newton, Adam)",
                 Mark::LineAndPoints,
                 3,
                 real,

@@ -115,8 +115,8 @@ fn the_tune_page_holds_every_plot_with_its_points_and_bars() {
         "the warm start's pass is a series of its own"
     );
     assert!(
-        has_text(passes, "Newton: training error of the real values"),
-        "a Newton iteration's real error is a series of its own"
+        has_text(passes, "training error of the real values (Newton, Adam)"),
+        "Newton's and Adam's real errors are a series of their own"
     );
     assert!(has_text(passes, "pass"), "the x axis is labelled");
     let k = figure(&html, "error-vs-k");

@@ -1,10 +1,12 @@
-//! Adam on the traced dataset: every epoch takes the gradient of the mean error (plus the L2
-//! pull) over all tuned values at once, moves a real-valued copy of each value by Adam's
-//! normalised step, and rounds to the table's integers. `adam+cd` then hands the result to
-//! coordinate descent, which polishes it to an integer local optimum.
+//! Adam in real numbers: every epoch takes the gradient of the mean error of the unrounded
+//! evaluation (plus the L2 pull) over all tuned values at once and moves each value by
+//! Adam's normalised step; a run's pass is [`ADAM_EPOCHS_PER_PASS`] epochs, after which the
+//! values are rounded into the table. `adam+cd` then hands the rounded values to coordinate
+//! descent, which polishes them to an integer local optimum.
 
-use crate::descent::{Descent, PassSummary};
+use crate::descent::{relative_fall, Descent, PassSummary};
 use crate::model::{Model, Values};
+use crate::newton::rows;
 use serde::{Deserialize, Serialize};
 
 /// Which method a run tunes with.
@@ -58,10 +60,18 @@ const BETA2: f64 = 0.999;
 /// Keeps the normalised step finite where the gradient is zero.
 const EPSILON: f64 = 1e-6;
 
+/// Epochs in one pass of a run (texel-tuner reports every ten epochs as well): the run
+/// rounds, scores and logs between passes, not between epochs.
+pub const ADAM_EPOCHS_PER_PASS: u64 = 10;
+
+/// Adam has converged after a pass that changed the error of its real values by less than
+/// this share of it.
+pub const ADAM_TOLERANCE: f64 = 1e-5;
+
 /// Adam's memory, one entry per tuned variable.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AdamState {
-    /// The values before rounding, in units of the table.
+    /// The real values, in units of the table (the table holds them rounded).
     pub values: Vec<f64>,
     /// Running mean of the gradient.
     pub mean: Vec<f64>,
@@ -71,6 +81,10 @@ pub struct AdamState {
     pub epochs: u64,
     /// `adam+cd`: Adam is done and coordinate descent has taken over.
     pub handed_over: bool,
+    /// The mean error of the unrounded evaluation at `values`, after the last pass.
+    pub error: Option<f64>,
+    /// The last pass changed that error by less than [`ADAM_TOLERANCE`] of it.
+    pub converged: bool,
 }
 
 impl<M: Model> Descent<'_, M> {
@@ -87,49 +101,95 @@ impl<M: Model> Descent<'_, M> {
             square: vec![0.0; n],
             epochs: 0,
             handed_over: false,
+            error: None,
+            converged: false,
         }
     }
 
-    /// One Adam epoch with learning rate `rate` (the largest move of a value per epoch, in
-    /// steps): gradient, update, rounding (a value whose rounded move would cross a declared
-    /// constraint stays), and a full rescore with the new values.
-    pub fn adam_epoch(&mut self, rate: f64) -> PassSummary {
+    /// One pass of [`ADAM_EPOCHS_PER_PASS`] Adam epochs with learning rate `rate` (the
+    /// largest move of a value per epoch, in steps). The values are real: each epoch takes
+    /// the gradient of the unrounded evaluation's error over the values the evaluation is
+    /// linear in, in one pass over the positions ([`rows::error_gradient`]: nothing rounded,
+    /// nothing rescored), and central differences of probes for curve inputs and formula
+    /// weights (whose epochs round the values and rescore first). After the last epoch the
+    /// values are rounded into the table (where its bounds and constraints allow) and the
+    /// error of the real values is taken.
+    pub fn adam_pass(&mut self, rate: f64) -> PassSummary {
         let mut state = self.adam.take().unwrap_or_else(|| self.adam_start());
         let vars = self.variables().to_vec();
-        let probes = self.gradient_probes(&vars);
-        self.count_probes(probes);
-        let gradient = self.gradient(&vars);
-        state.epochs += 1;
-        let t = state.epochs as i32;
-        let (fix1, fix2) = (1.0 - BETA1.powi(t), 1.0 - BETA2.powi(t));
-        let mut params = self.params().clone();
-        let mut changed = 0;
-        for (j, v) in vars.iter().enumerate() {
-            let g = gradient[j] + self.penalty_slope(v.slot);
-            state.mean[j] = BETA1 * state.mean[j] + (1.0 - BETA1) * g;
-            state.square[j] = BETA2 * state.square[j] + (1.0 - BETA2) * g * g;
-            let step = (state.mean[j] / fix1) / ((state.square[j] / fix2).sqrt() + EPSILON);
-            state.values[j] -= rate * step * f64::from(v.step);
-            let (now, target) = (params.values()[v.slot], state.values[j].round() as i32);
-            if target == now {
-                continue;
+        let (linear, curved): (Vec<usize>, Vec<usize>) =
+            (0..vars.len()).partition(|&j| self.dataset().linear(vars[j].slot));
+        let slots: Vec<usize> = linear.iter().map(|&j| vars[j].slot).collect();
+        let mut probes = 0;
+        for epoch in 0..ADAM_EPOCHS_PER_PASS {
+            if !curved.is_empty() && epoch > 0 {
+                self.round_to(&state.values);
+                self.refresh();
             }
-            let allowed = !self.guards().constraints || params.allows_value(v.slot, target);
-            if !allowed || !texel_eval::params::in_bounds(target) {
-                state.values[j] = f64::from(now);
-                continue;
+            let delta = self.real_moves(&linear, &state.values);
+            let pass = rows::error_gradient(self.dataset(), &slots, &delta, self.k());
+            let n = self.dataset().len() as f64;
+            let mut gradient = vec![0.0; vars.len()];
+            for (&j, g) in linear.iter().zip(&pass.gradient) {
+                gradient[j] = g / n;
             }
-            params.set_value(v.slot, target);
-            changed += 1;
+            for &j in &curved {
+                let v = vars[j];
+                let up_down = self.probe(v, v.step) - self.probe(v, -v.step);
+                gradient[j] = up_down / f64::from(2 * v.step);
+                probes += 2;
+            }
+            self.adam_step(&mut state, &gradient, rate);
         }
-        self.set_params(params);
+        self.count_probes(probes);
+        let delta = self.real_moves(&linear, &state.values);
+        let error = rows::error_sum(self.dataset(), &slots, &delta, self.k()) / self.len_f64();
+        let changed = self.round_to(&state.values);
+        let fall = state
+            .error
+            .map_or(f64::INFINITY, |e| relative_fall(e, error));
+        state.converged = fall.abs() < ADAM_TOLERANCE;
+        state.error = Some(error);
         self.adam = Some(state);
         PassSummary {
-            error: self.error(),
+            error,
+            fall,
             moves: changed as u64,
             changed,
             probes,
         }
+    }
+
+    /// How far each of the variables `vars` (by number) has moved from the table's integer
+    /// value, at real values `values` (by variable).
+    fn real_moves(&self, vars: &[usize], values: &[f64]) -> Vec<f64> {
+        let (at, all) = (self.params().values(), self.variables());
+        let moved = vars.iter().map(|&j| values[j] - f64::from(at[all[j].slot]));
+        moved.collect()
+    }
+
+    /// The number of positions, as a float.
+    fn len_f64(&self) -> f64 {
+        self.dataset().len() as f64
+    }
+
+    /// One Adam update of the real values with `gradient` (of the mean error, by
+    /// variable) and the L2 pull at the real values, kept inside the declared constraints.
+    fn adam_step(&self, state: &mut AdamState, gradient: &[f64], rate: f64) {
+        state.epochs += 1;
+        let t = state.epochs as i32;
+        let (fix1, fix2) = (1.0 - BETA1.powi(t), 1.0 - BETA2.powi(t));
+        let pull = 2.0 * self.guards().l2 / 10_000.0 / self.len_f64();
+        let anchor = self.anchor().values();
+        for (j, v) in self.variables().iter().enumerate() {
+            let g = gradient[j] + pull * (state.values[j] - f64::from(anchor[v.slot]));
+            state.mean[j] = BETA1 * state.mean[j] + (1.0 - BETA1) * g;
+            state.square[j] = BETA2 * state.square[j] + (1.0 - BETA2) * g * g;
+            let step = (state.mean[j] / fix1) / ((state.square[j] / fix2).sqrt() + EPSILON);
+            state.values[j] -= rate * step * f64::from(v.step);
+        }
+        let slots: Vec<usize> = self.variables().iter().map(|v| v.slot).collect();
+        state.values = self.projected(&slots, &state.values);
     }
 
     /// Adam epochs taken.
@@ -140,6 +200,11 @@ impl<M: Model> Descent<'_, M> {
     /// Whether `adam+cd` has handed over to coordinate descent.
     pub fn adam_handed_over(&self) -> bool {
         self.adam.as_ref().is_some_and(|a| a.handed_over)
+    }
+
+    /// Whether Adam's last pass changed its real error by less than [`ADAM_TOLERANCE`].
+    pub fn adam_converged(&self) -> bool {
+        self.adam.as_ref().is_some_and(|a| a.converged)
     }
 
     /// `adam+cd`: Adam is done; coordinate descent goes on from the current values.

@@ -139,6 +139,10 @@ struct AdamFile {
     square: Vec<Exact>,
     epochs: u64,
     handed_over: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    error: Option<Exact>,
+    #[serde(default)]
+    converged: bool,
 }
 
 fn exact(v: &[f64]) -> Vec<Exact> {
@@ -157,6 +161,8 @@ impl AdamFile {
             square: exact(&a.square),
             epochs: a.epochs,
             handed_over: a.handed_over,
+            error: a.error.map(Exact),
+            converged: a.converged,
         }
     }
 
@@ -170,6 +176,8 @@ impl AdamFile {
             square: floats(&self.square),
             epochs: self.epochs,
             handed_over: self.handed_over,
+            error: self.error.map(|e| e.0),
+            converged: self.converged,
         })
     }
 }

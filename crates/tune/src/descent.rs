@@ -54,6 +54,10 @@ pub struct Cursor {
     pub moved: Vec<bool>,
     /// Probe count when the pass began.
     pub probes_at_start: u64,
+    /// The mean training error when the pass began (checkpoints of older versions have
+    /// none).
+    #[serde(default)]
+    pub error_at_start: Option<f64>,
 }
 
 /// What keeps a descent from fitting values to a handful of positions.
@@ -97,12 +101,23 @@ pub struct DescentState<V = Params> {
 pub struct PassSummary {
     /// Error at the end of the pass.
     pub error: f64,
+    /// How much the pass lowered the error it minimises, as a share of that error at its
+    /// start (infinite when the start is not known).
+    pub fall: f64,
     /// Accepted moves.
     pub moves: u64,
     /// Distinct variables moved.
     pub changed: usize,
     /// Probes made.
     pub probes: u64,
+}
+
+/// `(before − after) / before`, zero for a zero `before`.
+pub(crate) fn relative_fall(before: f64, after: f64) -> f64 {
+    match before {
+        0.0 => 0.0,
+        _ => (before - after) / before.abs(),
+    }
 }
 
 /// What moving a variable found: the moves, the reduction one more step would bring
@@ -261,18 +276,6 @@ impl<'a, M: Model> Descent<'a, M> {
         self.guards
     }
 
-    /// The derivative of the L2 penalty (per position, as the mean error) at `slot`'s value.
-    pub(crate) fn penalty_slope(&self, slot: usize) -> f64 {
-        let away = f64::from(self.params.values()[slot] - self.anchor.values()[slot]);
-        self.guards.l2 * 2.0 * away / 10_000.0 / self.ds.len() as f64
-    }
-
-    /// Moves to `params`: the dataset is scored again from scratch.
-    pub(crate) fn set_params(&mut self, params: M::Values) {
-        self.params = params;
-        self.refresh();
-    }
-
     /// Moves to `params` without scoring: the caller refreshes before anything reads the
     /// positions' evaluations or errors.
     pub(crate) fn set_params_unscored(&mut self, params: M::Values) {
@@ -382,6 +385,7 @@ impl<'a, M: Model> Descent<'a, M> {
                 moves: 0,
                 moved: vec![false; self.vars.len()],
                 probes_at_start: self.probes,
+                error_at_start: Some(self.error()),
             };
         }
         while self.cursor.walked < self.vars.len() {
@@ -410,8 +414,10 @@ impl<'a, M: Model> Descent<'a, M> {
             }
         }
         self.cursor.active = false;
+        let (start, error) = (self.cursor.error_at_start, self.error());
         Some(PassSummary {
-            error: self.error(),
+            error,
+            fall: start.map_or(f64::INFINITY, |start| relative_fall(start, error)),
             moves: self.cursor.moves,
             changed: self.cursor.moved.iter().filter(|&&m| m).count(),
             probes: self.probes - self.cursor.probes_at_start,

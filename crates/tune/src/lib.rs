@@ -55,7 +55,7 @@ pub mod settings;
 mod touch;
 mod traces;
 
-pub use adam::{AdamState, Method};
+pub use adam::{AdamState, Method, ADAM_EPOCHS_PER_PASS, ADAM_TOLERANCE};
 pub use checkpoint::{fresh, table_fingerprint, Checkpoint, CheckpointError};
 pub use dataset::{Dataset, DatasetFull, TableCache};
 pub use descent::{Control, Cursor, Descent, DescentState, Guards, PassSummary, Variable};

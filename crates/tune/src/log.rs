@@ -38,10 +38,25 @@ pub struct PassLine {
     /// A warm start's pass on about one segment in `n`: its training error is that sample's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sample: Option<usize>,
-    /// A Newton iteration: the training error of its real values before rounding (the
-    /// training error above is that of the rounded values).
+    /// A Newton iteration or an Adam pass: the training error of its real values before
+    /// rounding (the training error above is that of the rounded values).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub real_error: Option<f64>,
+    /// What the pass was (lines written before kinds were recorded have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<PassKind>,
+}
+
+/// What a run's pass was.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PassKind {
+    /// A Newton iteration in real numbers.
+    Newton,
+    /// [`crate::adam::ADAM_EPOCHS_PER_PASS`] Adam epochs in real numbers.
+    Adam,
+    /// A pass of coordinate descent (a warm start's, the polish's or `cd`'s).
+    Descent,
 }
 
 /// One value's change over the whole run.
@@ -261,6 +276,7 @@ mod tests {
             seconds: 1.5,
             sample: None,
             real_error: None,
+            kind: Some(PassKind::Adam),
         });
         let text = serde_json::to_string(&line).unwrap();
         assert!(!text.contains("sample"), "{text}");

@@ -130,10 +130,6 @@ pub trait Model: Send + Sync + Sized {
     /// curve or formula reads are not (their gradient is a central difference of probes).
     fn linear(&self, slot: usize) -> bool;
 
-    /// The derivative of the mean error with respect to each of `slots` (all linear) at the
-    /// cached evaluations.
-    fn linear_gradient(&self, slots: &[usize], k: f64) -> Vec<f64>;
-
     /// The evaluation of position `i` at the cached values before any rounding to whole
     /// centipawns: where Newton's real-valued evaluations start from.
     fn exact_eval(&self, i: usize) -> f64;
@@ -141,11 +137,74 @@ pub trait Model: Send + Sync + Sized {
     /// Number of blocks of positions [`Model::block_rows`] takes, in position order.
     fn row_blocks(&self) -> usize;
 
+    /// The positions of block `b`: its first and how many.
+    fn block_span(&self, b: usize) -> (usize, usize);
+
     /// Block `b`'s Jacobian rows: begins `rows` with the block's positions ([`RowSink::begin`]), then pushes, for
     /// variable `j` from the first to the last, every position of the block whose
     /// evaluation slot `slots[j]` moves, with how many centipawns per unit of the value.
     /// Every slot asked is [`Model::linear`].
     fn block_rows<S: RowSink>(&self, b: usize, slots: &[usize], rows: &mut S);
+
+    /// Adds block `b`'s `J · direction` into `out` (an entry per position of the block,
+    /// from its first): how far each evaluation moves when variable `j` (slot `slots[j]`,
+    /// all [`Model::linear`]) moves by `direction[j]`. Each position's terms are added in
+    /// variable order. Models may walk their columns faster than [`Model::block_rows`] does.
+    fn block_product(&self, b: usize, slots: &[usize], direction: &[f64], out: &mut [f64]) {
+        let mut sink = ProductSink {
+            direction,
+            start: 0,
+            out,
+        };
+        self.block_rows(b, slots, &mut sink);
+    }
+
+    /// Adds block `b`'s `Σ slopes[p] · J_p` into `gradient` (one entry per variable, slot
+    /// `slots[j]`), where `slopes` holds a factor per position of the block, from its first.
+    fn block_gradient(&self, b: usize, slots: &[usize], slopes: &[f64], gradient: &mut [f64]) {
+        let mut sink = GradientSink {
+            slopes,
+            start: 0,
+            gradient,
+        };
+        self.block_rows(b, slots, &mut sink);
+    }
+}
+
+/// [`Model::block_product`] through the rows: each entry added into its position.
+struct ProductSink<'s> {
+    direction: &'s [f64],
+    start: usize,
+    out: &'s mut [f64],
+}
+
+impl RowSink for ProductSink<'_> {
+    fn begin(&mut self, start: usize, _len: usize) {
+        self.start = start;
+    }
+
+    #[inline]
+    fn push(&mut self, position: usize, var: u32, derivative: f64) {
+        self.out[position - self.start] += derivative * self.direction[var as usize];
+    }
+}
+
+/// [`Model::block_gradient`] through the rows: each entry weighed by its position's slope.
+struct GradientSink<'s> {
+    slopes: &'s [f64],
+    start: usize,
+    gradient: &'s mut [f64],
+}
+
+impl RowSink for GradientSink<'_> {
+    fn begin(&mut self, start: usize, _len: usize) {
+        self.start = start;
+    }
+
+    #[inline]
+    fn push(&mut self, position: usize, var: u32, derivative: f64) {
+        self.gradient[var as usize] += self.slopes[position - self.start] * derivative;
+    }
 }
 
 /// A move of one value: `slot` by `delta` from `values`, errors under `sigmoid`.

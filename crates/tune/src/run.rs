@@ -6,7 +6,7 @@ use crate::checkpoint::{Checkpoint, CheckpointError};
 use crate::dataset::Dataset;
 use crate::descent::{Control, Descent, PassSummary, Variable};
 use crate::error::mean_error;
-use crate::log::{PassLine, TuneLogLine, TUNE_LOG_VERSION};
+use crate::log::{PassKind, PassLine, TuneLogLine, TUNE_LOG_VERSION};
 use crate::model::Model;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -86,10 +86,16 @@ pub const WARM_GAIN: f64 = 0.005;
 /// Passes of the warm start at most.
 pub const WARM_PASSES: usize = 10;
 
+/// Newton's integer polish ends after a pass that lowered the training error by less than
+/// this share of it: its last passes move a value or two each for gains a hundred times
+/// smaller than the Newton steps' rounding costs.
+pub const POLISH_TOLERANCE: f64 = 1e-3;
+
 /// Adam's default learning rate (steps per epoch at most).
 pub const ADAM_RATE: f64 = 2.0;
-/// `adam+cd`'s default number of Adam epochs at most.
-pub const ADAM_EPOCHS: usize = 40;
+/// `adam+cd`'s default number of Adam epochs at most (it hands over sooner when Adam's
+/// error stops changing).
+pub const ADAM_EPOCHS: usize = 1000;
 
 /// What a run reports while it works.
 #[derive(Debug)]
@@ -136,15 +142,18 @@ pub struct PassRecord {
     /// The pass tuned about one segment in `n` only (the warm start): its training error
     /// is that sample's.
     pub sample: Option<usize>,
-    /// A Newton iteration: the training error of its real values, unrounded (the training
-    /// error above is that of the values rounded).
+    /// A Newton iteration or an Adam pass: the training error of its real values,
+    /// unrounded (the training error above is that of the values rounded).
     pub real_error: Option<f64>,
+    /// What the pass was.
+    pub kind: PassKind,
 }
 
 /// How a run ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RunEnd {
-    /// A pass moved nothing.
+    /// The method converged: a coordinate pass moved nothing, Newton's polish or Adam stopped
+    /// paying (their tolerances).
     Converged,
     /// The pass limit was reached.
     PassLimit,
@@ -333,7 +342,7 @@ impl<M: Model> Runner<'_, '_, M> {
     ) -> Result<Option<PassSummary>, RunError> {
         if self.in_adam() {
             let rate = self.options.adam_rate;
-            return Ok(self.whole_pass(events, |d| d.adam_epoch(rate)));
+            return Ok(self.whole_pass(events, |d| d.adam_pass(rate)));
         }
         if self.in_newton() {
             return Ok(self.whole_pass(events, |d| d.newton_iteration()));
@@ -396,6 +405,7 @@ impl<M: Model> Runner<'_, '_, M> {
         self.standing.passes += 1;
         let newton = self.options.method == Method::Newton
             && (self.descent.newton_iterations() as usize) == self.standing.passes;
+        let adam = self.in_adam();
         let train_error = self.descent.refresh();
         let k = self.standing.k;
         let validation_error = (!self.validation.is_empty()).then(|| {
@@ -409,7 +419,14 @@ impl<M: Model> Runner<'_, '_, M> {
             summary,
             seconds: self.standing.began.elapsed().as_secs_f64(),
             sample: self.standing.warm,
-            real_error: newton.then(|| self.descent.real_error()).flatten(),
+            real_error: (newton || adam)
+                .then(|| self.descent.real_error())
+                .flatten(),
+            kind: match (newton, adam) {
+                (true, _) => PassKind::Newton,
+                (_, true) => PassKind::Adam,
+                _ => PassKind::Descent,
+            },
         };
         self.log_pass(&record)?;
         events(Event::Pass(&record, &self.descent));
@@ -424,7 +441,14 @@ impl<M: Model> Runner<'_, '_, M> {
                 end = Some(RunEnd::Patience);
             }
         }
-        if record.summary.moves == 0 && self.standing.warm.is_none() && !newton {
+        if record.summary.moves == 0 && self.standing.warm.is_none() && !newton && !adam {
+            end = end.or(Some(RunEnd::Converged));
+        }
+        if adam && self.descent.adam_converged() {
+            end = end.or(Some(RunEnd::Converged));
+        }
+        let polish = self.options.method == Method::Newton && !newton;
+        if polish && record.summary.fall < POLISH_TOLERANCE {
             end = end.or(Some(RunEnd::Converged));
         }
         if newton && (end.is_some() || self.descent.newton_handed_over()) {
@@ -432,7 +456,7 @@ impl<M: Model> Runner<'_, '_, M> {
             self.standing.rises = 0;
             end = None;
         }
-        if self.in_adam() && self.options.method == Method::AdamThenCd {
+        if adam && self.options.method == Method::AdamThenCd {
             let epochs = self.descent.adam_epochs();
             if end.is_some() || epochs >= self.options.adam_epochs as u64 {
                 self.descent.hand_over_to_cd();
@@ -490,6 +514,7 @@ impl<M: Model> Runner<'_, '_, M> {
             seconds: record.seconds,
             sample: record.sample,
             real_error: record.real_error,
+            kind: Some(record.kind),
         });
         let line = serde_json::to_string(&line).expect("plain data");
         writeln!(file, "{line}")

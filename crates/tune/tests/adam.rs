@@ -1,15 +1,17 @@
-//! `--method adam` and `adam+cd`: epochs lower the error, the result does not depend on the
-//! thread count, adam+cd hands over to coordinate descent, and an interrupted run resumes
-//! from its checkpoint (Adam's memory included) to exactly the same values.
+//! `--method adam` and `adam+cd`: passes of epochs lower the error, the result does not
+//! depend on the thread count, adam+cd hands over to coordinate descent, an interrupted run
+//! resumes from its checkpoint (Adam's memory included) to exactly the same values, and a
+//! planted linear evaluation's optimum is found in real numbers.
 
 mod common;
 
 use common::{data, on_threads};
 use texel_eval::Params;
 use texel_tune::error::{fit_k, samples};
+use texel_tune::log::PassKind;
 use texel_tune::{
     fresh, run, select, Checkpoint, Control, Event, Method, RunEnd, RunOptions, RunResult,
-    Selection,
+    Selection, ADAM_EPOCHS_PER_PASS,
 };
 
 const GUARDS: texel_tune::Guards = texel_tune::Guards {
@@ -33,7 +35,7 @@ fn tune(
     method: Method,
     passes: usize,
     stop: &mut dyn FnMut(&Event) -> bool,
-) -> (RunResult, Vec<(f64, u64)>) {
+) -> (RunResult, Vec<(f64, u64, PassKind)>) {
     let (mut train, mut validation, id) = data(4000, &Params::default(), 100);
     let k = fit_k(&samples(&train));
     let start = match Checkpoint::load(&dir.join("run.ckpt")) {
@@ -49,13 +51,13 @@ fn tune(
         checkpoint: Some(dir.join("run.ckpt")),
         checkpoint_secs: 1e9,
         method,
-        adam_epochs: 4,
+        adam_epochs: 4 * ADAM_EPOCHS_PER_PASS as usize,
         ..Default::default()
     };
     let mut passes = Vec::new();
     let result = run(&mut train, &mut validation, start, &options, &mut |e| {
         if let Event::Pass(r, _) = &e {
-            passes.push((r.train_error, r.summary.probes));
+            passes.push((r.train_error, r.summary.probes, r.kind));
         }
         if stop(&e) {
             Control::Stop
@@ -87,10 +89,14 @@ fn adam_then_cd_hands_over_and_resumes_exactly() {
     let dir = tempfile::tempdir().unwrap();
     let (straight, passes) = tune(dir.path(), Method::AdamThenCd, 7, &mut |_| false);
     assert_eq!(straight.passes, 7);
-    // Four Adam epochs, then coordinate descent: its first walk probes every variable twice.
-    let walk = 2 * vars().len() as u64;
-    assert!(passes[..4].iter().all(|p| p.1 < walk), "{passes:?}");
-    assert!(passes[4].1 >= walk, "{passes:?}");
+    // Four Adam passes (their curve and formula values probed every epoch), then coordinate
+    // descent: its first walk probes every variable twice.
+    let kinds: Vec<PassKind> = passes.iter().map(|p| p.2).collect();
+    assert_eq!(
+        kinds[..5],
+        [[PassKind::Adam; 4].as_slice(), &[PassKind::Descent]].concat()
+    );
+    assert!(passes[4].1 >= 2 * vars().len() as u64, "{passes:?}");
 
     // The same run stopped during the Adam epochs and during the coordinate descent.
     let dir = tempfile::tempdir().unwrap();
@@ -101,7 +107,10 @@ fn adam_then_cd_hands_over_and_resumes_exactly() {
     });
     assert_eq!((first.0.end, first.0.passes), (RunEnd::Interrupted, 2));
     let ckpt = Checkpoint::load(&dir.path().join("run.ckpt")).unwrap();
-    assert_eq!(ckpt.descent.adam.as_ref().map(|a| a.epochs), Some(2));
+    assert_eq!(
+        ckpt.descent.adam.as_ref().map(|a| a.epochs),
+        Some(2 * ADAM_EPOCHS_PER_PASS)
+    );
     let second = tune(dir.path(), Method::AdamThenCd, 7, &mut |e| {
         matches!(
             e,

@@ -1,5 +1,6 @@
-//! `--method newton`: the Jacobian rows are how the evaluation moves, Newton finds the
-//! optimum of a linear evaluation in real numbers and rounds it, and a run does not depend on
+//! `--method newton` (and Adam's real-valued epochs): the Jacobian rows are how the
+//! evaluation moves and the models' block passes are sums over them, Newton and Adam find
+//! the optimum of a linear evaluation in real numbers, and a Newton run does not depend on
 //! the thread count and resumes exactly from its checkpoint (the real values included).
 
 mod common;
@@ -97,6 +98,73 @@ fn newton_finds_the_optimum_of_a_linear_evaluation_and_rounds_it() {
     // Quadratic convergence: a handful of iterations, the last one at zero error.
     assert!(iterations.len() <= 12, "{iterations:?}");
     assert!(*iterations.last().unwrap() < 1e-12, "{iterations:?}");
+}
+
+#[test]
+fn adam_finds_the_optimum_of_a_linear_evaluation_in_real_numbers() {
+    let positions = positions(30_000);
+    let (mut train, mut validation) = (linear(&positions), linear(&[]));
+    let vars: Vec<Variable> = (0..13).map(|slot| Variable { slot, step: 1 }).collect();
+    let start = fresh(&train, 0, vec![0; 13], 1.0, vars, Default::default());
+    let mut real = Vec::new();
+    let mut on = |e: Event<LinearDataset>| {
+        if let Event::Pass(r, _) = e {
+            real.extend(r.real_error);
+        }
+        Control::Continue
+    };
+    let options = options(Method::Adam, 400);
+    let result = run(&mut train, &mut validation, start, &options, &mut on).unwrap();
+    assert_eq!(result.end, RunEnd::Converged);
+    let off: Vec<i32> = (result.params.iter().zip(TRUTH))
+        .map(|(a, b)| a - b)
+        .collect();
+    assert!(off.iter().all(|d| d.abs() <= 1), "{off:?}");
+    assert!(
+        *real.last().unwrap() < 1e-7,
+        "{:?}",
+        &real[real.len() - 3..]
+    );
+}
+
+/// `J · direction` and `Σ slope · J` of every block through `model`'s own passes against
+/// the same sums over its Jacobian rows, for the variables `slots`.
+fn block_passes_match_rows<M: Model>(model: &M, slots: &[usize]) {
+    let direction: Vec<f64> = (0..slots.len()).map(|j| j as f64 * 0.37 - 1.1).collect();
+    let mut rows = RowBuilder::default();
+    for b in 0..model.row_blocks() {
+        let (start, len) = model.block_span(b);
+        let slopes: Vec<f64> = (0..len).map(|p| ((start + p) % 7) as f64 - 3.0).collect();
+        let (mut product, mut gradient) = (vec![0.0; len], vec![0.0; slots.len()]);
+        model.block_product(b, slots, &direction, &mut product);
+        model.block_gradient(b, slots, &slopes, &mut gradient);
+        let (mut want_product, mut want_gradient) = (vec![0.0; len], vec![0.0; slots.len()]);
+        model.block_rows(b, slots, &mut rows);
+        rows.for_each(|i, row| {
+            for &(j, d) in row {
+                want_product[i - start] += d * direction[j as usize];
+                want_gradient[j as usize] += d * slopes[i - start];
+            }
+        });
+        let close = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-6);
+        assert!(close(&product, &want_product), "block {b}: product");
+        assert!(close(&gradient, &want_gradient), "block {b}: gradient");
+    }
+}
+
+#[test]
+fn block_passes_are_the_sums_over_the_jacobian_rows() {
+    let positions = positions(20_000);
+    let ds = linear(&positions);
+    // Every value; only some (a middlegame value without its endgame one, the plain value).
+    block_passes_match_rows(&ds, &(0..13).collect::<Vec<_>>());
+    block_passes_match_rows(&ds, &[12, 3, 10, 0]);
+    let (table, _, _) = data(2000, &Params::default(), 100);
+    let linear: Vec<usize> = (0..Model::slot_count(&table))
+        .filter(|&s| table.linear(s))
+        .step_by(31)
+        .collect();
+    block_passes_match_rows(&table, &linear);
 }
 
 /// Every position's row entry for `slot` against the change of its unrounded evaluation

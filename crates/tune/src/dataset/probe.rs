@@ -5,7 +5,6 @@
 //! positions, in position order.
 
 use super::{Dataset, Trial};
-use crate::error::error_slope;
 use crate::model::{Model, Move, Values};
 use crate::newton::RowSink;
 use crate::touch::{Combiner, Touch};
@@ -137,36 +136,6 @@ impl Dataset {
             .collect()
     }
 
-    /// Per position, how its squared error moves per unit of its middlegame and endgame
-    /// sums: `dE/dq` times the slopes of the tapered, scaled evaluation. Computed once per
-    /// gradient, shared by every column.
-    fn sum_slopes(&self, k: f64) -> Vec<[f64; 2]> {
-        (0..Dataset::len(self))
-            .into_par_iter()
-            .map(|i| {
-                let de_dq = error_slope(k, Dataset::eval(self, i), Dataset::target(self, i));
-                self.slopes(i).map(|slope| slope * de_dq)
-            })
-            .collect()
-    }
-
-    /// The derivative of the mean error with respect to the value of `slot`, when no curve or
-    /// formula reads it, from the positions' [`Dataset::sum_slopes`].
-    fn column_derivative(&self, slot: usize, slopes: &[[f64; 2]]) -> f64 {
-        let blocks: Vec<f64> = (0..self.blocks(slot))
-            .into_par_iter()
-            .map(|b| {
-                let mut sum = 0.0;
-                self.for_block(slot, b, |pos, mid, end| {
-                    let [d_mid, d_end] = slopes[pos as usize];
-                    sum += f64::from(mid) * d_mid + f64::from(end) * d_end;
-                });
-                sum
-            })
-            .collect();
-        blocks.iter().sum::<f64>() / Dataset::len(self) as f64
-    }
-
     /// What `mv` of a value no formula reads does to the positions of its column.
     fn column_changes(&self, mv: Move<'_, Params>) -> Vec<Change> {
         let mut moved = Vec::new();
@@ -289,17 +258,6 @@ impl Model for Dataset {
         !self.read_by_formulas(slot)
     }
 
-    fn linear_gradient(&self, slots: &[usize], k: f64) -> Vec<f64> {
-        if slots.is_empty() {
-            return Vec::new();
-        }
-        let slopes = self.sum_slopes(k);
-        slots
-            .iter()
-            .map(|&slot| self.column_derivative(slot, &slopes))
-            .collect()
-    }
-
     fn exact_eval(&self, i: usize) -> f64 {
         let ([mid, end], [m, e]) = (self.sums(i), self.slopes(i));
         f64::from(mid) * m + f64::from(end) * e
@@ -307,6 +265,10 @@ impl Model for Dataset {
 
     fn row_blocks(&self) -> usize {
         self.segment_count()
+    }
+
+    fn block_span(&self, b: usize) -> (usize, usize) {
+        self.segment_positions(b)
     }
 
     fn block_rows<S: RowSink>(&self, b: usize, slots: &[usize], rows: &mut S) {

@@ -21,7 +21,7 @@
 //! reads are left to that polish; declared constraints hold for the real values too (each
 //! trial is projected onto them).
 
-mod rows;
+pub(crate) mod rows;
 mod solve;
 
 use crate::descent::{Descent, PassSummary};
@@ -35,7 +35,7 @@ use texel_eval::params::in_bounds;
 
 /// The Newton phase ends after an iteration that lowers the objective by less than this
 /// share of it.
-pub const NEWTON_TOLERANCE: f64 = 1e-5;
+pub const NEWTON_TOLERANCE: f64 = 1e-4;
 
 /// Marquardt's damping of the first iteration.
 const FIRST_DAMPING: f64 = 1e-3;
@@ -48,7 +48,7 @@ const ARMIJO: f64 = 1e-4;
 /// After a full step that lowered the objective by less than this share, the next
 /// iterations reuse its Hessian (chord steps: a gradient pass instead of a Hessian), until a
 /// step is cut or stalls.
-const CHORD_BELOW: f64 = 1e-2;
+const CHORD_BELOW: f64 = 5e-2;
 
 /// The Newton phase's memory.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -220,6 +220,7 @@ impl<M: Model> Descent<'_, M> {
         let error = state.error;
         self.newton = Some(state);
         PassSummary {
+            fall,
             error,
             moves: changed as u64,
             changed,
@@ -294,7 +295,7 @@ impl<M: Model> Descent<'_, M> {
         let mut alpha = 1.0;
         for halvings in 0..MAX_HALVINGS {
             let straight: Vec<f64> = phase.x.iter().zip(&p).map(|(x, p)| x + alpha * p).collect();
-            let x = self.projected(phase, &straight);
+            let x = self.projected(&phase.slots, &straight);
             let moved: Vec<f64> = x.iter().zip(&phase.x).map(|(a, b)| a - b).collect();
             let sum = match x == straight {
                 true => chunked_sum(ds.len(), |i| {
@@ -320,25 +321,25 @@ impl<M: Model> Descent<'_, M> {
         None
     }
 
-    /// The phase's real values `x` moved into the declared constraints (the other values
-    /// fixed at their integers), when the run keeps constraints.
-    fn projected(&self, phase: &Phase, x: &[f64]) -> Vec<f64> {
+    /// Real values `x` of the slots `slots` moved into the declared constraints (the other
+    /// values fixed at their integers), when the run keeps constraints.
+    pub(crate) fn projected(&self, slots: &[usize], x: &[f64]) -> Vec<f64> {
         if !self.guards().constraints {
             return x.to_vec();
         }
         let values = self.params().values();
         let mut real: Vec<f64> = values.iter().map(|&v| f64::from(v)).collect();
         let mut free = vec![false; real.len()];
-        for (&slot, &v) in phase.slots.iter().zip(x) {
+        for (&slot, &v) in slots.iter().zip(x) {
             (real[slot], free[slot]) = (v, true);
         }
         M::Values::project_real(&mut real, &free);
-        phase.slots.iter().map(|&slot| real[slot]).collect()
+        slots.iter().map(|&slot| real[slot]).collect()
     }
 
     /// Moves every variable to its real value rounded, where its bounds and the declared
     /// constraints allow (the positions are rescored by the run); returns how many moved.
-    fn round_to(&mut self, values: &[f64]) -> usize {
+    pub(crate) fn round_to(&mut self, values: &[f64]) -> usize {
         let mut params = self.params().clone();
         let mut changed = 0;
         for (v, &x) in self.variables().iter().zip(values) {
@@ -363,10 +364,11 @@ impl<M: Model> Descent<'_, M> {
         self.newton.as_ref().is_some_and(|s| s.handed_over)
     }
 
-    /// The mean error of the unrounded evaluation at Newton's real values, once an
-    /// iteration ran.
+    /// The mean error of the unrounded evaluation at Newton's (or Adam's) real values, once
+    /// an iteration (or epoch) ran.
     pub fn real_error(&self) -> Option<f64> {
-        self.newton.as_ref().map(|s| s.error)
+        let adam = self.adam.as_ref().and_then(|a| a.error);
+        self.newton.as_ref().map(|s| s.error).or(adam)
     }
 
     /// Newton is done (converged, or stopped by the run): coordinate descent goes on from

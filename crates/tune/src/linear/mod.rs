@@ -10,7 +10,8 @@
 //! probe reads one column, block by block in order; the full pass adds each block's columns
 //! into its positions' sums, so sums never depend on the number of threads.
 
-use crate::error::{error_slope, CHUNK};
+mod full_pass;
+
 use crate::model::{Model, Move};
 use crate::newton::RowSink;
 use rayon::prelude::*;
@@ -18,6 +19,8 @@ use texel_trace::{Coef, ParamSpace, PositionSource, TracedPosition};
 
 /// Positions per block.
 pub const BLOCK: usize = 8192;
+// Positions in a block are indexed by `u16` and masked by `% BLOCK`.
+const _: () = assert!(BLOCK.is_power_of_two() && BLOCK <= 1 << 16);
 
 /// Which part of its entry a value slot is.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -570,38 +573,17 @@ impl Model for LinearDataset {
         true
     }
 
-    fn linear_gradient(&self, slots: &[usize], k: f64) -> Vec<f64> {
-        let n = self.len();
-        let de_dq: Vec<f64> = (0..n.div_ceil(CHUNK))
-            .into_par_iter()
-            .flat_map_iter(|c| {
-                (c * CHUNK..((c + 1) * CHUNK).min(n))
-                    .map(|i| error_slope(k, self.eval(i), self.target(i)))
-            })
-            .collect();
-        slots
-            .iter()
-            .map(|&slot| {
-                let blocks: Vec<f64> = self
-                    .blocks
-                    .par_iter()
-                    .map(|block| {
-                        let mut sum = 0.0;
-                        self.for_slot(block, slot, |i, step| sum += self.slope(i, step) * de_dq[i]);
-                        sum
-                    })
-                    .collect();
-                blocks.iter().sum::<f64>() / n as f64
-            })
-            .collect()
-    }
-
     fn exact_eval(&self, i: usize) -> f64 {
         LinearDataset::exact_eval(self, i)
     }
 
     fn row_blocks(&self) -> usize {
         self.blocks.len()
+    }
+
+    fn block_span(&self, b: usize) -> (usize, usize) {
+        let block = &self.blocks[b];
+        (block.start as usize, block.len as usize)
     }
 
     fn block_rows<S: RowSink>(&self, b: usize, slots: &[usize], rows: &mut S) {
@@ -612,5 +594,13 @@ impl Model for LinearDataset {
                 rows.push(i, j as u32, self.slope(i, step))
             });
         }
+    }
+
+    fn block_product(&self, b: usize, slots: &[usize], direction: &[f64], out: &mut [f64]) {
+        self.full_product(b, slots, direction, out);
+    }
+
+    fn block_gradient(&self, b: usize, slots: &[usize], slopes: &[f64], gradient: &mut [f64]) {
+        self.full_gradient(b, slots, slopes, gradient);
     }
 }
