@@ -109,7 +109,7 @@ impl<M: Model> Descent<'_, M> {
     /// One pass of [`ADAM_EPOCHS_PER_PASS`] Adam epochs with learning rate `rate` (the
     /// largest move of a value per epoch, in steps). The values are real: each epoch takes
     /// the gradient of the unrounded evaluation's error over the values the evaluation is
-    /// linear in, in one pass over the positions ([`rows::error_gradient`]: nothing rounded,
+    /// linear in, in one pass over the positions (`newton::rows::error_gradient`: nothing rounded,
     /// nothing rescored), and central differences of probes for curve inputs and formula
     /// weights (whose epochs round the values and rescore first). After the last epoch the
     /// values are rounded into the table (where its bounds and constraints allow) and the
