@@ -12,6 +12,7 @@
 //!             bits 00: i8 count | 01: f32 count | 10: f32 middlegame count, f32 endgame count
 //! ```
 
+use crate::bytes::{Bytes, ScanError};
 use crate::space::ParamSpace;
 use crate::text::{header_space, Coef, TraceError, TracedPosition};
 use std::io::{Read, Write};
@@ -97,26 +98,32 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// A binary trace in memory, its records found but not decoded: each position is decoded
-/// on its own, on any thread, into a position that is reused ([`BinaryTrace::decode_into`]).
+/// A binary trace, its records found but not decoded: each position is decoded on its own,
+/// on any thread, into a position that is reused ([`BinaryTrace::decode_into`]), its bytes
+/// read from the file when it is decoded (runs of positions in one read,
+/// [`BinaryTrace::for_each`]): a trace never sits in memory whole.
 #[derive(Debug)]
 pub struct BinaryTrace {
     path: PathBuf,
-    bytes: Vec<u8>,
+    bytes: Bytes,
     space: ParamSpace,
     /// Whether each entry is tapered.
     tapered: Vec<bool>,
-    /// Where each position's record begins (at its length).
-    records: Vec<usize>,
+    /// Where each position's record begins (at its length), then where the last ends.
+    records: Vec<u64>,
 }
 
+/// Runs of positions are read in spans of at most this many bytes.
+const SPAN: u64 = 8 << 20;
+
 impl BinaryTrace {
-    /// Reads the binary trace at `path` and finds its records.
+    /// Opens the binary trace at `path`, reads its header and finds its records (one
+    /// sequential read; the positions stay in the file until decoded).
     ///
     /// # Errors
     /// An unreadable file, another format, a bad header, or a record cut short.
     pub fn read(path: &Path) -> Result<BinaryTrace, TraceError> {
-        let bytes = std::fs::read(path).map_err(|cause| TraceError::Io {
+        let bytes = Bytes::open(path).map_err(|cause| TraceError::Io {
             path: path.into(),
             cause,
         })?;
@@ -124,26 +131,37 @@ impl BinaryTrace {
     }
 
     /// The trace of `bytes` (named `path` in errors).
-    fn new(bytes: Vec<u8>, path: &Path) -> Result<BinaryTrace, TraceError> {
-        let bad = |at: usize, field: &str, what: &str| bad_bytes(path, at, field, what.into());
-        let mut c = Cursor {
-            bytes: &bytes,
-            at: 0,
+    fn new(bytes: Bytes, path: &Path) -> Result<BinaryTrace, TraceError> {
+        let bad = |at: u64, field: &str, what: &str| bad_bytes(path, at, field, what.into());
+        let io = |cause| TraceError::Io {
+            path: path.into(),
+            cause,
         };
-        if c.take(MAGIC.len()) != Some(MAGIC.as_slice()) {
+        let prefix_len = (MAGIC.len() + 4) as u64;
+        let head = bytes
+            .span(0, bytes.len().min(prefix_len) as usize)
+            .map_err(io)?;
+        if !head.starts_with(MAGIC) {
             return Err(bad(0, "format", "not a binary texel trace"));
         }
-        let len = c.u32().ok_or_else(|| bad(8, "header", "cut short"))? as usize;
-        let text = c.take(len).ok_or_else(|| bad(12, "header", "cut short"))?;
-        let space = header_space(text).map_err(|(f, w)| bad_bytes(path, 12, &f, w))?;
-        let mut records = Vec::new();
-        while c.at < bytes.len() {
-            let at = c.at;
-            let len = c.u32().ok_or_else(|| bad(at, "position", "cut short"))? as usize;
-            let field = || format!("position {}", records.len() + 1);
-            c.take(len).ok_or_else(|| bad(at, &field(), "cut short"))?;
-            records.push(at);
+        let len = head
+            .get(MAGIC.len()..)
+            .and_then(|b| b.try_into().ok())
+            .map(u32::from_le_bytes)
+            .ok_or_else(|| bad(8, "header", "cut short"))?;
+        if bytes.len() < prefix_len + u64::from(len) {
+            return Err(bad(12, "header", "cut short"));
         }
+        let text = bytes.span(prefix_len, len as usize).map_err(io)?;
+        let space = header_space(&text).map_err(|(f, w)| bad_bytes(path, 12, &f, w))?;
+        let records = bytes
+            .records(prefix_len + u64::from(len))
+            .map_err(|e| match e {
+                ScanError::Io(cause) => io(cause),
+                ScanError::CutShort { at, record } => {
+                    bad(at, &format!("position {}", record + 1), "cut short")
+                }
+            })?;
         let tapered = (0..space.entry_count())
             .map(|i| space.entry(i).is_some_and(|(p, _)| p.tapered))
             .collect();
@@ -163,31 +181,96 @@ impl BinaryTrace {
 
     /// The number of positions.
     pub fn len(&self) -> usize {
-        self.records.len()
+        self.records.len() - 1
     }
 
     /// Whether the trace holds no position.
     pub fn is_empty(&self) -> bool {
-        self.records.is_empty()
+        self.len() == 0
     }
 
     /// Decodes position `k` (from 0) into `into`, whose coefficient buffer is reused.
     ///
     /// # Errors
-    /// The position does not fit the header (with its number and byte offset).
+    /// The file cannot be read, or the position does not fit the header (with its number
+    /// and byte offset).
     ///
     /// # Panics
     /// If `k` is not below [`BinaryTrace::len`].
     pub fn decode_into(&self, k: usize, into: &mut TracedPosition) -> Result<(), TraceError> {
-        let at = self.records[k];
-        let len = u32::from_le_bytes(self.bytes[at..at + 4].try_into().expect("four bytes"));
-        let record = &self.bytes[at + 4..at + 4 + len as usize];
+        let (at, end) = (self.records[k], self.records[k + 1]);
+        let span = self.read_span(at, end)?;
+        self.decode_at(k, &span, at, into)
+    }
+
+    /// Calls `f(j, position)` for each position `chosen[j]` (rising numbers, each below
+    /// [`BinaryTrace::len`]) in order, decoded into `scratch`: runs of them are read from
+    /// the file at once.
+    ///
+    /// # Errors
+    /// As [`BinaryTrace::decode_into`], for the first chosen position at fault.
+    pub fn for_each(
+        &self,
+        chosen: &[usize],
+        scratch: &mut TracedPosition,
+        f: impl FnMut(usize, &TracedPosition),
+    ) -> Result<(), TraceError> {
+        self.for_each_in_spans(chosen, SPAN, scratch, f)
+    }
+
+    /// [`BinaryTrace::for_each`], reading at most `span` bytes at once (a longer record
+    /// alone).
+    fn for_each_in_spans(
+        &self,
+        chosen: &[usize],
+        span: u64,
+        scratch: &mut TracedPosition,
+        mut f: impl FnMut(usize, &TracedPosition),
+    ) -> Result<(), TraceError> {
+        let mut first = 0;
+        while first < chosen.len() {
+            let base = self.records[chosen[first]];
+            let fits = |&k: &usize| self.records[k + 1] - base <= span;
+            let run = chosen[first..]
+                .iter()
+                .take_while(|k| fits(k))
+                .count()
+                .max(1);
+            let end = self.records[chosen[first + run - 1] + 1];
+            let span = self.read_span(base, end)?;
+            for (j, &k) in chosen.iter().enumerate().skip(first).take(run) {
+                let at = (self.records[k] - base) as usize;
+                self.decode_at(k, &span[at..], self.records[k], scratch)?;
+                f(j, scratch);
+            }
+            first += run;
+        }
+        Ok(())
+    }
+
+    /// The bytes from `at` to `end`.
+    fn read_span(&self, at: u64, end: u64) -> Result<std::borrow::Cow<'_, [u8]>, TraceError> {
+        (self.bytes.span(at, (end - at) as usize)).map_err(|cause| TraceError::Io {
+            path: self.path.clone(),
+            cause,
+        })
+    }
+
+    /// Decodes position `k`, whose record (at byte `at` of the file) begins `bytes`.
+    fn decode_at(
+        &self,
+        k: usize,
+        bytes: &[u8],
+        at: u64,
+        into: &mut TracedPosition,
+    ) -> Result<(), TraceError> {
+        let len = (self.records[k + 1] - self.records[k] - 4) as usize;
         let mut c = Cursor {
-            bytes: record,
+            bytes: &bytes[4..4 + len],
             at: 0,
         };
         position(&mut c, &self.tapered, into)
-            .and_then(|()| match c.at == record.len() {
+            .and_then(|()| match c.at == len {
                 true => Ok(()),
                 false => Err("bytes left over".into()),
             })
@@ -211,10 +294,10 @@ impl BinaryTrace {
 }
 
 /// A fault at byte `at` of the binary trace `path`.
-fn bad_bytes(path: &Path, at: usize, field: &str, what: String) -> TraceError {
+fn bad_bytes(path: &Path, at: u64, field: &str, what: String) -> TraceError {
     TraceError::BadBytes {
         path: path.into(),
-        offset: at as u64,
+        offset: at,
         field: field.into(),
         what,
     }
@@ -234,7 +317,7 @@ pub fn read_binary(path: &Path) -> Result<(ParamSpace, Vec<TracedPosition>), Tra
 /// The space and positions of a binary trace's `bytes` (named `path` in errors).
 #[cfg(test)]
 fn decode(bytes: &[u8], path: &Path) -> Result<(ParamSpace, Vec<TracedPosition>), TraceError> {
-    let trace = BinaryTrace::new(bytes.to_vec(), path)?;
+    let trace = BinaryTrace::new(Bytes::Memory(bytes.to_vec()), path)?;
     let positions = trace.decode_all()?;
     Ok((trace.space, positions))
 }
@@ -323,7 +406,8 @@ pub fn read_space(path: &Path) -> Result<ParamSpace, TraceError> {
     let len = u32::from_le_bytes(prefix[8..].try_into().expect("four bytes")) as usize;
     let mut header = vec![0u8; len];
     file.read_exact(&mut header).map_err(io)?;
-    BinaryTrace::new([&prefix[..], &header].concat(), path).map(|trace| trace.space)
+    let bytes = Bytes::Memory([&prefix[..], &header].concat());
+    BinaryTrace::new(bytes, path).map(|trace| trace.space)
 }
 
 /// Reads a trace in either form (by its first bytes): its space and positions.
@@ -401,6 +485,34 @@ mod tests {
         // Small whole counts take five bytes.
         let header = 8 + 4 + crate::text::header_line(&space()).len();
         assert_eq!(bytes.len(), header + (28 + 5 + 8 + 5) + (28 + 12 + 8));
+    }
+
+    #[test]
+    fn runs_of_positions_read_from_the_file_decode_as_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.bin");
+        let all: Vec<TracedPosition> = (0..40).flat_map(|_| positions()).collect();
+        let mut bytes = Vec::new();
+        write_binary(&mut bytes, &space(), &all).unwrap();
+        std::fs::write(&path, &bytes).unwrap();
+        let trace = BinaryTrace::read(&path).unwrap();
+        assert_eq!(trace.len(), 80);
+        let chosen = [0, 1, 2, 7, 8, 30, 31, 32, 33, 79];
+        // Spans of one record, of a few, and of the whole file.
+        for span in [1, 100, SPAN] {
+            let mut seen = Vec::new();
+            let mut scratch = TracedPosition::default();
+            trace
+                .for_each_in_spans(&chosen, span, &mut scratch, |j, p| {
+                    seen.push((j, p.clone()))
+                })
+                .unwrap();
+            let want: Vec<_> = chosen.iter().map(|&k| all[k].clone()).enumerate().collect();
+            assert_eq!(seen, want, "span {span}");
+        }
+        let mut one = TracedPosition::default();
+        trace.decode_into(79, &mut one).unwrap();
+        assert_eq!(one, all[79]);
     }
 
     #[test]

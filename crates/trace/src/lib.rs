@@ -4,6 +4,7 @@
 //! An engine in any language writes it; the tuner reads it.
 
 mod binary;
+mod bytes;
 mod lines;
 mod source;
 mod space;

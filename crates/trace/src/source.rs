@@ -29,6 +29,24 @@ pub trait PositionSource: Sync {
         scratch: &mut TracedPosition,
         f: impl FnOnce(&TracedPosition) -> R,
     ) -> Result<R, Self::Error>;
+
+    /// `f(j, position)` for each position `chosen[j]` (rising numbers) in order, decoded
+    /// into `scratch` where the source must decode; a source read from a file reads runs of
+    /// them at once.
+    ///
+    /// # Errors
+    /// The first chosen position that cannot be read.
+    fn for_each(
+        &self,
+        chosen: &[usize],
+        scratch: &mut TracedPosition,
+        mut f: impl FnMut(usize, &TracedPosition),
+    ) -> Result<(), Self::Error> {
+        for (j, &i) in chosen.iter().enumerate() {
+            self.with(i, scratch, |p| f(j, p))?;
+        }
+        Ok(())
+    }
 }
 
 /// Positions held in memory, by value or by reference.
@@ -64,5 +82,14 @@ impl PositionSource for BinaryTrace {
     ) -> Result<R, TraceError> {
         self.decode_into(i, scratch)?;
         Ok(f(scratch))
+    }
+
+    fn for_each(
+        &self,
+        chosen: &[usize],
+        scratch: &mut TracedPosition,
+        f: impl FnMut(usize, &TracedPosition),
+    ) -> Result<(), TraceError> {
+        BinaryTrace::for_each(self, chosen, scratch, f)
     }
 }

@@ -224,16 +224,14 @@ impl<X> BlockPart<X> {
         let (mut rows, mut scratch) = (Rows::default(), TracedPosition::default());
         let (mut targets, mut offsets) = (Vec::with_capacity(n), Vec::with_capacity(n));
         let (mut tapers, mut extras) = (Vec::with_capacity(n), Vec::with_capacity(n));
-        for (at, &i) in chosen.iter().enumerate() {
-            source.with(i, &mut scratch, |p| {
-                rows.add(layout, p, at as u16);
-                targets.push(label(p));
-                offsets.push(p.offset);
-                let phase = f64::from(p.phase);
-                tapers.push([phase, (1.0 - phase) * f64::from(p.scale)]);
-                extras.push(extra(p));
-            })?;
-        }
+        source.for_each(chosen, &mut scratch, |at, p| {
+            rows.add(layout, p, at as u16);
+            targets.push(label(p));
+            offsets.push(p.offset);
+            let phase = f64::from(p.phase);
+            tapers.push([phase, (1.0 - phase) * f64::from(p.scale)]);
+            extras.push(extra(p));
+        })?;
         Ok(BlockPart {
             block: Block::from_rows(layout, &rows, start, n),
             targets,
