@@ -52,7 +52,13 @@ impl std::str::FromStr for GenfensRequest {
         let bad = |what: &str| GenfensError::Syntax(format!("{what} in `{text}`"));
         match words.as_slice() {
             ["genfens", n, "seed", s, "book", book, ..] => Ok(GenfensRequest {
-                count: n.parse().map_err(|_| bad("N is not a count"))?,
+                count: n
+                    .parse()
+                    .map_err(|_| bad("N is not a count"))
+                    .and_then(|n| match n <= MAX_GENFENS {
+                        true => Ok(n),
+                        false => Err(bad(&format!("N is more than {MAX_GENFENS}, the most"))),
+                    })?,
                 seed: s.parse().map_err(|_| bad("S is not a seed"))?,
                 book: (!book.eq_ignore_ascii_case("none")).then(|| PathBuf::from(book)),
             }),
@@ -60,6 +66,10 @@ impl std::str::FromStr for GenfensRequest {
         }
     }
 }
+
+/// The most positions one request may ask for (each costs a short search): a larger N is
+/// refused as a syntax error before anything is allocated.
+pub const MAX_GENFENS: usize = 10_000_000;
 
 /// Random plies after the standard start (8 or 9, so both sides move first equally often).
 const PLIES_FROM_START: usize = 8;
@@ -94,8 +104,8 @@ pub fn genfens(request: &GenfensRequest, params: Arc<Params>) -> Result<Vec<Stri
     let mut rng = Rng::new(request.seed);
     let mut searcher = Searcher::new(params, 1);
     let mut seen = HashSet::new();
-    let mut fens = Vec::with_capacity(request.count);
-    for _ in 0..request.count * TRIES_PER_POSITION {
+    let mut fens = Vec::with_capacity(request.count.min(1 << 12));
+    for _ in 0..request.count.saturating_mul(TRIES_PER_POSITION) {
         if fens.len() == request.count {
             break;
         }

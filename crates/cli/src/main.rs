@@ -160,9 +160,11 @@ fn main() -> ExitCode {
         Command::Loop(args) => loop_cmd::run(&args),
         Command::Report(args) => done(report_cmd::run(&args)),
         Command::Completions { shell } => {
+            // Made in memory first: clap_complete panics on a failed write (a full disk).
+            let mut script = Vec::new();
             let mut cmd = <Cli as clap::CommandFactory>::command();
-            clap_complete::generate(shell, &mut cmd, "texel", &mut std::io::stdout());
-            Ok(ExitCode::SUCCESS)
+            clap_complete::generate(shell, &mut cmd, "texel", &mut script);
+            done(std::io::Write::write_all(&mut std::io::stdout(), &script).map_err(Into::into))
         }
         Command::Traces(command) => done(traces_cmd::run(&command)),
         Command::Manpage => done(

@@ -56,6 +56,40 @@ fn completions_and_the_manual_page_cover_every_command() {
 }
 
 #[test]
+#[cfg(target_os = "linux")]
+fn printing_to_a_full_disk_or_a_closed_pipe_is_an_error_or_nothing_never_a_panic() {
+    let run = |args: &[&str], stdout: std::process::Stdio| {
+        let bin = assert_cmd::cargo::cargo_bin("texel");
+        let out = std::process::Command::new(bin)
+            .args(args)
+            .stdout(stdout)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    for args in [&["completions", "bash"][..], &["manpage"], &["params"]] {
+        let full = std::fs::File::create("/dev/full").unwrap();
+        let (code, err) = run(args, full.into());
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(
+            err.starts_with("error: ") && err.contains("No space left"),
+            "{args:?}: {err}"
+        );
+        // A reader that has gone: nothing more to say, and no panic.
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let (code, err) = run(args, writer.into());
+        assert!(
+            code == Some(0) && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
 fn the_release_binary_carries_no_debug_info() {
     let bin = assert_cmd::cargo::cargo_bin("texel");
     let size = std::fs::metadata(&bin).unwrap().len();

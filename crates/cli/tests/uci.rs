@@ -444,4 +444,12 @@ fn genfens_gives_seeded_distinct_legal_undecided_positions() {
     );
     let err = genfens("genfens five seed 1 book None").unwrap_err();
     assert!(err.contains("N is not a count"), "{err}");
+    // A huge N (OpenBench passes it through) is refused at once, not a capacity panic.
+    for n in ["1000000000000", "1000000000000000000"] {
+        let err = genfens(&format!("genfens {n} seed 1 book None")).unwrap_err();
+        assert!(
+            err.contains("N is more than 10000000, the most"),
+            "{n}: {err}"
+        );
+    }
 }

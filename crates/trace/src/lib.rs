@@ -15,7 +15,7 @@ pub use binary::{
     is_binary, read_binary, read_space, read_trace, write_binary, BinaryTrace, MAGIC,
 };
 pub use source::PositionSource;
-pub use space::{Param, ParamSpace, SpaceError};
+pub use space::{Param, ParamSpace, SpaceError, MAX_VALUES};
 pub use text::{
     header_line, position_line, write_trace, Coef, TraceError, TraceReader, TracedPosition, FORMAT,
     VERSION,

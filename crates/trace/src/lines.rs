@@ -2,7 +2,7 @@
 //! position ([`PositionLine`]), read with the path of any field at fault and checked
 //! against the format's ranges and the header's entries.
 
-use crate::space::{Param, ParamSpace};
+use crate::space::{Param, ParamSpace, MAX_VALUES};
 use crate::text::{Coef, Fault, TracedPosition, FORMAT, VERSION};
 use serde::de::{DeserializeOwned, Error as _, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -205,8 +205,19 @@ impl HeaderLine {
         let lines = self
             .params
             .ok_or_else(|| fault("params", "missing or not a list"))?;
+        // The values are counted before any parameter's defaults are made.
+        let mut total = 0u64;
         let params = (lines.into_iter().enumerate())
             .map(|(k, p)| {
+                let width = 1 + u64::from(p.tapered.unwrap_or(false));
+                total = total.saturating_add(p.len.unwrap_or(0).saturating_mul(width));
+                if total > MAX_VALUES as u64 {
+                    let most = format!(
+                        "the parameters up to here declare {total} values: a space holds at \
+                         most {MAX_VALUES}"
+                    );
+                    return Err(fault(format!("params[{k}]"), most));
+                }
                 p.param()
                     .map_err(|(f, w)| fault(format!("params[{k}].{f}"), w))
             })

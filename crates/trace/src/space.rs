@@ -71,10 +71,18 @@ pub enum SpaceError {
         /// Values given.
         found: usize,
     },
+    /// The space declares more values than [`MAX_VALUES`].
+    #[error("the parameters declare {0} values or more: a space holds at most {MAX_VALUES}")]
+    TooLarge(usize),
     /// A value set names a parameter the space does not have, or has the wrong shape.
     #[error("{0}")]
     Values(String),
 }
+
+/// The most values a parameter space holds (a tapered entry counts two): far above any
+/// hand-crafted evaluation, and what a dense tuner can still hold; a header declaring more
+/// is refused before anything is allocated for it.
+pub const MAX_VALUES: usize = 1 << 20;
 
 /// The parameters of one evaluation, in order; values are numbered through them (flat).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -99,6 +107,9 @@ impl ParamSpace {
             if p.name.is_empty() || p.len == 0 {
                 return Err(SpaceError::Empty(p.name.clone()));
             }
+            if p.len > MAX_VALUES {
+                return Err(SpaceError::TooLarge(p.len));
+            }
             if !seen.insert(p.name.as_str()) {
                 return Err(SpaceError::Duplicate(p.name.clone()));
             }
@@ -113,6 +124,9 @@ impl ParamSpace {
             entry_starts.push(entries);
             flat += p.values();
             entries += p.len;
+            if flat > MAX_VALUES {
+                return Err(SpaceError::TooLarge(flat));
+            }
         }
         starts.push(flat);
         entry_starts.push(entries);

@@ -123,6 +123,43 @@ fn broken_traces_name_the_file_line_and_field() {
 }
 
 #[test]
+fn a_header_declaring_more_values_than_a_space_holds_is_refused_before_allocating() {
+    let header = |h: &str| read(&format!("{h}\n")).unwrap_err();
+    // A trillion entries, with and without defaults: refused, not an allocation abort.
+    let huge = HEADER.replace(
+        r#""len": 1, "tapered": false, "default": 15"#,
+        r#""len": 1000000000000"#,
+    );
+    let err = header(&huge);
+    assert!(
+        err.contains(
+            "params[1]: the parameters up to here declare 1000000000004 values: a space \
+                      holds at most 1048576"
+        ),
+        "{err}"
+    );
+    // Many parameters within the bound each, beyond it together.
+    let one = r#"{"name": "P0", "len": 300000, "tapered": true}"#;
+    let many: Vec<String> = (0..100)
+        .map(|k| one.replace("P0", &format!("P{k}")))
+        .collect();
+    let err = header(&format!(
+        r#"{{"format": "texel-trace", "version": 1, "params": [{}]}}"#,
+        many.join(", ")
+    ));
+    assert!(
+        err.contains("params[1]: the parameters up to here declare 1200000"),
+        "{err}"
+    );
+    // The bound itself is a space.
+    let most = format!(
+        r#"{{"format": "texel-trace", "version": 1, "params": [{{"name": "A", "len": {}}}]}}"#,
+        texel_trace::MAX_VALUES
+    );
+    assert!(read(&format!("{most}\n")).unwrap().is_empty());
+}
+
+#[test]
 fn a_one_entry_default_may_be_written_as_a_list_of_it() {
     let listed = HEADER
         .replace(
