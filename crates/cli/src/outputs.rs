@@ -159,6 +159,21 @@ impl Outputs {
         Ok(())
     }
 
+    /// Takes the lock of these outputs (the checkpoint's path and `.lock`) for this run, held
+    /// until the returned lock is dropped: a second run on them is refused at once. A
+    /// checkpoint that is a device (`/dev/null`) keeps nothing to guard: no lock.
+    ///
+    /// # Errors
+    /// Another live run holds the lock, or it cannot be made.
+    pub fn lock(&self) -> Result<Option<texel_files::RunLock>> {
+        if texel_files::is_special_file(&self.checkpoint) {
+            return Ok(None);
+        }
+        let mut path = self.checkpoint.clone().into_os_string();
+        path.push(".lock");
+        Ok(Some(texel_files::RunLock::acquire(Path::new(&path))?))
+    }
+
     /// Writes the tuned parameters (JSON, and Rust with `--rust`) and removes the
     /// checkpoint, which the finished result replaces.
     ///

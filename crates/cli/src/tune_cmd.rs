@@ -233,6 +233,9 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
         args.report.as_deref(),
     );
     outputs.check(inputs(args))?;
+    // Held until the run returns: a second run on these outputs is refused before it
+    // deletes or writes anything of this one's.
+    let _lock = outputs.lock()?;
     outputs.keep_checkpoint(args.resume.as_deref(), args.fresh)?;
     if let Some(path) = &args.data.traces {
         return crate::tune_traces::run_tune_traces(args, &outputs, path);

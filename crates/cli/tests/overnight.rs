@@ -430,3 +430,39 @@ fn labels_of_one_result_or_that_are_scores_are_refused_with_the_reason() {
         "{err}"
     );
 }
+
+#[test]
+fn a_second_run_on_the_same_outputs_is_refused_while_the_first_lives() {
+    let tmp = tempfile::tempdir().unwrap();
+    let epd = sample(tmp.path(), "s.epd", 300);
+    let out = tmp.path().join("t.json");
+    let (ckpt, lock) = (
+        tmp.path().join("t.json.ckpt"),
+        tmp.path().join("t.json.ckpt.lock"),
+    );
+    let run = |extra: &[&str]| {
+        let mut cmd = texel();
+        cmd.args(["tune", "--passes", "1", "--group", "KnightV", "--epd"])
+            .arg(&epd)
+            .arg("--out")
+            .arg(&out)
+            .args(extra);
+        cmd
+    };
+    // A live run (this test's process) holds the outputs: refused at once, naming it, and
+    // its checkpoint survives even --fresh.
+    std::fs::write(&ckpt, "the first run's checkpoint").unwrap();
+    std::fs::write(&lock, format!("{}\n", std::process::id())).unwrap();
+    let err = fails(&mut run(&["--fresh"]));
+    let pid = std::process::id().to_string();
+    assert!(
+        err.contains(&format!("another run (process {pid})")) && err.contains("t.json.ckpt.lock"),
+        "{err}"
+    );
+    assert_eq!(bytes(&ckpt), b"the first run's checkpoint");
+    assert!(!out.exists());
+    // A run that was killed (its process is gone): its lock is taken over, and released.
+    std::fs::write(&lock, "4294967295\n").unwrap();
+    ok(&mut run(&["--fresh"]));
+    assert!(out.is_file() && !lock.exists() && !ckpt.exists());
+}

@@ -1,8 +1,12 @@
 //! Files that lose nothing: outputs written atomically (a temporary file renamed over the
 //! target, so a reader never sees half a file), temporary files of killed processes cleaned
-//! up, and line files (JSON lines) appended only after a torn last line is cut off. Every
+//! up, line files (JSON lines) appended only after a torn last line is cut off, and one run
+//! per output ([`RunLock`]). Every
 //! crate that writes a file uses these; the crate depends on nothing of texel's.
 
+mod lock;
+
+pub use lock::{LockError, RunLock};
 use std::path::{Path, PathBuf};
 
 /// Writes `bytes` to a temporary file beside `path`, then renames it over `path`, so a

@@ -1,0 +1,149 @@
+//! One run per output: a run takes a lock file beside its outputs before it touches them,
+//! holding its process id, and removes it when it ends. A second run on the same outputs is
+//! refused at once, naming the first; a lock left by a process that is gone (killed) is
+//! taken over.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// A lock held by this process; the file goes when the lock is dropped.
+#[derive(Debug)]
+pub struct RunLock {
+    path: PathBuf,
+}
+
+/// Why a lock could not be taken.
+#[derive(Debug)]
+pub enum LockError {
+    /// Another live process holds it.
+    Held {
+        /// The lock file.
+        path: PathBuf,
+        /// The process that holds it.
+        pid: u32,
+    },
+    /// The lock file could not be made or read.
+    Io {
+        /// The lock file.
+        path: PathBuf,
+        /// The cause.
+        cause: std::io::Error,
+    },
+}
+
+impl std::fmt::Display for LockError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LockError::Held { path, pid } => write!(
+                f,
+                "another run (process {pid}) is using these outputs: {} says so; wait for it \
+                 to end, or delete that file if process {pid} is not a texel run",
+                path.display()
+            ),
+            LockError::Io { path, cause } => write!(f, "{}: {cause}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for LockError {}
+
+impl RunLock {
+    /// Takes the lock file `path` for this process: made with the process id, or taken
+    /// over when the process it names is gone.
+    ///
+    /// # Errors
+    /// A live process holds it, or the file cannot be made.
+    pub fn acquire(path: &Path) -> Result<RunLock, LockError> {
+        let io = |cause| LockError::Io {
+            path: path.to_path_buf(),
+            cause,
+        };
+        loop {
+            let made = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path);
+            match made {
+                Ok(mut file) => {
+                    let lock = RunLock {
+                        path: path.to_path_buf(),
+                    };
+                    writeln!(file, "{}", std::process::id()).map_err(io)?;
+                    return Ok(lock);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    match holder(path) {
+                        Some(pid) if alive(pid) => {
+                            let path = path.to_path_buf();
+                            return Err(LockError::Held { path, pid });
+                        }
+                        // Gone, or a lock cut short when its process was killed.
+                        _ => remove_if_there(path).map_err(io)?,
+                    }
+                }
+                Err(e) => return Err(io(e)),
+            }
+        }
+    }
+
+    /// The lock file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for RunLock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// The process id a lock file holds; `None` when it holds none (being written, or cut short
+/// by a kill: such a lock older than a few seconds is stale).
+fn holder(path: &Path) -> Option<u32> {
+    let text = std::fs::read_to_string(path).ok()?;
+    match text.trim().parse() {
+        Ok(pid) => Some(pid),
+        Err(_) => {
+            let age = std::fs::metadata(path).and_then(|m| m.modified()).ok()?;
+            let young = age.elapsed().is_ok_and(|a| a.as_secs() < 5);
+            young.then_some(std::process::id())
+        }
+    }
+}
+
+/// Whether process `pid` is running (on systems without `/proc`, any process is taken to
+/// be running: a stale lock is then deleted by hand, as the message says).
+fn alive(pid: u32) -> bool {
+    let proc = Path::new("/proc");
+    !proc.is_dir() || proc.join(pid.to_string()).exists()
+}
+
+fn remove_if_there(path: &Path) -> std::io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_held_lock_refuses_a_second_run_and_a_dead_ones_is_taken_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.lock");
+        let lock = RunLock::acquire(&path).unwrap();
+        let mine = std::process::id().to_string();
+        assert_eq!(std::fs::read_to_string(&path).unwrap().trim(), mine);
+        let err = RunLock::acquire(&path).unwrap_err().to_string();
+        assert!(err.contains(&format!("process {mine}")), "{err}");
+        drop(lock);
+        assert!(!path.exists(), "released at the end");
+        // A process that cannot exist (above any pid_max): the lock is stale.
+        std::fs::write(&path, "4294967295\n").unwrap();
+        let taken = RunLock::acquire(&path).unwrap();
+        assert_eq!(std::fs::read_to_string(taken.path()).unwrap().trim(), mine);
+    }
+}
