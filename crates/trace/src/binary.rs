@@ -13,6 +13,7 @@
 //! ```
 
 use crate::bytes::{Bytes, ScanError};
+use crate::lines::{check_count, check_fields};
 use crate::space::ParamSpace;
 use crate::text::{header_space, Coef, TraceError, TracedPosition};
 use std::io::{Read, Write};
@@ -331,13 +332,16 @@ fn position(c: &mut Cursor, tapered: &[bool], into: &mut TracedPosition) -> Resu
         *f = c.f32().ok_or_else(short)?;
     }
     let [result, phase, scale, offset, score] = fields;
-    let unit = |x: f32| (0.0..=1.0).contains(&x);
-    if !(unit(result) && unit(phase) && unit(scale) && offset.is_finite()) {
-        return Err(format!(
-            "result {result}, phase {phase}, scale {scale} must lie in 0..1, offset {offset} \
-             be finite"
-        ));
-    }
+    let score = (!score.is_nan()).then_some(score);
+    let wide = |x: f32| f64::from(x);
+    check_fields(
+        wide(result),
+        wide(phase),
+        wide(scale),
+        wide(offset),
+        score.map(wide),
+    )
+    .map_err(|(field, what)| format!("{field}: {what}"))?;
     let n = c.u32().ok_or_else(short)? as usize;
     into.coeffs.clear();
     into.coeffs.reserve(n.min(4096));
@@ -345,7 +349,7 @@ fn position(c: &mut Cursor, tapered: &[bool], into: &mut TracedPosition) -> Resu
         into.coeffs.push(coefficient(c, tapered)?);
     }
     (into.result, into.phase, into.scale, into.offset) = (result, phase, scale, offset);
-    into.score = (!score.is_nan()).then_some(score);
+    into.score = score;
     Ok(())
 }
 
@@ -357,7 +361,7 @@ fn coefficient(c: &mut Cursor, tapered: &[bool]) -> Result<Coef, String> {
     let entry_tapered = *tapered
         .get(index as usize)
         .ok_or_else(|| format!("entry {index} is not one of the header's"))?;
-    let finite = |x: f32| x.is_finite().then_some(x).ok_or(format!("count {x}"));
+    let finite = |x: f32| check_count(f64::from(x)).map(|_| x);
     match tagged >> TAG_SHIFT {
         SMALL => Ok(Coef::Count(
             index,
@@ -546,5 +550,21 @@ mod tests {
         let first = 8 + 4 + crate::text::header_line(&space()).len() + 28;
         wrong[first] = 9;
         assert!(err(&wrong).contains("position 1: entry 9 is not one of the header's"));
+        // What the text form refuses, the binary form refuses: a score of 5, an offset or a
+        // count of 3e38.
+        let record = first - 28;
+        let at = |field: usize| record + 4 + 4 * field;
+        for (pos, value, want) in [
+            (at(4), 5.0f32, "position 1: score: 5 is outside 0 to 1"),
+            (at(3), 3e38, "position 1: offset: 3000000005"),
+        ] {
+            let mut wrong = bytes.clone();
+            wrong[pos..pos + 4].copy_from_slice(&value.to_le_bytes());
+            assert!(err(&wrong).contains(want), "{}", err(&wrong));
+        }
+        let second_count = first + 5 + 4;
+        let mut wrong = bytes.clone();
+        wrong[second_count..second_count + 4].copy_from_slice(&3e38f32.to_le_bytes());
+        assert!(err(&wrong).contains("count 3000"), "{}", err(&wrong));
     }
 }

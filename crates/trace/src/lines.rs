@@ -90,7 +90,7 @@ impl<'de> Visitor<'de> for CoefVisitor {
             .ok_or_else(|| A::Error::custom(format!("index {} is not an entry", items[0])))?;
         let count = |v: &Value| {
             v.as_f64()
-                .filter(|x| x.is_finite() && x.abs() < 1e7)
+                .and_then(|x| check_count(x).ok())
                 .ok_or_else(|| A::Error::custom(format!("count {v} is not a number")))
         };
         Ok(match n {
@@ -134,6 +134,37 @@ pub(crate) fn parse<T: DeserializeOwned>(
     de.end()
         .map_err(|e| fault(syntax, format!("not JSON ({e})")))?;
     Ok(parsed)
+}
+
+/// The largest count (or split count) a coefficient may have, in either form.
+pub(crate) const COUNT_BOUND: f64 = 1e7;
+/// The largest offset (centipawns) a position may have, in either form.
+pub(crate) const OFFSET_BOUND: f64 = 1e7;
+
+/// A coefficient's count, finite and below [`COUNT_BOUND`]: the one check of both forms.
+pub(crate) fn check_count(x: f64) -> Result<f64, String> {
+    match x.is_finite() && x.abs() < COUNT_BOUND {
+        true => Ok(x),
+        false => Err(format!("count {x} is not a number below {COUNT_BOUND}")),
+    }
+}
+
+/// A position's fields checked against the format's ranges, the one check of both forms:
+/// result, phase, scale and score (absent: `None`) within 0 to 1, the offset within
+/// ±[`OFFSET_BOUND`].
+pub(crate) fn check_fields(
+    result: f64,
+    phase_: f64,
+    scale: f64,
+    offset: f64,
+    score: Option<f64>,
+) -> Result<(), Fault> {
+    number(Some(result), "result", None, 0.0, 1.0)?;
+    phase(Some(phase_))?;
+    number(Some(scale), "scale", None, 0.0, 1.0)?;
+    number(Some(offset), "offset", None, -OFFSET_BOUND, OFFSET_BOUND)?;
+    (score.map(|s| number(Some(s), "score", None, 0.0, 1.0))).transpose()?;
+    Ok(())
 }
 
 /// A number field within `lo..=hi`, or `absent` when missing.
@@ -309,7 +340,13 @@ impl PositionLine {
             score: score.map(|s| s as f32),
             phase: phase(self.phase)? as f32,
             scale: number(self.scale, "scale", Some(1.0), 0.0, 1.0)? as f32,
-            offset: number(self.offset, "offset", Some(0.0), -1e7, 1e7)? as f32,
+            offset: number(
+                self.offset,
+                "offset",
+                Some(0.0),
+                -OFFSET_BOUND,
+                OFFSET_BOUND,
+            )? as f32,
             coeffs,
         })
     }

@@ -69,6 +69,13 @@ proptest! {
                 for p in &positions {
                     prop_assert!(p.eval(&space, &values).is_finite());
                 }
+                // One check for both forms: what the binary reader takes, the text reader
+                // takes back as it was (`traces convert` never writes what it refuses).
+                let mut text = Vec::new();
+                texel_trace::write_trace(&mut text, &space, &positions).unwrap();
+                let again = TraceReader::new(text.as_slice(), Path::new("t.jsonl"))
+                    .and_then(|r| r.collect::<Result<Vec<_>, _>>());
+                prop_assert_eq!(again.map_err(|e| e.to_string()), Ok(positions));
             }
         }
     }

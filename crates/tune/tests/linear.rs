@@ -245,7 +245,7 @@ fn a_binary_trace_names_its_first_broken_position() {
         let err = texel_tune::load_traces(&binary, per_mille)
             .unwrap_err()
             .to_string();
-        let want = format!(": position {}: result 2, phase", first + 1);
+        let want = format!(": position {}: result: 2 is outside 0 to 1", first + 1);
         assert!(err.contains(&want), "{per_mille}: {err}");
     }
 }
