@@ -21,6 +21,15 @@ pub enum EloModel {
 }
 
 impl EloModel {
+    /// The largest bound an SPRT of this model takes: the expected scores of larger ones
+    /// are too near 0 or 1 (or beyond) for a finite log-likelihood ratio.
+    pub fn widest_bound(self) -> f64 {
+        match self {
+            EloModel::Logistic => 1000.0,
+            EloModel::Normalized => 100.0,
+        }
+    }
+
     /// The model's name, as `--sprt` takes it.
     pub fn name(self) -> &'static str {
         match self {
@@ -79,6 +88,14 @@ impl std::str::FromStr for SprtTest {
             return Err(format!("SPRT bounds {text}: ELO0 must be below ELO1"));
         }
         let model = words.get(2).map_or(Ok(EloModel::Logistic), |w| w.parse())?;
+        let most = model.widest_bound();
+        if elo0.abs().max(elo1.abs()) > most {
+            return Err(format!(
+                "SPRT bounds {text}: each must lie within ±{most} {} Elo (beyond, the expected \
+                 score is all but 0 or 1 and the test never decides)",
+                model.name()
+            ));
+        }
         Ok(SprtTest { elo0, elo1, model })
     }
 }
@@ -379,8 +396,26 @@ mod tests {
         assert!(matches!(test.trinomial(&few), Sprt::Continue(_)));
         let normalized: SprtTest = "-1, 3, normalized".parse().unwrap();
         assert_eq!(normalized.model, EloModel::Normalized);
-        for bad in ["5,0", "0", "0,5,bayes", "a,5", "0,5,logistic,1"] {
+        for bad in ["5,0", "0", "0,5,bayes", "a,5", "0,5,logistic,1", "0,100000"] {
             assert!(bad.parse::<SprtTest>().is_err(), "{bad}");
+        }
+        // The widest bounds taken still give a finite LLR, and decide.
+        assert!("0,101,normalized".parse::<SprtTest>().is_err());
+        for bounds in ["-1000,1000", "-100,100,normalized", "-1000,0"] {
+            let wide: SprtTest = bounds.parse().unwrap();
+            let pairs = [
+                [60, 42, 242, 63, 93],
+                [93, 63, 242, 42, 60],
+                [1, 0, 2, 1, 0],
+            ];
+            let llrs = [&strong, &weak, &few].map(|score| wide.trinomial(score));
+            let llrs = llrs
+                .into_iter()
+                .chain(pairs.map(|p| wide.pentanomial(&Pentanomial(p))));
+            for llr in llrs {
+                let (Sprt::AcceptH0(l) | Sprt::AcceptH1(l) | Sprt::Continue(l)) = llr;
+                assert!(l.is_finite(), "{bounds}: {llr:?}");
+            }
         }
     }
 }
