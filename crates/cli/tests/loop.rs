@@ -42,8 +42,8 @@ fn outputs(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 fn a_failing_gate_keeps_the_old_best_and_a_rerun_goes_on() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("run");
-    // A gate that asks for +1000 Elo never passes.
-    assert!(tiny_loop(&dir, "1", "1000,1010")
+    // A gate that asks for +990 Elo never passes.
+    assert!(tiny_loop(&dir, "1", "990,1000")
         .status()
         .unwrap()
         .success());
@@ -65,7 +65,7 @@ fn a_failing_gate_keeps_the_old_best_and_a_rerun_goes_on() {
     assert!(line["positions"].as_u64().unwrap() > 0);
     // Without --resume an earlier loop is never continued or overwritten by accident, and a
     // resume with another setting that shapes the rounds is refused by name.
-    let again = tiny_loop(&dir, "2", "1000,1010");
+    let again = tiny_loop(&dir, "2", "990,1000");
     let args: Vec<_> = again.get_args().map(ToOwned::to_owned).collect();
     let err = fails(texel().args(args.iter().filter(|a| *a != "--resume")));
     assert!(err.contains("--resume") && err.contains("--fresh"), "{err}");
@@ -81,7 +81,7 @@ fn a_failing_gate_keeps_the_old_best_and_a_rerun_goes_on() {
     );
     // The same command again does nothing more; one more round goes on from the best.
     let text = stdout_of(&mut assert_cmd::Command::from_std({
-        let mut c = tiny_loop(&dir, "2", "1000,1010");
+        let mut c = tiny_loop(&dir, "2", "990,1000");
         c.stdout(std::process::Stdio::piped());
         c
     }));
