@@ -43,10 +43,7 @@ fn a_failing_gate_keeps_the_old_best_and_a_rerun_goes_on() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("run");
     // A gate that asks for +990 Elo never passes.
-    assert!(tiny_loop(&dir, "1", "990,1000")
-        .status()
-        .unwrap()
-        .success());
+    assert!(tiny_loop(&dir, "1", "990,1000").status().unwrap().success());
     let start = texel_eval::Params::default();
     let best = texel_eval::Params::load(&dir.join("best.json")).unwrap();
     assert_eq!(best, start, "the old best stays");
