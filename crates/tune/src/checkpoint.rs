@@ -192,6 +192,8 @@ struct NewtonFile {
     handed_over: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     chord: Option<(Vec<Exact>, Exact)>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    curves_held: bool,
 }
 
 impl NewtonFile {
@@ -203,6 +205,7 @@ impl NewtonFile {
             error: Exact(n.error),
             handed_over: n.handed_over,
             chord: n.chord.as_ref().map(|(at, d)| (exact(at), Exact(*d))),
+            curves_held: n.curves_held,
         }
     }
 
@@ -218,6 +221,7 @@ impl NewtonFile {
             error: self.error.0,
             handed_over: self.handed_over,
             chord: self.chord.map(|(at, d)| (floats(&at), d.0)),
+            curves_held: self.curves_held,
         })
     }
 }

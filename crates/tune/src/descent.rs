@@ -287,6 +287,19 @@ impl<'a, M: Model> Descent<'a, M> {
         &self.anchor
     }
 
+    /// How every position's unrounded evaluation moves if `slot` moved by `delta` (counted as
+    /// a probe; nothing is changed): (position, centipawns), positions rising.
+    pub(crate) fn eval_moves(&mut self, slot: usize, delta: i32) -> Vec<(u32, f64)> {
+        let mv = Move {
+            values: &self.params,
+            slot,
+            delta,
+            sigmoid: &self.sigmoid,
+        };
+        self.probes += 1;
+        self.ds.eval_moves(&mut self.cache, mv)
+    }
+
     /// Counts `n` probes made outside the coordinate moves (gradient differences).
     pub(crate) fn count_probes(&mut self, n: u64) {
         self.probes += n;

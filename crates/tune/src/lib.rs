@@ -72,7 +72,7 @@ pub use lab_settings::{LabSettings, SubjectError};
 pub use linear::{LinearDataset, BLOCK};
 pub use load::{load, total_bytes, BadLines, LoadError, LoadOptions, LoadReport};
 pub use load_phases::{load_phases, LoadPhases};
-pub use model::{Model, Move, Values};
+pub use model::{Jacobian, Model, Move, Values};
 pub use newton::{NewtonState, RowBuilder, RowSink, NEWTON_TOLERANCE};
 pub use run::{
     run, Event, PassRecord, RunEnd, RunError, RunOptions, RunResult, ADAM_EPOCHS, ADAM_RATE,

@@ -75,7 +75,7 @@ impl Values for Vec<i32> {
 ///
 /// Sums of errors must not depend on the number of threads: implementations add them in a
 /// fixed order of fixed blocks.
-pub trait Model: Send + Sync + Sized {
+pub trait Model: Jacobian + Send + Sync + Sized {
     /// The values the evaluation reads.
     type Values: Values;
     /// What a descent keeps beside the positions while it probes (buffers, formula results).
@@ -134,7 +134,23 @@ pub trait Model: Send + Sync + Sized {
     /// centipawns: where Newton's real-valued evaluations start from.
     fn exact_eval(&self, i: usize) -> f64;
 
-    /// Number of blocks of positions [`Model::block_rows`] takes, in position order.
+    /// How each position's unrounded evaluation moves under `mv`, for every position it
+    /// moves: (position, centipawns), positions rising. For a [`Model::linear`] slot this is
+    /// its Jacobian column times `mv.delta`; models override it for the others (the exact
+    /// incremental change). Nothing is changed but `cache`.
+    fn eval_moves(&self, _cache: &mut Self::Cache, mv: Move<'_, Self::Values>) -> Vec<(u32, f64)> {
+        let mut column = ColumnSink(Vec::new(), f64::from(mv.delta));
+        for b in 0..self.row_blocks() {
+            self.block_rows(b, &[mv.slot], &mut column);
+        }
+        column.0
+    }
+}
+
+/// The Jacobian of a model's evaluations in its values, block by block of positions: what
+/// second-order steps and gradient epochs read ([`crate::newton::rows`]).
+pub trait Jacobian: Sync {
+    /// Number of blocks of positions [`Jacobian::block_rows`] takes, in position order.
     fn row_blocks(&self) -> usize;
 
     /// The positions of block `b`: its first and how many.
@@ -149,7 +165,7 @@ pub trait Model: Send + Sync + Sized {
     /// Adds block `b`'s `J · direction` into `out` (an entry per position of the block,
     /// from its first): how far each evaluation moves when variable `j` (slot `slots[j]`,
     /// all [`Model::linear`]) moves by `direction[j]`. Each position's terms are added in
-    /// variable order. Models may walk their columns faster than [`Model::block_rows`] does.
+    /// variable order. Models may walk their columns faster than [`Jacobian::block_rows`] does.
     fn block_product(&self, b: usize, slots: &[usize], direction: &[f64], out: &mut [f64]) {
         let mut sink = ProductSink {
             direction,
@@ -171,7 +187,18 @@ pub trait Model: Send + Sync + Sized {
     }
 }
 
-/// [`Model::block_product`] through the rows: each entry added into its position.
+/// [`Model::eval_moves`] through the rows: one slot's column, each entry times the move.
+struct ColumnSink(Vec<(u32, f64)>, f64);
+
+impl RowSink for ColumnSink {
+    fn begin(&mut self, _start: usize, _len: usize) {}
+
+    fn push(&mut self, position: usize, _var: u32, derivative: f64) {
+        self.0.push((position as u32, derivative * self.1));
+    }
+}
+
+/// [`Jacobian::block_product`] through the rows: each entry added into its position.
 struct ProductSink<'s> {
     direction: &'s [f64],
     start: usize,
@@ -189,7 +216,7 @@ impl RowSink for ProductSink<'_> {
     }
 }
 
-/// [`Model::block_gradient`] through the rows: each entry weighed by its position's slope.
+/// [`Jacobian::block_gradient`] through the rows: each entry weighed by its position's slope.
 struct GradientSink<'s> {
     slopes: &'s [f64],
     start: usize,

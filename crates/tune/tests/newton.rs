@@ -200,6 +200,54 @@ fn jacobian_rows_are_how_far_a_value_moves_each_evaluation() {
     }
 }
 
+/// [`Model::eval_moves`] of `slot` by `delta` against rescoring every position there.
+fn moves_match_rescoring(table: &mut texel_tune::Dataset, slot: usize, delta: i32) -> usize {
+    let params = Params::default();
+    table.rescore(&params);
+    let before: Vec<f64> = (0..table.len()).map(|i| table.exact_eval(i)).collect();
+    let mut cache = table.cache(&params);
+    let sigmoid = texel_tune::error::SigmoidTable::new(1.0);
+    let mv = texel_tune::Move {
+        values: &params,
+        slot,
+        delta,
+        sigmoid: &sigmoid,
+    };
+    let moves = table.eval_moves(&mut cache, mv);
+    assert!(
+        moves.windows(2).all(|w| w[0].0 < w[1].0),
+        "positions rising"
+    );
+    let mut said = vec![0.0; table.len()];
+    moves.iter().for_each(|&(i, d)| said[i as usize] = d);
+    table.rescore(&params.moved(slot, delta));
+    for (i, (b, d)) in before.iter().zip(&said).enumerate() {
+        let moved = table.exact_eval(i) - b;
+        assert!(
+            (moved - d).abs() < 1e-6,
+            "slot {slot} position {i}: {moved} {d}"
+        );
+    }
+    moves.len()
+}
+
+#[test]
+fn a_curve_or_formula_value_moves_evaluations_as_rescoring_says() {
+    let (mut table, _, _) = data(2000, &Params::default(), 100);
+    let others: Vec<usize> = (0..Model::slot_count(&table))
+        .filter(|&s| !table.linear(s) && table.support(&[s]) > 50)
+        .step_by(7)
+        .collect();
+    assert!(others.len() > 5, "{others:?}");
+    let moved: usize = others
+        .iter()
+        .map(|&slot| {
+            moves_match_rescoring(&mut table, slot, 1) + moves_match_rescoring(&mut table, slot, -3)
+        })
+        .sum();
+    assert!(moved > 0);
+}
+
 /// A Newton run over texel's table (linear values, curve inputs and formula weights) from
 /// the defaults, stopped by `stop`; its checkpoint in `dir`.
 fn tune_table(dir: &std::path::Path, stop: &mut dyn FnMut(&Event) -> bool) -> RunResult {
@@ -260,4 +308,32 @@ fn newton_on_the_table_is_the_same_on_one_or_two_threads_and_resumes_exactly() {
     let last = tune_table(dir.path(), &mut |_| false);
     assert_eq!(last.passes, straight.passes);
     assert_eq!(last.params, straight.params);
+}
+
+#[test]
+fn newton_moves_the_values_curves_and_formulas_read_with_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut seen = 0;
+    tune_table(dir.path(), &mut |e| {
+        seen += matches!(e, Event::Progress { pass: 2, .. }) as usize;
+        seen == 1
+    });
+    let ckpt = Checkpoint::load(&dir.path().join("run.ckpt")).unwrap();
+    let newton = ckpt.descent.newton.as_ref().unwrap();
+    assert_eq!((newton.iterations, newton.handed_over), (1, false));
+    let (table, _, _) = data(100, &Params::default(), 0);
+    let start = Params::default();
+    let others: Vec<(usize, f64)> = ckpt
+        .vars
+        .iter()
+        .zip(&newton.values)
+        .filter(|(v, _)| !table.linear(v.slot))
+        .map(|(v, &x)| (v.slot, x))
+        .collect();
+    assert!(others.len() > 3, "{others:?}");
+    let moved = others
+        .iter()
+        .filter(|&&(slot, x)| x != f64::from(start.flat()[slot]))
+        .count();
+    assert!(moved > 0, "no curve or formula value moved: {others:?}");
 }

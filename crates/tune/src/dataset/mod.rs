@@ -499,16 +499,33 @@ impl Dataset {
     /// continuous slopes of the tapered, scaled evaluation).
     #[inline]
     pub(crate) fn slopes(&self, i: usize) -> [f64; 2] {
-        let h = &self.hot[i];
-        let (phase, max) = (f64::from(h.phase), f64::from(texel_eval::MAX_PHASE));
-        let scale = f64::from(h.scale) / f64::from(texel_eval::FULL_SCALE);
+        self.slopes_scaled(i, self.hot[i].scale)
+    }
+
+    /// [`Dataset::slopes`] of position `i` at scale `scale`.
+    #[inline]
+    fn slopes_scaled(&self, i: usize, scale: u8) -> [f64; 2] {
+        let (phase, max) = (
+            f64::from(self.hot[i].phase),
+            f64::from(texel_eval::MAX_PHASE),
+        );
+        let scale = f64::from(scale) / f64::from(texel_eval::FULL_SCALE);
         [phase / max, (max - phase) / max * scale]
     }
 
-    /// Position `i`'s cached sums (middlegame, endgame).
+    /// Position `i`'s evaluation before rounding, with its sums moved by `delta` and scale
+    /// `scale`.
     #[inline]
-    pub(crate) fn sums(&self, i: usize) -> [i32; 2] {
-        self.hot[i].sum
+    pub(crate) fn exact_eval_moved(&self, i: usize, delta: [i32; 2], scale: u8) -> f64 {
+        let [m, e] = self.slopes_scaled(i, scale);
+        let [mid, end] = self.hot[i].sum;
+        f64::from(mid + delta[0]) * m + f64::from(end + delta[1]) * e
+    }
+
+    /// Position `i`'s cached endgame scale.
+    #[inline]
+    pub(crate) fn scale(&self, i: usize) -> u8 {
+        self.hot[i].scale
     }
 
     /// Number of segments.

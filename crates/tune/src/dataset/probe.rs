@@ -5,7 +5,7 @@
 //! positions, in position order.
 
 use super::{Dataset, Trial};
-use crate::model::{Model, Move, Values};
+use crate::model::{Jacobian, Model, Move, Values};
 use crate::newton::RowSink;
 use crate::touch::{Combiner, Touch};
 use rayon::prelude::*;
@@ -259,10 +259,29 @@ impl Model for Dataset {
     }
 
     fn exact_eval(&self, i: usize) -> f64 {
-        let ([mid, end], [m, e]) = (self.sums(i), self.slopes(i));
-        f64::from(mid) * m + f64::from(end) * e
+        self.exact_eval_moved(i, [0, 0], self.scale(i))
     }
 
+    fn eval_moves(&self, cache: &mut TableCache, mv: Move<'_, Params>) -> Vec<(u32, f64)> {
+        let changes = match self.read_by_formulas(mv.slot) {
+            true => self.changes(cache, mv),
+            false => self.column_changes(mv),
+        };
+        let mut moves: Vec<(u32, f64)> = changes
+            .iter()
+            .map(|c| {
+                let i = c.pos as usize;
+                let scale = c.scale.unwrap_or(self.scale(i));
+                let new = self.exact_eval_moved(i, c.sums, scale);
+                (c.pos, new - self.exact_eval_moved(i, [0, 0], self.scale(i)))
+            })
+            .collect();
+        moves.sort_unstable_by_key(|m| m.0);
+        moves
+    }
+}
+
+impl Jacobian for Dataset {
     fn row_blocks(&self) -> usize {
         self.segment_count()
     }

@@ -12,7 +12,7 @@
 
 mod full_pass;
 
-use crate::model::{Model, Move};
+use crate::model::{Jacobian, Model, Move};
 use crate::newton::RowSink;
 use rayon::prelude::*;
 use texel_trace::{Coef, ParamSpace, PositionSource, TracedPosition};
@@ -574,7 +574,9 @@ impl Model for LinearDataset {
     fn exact_eval(&self, i: usize) -> f64 {
         LinearDataset::exact_eval(self, i)
     }
+}
 
+impl Jacobian for LinearDataset {
     fn row_blocks(&self) -> usize {
         self.blocks.len()
     }

@@ -17,18 +17,30 @@
 //! until a step is cut; a checkpoint keeps where it was taken, so a resumed run takes the
 //! same one again. The phase ends when an iteration lowers the objective by less than
 //! [`NEWTON_TOLERANCE`] of itself; the values are then rounded and coordinate descent
-//! polishes them on the integer lattice (what the engine plays). Values a formula or curve
-//! reads are left to that polish; declared constraints hold for the real values too (each
-//! trial is projected onto them).
+//! polishes them on the integer lattice (what the engine plays). Declared constraints hold
+//! for the real values too (each trial is projected onto them).
+//!
+//! Values a curve or formula reads (texel's king attack weights, scale rules) are not linear:
+//! each iteration linearizes them where they stand, by secant columns of exact probes one
+//! unit up and down (`secant`), and moves them with the rest. Their evaluations exist at
+//! whole values only, so a step rounds them, rescores the positions there and is taken only
+//! when that exact objective falls. The first step that fails holds them for the rest of the
+//! phase (the polish moves them), and the iteration is taken again without them; a step
+//! that brings less than three quarters of the fall its linearization promised is taken,
+//! and holds them from the next iteration on. Chord steps
+//! are for phases that are linear throughout (a secant Hessian would not be reused where it
+//! was taken).
 
 pub(crate) mod rows;
+mod secant;
 mod solve;
 
 use crate::descent::{Descent, PassSummary};
 use crate::error::{chunked_sum, real_sigmoid, CHUNK};
-use crate::model::{Model, Values};
+use crate::model::{Jacobian, Model, Values};
 use rayon::prelude::*;
 pub use rows::{RowBuilder, RowSink};
+use secant::Linearized;
 use serde::{Deserialize, Serialize};
 pub(crate) use solve::Factor;
 use texel_eval::params::in_bounds;
@@ -39,6 +51,9 @@ pub const NEWTON_TOLERANCE: f64 = 1e-4;
 
 /// Marquardt's damping of the first iteration.
 const FIRST_DAMPING: f64 = 1e-3;
+/// A step that moves values by secants must bring at least this share of the fall the
+/// linearization promised, or those values are held from the next iteration on.
+const FAITHFUL: f64 = 0.75;
 /// The damping never grows past this: the matrix is then as good as diagonal.
 const MAX_DAMPING: f64 = 1e12;
 /// Halvings of a step before the iteration counts as stuck.
@@ -66,6 +81,9 @@ pub struct NewtonState {
     /// The real values (by variable) where the Hessian the next iteration reuses was
     /// taken, and its damping; `None` when the next iteration takes a fresh one.
     pub chord: Option<(Vec<f64>, f64)>,
+    /// The values the evaluation is not linear in are held for the polish (a secant step
+    /// failed its exact check).
+    pub curves_held: bool,
 }
 
 /// The unrounded error of every position at evaluations `q`: the sum, and each position's
@@ -105,10 +123,13 @@ fn derivatives<M: Model>(model: &M, q: &[f64], k: f64) -> Derivatives {
     }
 }
 
-/// The tuned values Newton moves: the variables whose slots the evaluation is linear in.
+/// The tuned values Newton moves: the variables whose slots the evaluation is linear in,
+/// then (unless held) the others.
 struct Phase {
     /// Their numbers among the descent's variables.
     vars: Vec<usize>,
+    /// How many of them (the first) the evaluation is linear in.
+    linear: usize,
     /// Their slots.
     slots: Vec<usize>,
     /// Their real values now.
@@ -130,13 +151,18 @@ impl<M: Model> Descent<'_, M> {
             error: self.error(),
             handed_over: false,
             chord: None,
+            curves_held: false,
         }
     }
 
     fn phase(&self, state: &NewtonState) -> Phase {
-        let vars: Vec<usize> = (0..self.variables().len())
-            .filter(|&j| self.dataset().linear(self.variables()[j].slot))
-            .collect();
+        let is_linear = |j: &usize| self.dataset().linear(self.variables()[*j].slot);
+        let (mut vars, others): (Vec<usize>, Vec<usize>) =
+            (0..self.variables().len()).partition(is_linear);
+        let linear = vars.len();
+        if !state.curves_held {
+            vars.extend(others);
+        }
         let slots: Vec<usize> = vars.iter().map(|&j| self.variables()[j].slot).collect();
         let anchor = slots
             .iter()
@@ -145,6 +171,7 @@ impl<M: Model> Descent<'_, M> {
         Phase {
             x: vars.iter().map(|&j| state.values[j]).collect(),
             vars,
+            linear,
             slots,
             anchor,
         }
@@ -156,12 +183,13 @@ impl<M: Model> Descent<'_, M> {
         self.guards().l2 * away.sum::<f64>() / 10_000.0
     }
 
-    /// Every position's unrounded evaluation at real values `x` of the phase: the cached one
-    /// (at the integer values) plus the Jacobian times the difference.
-    fn real_evals(&self, phase: &Phase, x: &[f64]) -> Vec<f64> {
-        let at = phase.slots.iter().map(|&s| self.params().values()[s]);
+    /// Every position's unrounded evaluation at real values `x` of the slots `slots` (the
+    /// variables `jac` serves): the cached one (at the integer values) plus the Jacobian
+    /// times the difference.
+    fn real_evals<J: Jacobian>(&self, jac: &J, slots: &[usize], x: &[f64]) -> Vec<f64> {
+        let at = slots.iter().map(|&s| self.params().values()[s]);
         let moved: Vec<f64> = x.iter().zip(at).map(|(x, a)| x - f64::from(a)).collect();
-        let shift = rows::product(self.dataset(), &phase.slots, &moved);
+        let shift = rows::product(jac, slots, &moved);
         let ds = self.dataset();
         shift
             .iter()
@@ -170,46 +198,46 @@ impl<M: Model> Descent<'_, M> {
             .collect()
     }
 
+    /// The secant columns of the phase's variables the evaluation is not linear in, at the
+    /// current values.
+    fn secant_columns(&mut self, phase: &Phase) -> Vec<Vec<(u32, f64)>> {
+        let others = &phase.slots[phase.linear..];
+        let mut columns = Vec::with_capacity(others.len());
+        for &slot in others {
+            let up = self.eval_moves(slot, 1);
+            let down = self.eval_moves(slot, -1);
+            columns.push(secant::secant(&up, &down));
+        }
+        columns
+    }
+
     /// One Newton iteration (see the module docs); the run rescores the positions with the
     /// rounded values after it.
     pub fn newton_iteration(&mut self) -> PassSummary {
         let mut state = self.newton.take().unwrap_or_else(|| self.newton_start());
         let mut phase = self.phase(&state);
-        let q = self.real_evals(&phase, &phase.x);
-        let now = derivatives(self.dataset(), &q, self.k());
-        let objective = now.sum + self.real_penalty(&phase, &phase.x);
-        let chord = state.chord.take();
-        let reused = chord.is_some();
-        let (factor, g, at) = match chord {
-            Some((at, damping)) => {
-                let g = self.pulled(
-                    &phase,
-                    rows::gradient(self.dataset(), &phase.slots, &now.slopes),
-                );
-                (self.chord_factor(&phase, &at, damping), g, (at, damping))
-            }
-            None => {
-                let (factor, g) = self.fresh_factor(&phase, &now, &mut state.damping);
-                (factor, g, (state.values.clone(), state.damping))
-            }
+        let secants = phase.linear < phase.slots.len();
+        let Some(tried) = self.newton_step(&mut state, &phase) else {
+            state.curves_held = true;
+            self.newton = Some(state);
+            return self.newton_iteration();
         };
-        let step = factor.as_ref().map(|f| f.step(&g));
-        let step = step.filter(|p| p.iter().zip(&g).map(|(p, g)| p * g).sum::<f64>() < 0.0);
-        let (mut sum, mut fall) = (now.sum, 0.0);
-        let taken = step.and_then(|p| self.line_search(&phase, &q, objective, (p, g)));
-        if let Some(taken) = taken {
-            fall = (objective - taken.objective) / taken.objective.abs().max(f64::MIN_POSITIVE);
-            if !reused {
+        state.curves_held |= tried.hold_curves;
+        let (mut sum, mut fall) = (tried.sum_now, 0.0);
+        if let Some(taken) = tried.taken {
+            fall =
+                (tried.objective - taken.objective) / taken.objective.abs().max(f64::MIN_POSITIVE);
+            if !tried.reused {
                 state.damping = match taken.full {
                     true => state.damping / 3.0,
                     false => (state.damping * 4.0).max(FIRST_DAMPING),
                 };
             }
             let chord_next = taken.full && (NEWTON_TOLERANCE..CHORD_BELOW).contains(&fall);
-            state.chord = chord_next.then_some(at);
+            state.chord = (chord_next && !secants).then_some(tried.at);
             (phase.x, sum) = (taken.x, taken.sum);
         }
-        self.newton_factor = factor.filter(|_| state.chord.is_some());
+        self.newton_factor = tried.factor.filter(|_| state.chord.is_some());
         for (&j, &x) in phase.vars.iter().zip(&phase.x) {
             state.values[j] = x;
         }
@@ -228,6 +256,85 @@ impl<M: Model> Descent<'_, M> {
         }
     }
 
+    /// The step of one iteration at the phase's values: the factor (fresh or reused), the
+    /// step it gives and the line search along it; where the phase moves values by secants,
+    /// the step found is checked exactly (`None` when that check fails).
+    fn newton_step(&mut self, state: &mut NewtonState, phase: &Phase) -> Option<Tried> {
+        let columns = self.secant_columns(phase);
+        let kept = self.newton_factor.take();
+        let jac = Linearized::new(self.dataset(), phase.linear, &columns);
+        let q = self.real_evals(&jac, &phase.slots, &phase.x);
+        let now = derivatives(self.dataset(), &q, self.k());
+        let objective = now.sum + self.real_penalty(phase, &phase.x);
+        let chord = state.chord.take();
+        let reused = chord.is_some();
+        let (factor, g, at) = match chord {
+            Some((at, damping)) => {
+                let g = self.pulled(phase, rows::gradient(&jac, &phase.slots, &now.slopes));
+                let factor = kept.or_else(|| self.chord_factor(&jac, phase, &at, damping));
+                (factor, g, (at, damping))
+            }
+            None => {
+                let (factor, g) = self.fresh_factor(&jac, phase, &now, &mut state.damping);
+                (factor, g, (state.values.clone(), state.damping))
+            }
+        };
+        let step = factor.as_ref().map(|f| f.step(&g));
+        let step = step.filter(|p| p.iter().zip(&g).map(|(p, g)| p * g).sum::<f64>() < 0.0);
+        let mut taken = step.and_then(|p| self.line_search(&jac, phase, &q, objective, (p, g)));
+        let mut hold_curves = false;
+        if phase.linear < phase.slots.len() {
+            if let Some(t) = taken {
+                let promised = t.objective;
+                let t = self.checked(phase, t, objective)?;
+                hold_curves = objective - t.objective < FAITHFUL * (objective - promised);
+                taken = Some(t);
+            }
+        }
+        Some(Tried {
+            hold_curves,
+            taken,
+            objective,
+            sum_now: now.sum,
+            reused,
+            factor,
+            at,
+        })
+    }
+
+    /// Step `taken` with the values moved by secants rounded (their evaluations exist at
+    /// whole values only) and its objective computed exactly, the positions rescored there;
+    /// `None`, the positions as they were, when that objective does not fall below
+    /// `objective`.
+    fn checked(&mut self, phase: &Phase, mut taken: Taken, objective: f64) -> Option<Taken> {
+        let before = self.params().clone();
+        let mut params = before.clone();
+        for k in phase.linear..phase.slots.len() {
+            let slot = phase.slots[k];
+            self.round_into(&mut params, slot, taken.x[k]);
+            taken.x[k] = f64::from(params.values()[slot]);
+        }
+        let moved = params != before;
+        if moved {
+            self.set_params_unscored(params);
+            self.refresh();
+        }
+        let (ds, k) = (self.dataset(), self.k());
+        let own = &phase.slots[..phase.linear];
+        let q = self.real_evals(ds, own, &taken.x[..phase.linear]);
+        let sum = chunked_sum(ds.len(), |i| real_error(k, q[i], ds.target(i)));
+        let value = sum + self.real_penalty(phase, &taken.x);
+        if value < objective {
+            (taken.sum, taken.objective) = (sum, value);
+            return Some(taken);
+        }
+        if moved {
+            self.set_params_unscored(before);
+            self.refresh();
+        }
+        None
+    }
+
     /// `g` with the L2 pull's slope at the phase's values added.
     fn pulled(&self, phase: &Phase, mut g: Vec<f64>) -> Vec<f64> {
         let pull = 2.0 * self.guards().l2 / 10_000.0;
@@ -240,13 +347,14 @@ impl<M: Model> Descent<'_, M> {
     /// The Hessian (with the pull's curvature) and gradient at the phase's values: the
     /// factor of the damped Hessian, raising `damping` until it is positive definite (`None`
     /// when even the largest damping does not make it so), and the gradient.
-    fn fresh_factor(
+    fn fresh_factor<J: Jacobian>(
         &self,
+        jac: &J,
         phase: &Phase,
         now: &Derivatives,
         damping: &mut f64,
     ) -> (Option<solve::Factor>, Vec<f64>) {
-        let mut sys = rows::system(self.dataset(), &phase.slots, &now.slopes, &now.curvatures);
+        let mut sys = rows::system(jac, &phase.slots, &now.slopes, &now.curvatures);
         let pull = 2.0 * self.guards().l2 / 10_000.0;
         for j in 0..sys.n {
             sys.hessian[j * sys.n + j] += pull;
@@ -261,16 +369,19 @@ impl<M: Model> Descent<'_, M> {
         (None, g)
     }
 
-    /// The factor a chord step reuses: the one kept from the iteration that took it, or
-    /// (after a resume) the same one taken again at the real values `at` (by variable).
-    fn chord_factor(&mut self, phase: &Phase, at: &[f64], damping: f64) -> Option<solve::Factor> {
-        if let Some(factor) = self.newton_factor.take() {
-            return Some(factor);
-        }
+    /// The factor a chord step reuses when it was not kept from the iteration that took it
+    /// (after a resume): the same one taken again at the real values `at` (by variable).
+    fn chord_factor<J: Jacobian>(
+        &self,
+        jac: &J,
+        phase: &Phase,
+        at: &[f64],
+        damping: f64,
+    ) -> Option<solve::Factor> {
         let x: Vec<f64> = phase.vars.iter().map(|&j| at[j]).collect();
-        let q = self.real_evals(phase, &x);
+        let q = self.real_evals(jac, &phase.slots, &x);
         let then = derivatives(self.dataset(), &q, self.k());
-        let sys = rows::system(self.dataset(), &phase.slots, &then.slopes, &then.curvatures);
+        let sys = rows::system(jac, &phase.slots, &then.slopes, &then.curvatures);
         let mut h = sys.hessian;
         let pull = 2.0 * self.guards().l2 / 10_000.0;
         for j in 0..sys.n {
@@ -282,15 +393,16 @@ impl<M: Model> Descent<'_, M> {
     /// Halves the step `p` from the phase's values (evaluations `q`, objective `objective`,
     /// gradient `g`), each trial moved into the declared constraints, until the objective
     /// falls by Armijo's share of the predicted fall.
-    fn line_search(
+    fn line_search<J: Jacobian>(
         &self,
+        jac: &J,
         phase: &Phase,
         q: &[f64],
         objective: f64,
         (p, g): (Vec<f64>, Vec<f64>),
     ) -> Option<Taken> {
         let ds = self.dataset();
-        let jp = rows::product(ds, &phase.slots, &p);
+        let jp = rows::product(jac, &phase.slots, &p);
         let k = self.k();
         let mut alpha = 1.0;
         for halvings in 0..MAX_HALVINGS {
@@ -302,7 +414,7 @@ impl<M: Model> Descent<'_, M> {
                     real_error(k, q[i] + alpha * jp[i], ds.target(i))
                 }),
                 false => {
-                    let shift = rows::product(ds, &phase.slots, &moved);
+                    let shift = rows::product(jac, &phase.slots, &moved);
                     chunked_sum(ds.len(), |i| real_error(k, q[i] + shift[i], ds.target(i)))
                 }
             };
@@ -343,15 +455,22 @@ impl<M: Model> Descent<'_, M> {
         let mut params = self.params().clone();
         let mut changed = 0;
         for (v, &x) in self.variables().iter().zip(values) {
-            let target = x.round().clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32;
-            let allowed = !self.guards().constraints || params.allows_value(v.slot, target);
-            if target != params.values()[v.slot] && allowed && in_bounds(target) {
-                params.set_value(v.slot, target);
-                changed += 1;
-            }
+            changed += usize::from(self.round_into(&mut params, v.slot, x));
         }
         self.set_params_unscored(params);
         changed
+    }
+
+    /// Moves `slot` of `params` to `x` rounded, where its bounds and the declared
+    /// constraints allow; whether it moved.
+    fn round_into(&self, params: &mut M::Values, slot: usize, x: f64) -> bool {
+        let target = x.round().clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32;
+        let allowed = !self.guards().constraints || params.allows_value(slot, target);
+        let moves = target != params.values()[slot] && allowed && in_bounds(target);
+        if moves {
+            params.set_value(slot, target);
+        }
+        moves
     }
 
     /// Newton iterations taken.
@@ -378,6 +497,20 @@ impl<M: Model> Descent<'_, M> {
         state.handed_over = true;
         self.newton = Some(state);
     }
+}
+
+/// What one iteration tried: the step taken (if any), the objective and summed error it
+/// started from, whether its factor was reused, the factor and where it was taken.
+struct Tried {
+    /// The step moved values by secants, and their linearization promised far more than
+    /// the exact objective gave: they are held from the next iteration on.
+    hold_curves: bool,
+    taken: Option<Taken>,
+    objective: f64,
+    sum_now: f64,
+    reused: bool,
+    factor: Option<solve::Factor>,
+    at: (Vec<f64>, f64),
 }
 
 /// A step the line search took.

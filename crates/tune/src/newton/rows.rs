@@ -7,7 +7,7 @@
 //! fixed group of blocks, added in group order, so results do not depend on the threads.
 
 use crate::error::real_sigmoid;
-use crate::model::Model;
+use crate::model::{Jacobian, Model};
 use rayon::prelude::*;
 
 /// Where a model puts one block's Jacobian entries ([`crate::Model::block_rows`]).
@@ -79,7 +79,7 @@ impl RowBuilder {
 /// `J · direction`: for every position, how far its evaluation moves when variable `j`
 /// (slot `slots[j]`) moves by `direction[j]`. Each position's terms are added in variable
 /// order, whatever the threads.
-pub fn product<M: Model>(model: &M, slots: &[usize], direction: &[f64]) -> Vec<f64> {
+pub fn product<J: Jacobian>(model: &J, slots: &[usize], direction: &[f64]) -> Vec<f64> {
     let parts: Vec<Vec<f64>> = (0..model.row_blocks())
         .into_par_iter()
         .map(|b| {
@@ -93,7 +93,7 @@ pub fn product<M: Model>(model: &M, slots: &[usize], direction: &[f64]) -> Vec<f
 
 /// The gradient of `Σ E_i` over the variables `slots`, where position `i`'s error moves by
 /// `slopes[i]` per centipawn: per block, then the blocks in order.
-pub fn gradient<M: Model>(model: &M, slots: &[usize], slopes: &[f64]) -> Vec<f64> {
+pub fn gradient<J: Jacobian>(model: &J, slots: &[usize], slopes: &[f64]) -> Vec<f64> {
     let parts: Vec<Vec<f64>> = (0..model.row_blocks())
         .into_par_iter()
         .map(|b| {
@@ -242,7 +242,12 @@ const GROUPS: usize = 8;
 /// The gradient and Hessian of `Σ E_i` over the variables `slots` (variable `j` is slot
 /// `slots[j]`), where position `i`'s error moves by `slopes[i]` and curves by
 /// `curvatures[i]` per centipawn of its evaluation.
-pub fn system<M: Model>(model: &M, slots: &[usize], slopes: &[f64], curvatures: &[f64]) -> System {
+pub fn system<J: Jacobian>(
+    model: &J,
+    slots: &[usize],
+    slopes: &[f64],
+    curvatures: &[f64],
+) -> System {
     let (n, blocks) = (slots.len(), model.row_blocks());
     let per = blocks.div_ceil(GROUPS).max(1);
     let groups: Vec<System> = (0..blocks.div_ceil(per))
