@@ -148,7 +148,7 @@ pub trait Model: Jacobian + Send + Sync + Sized {
 }
 
 /// The Jacobian of a model's evaluations in its values, block by block of positions: what
-/// second-order steps and gradient epochs read ([`crate::newton::rows`]).
+/// second-order steps and gradient epochs read (Newton, Adam).
 pub trait Jacobian: Sync {
     /// Number of blocks of positions [`Jacobian::block_rows`] takes, in position order.
     fn row_blocks(&self) -> usize;

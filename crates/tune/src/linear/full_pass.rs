@@ -55,7 +55,7 @@ impl LinearDataset {
         by_entry.into_iter().flatten().collect()
     }
 
-    /// [`crate::Model::block_product`].
+    /// [`crate::Jacobian::block_product`].
     pub(super) fn full_product(&self, b: usize, slots: &[usize], dir: &[f64], out: &mut [f64]) {
         let (block, vars) = (&self.blocks[b], self.entry_vars(slots));
         let n = block.len as usize;
@@ -88,7 +88,7 @@ impl LinearDataset {
         }
     }
 
-    /// [`crate::Model::block_gradient`].
+    /// [`crate::Jacobian::block_gradient`].
     pub(super) fn full_gradient(&self, b: usize, slots: &[usize], slopes: &[f64], out: &mut [f64]) {
         let (block, vars) = (&self.blocks[b], self.entry_vars(slots));
         let tapers = &self.tapers[block.start as usize..][..block.len as usize];

@@ -10,7 +10,7 @@ use crate::error::real_sigmoid;
 use crate::model::{Jacobian, Model};
 use rayon::prelude::*;
 
-/// Where a model puts one block's Jacobian entries ([`crate::Model::block_rows`]).
+/// Where a model puts one block's Jacobian entries ([`crate::Jacobian::block_rows`]).
 pub trait RowSink {
     /// The block of `len` positions from position `start` on begins.
     fn begin(&mut self, start: usize, len: usize);
