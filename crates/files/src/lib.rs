@@ -1,11 +1,16 @@
 //! Files that lose nothing: outputs written atomically (a temporary file renamed over the
 //! target, so a reader never sees half a file), temporary files of killed processes cleaned
 //! up, line files (JSON lines) appended only after a torn last line is cut off, and one run
-//! per output ([`RunLock`]). Every
-//! crate that writes a file uses these; the crate depends on nothing of texel's.
+//! per output ([`RunLock`]), versioned JSON lines read back ([`read_versioned_lines`]), and
+//! the one [`Fingerprint`] of contents that resumes compare.
+//! Every crate that writes a file uses these; the crate depends on nothing of texel's.
 
+mod fingerprint;
+mod lines;
 mod lock;
 
+pub use fingerprint::Fingerprint;
+pub use lines::{read_versioned_lines, LinesError, VersionedLine};
 pub use lock::{LockError, RunLock};
 use std::path::{Path, PathBuf};
 

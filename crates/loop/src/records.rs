@@ -3,6 +3,7 @@
 //! page reads them, both through [`RoundLine`].
 
 use serde::{Deserialize, Serialize};
+use texel_files::{read_versioned_lines, LinesError, VersionedLine};
 
 /// The version of `loop.jsonl` lines; a line of another version is refused.
 pub const LOOP_VERSION: u32 = 1;
@@ -80,28 +81,17 @@ pub struct RoundLine {
     pub gate: GateLine,
 }
 
-/// Why `loop.jsonl` cannot be read.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum LoopFileError {
-    /// A line that is not a round.
-    #[error("line {line}: not a round of a texel loop ({cause})")]
-    NotARound {
-        /// The line number, from 1.
-        line: usize,
-        /// What the JSON reader said.
-        cause: String,
-    },
-    /// A line of another version.
-    #[error(
-        "line {line}: a loop line of version {version}; this texel reads version {LOOP_VERSION}"
-    )]
-    Version {
-        /// The line number.
-        line: usize,
-        /// Its version.
-        version: u32,
-    },
+impl VersionedLine for RoundLine {
+    const WHAT: &'static str = "a round of a texel loop";
+    const VERSION: u32 = LOOP_VERSION;
+
+    fn version(&self) -> u32 {
+        self.version
+    }
 }
+
+/// Why `loop.jsonl` cannot be read: a line that is not a round, or of another version.
+pub type LoopFileError = LinesError;
 
 /// The finished rounds of `loop.jsonl`: every whole line (a last line without its newline
 /// was cut short, and its round is not finished).
@@ -109,26 +99,7 @@ pub enum LoopFileError {
 /// # Errors
 /// A line that is not a round, or of another version.
 pub fn read_rounds(text: &str) -> Result<Vec<RoundLine>, LoopFileError> {
-    let whole = text.rfind('\n').map_or("", |i| &text[..i]);
-    let mut rounds = Vec::new();
-    for (i, line) in whole.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let round: RoundLine =
-            serde_json::from_str(line).map_err(|e| LoopFileError::NotARound {
-                line: i + 1,
-                cause: e.to_string(),
-            })?;
-        if round.version != LOOP_VERSION {
-            return Err(LoopFileError::Version {
-                line: i + 1,
-                version: round.version,
-            });
-        }
-        rounds.push(round);
-    }
-    Ok(rounds)
+    read_versioned_lines(text)
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use texel_eval::table::TERMS;
 use texel_eval::Params;
 use texel_files::write_atomically;
+use texel_files::Fingerprint;
 
 /// The checkpoint format written now.
 const FORMAT: &str = "texel-checkpoint-6";
@@ -46,13 +47,13 @@ pub enum CheckpointError {
 /// A hash of the table's layout (term names and shapes): checkpoints of another table are
 /// refused.
 pub fn table_fingerprint() -> u64 {
-    let mut h = 0xcbf2_9ce4_8422_2325u64;
-    for t in TERMS.iter() {
-        for b in t.name.bytes().chain(t.shape.rust_type().bytes()).chain([0]) {
-            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    h
+    let term = |h: Fingerprint, t: &texel_eval::params::TermInfo| {
+        let shape = t.shape.rust_type();
+        h.bytes(t.name.as_bytes())
+            .bytes(shape.as_bytes())
+            .bytes(&[0])
+    };
+    TERMS.iter().fold(Fingerprint::new(), term).value()
 }
 
 /// Everything a run needs to go on.

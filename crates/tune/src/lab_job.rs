@@ -5,7 +5,7 @@
 
 use crate::job::TuneData;
 use crate::lab::{Errors, Lab, LabSpace, LabSubject, Verdict};
-use crate::lab_report::{apply, markdown, verdict_from, verdict_json, GameProof, KeepRule};
+use crate::lab_report::{apply, markdown, verdict_json, GameProof, KeepRule, VerdictLine};
 use crate::lab_report::{LabReport, Proofs};
 use crate::lab_settings::{LabSettings, SubjectError};
 use crate::model::{Model, Values};
@@ -14,7 +14,8 @@ use crate::settings::{remove_if_there, Rerun, Rerunning, RunFileError};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use texel_files::{open_lines_for_append, write_atomically};
+use texel_files::Fingerprint;
+use texel_files::{open_lines_for_append, read_versioned_lines, write_atomically};
 
 /// Why a lab run cannot go on.
 #[derive(Debug, thiserror::Error)]
@@ -35,6 +36,14 @@ pub enum LabError {
     /// Earlier verdicts without resume or fresh.
     #[error(transparent)]
     RunFile(#[from] RunFileError),
+    /// A verdict log that cannot be read back.
+    #[error("the earlier verdicts in {path} cannot be read back: {cause}")]
+    Log {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        cause: texel_files::LinesError,
+    },
     /// A subject whose partners leave nothing to tune, or a name the space lacks.
     #[error(transparent)]
     Select(#[from] SelectionError),
@@ -98,7 +107,14 @@ impl LabLog {
         let earlier = std::fs::metadata(&path).is_ok_and(|m| m.len() > 0);
         let did = rerun.decide(&path, earlier, || remove_if_there(&path))?;
         let done = match std::fs::read_to_string(&path) {
-            Ok(text) => text.lines().filter_map(verdict_from).collect(),
+            Ok(text) => read_versioned_lines::<VerdictLine>(&text)
+                .map_err(|cause| LabError::Log {
+                    path: path.clone(),
+                    cause,
+                })?
+                .into_iter()
+                .map(|line| (line.key, line.verdict))
+                .collect(),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
             Err(e) => return Err(io("read", &path)(e)),
         };
@@ -222,18 +238,12 @@ pub fn header<M: Model>(
 
 /// A key that names one verdict of one run: the data, base values, K, passes and subject.
 fn verdict_key(fingerprint: u64, base: &[i32], k: f64, passes: usize, subject: &str) -> String {
-    let mut h = 0xcbf2_9ce4_8422_2325u64;
-    let mut eat = |bytes: &[u8]| {
-        for &b in bytes {
-            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-    };
-    eat(&fingerprint.to_le_bytes());
-    base.iter().for_each(|v| eat(&v.to_le_bytes()));
-    eat(&k.to_bits().to_le_bytes());
-    eat(&(passes as u64).to_le_bytes());
-    eat(subject.as_bytes());
-    format!("{h:016x}")
+    let h = Fingerprint::new().u64(fingerprint).i32s(base);
+    let h = h
+        .u64(k.to_bits())
+        .u64(passes as u64)
+        .bytes(subject.as_bytes());
+    format!("{:016x}", h.value())
 }
 
 impl<V: Values> LabJob<'_, V> {

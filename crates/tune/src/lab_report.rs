@@ -113,11 +113,13 @@ pub fn verdict_json(v: &Verdict, key: &str) -> String {
     serde_json::to_string(&line).expect("plain data")
 }
 
-/// Reads a verdict line back: its key and the verdict (`None` for a line that is not one of
-/// this version).
-pub fn verdict_from(line: &str) -> Option<(String, Verdict)> {
-    let line: VerdictLine = serde_json::from_str(line).ok()?;
-    (line.version == LAB_VERSION).then_some((line.key, line.verdict))
+impl texel_files::VersionedLine for VerdictLine {
+    const WHAT: &'static str = "a verdict of a texel lab";
+    const VERSION: u32 = LAB_VERSION;
+
+    fn version(&self) -> u32 {
+        self.version
+    }
 }
 
 /// A kept subject played against the base at fixed nodes: its score and the SPRT's verdict
@@ -436,8 +438,9 @@ mod tests {
         let back = LabReport::read(&text).unwrap();
         assert_eq!(back.verdicts[0].proof.as_ref(), Some(&proof));
         assert_eq!(back, report);
-        let line = verdict_json(&verdict, "k1");
-        assert_eq!(verdict_from(&line), Some(("k1".to_string(), verdict)));
+        let line = verdict_json(&verdict, "k1") + "\n";
+        let back: Vec<VerdictLine> = texel_files::read_versioned_lines(&line).unwrap();
+        assert_eq!((back[0].key.as_str(), &back[0].verdict), ("k1", &verdict));
         let newer = text.replacen("\"version\": 1", "\"version\": 2", 1);
         let err = LabReport::read(&newer).unwrap_err().to_string();
         assert!(err.contains("version 2"), "{err}");

@@ -14,6 +14,7 @@ use texel_data::{
     Labelled,
 };
 use texel_eval::{Params, Trace, Tracer};
+use texel_files::Fingerprint;
 
 /// Bytes of lines parsed and traced per parallel batch (some 27,000 EPD lines).
 pub(crate) const BATCH_BYTES: usize = 2 << 20;
@@ -256,13 +257,6 @@ fn trace_batch<'p>(
     out
 }
 
-/// Folds one more value into a fingerprint (FNV-1a over the value's bytes).
-pub(crate) fn fold(hash: u64, value: u64) -> u64 {
-    value.to_le_bytes().iter().fold(hash, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
 /// The training and the validation set being built.
 #[derive(Default)]
 struct Sets {
@@ -314,8 +308,9 @@ impl Loading<'_> {
                     *formats.entry(*format).or_default() += 1;
                     let held = held_out(self.index, self.options.validation_per_mille);
                     let r = &mut self.report;
-                    r.fingerprint = fold(fold(r.fingerprint, *key), u64::from(l.label.steps()));
-                    r.fingerprint = fold(r.fingerprint, u64::from(held));
+                    let f = Fingerprint::from_value(r.fingerprint).u64(*key);
+                    let f = f.u64(u64::from(l.label.steps())).u64(u64::from(held));
+                    r.fingerprint = f.value();
                     sets[usize::from(held)].push(i as u32);
                     self.index += 1;
                 }
@@ -376,7 +371,7 @@ pub fn load(
         options,
         sets: Sets::default(),
         report: LoadReport {
-            fingerprint: 0xcbf2_9ce4_8422_2325,
+            fingerprint: Fingerprint::new().value(),
             ..LoadReport::default()
         },
         index: 0,

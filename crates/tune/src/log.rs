@@ -3,6 +3,7 @@
 //! these records and the report and the loop read them back through the same types.
 
 use serde::{Deserialize, Serialize};
+use texel_files::{read_versioned_lines, LinesError, VersionedLine};
 
 /// The version of the tune log's lines; a line of another version is refused.
 pub const TUNE_LOG_VERSION: u32 = 1;
@@ -94,7 +95,10 @@ pub enum TuneLogLine {
     Changes(ChangesLine),
 }
 
-impl TuneLogLine {
+impl VersionedLine for TuneLogLine {
+    const WHAT: &'static str = "a line of a texel tune log";
+    const VERSION: u32 = TUNE_LOG_VERSION;
+
     fn version(&self) -> u32 {
         match self {
             TuneLogLine::Pass(p) => p.version,
@@ -103,49 +107,19 @@ impl TuneLogLine {
     }
 }
 
-/// Why a tune log cannot be read.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum TuneLogError {
-    /// A line that is not a tune log line.
-    #[error("line {line}: not a line of a texel tune log ({cause})")]
-    NotALogLine {
-        /// The line number (from 1).
-        line: usize,
-        /// What the JSON reader said.
-        cause: String,
-    },
-    /// A line of a version this texel does not read.
-    #[error("line {line}: a tune log line of version {version}; this texel reads version {TUNE_LOG_VERSION}")]
-    Version {
-        /// The line number.
-        line: usize,
-        /// Its version.
-        version: u32,
-    },
-}
+/// Why a tune log cannot be read: a line that is not a tune log line, or of another
+/// version.
+pub type TuneLogError = LinesError;
 
 /// The pass lines of the latest run in a tune log: the log is appended to, and a pass
-/// number that does not go up starts a new run. Blank lines are passed over.
+/// number that does not go up starts a new run. Blank lines are passed over, and a last
+/// line without its newline (cut short) is left out.
 ///
 /// # Errors
 /// A line that is not a tune log line, or of another version.
 pub fn read_tune_log(text: &str) -> Result<Vec<PassLine>, TuneLogError> {
     let mut passes: Vec<PassLine> = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let record: TuneLogLine =
-            serde_json::from_str(line).map_err(|e| TuneLogError::NotALogLine {
-                line: i + 1,
-                cause: e.to_string(),
-            })?;
-        if record.version() != TUNE_LOG_VERSION {
-            return Err(TuneLogError::Version {
-                line: i + 1,
-                version: record.version(),
-            });
-        }
+    for record in read_versioned_lines::<TuneLogLine>(text)? {
         let TuneLogLine::Pass(p) = record else {
             continue;
         };

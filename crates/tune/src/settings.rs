@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Display;
 use std::path::{Path, PathBuf};
+use texel_files::Fingerprint;
 
 /// What a run was started with: settings that change its result (`fixed`), and settings
 /// that only change how long it goes (`length`, such as more passes), each by the name the
@@ -77,11 +78,7 @@ impl Settings {
 
 /// A short fingerprint of `values` (FNV-1a), to record a parameter set by its content.
 pub fn values_fingerprint(values: &[i32]) -> String {
-    let mut h = 0xcbf2_9ce4_8422_2325u64;
-    for b in values.iter().flat_map(|v| v.to_le_bytes()) {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{h:016x}")
+    format!("{:016x}", Fingerprint::new().i32s(values).value())
 }
 
 /// The format of a run's settings file.

@@ -2,10 +2,11 @@
 //! sets of an outside engine's linear evaluation.
 
 use crate::linear::LinearDataset;
-use crate::load::{fold, held_out};
+use crate::load::held_out;
 use crate::model::Model;
 use std::path::Path;
 use texel_data::splitmix64;
+use texel_files::Fingerprint;
 use texel_trace::{
     is_binary, read_trace, BinaryTrace, Coef, ParamSpace, PositionSource, TraceError,
     TracedPosition,
@@ -26,12 +27,10 @@ pub struct TraceLoad {
 }
 
 /// Folds the header into a fingerprint.
-fn fold_space(mut h: u64, space: &ParamSpace) -> u64 {
+fn fold_space(mut h: Fingerprint, space: &ParamSpace) -> Fingerprint {
     for p in space.params() {
-        for b in p.name.bytes() {
-            h = fold(h, u64::from(b));
-        }
-        h = fold(fold(h, p.len as u64), u64::from(p.tapered));
+        h = p.name.bytes().fold(h, |h, b| h.u64(u64::from(b)));
+        h = h.u64(p.len as u64).u64(u64::from(p.tapered));
     }
     h
 }
@@ -138,8 +137,8 @@ fn load_from<S: PositionSource + ?Sized>(
 ) -> Result<TraceLoad, S::Error> {
     let held = held_flags(source.len(), validation_per_mille);
     let (train, validation, hashes) = split_sets(&space, source, &held, &space.defaults())?;
-    let start = fold_space(0xcbf2_9ce4_8422_2325, &space);
-    let fingerprint = hashes.iter().fold(start, |f, &h| fold(f, h));
+    let start = fold_space(Fingerprint::new(), &space);
+    let fingerprint = hashes.iter().fold(start, |f, &h| f.u64(h)).value();
     Ok(TraceLoad {
         space,
         train,
