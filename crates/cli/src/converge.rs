@@ -8,11 +8,11 @@ use crate::data_args::Loaded;
 use anyhow::Result;
 use std::path::PathBuf;
 use std::time::Instant;
+use texel_eval::params::flat_params;
 use texel_eval::Params;
 use texel_tune::error::{fit_k, mean_error, samples};
 use texel_tune::{
-    load, run, select, Control, Event, JobEvent, LoadOptions, Method, RunOptions, Selection,
-    TuneJob,
+    load, select, Control, Event, JobEvent, LoadOptions, Method, RunOptions, Selection, TuneJob,
 };
 
 /// A row of the table: a method, coordinate descent possibly with a warm start.
@@ -95,76 +95,78 @@ pub fn bench_converge(files: Vec<PathBuf>, methods: &[BenchMethod], passes: bool
         fingerprint: report.fingerprint,
     };
     // `texel tune`'s default guards; the held values said once.
-    let job = TuneJob::new(params.clone(), select(&Selection::default())?);
-    let start = job.begin(&mut loaded, &mut |e| {
-        if let JobEvent::Held { .. } = e {
-            crate::guards::say_begin(&e, false);
-        }
-        Control::Continue
-    })?;
+    let vars = select(&Selection::default())?;
     say!("method   passes  seconds  final train  best validation  to 1 %  to 0.1 %");
-    for &method in methods {
+    for (i, &method) in methods.iter().enumerate() {
         loaded.train.rescore(&params);
-        converge(&mut loaded, start.clone(), method, passes)?;
+        let job = TuneJob::new(params.clone(), vars.clone());
+        converge(&mut loaded, job, method, (passes, i == 0))?;
     }
     Ok(())
 }
 
-/// Tunes from `start` with `method` and prints its row of the table (and with `passes`
-/// first a line per pass: seconds and training error).
+/// Runs `job` with `method` and prints its row of the table (and with `passes.0` first a
+/// line per pass: seconds and training error; with `passes.1` the values held).
 fn converge(
     loaded: &mut Loaded,
-    start: texel_tune::Checkpoint,
+    job: TuneJob<Params>,
     method: BenchMethod,
-    passes: bool,
+    (passes, say_held): (bool, bool),
 ) -> Result<()> {
     let k = loaded.k;
     let mut trajectory = Trajectory { points: Vec::new() };
     let began = Instant::now();
-    let options = RunOptions {
-        passes: PASSES,
-        patience: Some(PATIENCE),
-        method: method.method,
-        // Plain cd is plain even on a set large enough for the automatic warm start.
-        warm_start: Some(method.warm_start),
-        ..Default::default()
-    };
-    let result = run(
-        &mut loaded.train,
-        &mut loaded.validation,
-        start,
-        &options,
-        &mut |event| {
-            let error = match event {
-                // A warm start's errors are its sample's: not the table's error.
-                Event::Progress {
-                    sample: Some(_), ..
-                } => return Control::Continue,
-                Event::Progress { error, .. } => error,
-                Event::Pass(r, _) => {
-                    if passes {
-                        let s = began.elapsed().as_secs_f64();
-                        let v = r.validation_error.unwrap_or(f64::NAN);
-                        let sample = r.sample.map_or(String::new(), |n| format!(" (1/{n})"));
-                        say!(
-                            "  {method} pass {:>3} {s:>7.1} s  {:.8}  {v:.8}{sample}",
-                            r.pass,
-                            r.train_error
-                        );
-                    }
-                    if r.sample.is_some() {
-                        return Control::Continue;
-                    }
-                    r.train_error
-                }
-                Event::Checkpoint(_) => return Control::Continue,
-            };
-            trajectory
-                .points
-                .push((began.elapsed().as_secs_f64(), error));
-            Control::Continue
+    let job = TuneJob {
+        run: RunOptions {
+            passes: PASSES,
+            patience: Some(PATIENCE),
+            method: method.method,
+            // Plain cd is plain even on a set large enough for the automatic warm start.
+            warm_start: Some(method.warm_start),
+            ..Default::default()
         },
-    )?;
+        ..job
+    };
+    let name = |slot: usize| flat_params()[slot].name();
+    let tuned = job.run(loaded, &name, &mut |event| {
+        let event = match event {
+            JobEvent::Run(event) => event,
+            held @ JobEvent::Held { .. } if say_held => {
+                crate::guards::say_begin(&held, false);
+                return Control::Continue;
+            }
+            _ => return Control::Continue,
+        };
+        let error = match event {
+            // A warm start's errors are its sample's: not the table's error.
+            Event::Progress {
+                sample: Some(_), ..
+            } => return Control::Continue,
+            Event::Progress { error, .. } => error,
+            Event::Pass(r, _) => {
+                if passes {
+                    let s = began.elapsed().as_secs_f64();
+                    let v = r.validation_error.unwrap_or(f64::NAN);
+                    let sample = r.sample.map_or(String::new(), |n| format!(" (1/{n})"));
+                    say!(
+                        "  {method} pass {:>3} {s:>7.1} s  {:.8}  {v:.8}{sample}",
+                        r.pass,
+                        r.train_error
+                    );
+                }
+                if r.sample.is_some() {
+                    return Control::Continue;
+                }
+                r.train_error
+            }
+            Event::Checkpoint(_) => return Control::Continue,
+        };
+        trajectory
+            .points
+            .push((began.elapsed().as_secs_f64(), error));
+        Control::Continue
+    })?;
+    let result = tuned.result;
     let seconds = began.elapsed().as_secs_f64();
     let last = trajectory.points.last().map_or(f64::NAN, |p| p.1);
     loaded.train.rescore(&result.params);

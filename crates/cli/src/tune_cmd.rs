@@ -9,15 +9,15 @@ use anyhow::{Context, Result};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use texel_eval::params::flat_params;
 use texel_eval::Params;
 use texel_tune::error::mean_error;
 use texel_tune::log::{PassKind, ValueChange};
 use texel_tune::settings::values_fingerprint;
 use texel_tune::{
-    run, select, Checkpoint, Control, Descent, Event, JobEvent, Model, PassRecord, RunEnd,
-    RunOptions, RunResult, Selection, Settings, TuneJob, Values, Variable, ADAM_EPOCHS_PER_PASS,
+    select, Checkpoint, Control, Descent, Event, JobEvent, Model, PassRecord, RunEnd, RunOptions,
+    Selection, Settings, TuneJob, Values, Variable, ADAM_EPOCHS_PER_PASS,
 };
 
 #[derive(Args)]
@@ -138,13 +138,12 @@ pub(crate) fn check_resumed_settings<V>(
     Ok(())
 }
 
-/// Where a run begins: the data options (a resumed run's K), the settings it records, the
-/// values it goes on from and the values it began with.
+/// Where a run begins: the data options (a resumed run's K), the settings it records and
+/// the values it goes on from.
 struct Begin {
     data: DataArgs,
     settings: Settings,
     start_params: Params,
-    run_start: Params,
 }
 
 /// The run's beginning from the options and the checkpoint of `--resume`, whose settings
@@ -162,17 +161,15 @@ fn begin(args: &TuneArgs, resumed: Option<&Checkpoint>) -> Result<Begin> {
         check_resumed_settings(c, path, &settings)?;
         data.fix_k(c.k);
     }
-    // A resumed run goes on from the checkpoint's values; its summary of changes counts
-    // from where the run began.
-    let (start_params, run_start) = match resumed {
-        Some(c) => (c.descent.params.clone(), c.descent.anchor.clone()),
-        None => (given.clone(), given),
+    // A resumed run goes on from the checkpoint's values.
+    let start_params = match resumed {
+        Some(c) => c.descent.params.clone(),
+        None => given,
     };
     Ok(Begin {
         data,
         settings,
         start_params,
-        run_start,
     })
 }
 
@@ -198,28 +195,24 @@ pub(crate) fn check_tune_ranges(args: &TuneArgs) -> Result<()> {
     Ok(())
 }
 
-/// The run's starting point: a fresh one with its guards, or the checkpoint of `--resume`
-/// (guards included) after checking that it continues this data and selection.
-pub(crate) fn starting_point<M: Model>(
+/// The job of `texel tune` over `vars` from `start`: the guards and run options of the
+/// arguments, the checkpoint of `--resume` to continue, the settings the run records.
+pub(crate) fn tune_job<V>(
     args: &TuneArgs,
-    loaded: &mut Loaded<M>,
-    resumed: Option<Checkpoint<M::Values>>,
-    start_params: &M::Values,
-    vars: Vec<Variable>,
-) -> Result<Checkpoint<M::Values>> {
-    let job = TuneJob {
+    outputs: &Outputs,
+    (start, vars): (V, Vec<Variable>),
+    resumed: Option<Checkpoint<V>>,
+    settings: Settings,
+) -> TuneJob<V> {
+    TuneJob {
         min_support: args.min_support,
         l2: args.l2,
         constraints: !args.no_constraints,
+        run: run_options(args, outputs),
         resume: args.resume.clone().zip(resumed),
-        ..TuneJob::new(start_params.clone(), vars)
-    };
-    let traces = args.data.traces.is_some();
-    let say = &mut |e: JobEvent<M>| {
-        crate::guards::say_begin(&e, traces);
-        Control::Continue
-    };
-    Ok(job.begin(loaded, say)?)
+        settings: Some(settings),
+        ..TuneJob::new(start, vars)
+    }
 }
 
 pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
@@ -246,7 +239,6 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
         data,
         settings,
         start_params,
-        run_start,
     } = begin(args, resumed.as_ref())?;
     let mut loaded = load_data(&data, start_params.clone())?;
     print_errors(&loaded, "start");
@@ -262,20 +254,17 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
         )?),
         None => None,
     };
-    let selected_vars = vars.clone();
-    let mut start = starting_point(args, &mut loaded, resumed, &start_params, vars)?;
-    start.settings.get_or_insert(settings);
+    let job = tune_job(args, &outputs, (start_params, vars), resumed, settings);
     let tuning = Tuning {
         args,
         outputs: &outputs,
-        selected: &selected_vars,
         name: &|slot| flat_params()[slot].name(),
     };
     let on_pass = &mut |record: &PassRecord, descent: &Descent| match watch.as_mut() {
         Some(w) => w.pass(record, descent),
         None => Ok(()),
     };
-    let Some(tuned) = tuning.tune(&mut loaded, start, &run_start, on_pass)? else {
+    let Some(tuned) = tuning.tune(&mut loaded, job, on_pass)? else {
         return Ok(ExitCode::from(130));
     };
     outputs.finish(&tuned)?;
@@ -285,40 +274,57 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// What a tune run needs besides its data: the options, the outputs, the variables
-/// selected (before those with too little support were held) and the values' names.
+/// What a tune run needs besides its data and job: the options, the outputs and the
+/// values' names.
 pub(crate) struct Tuning<'t> {
     pub args: &'t TuneArgs,
     pub outputs: &'t Outputs,
-    pub selected: &'t [Variable],
     pub name: &'t dyn Fn(usize) -> String,
 }
 
 impl Tuning<'_> {
-    /// Runs the descent from `start` (Ctrl-C stops it at a safe point with a checkpoint),
-    /// prints and logs what changed since `run_start`, and prints the errors of the result
-    /// (the data left scored with it). `None` when interrupted (after saying how to go on).
+    /// Runs `job` on the loaded data with a progress bar and a line per pass (Ctrl-C stops
+    /// it at a safe point with a checkpoint), prints what changed and the errors of the
+    /// result (the data left scored with it). `None` when interrupted (after saying how to
+    /// go on).
     pub(crate) fn tune<M: Model>(
         &self,
         loaded: &mut Loaded<M>,
-        start: Checkpoint<M::Values>,
-        run_start: &M::Values,
+        job: TuneJob<M::Values>,
         on_pass: &mut dyn FnMut(&PassRecord, &Descent<M>) -> Result<()>,
     ) -> Result<Option<M::Values>> {
         // Caught since the data was loaded (installed once).
         let interrupted = crate::catch_interrupts()?;
-        let held = texel_tune::log::held_names(self.selected, &start.vars, self.name);
-        let options = run_options(self.args, self.outputs);
-        if start.passes == 0 {
-            print_warm_start(&options, loaded.train.len());
+        let (options, traces) = (job.run.clone(), self.args.data.traces.is_some());
+        let seconds = job.resume.as_ref().map_or(0.0, |(_, c)| c.seconds);
+        let (start_error, positions) = (mean_error(&loaded.train, loaded.k), loaded.train.len());
+        let mut progress: Option<TuneProgress> = None;
+        let tuned = job.run(loaded, self.name, &mut |event| {
+            match &event {
+                JobEvent::Run(e) => {
+                    if let Some(bar) = progress.as_mut() {
+                        bar.show(e, on_pass);
+                    }
+                }
+                JobEvent::Fresh(vars, _) | JobEvent::Resumed(_, vars) => {
+                    crate::guards::say_begin(&event, traces);
+                    if matches!(event, JobEvent::Fresh(..) | JobEvent::Resumed(0, _)) {
+                        print_warm_start(&options, positions);
+                    }
+                    progress = Some(TuneProgress::new(*vars, start_error, seconds));
+                }
+                _ => crate::guards::say_begin(&event, traces),
+            }
+            match interrupted.load(Ordering::SeqCst) {
+                true => Control::Stop,
+                false => Control::Continue,
+            }
+        })?;
+        if let Some(bar) = &progress {
+            bar.finish();
         }
-        let result = descend(loaded, start, &options, interrupted, on_pass)?;
-        let tuned = result.params;
-        let changes = print_changes(run_start, &tuned, &loaded.train, self.name);
-        if let Some(log) = &self.outputs.log {
-            texel_tune::log::append_changes(log, held, changes)
-                .with_context(|| format!("cannot write the log {}", log.display()))?;
-        }
+        say_changes(&tuned.changes);
+        let result = tuned.result;
         if result.end == RunEnd::Interrupted {
             let ckpt = self.outputs.checkpoint.display();
             say!(
@@ -330,8 +336,8 @@ impl Tuning<'_> {
             return Ok(None);
         }
         say_finished(&result.end, result.passes);
-        print_errors_after(loaded, &tuned);
-        Ok(Some(tuned))
+        print_errors_after(loaded, &result.params);
+        Ok(Some(result.params))
     }
 }
 
@@ -532,36 +538,6 @@ impl TuneProgress {
     }
 }
 
-/// Runs the descent with a progress bar, pass lines, `on_pass` (the report page) and
-/// Ctrl-C handling.
-fn descend<M: Model>(
-    loaded: &mut Loaded<M>,
-    start: Checkpoint<M::Values>,
-    options: &RunOptions,
-    interrupted: &AtomicBool,
-    on_pass: &mut dyn FnMut(&PassRecord, &Descent<M>) -> Result<()>,
-) -> Result<RunResult<M::Values>> {
-    let start_error = mean_error(&loaded.train, loaded.k);
-    let mut progress = TuneProgress::new(start.vars.len(), start_error, start.seconds);
-    let mut on_event = |event: Event<M>| {
-        progress.show(&event, on_pass);
-        if interrupted.load(Ordering::SeqCst) {
-            Control::Stop
-        } else {
-            Control::Continue
-        }
-    };
-    let result = run(
-        &mut loaded.train,
-        &mut loaded.validation,
-        start,
-        options,
-        &mut on_event,
-    )?;
-    progress.finish();
-    Ok(result)
-}
-
 /// One line per pass: errors, what moved, the pass's own time and the run's.
 fn print_pass(r: &PassRecord, pass_seconds: f64) {
     let (pass, error, changed) = (r.pass, r.train_error, r.summary.changed);
@@ -595,18 +571,6 @@ fn print_errors_after<M: Model>(loaded: &mut Loaded<M>, params: &M::Values) {
     loaded.train.rescore(params);
     loaded.validation.rescore(params);
     print_errors(loaded, "end");
-}
-
-/// Every changed value, biggest change first; prints the 20 largest with their support.
-fn print_changes<M: Model>(
-    before: &M::Values,
-    after: &M::Values,
-    train: &M,
-    name: &dyn Fn(usize) -> String,
-) -> Vec<ValueChange> {
-    let changes = texel_tune::log::changes(before, after, train, name);
-    say_changes(&changes);
-    changes
 }
 
 /// Prints how many values changed and the 20 largest changes with their support.

@@ -4,7 +4,7 @@
 use crate::config::TuneArgs;
 use crate::data_args::{fitted_k, print_errors, DataArgs, Loaded};
 use crate::outputs::Outputs;
-use crate::tune_cmd::{check_resumed_settings, starting_point, tune_settings, Tuning, Watching};
+use crate::tune_cmd::{check_resumed_settings, tune_job, tune_settings, Tuning, Watching};
 use anyhow::{Context, Result};
 use std::path::Path;
 use std::process::ExitCode;
@@ -134,9 +134,9 @@ pub fn run_tune_traces(args: &TuneArgs, outputs: &Outputs, path: &Path) -> Resul
         check_resumed_settings(c, file, &settings)?;
     }
     let vars = selected_values(args, &space)?;
-    let (start_values, run_start) = match &resumed {
-        Some(c) => (c.descent.params.clone(), c.descent.anchor.clone()),
-        None => (given.clone(), given),
+    let start_values = match &resumed {
+        Some(c) => c.descent.params.clone(),
+        None => given,
     };
     if resumed.is_some() {
         // Scored with --params (or the defaults) so far: a resumed run goes on from its own.
@@ -159,14 +159,11 @@ pub fn run_tune_traces(args: &TuneArgs, outputs: &Outputs, path: &Path) -> Resul
         }
         None => None,
     };
-    let selected = vars.clone();
-    let mut start = starting_point(args, &mut loaded, resumed, &start_values, vars)?;
-    start.settings.get_or_insert(settings);
+    let job = tune_job(args, outputs, (start_values, vars), resumed, settings);
     let name = |slot: usize| space.value_name(slot).unwrap_or_default();
     let tuning = Tuning {
         args,
         outputs,
-        selected: &selected,
         name: &name,
     };
     let on_pass = &mut |record: &PassRecord, descent: &Descent<LinearDataset>| match watch.as_mut()
@@ -174,7 +171,7 @@ pub fn run_tune_traces(args: &TuneArgs, outputs: &Outputs, path: &Path) -> Resul
         Some(w) => w.pass(record, descent),
         None => Ok(()),
     };
-    let Some(tuned) = tuning.tune(&mut loaded, start, &run_start, on_pass)? else {
+    let Some(tuned) = tuning.tune(&mut loaded, job, on_pass)? else {
         return Ok(ExitCode::from(130));
     };
     outputs.finish_json(&space.to_json(&tuned))?;

@@ -10,10 +10,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use texel_eval::params::flat_params;
 use texel_eval::Params;
 use texel_tune::error::{fit_k, samples};
-use texel_tune::log::{append_changes, changes, held_names, kept_pass, read_tune_log};
+use texel_tune::log::{kept_pass, read_tune_log};
 use texel_tune::{
-    load, run_from, select, Checkpoint, Control, LoadOptions, RunEnd, RunOptions, Selection,
-    TuneData, TuneJob,
+    load, select, Checkpoint, Control, LoadOptions, RunEnd, RunOptions, Selection, TuneData,
+    TuneJob,
 };
 
 /// Passes in a row without a new best validation error that end a round's tuning.
@@ -75,9 +75,9 @@ impl LoopJob {
             false => None,
         };
         let best = Params::load(&self.settings.best())?;
-        let (start, anchor) = match &resumed {
-            Some(c) => (c.descent.params.clone(), c.descent.anchor.clone()),
-            None => (best.clone(), best),
+        let start = match &resumed {
+            Some(c) => c.descent.params.clone(),
+            None => best,
         };
         let options = LoadOptions {
             validation_per_mille: 100,
@@ -108,26 +108,19 @@ impl LoopJob {
         };
         let job = TuneJob {
             min_support: self.settings.min_support,
-            run: run.clone(),
+            run,
             resume: resumed.map(|c| (checkpoint.clone(), c)),
-            ..TuneJob::new(start, selected.clone())
+            ..TuneJob::new(start, selected)
         };
-        let begun = job.begin(&mut data, &mut |e| {
-            on(LoopEvent::Tune(e));
-            Control::Continue
-        })?;
-        let held = held_names(&selected, &begun.vars, &slot_name);
-        let result = run_from(&mut data, begun, &run, &mut |e| {
+        let tuned = job.run(&mut data, &slot_name, &mut |e| {
             on(LoopEvent::Tune(e));
             match interrupt.load(Ordering::SeqCst) {
                 true => Control::Stop,
                 false => Control::Continue,
             }
-        })
-        .map_err(texel_tune::JobError::from)?;
-        let changed = changes(&anchor, &result.params, &data.train, &slot_name);
-        on(LoopEvent::Tuned(&result, &changed));
-        append_changes(&log, held, changed).map_err(io(&log))?;
+        })?;
+        let result = tuned.result;
+        on(LoopEvent::Tuned(&result, &tuned.changes));
         if result.end == RunEnd::Interrupted {
             return Ok(Err(LoopEnd::Interrupted));
         }

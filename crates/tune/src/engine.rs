@@ -185,7 +185,10 @@ pub fn tune_engine<E: Traceable>(
         run: tune.run.clone(),
         ..TuneJob::new(start, vars)
     };
-    let result = job.run(&mut data, &mut |_| Control::Continue)?;
+    let name = |slot: usize| space.value_name(slot).unwrap_or_default();
+    let result = job
+        .run(&mut data, &name, &mut |_| Control::Continue)?
+        .result;
     let mut train_set = data.train;
     train_set.rescore(&result.params);
     Ok(EngineTuned {

@@ -1,8 +1,9 @@
 //! A tune as one library call on loaded data of any [`Model`]: values with too little
 //! support held at their start, the L2 pull fixed or chosen on the validation split, a
-//! fresh start or a checkpoint continued, then the run ([`run`]). `texel tune` (texel's
-//! table or a trace) and [`crate::tune_engine`] are fronts over it; what happens on the way
-//! comes to the caller as [`JobEvent`]s.
+//! fresh start or a checkpoint continued, the run ([`run`]), and what it changed (written
+//! to the run's log as its last line). `texel tune` (texel's table or a trace), the loop and
+//! [`crate::tune_engine`] are fronts over it; what happens on the way comes to the caller as
+//! [`JobEvent`]s.
 //!
 //! ```
 //! use texel_tune::texel_trace::{Coef, Param, ParamSpace, TracedPosition};
@@ -31,15 +32,19 @@
 //!     l2: L2::Fixed(0.0),
 //!     ..TuneJob::new(vec![0], vec![Variable { slot: 0, step: 1 }])
 //! };
-//! let result = job.run(&mut data, &mut |_| texel_tune::Control::Continue).unwrap();
-//! assert_eq!(result.params, vec![100]);
+//! let name = |slot: usize| space.value_name(slot).unwrap_or_default();
+//! let tuned = job.run(&mut data, &name, &mut |_| texel_tune::Control::Continue).unwrap();
+//! assert_eq!(tuned.result.params, vec![100]);
+//! assert_eq!((tuned.changes[0].value.as_str(), tuned.changes[0].after), ("PAWN", 100));
 //! ```
 
 use crate::checkpoint::{fresh, Checkpoint, CheckpointError};
 use crate::descent::{Control, Guards, Variable};
 use crate::guard::{best_pull, L2Search, L2_GRID};
+use crate::log::{append_changes, changes, held_names, ValueChange};
 use crate::model::Model;
 use crate::run::{run, Event, RunError, RunOptions, RunResult};
+use crate::settings::Settings;
 use std::path::PathBuf;
 use std::str::FromStr;
 
@@ -116,6 +121,20 @@ pub struct TuneJob<V> {
     /// A checkpoint to continue (and the file it came from, for errors) instead of a fresh
     /// start: it must be of the same data and variables.
     pub resume: Option<(PathBuf, Checkpoint<V>)>,
+    /// The settings the run records in its checkpoints (a resume compares them).
+    pub settings: Option<Settings>,
+}
+
+/// What a whole tune gives.
+#[derive(Clone, Debug)]
+pub struct Tuned<V> {
+    /// The run's end and values.
+    pub result: RunResult<V>,
+    /// The names of the values held at their start for want of support.
+    pub held: Vec<String>,
+    /// Every value changed since the run began (a resumed run: since its first start),
+    /// the largest change first.
+    pub changes: Vec<ValueChange>,
 }
 
 impl<V> TuneJob<V> {
@@ -129,6 +148,7 @@ impl<V> TuneJob<V> {
             constraints: true,
             run: RunOptions::default(),
             resume: None,
+            settings: None,
         }
     }
 }
@@ -171,22 +191,47 @@ pub enum JobError {
     /// The run failed.
     #[error(transparent)]
     Run(#[from] RunError),
+    /// The log's last line could not be written.
+    #[error("cannot write the log {path}: {cause}")]
+    Log {
+        /// The log.
+        path: PathBuf,
+        /// The cause.
+        cause: std::io::Error,
+    },
 }
 
 impl<V: crate::model::Values> TuneJob<V> {
     /// Runs the whole tune on `data`, reporting to `on` (whose [`Control`] answers only
-    /// matter for the run's own events).
+    /// matter for the run's own events): begins ([`TuneJob::begin`]), runs, and lists what
+    /// changed, by `name` (a value's name by slot), in the log's last line too (an
+    /// interrupted run's as well).
     ///
     /// # Errors
-    /// As [`TuneJob::begin`] and [`run`].
+    /// As [`TuneJob::begin`] and [`run`]; the log cannot be written.
     pub fn run<M: Model<Values = V>>(
         self,
         data: &mut TuneData<M>,
+        name: &dyn Fn(usize) -> String,
         on: &mut dyn FnMut(JobEvent<M>) -> Control,
-    ) -> Result<RunResult<V>, JobError> {
-        let options = self.run.clone();
+    ) -> Result<Tuned<V>, JobError> {
+        let (options, selected) = (self.run.clone(), self.vars.clone());
         let start = self.begin(data, on)?;
-        Ok(run_from(data, start, &options, on)?)
+        let began = start.descent.anchor.clone();
+        let held = held_names(&selected, &start.vars, name);
+        let result = run_from(data, start, &options, on)?;
+        let changes = changes(&began, &result.params, &data.train, name);
+        if let Some(path) = &options.log {
+            append_changes(path, held.clone(), changes.clone()).map_err(|cause| JobError::Log {
+                path: path.clone(),
+                cause,
+            })?;
+        }
+        Ok(Tuned {
+            result,
+            held,
+            changes,
+        })
     }
 
     /// The run's starting point: the values with too little support held, and a fresh
@@ -201,9 +246,10 @@ impl<V: crate::model::Values> TuneJob<V> {
         on: &mut dyn FnMut(JobEvent<M>) -> Control,
     ) -> Result<Checkpoint<V>, JobError> {
         let vars = self.held(data, on)?;
-        if let Some((path, c)) = self.resume {
+        if let Some((path, mut c)) = self.resume {
             c.check_continues(&path, data.fingerprint, &vars)?;
             on(JobEvent::Resumed(c.passes, vars.len()));
+            c.settings = c.settings.or(self.settings);
             return Ok(c);
         }
         let guards = Guards {
@@ -211,14 +257,10 @@ impl<V: crate::model::Values> TuneJob<V> {
             constraints: self.constraints,
         };
         on(JobEvent::Fresh(vars.len(), guards));
-        Ok(fresh(
-            &data.train,
-            data.fingerprint,
-            self.start,
-            data.k,
-            vars,
-            guards,
-        ))
+        let (train, id) = (&data.train, data.fingerprint);
+        let mut c = fresh(train, id, self.start, data.k, vars, guards);
+        c.settings = self.settings;
+        Ok(c)
     }
 
     /// The variables left after holding those with too little support.

@@ -20,13 +20,14 @@
 //! let mut data = TuneData { train, validation, k, fingerprint: report.fingerprint };
 //! let knights = Selection { groups: vec!["KnightV".into()], ..Selection::default() };
 //! let job = TuneJob::new(params, select(&knights)?);
-//! let tuned = job.run(&mut data, &mut |event| {
+//! let name = |slot: usize| texel_eval::params::flat_params()[slot].name();
+//! let tuned = job.run(&mut data, &name, &mut |event| {
 //!     if let JobEvent::Run(Event::Pass(pass, _)) = &event {
 //!         println!("pass {}: error {:.6}", pass.pass, pass.train_error);
 //!     }
 //!     Control::Continue
 //! })?;
-//! tuned.params.save(Path::new("runs/knights.json"))?;
+//! tuned.result.params.save(Path::new("runs/knights.json"))?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -62,7 +63,7 @@ pub use descent::{Control, Cursor, Descent, DescentState, Guards, PassSummary, V
 pub use engine::{tune_engine, EngineTune, EngineTuneError, EngineTuned, Traceable};
 pub use guard::{best_pull, L2Search, L2_GRID};
 pub use job::{
-    run_from, JobError, JobEvent, TuneData, TuneJob, DEFAULT_L2, DEFAULT_MIN_SUPPORT, L2,
+    run_from, JobError, JobEvent, TuneData, TuneJob, Tuned, DEFAULT_L2, DEFAULT_MIN_SUPPORT, L2,
 };
 pub use lab::{Errors, Lab, LabSpace, LabSubject, Subject, SubjectKind, Verdict};
 pub use lab_job::{
