@@ -159,7 +159,7 @@ fn judge<M: Model>(
     }
     say!(
         "interrupted: {} of {} verdicts in {} (proofs keep their finished games); run the same \
-         command again to go on",
+         command with --resume to go on",
         outcome.verdicts.len(),
         job.subjects.len(),
         args.settings.out.join("lab.jsonl").display()

@@ -38,6 +38,8 @@ struct Screen {
     dir: std::path::PathBuf,
     /// Whether the games come from outside.
     outside: bool,
+    /// What the commands it suggests need: the openings and the gate's SPRT.
+    hints: Option<crate::loop_outside::Hints>,
     /// The bar of the games being played.
     games: Option<ProgressBar>,
     /// The tuning's bar, and the error it starts from.
@@ -104,10 +106,14 @@ impl Screen {
                 }
             }
             LoopEvent::NeedGames(round, dir, best) => {
-                crate::loop_outside::ask_for_games(round, dir, best)
+                if let Some(h) = &self.hints {
+                    h.ask_for_games(round, dir, best);
+                }
             }
             LoopEvent::NeedVerdict(round, tuned, best) => {
-                crate::loop_outside::ask_for_verdict(round, tuned, best)
+                if let Some(h) = &self.hints {
+                    h.ask_for_verdict(round, tuned, best);
+                }
             }
             LoopEvent::Round(line) => {
                 self.games_done();
@@ -174,6 +180,10 @@ pub fn run(args: &LoopArgs) -> Result<ExitCode> {
     let mut screen = Screen {
         dir: job.settings.dir.clone(),
         outside: job.settings.games_from.is_some(),
+        hints: Some(crate::loop_outside::Hints {
+            openings: job.settings.openings.clone(),
+            sprt: job.settings.sprt_test()?,
+        }),
         ..Screen::default()
     };
     let end = job.run(interrupt, &mut |e| screen.show(e))?;
@@ -183,7 +193,10 @@ pub fn run(args: &LoopArgs) -> Result<ExitCode> {
             say!("best parameters: {}", job.settings.best().display());
             ExitCode::SUCCESS
         }
-        LoopEnd::Interrupted => ExitCode::from(130),
+        LoopEnd::Interrupted => {
+            say!("interrupted: run the same command with --resume to go on");
+            ExitCode::from(130)
+        }
         LoopEnd::Waiting => ExitCode::from(3),
     })
 }

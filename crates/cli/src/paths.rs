@@ -1,6 +1,8 @@
 //! The files a command reads and writes, compared before any work is done: no output may
 //! land on an input or on another output. Paths are compared after resolving links and
-//! `..`, so `data/../data/train.epd` and a link to it are the same file as `data/train.epd`.
+//! `..`, so `data/../data/train.epd` and a link to it are the same file as `data/train.epd`;
+//! files that exist are compared by device and inode too, so a hard link is the file it
+//! links.
 
 use anyhow::{bail, Result};
 use std::path::{Component, Path, PathBuf};
@@ -11,6 +13,8 @@ struct Role {
     option: String,
     shown: PathBuf,
     resolved: PathBuf,
+    /// The file's device and inode, when it exists.
+    id: Option<(u64, u64)>,
     /// One of a list of files (`--epd` repeated) that may not name a file twice.
     listed: bool,
 }
@@ -21,8 +25,15 @@ impl Role {
             option: option.to_string(),
             shown: path.to_path_buf(),
             resolved: resolve(path),
+            id: file_id(path),
             listed: false,
         }
+    }
+
+    /// Whether `other` names the same file: the same resolved path, or (both existing) the
+    /// same device and inode.
+    fn same(&self, other: &Role) -> bool {
+        self.resolved == other.resolved || (self.id.is_some() && self.id == other.id)
     }
 
     /// Whether the file is a device or pipe (`/dev/null`, `/dev/stdout`): many outputs may
@@ -96,7 +107,7 @@ impl Files {
     /// The first clash found.
     pub fn check(&self) -> Result<()> {
         for (i, r) in self.reads.iter().enumerate() {
-            let twice = |o: &&Role| o.listed && o.option == r.option && o.resolved == r.resolved;
+            let twice = |o: &&Role| o.listed && o.option == r.option && o.same(r);
             if let Some(o) = self.reads[..i].iter().find(twice).filter(|_| r.listed) {
                 bail!(
                     "{} {} and {} are the same file: its positions would count twice",
@@ -127,7 +138,7 @@ impl Files {
                     w.option
                 );
             }
-            if let Some(o) = self.writes[..i].iter().find(|o| o.resolved == w.resolved) {
+            if let Some(o) = self.writes[..i].iter().find(|o| o.same(w)) {
                 bail!(
                     "{} and {} are the same file {}: give each output a file of its own",
                     o.option,
@@ -155,13 +166,26 @@ impl Files {
 
     /// Whether writing `w` would overwrite the input `r`.
     fn clash(&self, w: &Role, r: &Role) -> bool {
-        w.resolved == r.resolved
+        w.same(r)
             && !r.is_special()
             && !self
                 .allowed
                 .iter()
                 .any(|(a, b)| *a == w.option && *b == r.option)
     }
+}
+
+/// The device and inode of the file at `path`, when it exists.
+#[cfg(unix)]
+fn file_id(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// Files are compared by path only where there are no inodes.
+#[cfg(not(unix))]
+fn file_id(_path: &Path) -> Option<(u64, u64)> {
+    None
 }
 
 /// `preset:NAME` names no file.
@@ -267,6 +291,32 @@ mod tests {
             .read("--params", Some(Path::new("preset:slow23")))
             .write("--log", Some(Path::new("/dev/null")))
             .write("--rust", Some(Path::new("/dev/null")))
+            .check()
+            .unwrap();
+    }
+
+    #[test]
+    fn a_hard_link_is_the_file_it_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let (input, twin) = (dir.path().join("in.epd"), dir.path().join("twin.epd"));
+        std::fs::write(&input, "x").unwrap();
+        std::fs::hard_link(&input, &twin).unwrap();
+        let check = |files: Files| files.check().unwrap_err().to_string();
+        let err = check(Files::new().read_all("--epd", &[input.clone(), twin.clone()]));
+        assert!(err.contains("count twice"), "{err}");
+        let err = check(
+            Files::new()
+                .read("--epd", Some(&input))
+                .write("--log", Some(&twin)),
+        );
+        assert!(
+            err.contains("--log") && err.contains("refusing to write over"),
+            "{err}"
+        );
+        let other = dir.path().join("other.epd");
+        std::fs::write(&other, "x").unwrap();
+        Files::new()
+            .read_all("--epd", &[input, other])
             .check()
             .unwrap();
     }

@@ -131,19 +131,38 @@ fn ctrl_c_leaves_finished_verdicts_for_the_rerun() {
     let tmp = tempfile::tempdir().unwrap();
     let epd = sample(tmp.path(), "s.epd", 3000);
     let out = tmp.path().join("lab");
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("texel"));
-    cmd.args(["lab", "--passes", "2", "--each-term", "--epd"])
-        .arg(&epd)
-        .arg("--out")
-        .arg(&out);
-    let (code, rest) = interrupt_when(cmd, |l| l.starts_with("[1/"));
+    let lab = |extra: &[&str]| {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("texel"));
+        cmd.args(["lab", "--passes", "2", "--each-term", "--epd"])
+            .arg(&epd)
+            .arg("--out")
+            .arg(&out)
+            .args(extra);
+        cmd
+    };
+    let (code, rest) = interrupt_when(lab(&[]), |l| l.starts_with("[1/"));
     assert_eq!(code, Some(130), "{rest}");
     let saved = std::fs::read_to_string(out.join("lab.jsonl"))
         .unwrap()
         .lines()
         .count();
     assert!((1..72).contains(&saved), "{saved} verdicts saved");
-    assert!(rest.contains("run the same command again"), "{rest}");
+    assert!(
+        rest.contains("run the same command with --resume to go on"),
+        "{rest}"
+    );
+    // The hint works as printed: the same command with --resume goes on from the saved
+    // verdicts (stopped again at its next one).
+    let (code, rest) = interrupt_when(lab(&["--resume"]), |l| l.starts_with('['));
+    assert_eq!(code, Some(130), "{rest}");
+    let now = std::fs::read_to_string(out.join("lab.jsonl"))
+        .unwrap()
+        .lines()
+        .count();
+    assert!(
+        now >= saved,
+        "{now} verdicts after the resume, {saved} before"
+    );
 }
 
 #[test]

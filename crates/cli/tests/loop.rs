@@ -166,6 +166,12 @@ fn a_loop_fed_from_outside_waits_for_games_and_for_the_verdict() {
     let (code, text) = run(&[]);
     assert_eq!(code, Some(3), "{text}");
     assert!(text.contains("round 1 waits for its games"), "{text}");
+    let openings = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/openings.epd");
+    let given = format!("-openings file={} ", openings.display());
+    assert!(
+        text.contains("the same command with --resume") && text.contains(&given),
+        "{text}"
+    );
     assert!(
         text.contains(&from.join("round-01").display().to_string()),
         "{text}"
@@ -188,6 +194,10 @@ fn a_loop_fed_from_outside_waits_for_games_and_for_the_verdict() {
     assert!(text.contains("24 outside games"), "{text}");
     assert!(
         text.contains("round 1 waits for its gate") && text.contains("fastchess"),
+        "{text}"
+    );
+    assert!(
+        text.contains("-sprt elo0=0 elo1=10 alpha=0.05 beta=0.05 model=logistic"),
         "{text}"
     );
     assert!(dir.join("round-01/tuned.json").exists());
