@@ -181,20 +181,23 @@ fn a_rerun_never_throws_away_a_checkpoint_and_a_resume_checks_the_settings() {
     );
     assert_eq!(bytes(&ckpt), saved, "the checkpoint is kept");
     let resume = ["--validate", "10", "--resume", ckpt.to_str().unwrap()];
-    for (flag, value, then) in [
-        ("--method", "adam", "newton"),
-        ("--l2", "0.5", "0.1"),
-        ("--min-support", "5", "1"),
-        ("--validate", "20", "10"),
+    // Each refusal says what to give, as words of the command; the resume below, with
+    // the run's own settings, is those words followed.
+    for (flag, value, then, hint) in [
+        ("--method", "adam", "newton", "give --method newton"),
+        ("--l2", "0.5", "0.1", "give --l2 0.1"),
+        ("--min-support", "5", "1", "give --min-support 1"),
+        ("--validate", "20", "10", "give --validate 10"),
+        ("--k", "1.5", "fitted", "leave out --k"),
+        (
+            "--freeze-material",
+            "",
+            "false",
+            "leave out --freeze-material",
+        ),
     ] {
-        let mut rest = vec![
-            "--resume",
-            ckpt.to_str().unwrap(),
-            "--passes",
-            "3",
-            flag,
-            value,
-        ];
+        let mut rest = vec!["--resume", ckpt.to_str().unwrap(), "--passes", "3", flag];
+        rest.extend(Some(value).filter(|v| !v.is_empty()));
         if flag != "--validate" {
             rest.extend(["--validate", "10"]);
         }
@@ -203,6 +206,7 @@ fn a_rerun_never_throws_away_a_checkpoint_and_a_resume_checks_the_settings() {
             err.contains(&format!("{flag} was {then}")) && err.contains(value),
             "{flag}: {err}"
         );
+        assert!(err.contains(&format!("{hint} to continue it")), "{err}");
     }
     let more = [&resume[..], &["--passes", "4"]].concat();
     let text = ok(&mut tune(&epd, &out, &more).into());

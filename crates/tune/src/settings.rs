@@ -19,11 +19,7 @@ pub struct Settings {
 }
 
 /// A resumed run gives a setting another value than the run it continues.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "{name} was {then} when the run began and is {now} now: give {name} {then} to continue \
-     it, or start a new run"
-)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SettingChanged {
     /// The setting.
     pub name: String,
@@ -31,6 +27,50 @@ pub struct SettingChanged {
     pub then: String,
     /// Its value now.
     pub now: String,
+}
+
+impl std::fmt::Display for SettingChanged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (name, then, now) = (&self.name, &self.then, &self.now);
+        write!(
+            f,
+            "{name} was {then} when the run began and is {now} now: {} to continue it, or \
+             start a new run",
+            self.hint()
+        )
+    }
+}
+
+impl std::error::Error for SettingChanged {}
+
+impl SettingChanged {
+    /// What gives the setting its value of when the run began, as words of the command:
+    /// values that mean "not given" (`all`, `auto`, `fitted`, `none`, `false`) are given by
+    /// leaving the flag out, `true` by the flag alone, the start values by their file.
+    pub fn hint(&self) -> String {
+        let (name, then) = (&self.name, self.then.as_str());
+        match then {
+            "not given" | "all" | "auto" | "fitted" | "none" | "false" => {
+                format!("leave out {}", self.flag())
+            }
+            "true" => format!("give {name}"),
+            _ if then.starts_with("values ") => format!(
+                "give the {name} the run began from (its values' fingerprint is {}; the \
+                 table's own defaults when it began without {name})",
+                &then["values ".len()..]
+            ),
+            _ if name == "steps" => format!("give --step for each of {then}"),
+            _ => format!("give {name} {then}"),
+        }
+    }
+
+    /// The flag of the setting (`steps` is what `--step` gives).
+    fn flag(&self) -> &str {
+        match self.name.as_str() {
+            "steps" => "--step",
+            name => name,
+        }
+    }
 }
 
 impl Settings {
@@ -315,6 +355,32 @@ mod tests {
         );
         let new = then.clone().fixed("--l2", "0.5");
         assert_eq!(then.check_resume(&new).unwrap_err().then, "not given");
+    }
+
+    #[test]
+    fn every_hint_is_words_of_a_command() {
+        let hint = |name: &str, then: &str| {
+            let changed = SettingChanged {
+                name: name.into(),
+                then: then.into(),
+                now: "x".into(),
+            };
+            assert!(changed.to_string().contains(&changed.hint()));
+            changed.hint()
+        };
+        assert_eq!(hint("--group", "all"), "leave out --group");
+        assert_eq!(hint("--k", "fitted"), "leave out --k");
+        assert_eq!(
+            hint("--freeze-material", "false"),
+            "leave out --freeze-material"
+        );
+        assert_eq!(hint("--no-candidates", "true"), "give --no-candidates");
+        assert_eq!(
+            hint("--group", "KnightV,KingV"),
+            "give --group KnightV,KingV"
+        );
+        assert_eq!(hint("steps", "all"), "leave out --step");
+        assert!(hint("--params", "values 00ff").contains("fingerprint is 00ff"));
     }
 
     #[test]
