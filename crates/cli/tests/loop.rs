@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{fails, interrupt_after_two_games, stdout_of, texel};
+use common::{fails, interrupt_after_two_games, sample, stdout_of, texel};
 use std::path::{Path, PathBuf};
 
 /// The loop command on `dir` with tiny rounds.
@@ -47,8 +47,11 @@ fn a_failing_gate_keeps_the_old_best_and_a_rerun_goes_on() {
     let start = texel_eval::Params::default();
     let best = texel_eval::Params::load(&dir.join("best.json")).unwrap();
     assert_eq!(best, start, "the old best stays");
-    let tuned = texel_eval::Params::load(&dir.join("round-01/tuned.json")).unwrap();
-    assert_ne!(tuned, start, "the round did tune");
+    // The round tuned (its log has its passes); what it kept is never worse on validation
+    // than its start, so on these few positions it may be the start itself.
+    assert!(dir.join("round-01/tuned.json").exists());
+    let log = std::fs::read_to_string(dir.join("round-01/tune-log.jsonl")).unwrap();
+    assert!(log.contains("\"pass\":1"), "the round did tune: {log}");
     let line: serde_json::Value = serde_json::from_str(
         std::fs::read_to_string(dir.join("loop.jsonl"))
             .unwrap()
@@ -118,17 +121,30 @@ fn a_failing_gate_keeps_the_old_best_and_a_rerun_goes_on() {
 /// games, resumes it, and checks the files against an uninterrupted run.
 fn interrupted_and_resumed(watched: &str) {
     let tmp = tempfile::tempdir().unwrap();
-    // SPRT bounds no 20-game gate can reach: the gate plays all its games.
+    // SPRT bounds no 20-game gate can reach: the gate plays all its games. The shipped
+    // positions beside the round's give the tuning a validation split it can improve on, so
+    // the gate plays a tuned table (not the start against itself).
     let sprt = "-1000,1000";
+    let epd = sample(tmp.path(), "more.epd", 3000);
+    let run = |dir: &Path| {
+        let mut c = tiny_loop(dir, "1", sprt);
+        c.arg("--epd").arg(&epd);
+        c
+    };
     let full = tmp.path().join("full");
-    assert!(tiny_loop(&full, "1", sprt).status().unwrap().success());
+    assert!(run(&full).status().unwrap().success());
+    let tuned = texel_eval::Params::load(&full.join("round-01/tuned.json")).unwrap();
+    assert!(
+        tuned != texel_eval::Params::default(),
+        "the gate plays a tuned table"
+    );
 
     let part = tmp.path().join("part");
-    let child = tiny_loop(&part, "1", sprt).spawn().unwrap();
+    let child = run(&part).spawn().unwrap();
     let code = interrupt_after_two_games(child, &part.join(watched));
     assert_eq!(code, Some(130), "stopped in {watched}");
     assert!(!part.join("loop.jsonl").exists(), "stopped inside round 1");
-    assert!(tiny_loop(&part, "1", sprt).status().unwrap().success());
+    assert!(run(&part).status().unwrap().success());
     assert_eq!(
         outputs(&full),
         outputs(&part),

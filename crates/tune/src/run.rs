@@ -166,7 +166,8 @@ pub enum RunEnd {
 /// The result of a run.
 #[derive(Clone, Debug)]
 pub struct RunResult<V = Params> {
-    /// The tuned parameters: the best on validation when a validation set exists.
+    /// The tuned parameters: the best on validation when a validation set exists (the
+    /// start among them: never worse on validation than where the run began).
     pub params: V,
     /// Why it ended.
     pub end: RunEnd,
@@ -566,7 +567,8 @@ fn check_start<M: Model>(
 
 /// Runs passes until convergence, the pass limit, patience, or a stop from `events`.
 /// Starts from `start` (a fresh checkpoint, `passes` 0) — the training set must be traced
-/// with `start.descent.params`.
+/// with `start.descent.params`. With validation positions, the values kept are those with
+/// the lowest validation error of the start and every pass.
 ///
 /// # Errors
 /// A checkpoint made for other data, or a log or checkpoint that cannot be written.
@@ -598,6 +600,12 @@ pub fn run<M: Model>(
         settings: start.settings,
     };
     let (mut state, mut log) = (start.descent, open_log(options)?);
+    if standing.best.is_none() && standing.passes == 0 && !validation.is_empty() {
+        // The start is a candidate too: a run whose every pass is worse on validation
+        // gives back the values it began with.
+        validation.rescore(&state.params);
+        standing.best = Some((mean_error(validation, k), state.params.clone()));
+    }
     if let Some(n) = warm {
         let mut sample = train.sample(n);
         sample.rescore(&state.params);

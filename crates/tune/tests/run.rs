@@ -145,6 +145,48 @@ fn validation_keeps_the_best_parameters() {
 }
 
 #[test]
+fn a_start_no_pass_beats_on_validation_is_what_the_run_gives_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut train, mut validation, data_id) = data(1500, &Params::default(), 300);
+    let k = fit_k(&samples(&train));
+    // Values tuned on the validation positions themselves: tuning on the training ones
+    // can only take them away from what validation likes.
+    let opts = RunOptions {
+        passes: 4,
+        ..options(dir.path(), "on-validation")
+    };
+    let (_, mut empty, _) = data(10, &Params::default(), 0);
+    assert!(empty.is_empty());
+    let start = fresh(&validation, data_id, Params::default(), k, vars(), GUARDS);
+    let stop = &mut |_: Event| Control::Continue;
+    let liked = run(&mut validation, &mut empty, start, &opts, stop)
+        .unwrap()
+        .params;
+    train.rescore(&liked);
+    validation.rescore(&liked);
+    let start_error = texel_tune::error::mean_error(&validation, k);
+    let start = fresh(&train, data_id, liked.clone(), k, vars(), GUARDS);
+    let mut errors = Vec::new();
+    let opts = RunOptions {
+        passes: 3,
+        patience: Some(2),
+        ..options(dir.path(), "from-liked")
+    };
+    let result = run(&mut train, &mut validation, start, &opts, &mut |e| {
+        if let Event::Pass(r, _) = e {
+            errors.push(r.validation_error.unwrap());
+        }
+        Control::Continue
+    })
+    .unwrap();
+    assert!(
+        errors.iter().all(|&e| e > start_error),
+        "the set-up: every pass is worse on validation ({start_error} then {errors:?})"
+    );
+    assert!(result.params == liked, "the run gives back its start");
+}
+
+#[test]
 fn unusable_checkpoints_are_refused_with_a_reason() {
     let dir = tempfile::tempdir().unwrap();
     let (train, _, data_id) = data(300, &Params::default(), 0);
