@@ -136,6 +136,15 @@ impl Dataset {
             .collect()
     }
 
+    /// What `mv` does to every position it touches: through the formulas and curves that
+    /// read the value, or down its column.
+    fn moved(&self, cache: &mut TableCache, mv: Move<'_, Params>) -> Vec<Change> {
+        match self.read_by_formulas(mv.slot) {
+            true => self.changes(cache, mv),
+            false => self.column_changes(mv),
+        }
+    }
+
     /// What `mv` of a value no formula reads does to the positions of its column.
     fn column_changes(&self, mv: Move<'_, Params>) -> Vec<Change> {
         let mut moved = Vec::new();
@@ -234,12 +243,7 @@ impl Model for Dataset {
     }
 
     fn apply(&mut self, cache: &mut TableCache, mv: Move<'_, Params>, errors: &mut [f64]) {
-        let moved = if self.read_by_formulas(mv.slot) {
-            self.changes(cache, mv)
-        } else {
-            self.column_changes(mv)
-        };
-        for c in moved {
+        for c in self.moved(cache, mv) {
             let i = c.pos as usize;
             self.shift_linear(i, c.sums);
             if let Some(scale) = c.scale {
@@ -263,12 +267,7 @@ impl Model for Dataset {
     }
 
     fn eval_moves(&self, cache: &mut TableCache, mv: Move<'_, Params>) -> Vec<(u32, f64)> {
-        let changes = match self.read_by_formulas(mv.slot) {
-            true => self.changes(cache, mv),
-            false => self.column_changes(mv),
-        };
-        let mut moves: Vec<(u32, f64)> = changes
-            .iter()
+        let mut moves: Vec<(u32, f64)> = (self.moved(cache, mv).iter())
             .map(|c| {
                 let i = c.pos as usize;
                 let scale = c.scale.unwrap_or(self.scale(i));

@@ -27,9 +27,8 @@
 //! when that exact objective falls. The first step that fails holds them for the rest of the
 //! phase (the polish moves them), and the iteration is taken again without them; a step
 //! that brings less than three quarters of the fall its linearization promised is taken,
-//! and holds them from the next iteration on. Chord steps
-//! are for phases that are linear throughout (a secant Hessian would not be reused where it
-//! was taken).
+//! and holds them from the next iteration on. Chord steps are for phases that are linear
+//! throughout (a secant Hessian would not be reused where it was taken).
 
 pub(crate) mod rows;
 mod secant;
@@ -82,7 +81,7 @@ pub struct NewtonState {
     /// taken, and its damping; `None` when the next iteration takes a fresh one.
     pub chord: Option<(Vec<f64>, f64)>,
     /// The values the evaluation is not linear in are held for the polish (a secant step
-    /// failed its exact check).
+    /// failed its exact check, or brought too little of the fall it promised).
     pub curves_held: bool,
 }
 
