@@ -229,7 +229,7 @@ fn bench_tune(args: &BenchArgs) -> Result<()> {
     let k = fit_k(&samples(&train));
     let (pass_secs, rescore_secs) = bench_full_passes(&mut train, &params, k);
     crate::bench_linear::bench_linear_pass(&args.epd, args.repeat, train.len(), rescore_secs)?;
-    let vars = texel_tune::select(&texel_tune::Selection::default())?;
+    let vars = texel_dataset::select(&texel_tune::Selection::default())?;
     let n = train.len();
     let mut descent = texel_tune::Descent::new(&mut train, params, k, vars.clone());
     say!(
@@ -265,11 +265,11 @@ const LOAD_STEP_POSITIONS: usize = 20_000;
 
 /// Loads and traces the bench data (`--epd` repeated `--repeat` times); prints the speed,
 /// the time of each step of loading a position, and the memory per position.
-fn bench_load(args: &BenchArgs, params: &Params) -> Result<texel_tune::Dataset> {
+fn bench_load(args: &BenchArgs, params: &Params) -> Result<texel_dataset::Dataset> {
     let files = vec![args.epd.clone(); args.repeat.max(1)];
     let start = Instant::now();
-    let options = texel_tune::LoadOptions::default();
-    let (train, _, _) = texel_tune::load(&files, params, &options, &|_| {})?;
+    let options = texel_dataset::LoadOptions::default();
+    let (train, _, _) = texel_dataset::load(&files, params, &options, &|_| {})?;
     let load_secs = start.elapsed().as_secs_f64();
     let n = train.len();
     say!("threads {}", rayon::current_num_threads());
@@ -277,7 +277,7 @@ fn bench_load(args: &BenchArgs, params: &Params) -> Result<texel_tune::Dataset> 
         "load+trace {:>10.0} positions/s  ({n} positions in {load_secs:.2}s)",
         n as f64 / load_secs
     );
-    let steps = texel_tune::load_phases(&args.epd, params, LOAD_STEP_POSITIONS)?;
+    let steps = texel_dataset::load_phases(&args.epd, params, LOAD_STEP_POSITIONS)?;
     let us = |d: std::time::Duration| d.as_secs_f64() * 1e6;
     say!(
         "load steps {:>10.2} µs parse, {:.2} µs trace, {:.2} µs segment a position (one thread, {} positions)",
@@ -308,7 +308,7 @@ pub(crate) fn peak_memory() -> Option<u64> {
 }
 
 /// Times a full error pass and a full rescore (20 rounds each); returns their seconds.
-fn bench_full_passes(train: &mut texel_tune::Dataset, params: &Params, k: f64) -> (f64, f64) {
+fn bench_full_passes(train: &mut texel_dataset::Dataset, params: &Params, k: f64) -> (f64, f64) {
     let n = train.len();
     let rounds = 20;
     let start = Instant::now();
@@ -340,7 +340,7 @@ fn bench_full_passes(train: &mut texel_tune::Dataset, params: &Params, k: f64) -
 /// by curves (recomputed from the counts), read by formulas (recomputed from the stored
 /// inputs).
 fn probe_times(
-    descent: &mut texel_tune::Descent,
+    descent: &mut texel_tune::Descent<texel_dataset::Dataset>,
     vars: &[texel_tune::Variable],
 ) -> [(f64, usize); 3] {
     let curve_inputs: std::collections::HashSet<usize> = (0..texel_eval::curve::slot_count())

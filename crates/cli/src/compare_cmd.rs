@@ -11,9 +11,10 @@ use anyhow::{Context, Result};
 use clap::Args;
 use std::process::ExitCode;
 use texel_eval::TermId;
-use texel_tune::lab_report::{KeepRule, DEFAULT_KEEP_MIN_DROP};
+use texel_lab::report::{KeepRule, DEFAULT_KEEP_MIN_DROP};
+use texel_lab::{Lab, LabSpace, LabSubject, Subject, SubjectKind, Verdict};
 use texel_tune::texel_trace::ParamSpace;
-use texel_tune::{Lab, LabSpace, LabSubject, Model, Subject, SubjectKind, Verdict};
+use texel_tune::Model;
 
 #[derive(Args)]
 pub struct CompareArgs {

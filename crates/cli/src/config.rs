@@ -141,7 +141,7 @@ pub struct TuneArgs {
 impl Default for TuneArgs {
     /// The settings of `texel tune` with no flag given.
     fn default() -> TuneArgs {
-        texel_tune::settings::parse_flags::<TuneArgs>(&[]).unwrap_or_else(|e| e.exit())
+        texel_run::parse_flags::<TuneArgs>(&[]).unwrap_or_else(|e| e.exit())
     }
 }
 
@@ -364,7 +364,7 @@ fn joined(dir: &Path, path: &Path) -> PathBuf {
 fn check(args: &TuneArgs, path: &Path) -> Result<()> {
     let here = || format!("config {}", path.display());
     if args.data.traces.is_none() {
-        texel_tune::select(&texel_tune::Selection {
+        texel_dataset::select(&texel_tune::Selection {
             groups: args.group.clone(),
             terms: args.param.clone(),
             exclude: args.exclude.clone(),

@@ -8,12 +8,11 @@ use crate::data_args::Loaded;
 use anyhow::Result;
 use std::path::PathBuf;
 use std::time::Instant;
+use texel_dataset::{load, select, LoadOptions};
 use texel_eval::params::flat_params;
 use texel_eval::Params;
 use texel_tune::error::{fit_k, mean_error, samples};
-use texel_tune::{
-    load, select, Control, Event, JobEvent, LoadOptions, Method, RunOptions, Selection, TuneJob,
-};
+use texel_tune::{Control, Event, JobEvent, Method, RunOptions, Selection, TuneJob};
 
 /// A row of the table: a method, coordinate descent possibly with a warm start.
 #[derive(Copy, Clone, Debug)]

@@ -5,9 +5,10 @@ use anyhow::{Context, Result};
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Instant;
+use texel_dataset::{load, total_bytes, Dataset, LoadOptions};
 use texel_eval::Params;
 use texel_tune::error::{mean_error, samples};
-use texel_tune::{load, total_bytes, Dataset, LoadOptions, Model};
+use texel_tune::Model;
 
 /// Options shared by every command that reads labelled positions (in a tuning config, keys
 /// of the same names).

@@ -57,7 +57,7 @@ pub struct SampleArgs {
 impl Default for SampleArgs {
     /// The sampling of `texel import` with no flag given.
     fn default() -> SampleArgs {
-        texel_tune::settings::parse_flags::<SampleArgs>(&[]).unwrap_or_else(|e| e.exit())
+        texel_run::parse_flags::<SampleArgs>(&[]).unwrap_or_else(|e| e.exit())
     }
 }
 

@@ -1,4 +1,4 @@
-//! `texel lab`: a front over [`texel_tune::LabJob`] (judge candidate terms and families, and
+//! `texel lab`: a front over [`texel_lab::LabJob`] (judge candidate terms and families, and
 //! established terms with `--ablate`, by the error they remove; resumable, with ranked
 //! Markdown and JSON reports), its proofs in games played by [`texel_loop::GameProver`].
 //! With `--traces FILE` the lab works on an outside engine's parameters: those its header
@@ -10,10 +10,12 @@ use clap::Args;
 use std::path::Path;
 use std::process::ExitCode;
 use texel_eval::Params;
+use texel_lab::{judged_base, LabEvent, LabJob, LabLog, LabSettings, LabSpace, Prover};
+use texel_lab::{LabSubject, Verdict};
 use texel_loop::{GameProver, ProveSettings};
+use texel_run::Rerun;
 use texel_tune::error::{fit_k, samples};
-use texel_tune::{judged_base, LabEvent, LabJob, LabLog, LabSettings, LabSpace, Model, Prover};
-use texel_tune::{LabSubject, Rerun, Verdict};
+use texel_tune::Model;
 
 #[derive(Args)]
 pub struct LabArgs {
@@ -108,7 +110,7 @@ fn open(args: &LabArgs) -> Result<LabLog> {
         resume: args.resume,
         fresh: args.fresh,
     };
-    let (log, did) = texel_tune::LabLog::open(out, rerun)?;
+    let (log, did) = texel_lab::LabLog::open(out, rerun)?;
     crate::resume::say_rerun(did, log.path());
     Ok(log)
 }
@@ -135,7 +137,7 @@ fn judge<M: Model>(
         .chain(&args.data.traces)
         .cloned()
         .collect();
-    let header = texel_tune::header(
+    let header = texel_lab::header(
         &files,
         args.data.params.as_deref(),
         space,

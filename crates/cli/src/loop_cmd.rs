@@ -123,7 +123,7 @@ impl Screen {
     }
 
     /// The tuning's events: what its start holds, then a bar per pass.
-    fn tuning(&mut self, event: JobEvent<texel_tune::Dataset>) {
+    fn tuning(&mut self, event: JobEvent<texel_dataset::Dataset>) {
         match &event {
             JobEvent::Fresh(vars, _) | JobEvent::Resumed(_, vars) => {
                 self.tune = Some(TuneProgress::new(*vars, self.start_error, 0.0));
@@ -170,7 +170,7 @@ pub fn run(args: &LoopArgs) -> Result<ExitCode> {
     settings.threads = (settings.threads).map(|n| crate::threads(Some(n), "--threads"));
     let job = LoopJob {
         settings,
-        rerun: texel_tune::Rerun {
+        rerun: texel_run::Rerun {
             resume: args.resume,
             fresh: args.fresh,
         },

@@ -78,8 +78,8 @@ fn supports(epd: &[PathBuf], params: &texel_eval::Params) -> Result<Option<Vec<u
     if epd.is_empty() {
         return Ok(None);
     }
-    let options = texel_tune::LoadOptions::default();
-    let (ds, _, report) = texel_tune::load(epd, params, &options, &|_| {})?;
+    let options = texel_dataset::LoadOptions::default();
+    let (ds, _, report) = texel_dataset::load(epd, params, &options, &|_| {})?;
     eprintln!("{report}");
     Ok(Some(
         (0..params.flat().len()).map(|i| ds.support(&[i])).collect(),

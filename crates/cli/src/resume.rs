@@ -1,8 +1,8 @@
 //! Runs that continue where they stopped (self-play, the loop, the lab), as the terminal
-//! shows them: the deciding and checking is `texel_tune::settings`'s.
+//! shows them: the deciding and checking is `texel_run::None`'s.
 
 use std::path::Path;
-use texel_tune::{Recorded, Rerunning};
+use texel_run::{Recorded, Rerunning};
 
 /// Says that `--fresh` deleted the earlier work in `earlier`.
 pub fn say_rerun(did: Rerunning, earlier: &Path) {

@@ -12,7 +12,7 @@ use std::sync::atomic::AtomicBool;
 use texel_arena::engine::TimeControl;
 use texel_arena::MatchReport;
 use texel_loop::{SelfplayEvent, SelfplayJob};
-use texel_tune::Rerun;
+use texel_run::Rerun;
 
 /// Every setting of `texel selfplay`; as a serde record, each field is a key named like its
 /// flag (`--resume` and `--fresh` name a run, not a setting); keys left out take the flag's
@@ -81,7 +81,7 @@ impl SelfplayArgs {
     /// Every flag at its default, no PGN named.
     fn without_pgn() -> SelfplayArgs {
         let defaults: SelfplayArgs =
-            texel_tune::settings::parse_flags(&["--pgn", "-"]).expect("valid defaults");
+            texel_run::parse_flags(&["--pgn", "-"]).expect("valid defaults");
         SelfplayArgs {
             pgn: PathBuf::new(),
             ..defaults

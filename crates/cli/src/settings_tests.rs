@@ -50,7 +50,7 @@ fn check<T: Args + Serialize + DeserializeOwned>(value: &T, runs: &[&str], requi
 }
 
 fn parsed<T: Args>(words: &[&str]) -> T {
-    texel_tune::settings::parse_flags(words).unwrap()
+    texel_run::parse_flags(words).unwrap()
 }
 
 #[test]
@@ -61,13 +61,13 @@ fn tune_settings_are_its_flags() {
 
 #[test]
 fn lab_settings_are_its_flags() {
-    check(&parsed::<texel_tune::LabSettings>(&[]), &[], &[]);
+    check(&parsed::<texel_lab::LabSettings>(&[]), &[], &[]);
     check(&parsed::<texel_loop::ProveSettings>(&[]), &[], &[]);
     // texel lab's flags are the data's, the lab's, the proofs' and the two of a rerun.
     let lab = flags::<crate::lab_cmd::LabArgs>(&["resume", "fresh"]);
     let parts = [
         keys(&crate::data_args::DataArgs::default()),
-        keys(&texel_tune::LabSettings::default()),
+        keys(&texel_lab::LabSettings::default()),
         keys(&texel_loop::ProveSettings::default()),
     ];
     assert_eq!(lab, parts.into_iter().flatten().collect());

@@ -10,14 +10,16 @@ use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
+use texel_dataset::{select, Dataset};
 use texel_eval::params::flat_params;
 use texel_eval::Params;
+use texel_run::values_fingerprint;
+use texel_run::Settings;
 use texel_tune::error::mean_error;
 use texel_tune::log::{PassKind, ValueChange};
-use texel_tune::settings::values_fingerprint;
 use texel_tune::{
-    select, Checkpoint, Control, Descent, Event, JobEvent, Model, PassRecord, RunEnd, RunOptions,
-    Selection, Settings, TuneJob, Values, Variable, ADAM_EPOCHS_PER_PASS,
+    Checkpoint, Control, Descent, Event, JobEvent, Model, PassRecord, RunEnd, RunOptions,
+    Selection, TuneJob, Values, Variable, ADAM_EPOCHS_PER_PASS,
 };
 
 #[derive(Args)]
@@ -148,7 +150,7 @@ struct Begin {
 
 /// The run's beginning from the options and the checkpoint of `--resume`, whose settings
 /// must match these.
-fn begin(args: &TuneArgs, resumed: Option<&Checkpoint>) -> Result<Begin> {
+fn begin(args: &TuneArgs, resumed: Option<&Checkpoint<Params>>) -> Result<Begin> {
     let mut data = args.data.clone();
     let given = crate::load_params(data.params.as_deref())?;
     let given = if args.no_candidates {
@@ -234,7 +236,11 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
         return crate::tune_traces::run_tune_traces(args, &outputs, path);
     }
     let vars = selected(args)?;
-    let resumed = args.resume.as_deref().map(Checkpoint::load).transpose()?;
+    let resumed = args
+        .resume
+        .as_deref()
+        .map(Checkpoint::<Params>::read)
+        .transpose()?;
     let Begin {
         data,
         settings,
@@ -260,7 +266,7 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
         outputs: &outputs,
         name: &|slot| flat_params()[slot].name(),
     };
-    let on_pass = &mut |record: &PassRecord, descent: &Descent| match watch.as_mut() {
+    let on_pass = &mut |record: &PassRecord, descent: &Descent<Dataset>| match watch.as_mut() {
         Some(w) => w.pass(record, descent),
         None => Ok(()),
     };

@@ -85,14 +85,14 @@ fn resume_refuses_other_data_or_another_selection() {
         "{err}"
     );
     // A checkpoint of a KnightV run on `epd`, made as `texel tune` makes it.
-    let (train, _, report) = texel_tune::load(
+    let (train, _, report) = texel_dataset::load(
         std::slice::from_ref(&epd),
         &texel_eval::Params::default(),
-        &texel_tune::LoadOptions::default(),
+        &texel_dataset::LoadOptions::default(),
         &|_| {},
     )
     .unwrap();
-    let vars = texel_tune::select(&texel_tune::Selection {
+    let vars = texel_dataset::select(&texel_tune::Selection {
         groups: vec!["KnightV".into()],
         ..Default::default()
     })

@@ -12,4 +12,4 @@ mod mix;
 
 pub use epd::{parse_line, BadLine, Label, LabelFormat, Labelled, Outcome};
 pub use input::{block_lines, open_input, read_block, read_lines, Input};
-pub use mix::splitmix64;
+pub use mix::{held_out, sampled, splitmix64};

@@ -18,7 +18,7 @@ pub enum LoopError {
     },
     /// Earlier work cannot be continued, or the settings cannot be recorded.
     #[error(transparent)]
-    RunFile(#[from] texel_tune::RunFileError),
+    RunFile(#[from] texel_run::RunFileError),
     /// A parameter file.
     #[error(transparent)]
     Params(#[from] texel_eval::params::ParamsError),
@@ -41,7 +41,7 @@ pub enum LoopError {
     },
     /// Loading the positions to tune on.
     #[error(transparent)]
-    Load(#[from] texel_tune::LoadError),
+    Load(#[from] texel_dataset::LoadError),
     /// The values to tune.
     #[error(transparent)]
     Select(#[from] texel_tune::SelectionError),

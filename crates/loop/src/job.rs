@@ -8,10 +8,12 @@ use crate::settings::{Gate, LoopSettings, Verdict};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use texel_arena::{MatchOptions, Progress};
+use texel_dataset::{Dataset, LoadReport};
 use texel_import::ImportStats;
+use texel_run::{record_settings, remove_if_there};
+use texel_run::{Recorded, Rerun, Rerunning};
 use texel_tune::log::ValueChange;
-use texel_tune::settings::{record_settings, remove_if_there};
-use texel_tune::{Dataset, JobEvent, LoadReport, Recorded, Rerun, Rerunning, RunResult, TuneData};
+use texel_tune::{JobEvent, RunResult, TuneData};
 
 /// A loop: its settings, what to do with an earlier loop in its folder, and the verdict of
 /// an outside gate it asked for.
@@ -44,7 +46,7 @@ pub enum LoopEvent<'e> {
     /// The tuning's own event.
     Tune(JobEvent<'e, Dataset>),
     /// The tuning ended (or was interrupted): its result and every change.
-    Tuned(&'e RunResult, &'e [ValueChange]),
+    Tuned(&'e RunResult<texel_eval::Params>, &'e [ValueChange]),
     /// A round's gate match starts: its match and the games kept from a stopped run.
     Gating(u32, &'e MatchOptions, usize),
     /// A gate game finished.
@@ -135,9 +137,9 @@ impl LoopJob {
     }
 
     /// Deletes what a loop writes in its folder: rounds, best.json, loop.jsonl, settings.
-    fn discard(&self) -> Result<(), texel_tune::RunFileError> {
+    fn discard(&self) -> Result<(), texel_run::RunFileError> {
         let dir = &self.settings.dir;
-        let gone = |path: &Path, cause| texel_tune::RunFileError::Io {
+        let gone = |path: &Path, cause| texel_run::RunFileError::Io {
             path: path.to_path_buf(),
             cause,
         };

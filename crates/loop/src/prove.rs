@@ -1,6 +1,6 @@
 //! A lab's kept subjects proven in games: each subject's tuned table played against the
 //! base at fixed nodes as an SPRT on game pairs, so that an error drop is checked where it
-//! counts. [`GameProver`] is the [`texel_tune::Prover`] of `texel lab --prove`.
+//! counts. [`GameProver`] is the [`texel_lab::Prover`] of `texel lab --prove`.
 
 use crate::error::{io, LoopError};
 use crate::rounds::GATE_ADJUDICATION;
@@ -12,9 +12,9 @@ use texel_arena::engine::{EngineSpec, TimeControl};
 use texel_arena::sprt::SprtTest;
 use texel_arena::{run_match, MatchOptions};
 use texel_eval::{Params, TermId};
-use texel_tune::lab_report::{apply, GameProof, KeepRule};
-use texel_tune::settings::parse_flags;
-use texel_tune::{LabSpace, ProveError, Prover, SubjectKind, Verdict};
+use texel_lab::report::{apply, GameProof, KeepRule};
+use texel_lab::{LabSpace, ProveError, Prover, SubjectKind, Verdict};
+use texel_run::parse_flags;
 
 /// How a lab's kept subjects are played (`texel lab`'s `--prove` flags; as a serde record,
 /// the same names).

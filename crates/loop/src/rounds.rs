@@ -106,7 +106,7 @@ impl LoopJob {
             seed: s.seed + u64::from(round) - 1,
             gauntlet: Vec::new(),
             pgn: dir.join("games.pgn"),
-            rerun: texel_tune::Rerun {
+            rerun: texel_run::Rerun {
                 resume: true,
                 fresh: false,
             },

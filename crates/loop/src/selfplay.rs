@@ -12,8 +12,8 @@ use texel_arena::openings::read_openings;
 use texel_arena::{run_match, MatchOptions, MatchReport, Progress};
 use texel_eval::Params;
 use texel_import::{ImportOptions, ImportStats};
-use texel_tune::settings::{record_settings, remove_if_there, values_fingerprint};
-use texel_tune::{Recorded, Rerun, Rerunning, Settings};
+use texel_run::{record_settings, remove_if_there, values_fingerprint};
+use texel_run::{Recorded, Rerun, Rerunning, Settings};
 
 /// Seeded random plies after each opening, unless the job says otherwise.
 pub const RANDOM_PLIES: u32 = 2;

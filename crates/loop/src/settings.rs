@@ -8,8 +8,9 @@ use std::path::PathBuf;
 use texel_arena::sprt::SprtTest;
 use texel_eval::params::Preset;
 use texel_eval::Params;
-use texel_tune::settings::values_fingerprint;
-use texel_tune::{Settings, DEFAULT_MIN_SUPPORT};
+use texel_run::values_fingerprint;
+use texel_run::Settings;
+use texel_tune::DEFAULT_MIN_SUPPORT;
 
 /// Who decides whether a round's tuned table becomes the best.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
@@ -104,8 +105,8 @@ pub struct LoopSettings {
 impl LoopSettings {
     /// The settings with every flag at its default, for a loop in `dir`.
     pub fn new(dir: impl Into<PathBuf>) -> LoopSettings {
-        let defaults: LoopSettings = texel_tune::settings::parse_flags(&["--dir", "."])
-            .expect("the defaults are valid settings");
+        let defaults: LoopSettings =
+            texel_run::parse_flags(&["--dir", "."]).expect("the defaults are valid settings");
         LoopSettings {
             dir: dir.into(),
             ..defaults

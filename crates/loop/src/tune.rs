@@ -7,14 +7,12 @@ use crate::job::{LoopEnd, LoopEvent, LoopJob, Step};
 use crate::records::RoundErrors;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use texel_dataset::{load, select, LoadOptions};
 use texel_eval::params::flat_params;
 use texel_eval::Params;
 use texel_tune::error::{fit_k, samples};
 use texel_tune::log::{kept_pass, read_tune_log};
-use texel_tune::{
-    load, select, Checkpoint, Control, LoadOptions, RunEnd, RunOptions, Selection, TuneData,
-    TuneJob,
-};
+use texel_tune::{Checkpoint, Control, RunEnd, RunOptions, Selection, TuneData, TuneJob};
 
 /// Passes in a row without a new best validation error that end a round's tuning.
 const PATIENCE: usize = 2;
@@ -71,7 +69,7 @@ impl LoopJob {
     ) -> Step<()> {
         let (log, checkpoint) = (dir.join("tune-log.jsonl"), dir.join("tune.ckpt"));
         let resumed = match checkpoint.exists() {
-            true => Some(Checkpoint::load(&checkpoint)?),
+            true => Some(Checkpoint::<Params>::read(&checkpoint)?),
             false => None,
         };
         let best = Params::load(&self.settings.best())?;
@@ -125,7 +123,7 @@ impl LoopJob {
             return Ok(Err(LoopEnd::Interrupted));
         }
         result.params.save(&dir.join("tuned.json"))?;
-        texel_tune::settings::remove_if_there(&checkpoint)?;
+        texel_run::remove_if_there(&checkpoint)?;
         Ok(Ok(()))
     }
 }

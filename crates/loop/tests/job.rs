@@ -24,7 +24,7 @@ fn tiny(dir: &Path) -> LoopJob {
     };
     LoopJob {
         settings,
-        rerun: texel_tune::Rerun {
+        rerun: texel_run::Rerun {
             resume: true,
             fresh: false,
         },

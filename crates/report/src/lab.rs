@@ -3,7 +3,7 @@
 
 use crate::page::Page;
 use crate::plot::{Bar, BarPlot, PlotError};
-use texel_tune::lab_report::{GameProof, LabFileError, LabReport};
+use texel_lab::report::{GameProof, LabFileError, LabReport};
 
 /// One verdict as the page shows it.
 #[derive(Clone, Debug, PartialEq)]

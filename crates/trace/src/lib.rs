@@ -10,6 +10,7 @@ mod source;
 mod space;
 pub mod template;
 mod text;
+mod values;
 
 pub use binary::{
     is_binary, read_binary, read_space, read_trace, write_binary, BinaryTrace, MAGIC,
@@ -20,3 +21,4 @@ pub use text::{
     header_line, position_line, write_trace, Coef, TraceError, TraceReader, TracedPosition, FORMAT,
     VERSION,
 };
+pub use values::{in_bounds, Values, VALUE_BOUND};

@@ -5,14 +5,11 @@ use crate::adam::AdamState;
 use crate::descent::{Cursor, DescentState, Guards, Variable};
 use crate::model::{Model, Values};
 use crate::newton::NewtonState;
-use crate::settings::Settings;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use texel_eval::table::TERMS;
-use texel_eval::Params;
 use texel_files::write_atomically;
-use texel_files::Fingerprint;
+use texel_run::Settings;
 
 /// The checkpoint format written now.
 const FORMAT: &str = "texel-checkpoint-6";
@@ -44,26 +41,14 @@ pub enum CheckpointError {
     },
 }
 
-/// A hash of the table's layout (term names and shapes): checkpoints of another table are
-/// refused.
-pub fn table_fingerprint() -> u64 {
-    let term = |h: Fingerprint, t: &texel_eval::params::TermInfo| {
-        let shape = t.shape.rust_type();
-        h.bytes(t.name.as_bytes())
-            .bytes(shape.as_bytes())
-            .bytes(&[0])
-    };
-    TERMS.iter().fold(Fingerprint::new(), term).value()
-}
-
 /// Everything a run needs to go on.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Checkpoint<V = Params> {
+pub struct Checkpoint<V> {
     /// `K` of the run.
     pub k: f64,
     /// Training positions the run was made for.
     pub positions: usize,
-    /// The fingerprint of the data the run was made for ([`crate::LoadReport`]).
+    /// The fingerprint of the data the run was made for (`texel_dataset::LoadReport`, or a trace's fingerprint).
     pub data: u64,
     /// Passes completed.
     pub passes: usize,
@@ -386,16 +371,6 @@ impl<V: Values> Checkpoint<V> {
     }
 }
 
-impl Checkpoint {
-    /// Reads a checkpoint of texel's own table ([`Checkpoint::read`]).
-    ///
-    /// # Errors
-    /// Unreadable, not JSON, or not a usable checkpoint (with the reason).
-    pub fn load(path: &Path) -> Result<Checkpoint, CheckpointError> {
-        Checkpoint::read(path)
-    }
-}
-
 impl CheckpointFile {
     /// The checkpoint the file describes, after checking that its lists agree.
     fn into_checkpoint<V: Values>(self) -> Result<Checkpoint<V>, String> {
@@ -457,7 +432,7 @@ fn values<V: Values>(list: &[i32], len: usize) -> Result<V, String> {
 }
 
 /// A checkpoint for a run that has not started: `params` must be what `train` is scored with;
-/// `data` is the fingerprint of the loaded data ([`crate::LoadReport`]).
+/// `data` is the fingerprint of the loaded data (`texel_dataset::LoadReport`, or a trace's fingerprint).
 pub fn fresh<M: Model>(
     train: &M,
     data: u64,

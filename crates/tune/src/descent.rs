@@ -13,12 +13,10 @@
 //! the number of threads. The descent knows nothing of whose evaluation it tunes.
 
 use crate::adam::AdamState;
-use crate::dataset::Dataset;
 use crate::error::{SigmoidTable, CHUNK};
 use crate::model::{Model, Move, Values};
 use crate::newton::{Factor, NewtonState};
 use rayon::prelude::*;
-use texel_eval::Params;
 
 /// The longest move of the descent, in steps.
 pub const MAX_STRIDE: i32 = 64;
@@ -75,7 +73,7 @@ pub struct Guards {
 
 /// The full state of a descent, for checkpoints.
 #[derive(Clone, Debug, PartialEq)]
-pub struct DescentState<V = Params> {
+pub struct DescentState<V> {
     /// Current parameters.
     pub params: V,
     /// The parameters the run began with (the L2 pull's anchor).
@@ -129,7 +127,7 @@ struct Moved {
 }
 
 /// The descent state over one dataset.
-pub struct Descent<'a, M: Model = Dataset> {
+pub struct Descent<'a, M: Model> {
     ds: &'a mut M,
     params: M::Values,
     anchor: M::Values,
@@ -320,7 +318,7 @@ impl<'a, M: Model> Descent<'a, M> {
     fn probe_move(&mut self, v: Variable, delta: i32) -> Option<(f64, f64)> {
         let value = self.params.values()[v.slot] + delta;
         let allowed = !self.guards.constraints || self.params.allows_value(v.slot, value);
-        if !allowed || !texel_eval::params::in_bounds(value) {
+        if !allowed || !texel_trace::in_bounds(value) {
             return None;
         }
         self.probes += 1;

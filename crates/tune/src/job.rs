@@ -44,9 +44,9 @@ use crate::guard::{best_pull, L2Search, L2_GRID};
 use crate::log::{append_changes, changes, held_names, ValueChange};
 use crate::model::Model;
 use crate::run::{run, Event, RunError, RunOptions, RunResult};
-use crate::settings::Settings;
 use std::path::PathBuf;
 use std::str::FromStr;
+use texel_run::Settings;
 
 /// Values counting in fewer training positions than this are held by default.
 pub const DEFAULT_MIN_SUPPORT: usize = 20;

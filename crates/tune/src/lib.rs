@@ -1,16 +1,18 @@
-//! Texel tuning of the evaluation table: labelled positions are traced once into a compact
-//! dataset, then coordinate descent minimises the squared error between game results and
-//! `σ(K·eval)`.
+//! The tuner core: whatever evaluation a [`Model`] describes (texel's own table in
+//! `texel_dataset`, any engine's linear evaluation read from a trace as [`LinearDataset`]),
+//! it minimises the squared error between game results and `σ(K·eval)`: Newton steps in
+//! real values, Adam, coordinate descent as the integer polish, the over-fitting guards,
+//! checkpoints that resume, and a whole tune as one library call ([`TuneJob`]).
 //!
-//! A whole tune from Rust, as `texel tune --epd data/train.epd --validate 10 --group
-//! KnightV --out runs/knights.json` does it (the binary adds progress bars, checkpoints
-//! named after the outputs, the report page and Ctrl-C):
+//! A whole tune of texel's table from Rust, as `texel tune --epd data/train.epd --validate
+//! 10 --group KnightV --out runs/knights.json` does it (the binary adds progress bars,
+//! checkpoints named after the outputs, the report page and Ctrl-C):
 //!
 //! ```no_run
 //! use std::path::{Path, PathBuf};
 //! use texel_tune::error::{fit_k, samples};
-//! use texel_tune::{load, select, Control, Event, JobEvent, LoadOptions, Selection};
-//! use texel_tune::{TuneData, TuneJob};
+//! use texel_dataset::{load, select, LoadOptions};
+//! use texel_tune::{Control, Event, JobEvent, Selection, TuneData, TuneJob};
 //!
 //! let params = texel_eval::Params::default();
 //! let options = LoadOptions { validation_per_mille: 100, ..LoadOptions::default() };
@@ -33,55 +35,35 @@
 
 pub mod adam;
 mod checkpoint;
-mod dataset;
 mod descent;
 mod engine;
 pub mod error;
 mod gradient;
 mod guard;
 mod job;
-mod lab;
-mod lab_job;
-pub mod lab_report;
-mod lab_settings;
 mod linear;
-mod load;
-mod load_phases;
 pub mod log;
 mod model;
 pub mod newton;
 mod run;
 mod select;
-pub mod settings;
-mod touch;
 mod traces;
 
 pub use adam::{AdamState, Method, ADAM_EPOCHS_PER_PASS, ADAM_TOLERANCE};
-pub use checkpoint::{fresh, table_fingerprint, Checkpoint, CheckpointError};
-pub use dataset::{Dataset, DatasetFull, TableCache};
+pub use checkpoint::{fresh, Checkpoint, CheckpointError};
 pub use descent::{Control, Cursor, Descent, DescentState, Guards, PassSummary, Variable};
 pub use engine::{tune_engine, EngineTune, EngineTuneError, EngineTuned, Traceable};
 pub use guard::{best_pull, L2Search, L2_GRID};
 pub use job::{
     run_from, JobError, JobEvent, TuneData, TuneJob, Tuned, DEFAULT_L2, DEFAULT_MIN_SUPPORT, L2,
 };
-pub use lab::{Errors, Lab, LabSpace, LabSubject, Subject, SubjectKind, Verdict};
-pub use lab_job::{
-    header, judged_base, LabError, LabEvent, LabJob, LabLog, LabOutcome, ProveError, Prover,
-};
-pub use lab_settings::{LabSettings, SubjectError};
 pub use linear::{LinearDataset, BLOCK};
-pub use load::{load, total_bytes, BadLines, LoadError, LoadOptions, LoadReport};
-pub use load_phases::{load_phases, LoadPhases};
 pub use model::{Jacobian, Model, Move, Values};
 pub use newton::{NewtonState, RowBuilder, RowSink, NEWTON_TOLERANCE};
 pub use run::{
     run, Event, PassRecord, RunEnd, RunError, RunOptions, RunResult, ADAM_EPOCHS, ADAM_RATE,
     AUTO_WARM_POSITIONS, WARM_SAMPLE,
 };
-pub use select::{select, select_in_space, Selection, SelectionError};
-pub use settings::{
-    record_settings, Recorded, Rerun, Rerunning, RunFileError, SettingChanged, Settings,
-};
+pub use select::{select_in_space, Selection, SelectionError};
 pub use texel_trace;
 pub use traces::{load_traces, TraceLoad};

@@ -1,74 +1,13 @@
 //! What the tuner core tunes, whoever wrote the evaluation: a [`Model`] is a set of labelled
 //! positions whose evaluations follow from integer [`Values`], with the incremental probes
-//! the descent needs. texel's own table is one model ([`crate::Dataset`]: its curves and
+//! the descent needs. texel's own table is one model (`texel_dataset::Dataset`: its curves and
 //! formulas keep their exact probes); the linear evaluation of any engine, read from a
 //! trace, is another ([`crate::LinearDataset`]). The descent, Adam, the guards, runs and
 //! checkpoints see only these two traits.
 
 use crate::error::SigmoidTable;
 use crate::newton::RowSink;
-
-/// The integer values a descent moves, numbered as flat slots.
-pub trait Values: Clone + PartialEq + std::fmt::Debug + Send + Sync + Sized {
-    /// Every value, by slot.
-    fn values(&self) -> &[i32];
-
-    /// Sets the value of `slot`.
-    fn set_value(&mut self, slot: usize, value: i32);
-
-    /// The values from a flat list (a checkpoint's).
-    ///
-    /// # Errors
-    /// A list that cannot be these values (its length), described.
-    fn from_values(values: &[i32]) -> Result<Self, String>;
-
-    /// Whether `slot` may take `value` without breaking a declared constraint more than it
-    /// does now (a space without constraints allows everything).
-    fn allows_value(&self, slot: usize, value: i32) -> bool;
-
-    /// A fingerprint of the layout (names and shapes) the values are numbered by: a
-    /// checkpoint of another layout is refused.
-    fn layout(&self) -> u64;
-
-    /// Moves the real values `real` (one per slot) to the nearest ones that keep the
-    /// declared constraints, changing only the slots `free` marks (a space without
-    /// constraints leaves them).
-    fn project_real(real: &mut [f64], free: &[bool]);
-
-    /// These values with `slot` moved by `delta`.
-    fn moved(&self, slot: usize, delta: i32) -> Self {
-        let mut moved = self.clone();
-        moved.set_value(slot, self.values()[slot] + delta);
-        moved
-    }
-}
-
-/// The flat values of any parameter space: no constraints are declared.
-impl Values for Vec<i32> {
-    fn values(&self) -> &[i32] {
-        self
-    }
-
-    fn set_value(&mut self, slot: usize, value: i32) {
-        self[slot] = value;
-    }
-
-    fn from_values(values: &[i32]) -> Result<Self, String> {
-        Ok(values.to_vec())
-    }
-
-    fn allows_value(&self, _slot: usize, _value: i32) -> bool {
-        true
-    }
-
-    /// The number of values: the names are checked through the data's fingerprint (a trace
-    /// names its parameters in its header).
-    fn layout(&self) -> u64 {
-        self.len() as u64
-    }
-
-    fn project_real(_real: &mut [f64], _free: &[bool]) {}
-}
+pub use texel_trace::Values;
 
 /// Labelled positions and the evaluation of each under the current values, cached so that a
 /// probe recomputes only what a move touches.

@@ -3,7 +3,6 @@
 
 use crate::adam::Method;
 use crate::checkpoint::{Checkpoint, CheckpointError};
-use crate::dataset::Dataset;
 use crate::descent::{Control, Descent, PassSummary, Variable};
 use crate::error::mean_error;
 use crate::log::{PassKind, PassLine, TuneLogLine, TUNE_LOG_VERSION};
@@ -11,7 +10,6 @@ use crate::model::Model;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use texel_eval::Params;
 
 /// How a run goes.
 #[derive(Clone, Debug)]
@@ -34,7 +32,7 @@ pub struct RunOptions {
     /// `adam+cd`: Adam epochs at most before coordinate descent takes over.
     pub adam_epochs: usize,
     /// Coordinate descent only: a fresh run first tunes about one segment in `n` of the
-    /// training data ([`crate::Dataset::sample`]) until a pass there lowers its error by
+    /// training data ([`crate::Model::sample`]) until a pass there lowers its error by
     /// less than `WARM_GAIN` (0.5 %), then goes on with all of it. `Some(0)` or `Some(1)`: no warm
     /// start; `None`: [`WARM_SAMPLE`] from [`AUTO_WARM_POSITIONS`] training positions on.
     pub warm_start: Option<usize>,
@@ -99,7 +97,7 @@ pub const ADAM_EPOCHS: usize = 1000;
 
 /// What a run reports while it works.
 #[derive(Debug)]
-pub enum Event<'e, M: Model = Dataset> {
+pub enum Event<'e, M: Model> {
     /// A safe point inside a pass.
     Progress {
         /// Pass number (from 1).
@@ -165,7 +163,7 @@ pub enum RunEnd {
 
 /// The result of a run.
 #[derive(Clone, Debug)]
-pub struct RunResult<V = Params> {
+pub struct RunResult<V> {
     /// The tuned parameters: the best on validation when a validation set exists (the
     /// start among them: never worse on validation than where the run began).
     pub params: V,
@@ -218,7 +216,7 @@ struct Standing<V> {
     warm_passes: usize,
     warm_error: f64,
     /// The settings the run began with, carried into every checkpoint.
-    settings: Option<crate::Settings>,
+    settings: Option<texel_run::Settings>,
 }
 
 impl<V: crate::Values> Standing<V> {

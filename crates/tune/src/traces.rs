@@ -2,9 +2,9 @@
 //! sets of an outside engine's linear evaluation.
 
 use crate::linear::LinearDataset;
-use crate::load::held_out;
 use crate::model::Model;
 use std::path::Path;
+use texel_data::held_out;
 use texel_data::splitmix64;
 use texel_files::Fingerprint;
 use texel_trace::{

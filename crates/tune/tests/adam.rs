@@ -6,12 +6,13 @@
 mod common;
 
 use common::{data, on_threads};
+use texel_dataset::{select, Dataset};
 use texel_eval::Params;
 use texel_tune::error::{fit_k, samples};
 use texel_tune::log::PassKind;
 use texel_tune::{
-    fresh, run, select, Checkpoint, Control, Event, Method, RunEnd, RunOptions, RunResult,
-    Selection, ADAM_EPOCHS_PER_PASS,
+    fresh, run, Checkpoint, Control, Event, Method, RunEnd, RunOptions, RunResult, Selection,
+    ADAM_EPOCHS_PER_PASS,
 };
 
 const GUARDS: texel_tune::Guards = texel_tune::Guards {
@@ -34,11 +35,11 @@ fn tune(
     dir: &std::path::Path,
     method: Method,
     passes: usize,
-    stop: &mut dyn FnMut(&Event) -> bool,
-) -> (RunResult, Vec<(f64, u64, PassKind)>) {
+    stop: &mut dyn FnMut(&Event<Dataset>) -> bool,
+) -> (RunResult<Params>, Vec<(f64, u64, PassKind)>) {
     let (mut train, mut validation, id) = data(4000, &Params::default(), 100);
     let k = fit_k(&samples(&train));
-    let start = match Checkpoint::load(&dir.join("run.ckpt")) {
+    let start = match Checkpoint::<Params>::read(&dir.join("run.ckpt")) {
         Ok(c) => {
             train.rescore(&c.descent.params);
             c
@@ -106,7 +107,7 @@ fn adam_then_cd_hands_over_and_resumes_exactly() {
         seen == 1
     });
     assert_eq!((first.0.end, first.0.passes), (RunEnd::Interrupted, 2));
-    let ckpt = Checkpoint::load(&dir.path().join("run.ckpt")).unwrap();
+    let ckpt = Checkpoint::<Params>::read(&dir.path().join("run.ckpt")).unwrap();
     assert_eq!(
         ckpt.descent.adam.as_ref().map(|a| a.epochs),
         Some(2 * ADAM_EPOCHS_PER_PASS)

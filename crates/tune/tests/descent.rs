@@ -2,9 +2,10 @@
 //! not depend on the thread count, and tuning lowers the error.
 
 use texel_data::{parse_line, Labelled};
+use texel_dataset::{load, select, Dataset, LoadOptions};
 use texel_eval::{evaluate, Params};
 use texel_tune::error::{fit_k, mean_error, samples, squared_error};
-use texel_tune::{load, select, Control, Dataset, Descent, LoadOptions, Selection};
+use texel_tune::{Control, Descent, Selection};
 
 /// The first `n` labelled positions of the shipped data set.
 fn labelled(n: usize) -> Vec<Labelled> {

@@ -4,8 +4,10 @@
 
 use proptest::prelude::*;
 use std::sync::OnceLock;
+use texel_dataset::{load, select, LoadOptions};
 use texel_eval::Params;
-use texel_tune::{fresh, load, select, Checkpoint, LoadOptions, Selection, Settings};
+use texel_run::Settings;
+use texel_tune::{fresh, Checkpoint, Selection};
 
 /// A real checkpoint's text (of a fresh run on 200 shipped positions), made once.
 fn real() -> &'static str {
@@ -40,7 +42,7 @@ fn read(text: &[u8]) -> Result<(), TestCaseError> {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("c.ckpt");
     std::fs::write(&path, text).unwrap();
-    if let Ok(c) = Checkpoint::load(&path) {
+    if let Ok(c) = Checkpoint::<Params>::read(&path) {
         prop_assert_eq!(
             c.vars
                 .iter()
@@ -48,7 +50,7 @@ fn read(text: &[u8]) -> Result<(), TestCaseError> {
             true
         );
         c.save(&path).unwrap();
-        prop_assert_eq!(Checkpoint::load(&path).unwrap(), c);
+        prop_assert_eq!(Checkpoint::<Params>::read(&path).unwrap(), c);
     }
     Ok(())
 }

@@ -3,14 +3,12 @@
 //! race won one ply ahead outgrows the race won clearly, and a weak back rank becomes a
 //! bonus. Each guard is also checked on its own.
 
+use texel_dataset::{load, select, Dataset, LoadOptions};
 use texel_eval::params::Handle;
 use texel_eval::table::{CONNECTED_PAWN_UNSTOPPABLE, KS_WEAK_BACK_RANK, PAWN_RACE_WIN};
 use texel_eval::Params;
 use texel_tune::error::{fit_k, samples};
-use texel_tune::{
-    best_pull, load, select, Control, Dataset, Descent, Guards, L2Search, LoadOptions, Selection,
-    Variable,
-};
+use texel_tune::{best_pull, Control, Descent, Guards, L2Search, Selection, Variable};
 
 /// The shipped training data and its K.
 fn shipped() -> (Dataset, f64) {

@@ -6,12 +6,13 @@
 mod common;
 
 use common::{data, draw, on_threads};
+use texel_dataset::{select, Dataset};
 use texel_eval::Params;
 use texel_tune::error::{fit_k, samples};
 use texel_tune::texel_trace::{Coef, Param, ParamSpace, TracedPosition};
 use texel_tune::{
-    fresh, run, select, Checkpoint, Control, Event, LinearDataset, Method, Model, RowBuilder,
-    RunEnd, RunOptions, RunResult, Selection, Values, Variable,
+    fresh, run, Checkpoint, Control, Event, LinearDataset, Method, Model, RowBuilder, RunEnd,
+    RunOptions, RunResult, Selection, Values, Variable,
 };
 
 /// A tapered table of 6 entries and a plain value.
@@ -201,7 +202,7 @@ fn jacobian_rows_are_how_far_a_value_moves_each_evaluation() {
 }
 
 /// [`Model::eval_moves`] of `slot` by `delta` against rescoring every position there.
-fn moves_match_rescoring(table: &mut texel_tune::Dataset, slot: usize, delta: i32) -> usize {
+fn moves_match_rescoring(table: &mut texel_dataset::Dataset, slot: usize, delta: i32) -> usize {
     let params = Params::default();
     table.rescore(&params);
     let before: Vec<f64> = (0..table.len()).map(|i| table.exact_eval(i)).collect();
@@ -250,10 +251,13 @@ fn a_curve_or_formula_value_moves_evaluations_as_rescoring_says() {
 
 /// A Newton run over texel's table (linear values, curve inputs and formula weights) from
 /// the defaults, stopped by `stop`; its checkpoint in `dir`.
-fn tune_table(dir: &std::path::Path, stop: &mut dyn FnMut(&Event) -> bool) -> RunResult {
+fn tune_table(
+    dir: &std::path::Path,
+    stop: &mut dyn FnMut(&Event<Dataset>) -> bool,
+) -> RunResult<Params> {
     let (mut train, mut validation, id) = data(4000, &Params::default(), 100);
     let k = fit_k(&samples(&train));
-    let start = match Checkpoint::load(&dir.join("run.ckpt")) {
+    let start = match Checkpoint::<Params>::read(&dir.join("run.ckpt")) {
         Ok(c) => {
             train.rescore(&c.descent.params);
             c
@@ -277,7 +281,7 @@ fn tune_table(dir: &std::path::Path, stop: &mut dyn FnMut(&Event) -> bool) -> Ru
         patience: Some(2),
         ..options(Method::Newton, 8)
     };
-    let mut on = |e: Event| match stop(&e) {
+    let mut on = |e: Event<Dataset>| match stop(&e) {
         true => Control::Stop,
         false => Control::Continue,
     };
@@ -298,7 +302,7 @@ fn newton_on_the_table_is_the_same_on_one_or_two_threads_and_resumes_exactly() {
         seen == 1
     });
     assert_eq!((first.end, first.passes), (RunEnd::Interrupted, 2));
-    let ckpt = Checkpoint::load(&dir.path().join("run.ckpt")).unwrap();
+    let ckpt = Checkpoint::<Params>::read(&dir.path().join("run.ckpt")).unwrap();
     let newton = ckpt.descent.newton.as_ref().unwrap();
     assert_eq!(newton.iterations, 2);
     assert!(
@@ -318,7 +322,7 @@ fn newton_moves_the_values_curves_and_formulas_read_with_the_rest() {
         seen += matches!(e, Event::Progress { pass: 2, .. }) as usize;
         seen == 1
     });
-    let ckpt = Checkpoint::load(&dir.path().join("run.ckpt")).unwrap();
+    let ckpt = Checkpoint::<Params>::read(&dir.path().join("run.ckpt")).unwrap();
     let newton = ckpt.descent.newton.as_ref().unwrap();
     assert_eq!((newton.iterations, newton.handed_over), (1, false));
     let (table, _, _) = data(100, &Params::default(), 0);

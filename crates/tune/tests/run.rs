@@ -4,9 +4,10 @@
 mod common;
 
 use common::data;
+use texel_dataset::{select, Dataset};
 use texel_eval::Params;
 use texel_tune::error::{fit_k, samples};
-use texel_tune::{fresh, run, select, Checkpoint, Control, Event, RunEnd, RunOptions, Selection};
+use texel_tune::{fresh, run, Checkpoint, Control, Event, RunEnd, RunOptions, Selection};
 
 /// The guards of every run here: the checkpoint must carry them through a resume.
 const GUARDS: texel_tune::Guards = texel_tune::Guards {
@@ -71,11 +72,11 @@ fn an_interrupted_run_resumes_to_exactly_the_same_values() {
     })
     .unwrap();
     assert_eq!((first.end, first.passes), (RunEnd::Interrupted, 0));
-    let checkpoint = Checkpoint::load(&path).unwrap();
+    let checkpoint = Checkpoint::<Params>::read(&path).unwrap();
     assert_eq!(checkpoint.descent.cursor.walked, 40);
 
     let (mut train, mut validation, _) = data(1500, &checkpoint.descent.params, 0);
-    let mut stop_in_moves = |e: Event| match e {
+    let mut stop_in_moves = |e: Event<Dataset>| match e {
         Event::Progress {
             pass: 2,
             walked,
@@ -94,7 +95,7 @@ fn an_interrupted_run_resumes_to_exactly_the_same_values() {
     )
     .unwrap();
     assert_eq!((second.end, second.passes), (RunEnd::Interrupted, 1));
-    let checkpoint = Checkpoint::load(&path).unwrap();
+    let checkpoint = Checkpoint::<Params>::read(&path).unwrap();
     assert!(checkpoint.descent.cursor.active && checkpoint.descent.cursor.moves >= 3);
 
     let (mut train, mut validation, _) = data(1500, &checkpoint.descent.params, 0);
@@ -158,7 +159,7 @@ fn a_start_no_pass_beats_on_validation_is_what_the_run_gives_back() {
     let (_, mut empty, _) = data(10, &Params::default(), 0);
     assert!(empty.is_empty());
     let start = fresh(&validation, data_id, Params::default(), k, vars(), GUARDS);
-    let stop = &mut |_: Event| Control::Continue;
+    let stop = &mut |_: Event<Dataset>| Control::Continue;
     let liked = run(&mut validation, &mut empty, start, &opts, stop)
         .unwrap()
         .params;
@@ -193,24 +194,24 @@ fn unusable_checkpoints_are_refused_with_a_reason() {
     let path = dir.path().join("refuse.ckpt");
     let good = fresh(&train, data_id, Params::default(), 1.0, vars(), GUARDS);
     good.save(&path).unwrap();
-    assert_eq!(Checkpoint::load(&path).unwrap(), good);
+    assert_eq!(Checkpoint::<Params>::read(&path).unwrap(), good);
 
     std::fs::write(&path, "{ not json").unwrap();
-    assert!(Checkpoint::load(&path)
+    assert!(Checkpoint::<Params>::read(&path)
         .unwrap_err()
         .to_string()
         .contains("corrupt"));
     let mut other_table = good.to_json();
     other_table["table"] = serde_json::json!("0000000000000000");
     std::fs::write(&path, other_table.to_string()).unwrap();
-    assert!(Checkpoint::load(&path)
+    assert!(Checkpoint::<Params>::read(&path)
         .unwrap_err()
         .to_string()
         .contains("different parameter table"));
     let mut old = good.to_json();
     old["format"] = serde_json::json!("texel-checkpoint-2");
     std::fs::write(&path, old.to_string()).unwrap();
-    let err = Checkpoint::load(&path).unwrap_err().to_string();
+    let err = Checkpoint::<Params>::read(&path).unwrap_err().to_string();
     assert!(
         err.contains("another version of texel (texel-checkpoint-2)"),
         "{err}"
@@ -218,7 +219,7 @@ fn unusable_checkpoints_are_refused_with_a_reason() {
     let mut truncated = good.to_json();
     truncated.as_object_mut().unwrap().remove("gains");
     std::fs::write(&path, truncated.to_string()).unwrap();
-    assert!(Checkpoint::load(&path)
+    assert!(Checkpoint::<Params>::read(&path)
         .unwrap_err()
         .to_string()
         .contains("missing field `gains`"));
@@ -325,7 +326,7 @@ fn a_warm_start_tunes_a_sample_first_and_resumes_exactly() {
         })
         .unwrap();
         assert_eq!(first.end, RunEnd::Interrupted);
-        let checkpoint = Checkpoint::load(opts.checkpoint.as_ref().unwrap()).unwrap();
+        let checkpoint = Checkpoint::<Params>::read(opts.checkpoint.as_ref().unwrap()).unwrap();
         assert_eq!(checkpoint.warm, warm_after);
         assert_eq!(checkpoint.warm_passes > 0, sample.is_none());
         let (mut train, mut validation, _) = data(20_000, &checkpoint.descent.params, 0);

@@ -6,9 +6,10 @@
 //! `STORE_TUNE_RESULT=1 cargo test --release -p texel-tune --test stored` writes the file
 //! again; do that only when a change of the tuned values is intended and explained.
 
+use texel_dataset::{load, select, LoadOptions};
 use texel_eval::Params;
 use texel_tune::error::{fit_k, samples};
-use texel_tune::{fresh, load, run, select, Control, LoadOptions, Method, RunOptions, Selection};
+use texel_tune::{fresh, run, Control, Method, RunOptions, Selection};
 
 const STORED: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),

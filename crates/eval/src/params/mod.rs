@@ -12,12 +12,14 @@ mod export;
 mod handle;
 mod json;
 mod preset;
+mod values;
 
 pub(crate) use declare::{declare_params, handle_type};
 pub use export::{rust_value, to_rust};
 pub use handle::{Handle, IArray, IParam, SArray, SParam};
 pub use json::ParamsError;
 pub use preset::Preset;
+pub use values::table_fingerprint;
 
 use crate::table::{self, FLAT_LEN, TERMS, TERM_COUNT};
 use crate::S;
@@ -366,16 +368,7 @@ static DEFAULTS: LazyLock<Params> = LazyLock::new(|| {
     p
 });
 
-/// The largest magnitude any parameter value may take: a hundred pawns, ten times the
-/// largest default, and small enough that no evaluation or trace overflows its integers
-/// with every value at the bound (`tests/extreme_values.rs`). Parameter files beyond it
-/// are refused and the tuner never moves a value past it.
-pub const VALUE_BOUND: i32 = 10_000;
-
-/// Whether `value` is within ±[`VALUE_BOUND`].
-pub fn in_bounds(value: i32) -> bool {
-    (-VALUE_BOUND..=VALUE_BOUND).contains(&value)
-}
+pub use texel_trace::{in_bounds, VALUE_BOUND};
 
 /// The table as a parameter space (`texel_trace`): every term with its name, group
 /// (candidate families marked), shape and defaults, values numbered as [`Params::flat`].

@@ -501,7 +501,7 @@ impl Model for LinearDataset {
             blocks: Vec::new(),
         };
         let chosen = self.blocks.iter().enumerate();
-        for (_, block) in chosen.filter(|&(i, _)| crate::dataset::sampled(i, n)) {
+        for (_, block) in chosen.filter(|&(i, _)| texel_data::sampled(i, n)) {
             let range = block.start as usize..(block.start + block.len) as usize;
             let mut copy = block.clone();
             copy.start = sample.targets.len() as u32;

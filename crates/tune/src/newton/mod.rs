@@ -42,7 +42,7 @@ pub use rows::{RowBuilder, RowSink};
 use secant::Linearized;
 use serde::{Deserialize, Serialize};
 pub(crate) use solve::Factor;
-use texel_eval::params::in_bounds;
+use texel_trace::in_bounds;
 
 /// The Newton phase ends after an iteration that lowers the objective by less than this
 /// share of it.

@@ -1,8 +1,8 @@
 //! What the tuner's tests share: the shipped positions loaded as a tuning set, a thread
 //! pool of a given size, random draws.
 
+use texel_dataset::{load, Dataset, LoadOptions};
 use texel_eval::Params;
-use texel_tune::{load, Dataset, LoadOptions};
 
 /// The first `n` positions of the shipped data traced with `params`: training and
 /// validation sets (about `validation_per_mille` in 1,000 held out) and the data's

@@ -24,7 +24,7 @@ pub(crate) use segment::Part;
 pub(crate) use segment::SegmentBuilder;
 use segment::{curve_column, ScalarForm, Segment};
 use std::sync::LazyLock;
-use texel_data::{splitmix64, Label};
+use texel_data::{sampled, Label};
 use texel_eval::curve::{slot_count, slot_curve};
 use texel_eval::formula::{EndgameScale, KingAttackWeights};
 use texel_eval::packed::{pack, unpack};
@@ -54,9 +54,6 @@ pub(crate) const SEGMENT: usize = 8192;
 // A stream column's bytes (an entry per position at most, a bridge per 15 positions) fit the
 // word count in its two-byte header.
 const _: () = assert!(SEGMENT * 16 / 15 / 8 < u16::MAX as usize);
-
-/// Seed of the warm start's choice of segments ([`Dataset::sample`]).
-const SAMPLE_SEED: u64 = 0x7e7e_15a3_9e11_0001;
 
 /// What every probe reads of a position, kept together for locality.
 #[derive(Copy, Clone, Debug)]
@@ -692,12 +689,6 @@ impl Dataset {
     }
 }
 
-/// Whether the warm start's sample of about one segment in `n` holds segment `i` (the
-/// first always).
-pub(crate) fn sampled(i: usize, n: usize) -> bool {
-    i == 0 || splitmix64(SAMPLE_SEED ^ i as u64).is_multiple_of(n.max(1) as u64)
-}
-
 /// Sums the weighted columns of `segment` into `sums` ([`pack`]ed, one per position of
 /// the segment).
 #[inline(never)]
@@ -801,24 +792,5 @@ mod tests {
         let mut sums = Vec::new();
         sum_columns(&segment, &weighted, &mut sums);
         assert_eq!(sums, sums_expected);
-    }
-
-    #[test]
-    fn the_sample_takes_about_one_segment_in_n_without_following_a_period() {
-        let picked: Vec<usize> = (0..8_000).filter(|&i| sampled(i, 8)).collect();
-        assert!((900..1_100).contains(&picked.len()), "{}", picked.len());
-        assert_eq!(picked[0], 0);
-        // Data made of copies of one file of 10 segments: every one of the file's segments
-        // is in the sample, about as often as the others (every 8th segment would take
-        // the even ones only).
-        let mut by_residue = [0; 10];
-        for i in picked {
-            by_residue[i % 10] += 1;
-        }
-        assert!(
-            by_residue.iter().all(|&c| (60..140).contains(&c)),
-            "{by_residue:?}"
-        );
-        assert!((0..50).all(|i| sampled(i, 1)), "n = 1 takes every segment");
     }
 }

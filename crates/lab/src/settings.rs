@@ -2,7 +2,7 @@
 //! the subjects they ask for, in texel's table or in an outside engine's parameters.
 
 use crate::lab::{LabSpace, LabSubject, Subject, SubjectKind};
-use crate::lab_report::{KeepRule, DEFAULT_KEEP_MIN_DROP};
+use crate::report::{KeepRule, DEFAULT_KEEP_MIN_DROP};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use texel_eval::params::Group;
@@ -47,7 +47,7 @@ pub struct LabSettings {
 impl Default for LabSettings {
     /// Every flag at its default.
     fn default() -> LabSettings {
-        crate::settings::parse_flags(&[]).expect("the defaults are valid settings")
+        texel_run::parse_flags(&[]).expect("the defaults are valid settings")
     }
 }
 

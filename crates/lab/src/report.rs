@@ -3,10 +3,10 @@
 //! parameters with the kept candidates applied.
 
 use crate::lab::{LabSpace, SubjectKind, Verdict};
-use crate::model::Values;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use texel_tune::Values;
 
 /// When a verdict keeps its subject: the gain (validation when there is a validation set)
 /// is above zero and at least this share of the held error.

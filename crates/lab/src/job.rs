@@ -3,19 +3,19 @@
 //! a [`Prover`] is given, the ranked reports (`lab.md`, `lab.json`) written, and the kept
 //! candidates adopted into `apply`'s values. `texel lab` is a front over [`LabJob`].
 
-use crate::job::TuneData;
 use crate::lab::{Errors, Lab, LabSpace, LabSubject, Verdict};
-use crate::lab_report::{apply, markdown, verdict_json, GameProof, KeepRule, VerdictLine};
-use crate::lab_report::{LabReport, Proofs};
-use crate::lab_settings::{LabSettings, SubjectError};
-use crate::model::{Model, Values};
-use crate::select::SelectionError;
-use crate::settings::{remove_if_there, Rerun, Rerunning, RunFileError};
+use crate::report::{apply, markdown, verdict_json, GameProof, KeepRule, VerdictLine};
+use crate::report::{LabReport, Proofs};
+use crate::settings::{LabSettings, SubjectError};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use texel_files::Fingerprint;
 use texel_files::{open_lines_for_append, read_versioned_lines, write_atomically};
+use texel_run::{remove_if_there, Rerun, Rerunning, RunFileError};
+use texel_tune::SelectionError;
+use texel_tune::TuneData;
+use texel_tune::{Model, Values};
 
 /// Why a lab run cannot go on.
 #[derive(Debug, thiserror::Error)]

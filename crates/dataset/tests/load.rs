@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 use tempfile::TempDir;
 use texel_data::BadLine;
+use texel_dataset::{load, LoadError, LoadOptions};
 use texel_eval::Params;
-use texel_tune::{load, LoadError, LoadOptions};
 
 const GOOD_BRACKET: &str = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1 [1.0]";
 const GOOD_C9: &str = "4k3/8/8/8/8/8/4P3/4K3 b - - c9 \"1/2-1/2\";";
@@ -267,11 +267,11 @@ fn load_steps_are_timed_on_good_lines_up_to_the_limit() {
     );
     let path = file(&dir, "steps.epd", &text);
     let params = Params::default();
-    let all = texel_tune::load_phases(&path, &params, 100).unwrap();
+    let all = texel_dataset::load_phases(&path, &params, 100).unwrap();
     assert_eq!(all.positions, 7, "the bad line is skipped");
     assert!(all.trace > std::time::Duration::ZERO);
-    let some = texel_tune::load_phases(&path, &params, 5).unwrap();
+    let some = texel_dataset::load_phases(&path, &params, 5).unwrap();
     assert_eq!(some.positions, 5);
-    let err = texel_tune::load_phases(&dir.path().join("missing.epd"), &params, 5).unwrap_err();
+    let err = texel_dataset::load_phases(&dir.path().join("missing.epd"), &params, 5).unwrap_err();
     assert!(matches!(err, LoadError::Io { .. }), "{err}");
 }

@@ -5,11 +5,11 @@
 //! positions, in position order.
 
 use super::{Dataset, Trial};
-use crate::model::{Jacobian, Model, Move, Values};
-use crate::newton::RowSink;
 use crate::touch::{Combiner, Touch};
 use rayon::prelude::*;
 use texel_eval::Params;
+use texel_tune::RowSink;
+use texel_tune::{Jacobian, Model, Move, Values};
 
 /// Touched positions per parallel chunk of a probe.
 const PROBE_CHUNK: usize = 4096;
@@ -34,39 +34,6 @@ struct Change {
     scale: Option<u8>,
     /// Its new king attack, where the attack formula reads the moved value.
     attack: Option<[i32; 2]>,
-}
-
-impl Values for Params {
-    fn values(&self) -> &[i32] {
-        self.flat()
-    }
-
-    fn set_value(&mut self, slot: usize, value: i32) {
-        self.set_flat(slot, value);
-    }
-
-    fn from_values(values: &[i32]) -> Result<Self, String> {
-        if values.len() != texel_eval::table::FLAT_LEN {
-            return Err("parameter count does not match the table".into());
-        }
-        let mut p = Params::zeroed();
-        for (i, &x) in values.iter().enumerate() {
-            p.set_flat(i, x);
-        }
-        Ok(p)
-    }
-
-    fn allows_value(&self, slot: usize, value: i32) -> bool {
-        self.allows(slot, value)
-    }
-
-    fn layout(&self) -> u64 {
-        crate::checkpoint::table_fingerprint()
-    }
-
-    fn project_real(real: &mut [f64], free: &[bool]) {
-        Params::project_real(real, free);
-    }
 }
 
 impl Dataset {

@@ -8,17 +8,17 @@
 //! *free* starts from the base values and *held* from the term at zero. Held tunings are
 //! shared by every subject with the same partners.
 
-use crate::dataset::Dataset;
-use crate::descent::{Control, Descent, Variable};
-use crate::error::mean_error;
-use crate::model::{Model, Values};
-use crate::select::{select, select_in_space, Selection, SelectionError};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::time::Instant;
+use texel_dataset::{select, Dataset};
 use texel_eval::params::Group;
 use texel_eval::TermId;
 use texel_trace::ParamSpace;
+use texel_tune::error::mean_error;
+use texel_tune::{select_in_space, Selection, SelectionError};
+use texel_tune::{Control, Descent, Variable};
+use texel_tune::{Model, Values};
 
 /// What the lab judges.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -117,7 +117,7 @@ pub struct Verdict {
     /// Errors with the subject tuned with its partners.
     pub free: Errors,
     /// The subject's tuned values, by term (a JSON object in term order).
-    #[serde(with = "crate::lab_report::ordered_map")]
+    #[serde(with = "crate::report::ordered_map")]
     pub values: Vec<(String, Vec<i32>)>,
     /// Seconds the verdict took (not part of the result's identity).
     pub seconds: f64,

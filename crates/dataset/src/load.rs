@@ -10,7 +10,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use texel_data::{
-    block_lines, open_input, parse_line, read_block, splitmix64, BadLine, Label, LabelFormat,
+    block_lines, held_out, open_input, parse_line, read_block, BadLine, Label, LabelFormat,
     Labelled,
 };
 use texel_eval::{Params, Trace, Tracer};
@@ -127,11 +127,6 @@ pub enum LoadError {
         /// The full report.
         report: LoadReport,
     },
-}
-
-/// A deterministic hash of a line's global index: decides the validation split.
-pub(crate) fn held_out(index: u64, per_mille: u32) -> bool {
-    splitmix64(index) % 1000 < u64::from(per_mille)
 }
 
 /// One parsed line: the position with its label, its hash and its label format.
