@@ -30,6 +30,7 @@ mod import_cmd;
 mod lab_cmd;
 mod loop_cmd;
 mod loop_outside;
+mod manpage;
 mod match_cmd;
 mod outputs;
 mod params_cmd;
@@ -99,8 +100,9 @@ enum Command {
     /// Trace files of any engine's evaluation (docs/trace-format.md): convert between forms.
     #[command(subcommand)]
     Traces(traces_cmd::TracesCommand),
-    /// Print the manual page (`texel manpage > texel.1; man ./texel.1`).
-    Manpage,
+    /// Print the manual page (`texel manpage > texel.1; man ./texel.1`), or write the
+    /// pages of texel and of every subcommand (`texel manpage --dir man/man1`).
+    Manpage(manpage::ManpageArgs),
 }
 
 /// How `texel uci` starts.
@@ -167,11 +169,10 @@ fn main() -> ExitCode {
             done(std::io::Write::write_all(&mut std::io::stdout(), &script).map_err(Into::into))
         }
         Command::Traces(command) => done(traces_cmd::run(&command)),
-        Command::Manpage => done(
-            clap_mangen::Man::new(<Cli as clap::CommandFactory>::command())
-                .render(&mut std::io::stdout())
-                .map_err(Into::into),
-        ),
+        Command::Manpage(args) => done(manpage::run(
+            &args,
+            <Cli as clap::CommandFactory>::command(),
+        )),
     };
     match result {
         Ok(code) => code,

@@ -56,6 +56,31 @@ fn completions_and_the_manual_page_cover_every_command() {
 }
 
 #[test]
+fn every_page_the_manual_names_is_written_by_manpage_dir() {
+    let dir = tempfile::tempdir().unwrap();
+    texel()
+        .args(["manpage", "--dir"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let main = std::fs::read_to_string(dir.path().join("texel.1")).unwrap();
+    let named: Vec<&str> = main
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '\\'))
+        .filter_map(|w| w.strip_prefix("texel\\-"))
+        .collect();
+    assert!(
+        named.len() > 15,
+        "the main page names the subcommands' pages"
+    );
+    for sub in named {
+        let page = dir.path().join(format!("texel-{sub}.1"));
+        assert!(page.exists(), "{} is named but not written", page.display());
+    }
+    let traces = std::fs::read_to_string(dir.path().join("texel-traces-convert.1")).unwrap();
+    assert!(traces.contains(".TH texel-traces-convert 1"), "{traces}");
+}
+
+#[test]
 #[cfg(target_os = "linux")]
 fn printing_to_a_full_disk_or_a_closed_pipe_is_an_error_or_nothing_never_a_panic() {
     let run = |args: &[&str], stdout: std::process::Stdio| {
