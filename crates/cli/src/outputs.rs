@@ -166,12 +166,7 @@ impl Outputs {
     /// # Errors
     /// Another live run holds the lock, or it cannot be made.
     pub fn lock(&self) -> Result<Option<texel_files::RunLock>> {
-        if texel_files::is_special_file(&self.checkpoint) {
-            return Ok(None);
-        }
-        let mut path = self.checkpoint.clone().into_os_string();
-        path.push(".lock");
-        Ok(Some(texel_files::RunLock::acquire(Path::new(&path))?))
+        Ok(texel_files::RunLock::beside(&self.checkpoint)?)
     }
 
     /// Writes the tuned parameters (JSON, and Rust with `--rust`) and removes the

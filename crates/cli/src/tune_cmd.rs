@@ -13,8 +13,8 @@ use std::sync::atomic::Ordering;
 use texel_dataset::{select, Dataset};
 use texel_eval::params::flat_params;
 use texel_eval::Params;
-use texel_run::values_fingerprint;
 use texel_run::Settings;
+use texel_run::{flag_of, values_fingerprint, Role};
 use texel_tune::error::mean_error;
 use texel_tune::log::{PassKind, ValueChange};
 use texel_tune::{
@@ -75,46 +75,17 @@ fn inputs(args: &TuneArgs) -> Files {
 }
 
 /// Every setting that changes what a tune run finds (a resume must repeat them), and those
-/// that only change how long it goes. `start` is the values `--params` gives.
+/// that only change how long it goes, read off the settings record; `start` is the values
+/// `--params` gives (recorded by content; the data is compared by its own fingerprint).
 pub(crate) fn tune_settings(args: &TuneArgs, start: &[i32]) -> Settings {
-    let list = |v: &[String]| {
-        if v.is_empty() {
-            "all".to_string()
-        } else {
-            v.join(",")
-        }
+    let role = |key: &str| match key {
+        "passes" | "patience" => Role::Length,
+        "epd" | "traces" | "params" | "allow_bad" | "threads" => Role::Ignored,
+        "out" | "rust" | "log" | "report" | "checkpoint" | "checkpoint_secs" => Role::Ignored,
+        _ => Role::Fixed,
     };
-    let opt = |v: Option<String>, none: &str| v.unwrap_or_else(|| none.to_string());
-    let steps: std::collections::BTreeSet<String> = (args.step.iter())
-        .map(|t| format!("{}={}", t.term, t.step))
-        .collect();
-    let steps: Vec<String> = steps.into_iter().collect();
-    Settings::default()
-        .fixed("--params", format!("values {}", values_fingerprint(start)))
-        .fixed("--group", list(&args.group))
-        .fixed("--param", list(&args.param))
-        .fixed("--exclude", list(&args.exclude))
-        .fixed("--freeze-material", args.freeze_material)
-        .fixed("--no-candidates", args.no_candidates)
-        .fixed("steps", list(&steps))
-        .fixed("--min-support", args.min_support)
-        .fixed("--l2", args.l2)
-        .fixed("--no-constraints", args.no_constraints)
-        .fixed("--method", args.method)
-        .fixed("--adam-rate", args.adam_rate)
-        .fixed("--adam-epochs", args.adam_epochs)
-        .fixed(
-            "--warm-start",
-            opt(args.warm_start.map(|n| n.to_string()), "auto"),
-        )
-        .fixed("--validate", args.data.validate.unwrap_or(0.0))
-        .fixed("--k", opt(args.data.k10().map(|k| k.to_string()), "fitted"))
-        .fixed("--stm-labels", args.data.stm_labels)
-        .length("--passes", args.passes)
-        .length(
-            "--patience",
-            opt(args.patience.map(|n| n.to_string()), "none"),
-        )
+    let values = format!("values {}", values_fingerprint(start));
+    Settings::of_record(args, role).fixed(&flag_of("params"), values)
 }
 
 /// Refuses to resume `checkpoint` (read from `path`) with other settings than it began

@@ -188,12 +188,18 @@ fn a_rerun_never_throws_away_a_checkpoint_and_a_resume_checks_the_settings() {
         ("--l2", "0.5", "0.1", "give --l2 0.1"),
         ("--min-support", "5", "1", "give --min-support 1"),
         ("--validate", "20", "10", "give --validate 10"),
-        ("--k", "1.5", "fitted", "leave out --k"),
+        ("--k", "1.5", "not given", "leave out --k"),
         (
             "--freeze-material",
             "",
-            "false",
+            "not given",
             "leave out --freeze-material",
+        ),
+        (
+            "--exclude",
+            "BISHOP_PAIR",
+            "not given",
+            "leave out --exclude",
         ),
     ] {
         let mut rest = vec!["--resume", ckpt.to_str().unwrap(), "--passes", "3", flag];

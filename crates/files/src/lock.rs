@@ -86,6 +86,21 @@ impl RunLock {
         }
     }
 
+    /// Takes the lock of the output `path` for this run: the file `PATH.lock` beside it.
+    /// An output that is standard output (`-`) or a device (`/dev/null`) keeps nothing to
+    /// guard: no lock.
+    ///
+    /// # Errors
+    /// A live process holds it, or the file cannot be made.
+    pub fn beside(path: &Path) -> Result<Option<RunLock>, LockError> {
+        if path == Path::new("-") || crate::is_special_file(path) {
+            return Ok(None);
+        }
+        let mut lock = path.as_os_str().to_owned();
+        lock.push(".lock");
+        RunLock::acquire(Path::new(&lock)).map(Some)
+    }
+
     /// The lock file.
     pub fn path(&self) -> &Path {
         &self.path
@@ -129,6 +144,21 @@ fn remove_if_there(path: &Path) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_output_is_locked_beside_it_and_a_device_or_stdout_not_at_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("games.pgn");
+        let lock = RunLock::beside(&out)
+            .unwrap()
+            .expect("a file output is locked");
+        assert_eq!(lock.path(), dir.path().join("games.pgn.lock"));
+        assert!(RunLock::beside(&out).is_err(), "a second run is refused");
+        drop(lock);
+        assert!(RunLock::beside(&out).unwrap().is_some());
+        assert!(RunLock::beside(Path::new("-")).unwrap().is_none());
+        assert!(RunLock::beside(Path::new("/dev/null")).unwrap().is_none());
+    }
 
     #[test]
     fn a_held_lock_refuses_a_second_run_and_a_dead_ones_is_taken_over() {

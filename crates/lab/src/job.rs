@@ -23,6 +23,9 @@ pub enum LabError {
     /// What to judge.
     #[error(transparent)]
     Subject(#[from] SubjectError),
+    /// Another run is writing the same folder.
+    #[error(transparent)]
+    Lock(#[from] texel_files::LockError),
     /// A file or folder cannot be read, written or made.
     #[error("cannot {action} {path}: {cause}")]
     Io {
@@ -93,17 +96,22 @@ pub struct LabLog {
     path: PathBuf,
     done: Vec<(String, Verdict)>,
     file: std::fs::File,
+    /// This run's hold on the folder (`lab.jsonl.lock`): a second lab there is refused.
+    _lock: Option<texel_files::RunLock>,
 }
 
 impl LabLog {
-    /// Makes `out`, decides about an earlier lab's verdicts there (`rerun.resume` keeps
-    /// them, `rerun.fresh` deletes them) and opens `out/lab.jsonl` for appending.
+    /// Makes `out`, takes it for this run (held while the log lives), decides about an
+    /// earlier lab's verdicts there (`rerun.resume` keeps them, `rerun.fresh` deletes
+    /// them) and opens `out/lab.jsonl` for appending.
     ///
     /// # Errors
-    /// Earlier verdicts without resume or fresh; the folder or file cannot be made or read.
+    /// Another lab runs in `out`; earlier verdicts without resume or fresh; the folder or
+    /// file cannot be made or read.
     pub fn open(out: &Path, rerun: Rerun) -> Result<(LabLog, Rerunning), LabError> {
         std::fs::create_dir_all(out).map_err(io("make the folder", out))?;
         let path = out.join("lab.jsonl");
+        let lock = texel_files::RunLock::beside(&path)?;
         let earlier = std::fs::metadata(&path).is_ok_and(|m| m.len() > 0);
         let did = rerun.decide(&path, earlier, || remove_if_there(&path))?;
         let done = match std::fs::read_to_string(&path) {
@@ -119,7 +127,13 @@ impl LabLog {
             Err(e) => return Err(io("read", &path)(e)),
         };
         let file = open_lines_for_append(&path).map_err(io("write", &path))?;
-        Ok((LabLog { path, done, file }, did))
+        let log = LabLog {
+            path,
+            done,
+            file,
+            _lock: lock,
+        };
+        Ok((log, did))
     }
 
     /// The file's path.

@@ -296,3 +296,13 @@ fn the_default_settings_are_the_flags_defaults() {
     assert_eq!(partial.out, settings.out);
     assert!(serde_json::from_str::<LabSettings>(r#"{"pases": 2}"#).is_err());
 }
+
+#[test]
+fn a_second_lab_in_the_same_folder_is_refused_while_the_first_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let (first, _) = LabLog::open(dir.path(), Rerun::default()).unwrap();
+    let refused = LabLog::open(dir.path(), Rerun::default()).err().unwrap();
+    assert!(refused.to_string().contains("another run"), "{refused}");
+    drop(first);
+    assert!(LabLog::open(dir.path(), Rerun::default()).is_ok());
+}

@@ -8,6 +8,9 @@ pub enum LoopError {
     /// A setting is out of range or contradicts another.
     #[error("{0}")]
     Setting(String),
+    /// Another run is writing the same folder or games.
+    #[error(transparent)]
+    Lock(#[from] texel_files::LockError),
     /// A file or folder cannot be read, written or removed.
     #[error("{path}: {cause}")]
     Io {

@@ -92,8 +92,9 @@ impl LoopJob {
     /// Runs the rounds not yet done. `interrupt` stops the loop at its next safe point.
     ///
     /// # Errors
-    /// Bad settings, an earlier loop without `rerun` saying what to do, other settings than
-    /// the loop continued, or a step failed (its files are kept).
+    /// Bad settings, another loop running in the folder, an earlier loop without `rerun`
+    /// saying what to do, other settings than the loop continued, or a step failed (its
+    /// files are kept).
     pub fn run(
         &self,
         interrupt: &AtomicBool,
@@ -102,6 +103,8 @@ impl LoopJob {
         self.check()?;
         let dir = &self.settings.dir;
         std::fs::create_dir_all(dir).map_err(io(dir))?;
+        // Held until the loop returns: a second loop in the folder is refused at once.
+        let _lock = texel_files::RunLock::beside(&self.settings.rounds_file())?;
         self.continues(on)?;
         self.write_start()?;
         for round in self.finished()? + 1..=self.settings.rounds {

@@ -112,17 +112,26 @@ impl SelfplayJob {
     /// The parameters cannot be read.
     pub fn settings(&self) -> Result<Settings, LoopError> {
         let params = self.load_params()?;
-        Ok(Settings::default()
+        let (limit, value) = match &self.limit {
+            TimeControl::Nodes(n) => ("--nodes", n.to_string()),
+            TimeControl::Depth(d) => ("--depth", d.to_string()),
+            // No flag of texel selfplay gives these; only a Rust caller does.
+            other => ("limit", format!("{other:?}")),
+        };
+        let settings = Settings::default()
             .fixed(
                 "--params",
                 format!("values {}", values_fingerprint(params.flat())),
             )
-            .fixed("limit", format!("{:?}", self.limit))
+            .fixed(limit, value)
             .fixed("--openings", self.openings.display())
             .fixed("--random-plies", self.random_plies)
             .fixed("--seed", self.seed)
-            .fixed("--gauntlet", self.gauntlet.join(" "))
-            .length("--games", self.games))
+            .length("--games", self.games);
+        Ok(match self.gauntlet.is_empty() {
+            true => settings,
+            false => settings.fixed("--gauntlet", self.gauntlet.join(", ")),
+        })
     }
 
     /// The file beside the PGN that records the run's settings.
@@ -193,14 +202,16 @@ impl SelfplayJob {
     /// starts and the report covers the finished games (every one of them is in the PGN).
     ///
     /// # Errors
-    /// Earlier games without `rerun` saying what to do with them, other settings than the
-    /// run continued, or the match fails.
+    /// Another run writing the PGN, earlier games without `rerun` saying what to do with
+    /// them, other settings than the run continued, or the match fails.
     pub fn play(
         &self,
         interrupt: &AtomicBool,
         on: &mut dyn FnMut(SelfplayEvent),
     ) -> Result<MatchReport, LoopError> {
         let mut options = self.match_options()?;
+        // Held until the games end: a second run writing this PGN is refused at once.
+        let _lock = texel_files::RunLock::beside(&self.pgn)?;
         let (rerun, recorded) = self.continues()?;
         let kept = match rerun {
             Rerunning::Resumed => options.continue_games()?,

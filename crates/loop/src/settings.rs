@@ -4,12 +4,11 @@
 
 use crate::error::LoopError;
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use texel_arena::sprt::SprtTest;
 use texel_eval::params::Preset;
 use texel_eval::Params;
-use texel_run::values_fingerprint;
-use texel_run::Settings;
+use texel_run::{flag_of, values_fingerprint, Role, Settings};
 use texel_tune::DEFAULT_MIN_SUPPORT;
 
 /// Who decides whether a round's tuned table becomes the best.
@@ -187,33 +186,21 @@ impl LoopSettings {
     /// What the rounds depend on (a resume must repeat it) and how many there are.
     ///
     /// # Errors
-    /// `--params` cannot be read.
+    /// `--params`, an `--epd` file or the openings cannot be read.
     pub fn fingerprint(&self) -> Result<Settings, LoopError> {
         let start = self.start()?;
-        let epd: Vec<String> = self.epd.iter().map(|p| p.display().to_string()).collect();
-        let mut settings = Settings::default()
-            .fixed(
-                "--params",
-                format!("values {}", values_fingerprint(start.flat())),
-            )
-            .fixed("--games", self.games)
-            .fixed("--nodes", self.nodes)
-            .fixed("--epd", epd.join(" "))
-            .fixed("--min-support", self.min_support)
-            .fixed("--passes", self.passes)
-            .fixed("--sprt", &self.sprt)
-            .fixed("--gate-games", self.gate_games)
-            .fixed("--openings", self.openings.display())
-            .fixed("--seed", self.seed);
-        if let Some(dir) = &self.games_from {
-            settings = settings
-                .fixed("--games-from", dir.display())
-                .fixed("--pgn-scores", format!("{:?}", self.pgn_scores));
-        }
-        if self.gate == Gate::Outside {
-            settings = settings.fixed("--gate", "outside");
-        }
-        Ok(settings.length("--rounds", self.rounds))
+        let role = |key: &str| match key {
+            "rounds" => Role::Length,
+            "dir" | "threads" | "params" | "from_zero" => Role::Ignored,
+            "pgn_scores" if self.games_from.is_none() => Role::Ignored,
+            _ => Role::Fixed,
+        };
+        let epd: Vec<&Path> = self.epd.iter().map(PathBuf::as_path).collect();
+        let values = format!("values {}", values_fingerprint(start.flat()));
+        Ok(Settings::of_record(self, role)
+            .fixed(&flag_of("params"), values)
+            .with_contents("epd", &epd)?
+            .with_contents("openings", &[&self.openings])?)
     }
 }
 

@@ -144,3 +144,50 @@ fn earlier_games_are_neither_lost_nor_appended_to_by_accident() {
     let err = job.play(&quiet, &mut |_| {}).unwrap_err().to_string();
     assert!(err.contains("--seed was 1"), "{err}");
 }
+
+#[test]
+fn a_second_run_on_the_same_folder_or_games_is_refused_before_it_touches_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let job = tiny(&tmp.path().join("run"));
+    std::fs::create_dir_all(&job.settings.dir).unwrap();
+    let held = texel_files::RunLock::beside(&job.settings.rounds_file()).unwrap();
+    let err = job.run(&AtomicBool::new(false), &mut |_| {}).unwrap_err();
+    assert!(err.to_string().contains("another run"), "{err}");
+    assert!(
+        !job.settings.dir.join("settings.json").exists(),
+        "nothing written"
+    );
+    drop(held);
+    let pgn = tmp.path().join("games.pgn");
+    let mut games = SelfplayJob::new(None, 300, &openings(), &pgn);
+    games.games = 2;
+    let held = texel_files::RunLock::beside(&pgn).unwrap();
+    let err = games
+        .play(&AtomicBool::new(false), &mut |_| {})
+        .unwrap_err();
+    assert!(err.to_string().contains("another run"), "{err}");
+    assert!(!pgn.exists(), "no game written");
+    drop(held);
+    assert_eq!(kept_by(&games).0, 0, "free once the first run ends");
+}
+
+#[test]
+fn a_loop_resumed_with_an_input_changed_under_its_name_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = tmp.path().join("openings.epd");
+    std::fs::copy(openings(), &copy).unwrap();
+    let mut job = tiny(&tmp.path().join("run"));
+    job.settings.openings = copy.clone();
+    let (end, _) = kinds(&job, &AtomicBool::new(true));
+    assert_eq!(end, LoopEnd::Interrupted);
+    let mut text = std::fs::read_to_string(&copy).unwrap();
+    text.truncate(text.len() / 2);
+    std::fs::write(&copy, text).unwrap();
+    let err = job.run(&AtomicBool::new(false), &mut |_| {}).unwrap_err();
+    let err = err.to_string();
+    assert!(
+        err.contains("contents of --openings")
+            && err.contains("give --openings the files with the contents the run began with"),
+        "{err}"
+    );
+}

@@ -4,7 +4,10 @@
 //! rerun over finished outputs is decided once ([`Rerun`]). Files themselves (atomic
 //! writes, locks, fingerprints) are `texel_files`'.
 
+mod record;
 mod settings;
+
+pub use record::{flag_of, Role};
 
 pub use settings::{
     parse_flags, record_settings, remove_if_there, values_fingerprint, Recorded, Rerun, Rerunning,

@@ -10,12 +10,36 @@ use texel_files::Fingerprint;
 /// What a run was started with: settings that change its result (`fixed`), and settings
 /// that only change how long it goes (`length`, such as more passes), each by the name the
 /// user gives it (`--method`) and its value as text.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Settings {
+    /// How the settings are written: records of another version are not compared (1:
+    /// before the settings were read off the settings record, see
+    /// [`Settings::of_record`]).
+    #[serde(default = "first_version")]
+    pub version: u32,
     /// Settings a resumed run must repeat.
     pub fixed: BTreeMap<String, String>,
     /// Settings a resumed run may change.
     pub length: BTreeMap<String, String>,
+}
+
+/// The version of settings this texel writes.
+const SETTINGS_VERSION: u32 = 2;
+
+/// The version of records written before settings carried one.
+fn first_version() -> u32 {
+    1
+}
+
+impl Default for Settings {
+    /// No settings, in this texel's version.
+    fn default() -> Settings {
+        Settings {
+            version: SETTINGS_VERSION,
+            fixed: BTreeMap::new(),
+            length: BTreeMap::new(),
+        }
+    }
 }
 
 /// A resumed run gives a setting another value than the run it continues.
@@ -45,30 +69,24 @@ impl std::error::Error for SettingChanged {}
 
 impl SettingChanged {
     /// What gives the setting its value of when the run began, as words of the command:
-    /// values that mean "not given" (`all`, `auto`, `fitted`, `none`, `false`) are given by
-    /// leaving the flag out, `true` by the flag alone, the start values by their file.
+    /// a setting not given then by leaving its flag out, `true` by the flag alone, a list
+    /// by the flag for each entry, the start values by their file, a file's contents by
+    /// the file as it was.
     pub fn hint(&self) -> String {
         let (name, then) = (&self.name, self.then.as_str());
+        if let Some(flag) = name.strip_prefix(crate::record::CONTENTS) {
+            return format!("give {flag} the files with the contents the run began with");
+        }
         match then {
-            "not given" | "all" | "auto" | "fitted" | "none" | "false" => {
-                format!("leave out {}", self.flag())
-            }
+            "not given" | "false" => format!("leave out {name}"),
             "true" => format!("give {name}"),
             _ if then.starts_with("values ") => format!(
                 "give the {name} the run began from (its values' fingerprint is {}; the \
                  table's own defaults when it began without {name})",
                 &then["values ".len()..]
             ),
-            _ if name == "steps" => format!("give --step for each of {then}"),
+            _ if then.contains(", ") => format!("give {name} for each of {then}"),
             _ => format!("give {name} {then}"),
-        }
-    }
-
-    /// The flag of the setting (`steps` is what `--step` gives).
-    fn flag(&self) -> &str {
-        match self.name.as_str() {
-            "steps" => "--step",
-            name => name,
         }
     }
 }
@@ -92,6 +110,13 @@ impl Settings {
     /// # Errors
     /// The first result setting whose value differs (or is new or gone).
     pub fn check_resume(&self, now: &Settings) -> Result<Vec<String>, SettingChanged> {
+        if self.version != now.version {
+            return Ok(vec![format!(
+                "the run's settings were recorded by another version of texel (settings \
+                 version {}, now {}): they are not compared",
+                self.version, now.version
+            )]);
+        }
         let absent = || "not given".to_string();
         let names = self.fixed.keys().chain(now.fixed.keys());
         for name in names {
@@ -368,19 +393,27 @@ mod tests {
             assert!(changed.to_string().contains(&changed.hint()));
             changed.hint()
         };
-        assert_eq!(hint("--group", "all"), "leave out --group");
-        assert_eq!(hint("--k", "fitted"), "leave out --k");
+        assert_eq!(hint("--group", "not given"), "leave out --group");
         assert_eq!(
             hint("--freeze-material", "false"),
             "leave out --freeze-material"
         );
         assert_eq!(hint("--no-candidates", "true"), "give --no-candidates");
+        assert_eq!(hint("--sprt", "0,10"), "give --sprt 0,10");
         assert_eq!(
-            hint("--group", "KnightV,KingV"),
-            "give --group KnightV,KingV"
+            hint("--group", "KnightV, KingV"),
+            "give --group for each of KnightV, KingV"
         );
-        assert_eq!(hint("steps", "all"), "leave out --step");
         assert!(hint("--params", "values 00ff").contains("fingerprint is 00ff"));
+    }
+
+    #[test]
+    fn settings_of_another_version_are_not_compared() {
+        let old: Settings =
+            serde_json::from_str(r#"{"fixed": {"--group": "all"}, "length": {}}"#).unwrap();
+        assert_eq!(old.version, 1);
+        let notes = old.check_resume(&Settings::default()).unwrap();
+        assert!(notes[0].contains("not compared"), "{notes:?}");
     }
 
     #[test]
