@@ -100,8 +100,8 @@ pub struct TuneArgs {
     /// 500,000 training positions, otherwise none.
     #[arg(long, value_name = "N")]
     pub warm_start: Option<usize>,
-    /// Start again although the checkpoint of an earlier run of these outputs exists
-    /// (it is deleted); without it such a run is refused.
+    /// Start again although an earlier run of these outputs left its checkpoint (deleted)
+    /// or its passes in --log (emptied); without it such a run is refused.
     #[arg(long, conflicts_with = "resume")]
     #[serde(skip)]
     pub fresh: bool,

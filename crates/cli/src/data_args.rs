@@ -126,21 +126,8 @@ pub fn load_data(args: &DataArgs, params: Params) -> Result<Loaded> {
     let start = Instant::now();
     let (train, validation, report) = load(&args.epd, &params, &options, &|b| pb.set_position(b))?;
     pb.finish_and_clear();
-    let one_result = match (train.single_target(), validation.single_target()) {
-        (Some(t), Some(v)) if t == v => Some(t),
-        (Some(t), None) if validation.is_empty() => Some(t),
-        _ => None,
-    };
-    if let Some(label) = one_result {
-        let files: Vec<String> = args.epd.iter().map(|p| p.display().to_string()).collect();
-        anyhow::bail!(
-            "every one of the {} labels in {} is {label}: no K or error can be fitted to one \
-             result; tuning needs wins, draws and losses (labels from one side's view? \
-             --stm-labels reads them as the side to move's)",
-            train.len() + validation.len(),
-            files.join(", ")
-        );
-    }
+    let files: Vec<String> = args.epd.iter().map(|p| p.display().to_string()).collect();
+    refuse_one_result((&train, &validation), &files.join(", "), true)?;
     let secs = start.elapsed().as_secs_f64();
     say!("{report}");
     let n = train.len() + validation.len();
@@ -183,6 +170,33 @@ pub fn print_errors<M: Model>(l: &Loaded<M>, label: &str) {
         say_part!("  validation {:.8}", mean_error(&l.validation, l.k));
     }
     say!();
+}
+
+/// Refuses positions that all have one result (`source` names where they come from, `epd`
+/// whether they are EPD labels): no K or error can be fitted to them.
+pub(crate) fn refuse_one_result<M: Model>(
+    (train, validation): (&M, &M),
+    source: &str,
+    epd: bool,
+) -> Result<()> {
+    let Some(result) = texel_tune::error::single_result(&[train, validation]) else {
+        return Ok(());
+    };
+    let result = match result {
+        1.0 => "1-0 (white wins)".to_string(),
+        0.0 => "0-1 (black wins)".to_string(),
+        0.5 => "1/2-1/2 (a draw)".to_string(),
+        s => format!("{s} (white's score)"),
+    };
+    let hint = match epd {
+        true => " (labels from one side's view? --stm-labels reads them as the side to move's)",
+        false => "",
+    };
+    anyhow::bail!(
+        "every one of the {} labels in {source} is {result}: no K or error can be fitted to \
+         one result; tuning needs wins, draws and losses{hint}",
+        train.len() + validation.len()
+    )
 }
 
 /// `K` fitted to the training positions under the starting values, printed; refused with

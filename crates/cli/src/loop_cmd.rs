@@ -73,6 +73,10 @@ impl Screen {
             }
             LoopEvent::Playing(_, options, kept) => self.games_bar("selfplay", options, kept),
             LoopEvent::Gating(_, options, kept) => self.games_bar("gate", options, kept),
+            LoopEvent::GateSkipped(round) => say!(
+                "round {round}: the tuning kept its start (no pass beat it on validation): \
+                 nothing to gate, the best table stays"
+            ),
             LoopEvent::Game(p) | LoopEvent::GateGame(p) => {
                 if let Some(bar) = &self.games {
                     bar.set_position(p.done.into());
@@ -95,14 +99,14 @@ impl Screen {
                 crate::data_args::print_errors(data, "start");
             }
             LoopEvent::Tune(e) => self.tuning(e),
-            LoopEvent::Tuned(result, changes) => {
+            LoopEvent::Tuned(tuned) => {
                 if let Some(t) = self.tune.take() {
                     t.finish();
                 }
-                crate::tune_cmd::say_changes(changes);
-                match &result.end {
+                crate::tune_cmd::say_changes(&tuned.changes);
+                match &tuned.result.end {
                     RunEnd::Interrupted => say!("interrupted: the tuning's checkpoint is kept"),
-                    end => crate::tune_cmd::say_finished(end, result.passes),
+                    _ => crate::tune_cmd::say_finished(tuned),
                 }
             }
             LoopEvent::NeedGames(round, dir, best) => {
@@ -141,6 +145,7 @@ impl Screen {
 fn say_round(line: &RoundLine) {
     let g = &line.gate;
     let words = match (g.elo, g.margin) {
+        _ if g.skipped => "no gate (the tuning kept the best table)".into(),
         (Some(elo), Some(margin)) if !g.outside => format!(
             "gate +{} ={} -{} ({elo:+.1} ± {margin:.1})",
             g.wins, g.draws, g.losses

@@ -136,6 +136,32 @@ impl Outputs {
         Ok(())
     }
 
+    /// A `--log` that holds an earlier run's passes is neither appended to by a new run nor
+    /// emptied by accident: a new run (not `--resume`) is refused unless `fresh` (which
+    /// empties it), so one log holds one run and the report draws that run.
+    ///
+    /// # Errors
+    /// The log holds passes, the run does not resume and `fresh` is not given.
+    pub fn keep_log(&self, resume: Option<&Path>, fresh: bool) -> Result<()> {
+        let Some(log) = self.log.as_deref() else {
+            return Ok(());
+        };
+        let earlier = std::fs::metadata(log).is_ok_and(|m| m.is_file() && m.len() > 0);
+        if resume.is_some() || !earlier {
+            return Ok(());
+        }
+        if !fresh {
+            bail!(
+                "--log {} holds the passes of an earlier run: give another --log, continue \
+                 that run with --resume, or start again with --fresh (which empties it)",
+                log.display()
+            );
+        }
+        std::fs::remove_file(log).with_context(|| format!("cannot remove {}", log.display()))?;
+        say!("--fresh: emptied the earlier log {}", log.display());
+        Ok(())
+    }
+
     /// A checkpoint of these outputs left by an earlier run is never thrown away by
     /// accident: without `--resume` the run is refused unless `fresh` (which removes it).
     ///

@@ -19,7 +19,7 @@ use texel_tune::error::mean_error;
 use texel_tune::log::{PassKind, ValueChange};
 use texel_tune::{
     Checkpoint, Control, Descent, Event, JobEvent, Model, PassRecord, RunEnd, RunOptions,
-    Selection, TuneJob, Values, Variable, ADAM_EPOCHS_PER_PASS,
+    Selection, TuneJob, Tuned, Values, Variable, ADAM_EPOCHS_PER_PASS,
 };
 
 #[derive(Args)]
@@ -150,6 +150,11 @@ fn begin(args: &TuneArgs, resumed: Option<&Checkpoint<Params>>) -> Result<Begin>
 pub(crate) fn check_tune_ranges(args: &TuneArgs) -> Result<()> {
     anyhow::ensure!(args.passes != 0, "--passes must be at least 1");
     anyhow::ensure!(args.patience != Some(0), "--patience must be at least 1");
+    anyhow::ensure!(
+        args.patience.is_none() || args.data.validate.is_some_and(|v| v > 0.0),
+        "--patience counts passes without a new best validation error: give --validate PERCENT \
+         with it"
+    );
     let (s, r) = (args.checkpoint_secs, args.adam_rate);
     anyhow::ensure!(
         s.is_finite() && s > 0.0,
@@ -203,6 +208,7 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
     // deletes or writes anything of this one's.
     let _lock = outputs.lock()?;
     outputs.keep_checkpoint(args.resume.as_deref(), args.fresh)?;
+    outputs.keep_log(args.resume.as_deref(), args.fresh)?;
     if let Some(path) = &args.data.traces {
         return crate::tune_traces::run_tune_traces(args, &outputs, path);
     }
@@ -301,6 +307,9 @@ impl Tuning<'_> {
             bar.finish();
         }
         say_changes(&tuned.changes);
+        if tuned.result.end != RunEnd::Interrupted {
+            say_finished(&tuned);
+        }
         let result = tuned.result;
         if result.end == RunEnd::Interrupted {
             let ckpt = self.outputs.checkpoint.display();
@@ -312,22 +321,27 @@ impl Tuning<'_> {
             );
             return Ok(None);
         }
-        say_finished(&result.end, result.passes);
         print_errors_after(loaded, &result.params);
         Ok(Some(result.params))
     }
 }
 
-/// Says why a run that was not interrupted ended.
-pub(crate) fn say_finished(end: &RunEnd, passes: usize) {
-    let why = match end {
+/// Says why a run that was not interrupted ended, and when validation kept its start.
+pub(crate) fn say_finished<V>(tuned: &Tuned<V>) {
+    let why = match tuned.result.end {
         RunEnd::Converged => {
             "converged (the last pass moved nothing, or gained less than its method's tolerance)"
         }
         RunEnd::PassLimit => "pass limit reached",
-        _ => "validation error stopped improving (kept the best parameters)",
+        _ => "validation error stopped improving (kept the parameters best on validation)",
     };
-    say!("finished after {passes} passes: {why}");
+    say!("finished after {} passes: {why}", tuned.result.passes);
+    if tuned.kept_start {
+        say!(
+            "no pass beat the start's validation error: the start is kept (the values written \
+             are the ones the run began from)"
+        );
+    }
 }
 
 /// Says whether a fresh run starts warm, and why.
@@ -552,6 +566,10 @@ fn print_errors_after<M: Model>(loaded: &mut Loaded<M>, params: &M::Values) {
 
 /// Prints how many values changed and the 20 largest changes with their support.
 pub(crate) fn say_changes(changes: &[ValueChange]) {
+    if changes.is_empty() {
+        say!("no value changed");
+        return;
+    }
     say!(
         "{} values changed; the largest (support: positions it counts in):",
         changes.len()

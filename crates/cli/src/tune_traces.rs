@@ -69,6 +69,8 @@ pub(crate) fn load(
         train.len(),
         validation.len()
     );
+    let source = path.display().to_string();
+    crate::data_args::refuse_one_result((&train, &validation), &source, false)?;
     let k = match args.k10() {
         Some(k) => k,
         None => fitted_k(&train)?,

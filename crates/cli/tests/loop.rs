@@ -42,16 +42,22 @@ fn outputs(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 fn a_failing_gate_keeps_the_old_best_and_a_rerun_goes_on() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("run");
+    // The shipped positions beside the round's give the tuning a validation split it
+    // improves on: the gate plays a tuned table.
+    let epd = sample(tmp.path(), "more.epd", 3000);
+    let tiny_loop = |dir: &Path, rounds: &str, sprt: &str| {
+        let mut c = tiny_loop(dir, rounds, sprt);
+        c.arg("--epd").arg(&epd);
+        c
+    };
     // A gate that asks for +990 Elo never passes.
     assert!(tiny_loop(&dir, "1", "990,1000").status().unwrap().success());
     let start = texel_eval::Params::default();
     let best = texel_eval::Params::load(&dir.join("best.json")).unwrap();
     assert_eq!(best, start, "the old best stays");
-    // The round tuned (its log has its passes); what it kept is never worse on validation
-    // than its start, so on these few positions it may be the start itself.
-    assert!(dir.join("round-01/tuned.json").exists());
-    let log = std::fs::read_to_string(dir.join("round-01/tune-log.jsonl")).unwrap();
-    assert!(log.contains("\"pass\":1"), "the round did tune: {log}");
+    let tuned = texel_eval::Params::load(&dir.join("round-01/tuned.json")).unwrap();
+    assert!(tuned != start, "the round tuned");
+    assert!(dir.join("round-01/gate.pgn").exists(), "and gated");
     let line: serde_json::Value = serde_json::from_str(
         std::fs::read_to_string(dir.join("loop.jsonl"))
             .unwrap()
@@ -117,6 +123,50 @@ fn a_failing_gate_keeps_the_old_best_and_a_rerun_goes_on() {
     );
 }
 
+#[test]
+fn a_round_whose_tuning_keeps_its_start_plays_no_gate() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    // On the round's own 19 validation positions no pass beats the start.
+    let text = stdout_of(&mut assert_cmd::Command::from_std({
+        let mut c = tiny_loop(&dir, "1", "0,10");
+        c.stdout(std::process::Stdio::piped());
+        c
+    }));
+    assert!(text.contains("nothing to gate"), "{text}");
+    let tuned = texel_eval::Params::load(&dir.join("round-01/tuned.json")).unwrap();
+    assert_eq!(tuned, texel_eval::Params::default(), "the start was kept");
+    assert!(
+        !dir.join("round-01/gate.pgn").exists(),
+        "no game of the start against itself"
+    );
+    let line: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(dir.join("loop.jsonl"))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        (&line["gate"]["skipped"], &line["gate"]["passed"]),
+        (&serde_json::json!(true), &serde_json::json!(false))
+    );
+    let page = dir.join("loop.html");
+    stdout_of(
+        texel()
+            .args(["report", "--out"])
+            .arg(&page)
+            .arg("--loop")
+            .arg(&dir),
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("none: tuning kept the best"),
+        "the page says so"
+    );
+}
+
 /// Runs a one-round loop, interrupts it once `watched` (inside the run folder) holds two
 /// games, resumes it, and checks the files against an uninterrupted run.
 fn interrupted_and_resumed(watched: &str) {
@@ -166,9 +216,11 @@ fn a_loop_stopped_in_the_gate_resumes_to_the_same_files() {
 fn a_loop_fed_from_outside_waits_for_games_and_for_the_verdict() {
     let tmp = tempfile::tempdir().unwrap();
     let (dir, from) = (tmp.path().join("run"), tmp.path().join("outside"));
+    // Positions beside the round's, so that the tuning moves and there is a gate to ask for.
+    let epd = sample(tmp.path(), "more.epd", 3000);
     let run = |extra: &[&str]| {
         let mut c = tiny_loop(&dir, "1", "0,10");
-        c.arg("--games-from").arg(&from);
+        c.arg("--games-from").arg(&from).arg("--epd").arg(&epd);
         c.args(["--pgn-scores", "white", "--gate", "outside"])
             .args(extra);
         c.stdout(std::process::Stdio::piped());

@@ -358,3 +358,60 @@ fn tuned_values_regenerate_an_engine_s_own_source_from_its_template() {
     );
     assert!(py_out.exists(), "a failed export leaves the earlier output");
 }
+
+#[test]
+fn a_tune_whose_every_pass_validates_worse_writes_its_start_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let epd = dir.path().join("s.epd");
+    let lines: String = include_str!("../../../data/train.epd")
+        .lines()
+        .take(6_000)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&epd, lines).unwrap();
+    let (first, second) = (dir.path().join("t.json"), dir.path().join("t2.json"));
+    let knights = ["tune", "--group", "KnightV", "--min-support", "1", "--epd"];
+    let tune = |extra: &[&str], out: &std::path::Path| {
+        let run = texel()
+            .args(knights)
+            .arg(&epd)
+            .args(extra)
+            .arg("--out")
+            .arg(out)
+            .output()
+            .unwrap();
+        assert!(run.status.success());
+        String::from_utf8_lossy(&run.stderr).to_string() + &String::from_utf8_lossy(&run.stdout)
+    };
+    tune(&[], &first);
+    let params = first.to_str().unwrap();
+    let again = [
+        "--params",
+        params,
+        "--validate",
+        "10",
+        "--passes",
+        "5",
+        "--patience",
+        "1",
+    ];
+    let text = tune(&again, &second);
+    assert!(
+        text.contains("the start is kept") && text.contains("no value changed"),
+        "{text}"
+    );
+    assert_eq!(
+        std::fs::read(&first).unwrap(),
+        std::fs::read(&second).unwrap(),
+        "the values written are the start's"
+    );
+    // Patience without validation could never stop a run: refused, saying what to add.
+    let err = fails(
+        texel()
+            .args(knights)
+            .arg(&epd)
+            .args(["--patience", "1", "--out"])
+            .arg(dir.path().join("never.json")),
+    );
+    assert!(err.contains("give --validate PERCENT"), "{err}");
+}

@@ -476,3 +476,32 @@ fn a_second_run_on_the_same_outputs_is_refused_while_the_first_lives() {
     ok(&mut run(&["--fresh"]));
     assert!(out.is_file() && !lock.exists() && !ckpt.exists());
 }
+
+#[test]
+fn a_log_holds_one_run_a_second_run_is_refused_or_starts_it_afresh() {
+    let tmp = tempfile::tempdir().unwrap();
+    let epd = sample(tmp.path(), "s.epd", 3_000);
+    let (out, log) = (tmp.path().join("t.json"), tmp.path().join("passes.jsonl"));
+    let with_log = |extra: &[&str]| {
+        let mut c = tune(&epd, &out, &["--passes", "1"]);
+        c.arg("--log").arg(&log).args(extra);
+        c
+    };
+    ok(&mut with_log(&[]).into());
+    let first = bytes(&log);
+    let err = fails(&mut with_log(&[]).into());
+    assert!(
+        err.contains("passes.jsonl holds the passes of an earlier run") && err.contains("--fresh"),
+        "{err}"
+    );
+    assert_eq!(bytes(&log), first, "the earlier run's log is untouched");
+    let text = ok(&mut with_log(&["--fresh"]).into());
+    assert!(text.contains("emptied the earlier log"), "{text}");
+    let passes = |b: &[u8]| {
+        String::from_utf8_lossy(b)
+            .lines()
+            .filter(|l| l.contains("\"pass\":1,"))
+            .count()
+    };
+    assert_eq!(passes(&bytes(&log)), 1, "one run in the log");
+}

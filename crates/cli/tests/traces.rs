@@ -505,3 +505,94 @@ fn a_base_e_k_is_read_as_k_over_ln_10_and_a_zero_start_is_not_fitted() {
         "{err}"
     );
 }
+
+#[test]
+fn a_trace_no_k_can_be_fitted_to_is_refused_saying_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write_trace(dir.path(), 3000, None);
+    let refused = |trace: &Path, params: Option<&Path>| {
+        let mut c = texel();
+        c.args(["tune", "--traces"]).arg(trace);
+        if let Some(p) = params {
+            c.arg("--params").arg(p);
+        }
+        fails(c.arg("--out").arg(dir.path().join("never.json")))
+    };
+    // Values a hundred times the planted ones: the evaluations saturate every sigmoid.
+    let huge = dir.path().join("huge.json");
+    let values = r#"{"PIECE": [[10000, 10000], [10000, 10000], [10000, 10000]], "BONUS": 5000}"#;
+    std::fs::write(&huge, values).unwrap();
+    let err = refused(&trace, Some(&huge));
+    assert!(err.contains("K fits at") && err.contains("Give K"), "{err}");
+    // Every result the same.
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let wins = dir.path().join("wins.trace");
+    std::fs::write(&wins, text.replace("\"result\": 0,", "\"result\": 1,")).unwrap();
+    let err = refused(&wins, None);
+    assert!(
+        err.contains("every one of the 3000 labels") && err.contains("1-0"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("--stm-labels"),
+        "no EPD advice for a trace: {err}"
+    );
+}
+
+/// The Python block of `docs/trace-format.md`, as printed.
+fn documented_writer() -> String {
+    let doc = include_str!("../../../docs/trace-format.md");
+    let start = doc.find("```python\n").expect("a Python block") + "```python\n".len();
+    doc[start..start + doc[start..].find("```").unwrap()].to_string()
+}
+
+#[test]
+fn the_documented_python_writer_tunes_by_its_group_from_its_own_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines: String = include_str!("../../../data/train.epd")
+        .lines()
+        .take(3_000)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(dir.path().join("quiet.epd"), lines).unwrap();
+    std::fs::write(dir.path().join("writer.py"), documented_writer()).unwrap();
+    let run = std::process::Command::new("python3")
+        .arg("writer.py")
+        .current_dir(dir.path())
+        .output()
+        .expect("python3 is needed");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let trace = dir.path().join("trace.jsonl");
+    let out = dir.path().join("tuned.json");
+    let run = texel()
+        .args(["tune", "--passes", "2", "--group", "pst", "--traces"])
+        .arg(&trace)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&run.stdout).to_string() + &String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{text}");
+    let k: f64 = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("fitted K = "))
+        .unwrap_or_else(|| panic!("a fitted K: {text}"))
+        .parse()
+        .unwrap();
+    assert!(
+        k > 0.1,
+        "K fitted to the engine's own values, not the grid floor: {k}"
+    );
+    let (start, end) = (error_on(&text, "start"), error_on(&text, "end"));
+    assert!(end < start && end < 0.1, "{start} -> {end}\n{text}");
+    let pawn = &values_of_file(&out)["PAWN_PST"];
+    assert!(
+        pawn[20][0].as_i64().unwrap() > 30,
+        "near the pawn's value: {pawn}"
+    );
+}

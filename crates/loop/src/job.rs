@@ -12,8 +12,7 @@ use texel_dataset::{Dataset, LoadReport};
 use texel_import::ImportStats;
 use texel_run::{record_settings, remove_if_there};
 use texel_run::{Recorded, Rerun, Rerunning};
-use texel_tune::log::ValueChange;
-use texel_tune::{JobEvent, RunResult, TuneData};
+use texel_tune::{JobEvent, TuneData, Tuned};
 
 /// A loop: its settings, what to do with an earlier loop in its folder, and the verdict of
 /// an outside gate it asked for.
@@ -45,8 +44,11 @@ pub enum LoopEvent<'e> {
     Loaded(u32, &'e LoadReport, &'e TuneData<Dataset>),
     /// The tuning's own event.
     Tune(JobEvent<'e, Dataset>),
-    /// The tuning ended (or was interrupted): its result and every change.
-    Tuned(&'e RunResult<texel_eval::Params>, &'e [ValueChange]),
+    /// The tuning ended (or was interrupted): its result, every change, and whether
+    /// validation kept the start.
+    Tuned(&'e Tuned<texel_eval::Params>),
+    /// A round's gate is not played: the tuning kept the round's start, the best itself.
+    GateSkipped(u32),
     /// A round's gate match starts: its match and the games kept from a stopped run.
     Gating(u32, &'e MatchOptions, usize),
     /// A gate game finished.
@@ -200,7 +202,7 @@ impl LoopJob {
             games,
             positions,
             error: errors,
-            gate: self.gate_line(gate.as_ref(), passed)?,
+            gate: self.gate_line(&gate, passed)?,
         };
         self.record(&line)?;
         on(LoopEvent::Round(&line));

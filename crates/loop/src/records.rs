@@ -38,6 +38,10 @@ pub struct GateLine {
     /// The gate was an SPRT run elsewhere: only `passed` is known (the score is zero).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub outside: bool,
+    /// No gate was played: validation kept the round's start, so the tuned table is the
+    /// best itself (`passed` is false, the score zero).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub skipped: bool,
     /// Games the tuned table won against the best.
     pub wins: u32,
     /// Games drawn.
@@ -124,6 +128,7 @@ mod tests {
             },
             gate: GateLine {
                 outside: true,
+                skipped: false,
                 wins: 0,
                 draws: 0,
                 losses: 0,

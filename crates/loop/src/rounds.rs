@@ -15,6 +15,16 @@ use texel_arena::game::Adjudication;
 use texel_arena::{run_match, MatchOptions, MatchReport};
 use texel_import::ImportOptions;
 
+/// How a round's gate went.
+pub(crate) enum Gated {
+    /// Played here: the match's report.
+    Played(MatchReport),
+    /// An SPRT run elsewhere gave its verdict.
+    Outside,
+    /// Not played: the tuning kept the round's start, which is the best itself.
+    Skipped,
+}
+
 /// Adjudication of gate and proof matches: a side 10 pawns ahead for 6 plies wins, scores
 /// within 0.1 for 12 plies after ply 80 draw.
 pub const GATE_ADJUDICATION: Adjudication = Adjudication {
@@ -206,8 +216,13 @@ impl LoopJob {
         dir: &Path,
         interrupt: &AtomicBool,
         on: &mut dyn FnMut(LoopEvent),
-    ) -> Step<(Option<MatchReport>, bool)> {
+    ) -> Step<(Gated, bool)> {
         let s = &self.settings;
+        let tuned = texel_eval::Params::load(&dir.join("tuned.json"))?;
+        if tuned == texel_eval::Params::load(&s.best())? {
+            on(LoopEvent::GateSkipped(round));
+            return Ok(Ok((Gated::Skipped, false)));
+        }
         if s.gate == Gate::Outside {
             return self.outside_gate(round, dir, on);
         }
@@ -244,7 +259,7 @@ impl LoopJob {
             Some(Sprt::AcceptH0(_)) => false,
             _ => score.los() >= 0.95,
         };
-        Ok(Ok((Some(report), passed)))
+        Ok(Ok((Gated::Played(report), passed)))
     }
 
     /// Step 3 outside: the verdict given once the loop has asked for it (`gate-asked` in
@@ -254,10 +269,10 @@ impl LoopJob {
         round: u32,
         dir: &Path,
         on: &mut dyn FnMut(LoopEvent),
-    ) -> Step<(Option<MatchReport>, bool)> {
+    ) -> Step<(Gated, bool)> {
         let asked = dir.join("gate-asked");
         match self.verdict {
-            Some(v) if asked.exists() => Ok(Ok((None, v == crate::Verdict::Pass))),
+            Some(v) if asked.exists() => Ok(Ok((Gated::Outside, v == crate::Verdict::Pass))),
             _ => {
                 texel_files::write_atomically(&asked, b"").map_err(io(&asked))?;
                 let tuned = dir.join("tuned.json");
@@ -269,14 +284,11 @@ impl LoopJob {
 
     /// The gate part of a round's line: the match's score, Elo, LLR and bounds, or an
     /// outside gate's verdict.
-    pub(crate) fn gate_line(
-        &self,
-        gate: Option<&MatchReport>,
-        passed: bool,
-    ) -> Result<GateLine, LoopError> {
+    pub(crate) fn gate_line(&self, gate: &Gated, passed: bool) -> Result<GateLine, LoopError> {
         let test = self.settings.sprt_test()?;
         let mut line = GateLine {
-            outside: gate.is_none(),
+            outside: matches!(gate, Gated::Outside),
+            skipped: matches!(gate, Gated::Skipped),
             wins: 0,
             draws: 0,
             losses: 0,
@@ -287,7 +299,7 @@ impl LoopJob {
             sprt_model: test.model.name().into(),
             passed,
         };
-        if let Some(gate) = gate {
+        if let Gated::Played(gate) = gate {
             let s = gate.pairings[0].score;
             let (elo, margin) = s.elo();
             (line.wins, line.draws, line.losses) = (s.wins, s.draws, s.losses);

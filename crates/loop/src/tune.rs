@@ -117,8 +117,8 @@ impl LoopJob {
                 false => Control::Continue,
             }
         })?;
+        on(LoopEvent::Tuned(&tuned));
         let result = tuned.result;
-        on(LoopEvent::Tuned(&result, &tuned.changes));
         if result.end == RunEnd::Interrupted {
             return Ok(Err(LoopEnd::Interrupted));
         }

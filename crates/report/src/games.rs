@@ -214,6 +214,8 @@ pub struct LoopRound {
     pub sprt: SprtTest,
     /// The gate was an SPRT run elsewhere: only its verdict is known.
     pub outside: bool,
+    /// No gate was played: the round's tuning kept its start, the best itself.
+    pub skipped: bool,
     /// The tuned table's points in each gate game, in order (empty when the PGN is gone).
     pub gate_points: Vec<f64>,
 }
@@ -243,6 +245,7 @@ pub fn read_loop_lines(text: &str) -> Result<Vec<LoopRound>, texel_loop::LoopFil
                 model: r.gate.sprt_model.parse().unwrap_or_default(),
             },
             outside: r.gate.outside,
+            skipped: r.gate.skipped,
             gate_points: Vec::new(),
         })
         .collect())
@@ -302,9 +305,10 @@ fn rounds_table(page: &mut Page, rounds: &[LoopRound]) {
             } else {
                 "kept the best"
             };
-            let (gate, elo) = match r.outside {
-                true => ("outside SPRT".into(), "-".into()),
-                false => (
+            let (gate, elo) = match (r.skipped, r.outside) {
+                (true, _) => ("none: tuning kept the best".into(), "-".into()),
+                (_, true) => ("outside SPRT".into(), "-".into()),
+                _ => (
                     format!("+{} ={} −{}", r.gate.wins, r.gate.draws, r.gate.losses),
                     format!("{elo:+.1} ± {margin:.1}"),
                 ),
@@ -337,7 +341,7 @@ fn loop_elo_plot(rounds: &[LoopRound]) -> LinePlot {
     let by = |passed: bool| -> Vec<(f64, Score)> {
         rounds
             .iter()
-            .filter(|r| r.passed == passed && !r.outside)
+            .filter(|r| r.passed == passed && !r.outside && !r.skipped)
             .map(|r| (f64::from(r.round), r.gate))
             .collect()
     };

@@ -61,6 +61,16 @@ pub enum SpaceError {
     /// A parameter has no name or no entries.
     #[error("parameter {0:?} needs a name and at least one entry")]
     Empty(String),
+    /// A default beyond ±[`crate::VALUE_BOUND`].
+    #[error("parameter {name:?}: default {value} is beyond ±{bound}, the most a value may be")]
+    Bound {
+        /// The parameter.
+        name: String,
+        /// The default.
+        value: i32,
+        /// The bound.
+        bound: i32,
+    },
     /// The defaults do not have the parameter's shape.
     #[error("parameter {name:?}: default holds {found} values, {expected} are needed")]
     Defaults {
@@ -119,6 +129,10 @@ impl ParamSpace {
                     expected: p.values(),
                     found: p.default.len(),
                 });
+            }
+            if let Some(&value) = p.default.iter().find(|&&v| !crate::in_bounds(v)) {
+                let (name, bound) = (p.name.clone(), crate::VALUE_BOUND);
+                return Err(SpaceError::Bound { name, value, bound });
             }
             starts.push(flat);
             entry_starts.push(entries);
@@ -331,8 +345,15 @@ mod tests {
         );
         params[1] = params[0].clone();
         assert_eq!(
-            ParamSpace::new(params).unwrap_err(),
+            ParamSpace::new(params.clone()).unwrap_err(),
             SpaceError::Duplicate("PAWN".into())
+        );
+        let mut huge = small().params().to_vec();
+        huge[0].default[1] = 2_147_483_647;
+        let err = ParamSpace::new(huge).unwrap_err().to_string();
+        assert!(
+            err.contains("\"PAWN\"") && err.contains("2147483647") && err.contains("10000"),
+            "{err}"
         );
     }
 }

@@ -123,27 +123,64 @@ pub fn fit_k(samples: &[(i32, f64)]) -> f64 {
 /// to: an all-zero start, or one that only holds a tempo bonus.
 pub const MIN_MEAN_EVAL: f64 = 10.0;
 
-/// `K` cannot be fitted: the evaluations are about zero everywhere.
+/// Below this `K` the fit says the evaluations are far larger than the results follow:
+/// the sigmoid has to shrink them about fifty times and more to match the results.
+pub const MIN_FITTED_K: f64 = 0.02;
+
+/// From this mean distance from zero (centipawns: ten pawns on average) evaluations that
+/// fit a `K` under [`MIN_FITTED_K`] are saturated, not merely unlike their labels.
+pub const SATURATED_MEAN_EVAL: f64 = 1000.0;
+
+/// Why `K` cannot be fitted to the evaluations under the starting values.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error(
-    "the evaluations under the starting values average {0:.1} centipawns from zero (under \
-     {MIN_MEAN_EVAL}): K cannot be fitted to them, it would scale nothing; give K"
-)]
-pub struct FlatEvaluations(pub f64);
+pub enum UnfitK {
+    /// The evaluations are about zero everywhere: their mean distance from zero.
+    #[error(
+        "the evaluations under the starting values average {0:.1} centipawns from zero \
+         (under {MIN_MEAN_EVAL}): K cannot be fitted to them, it would scale nothing; give K"
+    )]
+    Flat(f64),
+    /// The evaluations are saturated: the fitted `K` and their mean distance from zero.
+    #[error(
+        "K fits at {k:.4} (under {MIN_FITTED_K}): the evaluations under the starting values \
+         (averaging {mean:.0} centipawns from zero) are far larger than the results follow, \
+         and a tune would only shrink them; are the values centipawns? Give K to tune anyway"
+    )]
+    Saturated {
+        /// The fitted `K`.
+        k: f64,
+        /// The evaluations' mean distance from zero.
+        mean: f64,
+    },
+}
 
 /// [`fit_k`], refused where the evaluations are about zero everywhere (their mean distance
-/// from zero under [`MIN_MEAN_EVAL`]): the fit would then end at the bottom of its range and
-/// the tune would shrink every value toward nothing.
+/// from zero under [`MIN_MEAN_EVAL`]: the fit would end at the bottom of its range and the
+/// tune shrink every value toward nothing), or saturated: averaging [`SATURATED_MEAN_EVAL`]
+/// or more from zero with a fit under [`MIN_FITTED_K`].
 ///
 /// # Errors
-/// [`FlatEvaluations`], with their mean distance from zero.
-pub fn fit_k_checked(samples: &[(i32, f64)]) -> Result<f64, FlatEvaluations> {
+/// [`UnfitK`], with what was measured.
+pub fn fit_k_checked(samples: &[(i32, f64)]) -> Result<f64, UnfitK> {
     let n = samples.len().max(1) as f64;
     let mean = chunked_sum(samples.len(), |i| f64::from(samples[i].0.unsigned_abs())) / n;
-    match mean < MIN_MEAN_EVAL {
-        true => Err(FlatEvaluations(mean)),
-        false => Ok(fit_k(samples)),
+    if mean < MIN_MEAN_EVAL {
+        return Err(UnfitK::Flat(mean));
     }
+    match fit_k(samples) {
+        k if k < MIN_FITTED_K && mean >= SATURATED_MEAN_EVAL => Err(UnfitK::Saturated { k, mean }),
+        k => Ok(k),
+    }
+}
+
+/// The one result every position of `sets` has, when there are positions and all share it:
+/// no `K` or error can be fitted to one result.
+pub fn single_result<M: Model>(sets: &[&M]) -> Option<f64> {
+    let mut targets = sets
+        .iter()
+        .flat_map(|m| (0..m.len()).map(move |i| m.target(i)));
+    let first = targets.next()?;
+    targets.all(|t| t == first).then_some(first)
 }
 
 /// The cached evaluations and targets of the dataset, for [`fit_k`].
@@ -191,9 +228,26 @@ mod tests {
     #[test]
     fn evaluations_about_zero_refuse_a_fit_of_k() {
         let tempo: Vec<(i32, f64)> = (0..100).map(|i| (8 - i % 17, 0.5)).collect();
-        assert!(matches!(fit_k_checked(&tempo), Err(FlatEvaluations(m)) if m < 10.0));
+        assert!(matches!(fit_k_checked(&tempo), Err(UnfitK::Flat(m)) if m < 10.0));
         let real: Vec<(i32, f64)> = (-600..=600).map(|q| (q, sigmoid(1.2, q))).collect();
         assert!((fit_k_checked(&real).unwrap() - 1.2).abs() < 2e-4);
+    }
+
+    #[test]
+    fn saturated_evaluations_refuse_a_fit_of_k() {
+        // Evaluations a hundred times too large: the results follow q / 100.
+        let huge: Vec<(i32, f64)> = (-600..=600).map(|q| (q * 100, sigmoid(1.2, q))).collect();
+        let err = fit_k_checked(&huge).unwrap_err();
+        assert!(
+            matches!(err, UnfitK::Saturated { k, .. } if k < MIN_FITTED_K),
+            "{err}"
+        );
+        // Labels against a small evaluation fit a tiny K without being saturated.
+        let against: Vec<(i32, f64)> = (0..100).map(|i| (100, f64::from(i % 2) * 0.3)).collect();
+        assert!(fit_k_checked(&against).unwrap() < MIN_FITTED_K);
+        // Ten times too large still fits (an engine in millipawns).
+        let milli: Vec<(i32, f64)> = (-600..=600).map(|q| (q * 10, sigmoid(1.2, q))).collect();
+        assert!((fit_k_checked(&milli).unwrap() - 0.12).abs() < 2e-3);
     }
 
     #[test]

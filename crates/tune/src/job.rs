@@ -135,6 +135,8 @@ pub struct Tuned<V> {
     /// Every value changed since the run began (a resumed run: since its first start),
     /// the largest change first.
     pub changes: Vec<ValueChange>,
+    /// Validation chose the start over every pass: the values are the start's.
+    pub kept_start: bool,
 }
 
 impl<V> TuneJob<V> {
@@ -221,6 +223,8 @@ impl<V: crate::model::Values> TuneJob<V> {
         let held = held_names(&selected, &start.vars, name);
         let result = run_from(data, start, &options, on)?;
         let changes = changes(&began, &result.params, &data.train, name);
+        let validated = data.validation.len() > 0 && result.passes > 0;
+        let kept_start = validated && result.params == began;
         if let Some(path) = &options.log {
             append_changes(path, held.clone(), changes.clone()).map_err(|cause| JobError::Log {
                 path: path.clone(),
@@ -231,6 +235,7 @@ impl<V: crate::model::Values> TuneJob<V> {
             result,
             held,
             changes,
+            kept_start,
         })
     }
 

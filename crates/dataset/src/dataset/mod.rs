@@ -310,22 +310,6 @@ impl Dataset {
             + 8 * TERM_COUNT
     }
 
-    /// The one label every position has, as a result (`1-0`) or white's score, when there
-    /// are positions and they all have the same label.
-    pub fn single_target(&self) -> Option<String> {
-        let first = self.hot.first()?.label;
-        if self.hot.iter().any(|h| h.label != first) {
-            return None;
-        }
-        let score = f64::from(first) / f64::from(Label::STEPS);
-        Some(match score {
-            1.0 => "1-0 (white wins)".to_string(),
-            0.0 => "0-1 (black wins)".to_string(),
-            0.5 => "1/2-1/2 (a draw)".to_string(),
-            s => format!("{s} (white's score)"),
-        })
-    }
-
     /// The label of position `i`: white's score from 0 to 1.
     #[inline]
     pub(crate) fn target(&self, i: usize) -> f64 {
