@@ -235,6 +235,15 @@ fn the_end_of_input_stops_any_search_and_exits() {
             seen.iter().any(|l| l.starts_with("bestmove ")),
             "{go}: {seen:?}"
         );
+        // As Stockfish: a search stopped before its first iteration reports none (no
+        // `info depth 1 ... nodes 1 ... pv` with an empty line).
+        for info in seen.iter().filter(|l| l.starts_with("info depth")) {
+            let pv = info.split(" pv").nth(1).unwrap_or("");
+            assert!(
+                !pv.trim().is_empty(),
+                "{go}: an iteration without a move: {info}"
+            );
+        }
     }
 }
 

@@ -286,7 +286,9 @@ impl Searcher {
             });
             let mut pv = Vec::new();
             *score = self.aspiration(pos, depth, *score, &mut pv);
-            if self.stopped && depth > 1 {
+            // Stopped: a deeper iteration is never half-reported; depth 1 only with a move
+            // (a search stopped before its first move has nothing to say).
+            if self.stopped && (depth > 1 || pv.is_empty()) {
                 break;
             }
             taken.extend(pv.first());
