@@ -149,8 +149,21 @@ fn check_line(opening: &Opening, game: usize) -> Result<(), String> {
 /// skipped).
 ///
 /// # Errors
-/// An unreadable file, or a bad line or game (with its number): openings must all be good.
+/// An unreadable file, a bad line or game (with its number): openings must all be good;
+/// or a file without any.
 pub fn read_openings(path: &Path) -> Result<Vec<Opening>, OpeningError> {
+    let openings = read_every_opening(path)?;
+    if openings.is_empty() {
+        return Err(OpeningError::Bad {
+            path: path.display().to_string(),
+            what: "holds no opening (no FEN or EPD line, no PGN game)".into(),
+        });
+    }
+    Ok(openings)
+}
+
+/// Every opening of the file, however many (none for an empty one).
+fn read_every_opening(path: &Path) -> Result<Vec<Opening>, OpeningError> {
     let name = path.display().to_string();
     let io = |cause| OpeningError::Io {
         path: name.clone(),

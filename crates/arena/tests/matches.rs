@@ -270,6 +270,12 @@ fn openings_come_from_epd_and_pgn_and_bad_ones_are_refused() {
         .unwrap_err()
         .to_string()
         .contains("line 1"));
+    // A file without any opening is a mistake, not the start position.
+    std::fs::write(&epd, "# only a comment\n\n").unwrap();
+    assert!(read_openings(&epd)
+        .unwrap_err()
+        .to_string()
+        .contains("holds no opening"));
 
     // Both games of a pair start from the same opening with colours swapped (the engines
     // differ: two that play alike would get a start each).

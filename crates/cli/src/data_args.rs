@@ -28,7 +28,7 @@ pub struct DataArgs {
     /// Go on when more than 1% of the lines are bad.
     #[arg(long)]
     pub allow_bad: bool,
-    /// Hold out this percentage of positions for validation (deterministic split).
+    /// Hold out this percentage of positions (0 to 50) for validation (deterministic split).
     #[arg(allow_negative_numbers = true, long, value_name = "PERCENT")]
     pub validate: Option<f64>,
     /// Starting parameter file (JSON); the table's defaults when absent.
@@ -88,16 +88,27 @@ impl DataArgs {
 /// Loaded data: training and validation sets, K and the fingerprint.
 pub type Loaded<M = Dataset> = texel_tune::TuneData<M>;
 
+/// The most `--validate` holds out: beyond half, the training set is the smaller one.
+const MAX_VALIDATE: f64 = 50.0;
+
+/// The largest `--k` taken.
+const MAX_K: f64 = 100.0;
+
 /// Checks the numeric options of the data arguments.
 pub fn check_ranges(args: &DataArgs) -> Result<()> {
     if let Some(v) = args.validate {
         anyhow::ensure!(
-            (0.0..100.0).contains(&v),
-            "--validate takes a percentage from 0 up to (not including) 100, not {v}"
+            (0.0..=MAX_VALIDATE).contains(&v),
+            "--validate takes a percentage from 0 to {MAX_VALIDATE} (the positions held out \
+             from training), not {v}"
         );
     }
     if let Some(k) = args.k {
-        anyhow::ensure!(k.is_finite() && k > 0.0, "--k must be above 0, not {k}");
+        anyhow::ensure!(
+            k.is_finite() && k > 0.0 && k <= MAX_K,
+            "--k must be above 0 and at most {MAX_K}, not {k} (texel's own K is about 1.1; \
+             at {MAX_K} four centipawns already read as a decided game)"
+        );
     }
     anyhow::ensure!(args.threads != Some(0), "--threads must be at least 1");
     Ok(())

@@ -249,10 +249,21 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 /// Loads `--params`: a JSON file, or `preset:NAME` (defaults, slow23, gnu87); the table's
 /// defaults when absent.
 fn load_params(path: Option<&std::path::Path>) -> anyhow::Result<texel_eval::Params> {
-    Ok(path
-        .map(texel_eval::Params::load_or_preset)
-        .transpose()?
-        .unwrap_or_default())
+    let params = path.map(texel_eval::Params::load_or_preset).transpose()?;
+    if let Some(path) = path.filter(|p| names_no_parameter(p)) {
+        eprintln!(
+            "note: {} names no parameter: the table's defaults are used",
+            path.display()
+        );
+    }
+    Ok(params.unwrap_or_default())
+}
+
+/// Whether the parameter file `path` is a JSON object without a single key (`{}`).
+fn names_no_parameter(path: &std::path::Path) -> bool {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&text)
+        .is_ok_and(|map| map.is_empty())
 }
 
 /// The threads a command uses: `given` (named by `option`) or every core; more than the

@@ -93,6 +93,7 @@ pub(crate) fn numbers<T: std::str::FromStr>(text: &str, what: &str, n: usize) ->
 /// The match options the arguments describe.
 fn options(args: &MatchArgs) -> Result<MatchOptions> {
     anyhow::ensure!(args.games > 0, "--games must be at least 1");
+    anyhow::ensure!(args.max_plies > 0, "--max-plies must be at least 1");
     anyhow::ensure!(args.concurrency > 0, "--concurrency must be at least 1");
     let engines = args
         .engines
@@ -168,8 +169,21 @@ fn progress_line(p: &Progress) -> String {
     )
 }
 
+/// Says when `--games` is odd: games come in pairs (each opening with colours swapped), so
+/// one more is played than asked for.
+pub(crate) fn say_pairs(options: &MatchOptions) {
+    let (asked, played) = (options.games, options.games_per_pairing());
+    if asked != played {
+        say!(
+            "note: --games {asked} plays {played}: games come in pairs, each opening with \
+             colours swapped"
+        );
+    }
+}
+
 pub fn run(args: &MatchArgs) -> Result<ExitCode> {
     let options = options(args)?;
+    say_pairs(&options);
     let interrupt = crate::catch_interrupts()?;
     let live = std::io::stderr().is_terminal();
     let report = run_match(&options, interrupt, &mut |p| {

@@ -137,6 +137,7 @@ fn play(job: &SelfplayJob, interrupt: &AtomicBool) -> Result<MatchReport> {
         } => {
             crate::resume::say_rerun(rerun, &job.pgn);
             crate::resume::say_recorded(recorded, &job.settings_file());
+            crate::match_cmd::say_pairs(options);
             if kept > 0 {
                 say!("resuming after {kept} games in {}", job.pgn.display());
             }

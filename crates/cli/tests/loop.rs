@@ -23,6 +23,12 @@ fn tiny_loop(dir: &Path, rounds: &str, sprt: &str) -> std::process::Command {
     c
 }
 
+/// The first line of the loop's `loop.jsonl`.
+fn first_round(dir: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("loop.jsonl")).unwrap();
+    serde_json::from_str(text.lines().next().unwrap()).unwrap()
+}
+
 /// The files a finished loop leaves that must not depend on stops and resumes.
 fn outputs(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut names = vec![dir.join("loop.jsonl"), dir.join("best.json")];
@@ -58,14 +64,7 @@ fn a_failing_gate_keeps_the_old_best_and_a_rerun_goes_on() {
     let tuned = texel_eval::Params::load(&dir.join("round-01/tuned.json")).unwrap();
     assert!(tuned != start, "the round tuned");
     assert!(dir.join("round-01/gate.pgn").exists(), "and gated");
-    let line: serde_json::Value = serde_json::from_str(
-        std::fs::read_to_string(dir.join("loop.jsonl"))
-            .unwrap()
-            .lines()
-            .next()
-            .unwrap(),
-    )
-    .unwrap();
+    let line = first_round(&dir);
     assert_eq!(line["round"], 1);
     assert_eq!(line["gate"]["passed"], false);
     assert!(line["positions"].as_u64().unwrap() > 0);
@@ -140,14 +139,7 @@ fn a_round_whose_tuning_keeps_its_start_plays_no_gate() {
         !dir.join("round-01/gate.pgn").exists(),
         "no game of the start against itself"
     );
-    let line: serde_json::Value = serde_json::from_str(
-        std::fs::read_to_string(dir.join("loop.jsonl"))
-            .unwrap()
-            .lines()
-            .next()
-            .unwrap(),
-    )
-    .unwrap();
+    let line = first_round(&dir);
     assert_eq!(
         (&line["gate"]["skipped"], &line["gate"]["passed"]),
         (&serde_json::json!(true), &serde_json::json!(false))
@@ -272,14 +264,7 @@ fn a_loop_fed_from_outside_waits_for_games_and_for_the_verdict() {
     // The verdict is recorded and a passed table becomes the best.
     let (code, text) = run(&["--verdict", "pass"]);
     assert_eq!(code, Some(0), "{text}");
-    let line: serde_json::Value = serde_json::from_str(
-        std::fs::read_to_string(dir.join("loop.jsonl"))
-            .unwrap()
-            .lines()
-            .next()
-            .unwrap(),
-    )
-    .unwrap();
+    let line = first_round(&dir);
     assert_eq!(
         (line["games"].as_u64(), &line["gate"]["outside"]),
         (Some(24), &true.into())

@@ -280,3 +280,28 @@ fn an_interrupted_selfplay_resumes_to_the_same_games() {
         "the resumed run ends with the games of an uninterrupted one"
     );
 }
+
+#[test]
+fn an_odd_number_of_games_says_it_plays_one_more() {
+    let openings = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/openings.epd");
+    let out = texel()
+        .args(["match", "--engine", "name=a", "--engine", "name=b"])
+        .args(["--each", "nodes=100", "--games", "3", "--openings"])
+        .arg(&openings)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err =
+        String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    assert!(
+        err.contains("--games 3 plays 4: games come in pairs"),
+        "{err}"
+    );
+    assert!(err.contains("game 4/4"), "{err}");
+    let err = fails(
+        texel()
+            .args(["match", "--engine", "name=a", "--engine", "name=b"])
+            .args(["--each", "nodes=100", "--max-plies", "0"]),
+    );
+    assert!(err.contains("--max-plies must be at least 1"), "{err}");
+}

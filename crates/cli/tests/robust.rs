@@ -147,6 +147,8 @@ fn option_values_out_of_range_are_named() {
         (&["--k", "-1"][..], "--k must be above 0"),
         (&["--validate", "-5"][..], "--validate takes a percentage"),
         (&["--validate", "100"][..], "--validate takes a percentage"),
+        (&["--validate", "99"][..], "from 0 to 50"),
+        (&["--k", "1e308"][..], "at most 100"),
         (&["--threads", "0"][..], "--threads must be at least 1"),
         (&["--passes", "0"][..], "--passes must be at least 1"),
         (
@@ -344,4 +346,20 @@ fn a_closed_stdout_stops_a_tune_as_ctrl_c_and_ends_other_commands_quietly() {
             "{args:?}: {err}"
         );
     }
+}
+
+#[test]
+fn a_parameter_file_naming_nothing_is_noted_not_silently_taken() {
+    let tmp = tempfile::tempdir().unwrap();
+    let empty = tmp.path().join("empty.json");
+    std::fs::write(&empty, "{}\n").unwrap();
+    let out = texel()
+        .args(["eval", "--params"])
+        .arg(&empty)
+        .arg("startpos")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("names no parameter"), "{err}");
 }

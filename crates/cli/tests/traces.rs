@@ -546,6 +546,9 @@ fn documented_writer() -> String {
     doc[start..start + doc[start..].find("```").unwrap()].to_string()
 }
 
+/// The Python writer printed in `docs/trace-format.md`, run as printed (python3 with the
+/// `chess` package: `pip install chess`; `.ci/run` installs it) on shipped positions: its
+/// trace reads back whole, and tunes from the engine's own values by its group.
 #[test]
 fn the_documented_python_writer_tunes_by_its_group_from_its_own_values() {
     let dir = tempfile::tempdir().unwrap();
