@@ -1,6 +1,6 @@
 //! `texel bench tune`'s comparison of a pass over an outside linear evaluation with a pass
 //! over texel's own table of the same size: the bench positions traced by texel, written as
-//! another engine's trace of the table's 1,103 values (every linear coefficient as a count;
+//! another engine's trace of every value of the table (every linear coefficient as a count;
 //! curves and formulas, which a linear trace cannot hold, left out), then rescored as a
 //! [`LinearDataset`].
 

@@ -187,7 +187,7 @@ pub fn run(args: &LoopArgs) -> Result<ExitCode> {
         outside: job.settings.games_from.is_some(),
         hints: Some(crate::loop_outside::Hints {
             openings: job.settings.openings.clone(),
-            sprt: job.settings.sprt_test()?,
+            sprt: job.settings.sprt,
         }),
         ..Screen::default()
     };

@@ -108,7 +108,7 @@ enum Command {
 /// How `texel uci` starts.
 #[derive(clap::Args, Default)]
 struct UciArgs {
-    /// `uci` lists every tunable parameter as a spin option (1,103 of them; SPSA tuners
+    /// `uci` lists every tunable parameter as a spin option (one per value; SPSA tuners
     /// need them, GUIs and polyglot refuse so many). Also `setoption name ListParams value
     /// true`; a binary built with `make PARAMS=list` lists them by default.
     #[arg(long)]

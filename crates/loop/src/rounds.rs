@@ -242,7 +242,7 @@ impl LoopJob {
             seed: s.seed ^ 0x9a7e,
             adjudication: GATE_ADJUDICATION,
             pgn: Some(dir.join("gate.pgn")),
-            sprt: Some(s.sprt_test()?),
+            sprt: Some(s.sprt),
             event: "texel loop gate".into(),
             first_round: 1,
             earlier: Vec::new(),
@@ -285,7 +285,7 @@ impl LoopJob {
     /// The gate part of a round's line: the match's score, Elo, LLR and bounds, or an
     /// outside gate's verdict.
     pub(crate) fn gate_line(&self, gate: &Gated, passed: bool) -> Result<GateLine, LoopError> {
-        let test = self.settings.sprt_test()?;
+        let test = self.settings.sprt;
         let mut line = GateLine {
             outside: matches!(gate, Gated::Outside),
             skipped: matches!(gate, Gated::Skipped),

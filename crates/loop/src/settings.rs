@@ -71,7 +71,7 @@ pub struct LoopSettings {
         default_value = "0,10",
         value_name = "ELO0,ELO1[,MODEL]"
     )]
-    pub sprt: String,
+    pub sprt: SprtTest,
     /// Gate: games at most; an undecided SPRT passes when the score's LOS is at least 95 %.
     #[arg(allow_negative_numbers = true, long, default_value_t = 1000)]
     pub gate_games: u32,
@@ -112,14 +112,6 @@ impl LoopSettings {
         }
     }
 
-    /// The gate's SPRT (`--sprt`).
-    ///
-    /// # Errors
-    /// The bounds are not `ELO0,ELO1[,MODEL]`.
-    pub fn sprt_test(&self) -> Result<SprtTest, LoopError> {
-        (self.sprt.parse()).map_err(|e| LoopError::Setting(format!("--sprt: {e}")))
-    }
-
     /// The defaults with no folder, for serde: a record must name `dir`.
     fn without_dir() -> LoopSettings {
         LoopSettings::new("")
@@ -157,7 +149,6 @@ impl LoopSettings {
     /// # Errors
     /// The first setting at fault.
     pub fn check(&self) -> Result<(), LoopError> {
-        self.sprt_test()?;
         let fail = |message: String| Err(LoopError::Setting(message));
         if self.dir.as_os_str().is_empty() {
             return fail("the loop needs a folder: give --dir DIR".into());
@@ -215,7 +206,7 @@ mod tests {
             (s.rounds, s.games, s.nodes, s.gate),
             (3, 200, 5000, Gate::Own)
         );
-        assert_eq!(s.sprt_test().unwrap().elo1, 10.0);
+        assert_eq!(s.sprt, SprtTest::logistic(0.0, 10.0));
         assert_eq!(s.best(), PathBuf::from("run/best.json"));
         let bad = |change: &dyn Fn(&mut LoopSettings)| {
             let mut s = LoopSettings::new("run");
@@ -225,9 +216,8 @@ mod tests {
         };
         assert_eq!(bad(&|_| {}), Ok(()));
         assert!(bad(&|s| s.games = 0).unwrap_err().contains("--games"));
-        assert!(bad(&|s| s.sprt = "x".into())
-            .unwrap_err()
-            .contains("--sprt"));
+        let sprt = texel_run::parse_flags::<LoopSettings>(&["--dir", ".", "--sprt", "x"]);
+        assert!(sprt.unwrap_err().to_string().contains("--sprt"));
         let missing = bad(&|s| s.epd = vec!["no/such.epd".into()]);
         assert!(missing.unwrap_err().contains("no/such.epd"));
     }

@@ -3,7 +3,7 @@
 //!
 //! Options: `Hash` (MB), `Params` (a JSON parameter file) and `ListParams`. Every flat
 //! parameter of the table is a `spin` option named like `KNIGHT_OUTPOST[1].end`, which
-//! `setoption` always takes; `uci` lists these 1,103 options only when asked
+//! `setoption` always takes; `uci` lists these options (one per tunable value) only when asked
 //! ([`Startup::list_params`], or `setoption name ListParams value true` before `uci`), since
 //! GUIs and adapters such as polyglot refuse an engine with that many.
 
