@@ -23,6 +23,19 @@ fn tiny_loop(dir: &Path, rounds: &str, sprt: &str) -> std::process::Command {
     c
 }
 
+/// The loop's page (`texel report --loop`), written into its folder, as text.
+fn loop_page(dir: &Path) -> String {
+    let page = dir.join("loop.html");
+    stdout_of(
+        texel()
+            .args(["report", "--out"])
+            .arg(&page)
+            .arg("--loop")
+            .arg(dir),
+    );
+    std::fs::read_to_string(&page).unwrap()
+}
+
 /// The first line of the loop's `loop.jsonl`.
 fn first_round(dir: &Path) -> serde_json::Value {
     let text = std::fs::read_to_string(dir.join("loop.jsonl")).unwrap();
@@ -103,15 +116,7 @@ fn a_failing_gate_keeps_the_old_best_and_a_rerun_goes_on() {
     let lines = std::fs::read_to_string(dir.join("loop.jsonl")).unwrap();
     assert_eq!(lines.lines().count(), 2);
     // The loop's page: both rounds, each gate's games.
-    let page = dir.join("loop.html");
-    stdout_of(
-        texel()
-            .args(["report", "--out"])
-            .arg(&page)
-            .arg("--loop")
-            .arg(&dir),
-    );
-    let html = std::fs::read_to_string(&page).unwrap();
+    let html = loop_page(&dir);
     for id in ["loop-elo", "loop-error", "loop-llr"] {
         assert!(html.contains(&format!("<figure id=\"{id}\">")), "{id}");
     }
@@ -144,15 +149,7 @@ fn a_round_whose_tuning_keeps_its_start_plays_no_gate() {
         (&line["gate"]["skipped"], &line["gate"]["passed"]),
         (&serde_json::json!(true), &serde_json::json!(false))
     );
-    let page = dir.join("loop.html");
-    stdout_of(
-        texel()
-            .args(["report", "--out"])
-            .arg(&page)
-            .arg("--loop")
-            .arg(&dir),
-    );
-    let html = std::fs::read_to_string(&page).unwrap();
+    let html = loop_page(&dir);
     assert!(
         html.contains("none: tuning kept the best"),
         "the page says so"
