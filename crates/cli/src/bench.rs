@@ -257,6 +257,13 @@ fn bench_tune(args: &BenchArgs) -> Result<()> {
     }
     let all = kinds.iter().fold((0.0, 0), |a, k| (a.0 + k.0, a.1 + k.1));
     line(all, "in all");
+    if let Some(peak) = peak_memory() {
+        say!(
+            "peak       {:>10.1} bytes/position (the process's peak resident memory of the \
+             whole bench: loading, passes, the linear trace, probes)",
+            peak as f64 / n as f64
+        );
+    }
     Ok(())
 }
 
@@ -292,7 +299,7 @@ fn bench_load(args: &BenchArgs, params: &Params) -> Result<texel_dataset::Datase
     );
     if let Some(peak) = peak_memory() {
         say!(
-            "peak       {:>10.1} bytes/position (the process's peak resident memory, loading included)",
+            "peak       {:>10.1} bytes/position (the process's peak resident memory after loading)",
             peak as f64 / n as f64
         );
     }
