@@ -36,6 +36,23 @@ impl Fingerprint {
         Fingerprint(h)
     }
 
+    /// The contents of the file `path` folded in, read in chunks (a file of gigabytes is
+    /// never held whole): the same as [`Fingerprint::bytes`] of its contents.
+    ///
+    /// # Errors
+    /// The file cannot be read.
+    pub fn file(self, path: &std::path::Path) -> std::io::Result<Fingerprint> {
+        use std::io::Read;
+        let mut file = std::fs::File::open(path)?;
+        let (mut hash, mut chunk) = (self, vec![0; 1 << 16]);
+        loop {
+            match file.read(&mut chunk)? {
+                0 => return Ok(hash),
+                n => hash = hash.bytes(&chunk[..n]),
+            }
+        }
+    }
+
     /// `value` folded in, as its eight little-endian bytes.
     pub fn u64(self, value: u64) -> Fingerprint {
         self.bytes(&value.to_le_bytes())
@@ -74,5 +91,15 @@ mod tests {
         assert_eq!(h, Fingerprint::new().bytes(&bytes));
         assert_ne!(h, Fingerprint::new().u64(0x0102).i32s(&[7, -1]));
         assert_eq!(Fingerprint::from_value(h.value()), h);
+    }
+
+    #[test]
+    fn a_file_hashes_as_its_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big");
+        let bytes: Vec<u8> = (0..200_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        std::fs::write(&path, &bytes).unwrap();
+        let from_file = Fingerprint::new().file(&path).unwrap();
+        assert_eq!(from_file, Fingerprint::new().bytes(&bytes));
     }
 }

@@ -60,11 +60,11 @@ impl Settings {
         }
         let mut hash = Fingerprint::new();
         for file in files {
-            let bytes = std::fs::read(file).map_err(|cause| RunFileError::Io {
+            hash = hash.file(file).map_err(|cause| RunFileError::Io {
                 path: file.to_path_buf(),
                 cause,
             })?;
-            hash = hash.bytes(&bytes).bytes(&[0]);
+            hash = hash.bytes(&[0]);
         }
         let name = format!("{CONTENTS}{}", flag_of(key));
         Ok(self.fixed(&name, format!("{:016x}", hash.value())))
