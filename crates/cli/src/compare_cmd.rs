@@ -96,7 +96,8 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
         min_relative_gain: args.keep_min_drop,
     };
     if let Some(trace) = &args.data.traces {
-        let (mut loaded, space, given) = crate::tune_traces::load(&args.data, trace)?;
+        let (mut loaded, subject) = crate::tune_traces::load_trace(&args.data, trace)?;
+        let (space, given) = (subject.space, subject.given);
         let list = subjects_in_space(args, &space)?;
         let space_of = LabSpace::Outside(&space);
         let given = crate::lab_cmd::judged_base_with_k(&args.data, &mut loaded, space_of, given);

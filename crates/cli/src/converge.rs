@@ -8,10 +8,10 @@ use crate::data_args::Loaded;
 use anyhow::Result;
 use std::path::PathBuf;
 use std::time::Instant;
-use texel_dataset::{load, select, LoadOptions};
+use texel_dataset::{select, LoadOptions, TableSubject};
 use texel_eval::params::flat_params;
 use texel_eval::Params;
-use texel_tune::error::{fit_k, mean_error, samples};
+use texel_tune::error::mean_error;
 use texel_tune::{Control, Event, JobEvent, Method, RunOptions, Selection, TuneJob};
 
 /// A row of the table: a method, coordinate descent possibly with a warm start.
@@ -73,26 +73,26 @@ impl Trajectory {
 /// Loads `files` with a 10 % validation split and tunes them; prints the table row.
 pub fn bench_converge(files: Vec<PathBuf>, methods: &[BenchMethod], passes: bool) -> Result<()> {
     let params = Params::default();
-    let options = LoadOptions {
-        validation_per_mille: 100,
-        ..Default::default()
+    let subject = TableSubject {
+        files,
+        options: LoadOptions {
+            validation_per_mille: 100,
+            ..Default::default()
+        },
+        given: params.clone(),
+        vars: Vec::new(),
+        rust: None,
     };
     let started = Instant::now();
-    let (train, validation, report) = load(&files, &params, &options, &|_| {})?;
-    let k = fit_k(&samples(&train));
+    let mut loaded = texel_tune::load_data(&subject, &params, None, &|_| {})?.data;
     say!(
-        "data: {} training, {} validation positions (loaded in {:.1}s), K {k:.4}, {} threads",
-        train.len(),
-        validation.len(),
+        "data: {} training, {} validation positions (loaded in {:.1}s), K {:.4}, {} threads",
+        loaded.train.len(),
+        loaded.validation.len(),
         started.elapsed().as_secs_f64(),
+        loaded.k,
         rayon::current_num_threads()
     );
-    let mut loaded = Loaded {
-        train,
-        validation,
-        k,
-        fingerprint: report.fingerprint,
-    };
     // `texel tune`'s default guards; the held values said once.
     let vars = select(&Selection::default())?;
     say!("method   passes  seconds  final train  best validation  to 1 %  to 0.1 %");

@@ -4,11 +4,10 @@
 use anyhow::{Context, Result};
 use clap::Args;
 use std::path::PathBuf;
-use std::time::Instant;
-use texel_dataset::{load, total_bytes, Dataset, LoadOptions};
+use texel_dataset::{Dataset, LoadOptions, TableSubject};
 use texel_eval::Params;
-use texel_tune::error::{mean_error, samples};
-use texel_tune::Model;
+use texel_tune::error::mean_error;
+use texel_tune::{Model, SessionError, Subject, Variable};
 
 /// Options shared by every command that reads labelled positions (in a tuning config, keys
 /// of the same names).
@@ -78,11 +77,6 @@ impl DataArgs {
             KBase::E => k / std::f64::consts::LN_10,
         })
     }
-
-    /// Fixes K at `k`, written in base 10 (a resumed run's).
-    pub fn fix_k(&mut self, k: f64) {
-        (self.k, self.k_base) = (Some(k), KBase::Ten);
-    }
 }
 
 /// Loaded data: training and validation sets, K and the fingerprint.
@@ -122,41 +116,77 @@ pub fn load_data(args: &DataArgs, params: Params) -> Result<Loaded> {
         .read_all("--epd", &args.epd)
         .check()?;
     start_threads(args)?;
+    let subject = table_subject(args, params, Vec::new(), None)?;
+    load_subject(&subject, &subject.given, args.k10())
+}
+
+/// texel's table on the positions of `args`, tuning `vars` from `params` (`rust`: where the
+/// tuned table also goes as Rust source).
+pub fn table_subject(
+    args: &DataArgs,
+    params: Params,
+    vars: Vec<Variable>,
+    rust: Option<PathBuf>,
+) -> Result<TableSubject> {
     if args.epd.is_empty() {
         anyhow::bail!("no labelled positions: give --epd FILE (or \"epd\" in --config)");
     }
-    let options = LoadOptions {
-        stm_labels: args.stm_labels,
-        validation_per_mille: (args.validate.unwrap_or(0.0) * 10.0).round() as u32,
-        allow_bad: args.allow_bad,
-    };
-    let pb = crate::progress_bar(
-        total_bytes(&args.epd),
-        "loading {bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
-    );
-    let start = Instant::now();
-    let (train, validation, report) = load(&args.epd, &params, &options, &|b| pb.set_position(b))?;
-    pb.finish_and_clear();
-    let files: Vec<String> = args.epd.iter().map(|p| p.display().to_string()).collect();
-    refuse_one_result((&train, &validation), &files.join(", "), true)?;
-    let secs = start.elapsed().as_secs_f64();
-    say!("{report}");
-    let n = train.len() + validation.len();
-    say!(
-        "loaded and traced in {secs:.2}s ({:.0} positions/s), {:.1} bytes/position",
-        n as f64 / secs,
-        train.memory_bytes() as f64 / train.len() as f64
-    );
-    let k = match args.k10() {
-        Some(k) => k,
-        None => fitted_k(&train)?,
-    };
-    Ok(Loaded {
-        train,
-        validation,
-        k,
-        fingerprint: report.fingerprint,
+    Ok(TableSubject {
+        files: args.epd.clone(),
+        options: LoadOptions {
+            stm_labels: args.stm_labels,
+            validation_per_mille: validation_per_mille(args),
+            allow_bad: args.allow_bad,
+        },
+        given: params,
+        vars,
+        rust,
     })
+}
+
+/// `--validate` in positions per 1,000.
+pub fn validation_per_mille(args: &DataArgs) -> u32 {
+    (args.validate.unwrap_or(0.0) * 10.0).round() as u32
+}
+
+/// Reads the positions of `subject` scored with `start` (a bar while EPD is read), prints
+/// what was read, and fits K unless `k` is given.
+pub fn load_subject<S: Subject>(
+    subject: &S,
+    start: &<S::Model as Model>::Values,
+    k: Option<f64>,
+) -> Result<Loaded<S::Model>> {
+    let pb = match subject.bytes() {
+        0 => indicatif::ProgressBar::hidden(),
+        bytes => crate::progress_bar(
+            bytes,
+            "loading {bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+        ),
+    };
+    let loaded = texel_tune::load_data(subject, start, k, &|b| pb.set_position(b));
+    pb.finish_and_clear();
+    let loaded = loaded.map_err(|e| explain(e, subject.bytes() > 0))?;
+    say!("{}", loaded.about);
+    if loaded.fitted_k {
+        say!("fitted K = {:.4}", loaded.data.k);
+    }
+    Ok(loaded.data)
+}
+
+/// A session's error with what the user can do about it, in the CLI's flags (`epd`: the
+/// positions are labelled EPD).
+pub fn explain(e: SessionError, epd: bool) -> anyhow::Error {
+    let hint = match &e {
+        SessionError::OneResult { .. } if epd => {
+            " (labels from one side's view? --stm-labels reads them as the side to move's)"
+        }
+        SessionError::K(_) => {
+            " with --k (texel's sigmoid is base 10: a base-e K such as texel-tuner's 2.7 is \
+             --k 1.1726, i.e. 2.7 / ln 10)"
+        }
+        _ => return crate::outputs::explain(e),
+    };
+    anyhow::anyhow!("{e}{hint}")
 }
 
 /// Starts the worker threads `--threads` asks for (all cores when absent).
@@ -181,44 +211,4 @@ pub fn print_errors<M: Model>(l: &Loaded<M>, label: &str) {
         say_part!("  validation {:.8}", mean_error(&l.validation, l.k));
     }
     say!();
-}
-
-/// Refuses positions that all have one result (`source` names where they come from, `epd`
-/// whether they are EPD labels): no K or error can be fitted to them.
-pub(crate) fn refuse_one_result<M: Model>(
-    (train, validation): (&M, &M),
-    source: &str,
-    epd: bool,
-) -> Result<()> {
-    let Some(result) = texel_tune::error::single_result(&[train, validation]) else {
-        return Ok(());
-    };
-    let result = match result {
-        1.0 => "1-0 (white wins)".to_string(),
-        0.0 => "0-1 (black wins)".to_string(),
-        0.5 => "1/2-1/2 (a draw)".to_string(),
-        s => format!("{s} (white's score)"),
-    };
-    let hint = match epd {
-        true => " (labels from one side's view? --stm-labels reads them as the side to move's)",
-        false => "",
-    };
-    anyhow::bail!(
-        "every one of the {} labels in {source} is {result}: no K or error can be fitted to \
-         one result; tuning needs wins, draws and losses{hint}",
-        train.len() + validation.len()
-    )
-}
-
-/// `K` fitted to the training positions under the starting values, printed; refused with
-/// the way out when they evaluate to about zero everywhere.
-pub(crate) fn fitted_k<M: texel_tune::Model>(train: &M) -> Result<f64> {
-    let k = texel_tune::error::fit_k_checked(&samples(train)).map_err(|e| {
-        anyhow::anyhow!(
-            "{e} with --k (texel's sigmoid is base 10: a base-e K such as texel-tuner's 2.7 \
-             is --k 1.1726, i.e. 2.7 / ln 10)"
-        )
-    })?;
-    say!("fitted K = {k:.4}");
-    Ok(k)
 }

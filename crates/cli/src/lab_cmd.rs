@@ -71,7 +71,8 @@ fn run_outside(args: &LabArgs, trace: &Path) -> Result<ExitCode> {
         "--prove plays texel's own engine: prove an outside engine's subjects in its own matches"
     );
     let log = open(args)?;
-    let (mut loaded, space, given) = crate::tune_traces::load(&args.data, trace)?;
+    let (mut loaded, subject) = crate::tune_traces::load_trace(&args.data, trace)?;
+    let (space, given) = (subject.space, subject.given);
     let space = LabSpace::Outside(&space);
     let subjects = args.settings.subjects(space)?;
     let base = judged_base_with_k(&args.data, &mut loaded, space, given);

@@ -3,7 +3,7 @@
 //! positions, and gates the result with a fixed-node SPRT match against the current best;
 //! this file adds the flags, the messages, the progress bars and the exit codes.
 
-use crate::tune_cmd::TuneProgress;
+use crate::tune_show::TuneProgress;
 use anyhow::Result;
 use clap::Args;
 use indicatif::ProgressBar;
@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use texel_arena::MatchOptions;
 use texel_loop::{LoopEnd, LoopEvent, LoopJob, LoopSettings, RoundLine, Verdict};
 use texel_tune::error::mean_error;
-use texel_tune::{JobEvent, RunEnd};
+use texel_tune::{JobEvent, RunEnd, SessionEvent};
 
 #[derive(Args, Clone)]
 pub struct LoopArgs {
@@ -93,20 +93,15 @@ impl Screen {
                 let whose = if self.outside { "outside " } else { "" };
                 say!("round {round}: {games} {whose}games, {positions} positions");
             }
-            LoopEvent::Loaded(_, report, data) => {
-                say!("{report}");
-                self.start_error = mean_error(&data.train, data.k);
-                crate::data_args::print_errors(data, "start");
-            }
             LoopEvent::Tune(e) => self.tuning(e),
             LoopEvent::Tuned(tuned) => {
                 if let Some(t) = self.tune.take() {
                     t.finish();
                 }
-                crate::tune_cmd::say_changes(&tuned.changes);
+                crate::tune_show::say_changes(&tuned.changes);
                 match &tuned.result.end {
                     RunEnd::Interrupted => say!("interrupted: the tuning's checkpoint is kept"),
-                    _ => crate::tune_cmd::say_finished(tuned),
+                    _ => crate::tune_show::say_finished(tuned),
                 }
             }
             LoopEvent::NeedGames(round, dir, best) => {
@@ -126,8 +121,18 @@ impl Screen {
         }
     }
 
-    /// The tuning's events: what its start holds, then a bar per pass.
-    fn tuning(&mut self, event: JobEvent<texel_dataset::Dataset>) {
+    /// The tuning's events: what was read, what its start holds, then a bar per pass.
+    fn tuning(&mut self, event: SessionEvent<texel_dataset::Dataset>) {
+        let event = match event {
+            SessionEvent::Loaded { about, .. } => return say!("{about}"),
+            SessionEvent::Start { data, .. } => {
+                self.start_error = mean_error(&data.train, data.k);
+                return crate::data_args::print_errors(data, "start");
+            }
+            SessionEvent::Job(e) => e,
+            SessionEvent::Resuming(_) | SessionEvent::Cleared(_) => return,
+            SessionEvent::CheckpointKept(e) => return eprintln!("note: {e}"),
+        };
         match &event {
             JobEvent::Fresh(vars, _) | JobEvent::Resumed(_, vars) => {
                 self.tune = Some(TuneProgress::new(*vars, self.start_error, 0.0));

@@ -24,6 +24,7 @@ mod compare_cmd;
 mod config;
 mod converge;
 mod data_args;
+mod error_cmd;
 mod eval_cmd;
 mod guards;
 mod import_cmd;
@@ -42,6 +43,7 @@ mod selfplay_cmd;
 mod settings_tests;
 mod traces_cmd;
 mod tune_cmd;
+mod tune_show;
 mod tune_traces;
 
 use clap::{Parser, Subcommand};
@@ -73,7 +75,7 @@ enum Command {
     /// Tune parameters on labelled positions (coordinate descent on squared W/D/L error).
     Tune(Box<config::TuneArgs>),
     /// Show K and the error of a parameter set on labelled positions.
-    Error(tune_cmd::ErrorArgs),
+    Error(error_cmd::ErrorArgs),
     /// Judge terms by the error drop they bring (or the rise when they are zeroed).
     Compare(compare_cmd::CompareArgs),
     /// Term lab: judge every candidate family or term (and established terms) at once.
@@ -143,7 +145,7 @@ fn main() -> ExitCode {
             let given = config::given_flags(matches.subcommand_matches("tune"));
             config::with_config(*args, &given).and_then(|args| tune_cmd::run_tune(&args))
         }
-        Command::Error(args) => tune_cmd::run_error(&args),
+        Command::Error(args) => error_cmd::run_error(&args),
         Command::Compare(args) => compare_cmd::run(&args),
         Command::Lab(args) => lab_cmd::run(&args),
         Command::Uci(args) => {

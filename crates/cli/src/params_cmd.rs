@@ -206,7 +206,7 @@ fn write_template(
 fn export_other(args: &ExportArgs, trace: &Path) -> Result<()> {
     let space = texel_trace::read_space(trace)?;
     let values = match &args.params {
-        Some(p) => crate::tune_traces::values_of(&space, p)?,
+        Some(p) => texel_tune::values_of(&space, p)?,
         None => space.defaults(),
     };
     if let Some(path) = &args.json {

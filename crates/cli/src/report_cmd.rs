@@ -132,8 +132,9 @@ fn tune_report(args: &ReportArgs, log: &Path) -> Result<Page> {
         .as_deref()
         .context("--tune-log needs --tuned FILE")?;
     if let Some(trace) = &args.data.traces {
-        let (mut loaded, space, start) = crate::tune_traces::load(&args.data, trace)?;
-        let tuned = crate::tune_traces::values_of(&space, tuned_path)?;
+        let (mut loaded, subject) = crate::tune_traces::load_trace(&args.data, trace)?;
+        let (space, start) = (subject.space, subject.given);
+        let tuned = texel_tune::values_of(&space, tuned_path)?;
         let about = about(&args.data, loaded.k);
         let mut watch = TuneWatch::new(&loaded.train, space, &start, loaded.k, about);
         watch.passes = read_tune_log(&read(log)?).with_context(|| log.display().to_string())?;

@@ -23,9 +23,11 @@ mod dataset;
 mod load;
 mod load_phases;
 mod select;
+mod subject;
 mod touch;
 
 pub use dataset::{Dataset, DatasetFull, TableCache};
 pub use load::{load, total_bytes, BadLines, LoadError, LoadOptions, LoadReport};
 pub use load_phases::{load_phases, LoadPhases};
 pub use select::select;
+pub use subject::TableSubject;

@@ -42,18 +42,12 @@ pub enum LoopError {
         /// The cause.
         cause: texel_import::ImportError,
     },
-    /// Loading the positions to tune on.
-    #[error(transparent)]
-    Load(#[from] texel_dataset::LoadError),
     /// The values to tune.
     #[error(transparent)]
     Select(#[from] texel_tune::SelectionError),
-    /// The tuning's checkpoint.
-    #[error(transparent)]
-    Checkpoint(#[from] texel_tune::CheckpointError),
     /// The tuning.
     #[error(transparent)]
-    Tune(#[from] texel_tune::JobError),
+    Tune(#[from] texel_tune::SessionError),
     /// The tuning's log.
     #[error("{path}: {cause}")]
     TuneLog {

@@ -8,11 +8,11 @@ use crate::settings::{Gate, LoopSettings, Verdict};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use texel_arena::{MatchOptions, Progress};
-use texel_dataset::{Dataset, LoadReport};
+use texel_dataset::Dataset;
 use texel_import::ImportStats;
 use texel_run::{record_settings, remove_if_there};
 use texel_run::{Recorded, Rerun, Rerunning};
-use texel_tune::{JobEvent, TuneData, Tuned};
+use texel_tune::{SessionEvent, Tuned};
 
 /// A loop: its settings, what to do with an earlier loop in its folder, and the verdict of
 /// an outside gate it asked for.
@@ -39,11 +39,9 @@ pub enum LoopEvent<'e> {
     Imported(&'e Path, &'e ImportStats),
     /// A round has its games and labelled positions (counts).
     Played(u32, u64, u64),
-    /// A round's positions are loaded for tuning and scored with the values the tuning
-    /// starts from (`K` fitted, or a stopped tuning's).
-    Loaded(u32, &'e LoadReport, &'e TuneData<Dataset>),
-    /// The tuning's own event.
-    Tune(JobEvent<'e, Dataset>),
+    /// The tuning's own event (a tune session: its positions loaded and scored with the
+    /// values it starts from, `K` fitted or a stopped tuning's, then its passes).
+    Tune(SessionEvent<'e, Dataset>),
     /// The tuning ended (or was interrupted): its result, every change, and whether
     /// validation kept the start.
     Tuned(&'e Tuned<texel_eval::Params>),

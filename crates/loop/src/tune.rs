@@ -1,26 +1,19 @@
-//! Step 2 of a round: tune from the best table on every round's positions (and the extra
-//! EPD files), holding 10 % for validation, with the piece values fixed; a stopped tuning
-//! goes on from its checkpoint.
+//! Step 2 of a round: a tune session from the best table on every round's positions (and
+//! the extra EPD files), holding 10 % for validation, with the piece values fixed; a stopped
+//! tuning goes on from its checkpoint.
 
 use crate::error::{io, LoopError};
 use crate::job::{LoopEnd, LoopEvent, LoopJob, Step};
 use crate::records::RoundErrors;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use texel_dataset::{load, select, LoadOptions};
-use texel_eval::params::flat_params;
+use texel_dataset::{select, LoadOptions, TableSubject};
 use texel_eval::Params;
-use texel_tune::error::{fit_k, samples};
 use texel_tune::log::{kept_pass, read_tune_log};
-use texel_tune::{Checkpoint, Control, RunEnd, RunOptions, Selection, TuneData, TuneJob};
+use texel_tune::{Control, Outputs, RunEnd, RunOptions, Selection, Session};
 
 /// Passes in a row without a new best validation error that end a round's tuning.
 const PATIENCE: usize = 2;
-
-/// The name of a flat slot of texel's table.
-fn slot_name(slot: usize) -> String {
-    flat_params()[slot].name()
-}
 
 impl LoopJob {
     /// The labelled positions round `round` tunes on: every round's so far, then `--epd`.
@@ -58,8 +51,8 @@ impl LoopJob {
         }))
     }
 
-    /// Loads the round's positions scored with the values the tuning starts (or goes on)
-    /// from, and tunes them; the log gets the changes even when interrupted.
+    /// Tunes the round's positions from the best table (or goes on from a stopped
+    /// tuning's checkpoint); the log gets the changes even when interrupted.
     fn tune(
         &self,
         round: u32,
@@ -67,63 +60,51 @@ impl LoopJob {
         interrupt: &AtomicBool,
         on: &mut dyn FnMut(LoopEvent),
     ) -> Step<()> {
-        let (log, checkpoint) = (dir.join("tune-log.jsonl"), dir.join("tune.ckpt"));
-        let resumed = match checkpoint.exists() {
-            true => Some(Checkpoint::<Params>::read(&checkpoint)?),
-            false => None,
+        let subject = TableSubject {
+            files: self.tuning_files(round),
+            options: LoadOptions {
+                validation_per_mille: 100,
+                ..LoadOptions::default()
+            },
+            given: Params::load(&self.settings.best())?,
+            vars: select(&Selection {
+                freeze_material: true,
+                ..Selection::default()
+            })?,
+            rust: None,
         };
-        let best = Params::load(&self.settings.best())?;
-        let start = match &resumed {
-            Some(c) => c.descent.params.clone(),
-            None => best,
+        let outputs = Outputs {
+            checkpoint: dir.join("tune.ckpt"),
+            log: Some(dir.join("tune-log.jsonl")),
+            ..Outputs::new(dir.join("tuned.json"))
         };
-        let options = LoadOptions {
-            validation_per_mille: 100,
-            ..LoadOptions::default()
-        };
-        let (train, validation, report) =
-            load(&self.tuning_files(round), &start, &options, &|_| {})?;
-        let k = resumed
-            .as_ref()
-            .map_or_else(|| fit_k(&samples(&train)), |c| c.k);
-        let mut data = TuneData {
-            train,
-            validation,
-            k,
-            fingerprint: report.fingerprint,
-        };
-        on(LoopEvent::Loaded(round, &report, &data));
-        let selected = select(&Selection {
-            freeze_material: true,
-            ..Selection::default()
-        })?;
-        let run = RunOptions {
-            passes: self.settings.passes,
-            patience: Some(PATIENCE),
-            log: Some(log.clone()),
-            checkpoint: Some(checkpoint.clone()),
-            ..RunOptions::default()
-        };
-        let job = TuneJob {
+        let resume = outputs
+            .checkpoint
+            .exists()
+            .then(|| outputs.checkpoint.clone());
+        let session = Session {
             min_support: self.settings.min_support,
-            run,
-            resume: resumed.map(|c| (checkpoint.clone(), c)),
-            ..TuneJob::new(start, selected)
+            run: RunOptions {
+                passes: self.settings.passes,
+                patience: Some(PATIENCE),
+                ..RunOptions::default()
+            },
+            // Without a checkpoint the round's tuning starts afresh (a stale log is emptied).
+            fresh: resume.is_none(),
+            resume,
+            ..Session::new(subject, outputs)
         };
-        let tuned = job.run(&mut data, &slot_name, &mut |e| {
+        let ended = session.run(&|_| {}, &mut |e| {
             on(LoopEvent::Tune(e));
             match interrupt.load(Ordering::SeqCst) {
                 true => Control::Stop,
                 false => Control::Continue,
             }
         })?;
-        on(LoopEvent::Tuned(&tuned));
-        let result = tuned.result;
-        if result.end == RunEnd::Interrupted {
-            return Ok(Err(LoopEnd::Interrupted));
+        on(LoopEvent::Tuned(&ended.tuned));
+        match ended.tuned.result.end {
+            RunEnd::Interrupted => Ok(Err(LoopEnd::Interrupted)),
+            _ => Ok(Ok(())),
         }
-        result.params.save(&dir.join("tuned.json"))?;
-        texel_run::remove_if_there(&checkpoint)?;
-        Ok(Ok(()))
     }
 }

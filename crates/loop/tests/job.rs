@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use texel_loop::{LoopEnd, LoopEvent, LoopJob, LoopSettings, SelfplayEvent, SelfplayJob};
+use texel_tune::SessionEvent;
 
 fn openings() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/openings.epd")
@@ -42,7 +43,7 @@ fn kinds(job: &LoopJob, interrupt: &AtomicBool) -> (LoopEnd, Vec<&'static str>) 
                 LoopEvent::Playing(..) => "playing",
                 LoopEvent::Game(_) => "game",
                 LoopEvent::Played(..) => "played",
-                LoopEvent::Loaded(..) => "loaded",
+                LoopEvent::Tune(SessionEvent::Loaded { .. }) => "loaded",
                 LoopEvent::Tune(_) => "tune",
                 LoopEvent::Tuned(..) => "tuned",
                 LoopEvent::Gating(..) => "gating",

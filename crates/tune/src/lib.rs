@@ -2,34 +2,35 @@
 //! `texel_dataset`, any engine's linear evaluation read from a trace as [`LinearDataset`]),
 //! it minimises the squared error between game results and `σ(K·eval)`: Newton steps in
 //! real values, Adam, coordinate descent as the integer polish, the over-fitting guards,
-//! checkpoints that resume, and a whole tune as one library call ([`TuneJob`]).
+//! checkpoints that resume, a tune on loaded data ([`TuneJob`]) and a whole tune on files
+//! as one library call ([`Session`] over a [`Subject`]: outputs, lock, resume, load, K,
+//! the tune, the values written).
 //!
 //! A whole tune of texel's table from Rust, as `texel tune --epd data/train.epd --validate
-//! 10 --group KnightV --out runs/knights.json` does it (the binary adds progress bars,
-//! checkpoints named after the outputs, the report page and Ctrl-C):
+//! 10 --group KnightV --out runs/knights.json` does it (the binary adds progress bars, the
+//! report page and Ctrl-C):
 //!
 //! ```no_run
-//! use std::path::{Path, PathBuf};
-//! use texel_tune::error::{fit_k, samples};
-//! use texel_dataset::{load, select, LoadOptions};
-//! use texel_tune::{Control, Event, JobEvent, Selection, TuneData, TuneJob};
+//! use std::path::PathBuf;
+//! use texel_dataset::{select, LoadOptions, TableSubject};
+//! use texel_tune::{Control, Event, JobEvent, Outputs, Selection, Session, SessionEvent};
 //!
-//! let params = texel_eval::Params::default();
-//! let options = LoadOptions { validation_per_mille: 100, ..LoadOptions::default() };
-//! let files = [PathBuf::from("data/train.epd")];
-//! let (train, validation, report) = load(&files, &params, &options, &|_bytes| {})?;
-//! let k = fit_k(&samples(&train));
-//! let mut data = TuneData { train, validation, k, fingerprint: report.fingerprint };
 //! let knights = Selection { groups: vec!["KnightV".into()], ..Selection::default() };
-//! let job = TuneJob::new(params, select(&knights)?);
-//! let name = |slot: usize| texel_eval::params::flat_params()[slot].name();
-//! let tuned = job.run(&mut data, &name, &mut |event| {
-//!     if let JobEvent::Run(Event::Pass(pass, _)) = &event {
+//! let subject = TableSubject {
+//!     files: vec![PathBuf::from("data/train.epd")],
+//!     options: LoadOptions { validation_per_mille: 100, ..LoadOptions::default() },
+//!     given: texel_eval::Params::default(),
+//!     vars: select(&knights)?,
+//!     rust: None,
+//! };
+//! let session = Session::new(subject, Outputs::new(PathBuf::from("runs/knights.json")));
+//! let ended = session.run(&|_bytes| {}, &mut |event| {
+//!     if let SessionEvent::Job(JobEvent::Run(Event::Pass(pass, _))) = &event {
 //!         println!("pass {}: error {:.6}", pass.pass, pass.train_error);
 //!     }
 //!     Control::Continue
 //! })?;
-//! tuned.result.params.save(Path::new("runs/knights.json"))?;
+//! println!("{} values changed", ended.tuned.changes.len());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -45,8 +46,10 @@ mod linear;
 pub mod log;
 mod model;
 pub mod newton;
+mod outputs;
 mod run;
 mod select;
+mod session;
 mod traces;
 
 pub use adam::{AdamState, Method, ADAM_EPOCHS_PER_PASS, ADAM_TOLERANCE};
@@ -60,10 +63,15 @@ pub use job::{
 pub use linear::{LinearDataset, BLOCK};
 pub use model::{Jacobian, Model, Move, Values};
 pub use newton::{NewtonState, RowBuilder, RowSink, NEWTON_TOLERANCE};
+pub use outputs::{Cleared, OutputError, Outputs};
 pub use run::{
     run, Event, PassRecord, RunEnd, RunError, RunOptions, RunResult, ADAM_EPOCHS, ADAM_RATE,
     AUTO_WARM_POSITIONS, WARM_SAMPLE,
 };
 pub use select::{select_in_space, Selection, SelectionError};
+pub use session::{
+    load_data, Ended, LoadedData, Positions, Session, SessionError, SessionEvent, Subject,
+    SubjectError,
+};
 pub use texel_trace;
-pub use traces::{load_traces, TraceLoad};
+pub use traces::{load_traces, values_of, TraceLoad, TraceSubject, TraceSubjectError};

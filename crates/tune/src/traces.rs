@@ -1,15 +1,19 @@
 //! Loading a trace file (either form, `docs/trace-format.md`) into training and validation
 //! sets of an outside engine's linear evaluation.
 
+use crate::descent::Variable;
 use crate::linear::LinearDataset;
 use crate::model::Model;
-use std::path::Path;
+use crate::select::{select_in_space, Selection, SelectionError};
+use crate::session::{Positions, Subject, SubjectError};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
 use texel_data::held_out;
 use texel_data::splitmix64;
-use texel_files::Fingerprint;
+use texel_files::{write_atomically, Fingerprint};
 use texel_trace::{
-    is_binary, read_trace, BinaryTrace, Coef, ParamSpace, PositionSource, TraceError,
-    TracedPosition,
+    is_binary, read_space, read_trace, BinaryTrace, Coef, ParamSpace, PositionSource, SpaceError,
+    TraceError, TracedPosition,
 };
 
 /// A loaded trace.
@@ -145,4 +149,170 @@ fn load_from<S: PositionSource + ?Sized>(
         validation,
         fingerprint,
     })
+}
+
+/// An outside engine's evaluation read from a trace, as a [`Subject`] of a tune: the space
+/// of the header, the values to start from (a JSON file of them, or the header's defaults),
+/// the values selected, and the share held out for validation.
+#[derive(Clone, Debug)]
+pub struct TraceSubject {
+    /// The trace file.
+    pub path: PathBuf,
+    /// The space of its header.
+    pub space: ParamSpace,
+    /// The values a fresh run starts from.
+    pub given: Vec<i32>,
+    /// The values tuned.
+    pub vars: Vec<Variable>,
+    /// Positions in 1,000 held out for validation.
+    pub validation_per_mille: u32,
+}
+
+/// Why a trace cannot be a tune's subject.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceSubjectError {
+    /// The trace's header cannot be read.
+    #[error(transparent)]
+    Trace(#[from] TraceError),
+    /// The values file cannot be read.
+    #[error("cannot read {path}: {cause}")]
+    Values {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        cause: std::io::Error,
+    },
+    /// The values file is not JSON.
+    #[error("{path}: not JSON ({cause})")]
+    NotJson {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        cause: serde_json::Error,
+    },
+    /// The values file holds values of another space.
+    #[error("{path}: not values of the trace's parameters: {cause}")]
+    OtherSpace {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        cause: SpaceError,
+    },
+    /// The selection names what the space does not have.
+    #[error(transparent)]
+    Selection(#[from] SelectionError),
+    /// The trace holds no training position.
+    #[error("{0}: no position to tune on")]
+    Empty(PathBuf),
+}
+
+/// The values of `space` in the JSON file `path` (name → values; absent names keep their
+/// defaults).
+///
+/// # Errors
+/// The file cannot be read, is not JSON, or holds values of another space.
+pub fn values_of(space: &ParamSpace, path: &Path) -> Result<Vec<i32>, TraceSubjectError> {
+    let path_buf = || path.to_path_buf();
+    let text = std::fs::read_to_string(path).map_err(|cause| TraceSubjectError::Values {
+        path: path_buf(),
+        cause,
+    })?;
+    let json = serde_json::from_str(&text).map_err(|cause| TraceSubjectError::NotJson {
+        path: path_buf(),
+        cause,
+    })?;
+    space
+        .values_from_json(&json)
+        .map_err(|cause| TraceSubjectError::OtherSpace {
+            path: path_buf(),
+            cause,
+        })
+}
+
+impl TraceSubject {
+    /// The trace at `path` from its header: started from the values of the JSON file
+    /// `values` (the defaults when `None`), tuning what `selection` picks.
+    ///
+    /// # Errors
+    /// An unreadable header or values file, or a selection of names the space lacks.
+    pub fn open(
+        path: &Path,
+        values: Option<&Path>,
+        selection: &Selection,
+        validation_per_mille: u32,
+    ) -> Result<TraceSubject, TraceSubjectError> {
+        let space = read_space(path)?;
+        let given = match values {
+            Some(file) => values_of(&space, file)?,
+            None => space.defaults(),
+        };
+        let vars = select_in_space(&space, selection)?;
+        Ok(TraceSubject {
+            path: path.to_path_buf(),
+            space,
+            given,
+            vars,
+            validation_per_mille,
+        })
+    }
+}
+
+impl Subject for TraceSubject {
+    type Model = LinearDataset;
+
+    fn given(&self) -> &Vec<i32> {
+        &self.given
+    }
+
+    fn load(
+        &self,
+        start: &Vec<i32>,
+        _reading: &(dyn Fn(u64) + Sync),
+    ) -> Result<Positions<LinearDataset>, SubjectError> {
+        let began = Instant::now();
+        let mut load = load_traces(&self.path, self.validation_per_mille)?;
+        let secs = began.elapsed().as_secs_f64();
+        load.train.rescore(start);
+        load.validation.rescore(start);
+        if load.train.is_empty() {
+            return Err(TraceSubjectError::Empty(self.path.clone()).into());
+        }
+        let about = format!(
+            "{}: {} parameters ({} values), {} training positions, {} validation positions, \
+             read in {secs:.2}s",
+            self.path.display(),
+            load.space.params().len(),
+            load.space.value_count(),
+            load.train.len(),
+            load.validation.len()
+        );
+        Ok(Positions {
+            train: load.train,
+            validation: load.validation,
+            fingerprint: load.fingerprint,
+            about,
+        })
+    }
+
+    fn variables(&self) -> &[Variable] {
+        &self.vars
+    }
+
+    fn name(&self, slot: usize) -> String {
+        self.space.value_name(slot).unwrap_or_default()
+    }
+
+    fn space(&self) -> ParamSpace {
+        self.space.clone()
+    }
+
+    fn source(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    fn save(&self, values: &Vec<i32>, out: &Path) -> Result<(), SubjectError> {
+        let text = serde_json::to_string_pretty(&self.space.to_json(values))? + "\n";
+        write_atomically(out, text.as_bytes())
+            .map_err(|cause| format!("cannot write {}: {cause}", out.display()).into())
+    }
 }

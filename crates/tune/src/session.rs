@@ -1,0 +1,379 @@
+//! A tune on files, whole, as one library call: the outputs checked and locked, an earlier
+//! run's checkpoint continued (its settings compared) or a fresh start, the positions read
+//! and K fitted, the selected values tuned by [`TuneJob`], the tuned values written and the
+//! checkpoint removed. What is tuned — texel's own table read from EPD, or an outside
+//! engine's evaluation read from a trace — is a [`Subject`]; `texel tune` and the loop are
+//! fronts that show the [`SessionEvent`]s.
+
+use crate::checkpoint::{Checkpoint, CheckpointError};
+use crate::descent::{Control, Variable};
+use crate::error::{fit_k_checked, samples, single_result, UnfitK};
+use crate::job::{JobError, JobEvent, TuneData, TuneJob, Tuned, L2};
+use crate::model::Model;
+use crate::outputs::{Cleared, OutputError, Outputs};
+use crate::run::{RunEnd, RunOptions};
+use std::path::{Path, PathBuf};
+use texel_run::{SettingChanged, Settings};
+use texel_trace::ParamSpace;
+
+/// What a subject's own failures are (reading its positions, writing its values).
+pub type SubjectError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The values of a subject's model.
+type ValuesOf<S> = <<S as Subject>::Model as Model>::Values;
+
+/// What a tune on files works on: where its positions come from, which values it tunes and
+/// how they are named, and how the tuned values are written.
+pub trait Subject {
+    /// The evaluation the positions are scored with.
+    type Model: Model;
+
+    /// The values a fresh run starts from.
+    fn given(&self) -> &<Self::Model as Model>::Values;
+
+    /// Reads the positions scored with `start`; `reading` is told the bytes read so far.
+    ///
+    /// # Errors
+    /// The positions cannot be read.
+    fn load(
+        &self,
+        start: &<Self::Model as Model>::Values,
+        reading: &(dyn Fn(u64) + Sync),
+    ) -> Result<Positions<Self::Model>, SubjectError>;
+
+    /// The bytes [`Subject::load`] reads and tells `reading` of (0: it tells nothing).
+    fn bytes(&self) -> u64 {
+        0
+    }
+
+    /// The values to tune, with their steps.
+    fn variables(&self) -> &[Variable];
+
+    /// A value's name by its slot.
+    fn name(&self, slot: usize) -> String;
+
+    /// The parameter space of the values (names, shapes, groups).
+    fn space(&self) -> ParamSpace;
+
+    /// Where the positions come from, in words.
+    fn source(&self) -> String;
+
+    /// Writes the tuned values to `out` (and whatever else the subject writes).
+    ///
+    /// # Errors
+    /// A file cannot be written.
+    fn save(&self, values: &<Self::Model as Model>::Values, out: &Path)
+        -> Result<(), SubjectError>;
+}
+
+/// Positions a subject read: training and validation sets, their fingerprint, and what
+/// was read, in words.
+#[derive(Debug)]
+pub struct Positions<M> {
+    /// Training positions.
+    pub train: M,
+    /// Held-out positions (may be empty).
+    pub validation: M,
+    /// The fingerprint of the positions, labels and split.
+    pub fingerprint: u64,
+    /// What was read (lines, positions, time), one or more lines.
+    pub about: String,
+}
+
+/// The data a tune runs on, with what was read and whether K was fitted.
+#[derive(Debug)]
+pub struct LoadedData<M> {
+    /// The sets scored with the start, and K.
+    pub data: TuneData<M>,
+    /// What was read, in words.
+    pub about: String,
+    /// K was fitted to the start (not given).
+    pub fitted_k: bool,
+}
+
+/// Why a tune on files cannot go on.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// The outputs cannot be used.
+    #[error(transparent)]
+    Outputs(#[from] OutputError),
+    /// The checkpoint to continue cannot be read.
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+    /// The run continued began with another setting.
+    #[error("cannot resume {path}: {changed}")]
+    Changed {
+        /// The checkpoint.
+        path: PathBuf,
+        /// The setting.
+        changed: SettingChanged,
+    },
+    /// The subject failed.
+    #[error("{0}")]
+    Subject(SubjectError),
+    /// Every position has the same result.
+    #[error(
+        "every one of the {count} labels in {origin} is {}: no K or error can be fitted to \
+         one result; tuning needs wins, draws and losses",
+        result_words(*result)
+    )]
+    OneResult {
+        /// Positions read.
+        count: usize,
+        /// Where they come from.
+        origin: String,
+        /// Their result (White's score).
+        result: f64,
+    },
+    /// K cannot be fitted to the start.
+    #[error(transparent)]
+    K(#[from] UnfitK),
+    /// The tune failed.
+    #[error(transparent)]
+    Job(#[from] JobError),
+}
+
+/// A result in words.
+fn result_words(result: f64) -> String {
+    match result {
+        1.0 => "1-0 (white wins)".to_string(),
+        0.0 => "0-1 (black wins)".to_string(),
+        0.5 => "1/2-1/2 (a draw)".to_string(),
+        s => format!("{s} (white's score)"),
+    }
+}
+
+/// Reads the positions of `subject` scored with `start`, refuses positions of one result,
+/// and fits K to them unless `k` is given.
+///
+/// # Errors
+/// The subject cannot read its positions, they have one result, or K cannot be fitted.
+pub fn load_data<S: Subject>(
+    subject: &S,
+    start: &ValuesOf<S>,
+    k: Option<f64>,
+    reading: &(dyn Fn(u64) + Sync),
+) -> Result<LoadedData<S::Model>, SessionError> {
+    let p = subject
+        .load(start, reading)
+        .map_err(SessionError::Subject)?;
+    if let Some(result) = single_result(&[&p.train, &p.validation]) {
+        return Err(SessionError::OneResult {
+            count: p.train.len() + p.validation.len(),
+            origin: subject.source(),
+            result,
+        });
+    }
+    let fitted_k = k.is_none();
+    let k = match k {
+        Some(k) => k,
+        None => fit_k_checked(&samples(&p.train))?,
+    };
+    let data = TuneData {
+        train: p.train,
+        validation: p.validation,
+        k,
+        fingerprint: p.fingerprint,
+    };
+    Ok(LoadedData {
+        data,
+        about: p.about,
+        fitted_k,
+    })
+}
+
+/// What a tune on files reports on its way, in order.
+pub enum SessionEvent<'e, M: Model> {
+    /// An earlier run's file cleared for a fresh start.
+    Cleared(Cleared),
+    /// A checkpoint is continued; notes on its settings (those that only change how long
+    /// the run goes, or why they are not compared).
+    Resuming(Vec<String>),
+    /// The positions were read: what was read, and K when it was fitted.
+    Loaded {
+        /// What was read, in words.
+        about: &'e str,
+        /// K, when fitted.
+        fitted_k: Option<f64>,
+    },
+    /// The data, scored with `start`, the values the run goes on from, before the tune;
+    /// `first` is where the run first began (a resumed run's first start).
+    Start {
+        /// The data.
+        data: &'e mut TuneData<M>,
+        /// The values the run goes on from.
+        start: &'e M::Values,
+        /// The values of the run's first start.
+        first: &'e M::Values,
+        /// Seconds the run has gone already (a resumed run's).
+        seconds: f64,
+    },
+    /// The tune's own event; what the callback returns stops or continues the run.
+    Job(JobEvent<'e, M>),
+    /// The tuned values were written, but the checkpoint could not be removed.
+    CheckpointKept(OutputError),
+}
+
+/// What a tune on files ended with.
+pub struct Ended<M: Model> {
+    /// The tune: its end (an interrupted run wrote nothing but its checkpoint), values,
+    /// changes.
+    pub tuned: Tuned<M::Values>,
+    /// The data, scored with the tuned values unless the run was interrupted.
+    pub data: TuneData<M>,
+}
+
+/// A tune on files: the subject, the outputs, and how the run goes.
+#[derive(Clone, Debug)]
+pub struct Session<S> {
+    /// What is tuned.
+    pub subject: S,
+    /// Where the run writes (the run's log and checkpoint are these).
+    pub outputs: Outputs,
+    /// K, fitted when `None` (a resumed run's is its checkpoint's).
+    pub k: Option<f64>,
+    /// Values counting in fewer training positions are held at their start.
+    pub min_support: usize,
+    /// The pull toward the start.
+    pub l2: L2,
+    /// Whether values keep the orders and bounds their space declares.
+    pub constraints: bool,
+    /// Passes, patience, method (its log and checkpoint are the outputs').
+    pub run: RunOptions,
+    /// The checkpoint to continue.
+    pub resume: Option<PathBuf>,
+    /// Clear an earlier run's checkpoint and log instead of refusing to start.
+    pub fresh: bool,
+    /// The settings the run records; a resume compares them with the checkpoint's.
+    pub settings: Option<Settings>,
+}
+
+impl<S: Subject> Session<S> {
+    /// A session tuning `subject` into `outputs` with the default guards and run.
+    pub fn new(subject: S, outputs: Outputs) -> Session<S> {
+        let job = TuneJob::new((), Vec::new());
+        Session {
+            subject,
+            outputs,
+            k: None,
+            min_support: job.min_support,
+            l2: job.l2,
+            constraints: job.constraints,
+            run: job.run,
+            resume: None,
+            fresh: false,
+            settings: None,
+        }
+    }
+
+    /// Runs the whole tune, reporting to `on` (its [`Control`] answers matter only for the
+    /// run's own events: Ctrl-C); `reading` is told the bytes read while loading.
+    ///
+    /// # Errors
+    /// See [`SessionError`].
+    pub fn run(
+        self,
+        reading: &(dyn Fn(u64) + Sync),
+        on: &mut dyn FnMut(SessionEvent<S::Model>) -> Control,
+    ) -> Result<Ended<S::Model>, SessionError> {
+        let (_lock, cleared) = self.outputs.prepare(self.resume.is_some(), self.fresh)?;
+        for c in cleared {
+            on(SessionEvent::Cleared(c));
+        }
+        let resumed = self.resumed(on)?;
+        let start = resumed.as_ref().map_or_else(
+            || self.subject.given().clone(),
+            |c| c.descent.params.clone(),
+        );
+        let k = resumed.as_ref().map(|c| c.k).or(self.k);
+        let loaded = load_data(&self.subject, &start, k, reading)?;
+        on(SessionEvent::Loaded {
+            about: &loaded.about,
+            fitted_k: loaded.fitted_k.then_some(loaded.data.k),
+        });
+        let mut data = loaded.data;
+        let first = resumed
+            .as_ref()
+            .map_or(&start, |c| &c.descent.anchor)
+            .clone();
+        on(SessionEvent::Start {
+            data: &mut data,
+            start: &start,
+            first: &first,
+            seconds: resumed.as_ref().map_or(0.0, |c| c.seconds),
+        });
+        let job = self.job(start, resumed);
+        let name = |slot: usize| self.subject.name(slot);
+        let tuned = job.run(&mut data, &name, &mut |e| on(SessionEvent::Job(e)))?;
+        if tuned.result.end != RunEnd::Interrupted {
+            self.finish(&tuned.result.params, &mut data, on)?;
+        }
+        Ok(Ended { tuned, data })
+    }
+
+    /// The checkpoint of `resume`, read, its settings compared with the session's.
+    fn resumed(
+        &self,
+        on: &mut dyn FnMut(SessionEvent<S::Model>) -> Control,
+    ) -> Result<Option<Checkpoint<ValuesOf<S>>>, SessionError> {
+        let Some(path) = &self.resume else {
+            return Ok(None);
+        };
+        let checkpoint = Checkpoint::<ValuesOf<S>>::read(path)?;
+        let notes = match (&checkpoint.settings, &self.settings) {
+            (Some(then), Some(now)) => {
+                then.check_resume(now)
+                    .map_err(|changed| SessionError::Changed {
+                        path: path.clone(),
+                        changed,
+                    })?
+            }
+            (None, Some(_)) => vec![format!(
+                "{} was written before texel recorded settings; they are not compared",
+                path.display()
+            )],
+            (_, None) => Vec::new(),
+        };
+        on(SessionEvent::Resuming(notes));
+        Ok(Some(checkpoint))
+    }
+
+    /// The tune job from `start` (or continuing `resumed`).
+    fn job(
+        &self,
+        start: ValuesOf<S>,
+        resumed: Option<Checkpoint<ValuesOf<S>>>,
+    ) -> TuneJob<ValuesOf<S>> {
+        TuneJob {
+            min_support: self.min_support,
+            l2: self.l2,
+            constraints: self.constraints,
+            run: RunOptions {
+                log: self.outputs.log.clone(),
+                checkpoint: Some(self.outputs.checkpoint.clone()),
+                ..self.run.clone()
+            },
+            resume: self.resume.clone().zip(resumed),
+            settings: self.settings.clone(),
+            ..TuneJob::new(start, self.subject.variables().to_vec())
+        }
+    }
+
+    /// Writes `tuned`, removes the checkpoint it replaces, and scores the data with it.
+    fn finish(
+        &self,
+        tuned: &ValuesOf<S>,
+        data: &mut TuneData<S::Model>,
+        on: &mut dyn FnMut(SessionEvent<S::Model>) -> Control,
+    ) -> Result<(), SessionError> {
+        (self.subject)
+            .save(tuned, &self.outputs.out)
+            .map_err(SessionError::Subject)?;
+        if let Err(e) = self.outputs.remove_checkpoint() {
+            on(SessionEvent::CheckpointKept(e));
+        }
+        data.train.rescore(tuned);
+        data.validation.rescore(tuned);
+        Ok(())
+    }
+}

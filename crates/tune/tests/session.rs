@@ -1,0 +1,129 @@
+//! A tune on files as one library call: an outside engine's trace tuned into its output,
+//! stopped and continued from its checkpoint, and the runs a session refuses.
+
+use std::path::{Path, PathBuf};
+use texel_run::Settings;
+use texel_tune::texel_trace::{write_trace, Coef, Param, ParamSpace, TracedPosition};
+use texel_tune::{
+    Control, Event, JobEvent, Method, OutputError, Outputs, RunEnd, RunOptions, Selection, Session,
+    SessionError, SessionEvent, TraceSubject,
+};
+
+/// One value, centipawns per pawn White has more; results as 100 a pawn at K = 1 would
+/// give them (`same`: every result a draw).
+fn write_pawn_trace(path: &Path, same: bool) {
+    let pawn = Param {
+        name: "PAWN".into(),
+        len: 1,
+        tapered: false,
+        default: vec![10],
+        group: None,
+        candidate: false,
+    };
+    let space = ParamSpace::new(vec![pawn]).unwrap();
+    let positions: Vec<TracedPosition> = (-40..=40)
+        .map(|i| {
+            let pawns = i % 5;
+            let result = 1.0 / (1.0 + 10f32.powf(-(pawns * 100) as f32 / 400.0));
+            TracedPosition {
+                result: if same { 0.5 } else { result },
+                coeffs: vec![Coef::Count(0, pawns as f32)],
+                phase: 1.0,
+                scale: 1.0,
+                ..TracedPosition::default()
+            }
+        })
+        .collect();
+    let mut file = std::fs::File::create(path).unwrap();
+    write_trace(&mut file, &space, &positions).unwrap();
+}
+
+/// The session tuning the trace at `trace` into `out` at K 1 by coordinate descent,
+/// recording `settings`.
+fn session(trace: &Path, out: PathBuf, settings: Settings) -> Session<TraceSubject> {
+    let subject = TraceSubject::open(trace, None, &Selection::default(), 0).unwrap();
+    Session {
+        k: Some(1.0),
+        min_support: 0,
+        settings: Some(settings),
+        run: RunOptions {
+            method: Method::Cd,
+            ..RunOptions::default()
+        },
+        ..Session::new(subject, Outputs::new(out))
+    }
+}
+
+#[test]
+fn a_session_writes_its_values_and_continues_a_stopped_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let (trace, out) = (dir.path().join("t.jsonl"), dir.path().join("out.json"));
+    write_pawn_trace(&trace, false);
+    let settings = Settings::default().fixed("--l2", "0.1");
+    // Stopped at its first pass: nothing but the checkpoint is written.
+    let stop_at_pass = &mut |e: SessionEvent<_>| match e {
+        SessionEvent::Job(JobEvent::Run(Event::Progress { .. })) => Control::Stop,
+        _ => Control::Continue,
+    };
+    let first = session(&trace, out.clone(), settings.clone());
+    let stopped = first.run(&|_| {}, stop_at_pass).unwrap();
+    assert_eq!(stopped.tuned.result.end, RunEnd::Interrupted);
+    let checkpoint = dir.path().join("out.json.ckpt");
+    assert!(checkpoint.exists() && !out.exists());
+    // A new run on these outputs neither continues nor clears the checkpoint: refused.
+    let again = session(&trace, out.clone(), settings.clone());
+    let err = again
+        .run(&|_| {}, &mut |_| Control::Continue)
+        .err()
+        .unwrap();
+    assert!(matches!(
+        err,
+        SessionError::Outputs(OutputError::EarlierCheckpoint(_))
+    ));
+    // A resume with another setting is refused, naming it.
+    let changed = Session {
+        resume: Some(checkpoint.clone()),
+        ..session(&trace, out.clone(), Settings::default().fixed("--l2", "0"))
+    };
+    let err = changed
+        .run(&|_| {}, &mut |_| Control::Continue)
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("--l2"), "{err}");
+    // The same settings go on to the end: the values written, the checkpoint gone.
+    let resumed = Session {
+        resume: Some(checkpoint.clone()),
+        ..session(&trace, out.clone(), settings)
+    };
+    let mut events = Vec::new();
+    let ended = resumed
+        .run(&|_| {}, &mut |e| {
+            events.push(matches!(e, SessionEvent::Resuming(_)));
+            Control::Continue
+        })
+        .unwrap();
+    assert!(events.contains(&true), "the resume is reported");
+    assert_ne!(ended.tuned.result.end, RunEnd::Interrupted);
+    assert!(!checkpoint.exists());
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let pawn = written["PAWN"].as_i64().unwrap();
+    assert!((90..=110).contains(&pawn), "{written}");
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(left.len(), 2, "the trace and the output, no lock left");
+}
+
+#[test]
+fn positions_of_one_result_are_refused_before_tuning() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("draws.jsonl");
+    write_pawn_trace(&trace, true);
+    let out = dir.path().join("out.json");
+    let s = session(&trace, out.clone(), Settings::default());
+    let err = s.run(&|_| {}, &mut |_| Control::Continue).err().unwrap();
+    assert!(
+        matches!(err, SessionError::OneResult { result, .. } if result == 0.5),
+        "{err}"
+    );
+    assert!(!out.exists());
+}
