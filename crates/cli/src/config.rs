@@ -141,7 +141,7 @@ pub struct TuneArgs {
 impl Default for TuneArgs {
     /// The settings of `texel tune` with no flag given.
     fn default() -> TuneArgs {
-        texel_run::parse_flags::<TuneArgs>(&[]).unwrap_or_else(|e| e.exit())
+        crate::parse_flags::<TuneArgs>(&[]).unwrap_or_else(|e| e.exit())
     }
 }
 

@@ -57,7 +57,7 @@ pub struct SampleArgs {
 impl Default for SampleArgs {
     /// The sampling of `texel import` with no flag given.
     fn default() -> SampleArgs {
-        texel_run::parse_flags::<SampleArgs>(&[]).unwrap_or_else(|e| e.exit())
+        crate::parse_flags::<SampleArgs>(&[]).unwrap_or_else(|e| e.exit())
     }
 }
 

@@ -295,3 +295,19 @@ pub(crate) fn progress_bar(len: u64, template: &str) -> ProgressBar {
     pb.set_style(ProgressStyle::with_template(template).expect("valid template"));
     pb
 }
+
+/// The settings `T` (a job's flags, clap's `Args`) parsed from `words` alone, every flag
+/// not given at its default: how the CLI's settings structs read the defaults written in
+/// their flags' declarations.
+///
+/// # Errors
+/// Words that are not such flags, or a required flag missing.
+pub(crate) fn parse_flags<T: clap::Args>(words: &[&str]) -> Result<T, clap::Error> {
+    #[derive(clap::Parser)]
+    struct Flags<T: clap::Args> {
+        #[command(flatten)]
+        settings: T,
+    }
+    let words = std::iter::once("texel").chain(words.iter().copied());
+    clap::Parser::try_parse_from(words).map(|f: Flags<T>| f.settings)
+}

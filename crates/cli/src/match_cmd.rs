@@ -70,7 +70,7 @@ impl MatchArgs {
     /// Every flag at its default, no engine named.
     fn without_engines() -> MatchArgs {
         let defaults: MatchArgs =
-            texel_run::parse_flags(&["--engine", "name=a"]).expect("valid defaults");
+            crate::parse_flags(&["--engine", "name=a"]).expect("valid defaults");
         MatchArgs {
             engines: Vec::new(),
             ..defaults

@@ -80,8 +80,7 @@ pub struct SelfplayArgs {
 impl SelfplayArgs {
     /// Every flag at its default, no PGN named.
     fn without_pgn() -> SelfplayArgs {
-        let defaults: SelfplayArgs =
-            texel_run::parse_flags(&["--pgn", "-"]).expect("valid defaults");
+        let defaults: SelfplayArgs = crate::parse_flags(&["--pgn", "-"]).expect("valid defaults");
         SelfplayArgs {
             pgn: PathBuf::new(),
             ..defaults

@@ -50,7 +50,7 @@ fn check<T: Args + Serialize + DeserializeOwned>(value: &T, runs: &[&str], requi
 }
 
 fn parsed<T: Args>(words: &[&str]) -> T {
-    texel_run::parse_flags(words).unwrap()
+    crate::parse_flags(words).unwrap()
 }
 
 #[test]

@@ -98,6 +98,15 @@ impl std::str::FromStr for ScoreView {
     }
 }
 
+impl std::fmt::Display for ScoreView {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ScoreView::White => "white",
+            ScoreView::Mover => "mover",
+        })
+    }
+}
+
 /// Counts of what the import did.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ImportStats {

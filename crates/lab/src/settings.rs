@@ -1,4 +1,5 @@
-//! The settings of a term lab run (`texel lab`'s flags, one struct for clap and serde) and
+//! The settings of a term lab run (`texel lab`'s flags with the `clap` feature, one struct
+//! for clap and serde) and
 //! the subjects they ask for, in texel's table or in an outside engine's parameters.
 
 use crate::lab::{LabSpace, LabSubject, Subject, SubjectKind};
@@ -10,44 +11,58 @@ use texel_eval::TermId;
 use texel_trace::{Param, ParamSpace};
 
 /// What a lab run judges and where its files go. Every field is a flag of `texel lab` of
-/// the same name; each default is written once, in the flag's declaration.
-#[derive(clap::Args, Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// the same name (with the `clap` feature); each default is written once, in
+/// [`LabSettings::default`], which the flags read.
+#[cfg_attr(feature = "clap", derive(clap::Args))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LabSettings {
     /// Passes of each tuning (at most; a pass that moves nothing ends it).
-    #[arg(long, default_value_t = 4, allow_negative_numbers = true)]
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = LabSettings::default().passes, allow_negative_numbers = true))]
     pub passes: usize,
     /// Judge only these candidate families (default: every candidate family).
-    #[arg(long)]
+    #[cfg_attr(feature = "clap", arg(long))]
     pub family: Vec<String>,
     /// Judge these candidate terms (each on its own).
-    #[arg(long)]
+    #[cfg_attr(feature = "clap", arg(long))]
     pub term: Vec<String>,
     /// Judge every term of the chosen families on its own instead of the family as a whole.
-    #[arg(long)]
+    #[cfg_attr(feature = "clap", arg(long))]
     pub each_term: bool,
     /// Judge these established terms by the error their removal adds (repeatable; a group
     /// name ablates each of its terms).
-    #[arg(long)]
+    #[cfg_attr(feature = "clap", arg(long))]
     pub ablate: Vec<String>,
     /// Folder of the lab's files: lab.jsonl (one verdict per line, kept across reruns),
     /// lab.md and lab.json.
-    #[arg(long, default_value = "lab")]
+    #[cfg_attr(feature = "clap", arg(long, default_value = DEFAULT_LAB_DIR))]
     pub out: PathBuf,
     /// Keep a subject when its gain is above 0 and at least this share of the held error
     /// (validation error with --validate).
-    #[arg(long, default_value_t = DEFAULT_KEEP_MIN_DROP, allow_negative_numbers = true)]
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = LabSettings::default().keep_min_drop, allow_negative_numbers = true))]
     pub keep_min_drop: f64,
     /// Write the base parameters with the kept candidates' tuned values (others at 0) here;
     /// with --prove, only the candidates whose games accepted them (SPRT H1).
-    #[arg(long)]
+    #[cfg_attr(feature = "clap", arg(long))]
     pub apply: Option<PathBuf>,
 }
 
+/// The lab's folder when none is given.
+const DEFAULT_LAB_DIR: &str = "lab";
+
 impl Default for LabSettings {
-    /// Every flag at its default.
+    /// Every setting at its default (the flags' defaults are these).
     fn default() -> LabSettings {
-        texel_run::parse_flags(&[]).expect("the defaults are valid settings")
+        LabSettings {
+            passes: 4,
+            family: Vec::new(),
+            term: Vec::new(),
+            each_term: false,
+            ablate: Vec::new(),
+            out: PathBuf::from(DEFAULT_LAB_DIR),
+            keep_min_drop: DEFAULT_KEEP_MIN_DROP,
+            apply: None,
+        }
     }
 }
 

@@ -14,44 +14,54 @@ use texel_arena::{run_match, MatchOptions};
 use texel_eval::{Params, TermId};
 use texel_lab::report::{apply, GameProof, KeepRule};
 use texel_lab::{LabSpace, ProveError, Prover, SubjectKind, Verdict};
-use texel_run::parse_flags;
 
 /// How a lab's kept subjects are played (`texel lab`'s `--prove` flags; as a serde record,
 /// the same names).
-#[derive(clap::Args, Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ProveSettings {
     /// Play every kept subject (its tuned values) against the base at fixed nodes as an SPRT,
     /// and add its Elo, LLR and verdict to the reports. Games go to `OUT/prove/`; a rerun
     /// keeps finished games.
-    #[arg(long)]
+    #[cfg_attr(feature = "clap", arg(long))]
     pub prove: bool,
     /// The SPRT of each proof, as `texel match --sprt` (`ELO0,ELO1[,MODEL]`).
-    #[arg(
+    #[cfg_attr(feature = "clap", arg(
         long,
-        default_value = "0,5",
+        default_value = DEFAULT_PROVE_SPRT,
         allow_hyphen_values = true,
         value_name = "ELO0,ELO1[,MODEL]"
-    )]
+    ))]
     pub prove_sprt: SprtTest,
     /// Games of each proof at most; an SPRT still undecided then says so.
-    #[arg(long, default_value_t = 1000, allow_negative_numbers = true)]
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = ProveSettings::default().prove_games, allow_negative_numbers = true))]
     pub prove_games: u32,
     /// Nodes per move in the proofs.
-    #[arg(long, default_value_t = 1000, allow_negative_numbers = true)]
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = ProveSettings::default().prove_nodes, allow_negative_numbers = true))]
     pub prove_nodes: u64,
     /// Openings of the proofs (EPD/FEN or PGN lines; 2 seeded random plies are added).
-    #[arg(long, default_value = "data/openings.epd")]
+    #[cfg_attr(feature = "clap", arg(long, default_value = crate::settings::DEFAULT_OPENINGS))]
     pub prove_openings: PathBuf,
     /// Games played at once (default: all cores).
-    #[arg(long, allow_negative_numbers = true)]
+    #[cfg_attr(feature = "clap", arg(long, allow_negative_numbers = true))]
     pub prove_threads: Option<usize>,
 }
 
+/// The SPRT of a proof when none is given.
+const DEFAULT_PROVE_SPRT: &str = "0,5";
+
 impl Default for ProveSettings {
-    /// Every flag at its default.
+    /// Every setting at its default (the flags' defaults are these).
     fn default() -> ProveSettings {
-        parse_flags(&[]).expect("the defaults are valid settings")
+        ProveSettings {
+            prove: false,
+            prove_sprt: DEFAULT_PROVE_SPRT.parse().expect("valid bounds"),
+            prove_games: 1000,
+            prove_nodes: 1000,
+            prove_openings: PathBuf::from(crate::settings::DEFAULT_OPENINGS),
+            prove_threads: None,
+        }
     }
 }
 

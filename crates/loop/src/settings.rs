@@ -1,6 +1,6 @@
 //! The settings of the loop: one struct that is both `texel loop`'s flags (it derives
-//! clap's `Args`) and what a Rust caller fills in; every default is written once, in the
-//! flag's declaration ([`LoopSettings::new`] reads them from there).
+//! clap's `Args` with the `clap` feature) and what a Rust caller fills in; every default is
+//! written once, in [`LoopSettings::new`], which the flags read.
 
 use crate::error::LoopError;
 use serde::{Deserialize, Serialize};
@@ -12,7 +12,8 @@ use texel_run::{flag_of, values_fingerprint, Role, Settings};
 use texel_tune::DEFAULT_MIN_SUPPORT;
 
 /// Who decides whether a round's tuned table becomes the best.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Gate {
     /// A fixed-node SPRT match here (`--sprt`, `--gate-games`).
@@ -23,7 +24,8 @@ pub enum Gate {
 }
 
 /// The verdict of an outside gate.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     /// H1 accepted: the tuned table becomes the best.
@@ -32,83 +34,104 @@ pub enum Verdict {
     Fail,
 }
 
+/// The openings of self-play, gates and proofs when none are given.
+pub(crate) const DEFAULT_OPENINGS: &str = "data/openings.epd";
+
+/// The gate's SPRT when none is given.
+const DEFAULT_GATE_SPRT: &str = "0,10";
+
 /// Everything a loop's rounds depend on. As a serde record, each field is a key named like
 /// its flag; keys left out take the flag's default (`dir` has none: it must be given).
-#[derive(clap::Args, Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default = "LoopSettings::without_dir", deny_unknown_fields)]
 pub struct LoopSettings {
     /// The run's folder: `best.json`, `loop.jsonl` and one `round-NN/` per round.
-    #[arg(long)]
+    #[cfg_attr(feature = "clap", arg(long))]
     pub dir: PathBuf,
     /// Rounds in all (a rerun with more rounds goes on).
-    #[arg(allow_negative_numbers = true, long, default_value_t = 3)]
+    #[cfg_attr(feature = "clap", arg(allow_negative_numbers = true, long, default_value_t = LoopSettings::new("").rounds))]
     pub rounds: u32,
     /// Self-play games per round.
-    #[arg(allow_negative_numbers = true, long, default_value_t = 200)]
+    #[cfg_attr(feature = "clap", arg(allow_negative_numbers = true, long, default_value_t = LoopSettings::new("").games))]
     pub games: u32,
     /// Nodes per move in self-play and in the gate match.
-    #[arg(allow_negative_numbers = true, long, default_value_t = 5000)]
+    #[cfg_attr(feature = "clap", arg(allow_negative_numbers = true, long, default_value_t = LoopSettings::new("").nodes))]
     pub nodes: u64,
     /// Parameters to start from (JSON or `preset:NAME`); the table's defaults when absent.
-    #[arg(long, conflicts_with = "from_zero")]
+    #[cfg_attr(feature = "clap", arg(long, conflicts_with = "from_zero"))]
     pub params: Option<PathBuf>,
     /// Start from material alone (`preset:material`), as the Slow Chess write-up suggests.
-    #[arg(long)]
+    #[cfg_attr(feature = "clap", arg(long))]
     pub from_zero: bool,
     /// More labelled positions tuned on in every round besides the loop's own; repeatable.
-    #[arg(long)]
+    #[cfg_attr(feature = "clap", arg(long))]
     pub epd: Vec<PathBuf>,
     /// Tuning: values counting in fewer training positions are held (as `texel tune`).
-    #[arg(allow_negative_numbers = true, long, default_value_t = DEFAULT_MIN_SUPPORT)]
+    #[cfg_attr(feature = "clap", arg(allow_negative_numbers = true, long, default_value_t = LoopSettings::new("").min_support))]
     pub min_support: usize,
     /// Tuning passes per round at most.
-    #[arg(allow_negative_numbers = true, long, default_value_t = 30)]
+    #[cfg_attr(feature = "clap", arg(allow_negative_numbers = true, long, default_value_t = LoopSettings::new("").passes))]
     pub passes: usize,
     /// Gate: the SPRT on game pairs, `ELO0,ELO1[,MODEL]` as in `texel match`.
-    #[arg(
+    #[cfg_attr(feature = "clap", arg(
         allow_hyphen_values = true,
         long,
-        default_value = "0,10",
+        default_value = DEFAULT_GATE_SPRT,
         value_name = "ELO0,ELO1[,MODEL]"
-    )]
+    ))]
     pub sprt: SprtTest,
     /// Gate: games at most; an undecided SPRT passes when the score's LOS is at least 95 %.
-    #[arg(allow_negative_numbers = true, long, default_value_t = 1000)]
+    #[cfg_attr(feature = "clap", arg(allow_negative_numbers = true, long, default_value_t = LoopSettings::new("").gate_games))]
     pub gate_games: u32,
     /// Games played at once (default: all cores).
-    #[arg(allow_negative_numbers = true, long)]
+    #[cfg_attr(feature = "clap", arg(allow_negative_numbers = true, long))]
     pub threads: Option<usize>,
     /// Openings of self-play and the gate.
-    #[arg(long, default_value = "data/openings.epd")]
+    #[cfg_attr(feature = "clap", arg(long, default_value = DEFAULT_OPENINGS))]
     pub openings: PathBuf,
     /// Seed of the first round (round r uses seed + r − 1).
-    #[arg(long, default_value_t = 1)]
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = LoopSettings::new("").seed))]
     pub seed: u64,
     /// Take each round's games from PGN files instead of playing them: round N imports
     /// every `.pgn` (`.pgn.gz`, `.pgn.zst`) file in `DIR/round-NN/`, games of `best.json`
     /// from OpenBench's DATAGEN workload or fastchess. A round without them stops the loop
     /// (exit 3) with what to run; the same command then goes on.
-    #[arg(long, value_name = "DIR")]
+    #[cfg_attr(feature = "clap", arg(long, value_name = "DIR"))]
     pub games_from: Option<PathBuf>,
     /// Whose view the score comments of `--games-from` PGNs take: `mover` (fastchess,
     /// cutechess, OpenBench) or `white` (texel's own games).
-    #[arg(long, default_value = "mover", value_name = "white|mover")]
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = LoopSettings::new("").pgn_scores, value_name = "white|mover"))]
     pub pgn_scores: texel_import::ScoreView,
     /// Who gates a round's tuned table: `own` (a fixed-node SPRT match here) or `outside`
     /// (the loop prints the fastchess command and the OpenBench recipe, stops with exit 3,
     /// and the same command with `--verdict` records the result).
-    #[arg(long, value_enum, default_value = "own")]
+    #[cfg_attr(feature = "clap", arg(long, value_enum, default_value_t = LoopSettings::new("").gate))]
     pub gate: Gate,
 }
 
 impl LoopSettings {
-    /// The settings with every flag at its default, for a loop in `dir`.
+    /// The settings with every flag at its default, for a loop in `dir` (the flags'
+    /// defaults are these).
     pub fn new(dir: impl Into<PathBuf>) -> LoopSettings {
-        let defaults: LoopSettings =
-            texel_run::parse_flags(&["--dir", "."]).expect("the defaults are valid settings");
         LoopSettings {
             dir: dir.into(),
-            ..defaults
+            rounds: 3,
+            games: 200,
+            nodes: 5000,
+            params: None,
+            from_zero: false,
+            epd: Vec::new(),
+            min_support: DEFAULT_MIN_SUPPORT,
+            passes: 30,
+            sprt: DEFAULT_GATE_SPRT.parse().expect("valid bounds"),
+            gate_games: 1000,
+            threads: None,
+            openings: PathBuf::from(DEFAULT_OPENINGS),
+            seed: 1,
+            games_from: None,
+            pgn_scores: texel_import::ScoreView::Mover,
+            gate: Gate::Own,
         }
     }
 
@@ -200,7 +223,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn defaults_come_from_the_flags_and_bad_settings_are_named() {
+    fn defaults_are_the_flags_and_bad_settings_are_named() {
         let s = LoopSettings::new("run");
         assert_eq!(
             (s.rounds, s.games, s.nodes, s.gate),
@@ -216,8 +239,26 @@ mod tests {
         };
         assert_eq!(bad(&|_| {}), Ok(()));
         assert!(bad(&|s| s.games = 0).unwrap_err().contains("--games"));
-        let sprt = texel_run::parse_flags::<LoopSettings>(&["--dir", ".", "--sprt", "x"]);
-        assert!(sprt.unwrap_err().to_string().contains("--sprt"));
+        #[cfg(feature = "clap")]
+        {
+            #[derive(clap::Parser)]
+            struct Flags {
+                #[command(flatten)]
+                settings: LoopSettings,
+            }
+            let parse = |words: &[&str]| {
+                let words = std::iter::once("texel").chain(words.iter().copied());
+                <Flags as clap::Parser>::try_parse_from(words).map(|f| f.settings)
+            };
+            let flags = parse(&["--dir", "run"]).unwrap();
+            assert_eq!(
+                flags,
+                LoopSettings::new("run"),
+                "the flags' defaults are new's"
+            );
+            let sprt = parse(&["--dir", ".", "--sprt", "x"]);
+            assert!(sprt.unwrap_err().to_string().contains("--sprt"));
+        }
         let missing = bad(&|s| s.epd = vec!["no/such.epd".into()]);
         assert!(missing.unwrap_err().contains("no/such.epd"));
     }

@@ -10,6 +10,6 @@ mod settings;
 pub use record::{flag_of, Role};
 
 pub use settings::{
-    parse_flags, record_settings, remove_if_there, values_fingerprint, Recorded, Rerun, Rerunning,
-    RunFileError, SettingChanged, Settings,
+    record_settings, remove_if_there, values_fingerprint, Recorded, Rerun, Rerunning, RunFileError,
+    SettingChanged, Settings,
 };

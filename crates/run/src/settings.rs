@@ -252,22 +252,6 @@ impl Rerun {
     }
 }
 
-/// The settings `T` (a job's flags, clap's `Args`) parsed from `words` alone, every flag
-/// not given at its default: how a settings struct's `Default` reads the defaults written
-/// in its flags' declarations.
-///
-/// # Errors
-/// Words that are not such flags, or a required flag missing.
-pub fn parse_flags<T: clap::Args>(words: &[&str]) -> Result<T, clap::Error> {
-    #[derive(clap::Parser)]
-    struct Flags<T: clap::Args> {
-        #[command(flatten)]
-        settings: T,
-    }
-    let words = std::iter::once("texel").chain(words.iter().copied());
-    clap::Parser::try_parse_from(words).map(|f: Flags<T>| f.settings)
-}
-
 /// Removes `path`; a file already gone is no error.
 ///
 /// # Errors
