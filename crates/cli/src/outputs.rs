@@ -8,8 +8,9 @@ use crate::config::TuneArgs;
 use crate::paths::Files;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
+use texel_dataset::LoadError;
 use texel_files::write_atomically;
-use texel_tune::{OutputError, Outputs, SessionError};
+use texel_tune::{JobError, OutputError, Outputs, SessionError};
 
 /// The outputs of a tune, as planned from its flags.
 pub struct Planned {
@@ -117,12 +118,25 @@ fn explain_outputs(e: OutputError) -> anyhow::Error {
     }
 }
 
-/// A session's error, outputs' errors with the flags that get past them.
+/// A session's error with the flags that get past it.
 pub fn explain(e: SessionError) -> anyhow::Error {
-    match e {
-        SessionError::Outputs(e) => explain_outputs(e),
-        e => e.into(),
+    if let SessionError::Outputs(e) = e {
+        return explain_outputs(e);
     }
+    let hint = match &e {
+        SessionError::Job(JobError::NothingToTune(_)) => ": lower --min-support",
+        SessionError::Job(JobError::AutoWithoutValidation) => {
+            " (--l2 auto): give --validate PERCENT"
+        }
+        SessionError::Job(JobError::Resume(_)) => {
+            " (give the --epd, --validate and selection the run began with)"
+        }
+        SessionError::Subject(e) if e.downcast_ref::<LoadError>().is_some() => {
+            "\ngive --allow-bad to go on anyway"
+        }
+        _ => "",
+    };
+    anyhow::anyhow!("{e}{hint}")
 }
 
 #[cfg(test)]

@@ -118,7 +118,7 @@ pub enum LoadError {
     #[error(transparent)]
     Full(#[from] crate::dataset::DatasetFull),
     /// More than 1% of the lines are bad.
-    #[error("{bad} of {lines} lines are bad (more than 1%; --allow-bad goes on anyway)\n{report}")]
+    #[error("{bad} of {lines} lines are bad (more than 1%, the most a load takes unless told to allow bad lines)\n{report}")]
     TooManyBad {
         /// Bad lines.
         bad: u64,

@@ -325,7 +325,7 @@ impl<V: Values> Checkpoint<V> {
         };
         if self.data != data {
             return Err(bad(
-                "it was made for other data (the positions or labels differ, or --validate)".into(),
+                "it was made for other data (the positions or labels differ, or the validation share)".into(),
             ));
         }
         if self.vars != vars {

@@ -181,11 +181,12 @@ pub enum JobEvent<'e, M: Model> {
 pub enum JobError {
     /// Every selected value has too little support.
     #[error(
-        "every selected value counts in fewer than {0} training positions: lower --min-support"
+        "every selected value counts in fewer than {0} training positions, the least support a \
+         tuned value needs"
     )]
     NothingToTune(usize),
     /// `L2::Auto` without validation positions.
-    #[error("--l2 auto picks the pull on the validation split: give --validate PERCENT")]
+    #[error("the automatic L2 pull is picked on the validation split, and there is none")]
     AutoWithoutValidation,
     /// The checkpoint does not continue this data and selection.
     #[error(transparent)]
