@@ -6,10 +6,9 @@
 
 use crate::config::TuneArgs;
 use crate::paths::Files;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use std::path::{Path, PathBuf};
 use texel_dataset::LoadError;
-use texel_files::write_atomically;
 use texel_tune::{JobError, OutputError, Outputs, SessionError};
 
 /// The outputs of a tune, as planned from its flags.
@@ -18,16 +17,6 @@ pub struct Planned {
     pub outputs: Outputs,
     /// `--out` was chosen by texel, not given.
     pub out_defaulted: bool,
-}
-
-/// Writes `value` to `path` as pretty JSON, atomically.
-///
-/// # Errors
-/// The file cannot be written.
-pub fn write_json(path: &Path, value: &serde_json::Value) -> Result<()> {
-    let text = serde_json::to_string_pretty(value)? + "\n";
-    write_atomically(path, text.as_bytes())
-        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// The first of `texel-tuned.json`, `texel-tuned-2.json`, ... that does not exist.

@@ -206,11 +206,11 @@ fn write_template(
 fn export_other(args: &ExportArgs, trace: &Path) -> Result<()> {
     let space = texel_trace::read_space(trace)?;
     let values = match &args.params {
-        Some(p) => texel_tune::values_of(&space, p)?,
+        Some(p) => space.read_values(p)?,
         None => space.defaults(),
     };
     if let Some(path) = &args.json {
-        crate::outputs::write_json(path, &space.to_json(&values))?;
+        space.save_values(&values, path)?;
         say!("wrote the values as JSON to {}", path.display());
     }
     if let (Some(template), Some(out)) = (&args.template, &args.out) {

@@ -134,7 +134,7 @@ fn tune_report(args: &ReportArgs, log: &Path) -> Result<Page> {
     if let Some(trace) = &args.data.traces {
         let (mut loaded, subject) = crate::tune_traces::load_trace(&args.data, trace)?;
         let (space, start) = (subject.space, subject.given);
-        let tuned = texel_tune::values_of(&space, tuned_path)?;
+        let tuned = space.read_values(tuned_path)?;
         let about = about(&args.data, loaded.k);
         let mut watch = TuneWatch::new(&loaded.train, space, &start, loaded.k, about);
         watch.passes = read_tune_log(&read(log)?).with_context(|| log.display().to_string())?;

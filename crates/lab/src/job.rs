@@ -53,6 +53,9 @@ pub enum LabError {
     /// Adopted values that cannot be written as the table's parameters.
     #[error(transparent)]
     Params(#[from] texel_eval::params::ParamsError),
+    /// An outside engine's values file could not be written.
+    #[error(transparent)]
+    ValuesFile(#[from] texel_trace::ValuesFileError),
     /// Values that are not texel's table (another count).
     #[error("the values are not texel's table: {0}")]
     Values(String),
@@ -438,11 +441,7 @@ impl LabSpace<'_> {
                 let params = texel_eval::Params::from_values(values).map_err(LabError::Values)?;
                 Ok(params.save(path)?)
             }
-            LabSpace::Outside(space) => {
-                let value = space.to_json(values);
-                let text = serde_json::to_string_pretty(&value).expect("plain data") + "\n";
-                write_atomically(path, text.as_bytes()).map_err(io("write", path))
-            }
+            LabSpace::Outside(space) => Ok(space.save_values(values, path)?),
         }
     }
 }

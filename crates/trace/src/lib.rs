@@ -11,6 +11,7 @@ mod space;
 pub mod template;
 mod text;
 mod values;
+mod values_file;
 
 pub use binary::{
     is_binary, read_binary, read_space, read_trace, write_binary, BinaryTrace, MAGIC,
@@ -22,3 +23,4 @@ pub use text::{
     VERSION,
 };
 pub use values::{in_bounds, Values, VALUE_BOUND};
+pub use values_file::ValuesFileError;

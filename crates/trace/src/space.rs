@@ -272,7 +272,7 @@ fn shaped_values(param: &Param, value: &Value) -> Option<Vec<i32>> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     pub(crate) fn small() -> ParamSpace {

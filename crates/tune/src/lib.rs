@@ -74,4 +74,4 @@ pub use session::{
     SubjectError,
 };
 pub use texel_trace;
-pub use traces::{load_traces, values_of, TraceLoad, TraceSubject, TraceSubjectError};
+pub use traces::{load_traces, TraceLoad, TraceSubject, TraceSubjectError};

@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 use texel_data::held_out;
 use texel_data::splitmix64;
-use texel_files::{write_atomically, Fingerprint};
+use texel_files::Fingerprint;
 use texel_trace::{
-    is_binary, read_space, read_trace, BinaryTrace, Coef, ParamSpace, PositionSource, SpaceError,
-    TraceError, TracedPosition,
+    is_binary, read_space, read_trace, BinaryTrace, Coef, ParamSpace, PositionSource, TraceError,
+    TracedPosition, ValuesFileError,
 };
 
 /// A loaded trace.
@@ -175,58 +175,14 @@ pub enum TraceSubjectError {
     #[error(transparent)]
     Trace(#[from] TraceError),
     /// The values file cannot be read.
-    #[error("cannot read {path}: {cause}")]
-    Values {
-        /// The file.
-        path: PathBuf,
-        /// The cause.
-        cause: std::io::Error,
-    },
-    /// The values file is not JSON.
-    #[error("{path}: not JSON ({cause})")]
-    NotJson {
-        /// The file.
-        path: PathBuf,
-        /// The cause.
-        cause: serde_json::Error,
-    },
-    /// The values file holds values of another space.
-    #[error("{path}: not values of the trace's parameters: {cause}")]
-    OtherSpace {
-        /// The file.
-        path: PathBuf,
-        /// The cause.
-        cause: SpaceError,
-    },
+    #[error(transparent)]
+    Values(#[from] ValuesFileError),
     /// The selection names what the space does not have.
     #[error(transparent)]
     Selection(#[from] SelectionError),
     /// The trace holds no training position.
     #[error("{0}: no position to tune on")]
     Empty(PathBuf),
-}
-
-/// The values of `space` in the JSON file `path` (name → values; absent names keep their
-/// defaults).
-///
-/// # Errors
-/// The file cannot be read, is not JSON, or holds values of another space.
-pub fn values_of(space: &ParamSpace, path: &Path) -> Result<Vec<i32>, TraceSubjectError> {
-    let path_buf = || path.to_path_buf();
-    let text = std::fs::read_to_string(path).map_err(|cause| TraceSubjectError::Values {
-        path: path_buf(),
-        cause,
-    })?;
-    let json = serde_json::from_str(&text).map_err(|cause| TraceSubjectError::NotJson {
-        path: path_buf(),
-        cause,
-    })?;
-    space
-        .values_from_json(&json)
-        .map_err(|cause| TraceSubjectError::OtherSpace {
-            path: path_buf(),
-            cause,
-        })
 }
 
 impl TraceSubject {
@@ -243,7 +199,7 @@ impl TraceSubject {
     ) -> Result<TraceSubject, TraceSubjectError> {
         let space = read_space(path)?;
         let given = match values {
-            Some(file) => values_of(&space, file)?,
+            Some(file) => space.read_values(file)?,
             None => space.defaults(),
         };
         let vars = select_in_space(&space, selection)?;
@@ -311,8 +267,6 @@ impl Subject for TraceSubject {
     }
 
     fn save(&self, values: &Vec<i32>, out: &Path) -> Result<(), SubjectError> {
-        let text = serde_json::to_string_pretty(&self.space.to_json(values))? + "\n";
-        write_atomically(out, text.as_bytes())
-            .map_err(|cause| format!("cannot write {}: {cause}", out.display()).into())
+        Ok(self.space.save_values(values, out)?)
     }
 }
