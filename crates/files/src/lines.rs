@@ -1,12 +1,14 @@
 //! Versioned JSON-lines files read back: a tune log, a loop's rounds. Each line is one
-//! record carrying its version; a reader takes the whole lines of the version it knows.
+//! record carrying its version; a reader takes the whole lines of the versions it knows.
 
 /// A record of a versioned JSON-lines file.
 pub trait VersionedLine: serde::de::DeserializeOwned {
     /// What a line is, for messages: "a round of a texel loop".
     const WHAT: &'static str;
-    /// The version this texel reads.
+    /// The version this texel writes (and reads).
     const VERSION: u32;
+    /// The oldest version this texel still reads (the record's serde converts it).
+    const OLDEST: u32 = Self::VERSION;
     /// This line's version.
     fn version(&self) -> u32;
 }
@@ -74,7 +76,7 @@ pub fn read_versioned_lines<T: VersionedLine>(text: &str) -> Result<Vec<T>, Line
             what: T::WHAT,
             cause: e.to_string(),
         })?;
-        if record.version() != T::VERSION {
+        if !(T::OLDEST..=T::VERSION).contains(&record.version()) {
             return Err(LinesError::Version {
                 line: i + 1,
                 what: T::WHAT,

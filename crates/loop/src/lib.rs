@@ -41,9 +41,7 @@ mod tune;
 pub use error::LoopError;
 pub use job::{LoopEnd, LoopEvent, LoopJob};
 pub use prove::{GameProver, ProveSettings};
-pub use records::{
-    read_rounds, GateLine, LoopFileError, RoundErrors, RoundLine, DEFAULT_SPRT, LOOP_VERSION,
-};
+pub use records::{read_rounds, GateLine, LoopFileError, RoundErrors, RoundLine, LOOP_VERSION};
 pub use rounds::{outside_games_dir, pgn_files, GATE_ADJUDICATION};
 pub use selfplay::{SelfplayEvent, SelfplayJob, ADJUDICATION, RANDOM_PLIES};
 pub use settings::{Gate, LoopSettings, Verdict};

@@ -3,24 +3,20 @@
 //! page reads them, both through [`RoundLine`].
 
 use serde::{Deserialize, Serialize};
+use texel_arena::sprt::SprtTest;
 use texel_files::{read_versioned_lines, LinesError, VersionedLine};
 
-/// The version of `loop.jsonl` lines; a line of another version is refused.
-pub const LOOP_VERSION: u32 = 1;
+/// The version of `loop.jsonl` lines: 2 writes the gate's SPRT as its bounds (`"0,10"`);
+/// version 1 lines (bounds as a pair and a model name, or none) are still read.
+pub const LOOP_VERSION: u32 = 2;
 
 fn version_one() -> u32 {
-    LOOP_VERSION
+    1
 }
 
 /// The gate bounds of lines written before the loop recorded them: 0 and 10 logistic Elo.
-pub const DEFAULT_SPRT: [f64; 2] = [0.0, 10.0];
-
-fn default_sprt() -> [f64; 2] {
-    DEFAULT_SPRT
-}
-
-fn logistic() -> String {
-    "logistic".into()
+fn default_sprt() -> SprtTest {
+    SprtTest::logistic(0.0, 10.0)
 }
 
 /// The training and validation error of the round's kept tuning pass.
@@ -34,6 +30,7 @@ pub struct RoundErrors {
 
 /// How the round's gate ended: a match here (score, Elo, LLR) or an outside SPRT's verdict.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "GateRecord")]
 pub struct GateLine {
     /// The gate was an SPRT run elsewhere: only `passed` is known (the score is zero).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -57,14 +54,69 @@ pub struct GateLine {
     /// The SPRT's log-likelihood ratio.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub llr: Option<f64>,
-    /// The SPRT's bounds, Elo.
-    #[serde(default = "default_sprt")]
-    pub sprt: [f64; 2],
-    /// How the bounds are read: `logistic` or `normalized`.
-    #[serde(default = "logistic")]
-    pub sprt_model: String,
+    /// The gate's SPRT (its bounds and how they are read).
+    pub sprt: SprtTest,
     /// Whether the tuned table became the best.
     pub passed: bool,
+}
+
+/// A gate as a line holds it, of either version: the SPRT as its bounds (version 2), or as
+/// a pair of Elo and a model name (version 1; lines before that have none).
+#[derive(Deserialize)]
+struct GateRecord {
+    #[serde(default)]
+    outside: bool,
+    #[serde(default)]
+    skipped: bool,
+    wins: u32,
+    draws: u32,
+    losses: u32,
+    #[serde(default)]
+    elo: Option<f64>,
+    #[serde(default)]
+    margin: Option<f64>,
+    #[serde(default)]
+    llr: Option<f64>,
+    #[serde(default)]
+    sprt: Option<SprtField>,
+    #[serde(default)]
+    sprt_model: Option<String>,
+    passed: bool,
+}
+
+/// The SPRT of a gate line: bounds as `--sprt` takes them, or version 1's pair.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum SprtField {
+    Bounds(SprtTest),
+    Pair([f64; 2]),
+}
+
+impl TryFrom<GateRecord> for GateLine {
+    type Error = String;
+
+    fn try_from(g: GateRecord) -> Result<GateLine, String> {
+        let sprt = match (g.sprt, g.sprt_model) {
+            (Some(SprtField::Bounds(test)), _) => test,
+            (Some(SprtField::Pair([elo0, elo1])), model) => {
+                let model = model.as_deref().unwrap_or("logistic");
+                format!("{elo0},{elo1},{model}").parse()?
+            }
+            (None, _) => default_sprt(),
+        };
+        Ok(GateLine {
+            outside: g.outside,
+            skipped: g.skipped,
+            wins: g.wins,
+            draws: g.draws,
+            losses: g.losses,
+            elo: g.elo,
+            margin: g.margin,
+            llr: g.llr,
+            sprt,
+            passed: g.passed,
+        })
+    }
 }
 
 /// One finished round of `loop.jsonl`.
@@ -88,6 +140,7 @@ pub struct RoundLine {
 impl VersionedLine for RoundLine {
     const WHAT: &'static str = "a round of a texel loop";
     const VERSION: u32 = LOOP_VERSION;
+    const OLDEST: u32 = 1;
 
     fn version(&self) -> u32 {
         self.version
@@ -115,8 +168,14 @@ mod tests {
         let early = "{\"round\":1,\"games\":10,\"positions\":90,\"error\":{\"train\":0.03,\"validation\":0.031},\
                      \"gate\":{\"wins\":5,\"draws\":2,\"losses\":3,\"elo\":1,\"margin\":2,\"llr\":0.1,\"passed\":false}}\n";
         let rounds = read_rounds(early).unwrap();
-        assert_eq!(rounds[0].gate.sprt, DEFAULT_SPRT);
-        assert_eq!(rounds[0].gate.sprt_model, "logistic");
+        assert_eq!(rounds[0].gate.sprt, SprtTest::logistic(0.0, 10.0));
+        let pair = early.replacen(
+            "\"passed\"",
+            "\"sprt\":[0,5],\"sprt_model\":\"normalized\",\"passed\"",
+            1,
+        );
+        let rounds = read_rounds(&pair).unwrap();
+        assert_eq!(rounds[0].gate.sprt, "0,5,normalized".parse().unwrap());
         let line = RoundLine {
             version: LOOP_VERSION,
             round: 2,
@@ -135,8 +194,7 @@ mod tests {
                 elo: None,
                 margin: None,
                 llr: None,
-                sprt: [0.0, 5.0],
-                sprt_model: "normalized".into(),
+                sprt: "0,5,normalized".parse().unwrap(),
                 passed: true,
             },
         };
@@ -146,8 +204,9 @@ mod tests {
             read_rounds(&format!("{text}{{\"round\":3")).unwrap().len() == 1,
             "a torn last line"
         );
-        let newer = text.replacen("\"version\":1", "\"version\":2", 1);
+        assert!(text.contains("\"sprt\":\"0,5,normalized\""), "{text}");
+        let newer = text.replacen("\"version\":2", "\"version\":3", 1);
         let err = read_rounds(&newer).unwrap_err().to_string();
-        assert!(err.contains("line 1") && err.contains("version 2"), "{err}");
+        assert!(err.contains("line 1") && err.contains("version 3"), "{err}");
     }
 }

@@ -295,8 +295,7 @@ impl LoopJob {
             elo: None,
             margin: None,
             llr: None,
-            sprt: [test.elo0, test.elo1],
-            sprt_model: test.model.name().into(),
+            sprt: test,
             passed,
         };
         if let Gated::Played(gate) = gate {

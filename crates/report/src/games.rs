@@ -239,11 +239,7 @@ pub fn read_loop_lines(text: &str) -> Result<Vec<LoopRound>, texel_loop::LoopFil
                 losses: r.gate.losses,
             },
             passed: r.gate.passed,
-            sprt: SprtTest {
-                elo0: r.gate.sprt[0],
-                elo1: r.gate.sprt[1],
-                model: r.gate.sprt_model.parse().unwrap_or_default(),
-            },
+            sprt: r.gate.sprt,
             outside: r.gate.outside,
             skipped: r.gate.skipped,
             gate_points: Vec::new(),
