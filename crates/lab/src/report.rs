@@ -6,6 +6,7 @@ use crate::lab::{LabSpace, SubjectKind, Verdict};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use texel_arena::sprt::SprtTest;
 use texel_tune::Values;
 
 /// When a verdict keeps its subject: the gain (validation when there is a validation set)
@@ -139,8 +140,22 @@ pub struct GameProof {
     /// The SPRT's verdict: `H1` (the gain holds in games), `H0` (it does not), or
     /// `undecided` (the games ran out first).
     pub sprt: String,
-    /// The SPRT's hypotheses, in words.
-    pub test: String,
+    /// The SPRT played (its bounds, written as `--prove-sprt` takes them).
+    #[serde(deserialize_with = "sprt_of_either_form")]
+    pub test: SprtTest,
+}
+
+/// A proof's SPRT as written: its bounds (`0,5`), or, in records of older texels, its
+/// hypotheses in words (`H0 0 against H1 5 logistic Elo`).
+fn sprt_of_either_form<'de, D: serde::Deserializer<'de>>(d: D) -> Result<SprtTest, D::Error> {
+    use serde::Deserialize;
+    let text = String::deserialize(d)?;
+    let words: Vec<&str> = text.split(' ').collect();
+    let bounds = match words[..] {
+        ["H0", elo0, "against", "H1", elo1, model, "Elo"] => format!("{elo0},{elo1},{model}"),
+        _ => text,
+    };
+    bounds.parse().map_err(serde::de::Error::custom)
 }
 
 impl GameProof {
@@ -390,6 +405,34 @@ mod tests {
     use crate::lab::Errors;
 
     #[test]
+    fn a_proofs_sprt_reads_as_bounds_and_as_older_words() {
+        let proof = |test: &str| {
+            let line = format!(
+                "{{\"wins\":1,\"draws\":2,\"losses\":3,\"elo\":[1.0,2.0],\"llr\":0.5,\
+                 \"sprt\":\"undecided\",\"test\":\"{test}\"}}"
+            );
+            serde_json::from_str::<GameProof>(&line).map(|p| p.test)
+        };
+        let five = SprtTest::logistic(0.0, 5.0);
+        assert_eq!(proof("0,5").unwrap(), five);
+        assert_eq!(proof("H0 0 against H1 5 logistic Elo").unwrap(), five);
+        let normalized = proof("H0 -1 against H1 3 normalized Elo").unwrap();
+        assert_eq!(normalized, "-1,3,normalized".parse().unwrap());
+        assert!(proof("five Elo").is_err());
+        let written = serde_json::to_value(GameProof {
+            wins: 0,
+            draws: 0,
+            losses: 0,
+            elo: (0.0, 0.0),
+            llr: 0.0,
+            sprt: "H1".into(),
+            test: five,
+        })
+        .unwrap();
+        assert_eq!(written["test"], "0,5");
+    }
+
+    #[test]
     fn a_subject_that_keeps_error_but_loses_games_is_shown_as_such() {
         let verdict = Verdict {
             subject: "ChainV".into(),
@@ -420,7 +463,7 @@ mod tests {
             elo: (-29.0, 18.0),
             llr: -2.95,
             sprt: "H0".into(),
-            test: "H0 0 against H1 5 logistic Elo".into(),
+            test: SprtTest::logistic(0.0, 5.0),
         };
         let proofs = Proofs::from([("ChainV".to_string(), proof.clone())]);
         let md = markdown(std::slice::from_ref(&verdict), &rule, &[], &proofs);

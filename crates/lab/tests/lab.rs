@@ -100,7 +100,7 @@ impl Prover<Vec<i32>> for LosesInGames {
             elo: (-400.0, 0.0),
             llr: -3.0,
             sprt: "H0".into(),
-            test: "H0 0 against H1 5 logistic Elo".into(),
+            test: texel_arena::sprt::SprtTest::logistic(0.0, 5.0),
         }))
     }
 }

@@ -153,7 +153,7 @@ impl GameProver<'_> {
             },
             llr: sprt.llr(),
             sprt: word.into(),
-            test: test.to_string(),
+            test,
         }))
     }
 
