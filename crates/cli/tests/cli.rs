@@ -808,19 +808,7 @@ fn import_averages_duplicate_labels_and_the_tuner_reads_them() {
 }
 
 #[test]
-fn shipped_presets_are_the_export_of_the_presets() {
-    use texel_eval::params::Preset;
-    for (name, preset) in Preset::ALL.into_iter().filter(|p| p.0 != "defaults") {
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join(format!("../../configs/params/{name}.json"));
-        let shipped = texel_eval::Params::load(&path).unwrap();
-        assert_eq!(
-            shipped,
-            preset.params(),
-            "configs/params/{name}.json drifted: texel export --params preset:{name} --json {}",
-            path.display()
-        );
-    }
+fn presets_are_served_by_name() {
     let text = stdout_of(texel().args(["eval", "--params", "preset:gnu87", ITALIAN]));
     assert!(text.contains("GNU_KNIGHT_CENTER"), "{text}");
 }

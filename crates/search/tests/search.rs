@@ -129,11 +129,36 @@ fn node_and_time_limits_are_kept() {
     assert!(start.elapsed() < std::time::Duration::from_millis(1000));
 }
 
+/// The bench's node count is its signature; `UPDATE_BENCH=1` writes a changed count into
+/// `BENCH_NODES` (after a change to the evaluation or search meant to change it).
 #[test]
 fn bench_signature() {
     let r = bench(Arc::new(Params::default()), BENCH_DEPTH);
+    if std::env::var_os("UPDATE_BENCH").is_some() && r.nodes != BENCH_NODES {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/bench.rs");
+        let text = std::fs::read_to_string(path).unwrap();
+        let old = format!("pub const BENCH_NODES: u64 = {};", grouped(BENCH_NODES));
+        assert!(text.contains(&old), "{old} not found in {path}");
+        let new = format!("pub const BENCH_NODES: u64 = {};", grouped(r.nodes));
+        std::fs::write(path, text.replace(&old, &new)).unwrap();
+        return;
+    }
     assert_eq!(
         r.nodes, BENCH_NODES,
-        "the bench node count changed: update BENCH_NODES if intended"
+        "the bench node count changed: UPDATE_BENCH=1 cargo test --release -p texel-search \
+         --test search bench_signature writes it, if intended"
     );
+}
+
+/// `n` with its digits in groups of three (`3_279_164`), as the constant is written.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push('_');
+        }
+        out.push(c);
+    }
+    out
 }
