@@ -79,7 +79,7 @@ pub(crate) fn check_tune_ranges(args: &TuneArgs) -> Result<()> {
 }
 
 /// The run's passes, patience and method from the arguments.
-pub(crate) fn run_options(args: &TuneArgs) -> RunOptions {
+fn run_options(args: &TuneArgs) -> RunOptions {
     RunOptions {
         passes: args.passes,
         patience: args.patience,
@@ -123,7 +123,7 @@ fn tune<S: Subject>(
 ) -> Result<ExitCode> {
     let settings = tune_settings(args, subject.given().values());
     let epd = args.data.traces.is_none();
-    let mut show = TuneShow::new(args, subject.space(), subject.bytes());
+    let mut show = TuneShow::new((args, run_options(args)), subject.space(), subject.bytes());
     let session = Session {
         k: args.data.k10(),
         min_support: args.min_support,

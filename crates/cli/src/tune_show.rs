@@ -18,6 +18,8 @@ use texel_tune::{
 /// What `texel tune` shows of a session, and the report page it keeps.
 pub(crate) struct TuneShow<'a, V> {
     args: &'a TuneArgs,
+    /// The run's passes, method and warm start.
+    run: RunOptions,
     space: texel_trace::ParamSpace,
     /// The bar of the positions being read, cleared when they are.
     pub reading: indicatif::ProgressBar,
@@ -28,8 +30,13 @@ pub(crate) struct TuneShow<'a, V> {
 }
 
 impl<'a, V: Values> TuneShow<'a, V> {
-    /// For the session of `args` on values of `space`, reading `bytes` (0: no bar).
-    pub(crate) fn new(args: &'a TuneArgs, space: texel_trace::ParamSpace, bytes: u64) -> Self {
+    /// For the session of `args` (run as `run` says) on values of `space`, reading `bytes`
+    /// (0: no bar).
+    pub(crate) fn new(
+        (args, run): (&'a TuneArgs, RunOptions),
+        space: texel_trace::ParamSpace,
+        bytes: u64,
+    ) -> Self {
         let reading = match bytes {
             0 => indicatif::ProgressBar::hidden(),
             n => crate::progress_bar(
@@ -39,6 +46,7 @@ impl<'a, V: Values> TuneShow<'a, V> {
         };
         TuneShow {
             args,
+            run,
             space,
             reading,
             progress: None,
@@ -116,7 +124,7 @@ impl<'a, V: Values> TuneShow<'a, V> {
                 crate::guards::say_begin(&event, traces);
                 let (error, positions, seconds) = self.start;
                 if let JobEvent::Fresh(..) | JobEvent::Resumed(0, _) = event {
-                    print_warm_start(&crate::tune_cmd::run_options(self.args), positions);
+                    print_warm_start(&self.run, positions);
                 }
                 self.progress = Some(TuneProgress::new(*vars, error, seconds));
             }
