@@ -316,7 +316,7 @@ fn the_lab_page_draws_a_bar_per_verdict() {
     let proven = json.replacen(
         "\"kept\": true,",
         "\"kept\": true, \"proof\": {\"wins\": 180, \"draws\": 300, \"losses\": 240,
-         \"elo\": [-29.0, 18.0], \"llr\": -2.95, \"sprt\": \"H0\", \"test\": \"t\"},",
+         \"elo\": [-29.0, 18.0], \"llr\": -2.95, \"sprt\": \"H0\", \"test\": \"0,5\"},",
         1,
     );
     let (about, rows) = read_lab(&proven).unwrap();
