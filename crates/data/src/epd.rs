@@ -199,8 +199,14 @@ impl LabelFormat {
                 Outcome::from_pgn(last.trim_matches('"')).map(Label::from)
             }
             LabelFormat::Decimal => {
-                let last = rest.split_whitespace().last()?.trim_end_matches(';');
-                Label::from_decimal(last)
+                let mut words = rest.split_whitespace().rev();
+                let last = words.next()?.trim_end_matches(';');
+                // After an EPD opcode (`ce 1;`, `acd 1;`) a number is that operation's
+                // operand, not a label.
+                match words.next().is_some_and(is_opcode) {
+                    true => None,
+                    false => Label::from_decimal(last),
+                }
             }
         }
     }
@@ -220,6 +226,14 @@ impl LabelFormat {
     pub fn writes_fractions(self) -> bool {
         matches!(self, LabelFormat::Bracket | LabelFormat::Decimal)
     }
+}
+
+/// Whether `word` is an EPD opcode (`ce`, `acd`, `c0`): a letter, then letters, digits or
+/// `_`.
+fn is_opcode(word: &str) -> bool {
+    let mut chars = word.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// A position with its label (white's point of view).
@@ -293,11 +307,21 @@ pub(crate) fn split_position(line: &str) -> (Cow<'_, str>, &str) {
         let end = skip(start, false);
         // ASCII whitespace never falls inside a character: the slice is whole characters.
         let field = &line[start..end];
-        if field.is_empty() || (fields >= 4 && field.parse::<u32>().is_err()) {
+        // A counter with the label's `;` glued to it (`0 36;`) is still the counter.
+        let glued = fields >= 4 && field.len() > 1 && field.ends_with(';');
+        let counter = if glued {
+            &field[..field.len() - 1]
+        } else {
+            field
+        };
+        if field.is_empty() || (fields >= 4 && counter.parse::<u32>().is_err()) {
             break;
         }
         fields += 1;
-        ends[fields] = end;
+        ends[fields] = end - usize::from(glued);
+        if glued {
+            break;
+        }
     }
     if fields == 5 && line[ends[5]..].trim().is_empty() {
         // `EPD 1`: a single number after the four EPD fields is a decimal label.
@@ -433,6 +457,36 @@ mod tests {
             parse_line(&format!("{START} 0 1"), None, false).unwrap_err(),
             BadLine::MissingLabel
         );
+    }
+
+    #[test]
+    fn a_label_glued_to_the_move_number_keeps_the_number() {
+        let black = "4k3/8/8/8/8/8/4P3/4K3 b - - 3 36; 0.0";
+        let (l, f) = parse_line(black, None, false).unwrap();
+        assert_eq!(
+            (f, l.label),
+            (LabelFormat::Decimal, Outcome::BlackWins.into())
+        );
+        let fen = Fen::from_position(&l.position, shakmaty::EnPassantMode::Legal);
+        assert_eq!(fen.to_string(), "4k3/8/8/8/8/8/4P3/4K3 b - - 3 36");
+        let (split, rest) = split_position(black);
+        assert_eq!(
+            (split.as_ref(), rest),
+            ("4k3/8/8/8/8/8/4P3/4K3 b - - 3 36", "; 0.0")
+        );
+    }
+
+    #[test]
+    fn an_opcodes_operand_is_no_label() {
+        for line in [format!("{START} ce 1;"), format!("{START} acd 0;")] {
+            assert_eq!(
+                parse_line(&line, None, false).unwrap_err(),
+                BadLine::UnknownLabel,
+                "{line}"
+            );
+        }
+        let (l, _) = parse_line(&format!("{START} 1"), None, false).unwrap();
+        assert_eq!(l.label, Outcome::WhiteWins.into());
     }
 
     #[test]

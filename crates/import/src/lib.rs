@@ -223,6 +223,20 @@ pub enum ImportError {
     /// The options contradict each other.
     #[error("{0}")]
     Options(String),
+    /// The plain-number labels of a file are evaluation scores: its 0 and 1 are too.
+    #[error(
+        "{path}: {scores} labels are evaluation scores (numbers outside 0 to 1), so its \
+         {whole_numbers} labels 0 and 1 are centipawns too, not game results; nothing written \
+         (texel tunes on results: label the positions by their games)"
+    )]
+    ScoreLabels {
+        /// The file.
+        path: PathBuf,
+        /// Lines whose label is a score outside 0 to 1.
+        scores: u64,
+        /// Lines whose plain-number label is 0 or 1.
+        whole_numbers: u64,
+    },
     /// Every position was skipped (or there was none): nothing was written.
     #[error("no position was kept, nothing written\n{0}")]
     NothingKept(Box<ImportStats>),
@@ -267,15 +281,18 @@ const BATCH: usize = 4096;
 
 /// Runs an import into `out`: `read` fills the next batch on the calling thread while the
 /// worker pool `process`es the batch before it; `consume` hands each batch's results, in
-/// input order, to the output; `progress` is called after every batch. The output is renamed
-/// into place at the end and the statistics returned.
+/// input order, to the output; `progress` is called after every batch. `check` may refuse
+/// what was read before the output is renamed into place; then the statistics are returned.
 fn pipeline<T: Send + Sync, R: Send>(
     first: Vec<T>,
     mut read: impl FnMut() -> Result<Vec<T>, ImportError> + Send,
     process: impl Fn(&[T]) -> Vec<R> + Sync,
     mut out: Output,
     mut consume: impl FnMut(&mut Output, &mut ImportStats, Vec<R>) -> Result<(), ImportError>,
-    progress: impl Fn(),
+    (progress, check): (
+        impl Fn(),
+        impl FnOnce(&ImportStats) -> Result<(), ImportError>,
+    ),
 ) -> Result<ImportStats, ImportError> {
     let mut stats = ImportStats::default();
     let mut batch = first;
@@ -285,6 +302,7 @@ fn pipeline<T: Send + Sync, R: Send>(
         progress();
         batch = next?;
     }
+    check(&stats)?;
     out.finish(&mut stats)?;
     Ok(stats)
 }
@@ -305,6 +323,7 @@ pub fn import_epd(
     let mut line_no = 0;
     let mut read_batch = || read_lines(&mut file.reader, BATCH, &mut line_no).map_err(io(input));
     let first = read_batch()?;
+    let whole_numbers = std::sync::atomic::AtomicU64::new(0);
     // The label format is read line by line: files that mix formats are read whole.
     let quiesce = |lines: &[(u64, String)]| -> Vec<Candidate> {
         lines
@@ -312,13 +331,18 @@ pub fn import_epd(
             .map_init(
                 || Searcher::new(o.params.clone(), 0),
                 |s, (_, line)| match parse_line(line, None, o.stm_labels) {
-                    Ok((l, _)) => quiesce_labelled(s, &l.position, l.label),
+                    Ok((l, format)) => {
+                        if format == LabelFormat::Decimal && l.label.outcome().is_some() {
+                            whole_numbers.fetch_add(1, Ordering::Relaxed);
+                        }
+                        quiesce_labelled(s, &l.position, l.label)
+                    }
                     Err(BadLine::MalformedFen) => Err("malformed FEN"),
                     Err(BadLine::IllegalPosition) => Err("illegal position"),
                     Err(BadLine::MissingLabel | BadLine::UnknownLabel) => {
                         Err("missing or unknown label")
                     }
-                    Err(BadLine::ScoreLabel) => Err("a score, not a game result"),
+                    Err(BadLine::ScoreLabel) => Err(SCORE_LABEL),
                 },
             )
             .collect()
@@ -328,7 +352,27 @@ pub fn import_epd(
     };
     let bytes = file.bytes_read.clone();
     let report = || progress(bytes.load(Ordering::Relaxed));
-    pipeline(first, read_batch, quiesce, out, write, report)
+    let check =
+        |stats: &ImportStats| refuse_scores(input, stats, whole_numbers.load(Ordering::Relaxed));
+    pipeline(first, read_batch, quiesce, out, write, (report, check))
+}
+
+/// The reason a line's label is an evaluation score, as the import counts it.
+const SCORE_LABEL: &str = "a score, not a game result";
+
+/// Refuses an import of `input` whose plain-number labels are evaluation scores (some lie
+/// outside 0 to 1): its labels 0 and 1 (`whole_numbers` of them) are centipawns too, not
+/// results, and would be kept as wins and losses.
+fn refuse_scores(input: &Path, stats: &ImportStats, whole_numbers: u64) -> Result<(), ImportError> {
+    let scores = stats.skipped.get(SCORE_LABEL).copied().unwrap_or(0);
+    match scores > 0 && whole_numbers > 0 {
+        true => Err(ImportError::ScoreLabels {
+            path: input.to_path_buf(),
+            scores,
+            whole_numbers,
+        }),
+        false => Ok(()),
+    }
 }
 
 #[cfg(test)]

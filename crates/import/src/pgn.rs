@@ -365,7 +365,14 @@ pub fn import_pgn(
         Ok(())
     };
     let report = || progress(bytes.load(Ordering::Relaxed));
-    pipeline(first, read_batch, replay, out, write, report)
+    pipeline(
+        first,
+        read_batch,
+        replay,
+        out,
+        write,
+        (report, |_: &ImportStats| Ok(())),
+    )
 }
 
 #[cfg(test)]

@@ -60,6 +60,52 @@ fn epd_positions_become_their_quiet_leaves() {
 }
 
 #[test]
+fn labels_that_are_scores_operands_or_glued_are_read_right() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.epd");
+    let options = ImportOptions::default();
+    // Plain numbers, some far outside 0 to 1: centipawns, so 0 and 1 are too. Refused whole.
+    let scores = temp(
+        &dir,
+        "scores.epd",
+        "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1 35
+         4k3/8/8/8/8/8/3P4/4K3 w - - 0 1 1
+         4k3/8/8/8/8/8/2P5/4K3 w - - 0 1 0
+         4k3/8/8/8/8/8/1P6/4K3 w - - 0 1 -120
+",
+    );
+    let err = import_epd(&scores, &out, &options, &|_| {}).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ImportError::ScoreLabels {
+                scores: 2,
+                whole_numbers: 2,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(!out.exists(), "nothing written");
+    // An opcode's operand (`ce 1;`) is no label; a label glued to the move number keeps it.
+    let epd = temp(
+        &dir,
+        "epd.epd",
+        "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1 ce 1;
+         4k3/8/8/8/8/8/3P4/4K3 b - - 3 36; 0.0
+",
+    );
+    let stats = import_epd(&epd, &out, &options, &|_| {}).unwrap();
+    assert_eq!(stats.kept, 1, "{stats}");
+    assert_eq!(stats.skipped.get("missing or unknown label"), Some(&1));
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        text.contains("b - - 3 36 ") && text.contains("[0.0]"),
+        "{text}"
+    );
+}
+
+#[test]
 fn pgn_oddities_are_counted_and_skipped() {
     let dir = tempfile::tempdir().unwrap();
     let game = |result: &str, moves: &str| {
