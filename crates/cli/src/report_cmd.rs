@@ -137,7 +137,7 @@ fn tune_report(args: &ReportArgs, log: &Path) -> Result<Page> {
         let tuned = space.read_values(tuned_path)?;
         let about = about(&args.data, loaded.k);
         let mut watch = TuneWatch::new(&loaded.train, space, &start, loaded.k, about);
-        watch.passes = read_tune_log(&read(log)?).with_context(|| log.display().to_string())?;
+        watch.passes = passes_of(log, loaded.fingerprint)?;
         loaded.train.rescore(&tuned);
         return watch.finished(&mut loaded.train, &tuned);
     }
@@ -147,9 +147,32 @@ fn tune_report(args: &ReportArgs, log: &Path) -> Result<Page> {
     let space = texel_eval::params::param_space();
     let about = about(&args.data, loaded.k);
     let mut watch = TuneWatch::new(&loaded.train, space, &start, loaded.k, about);
-    watch.passes = read_tune_log(&read(log)?).with_context(|| log.display().to_string())?;
+    watch.passes = passes_of(log, loaded.fingerprint)?;
     loaded.train.rescore(&tuned);
     watch.finished(&mut loaded.train, &tuned)
+}
+
+/// The passes of the tune log `log`, refused when they were tuned on other data than the
+/// data given (its fingerprint `data`); a log written before texel recorded the data is
+/// read with a note.
+fn passes_of(log: &Path, data: u64) -> Result<Vec<PassPoint>> {
+    let text = read(log)?;
+    let lines = texel_tune::log::read_tune_log(&text).with_context(|| log.display().to_string())?;
+    let given = texel_tune::log::data_id(data);
+    match lines.iter().find_map(|p| p.data.as_ref()) {
+        Some(id) if *id != given => anyhow::bail!(
+            "{} is the log of a run on other data (fingerprint {id}) than the data given \
+             ({given}): give the --epd (or --traces) and --validate the run tuned on",
+            log.display()
+        ),
+        Some(_) => {}
+        None => eprintln!(
+            "note: {} was written before tune logs recorded their data: not checked against \
+             the data given",
+            log.display()
+        ),
+    }
+    read_tune_log(&text).with_context(|| log.display().to_string())
 }
 
 /// Lines about the data of a run.

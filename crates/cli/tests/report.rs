@@ -107,6 +107,21 @@ fn tune_writes_its_page_and_report_rebuilds_it_from_the_log() {
             .arg(&again),
     );
     check_tune_page(&std::fs::read_to_string(&again).unwrap(), &printed, passes);
+    // The log of a run on other data (here: another validation split) draws no page.
+    let other = tmp.path().join("other.html");
+    let err = fails(
+        texel()
+            .args(["report", "--validate", "20", "--epd"])
+            .arg(&epd)
+            .arg("--tune-log")
+            .arg(&log)
+            .arg("--tuned")
+            .arg(&tuned)
+            .arg("--out")
+            .arg(&other),
+    );
+    assert!(err.contains("other data") && err.contains("--validate"), "{err}");
+    assert!(!other.exists());
 }
 
 #[test]

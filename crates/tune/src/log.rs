@@ -46,6 +46,16 @@ pub struct PassLine {
     /// What the pass was (lines written before kinds were recorded have none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<PassKind>,
+    /// The fingerprint of the data the run tuned (positions, labels and validation split),
+    /// 16 hex digits: a page drawn from the log checks it is given that data (lines written
+    /// before the data was recorded have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<String>,
+}
+
+/// A data fingerprint as a log line writes it: 16 hex digits.
+pub fn data_id(fingerprint: u64) -> String {
+    format!("{fingerprint:016x}")
 }
 
 /// What a run's pass was.

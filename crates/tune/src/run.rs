@@ -5,7 +5,7 @@ use crate::adam::Method;
 use crate::checkpoint::{Checkpoint, CheckpointError};
 use crate::descent::{Control, Descent, PassSummary, Variable};
 use crate::error::mean_error;
-use crate::log::{PassKind, PassLine, TuneLogLine, TUNE_LOG_VERSION};
+use crate::log::{data_id, PassKind, PassLine, TuneLogLine, TUNE_LOG_VERSION};
 use crate::model::Model;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -514,6 +514,7 @@ impl<M: Model> Runner<'_, '_, M> {
             sample: record.sample,
             real_error: record.real_error,
             kind: Some(record.kind),
+            data: Some(data_id(self.standing.data)),
         });
         let line = serde_json::to_string(&line).expect("plain data");
         writeln!(file, "{line}")
