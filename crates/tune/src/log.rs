@@ -261,6 +261,7 @@ mod tests {
             sample: None,
             real_error: None,
             kind: Some(PassKind::Adam),
+            data: Some(data_id(0xfeed)),
         });
         let text = serde_json::to_string(&line).unwrap();
         assert!(!text.contains("sample"), "{text}");
