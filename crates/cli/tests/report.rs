@@ -120,7 +120,10 @@ fn tune_writes_its_page_and_report_rebuilds_it_from_the_log() {
             .arg("--out")
             .arg(&other),
     );
-    assert!(err.contains("other data") && err.contains("--validate"), "{err}");
+    assert!(
+        err.contains("other data") && err.contains("--validate"),
+        "{err}"
+    );
     assert!(!other.exists());
 }
 
