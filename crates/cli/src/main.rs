@@ -115,11 +115,34 @@ struct UciArgs {
     /// true`; a binary built with `make PARAMS=list` lists them by default.
     #[arg(long)]
     list_params: bool,
+    /// The table the engine plays (JSON or preset:NAME; also `setoption name Params`): by
+    /// default preset:tuned, the best table proven in games; preset:defaults is the untuned
+    /// seed table tuning starts from.
+    #[arg(long)]
+    params: Option<std::path::PathBuf>,
 }
 
 /// Whether this binary lists the tunable parameters by default: built with the environment
 /// variable `TEXEL_LIST_PARAMS` set (`make EXE=... PARAMS=list`, for OpenBench SPSA).
 const LISTS_PARAMS: bool = option_env!("TEXEL_LIST_PARAMS").is_some();
+
+/// `texel uci` (and `texel` alone): the engine on standard input and output, playing
+/// `--params` or the best proven table.
+fn run_uci(args: &UciArgs) -> anyhow::Result<()> {
+    let params = match &args.params {
+        Some(path) => texel_eval::Params::load_or_preset(path)?,
+        None => texel_eval::params::Preset::Tuned.params(),
+    };
+    let startup = texel_search::uci::Startup {
+        list_params: args.list_params || LISTS_PARAMS,
+        params,
+    };
+    Ok(texel_search::uci::run(
+        std::io::stdin().lock(),
+        std::io::stdout(),
+        startup,
+    )?)
+}
 
 fn main() -> ExitCode {
     if let Some(code) = engine_arguments() {
@@ -148,15 +171,7 @@ fn main() -> ExitCode {
         Command::Error(args) => error_cmd::run_error(&args),
         Command::Compare(args) => compare_cmd::run(&args),
         Command::Lab(args) => lab_cmd::run(&args),
-        Command::Uci(args) => {
-            let startup = texel_search::uci::Startup {
-                list_params: args.list_params || LISTS_PARAMS,
-            };
-            done(
-                texel_search::uci::run(std::io::stdin().lock(), std::io::stdout(), startup)
-                    .map_err(Into::into),
-            )
-        }
+        Command::Uci(args) => done(run_uci(&args)),
         Command::Spsa(args) => done(params_cmd::run_spsa(&args)),
         Command::Match(args) => match_cmd::run(&args),
         Command::Import(args) => done(import_cmd::run(&args)),

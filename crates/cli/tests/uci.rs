@@ -295,6 +295,33 @@ fn setoption_values_outside_the_announced_range_are_refused() {
     s.quit();
 }
 
+/// The default the engine announces for the parameter option `name`.
+fn announced_default(args: &[&str], name: &str) -> i32 {
+    let mut s = Session::start_with(args);
+    s.send("uci");
+    let option = s.expect(name, |l| l.starts_with(&format!("option name {name} ")));
+    s.quit();
+    let words: Vec<&str> = option.split(' ').collect();
+    let at = words.iter().position(|w| *w == "default").unwrap();
+    words[at + 1].parse().unwrap()
+}
+
+#[test]
+fn the_engine_plays_the_tuned_table_unless_told_otherwise() {
+    use texel_eval::params::{flat_params, Preset};
+    let name = "PIECE_VALUE_BY_PAWN_COUNT[1].end";
+    let slot = flat_params().iter().position(|p| p.name() == name).unwrap();
+    let (tuned, seed) = (
+        Preset::Tuned.params().flat()[slot],
+        texel_eval::Params::default().flat()[slot],
+    );
+    assert_ne!(tuned, seed, "the tables differ in {name}");
+    let list = ["uci", "--list-params"];
+    assert_eq!(announced_default(&list, name), tuned);
+    let seeded = ["uci", "--list-params", "--params", "preset:defaults"];
+    assert_eq!(announced_default(&seeded, name), seed);
+}
+
 #[test]
 fn polyglot_starts_the_engine() {
     let polyglot = std::path::Path::new("/usr/games/polyglot");

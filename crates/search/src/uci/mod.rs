@@ -17,7 +17,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
-use texel_eval::params::flat_params;
+use texel_eval::params::{flat_params, Preset};
 use texel_eval::{parse_fen, Params};
 
 /// The range a parameter's `spin` option allows: the default ± max(50, 2 × |default|).
@@ -27,11 +27,24 @@ pub fn option_range(default: i32) -> (i32, i32) {
 }
 
 /// How the engine starts.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Startup {
     /// `uci` lists every tunable parameter as a `spin` option (what SPSA tuners driving the
     /// engine through cutechess or fastchess need); otherwise only the usual options.
     pub list_params: bool,
+    /// The table the engine plays until the `Params` option names another (and goes back
+    /// to when it is emptied); the listed options' defaults are its values.
+    pub params: Params,
+}
+
+impl Default for Startup {
+    /// The usual options, playing the best proven table ([`Preset::Tuned`]).
+    fn default() -> Startup {
+        Startup {
+            list_params: false,
+            params: Preset::Tuned.params(),
+        }
+    }
 }
 
 /// The most lines `MultiPV` takes.
@@ -44,6 +57,8 @@ struct Engine {
     /// Lines searched and reported (`MultiPV`).
     multipv: usize,
     params: Params,
+    /// The table played when the `Params` option is empty.
+    played: Params,
     hash_mb: usize,
     position: Chess,
     keys: Vec<u64>,
@@ -99,11 +114,12 @@ pub fn run(
     startup: Startup,
 ) -> std::io::Result<()> {
     let out = Output(Arc::new(Mutex::new(Box::new(output))));
-    let searcher = Searcher::new(Arc::new(Params::default()), 16);
+    let searcher = Searcher::new(Arc::new(startup.params.clone()), 16);
     let mut e = Engine {
         list_params: startup.list_params,
         multipv: 1,
-        params: Params::default(),
+        params: startup.params.clone(),
+        played: startup.params,
         hash_mb: 16,
         position: Chess::default(),
         keys: vec![key(&Chess::default())],
@@ -139,7 +155,7 @@ fn command(e: &mut Engine, line: &str, out: &Output) -> std::io::Result<bool> {
     }
     let result = match first {
         Some("uci") => {
-            announce(out, e.list_params)?;
+            announce(out, e.list_params, &e.played)?;
             Ok(())
         }
         Some("isready") => {
@@ -177,7 +193,7 @@ fn command(e: &mut Engine, line: &str, out: &Output) -> std::io::Result<bool> {
 
 /// The answer to `uci`: identity, options (the tunable parameters with `list_params`),
 /// `uciok`.
-fn announce(out: &Output, list_params: bool) -> std::io::Result<()> {
+fn announce(out: &Output, list_params: bool, played: &Params) -> std::io::Result<()> {
     out.say("id name texel")?;
     out.say("id author the texel authors")?;
     out.say("option name Hash type spin default 16 min 1 max 4096")?;
@@ -191,9 +207,8 @@ fn announce(out: &Output, list_params: bool) -> std::io::Result<()> {
     if !list_params {
         return out.say("uciok");
     }
-    let defaults = Params::default();
     for (i, fp) in flat_params().iter().enumerate() {
-        let v = defaults.flat()[i];
+        let v = played.flat()[i];
         let (lo, hi) = option_range(v);
         out.say(&format!(
             "option name {} type spin default {v} min {lo} max {hi}",
@@ -307,7 +322,7 @@ fn set_option(e: &mut Engine, line: &str) -> Result<(), String> {
         }
         "Params" => {
             e.params = if value.is_empty() || value == "<empty>" {
-                Params::default()
+                e.played.clone()
             } else {
                 Params::load_or_preset(std::path::Path::new(value))
                     .map_err(|err| err.to_string())?
@@ -318,7 +333,7 @@ fn set_option(e: &mut Engine, line: &str) -> Result<(), String> {
                 .iter()
                 .position(|fp| fp.name() == name)
                 .ok_or(format!("unknown option {name}"))?;
-            let range = option_range(Params::default().flat()[slot]);
+            let range = option_range(e.played.flat()[slot]);
             e.params.set_flat(slot, spin_value(name, value, range)?);
         }
     }
