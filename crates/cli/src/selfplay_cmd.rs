@@ -123,10 +123,10 @@ impl SelfplayArgs {
     }
 }
 
-/// Plays the games with a progress bar (games/s, ETA); Ctrl-C stops at once, keeping every
-/// finished game.
-fn play(job: &SelfplayJob, interrupt: &AtomicBool) -> Result<MatchReport> {
-    let mut bar = None;
+/// Plays the games with a progress bar (games/s, ETA, of this run's games); Ctrl-C stops at
+/// once, keeping every finished game. Also the games kept from a stopped run.
+fn play(job: &SelfplayJob, interrupt: &AtomicBool) -> Result<(MatchReport, usize)> {
+    let (mut bar, mut resumed) = (None, 0);
     let report = job.play(interrupt, &mut |event| match event {
         SelfplayEvent::Starting {
             options,
@@ -140,10 +140,14 @@ fn play(job: &SelfplayJob, interrupt: &AtomicBool) -> Result<MatchReport> {
             if kept > 0 {
                 say!("resuming after {kept} games in {}", job.pgn.display());
             }
-            bar = Some(crate::progress_bar(
+            let b = crate::progress_bar(
                 options.total_games(),
                 "selfplay {bar:40} {pos}/{len} games, {per_sec}, eta {eta}",
-            ));
+            );
+            // The rate and ETA are of the games this run plays, not of those kept.
+            b.set_position(kept as u64);
+            b.reset_eta();
+            (bar, resumed) = (Some(b), kept);
         }
         SelfplayEvent::Game(p) => {
             if let Some(b) = &bar {
@@ -154,20 +158,25 @@ fn play(job: &SelfplayJob, interrupt: &AtomicBool) -> Result<MatchReport> {
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    Ok(report)
+    Ok((report, resumed))
 }
 
 pub fn run(args: &SelfplayArgs) -> Result<ExitCode> {
     let job = args.job()?;
     let interrupt = crate::catch_interrupts()?;
     let start = std::time::Instant::now();
-    let report = play(&job, interrupt)?;
+    let (report, resumed) = play(&job, interrupt)?;
     let games: u32 = report.pairings.iter().map(|p| p.score.games()).sum();
+    let played = (games as usize).saturating_sub(resumed);
     let secs = start.elapsed().as_secs_f64();
     print_report(&report);
+    let kept = match resumed {
+        0 => String::new(),
+        n => format!(" (after the {n} kept from the stopped run)"),
+    };
     say!(
-        "{games} games in {secs:.1}s ({:.2} games/s) appended to {}",
-        f64::from(games) / secs,
+        "{played} games played in {secs:.1}s ({:.2} games/s) appended to {}{kept}",
+        played as f64 / secs,
         args.pgn.display()
     );
     if report.interrupted {

@@ -273,7 +273,15 @@ fn an_interrupted_selfplay_resumes_to_the_same_games() {
         c.arg("--resume").stdout(std::process::Stdio::piped());
         c
     }));
-    assert!(text.contains("resuming after"), "{text}");
+    let kept: usize = text
+        .split("resuming after ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("{text}"));
+    // The rate is of the games this run played, not of those kept.
+    let played = format!("{} games played in", 24 - kept);
+    let after = format!("(after the {kept} kept from the stopped run)");
+    assert!(text.contains(&played) && text.contains(&after), "{text}");
     assert_eq!(
         std::fs::read_to_string(&full).unwrap(),
         std::fs::read_to_string(&part).unwrap(),
