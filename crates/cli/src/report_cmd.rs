@@ -118,7 +118,15 @@ fn loop_report(dir: &Path) -> Result<Page> {
             r.gate_points = games.iter().filter_map(|g| g.points_of("tuned")).collect();
         }
     }
-    let about = [format!("{} rounds in {}", rounds.len(), dir.display())];
+    let rounds_word = match rounds.len() {
+        1 => "round",
+        _ => "rounds",
+    };
+    let about = [format!(
+        "{} {rounds_word} in {}",
+        rounds.len(),
+        dir.display()
+    )];
     Ok(loop_page(
         &format!("Loop: {}", dir.display()),
         &about,

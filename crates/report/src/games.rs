@@ -74,9 +74,10 @@ pub fn pairings(games: &[GameTags]) -> Vec<PairingGames> {
 /// The LLR bounds as two reference series over `games` games.
 fn bounds_series(games: f64) -> Vec<Series> {
     let (lower, upper) = llr_bounds(SPRT_ERROR_RATE, SPRT_ERROR_RATE);
-    [("accept H1", upper), ("accept H0", lower)]
+    // Told apart by shade: dark where the gain is accepted, light grey where it is not.
+    [("accept H1", upper, 7), ("accept H0", lower, 6)]
         .into_iter()
-        .map(|(name, y)| Series::new(name, Mark::Reference, 6, vec![(0.0, y), (games, y)]))
+        .map(|(name, y, c)| Series::new(name, Mark::Reference, c, vec![(0.0, y), (games, y)]))
         .collect()
 }
 

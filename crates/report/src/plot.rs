@@ -30,7 +30,8 @@ const AXIS_SIZE: u32 = 17;
 pub enum Mark {
     /// A line through the points.
     Line,
-    /// A thin grey reference line (a bound, a fitted value).
+    /// A thin reference line in the series' colour, lighter (a bound, a fitted value;
+    /// grey, colour 6, unless it must be told apart from another).
     Reference,
     /// A dot at each point.
     Points,
@@ -244,15 +245,11 @@ impl LinePlot {
         for s in &self.series {
             let c = colour(s.colour);
             let line = match s.mark {
-                Mark::Reference => Some(RGBColor(150, 150, 150).stroke_width(1)),
+                Mark::Reference => Some(c.mix(0.8).stroke_width(1)),
                 Mark::Line | Mark::LineAndPoints => Some(c.stroke_width(2)),
                 Mark::Points => None,
             };
-            let legend_colour = if s.mark == Mark::Reference {
-                RGBColor(150, 150, 150)
-            } else {
-                c
-            };
+            let legend_colour = c;
             let drawn = match line {
                 Some(style) => chart.draw_series(LineSeries::new(s.points.clone(), style))?,
                 None => chart.draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())?,
