@@ -466,6 +466,49 @@ fn the_lab_judges_an_outside_engines_candidates() {
 }
 
 #[test]
+fn a_candidate_in_no_group_is_judged_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let grouped = write_candidate_trace(dir.path(), 20_000);
+    let text = std::fs::read_to_string(&grouped).unwrap();
+    let bonus =
+        r#""name": "BONUS", "len": 1, "tapered": false, "default": 0, "group": "material","#;
+    assert!(text.contains(bonus));
+    let alone = dir.path().join("alone.trace");
+    let header = bonus.replace(r#" "group": "material","#, "");
+    std::fs::write(&alone, text.replacen(bonus, &header, 1)).unwrap();
+    let common = ["--validate", "20", "--passes", "6", "--k", "1"];
+    // Held, nothing is tuned: its errors are the base's own.
+    let data = ["--validate", "20", "--k", "1"];
+    let base = stdout_of(texel().args(["error", "--traces"]).arg(&alone).args(data));
+    let base = base.lines().find(|l| l.starts_with("error:")).unwrap();
+    let number = |line: &str, after: &str| -> String {
+        let rest = &line[line.find(after).unwrap() + after.len()..];
+        rest.split_whitespace().next().unwrap().to_string()
+    };
+    let compared = stdout_of(
+        texel()
+            .args(["compare", "--traces"])
+            .arg(&alone)
+            .args(common)
+            .args(["--term", "BONUS"]),
+    );
+    let row = compared.lines().find(|l| l.starts_with("BONUS")).unwrap();
+    let held = format!(
+        "{} / {}",
+        number(base, "error "),
+        number(base, "validation ")
+    );
+    assert!(
+        row.contains(&held),
+        "held is the base untuned: {row}\n{base}"
+    );
+    assert!(
+        row.ends_with("keep"),
+        "the planted bonus pays alone too: {row}"
+    );
+}
+
+#[test]
 fn a_base_e_k_is_read_as_k_over_ln_10_and_a_zero_start_is_not_fitted() {
     let dir = tempfile::tempdir().unwrap();
     let trace = write_trace(dir.path(), 3000, None);

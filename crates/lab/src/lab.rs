@@ -220,13 +220,18 @@ impl LabSpace<'_> {
     }
 
     /// The variables of `partners` plus `terms` (`with`), or of `partners` without them;
-    /// candidates that are not among `terms` are never tuned.
+    /// candidates that are not among `terms` are never tuned. A subject without partners
+    /// (an outside parameter in no group) is judged alone: held, nothing is tuned; free,
+    /// only its own values (an empty group list would otherwise select every value).
     fn variables(
         &self,
         partners: &[String],
         terms: &[String],
         with: bool,
     ) -> Result<Vec<Variable>, SelectionError> {
+        if partners.is_empty() && !with {
+            return Ok(Vec::new());
+        }
         let others = self.candidates().into_iter().filter(|c| !terms.contains(c));
         let selection = Selection {
             groups: partners.to_vec(),
