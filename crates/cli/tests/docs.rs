@@ -84,6 +84,13 @@ fn fill(readme: &str, figures: &[Figures]) -> (String, Vec<String>, Vec<String>)
     let (mut text, mut stated, mut wanted) = (readme.to_string(), Vec::new(), Vec::new());
     for f in figures {
         let parts: Vec<&str> = f.template.split("{}").collect();
+        // The opening places the figures: found anywhere else, it would replace other text.
+        let count = text.matches(parts[0]).count();
+        assert!(
+            count <= 1,
+            "{:?} opens {count} places in the README",
+            parts[0]
+        );
         let mut at = text
             .find(parts[0])
             .unwrap_or_else(|| panic!("the README no longer says {:?}", parts[0]))
@@ -138,17 +145,137 @@ fn the_readme_states_the_figures_the_shipped_configurations_give() {
             .to_vec(),
         },
     ];
+    check_readme(&figures, "a run");
+}
+
+/// Checks that the README states `figures` (made by `source`), or with `UPDATE_DOCS` writes
+/// them in.
+fn check_readme(figures: &[Figures], source: &str) {
+    // Tests run at once: one reads and writes the README at a time.
+    static README: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = README
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let path = root().join("README.md");
     let readme = std::fs::read_to_string(&path).unwrap();
-    let (updated, stated, wanted) = fill(&readme, &figures);
+    let (updated, stated, wanted) = fill(&readme, figures);
     if std::env::var_os("UPDATE_DOCS").is_some() {
         texel_files::write_atomically(&path, updated.as_bytes()).unwrap();
         return;
     }
     assert_eq!(
         stated, wanted,
-        "the README's figures differ from a run: UPDATE_DOCS=1 cargo test --release --test docs"
+        "the README's figures differ from {source}: UPDATE_DOCS=1 cargo test --release --test docs"
     );
+}
+
+/// The verdicts of the lab report `reports/DIR/lab.json`.
+fn verdicts(dir: &str) -> Vec<serde_json::Value> {
+    let path = root().join("reports").join(dir).join("lab.json");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    report["verdicts"].as_array().unwrap().clone()
+}
+
+/// The subjects of `verdicts`, ordered by validation gain (largest first).
+fn by_gain(verdicts: &[&serde_json::Value]) -> Vec<String> {
+    let mut v = verdicts.to_vec();
+    let gain = |v: &serde_json::Value| v["validation_gain"].as_f64().unwrap();
+    v.sort_by(|a, b| gain(b).total_cmp(&gain(a)));
+    // An ablation's subject is `-TERM`: the term is named.
+    let name = |v: &serde_json::Value| {
+        let subject = v["subject"].as_str().unwrap();
+        subject.trim_start_matches('-').to_string()
+    };
+    v.iter().map(|v| name(v)).collect()
+}
+
+/// `kept` and all of `verdicts`, as figures.
+fn kept_of(verdicts: &[serde_json::Value]) -> [String; 2] {
+    let kept = verdicts.iter().filter(|v| v["kept"] == true).count();
+    [kept.to_string(), verdicts.len().to_string()]
+}
+
+/// The validation error `texel error` gives the parameter file `params` on the lab's data.
+fn validation_error(params: &str) -> f64 {
+    let text = stdout_of(
+        texel()
+            .current_dir(root())
+            .args([
+                "error",
+                "--epd",
+                "data/train.epd",
+                "--validate",
+                "10",
+                "--params",
+            ])
+            .arg(params),
+    );
+    let line = text.lines().find(|l| l.starts_with("error:")).unwrap();
+    after(line, "validation").unwrap().parse().unwrap()
+}
+
+#[test]
+fn the_readme_states_the_lab_figures_its_reports_hold() {
+    let families = verdicts("lab");
+    let first = by_gain(&families.iter().collect::<Vec<_>>());
+    let ablations = verdicts("lab-ablate-gnu");
+    let dead: Vec<&serde_json::Value> = ablations.iter().filter(|v| v["kept"] != true).collect();
+    let dead_most = by_gain(&dead);
+    let carry = by_gain(&ablations.iter().collect::<Vec<_>>());
+    let match_line = std::fs::read_to_string(root().join("reports/lab/match-adopted.txt"))
+        .unwrap()
+        .lines()
+        .find(|l| l.starts_with("applied"))
+        .unwrap()
+        .split_whitespace()
+        .map(str::to_string)
+        .collect::<Vec<_>>();
+    let (base, applied) = (
+        validation_error("reports/lab/base.json"),
+        validation_error("reports/lab/applied.json"),
+    );
+    let [kept, all] = kept_of(&families);
+    let [terms_kept, terms] = kept_of(&verdicts("lab-terms"));
+    let figures = [
+        Figures {
+            template: "committed as `reports/lab/base.json`: validation {}):\n[families](reports/lab/lab.md) ({} of {} kept, {} and {} first), [single terms](reports/lab-terms/lab.md) ({} of {} kept)",
+            values: vec![
+                format!("{base:.8}"),
+                kept,
+                all,
+                first[0].clone(),
+                first[1].clone(),
+                terms_kept,
+                terms,
+            ],
+        },
+        Figures {
+            template: "[GNU ablation](reports/lab-ablate-gnu/lab.md) ({} of {} GNU terms are dead weight beside the Slow Chess table, most of all `{}`, `{}` and `{}`;\n`{}`, `{}` and `{}` carry the most). The adopted table lowers the validation error from {} to {}. Played",
+            values: vec![
+                dead.len().to_string(),
+                ablations.len().to_string(),
+                dead_most[dead_most.len() - 1].clone(),
+                dead_most[dead_most.len() - 2].clone(),
+                dead_most[dead_most.len() - 3].clone(),
+                carry[0].clone(),
+                carry[1].clone(),
+                carry[2].clone(),
+                format!("{base:.5}"),
+                format!("{applied:.5}"),
+            ],
+        },
+        Figures {
+            template: "colours swapped: **+{} ={} −{}, {} Elo** (`reports/lab/match-adopted.txt`)",
+            values: vec![
+                match_line[2].clone(),
+                match_line[3].clone(),
+                match_line[4].clone(),
+                format!("{} ± {}", match_line[6], match_line[8]),
+            ],
+        },
+    ];
+    check_readme(&figures, "reports/lab* (scripts/refresh-lab.sh makes them)");
 }
 
 /// The table's counts as the README states them: Slow Chess terms and groups, GNU terms,
