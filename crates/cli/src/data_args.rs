@@ -40,6 +40,16 @@ pub struct DataArgs {
     /// e (texel-tuner's and many engines' scripts, 1 / (1 + e^(−K·q/400)); read as K / ln 10).
     #[arg(long, value_enum, default_value_t = KBase::Ten, requires = "k")]
     pub k_base: KBase,
+    /// With --traces: tune each position toward λ · result + (1 − λ) · score, its game result
+    /// mixed with the engine's own win probability (the trace's "score"; positions without
+    /// one keep their result). 1, the default: results alone.
+    #[arg(
+        allow_negative_numbers = true,
+        long,
+        value_name = "λ",
+        requires = "traces"
+    )]
+    pub lambda: Option<f64>,
     /// Worker threads (default: all cores).
     #[arg(allow_negative_numbers = true, long)]
     pub threads: Option<usize>,
@@ -102,6 +112,17 @@ pub fn check_ranges(args: &DataArgs) -> Result<()> {
             k.is_finite() && k > 0.0 && k <= MAX_K,
             "--k must be above 0 and at most {MAX_K}, not {k} (texel's own K is about 1.1; \
              at {MAX_K} four centipawns already read as a decided game)"
+        );
+    }
+    anyhow::ensure!(
+        args.lambda.is_none() || args.traces.is_some(),
+        "--lambda mixes in the scores of a trace's positions: give --traces (EPD labels carry \
+         no score yet)"
+    );
+    if let Some(l) = args.lambda {
+        anyhow::ensure!(
+            (0.0..=1.0).contains(&l),
+            "--lambda is the share of the game result in each target, 0 to 1, not {l}"
         );
     }
     anyhow::ensure!(args.threads != Some(0), "--threads must be at least 1");

@@ -101,7 +101,10 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
         crate::tune_traces::refuse_texel_only(args)?;
         let per_mille = crate::data_args::validation_per_mille(&args.data);
         let params = args.data.params.as_deref();
-        let subject = TraceSubject::open(path, params, &selection(args), per_mille)?;
+        let subject = TraceSubject {
+            lambda: args.data.lambda.unwrap_or(1.0),
+            ..TraceSubject::open(path, params, &selection(args), per_mille)?
+        };
         return tune(args, planned, subject);
     }
     let vars = selected(args)?;

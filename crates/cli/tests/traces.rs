@@ -62,6 +62,86 @@ fn write_trace(dir: &Path, n: usize, bad_line: Option<usize>) -> PathBuf {
     path
 }
 
+/// The trace of `write_trace` with each position's score, its true win probability (the
+/// result is a draw from it).
+fn write_scored_trace(dir: &Path, n: usize) -> PathBuf {
+    let plain = std::fs::read_to_string(write_trace(dir, n, None)).unwrap();
+    let mut lines = plain.lines();
+    let mut text = format!("{}\n", lines.next().unwrap());
+    let mut rng = Rng(12);
+    for line in lines {
+        // The same draws as write_trace, in its order: the eval, then the result's draw.
+        let phase = rng.below(25) as f64 / 24.0;
+        let counts: Vec<i64> = (0..3).map(|_| rng.below(3) - 1).collect();
+        let bonus = rng.below(3) - 1;
+        let mut eval = BONUS * bonus as f64;
+        for (c, (mid, end)) in counts.iter().zip(PIECES) {
+            eval += *c as f64 * (phase * mid + (1.0 - phase) * end);
+        }
+        let _ = rng.unit();
+        let win = 1.0 / (1.0 + 10f64.powf(-eval / 400.0));
+        let scored = line.replacen("{", &format!("{{\"score\": {win:.6}, "), 1);
+        text.push_str(&scored);
+        text.push('\n');
+    }
+    let path = dir.join("scored.trace");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn lambda_mixes_the_engines_score_into_the_targets() {
+    let dir = tempfile::tempdir().unwrap();
+    let scored = write_scored_trace(dir.path(), 4000);
+    let out = dir.path().join("tuned.json");
+    // λ = 0: every target is the true win probability, so the planted bonus comes back
+    // almost exactly; the line says what the targets are.
+    let text = stdout_of(
+        texel()
+            .args(["tune", "--traces"])
+            .arg(&scored)
+            .args([
+                "--lambda",
+                "0",
+                "--k",
+                "1",
+                "--l2",
+                "0",
+                "--min-support",
+                "0",
+                "--out",
+            ])
+            .arg(&out),
+    );
+    assert!(
+        text.contains("targets: 0 × result + 1 × score for the 4000 of 4000"),
+        "{text}"
+    );
+    let bonus = values_of_file(&out)["BONUS"].as_f64().unwrap();
+    assert!(
+        (bonus - BONUS).abs() <= 2.0,
+        "planted {BONUS}, tuned {bonus}"
+    );
+    // A trace without scores, a λ outside 0 to 1, λ on EPD: each refused, saying why.
+    let plain = write_trace(dir.path(), 100, None);
+    let none = fails(
+        texel()
+            .args(["error", "--traces"])
+            .arg(&plain)
+            .args(["--lambda", "0.5"]),
+    );
+    assert!(none.contains("no position carries a score"), "{none}");
+    let far = fails(
+        texel()
+            .args(["error", "--traces"])
+            .arg(&plain)
+            .args(["--lambda", "2"]),
+    );
+    assert!(far.contains("0 to 1"), "{far}");
+    let epd = fails(texel().args(["error", "--epd", "data/train.epd", "--lambda", "0.5"]));
+    assert!(epd.contains("--traces"), "{epd}");
+}
+
 fn values_of_file(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }

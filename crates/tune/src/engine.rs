@@ -166,7 +166,8 @@ pub fn tune_engine<E: Traceable>(
         })
         .collect();
     let held = held_flags(traced.len(), tune.validation_per_mille);
-    let Ok((train_set, validation_set, _)) = split_sets(&space, traced.as_slice(), &held, &start);
+    let Ok(split) = split_sets(&space, traced.as_slice(), &held, (&start, 1.0));
+    let (train_set, validation_set) = (split.train, split.validation);
     if train_set.is_empty() {
         return Err(EngineTuneError::NoPositions);
     }

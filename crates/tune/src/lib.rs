@@ -74,4 +74,4 @@ pub use session::{
     SubjectError,
 };
 pub use texel_trace;
-pub use traces::{load_traces, TraceLoad, TraceSubject, TraceSubjectError};
+pub use traces::{load_traces, target, TraceLoad, TraceSubject, TraceSubjectError};

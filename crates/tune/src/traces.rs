@@ -28,6 +28,8 @@ pub struct TraceLoad {
     /// A hash of the header, every position and the validation split: a checkpoint made on
     /// other data is refused by it.
     pub fingerprint: u64,
+    /// Positions that carry a score (the engine's own win probability).
+    pub scored: usize,
 }
 
 /// Folds the header into a fingerprint.
@@ -69,9 +71,29 @@ pub(crate) fn held_flags(n: usize, per_mille: u32) -> Vec<bool> {
     (0..n as u64).map(|i| held_out(i, per_mille)).collect()
 }
 
+/// The target a position is tuned toward: its game result, or with `lambda` below 1 and a
+/// score in the position, `lambda · result + (1 − lambda) · score` (the engine's own win
+/// probability, White's view). Positions without a score keep their result.
+pub fn target(p: &TracedPosition, lambda: f64) -> f32 {
+    match p.score {
+        Some(score) if lambda < 1.0 => {
+            (lambda * f64::from(p.result) + (1.0 - lambda) * f64::from(score)) as f32
+        }
+        _ => p.result,
+    }
+}
+
+/// Training and validation sets of a trace, a hash of each position in the source's order,
+/// and how many positions carry a score.
+pub(crate) struct Split {
+    pub train: LinearDataset,
+    pub validation: LinearDataset,
+    pub hashes: Vec<u64>,
+    pub scored: usize,
+}
+
 /// The training and validation datasets of the positions of `source` (held out where `held`
-/// says), labelled by their results and scored with `start`; and a hash of each position and
-/// its place (training or validation), in the source's order.
+/// says), each tuned toward its [`target`] with `lambda`, scored with `start`.
 ///
 /// # Errors
 /// The first position of `source` that cannot be read.
@@ -79,8 +101,8 @@ pub(crate) fn split_sets<S: PositionSource + ?Sized>(
     space: &ParamSpace,
     source: &S,
     held: &[bool],
-    start: &[i32],
-) -> Result<(LinearDataset, LinearDataset, Vec<u64>), S::Error> {
+    (start, lambda): (&[i32], f64),
+) -> Result<Split, S::Error> {
     let (mut train, mut validation) = (Vec::new(), Vec::new());
     for (i, &held) in held.iter().enumerate() {
         match held {
@@ -88,11 +110,11 @@ pub(crate) fn split_sets<S: PositionSource + ?Sized>(
             false => train.push(i),
         }
     }
-    let result = |p: &TracedPosition| p.result;
-    let hashed = |held: bool| move |p: &TracedPosition| position_hash(p, held);
+    let label = |p: &TracedPosition| target(p, lambda);
+    let hashed = |held: bool| move |p: &TracedPosition| (position_hash(p, held), p.score.is_some());
     let sets =
-        LinearDataset::from_source(space, source, &train, result, hashed(false)).and_then(|t| {
-            let v = LinearDataset::from_source(space, source, &validation, result, hashed(true));
+        LinearDataset::from_source(space, source, &train, label, hashed(false)).and_then(|t| {
+            let v = LinearDataset::from_source(space, source, &validation, label, hashed(true));
             v.map(|v| (t, v))
         });
     // Either set may hold the fault met: the error names the first in the source.
@@ -101,12 +123,23 @@ pub(crate) fn split_sets<S: PositionSource + ?Sized>(
     let start = start.to_vec();
     train.rescore(&start);
     validation.rescore(&start);
+    let scored = train_hashes
+        .iter()
+        .chain(&validation_hashes)
+        .filter(|h| h.1)
+        .count();
     let (mut t, mut v) = (train_hashes.into_iter(), validation_hashes.into_iter());
     let hashes = held
         .iter()
         .filter_map(|&held| if held { v.next() } else { t.next() })
+        .map(|h| h.0)
         .collect();
-    Ok((train, validation, hashes))
+    Ok(Split {
+        train,
+        validation,
+        hashes,
+        scored,
+    })
 }
 
 /// The first position of `source` that cannot be read, if any.
@@ -117,19 +150,27 @@ fn first_fault<S: PositionSource + ?Sized>(source: &S) -> Option<S::Error> {
 
 /// Reads the trace at `path` (text or binary, told by its first bytes), holds out about
 /// `validation_per_mille` positions in 1,000 for validation (by a hash of each position's
-/// number, as `--epd` does), labels each position by its game result, and scores both sets
-/// with the defaults of the header.
+/// number, as `--epd` does), tunes each position toward its [`target`] with `lambda` (1: its
+/// game result), and scores both sets with the defaults of the header.
 ///
 /// # Errors
 /// The file cannot be read, or its header or a position is malformed: the error names the
 /// file and the line (or byte) and field.
-pub fn load_traces(path: &Path, validation_per_mille: u32) -> Result<TraceLoad, TraceError> {
+pub fn load_traces(
+    path: &Path,
+    validation_per_mille: u32,
+    lambda: f64,
+) -> Result<TraceLoad, TraceError> {
     if is_binary(path)? {
         let trace = BinaryTrace::read(path)?;
-        return load_from(trace.space().clone(), &trace, validation_per_mille);
+        return load_from(
+            trace.space().clone(),
+            &trace,
+            (validation_per_mille, lambda),
+        );
     }
     let (space, positions) = read_trace(path)?;
-    let Ok(load) = load_from(space, positions.as_slice(), validation_per_mille);
+    let Ok(load) = load_from(space, positions.as_slice(), (validation_per_mille, lambda));
     Ok(load)
 }
 
@@ -137,17 +178,23 @@ pub fn load_traces(path: &Path, validation_per_mille: u32) -> Result<TraceLoad, 
 fn load_from<S: PositionSource + ?Sized>(
     space: ParamSpace,
     source: &S,
-    validation_per_mille: u32,
+    (validation_per_mille, lambda): (u32, f64),
 ) -> Result<TraceLoad, S::Error> {
     let held = held_flags(source.len(), validation_per_mille);
-    let (train, validation, hashes) = split_sets(&space, source, &held, &space.defaults())?;
-    let start = fold_space(Fingerprint::new(), &space);
-    let fingerprint = hashes.iter().fold(start, |f, &h| f.u64(h)).value();
+    let split = split_sets(&space, source, &held, (&space.defaults(), lambda))?;
+    let mut start = fold_space(Fingerprint::new(), &space);
+    if lambda < 1.0 {
+        // Other targets are other data: a checkpoint or verdict of the results alone (or of
+        // another λ) is not taken for these.
+        start = start.u64(lambda.to_bits());
+    }
+    let fingerprint = split.hashes.iter().fold(start, |f, &h| f.u64(h)).value();
     Ok(TraceLoad {
         space,
-        train,
-        validation,
+        train: split.train,
+        validation: split.validation,
         fingerprint,
+        scored: split.scored,
     })
 }
 
@@ -166,6 +213,9 @@ pub struct TraceSubject {
     pub vars: Vec<Variable>,
     /// Positions in 1,000 held out for validation.
     pub validation_per_mille: u32,
+    /// How much of each target is the game result, the rest the position's own score
+    /// ([`target`]; 1: the result alone).
+    pub lambda: f64,
 }
 
 /// Why a trace cannot be a tune's subject.
@@ -183,6 +233,12 @@ pub enum TraceSubjectError {
     /// The trace holds no training position.
     #[error("{0}: no position to tune on")]
     Empty(PathBuf),
+    /// Targets that mix in the score, but no position has one.
+    #[error(
+        "{0}: no position carries a score, so a target of λ · result + (1 − λ) · score has \
+         nothing to mix in (write each position's \"score\", the engine's own win probability)"
+    )]
+    NoScores(PathBuf),
 }
 
 impl TraceSubject {
@@ -209,6 +265,7 @@ impl TraceSubject {
             given,
             vars,
             validation_per_mille,
+            lambda: 1.0,
         })
     }
 }
@@ -226,14 +283,18 @@ impl Subject for TraceSubject {
         _reading: &(dyn Fn(u64) + Sync),
     ) -> Result<Positions<LinearDataset>, SubjectError> {
         let began = Instant::now();
-        let mut load = load_traces(&self.path, self.validation_per_mille)?;
+        let lambda = self.lambda;
+        let mut load = load_traces(&self.path, self.validation_per_mille, lambda)?;
         let secs = began.elapsed().as_secs_f64();
         load.train.rescore(start);
         load.validation.rescore(start);
         if load.train.is_empty() {
             return Err(TraceSubjectError::Empty(self.path.clone()).into());
         }
-        let about = format!(
+        if lambda < 1.0 && load.scored == 0 {
+            return Err(TraceSubjectError::NoScores(self.path.clone()).into());
+        }
+        let mut about = format!(
             "{}: {} parameters ({} values), {} training positions, {} validation positions, \
              read in {secs:.2}s",
             self.path.display(),
@@ -242,6 +303,15 @@ impl Subject for TraceSubject {
             load.train.len(),
             load.validation.len()
         );
+        if lambda < 1.0 {
+            let n = load.train.len() + load.validation.len();
+            about += &format!(
+                "\ntargets: {lambda} × result + {} × score for the {} of {n} positions with a \
+                 score, the result for the rest",
+                1.0 - lambda,
+                load.scored
+            );
+        }
         Ok(Positions {
             train: load.train,
             validation: load.validation,

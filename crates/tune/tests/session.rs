@@ -10,7 +10,7 @@ use texel_tune::{
 };
 
 /// One value, centipawns per pawn White has more; results as 100 a pawn at K = 1 would
-/// give them (`same`: every result a draw).
+/// give them (`same`: every result a draw), each position with the score 0.6.
 fn write_pawn_trace(path: &Path, same: bool) {
     let pawn = Param {
         name: "PAWN".into(),
@@ -27,6 +27,7 @@ fn write_pawn_trace(path: &Path, same: bool) {
             let result = 1.0 / (1.0 + 10f32.powf(-(pawns * 100) as f32 / 400.0));
             TracedPosition {
                 result: if same { 0.5 } else { result },
+                score: Some(0.6),
                 coeffs: vec![Coef::Count(0, pawns as f32)],
                 phase: 1.0,
                 scale: 1.0,
@@ -126,4 +127,24 @@ fn positions_of_one_result_are_refused_before_tuning() {
         "{err}"
     );
     assert!(!out.exists());
+}
+
+#[test]
+fn a_lambda_below_one_mixes_the_score_into_each_target() {
+    use texel_tune::{load_traces, Model};
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    write_pawn_trace(&trace, true);
+    // Every result a draw (0.5), every score 0.6: by hand, 0.25 · 0.5 + 0.75 · 0.6 = 0.575.
+    let mixed = load_traces(&trace, 0, 0.25).unwrap();
+    assert_eq!(mixed.scored, 81);
+    for i in 0..mixed.train.len() {
+        assert!((mixed.train.target(i) - 0.575).abs() < 1e-6);
+    }
+    let results = load_traces(&trace, 0, 1.0).unwrap();
+    assert!((0..results.train.len()).all(|i| results.train.target(i) == 0.5));
+    assert_ne!(
+        mixed.fingerprint, results.fingerprint,
+        "other targets, other data"
+    );
 }
