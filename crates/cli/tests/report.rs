@@ -94,32 +94,25 @@ fn tune_writes_its_page_and_report_rebuilds_it_from_the_log() {
     let passes = std::fs::read_to_string(&log).unwrap().lines().count() - 1;
     assert!(passes >= 1, "{printed}");
     check_tune_page(&std::fs::read_to_string(&page).unwrap(), &printed, passes);
-    let again = tmp.path().join("again.html");
-    stdout_of(
-        texel()
-            .args(["report", "--validate", "10", "--epd"])
+    // The page again from the log, on the data (validation split) given.
+    let report = |validate: &str, page: &Path| {
+        let mut c = texel();
+        c.args(["report", "--validate", validate, "--epd"])
             .arg(&epd)
             .arg("--tune-log")
             .arg(&log)
             .arg("--tuned")
             .arg(&tuned)
             .arg("--out")
-            .arg(&again),
-    );
+            .arg(page);
+        c
+    };
+    let again = tmp.path().join("again.html");
+    stdout_of(&mut report("10", &again));
     check_tune_page(&std::fs::read_to_string(&again).unwrap(), &printed, passes);
     // The log of a run on other data (here: another validation split) draws no page.
     let other = tmp.path().join("other.html");
-    let err = fails(
-        texel()
-            .args(["report", "--validate", "20", "--epd"])
-            .arg(&epd)
-            .arg("--tune-log")
-            .arg(&log)
-            .arg("--tuned")
-            .arg(&tuned)
-            .arg("--out")
-            .arg(&other),
-    );
+    let err = fails(&mut report("20", &other));
     assert!(
         err.contains("other data") && err.contains("--validate"),
         "{err}"

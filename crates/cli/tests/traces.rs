@@ -35,6 +35,18 @@ const BONUS: f64 = 25.0;
 /// Writes `n` positions of the planted evaluation, results drawn from σ(eval) (K = 1), the
 /// start values all 50; `bad_line` (if any) gets an entry index the header does not have.
 fn write_trace(dir: &Path, n: usize, bad_line: Option<usize>) -> PathBuf {
+    planted_trace(dir.join("engine.trace"), n, bad_line, false)
+}
+
+/// The trace of `write_trace` with each position's score: its true win probability (the
+/// result is a draw from it).
+fn write_scored_trace(dir: &Path, n: usize) -> PathBuf {
+    planted_trace(dir.join("scored.trace"), n, None, true)
+}
+
+/// Writes to `path` `n` positions of the planted evaluation (see `write_trace`), each with
+/// its win probability as `score` when `scored`.
+fn planted_trace(path: PathBuf, n: usize, bad_line: Option<usize>, scored: bool) -> PathBuf {
     let mut text = String::from(
         r#"{"format": "texel-trace", "version": 1, "params": [{"name": "PIECE", "len": 3, "tapered": true, "default": [[50, 50], [50, 50], [50, 50]], "group": "material"}, {"name": "BONUS", "len": 1, "tapered": false, "default": 50, "group": "extra"}]}"#,
     );
@@ -51,40 +63,16 @@ fn write_trace(dir: &Path, n: usize, bad_line: Option<usize>) -> PathBuf {
         let win = 1.0 / (1.0 + 10f64.powf(-eval / 400.0));
         let result = if rng.unit() < win { 1 } else { 0 };
         let index = if bad_line == Some(line) { 9 } else { 3 };
+        let score = match scored {
+            true => format!(r#""score": {win:.6}, "#),
+            false => String::new(),
+        };
         let _ = writeln!(
             text,
-            r#"{{"result": {result}, "phase": {phase}, "coeffs": [[0, {}], [1, {}], [2, {}], [{index}, {bonus}]]}}"#,
+            r#"{{{score}"result": {result}, "phase": {phase}, "coeffs": [[0, {}], [1, {}], [2, {}], [{index}, {bonus}]]}}"#,
             counts[0], counts[1], counts[2]
         );
     }
-    let path = dir.join("engine.trace");
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
-/// The trace of `write_trace` with each position's score, its true win probability (the
-/// result is a draw from it).
-fn write_scored_trace(dir: &Path, n: usize) -> PathBuf {
-    let plain = std::fs::read_to_string(write_trace(dir, n, None)).unwrap();
-    let mut lines = plain.lines();
-    let mut text = format!("{}\n", lines.next().unwrap());
-    let mut rng = Rng(12);
-    for line in lines {
-        // The same draws as write_trace, in its order: the eval, then the result's draw.
-        let phase = rng.below(25) as f64 / 24.0;
-        let counts: Vec<i64> = (0..3).map(|_| rng.below(3) - 1).collect();
-        let bonus = rng.below(3) - 1;
-        let mut eval = BONUS * bonus as f64;
-        for (c, (mid, end)) in counts.iter().zip(PIECES) {
-            eval += *c as f64 * (phase * mid + (1.0 - phase) * end);
-        }
-        let _ = rng.unit();
-        let win = 1.0 / (1.0 + 10f64.powf(-eval / 400.0));
-        let scored = line.replacen("{", &format!("{{\"score\": {win:.6}, "), 1);
-        text.push_str(&scored);
-        text.push('\n');
-    }
-    let path = dir.join("scored.trace");
     std::fs::write(&path, text).unwrap();
     path
 }
