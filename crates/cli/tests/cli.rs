@@ -568,7 +568,14 @@ fn uci_conversation_with_the_real_binary() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], "id name texel");
     assert!(lines.contains(&"option name Hash type spin default 16 min 1 max 4096"));
-    let param = "option name KNIGHT_OUTPOST[1].end type spin default 8 min -42 max 58";
+    // Listed at the value of the table the engine plays (preset:tuned).
+    let name = "KNIGHT_OUTPOST[1].end";
+    let flat = texel_eval::params::flat_params();
+    let slot = flat.iter().position(|p| p.name() == name).unwrap();
+    let value = texel_eval::params::Preset::Tuned.params().flat()[slot];
+    let (lo, hi) = texel_search::uci::option_range(value);
+    let param = format!("option name {name} type spin default {value} min {lo} max {hi}");
+    let param = param.as_str();
     assert!(
         !lines.contains(&param),
         "the parameters are listed only when asked"

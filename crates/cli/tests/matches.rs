@@ -198,7 +198,7 @@ fn selfplay_gives_the_same_legal_games_on_one_or_two_threads() {
                 .arg("--epd")
                 .arg(&epd),
         );
-        assert!(text.contains("6 games in"), "{text}");
+        assert!(text.contains("6 games played in"), "{text}");
         (pgn, epd)
     };
     let (one, one_epd) = play("1", "one");
