@@ -35,6 +35,28 @@ struct RawGame {
     terminated: bool,
     /// The `Variant` tag names a game other than standard chess.
     variant: bool,
+    /// The `Termination` tag says the game was lost off the board (time, a crash, an
+    /// illegal move, abandoned): its result says nothing about its positions.
+    forfeit: bool,
+}
+
+/// Whether a `Termination` tag says the game was decided off the board: "time forfeit"
+/// (the PGN standard), "abandoned", "rules infraction", texel's own "white loses on time",
+/// "black engine crashed", "illegal move ...", "engine gave no move ...".
+fn off_the_board(termination: &str) -> bool {
+    let t = termination.to_ascii_lowercase();
+    [
+        "time",
+        "abandon",
+        "infraction",
+        "crash",
+        "illegal",
+        "no move",
+        "disconnect",
+        "failed",
+    ]
+    .iter()
+    .any(|w| t.contains(w))
 }
 
 /// Whether a `Variant` tag value names standard chess.
@@ -123,6 +145,7 @@ impl Visitor for Collect {
         match name {
             b"FEN" => tags.fen = Some(v),
             b"Variant" => tags.variant = !is_standard(&v),
+            b"Termination" => tags.forfeit = off_the_board(&v),
             b"Result" => match v.as_str() {
                 "1-0" => tags.result = Some(Outcome::WhiteWins),
                 "0-1" => tags.result = Some(Outcome::BlackWins),
@@ -171,6 +194,12 @@ type GameYield = (Result<Vec<Candidate>, &'static str>, Vec<&'static str>);
 fn process_game(g: &RawGame, o: &ImportOptions, searcher: &mut Searcher) -> GameYield {
     if g.variant {
         return (Err("not standard chess ([Variant] tag)"), vec![]);
+    }
+    if g.forfeit {
+        return (
+            Err("lost off the board (time, crash, illegal move: [Termination] tag)"),
+            vec![],
+        );
     }
     let Some(result) = g.result.filter(|_| !g.unfinished) else {
         return (Err("unfinished"), vec![]);

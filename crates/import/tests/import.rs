@@ -564,14 +564,27 @@ fn games_cut_short_or_of_another_variant_are_skipped_and_counted() {
     // The same game twice more: once as a chess variant, once cut after a move by a
     // writer that was killed.
     let variant = first.replacen("[Site", "[Variant \"Atomic\"]\n[Site", 1);
+    // Once lost on time: the result says nothing about the positions.
+    let on_time = first.replacen(
+        "[Termination \"adjudication\"]",
+        "[Termination \"black loses on time\"]",
+        1,
+    );
+    assert!(on_time != first, "the game has a Termination tag");
     assert!(moves.contains(" {"), "the game has score comments");
     let cut = &first[..first.find(" {").unwrap()];
-    let input = temp(&dir, "odd.pgn", &format!("{first}\n{variant}\n{cut}\n"));
+    let input = temp(
+        &dir,
+        "odd.pgn",
+        &format!("{first}\n{variant}\n{on_time}\n{cut}\n"),
+    );
     let out = dir.path().join("out.epd");
     let stats = stats_of(import_pgn(&input, &out, &ImportOptions::default(), &|_| {}));
-    assert_eq!(stats.games, 3, "{stats}");
+    assert_eq!(stats.games, 4, "{stats}");
     let skipped = |r: &str| stats.games_skipped.get(r).map_or(0, |x| x.0);
     assert_eq!(skipped("not standard chess ([Variant] tag)"), 1, "{stats}");
+    let off = "lost off the board (time, crash, illegal move: [Termination] tag)";
+    assert_eq!(skipped(off), 1, "{stats}");
     assert_eq!(
         skipped("cut short (no result after the moves)"),
         1,
