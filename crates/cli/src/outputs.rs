@@ -40,8 +40,8 @@ fn inputs(args: &TuneArgs) -> Files {
         .read("--config", args.config.as_deref())
 }
 
-/// The outputs of `args`, checked against the files the run reads and each other, and
-/// checked writable.
+/// The outputs of `args`, checked against the files the run reads and each other (the
+/// session checks that each can be written before it loads anything).
 ///
 /// # Errors
 /// A clash, or an output that cannot be written.
@@ -69,7 +69,6 @@ pub fn plan(args: &TuneArgs) -> Result<Planned> {
         .write("--report", args.report.as_deref())
         .allow_same("--checkpoint", "--resume")
         .check()?;
-    outputs.check_writable().map_err(explain_outputs)?;
     Ok(Planned {
         outputs,
         out_defaulted,

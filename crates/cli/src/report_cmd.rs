@@ -9,7 +9,7 @@ use texel_eval::Params;
 use texel_report::games::{loop_page, match_page, read_loop_lines};
 use texel_report::lab::{lab_page, read_lab};
 use texel_report::page::Page;
-use texel_report::tune::{group_gains, read_tune_log, PassPoint, StartView, TuneReport};
+use texel_report::tune::{group_gains, PassPoint, StartView, TuneReport};
 use texel_tune::error::samples;
 use texel_tune::texel_trace::ParamSpace;
 use texel_tune::{Model, Values};
@@ -180,7 +180,7 @@ fn passes_of(log: &Path, data: u64) -> Result<Vec<PassPoint>> {
             log.display()
         ),
     }
-    read_tune_log(&text).with_context(|| log.display().to_string())
+    Ok(texel_report::tune::pass_points(&lines))
 }
 
 /// Lines about the data of a run.

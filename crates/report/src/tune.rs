@@ -29,8 +29,13 @@ pub struct PassPoint {
 /// # Errors
 /// A line that is not a tune log line, or of another version.
 pub fn read_tune_log(text: &str) -> Result<Vec<PassPoint>, texel_tune::log::TuneLogError> {
-    Ok(texel_tune::log::read_tune_log(text)?
-        .into_iter()
+    Ok(pass_points(&texel_tune::log::read_tune_log(text)?))
+}
+
+/// The points the page draws of a log's pass lines.
+pub fn pass_points(lines: &[texel_tune::log::PassLine]) -> Vec<PassPoint> {
+    lines
+        .iter()
         .map(|p| PassPoint {
             pass: p.pass,
             train: p.train_error,
@@ -38,7 +43,7 @@ pub fn read_tune_log(text: &str) -> Result<Vec<PassPoint>, texel_tune::log::Tune
             sample: p.sample,
             real: p.real_error,
         })
-        .collect())
+        .collect()
 }
 
 /// Positions whose evaluation falls in one bucket, and their mean game result.
