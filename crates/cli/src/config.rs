@@ -61,8 +61,9 @@ pub struct TuneArgs {
     pub config: Option<PathBuf>,
     /// Stop after this many passes over all positions at most (a warm start's passes come on
     /// top); a run ends by its own rule first: Newton when an iteration gains less than
-    /// 10⁻⁵ of the error and its polish when a pass moves nothing, cd when a pass moves
-    /// nothing, any method when validation stops improving (--patience).
+    /// 10⁻⁴ of the error and its polish when a pass gains less than 0.1 %, cd when a pass
+    /// moves nothing, Adam when its error stops changing, any method when validation stops
+    /// improving (--patience).
     #[arg(allow_negative_numbers = true, long, default_value_t = RunOptions::default().passes)]
     pub passes: usize,
     /// With --validate: stop when this many passes in a row bring no new best validation
