@@ -11,7 +11,7 @@ use texel_data::splitmix64;
 use texel_tune::log::PassKind;
 use texel_tune::texel_trace::{Coef, Param, ParamSpace, TracedPosition};
 use texel_tune::{
-    fresh, run, Control, Event, LinearDataset, Method, RunOptions, Variable, ADAM_EPOCHS_PER_PASS,
+    fresh, run, Event, LinearDataset, Method, RunOptions, Variable, ADAM_EPOCHS_PER_PASS,
 };
 
 /// The race's shape: material, rank and file tables, and other terms, all tapered.
@@ -124,9 +124,16 @@ pub fn bench_method(n: usize, method: Method) -> Result<()> {
             );
             last = r.seconds;
         }
-        Control::Continue
     };
-    run(&mut train, &mut validation, start, &options, &mut on)?;
+    let never = std::sync::atomic::AtomicBool::new(false);
+    run(
+        &mut train,
+        &mut validation,
+        start,
+        &options,
+        &never,
+        &mut on,
+    )?;
     say!("tuned in {:.2} s", began.elapsed().as_secs_f64());
     if let Some(peak) = crate::bench::peak_memory() {
         say!("peak memory {:.0} MiB", peak as f64 / (1 << 20) as f64);

@@ -7,12 +7,13 @@
 use crate::data_args::Loaded;
 use anyhow::Result;
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 use texel_dataset::{select, LoadOptions, TableSubject};
 use texel_eval::params::flat_params;
 use texel_eval::Params;
 use texel_tune::error::mean_error;
-use texel_tune::{Control, Event, JobEvent, Method, RunOptions, Selection, TuneJob};
+use texel_tune::{Event, JobEvent, Method, RunOptions, Selection, TuneJob};
 
 /// A row of the table: a method, coordinate descent possibly with a warm start.
 #[derive(Copy, Clone, Debug)]
@@ -84,7 +85,8 @@ pub fn bench_converge(files: Vec<PathBuf>, methods: &[BenchMethod], passes: bool
         rust: None,
     };
     let started = Instant::now();
-    let mut loaded = texel_tune::load_data(&subject, &params, None, &|_| {})?.data;
+    let never = AtomicBool::new(false);
+    let mut loaded = texel_tune::load_data(&subject, &params, None, &never, &|_| {})?.data;
     say!(
         "data: {} training, {} validation positions (loaded in {:.1}s), K {:.4}, {} threads",
         loaded.train.len(),
@@ -127,20 +129,20 @@ fn converge(
         ..job
     };
     let name = |slot: usize| flat_params()[slot].name();
-    let tuned = job.run(loaded, &name, &mut |event| {
+    let tuned = job.run(loaded, &name, &AtomicBool::new(false), &mut |event| {
         let event = match event {
             JobEvent::Run(event) => event,
             held @ JobEvent::Held { .. } if say_held => {
                 crate::guards::say_begin(&held, false);
-                return Control::Continue;
+                return;
             }
-            _ => return Control::Continue,
+            _ => return,
         };
         let error = match event {
             // A warm start's errors are its sample's: not the table's error.
             Event::Progress {
                 sample: Some(_), ..
-            } => return Control::Continue,
+            } => return,
             Event::Progress { error, .. } => error,
             Event::Pass(r, _) => {
                 if passes {
@@ -154,16 +156,15 @@ fn converge(
                     );
                 }
                 if r.sample.is_some() {
-                    return Control::Continue;
+                    return;
                 }
                 r.train_error
             }
-            Event::Checkpoint(_) => return Control::Continue,
+            Event::Checkpoint(_) => return,
         };
         trajectory
             .points
             .push((began.elapsed().as_secs_f64(), error));
-        Control::Continue
     })?;
     let result = tuned.result;
     let seconds = began.elapsed().as_secs_f64();

@@ -184,7 +184,8 @@ pub fn load_subject<S: Subject>(
             "loading {bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
         ),
     };
-    let loaded = texel_tune::load_data(subject, start, k, &|b| pb.set_position(b));
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let loaded = texel_tune::load_data(subject, start, k, &never, &|b| pb.set_position(b));
     pb.finish_and_clear();
     let loaded = loaded.map_err(|e| explain(e, subject.bytes() > 0))?;
     say!("{}", loaded.about);

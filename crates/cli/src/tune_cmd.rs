@@ -139,8 +139,11 @@ fn tune<S: Subject>(
         ..Session::new(subject, planned.outputs.clone())
     };
     let reading = show.reading.clone();
+    // From here on Ctrl-C stops the load (nothing written) or the run at its next safe point
+    // (its checkpoint kept).
+    let stop = crate::catch_interrupts()?;
     let ended = session
-        .run(&|b| reading.set_position(b), &mut |e| show.event(e))
+        .run(stop, &|b| reading.set_position(b), &mut |e| show.event(e))
         .map_err(|e| crate::data_args::explain(e, epd))?;
     show.ended(ended, &planned)
 }

@@ -8,11 +8,10 @@ use crate::outputs::Planned;
 use crate::report_cmd::TuneWatch;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
 use texel_tune::log::{PassKind, ValueChange};
 use texel_tune::{
-    Cleared, Control, Descent, Ended, Event, JobEvent, Model, PassRecord, RunEnd, RunOptions,
-    SessionEvent, Tuned, Values, ADAM_EPOCHS_PER_PASS,
+    Cleared, Descent, Ended, Event, JobEvent, Model, PassRecord, RunEnd, RunOptions, SessionEvent,
+    Tuned, Values, ADAM_EPOCHS_PER_PASS,
 };
 
 /// What `texel tune` shows of a session, and the report page it keeps.
@@ -55,8 +54,8 @@ impl<'a, V: Values> TuneShow<'a, V> {
         }
     }
 
-    /// Shows `event`; Ctrl-C (caught from the start of the tune) stops the run.
-    pub(crate) fn event<M: Model<Values = V>>(&mut self, event: SessionEvent<M>) -> Control {
+    /// Shows `event`.
+    pub(crate) fn event<M: Model<Values = V>>(&mut self, event: SessionEvent<M>) {
         match event {
             SessionEvent::Cleared(Cleared::Checkpoint(path)) => {
                 say!("--fresh: removed the earlier checkpoint {}", path.display())
@@ -84,13 +83,12 @@ impl<'a, V: Values> TuneShow<'a, V> {
                     eprintln!("warning: no report page: {e:#}");
                 }
             }
-            SessionEvent::Job(e) => return self.job(e),
+            SessionEvent::Job(e) => self.job(e),
             SessionEvent::CheckpointKept(e) => eprintln!("note: {e}"),
         }
-        Control::Continue
     }
 
-    /// Before the tune: the start's errors, Ctrl-C caught from here on, the report begun.
+    /// Before the tune: the start's errors, the report begun.
     fn begin<M: Model<Values = V>>(
         &mut self,
         data: &mut Loaded<M>,
@@ -98,8 +96,6 @@ impl<'a, V: Values> TuneShow<'a, V> {
         first: &V,
     ) -> Result<()> {
         print_errors(data, "start");
-        // From here on Ctrl-C stops the run at its next safe point and leaves a checkpoint.
-        crate::catch_interrupts()?;
         if let Some(path) = &self.args.report {
             let space = self.space.clone();
             self.watch = Some(Watching::new(self.args, (path, space), data, start, first)?);
@@ -108,7 +104,7 @@ impl<'a, V: Values> TuneShow<'a, V> {
     }
 
     /// A tune job's event: the guards said, the bar moved, the page after a pass.
-    fn job<M: Model<Values = V>>(&mut self, event: JobEvent<M>) -> Control {
+    fn job<M: Model<Values = V>>(&mut self, event: JobEvent<M>) {
         let traces = self.args.data.traces.is_some();
         match &event {
             JobEvent::Run(e) => {
@@ -129,10 +125,6 @@ impl<'a, V: Values> TuneShow<'a, V> {
                 self.progress = Some(TuneProgress::new(*vars, error, seconds));
             }
             _ => crate::guards::say_begin(&event, traces),
-        }
-        match crate::catch_interrupts().map(|i| i.load(Ordering::SeqCst)) {
-            Ok(false) => Control::Continue,
-            _ => Control::Stop,
         }
     }
 

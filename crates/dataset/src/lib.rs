@@ -27,7 +27,7 @@ mod subject;
 mod touch;
 
 pub use dataset::{Dataset, DatasetFull, TableCache};
-pub use load::{load, total_bytes, BadLines, LoadError, LoadOptions, LoadReport};
+pub use load::{load, load_until, total_bytes, BadLines, LoadError, LoadOptions, LoadReport};
 pub use load_phases::{load_phases, LoadPhases};
 pub use select::select;
 pub use subject::TableSubject;

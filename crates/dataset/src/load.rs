@@ -8,6 +8,7 @@ use shakmaty::{EnPassantMode, Position};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use texel_data::{
     block_lines, held_out, open_input, parse_line, read_block, BadLine, Label, LabelFormat,
@@ -127,6 +128,9 @@ pub enum LoadError {
         /// The full report.
         report: LoadReport,
     },
+    /// The load was stopped.
+    #[error("stopped while the positions were read")]
+    Stopped,
 }
 
 /// One parsed line: the position with its label, its hash and its label format.
@@ -283,6 +287,8 @@ struct Loading<'p> {
     sets: Sets,
     report: LoadReport,
     index: u64,
+    /// Raised, the load ends after the block it is reading.
+    interrupt: &'p AtomicBool,
 }
 
 impl Loading<'_> {
@@ -340,6 +346,9 @@ impl Loading<'_> {
             let picks = self.sort(path, &lines, &parsed, &mut formats);
             traced = Some(trace_batch(&parsed, &picks, self.params, &self.spare));
             progress(input.position());
+            if self.interrupt.load(Ordering::SeqCst) {
+                return Err(LoadError::Stopped);
+            }
         }
         self.sets.append(traced)?;
         self.report.formats.push((path.to_path_buf(), formats));
@@ -360,7 +369,23 @@ pub fn load(
     options: &LoadOptions,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<(Dataset, Dataset, LoadReport), LoadError> {
+    load_until(paths, params, options, &AtomicBool::new(false), progress)
+}
+
+/// [`load`], ended by [`LoadError::Stopped`] after the block being read when `interrupt` is
+/// raised (from any thread).
+///
+/// # Errors
+/// As [`load`]; stopped.
+pub fn load_until(
+    paths: &[PathBuf],
+    params: &Params,
+    options: &LoadOptions,
+    interrupt: &AtomicBool,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<(Dataset, Dataset, LoadReport), LoadError> {
     let mut loading = Loading {
+        interrupt,
         params,
         spare: Mutex::new(Vec::new()),
         options,

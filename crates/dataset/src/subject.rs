@@ -3,8 +3,9 @@
 //! when asked).
 
 use crate::dataset::Dataset;
-use crate::load::{load, total_bytes, LoadOptions};
+use crate::load::{load_until, total_bytes, LoadOptions};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 use texel_eval::params::{flat_params, param_space, to_rust};
 use texel_eval::Params;
@@ -37,10 +38,13 @@ impl Subject for TableSubject {
     fn load(
         &self,
         start: &Params,
+        interrupt: &AtomicBool,
         reading: &(dyn Fn(u64) + Sync),
     ) -> Result<Positions<Dataset>, SubjectError> {
         let began = Instant::now();
-        let (train, validation, report) = load(&self.files, start, &self.options, reading)?;
+        let files = &self.files;
+        let (train, validation, report) =
+            load_until(files, start, &self.options, interrupt, reading)?;
         let secs = began.elapsed().as_secs_f64();
         let n = train.len() + validation.len();
         let about = format!(

@@ -10,6 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 use texel_dataset::{select, Dataset};
 use texel_eval::params::Group;
@@ -17,7 +18,7 @@ use texel_eval::TermId;
 use texel_trace::ParamSpace;
 use texel_tune::error::mean_error;
 use texel_tune::{select_in_space, Selection, SelectionError};
-use texel_tune::{Control, Descent, Variable};
+use texel_tune::{Descent, Variable};
 use texel_tune::{Model, Values};
 
 /// What the lab judges.
@@ -299,8 +300,10 @@ impl<'d, M: Model> Lab<'d, M> {
     fn tune(&mut self, start: &M::Values, vars: Vec<Variable>) -> (M::Values, Errors) {
         self.train.rescore(start);
         let mut descent = Descent::new(&mut *self.train, start.clone(), self.k, vars);
+        // A candidate's tune is not stopped halfway: the lab stops between candidates.
+        let never = AtomicBool::new(false);
         for _ in 0..self.passes {
-            match descent.pass(&mut |_| Control::Continue) {
+            match descent.pass(&never, &mut |_| {}) {
                 Some(summary) if summary.moves > 0 => {}
                 _ => break,
             }

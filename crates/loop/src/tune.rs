@@ -6,11 +6,11 @@ use crate::error::{io, LoopError};
 use crate::job::{LoopEnd, LoopEvent, LoopJob, Step};
 use crate::records::RoundErrors;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use texel_dataset::{select, LoadOptions, TableSubject};
 use texel_eval::Params;
 use texel_tune::log::{kept_pass, read_tune_log};
-use texel_tune::{Control, Outputs, RunEnd, RunOptions, Selection, Session};
+use texel_tune::{Outputs, RunEnd, RunOptions, Selection, Session};
 
 /// Passes in a row without a new best validation error that end a round's tuning.
 const PATIENCE: usize = 2;
@@ -94,13 +94,7 @@ impl LoopJob {
             resume,
             ..Session::new(subject, outputs)
         };
-        let ended = session.run(&|_| {}, &mut |e| {
-            on(LoopEvent::Tune(e));
-            match interrupt.load(Ordering::SeqCst) {
-                true => Control::Stop,
-                false => Control::Continue,
-            }
-        })?;
+        let ended = session.run(interrupt, &|_| {}, &mut |e| on(LoopEvent::Tune(e)))?;
         on(LoopEvent::Tuned(&ended.tuned));
         match ended.tuned.result.end {
             RunEnd::Interrupted => Ok(Err(LoopEnd::Interrupted)),

@@ -17,6 +17,7 @@ use crate::error::{SigmoidTable, CHUNK};
 use crate::model::{Model, Move, Values};
 use crate::newton::{Factor, NewtonState};
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The longest move of the descent, in steps.
 pub const MAX_STRIDE: i32 = 64;
@@ -28,15 +29,6 @@ pub struct Variable {
     pub slot: usize,
     /// Step size.
     pub step: i32,
-}
-
-/// What a hook tells a running pass.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Control {
-    /// Go on.
-    Continue,
-    /// Stop at this safe point (the state can be saved and resumed).
-    Stop,
 }
 
 /// Where a pass is.
@@ -386,9 +378,13 @@ impl<'a, M: Model> Descent<'a, M> {
 
     /// Runs a pass, or the rest of an interrupted one (see the module docs). `hook` is called
     /// at every safe point (after each variable of the walk, after each variable's moves);
-    /// when it answers [`Control::Stop`] the pass stops there and returns `None`, and
+    /// when `interrupt` is raised there, after the hook, the pass stops and returns `None`, and
     /// [`Descent::state`] holds everything needed to go on exactly where it stopped.
-    pub fn pass(&mut self, hook: &mut dyn FnMut(&Descent<M>) -> Control) -> Option<PassSummary> {
+    pub fn pass(
+        &mut self,
+        interrupt: &AtomicBool,
+        hook: &mut dyn FnMut(&Descent<M>),
+    ) -> Option<PassSummary> {
         if !self.cursor.active {
             self.cursor = Cursor {
                 active: true,
@@ -403,7 +399,8 @@ impl<'a, M: Model> Descent<'a, M> {
             let i = self.cursor.walked;
             self.gains[i] = self.best_step(self.vars[i]);
             self.cursor.walked += 1;
-            if hook(self) == Control::Stop {
+            hook(self);
+            if interrupt.load(Ordering::SeqCst) {
                 return None;
             }
         }
@@ -420,7 +417,8 @@ impl<'a, M: Model> Descent<'a, M> {
                 self.cursor.moved[i] = true;
             }
             self.gains[i] = self.gain_after(v, delta, &moved);
-            if hook(self) == Control::Stop {
+            hook(self);
+            if interrupt.load(Ordering::SeqCst) {
                 return None;
             }
         }

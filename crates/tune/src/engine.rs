@@ -44,13 +44,13 @@
 //! assert_eq!(tuned.values, vec![100]);
 //! ```
 
-use crate::descent::Control;
 use crate::error::{fit_k, mean_error, samples};
 use crate::job::{JobError, TuneData, TuneJob, L2};
 use crate::model::Model;
 use crate::run::RunOptions;
 use crate::select::{select_in_space, Selection, SelectionError};
 use crate::traces::{held_flags, split_sets};
+use std::sync::atomic::AtomicBool;
 use texel_trace::{ParamSpace, TracedPosition};
 
 /// An evaluation a Rust engine lets the tuner see: its parameters, and what each one
@@ -188,7 +188,7 @@ pub fn tune_engine<E: Traceable>(
     };
     let name = |slot: usize| space.value_name(slot).unwrap_or_default();
     let result = job
-        .run(&mut data, &name, &mut |_| Control::Continue)?
+        .run(&mut data, &name, &AtomicBool::new(false), &mut |_| {})?
         .result;
     let mut train_set = data.train;
     train_set.rescore(&result.params);

@@ -1,8 +1,9 @@
 //! Choosing the L2 pull on the validation split (`texel tune --l2 auto`).
 
-use crate::descent::{Control, Descent, Guards, Variable};
+use crate::descent::{Descent, Guards, Variable};
 use crate::error::mean_error;
 use crate::model::{Model, Values};
+use std::sync::atomic::AtomicBool;
 
 /// The pulls `--l2 auto` tries, weakest first.
 pub const L2_GRID: [f64; 6] = [0.0, 0.01, 0.03, 0.1, 0.3, 1.0];
@@ -46,7 +47,7 @@ impl<V: Values> L2Search<'_, V> {
             Descent::new(train, self.start.clone(), self.k, self.vars.to_vec()).guarded(guards);
         let mut best = mean_error(validation, self.k);
         for _ in 0..self.passes {
-            let Some(summary) = descent.pass(&mut |_| Control::Continue) else {
+            let Some(summary) = descent.pass(&AtomicBool::new(false), &mut |_| {}) else {
                 break;
             };
             validation.rescore(descent.params());

@@ -33,19 +33,21 @@
 //!     ..TuneJob::new(vec![0], vec![Variable { slot: 0, step: 1 }])
 //! };
 //! let name = |slot: usize| space.value_name(slot).unwrap_or_default();
-//! let tuned = job.run(&mut data, &name, &mut |_| texel_tune::Control::Continue).unwrap();
+//! let never = std::sync::atomic::AtomicBool::new(false);
+//! let tuned = job.run(&mut data, &name, &never, &mut |_| {}).unwrap();
 //! assert_eq!(tuned.result.params, vec![100]);
 //! assert_eq!((tuned.changes[0].value.as_str(), tuned.changes[0].after), ("PAWN", 100));
 //! ```
 
 use crate::checkpoint::{fresh, Checkpoint, CheckpointError};
-use crate::descent::{Control, Guards, Variable};
+use crate::descent::{Guards, Variable};
 use crate::guard::{best_pull, L2Search, L2_GRID};
 use crate::log::{append_changes, changes, held_names, ValueChange};
 use crate::model::Model;
 use crate::run::{run, Event, RunError, RunOptions, RunResult};
 use std::path::PathBuf;
 use std::str::FromStr;
+use std::sync::atomic::AtomicBool;
 use texel_run::Settings;
 
 /// Values counting in fewer training positions than this are held by default.
@@ -205,10 +207,9 @@ pub enum JobError {
 }
 
 impl<V: crate::model::Values> TuneJob<V> {
-    /// Runs the whole tune on `data`, reporting to `on` (whose [`Control`] answers only
-    /// matter for the run's own events): begins ([`TuneJob::begin`]), runs, and lists what
-    /// changed, by `name` (a value's name by slot), in the log's last line too (an
-    /// interrupted run's as well).
+    /// Runs the whole tune on `data`, reporting to `on`, until it ends or `interrupt` is raised:
+    /// begins ([`TuneJob::begin`]), runs, and lists what changed, by `name` (a value's name
+    /// by slot), in the log's last line too (an interrupted run's as well).
     ///
     /// # Errors
     /// As [`TuneJob::begin`] and [`run`]; the log cannot be written.
@@ -216,13 +217,14 @@ impl<V: crate::model::Values> TuneJob<V> {
         self,
         data: &mut TuneData<M>,
         name: &dyn Fn(usize) -> String,
-        on: &mut dyn FnMut(JobEvent<M>) -> Control,
+        interrupt: &AtomicBool,
+        on: &mut dyn FnMut(JobEvent<M>),
     ) -> Result<Tuned<V>, JobError> {
         let (options, selected) = (self.run.clone(), self.vars.clone());
         let start = self.begin(data, on)?;
         let began = start.descent.anchor.clone();
         let held = held_names(&selected, &start.vars, name);
-        let result = run_from(data, start, &options, on)?;
+        let result = run_from(data, start, &options, interrupt, on)?;
         let changes = changes(&began, &result.params, &data.train, name);
         let validated = data.validation.len() > 0 && result.passes > 0;
         let kept_start = validated && result.params == began;
@@ -249,7 +251,7 @@ impl<V: crate::model::Values> TuneJob<V> {
     pub fn begin<M: Model<Values = V>>(
         self,
         data: &mut TuneData<M>,
-        on: &mut dyn FnMut(JobEvent<M>) -> Control,
+        on: &mut dyn FnMut(JobEvent<M>),
     ) -> Result<Checkpoint<V>, JobError> {
         let vars = self.held(data, on)?;
         if let Some((path, mut c)) = self.resume {
@@ -273,7 +275,7 @@ impl<V: crate::model::Values> TuneJob<V> {
     fn held<M: Model<Values = V>>(
         &self,
         data: &TuneData<M>,
-        on: &mut dyn FnMut(JobEvent<M>) -> Control,
+        on: &mut dyn FnMut(JobEvent<M>),
     ) -> Result<Vec<Variable>, JobError> {
         let min = self.min_support;
         let (kept, held): (Vec<Variable>, Vec<Variable>) =
@@ -299,7 +301,7 @@ fn choose_l2<M: Model>(
     data: &mut TuneData<M>,
     start: &M::Values,
     vars: &[Variable],
-    on: &mut dyn FnMut(JobEvent<M>) -> Control,
+    on: &mut dyn FnMut(JobEvent<M>),
 ) -> Result<f64, JobError> {
     if let L2::Fixed(l2) = l2 {
         return Ok(l2);
@@ -323,7 +325,8 @@ fn choose_l2<M: Model>(
     Ok(best)
 }
 
-/// Runs from `start` on `data` with `options`, the run's events passed to `on`.
+/// Runs from `start` on `data` with `options` until it ends or `interrupt` is raised, the run's
+/// events passed to `on`.
 ///
 /// # Errors
 /// As [`run`].
@@ -331,10 +334,11 @@ pub fn run_from<M: Model>(
     data: &mut TuneData<M>,
     start: Checkpoint<M::Values>,
     options: &RunOptions,
-    on: &mut dyn FnMut(JobEvent<M>) -> Control,
+    interrupt: &AtomicBool,
+    on: &mut dyn FnMut(JobEvent<M>),
 ) -> Result<RunResult<M::Values>, RunError> {
     let (train, validation) = (&mut data.train, &mut data.validation);
-    run(train, validation, start, options, &mut |e| {
+    run(train, validation, start, options, interrupt, &mut |e| {
         on(JobEvent::Run(e))
     })
 }

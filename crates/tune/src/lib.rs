@@ -13,7 +13,7 @@
 //! ```no_run
 //! use std::path::PathBuf;
 //! use texel_dataset::{select, LoadOptions, TableSubject};
-//! use texel_tune::{Control, Event, JobEvent, Outputs, Selection, Session, SessionEvent};
+//! use texel_tune::{Event, JobEvent, Outputs, Selection, Session, SessionEvent};
 //!
 //! let knights = Selection { groups: vec!["KnightV".into()], ..Selection::default() };
 //! let subject = TableSubject {
@@ -24,11 +24,13 @@
 //!     rust: None,
 //! };
 //! let session = Session::new(subject, Outputs::new(PathBuf::from("runs/knights.json")));
-//! let ended = session.run(&|_bytes| {}, &mut |event| {
+//! // Raised (from any thread: a Ctrl-C handler, a deadline), the tune stops at its next
+//! // safe point and keeps its checkpoint.
+//! let interrupt = std::sync::atomic::AtomicBool::new(false);
+//! let ended = session.run(&interrupt, &|_bytes| {}, &mut |event| {
 //!     if let SessionEvent::Job(JobEvent::Run(Event::Pass(pass, _))) = &event {
 //!         println!("pass {}: error {:.6}", pass.pass, pass.train_error);
 //!     }
-//!     Control::Continue
 //! })?;
 //! println!("{} values changed", ended.tuned.changes.len());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -54,7 +56,7 @@ mod traces;
 
 pub use adam::{AdamState, Method, ADAM_EPOCHS_PER_PASS, ADAM_TOLERANCE};
 pub use checkpoint::{fresh, Checkpoint, CheckpointError};
-pub use descent::{Control, Cursor, Descent, DescentState, Guards, PassSummary, Variable};
+pub use descent::{Cursor, Descent, DescentState, Guards, PassSummary, Variable};
 pub use engine::{tune_engine, EngineTune, EngineTuneError, EngineTuned, Traceable};
 pub use guard::{best_pull, L2Search, L2_GRID};
 pub use job::{

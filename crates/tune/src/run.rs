@@ -3,12 +3,13 @@
 
 use crate::adam::Method;
 use crate::checkpoint::{Checkpoint, CheckpointError};
-use crate::descent::{Control, Descent, PassSummary, Variable};
+use crate::descent::{Descent, PassSummary, Variable};
 use crate::error::mean_error;
 use crate::log::{data_id, PassKind, PassLine, TuneLogLine, TUNE_LOG_VERSION};
 use crate::model::Model;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// How a run goes.
@@ -287,6 +288,8 @@ struct Runner<'r, 'd, M: Model> {
     options: &'r RunOptions,
     log: Option<std::fs::File>,
     last_checkpoint: Instant,
+    /// Raised, the run stops at its next safe point.
+    interrupt: &'r AtomicBool,
 }
 
 impl<M: Model> Runner<'_, '_, M> {
@@ -311,11 +314,11 @@ impl<M: Model> Runner<'_, '_, M> {
     }
 
     /// One pass that takes every position at once (a Newton iteration or an Adam epoch),
-    /// made by `step` after its progress event; `None` when `events` stopped the run before
-    /// it began.
+    /// made by `step` after its progress event; `None` when the run was stopped before it
+    /// began.
     fn whole_pass(
         &mut self,
-        events: &mut dyn FnMut(Event<M>) -> Control,
+        events: &mut dyn FnMut(Event<M>),
         step: impl FnOnce(&mut Descent<M>) -> PassSummary,
     ) -> Option<PassSummary> {
         let progress = Event::Progress {
@@ -327,18 +330,16 @@ impl<M: Model> Runner<'_, '_, M> {
             error: self.descent.real_error().unwrap_or(self.descent.error()),
             sample: None,
         };
-        if events(progress) == Control::Stop {
+        events(progress);
+        if self.interrupt.load(Ordering::SeqCst) {
             return None;
         }
         Some(step(&mut self.descent))
     }
 
     /// Runs one pass (or the rest of one), reporting progress and writing checkpoints when
-    /// they are due; `None` when `events` stopped it.
-    fn pass(
-        &mut self,
-        events: &mut dyn FnMut(Event<M>) -> Control,
-    ) -> Result<Option<PassSummary>, RunError> {
+    /// they are due; `None` when the run was stopped.
+    fn pass(&mut self, events: &mut dyn FnMut(Event<M>)) -> Result<Option<PassSummary>, RunError> {
         if self.in_adam() {
             let rate = self.options.adam_rate;
             return Ok(self.whole_pass(events, |d| d.adam_pass(rate)));
@@ -351,11 +352,14 @@ impl<M: Model> Runner<'_, '_, M> {
             standing,
             options,
             last_checkpoint,
+            interrupt,
             ..
         } = self;
         let (pass, sample) = (standing.passes + 1, standing.warm);
         let mut failed = None;
-        let summary = descent.pass(&mut |d| {
+        // Raised when the run is stopped or a checkpoint cannot be written.
+        let halt = AtomicBool::new(false);
+        let summary = descent.pass(&halt, &mut |d| {
             let (walked, moves) = d.progress();
             let (vars, error) = (d.variables().len(), d.error());
             let progress = Event::Progress {
@@ -367,24 +371,22 @@ impl<M: Model> Runner<'_, '_, M> {
                 error,
                 sample,
             };
-            if events(progress) == Control::Stop {
-                return Control::Stop;
+            events(progress);
+            if interrupt.load(Ordering::SeqCst) {
+                return halt.store(true, Ordering::SeqCst);
             }
             let Some(path) = &options.checkpoint else {
-                return Control::Continue;
+                return;
             };
             if last_checkpoint.elapsed().as_secs_f64() < options.checkpoint_secs {
-                return Control::Continue;
+                return;
             }
             *last_checkpoint = Instant::now();
             match standing.checkpoint(d).save(path) {
-                Ok(()) => {
-                    events(Event::Checkpoint(path));
-                    Control::Continue
-                }
+                Ok(()) => events(Event::Checkpoint(path)),
                 Err(e) => {
                     failed = Some(e);
-                    Control::Stop
+                    halt.store(true, Ordering::SeqCst);
                 }
             }
         });
@@ -399,7 +401,7 @@ impl<M: Model> Runner<'_, '_, M> {
     fn after_pass(
         &mut self,
         summary: PassSummary,
-        events: &mut dyn FnMut(Event<M>) -> Control,
+        events: &mut dyn FnMut(Event<M>),
     ) -> Result<Next, RunError> {
         self.standing.passes += 1;
         let newton = self.options.method == Method::Newton
@@ -474,7 +476,7 @@ impl<M: Model> Runner<'_, '_, M> {
     /// Runs passes until the run ends (its result) or a warm start is done (`None`).
     fn passes(
         &mut self,
-        events: &mut dyn FnMut(Event<M>) -> Control,
+        events: &mut dyn FnMut(Event<M>),
     ) -> Result<Option<RunResult<M::Values>>, RunError> {
         while self.standing.passes - self.standing.warm_passes < self.options.passes {
             let Some(summary) = self.pass(events)? else {
@@ -564,7 +566,8 @@ fn check_start<M: Model>(
     Err(CheckpointError::Unusable { path, reason }.into())
 }
 
-/// Runs passes until convergence, the pass limit, patience, or a stop from `events`.
+/// Runs passes until convergence, the pass limit, patience, or `interrupt` is raised (it is
+/// looked at after every event: Ctrl-C, or the caller's own reason).
 /// Starts from `start` (a fresh checkpoint, `passes` 0) — the training set must be traced
 /// with `start.descent.params`. With validation positions, the values kept are those with
 /// the lowest validation error of the start and every pass.
@@ -576,7 +579,8 @@ pub fn run<M: Model>(
     validation: &mut M,
     start: Checkpoint<M::Values>,
     options: &RunOptions,
-    events: &mut dyn FnMut(Event<M>) -> Control,
+    interrupt: &AtomicBool,
+    events: &mut dyn FnMut(Event<M>),
 ) -> Result<RunResult<M::Values>, RunError> {
     check_start(train, &start, options)?;
     let warm = start.warm.or_else(|| {
@@ -621,6 +625,7 @@ pub fn run<M: Model>(
             options,
             log,
             last_checkpoint: Instant::now(),
+            interrupt,
         };
         if let Some(result) = runner.passes(events)? {
             return Ok(result);
@@ -641,6 +646,7 @@ pub fn run<M: Model>(
         options,
         log,
         last_checkpoint: Instant::now(),
+        interrupt,
     };
     if warm.is_some() {
         runner.save()?;

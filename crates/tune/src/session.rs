@@ -6,13 +6,14 @@
 //! fronts that show the [`SessionEvent`]s.
 
 use crate::checkpoint::{Checkpoint, CheckpointError};
-use crate::descent::{Control, Variable};
+use crate::descent::Variable;
 use crate::error::{fit_k_checked, samples, single_result, UnfitK};
 use crate::job::{JobError, JobEvent, TuneData, TuneJob, Tuned, L2};
 use crate::model::Model;
 use crate::outputs::{Cleared, OutputError, Outputs};
 use crate::run::{RunEnd, RunOptions};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use texel_run::{SettingChanged, Settings};
 use texel_trace::ParamSpace;
 
@@ -32,12 +33,15 @@ pub trait Subject {
     fn given(&self) -> &<Self::Model as Model>::Values;
 
     /// Reads the positions scored with `start`; `reading` is told the bytes read so far.
+    /// When `interrupt` is raised the read may end early with anything: [`load_data`] then
+    /// throws it away.
     ///
     /// # Errors
     /// The positions cannot be read.
     fn load(
         &self,
         start: &<Self::Model as Model>::Values,
+        interrupt: &AtomicBool,
         reading: &(dyn Fn(u64) + Sync),
     ) -> Result<Positions<Self::Model>, SubjectError>;
 
@@ -131,6 +135,9 @@ pub enum SessionError {
     /// The tune failed.
     #[error(transparent)]
     Job(#[from] JobError),
+    /// Stopped while the positions were read: nothing was tuned or written.
+    #[error("stopped while the positions were read: nothing was tuned or written")]
+    Stopped,
 }
 
 /// A result in words.
@@ -147,16 +154,20 @@ fn result_words(result: f64) -> String {
 /// and fits K to them unless `k` is given.
 ///
 /// # Errors
-/// The subject cannot read its positions, they have one result, or K cannot be fitted.
+/// The subject cannot read its positions, they have one result, K cannot be fitted, or
+/// `interrupt` was raised while they were read.
 pub fn load_data<S: Subject>(
     subject: &S,
     start: &ValuesOf<S>,
     k: Option<f64>,
+    interrupt: &AtomicBool,
     reading: &(dyn Fn(u64) + Sync),
 ) -> Result<LoadedData<S::Model>, SessionError> {
-    let p = subject
-        .load(start, reading)
-        .map_err(SessionError::Subject)?;
+    let read = subject.load(start, interrupt, reading);
+    if interrupt.load(Ordering::SeqCst) {
+        return Err(SessionError::Stopped);
+    }
+    let p = read.map_err(SessionError::Subject)?;
     if let Some(result) = single_result(&[&p.train, &p.validation]) {
         return Err(SessionError::OneResult {
             count: p.train.len() + p.validation.len(),
@@ -266,15 +277,17 @@ impl<S: Subject> Session<S> {
         }
     }
 
-    /// Runs the whole tune, reporting to `on` (its [`Control`] answers matter only for the
-    /// run's own events: Ctrl-C); `reading` is told the bytes read while loading.
+    /// Runs the whole tune, reporting to `on`, until it ends or `interrupt` is raised (Ctrl-C, or
+    /// the caller's own reason: looked at while loading and after every event of the run,
+    /// which then keeps its checkpoint); `reading` is told the bytes read while loading.
     ///
     /// # Errors
     /// See [`SessionError`].
     pub fn run(
         self,
+        interrupt: &AtomicBool,
         reading: &(dyn Fn(u64) + Sync),
-        on: &mut dyn FnMut(SessionEvent<S::Model>) -> Control,
+        on: &mut dyn FnMut(SessionEvent<S::Model>),
     ) -> Result<Ended<S::Model>, SessionError> {
         let (_lock, cleared) = self.outputs.prepare(self.resume.is_some(), self.fresh)?;
         for c in cleared {
@@ -286,7 +299,7 @@ impl<S: Subject> Session<S> {
             |c| c.descent.params.clone(),
         );
         let k = resumed.as_ref().map(|c| c.k).or(self.k);
-        let loaded = load_data(&self.subject, &start, k, reading)?;
+        let loaded = load_data(&self.subject, &start, k, interrupt, reading)?;
         on(SessionEvent::Loaded {
             about: &loaded.about,
             fitted_k: loaded.fitted_k.then_some(loaded.data.k),
@@ -304,7 +317,9 @@ impl<S: Subject> Session<S> {
         });
         let job = self.job(start, resumed);
         let name = |slot: usize| self.subject.name(slot);
-        let tuned = job.run(&mut data, &name, &mut |e| on(SessionEvent::Job(e)))?;
+        let tuned = job.run(&mut data, &name, interrupt, &mut |e| {
+            on(SessionEvent::Job(e))
+        })?;
         if tuned.result.end != RunEnd::Interrupted {
             self.finish(&tuned.result.params, &mut data, on)?;
         }
@@ -314,7 +329,7 @@ impl<S: Subject> Session<S> {
     /// The checkpoint of `resume`, read, its settings compared with the session's.
     fn resumed(
         &self,
-        on: &mut dyn FnMut(SessionEvent<S::Model>) -> Control,
+        on: &mut dyn FnMut(SessionEvent<S::Model>),
     ) -> Result<Option<Checkpoint<ValuesOf<S>>>, SessionError> {
         let Some(path) = &self.resume else {
             return Ok(None);
@@ -364,7 +379,7 @@ impl<S: Subject> Session<S> {
         &self,
         tuned: &ValuesOf<S>,
         data: &mut TuneData<S::Model>,
-        on: &mut dyn FnMut(SessionEvent<S::Model>) -> Control,
+        on: &mut dyn FnMut(SessionEvent<S::Model>),
     ) -> Result<(), SessionError> {
         (self.subject)
             .save(tuned, &self.outputs.out)

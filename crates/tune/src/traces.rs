@@ -7,6 +7,7 @@ use crate::model::Model;
 use crate::select::{select_in_space, Selection, SelectionError};
 use crate::session::{Positions, Subject, SubjectError};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 use texel_data::held_out;
 use texel_data::splitmix64;
@@ -280,6 +281,7 @@ impl Subject for TraceSubject {
     fn load(
         &self,
         start: &Vec<i32>,
+        _interrupt: &AtomicBool,
         _reading: &(dyn Fn(u64) + Sync),
     ) -> Result<Positions<LinearDataset>, SubjectError> {
         let began = Instant::now();

@@ -6,12 +6,13 @@
 mod common;
 
 use common::{data, on_threads};
+use std::sync::atomic::{AtomicBool, Ordering};
 use texel_dataset::{select, Dataset};
 use texel_eval::Params;
 use texel_tune::error::{fit_k, samples};
 use texel_tune::log::PassKind;
 use texel_tune::{
-    fresh, run, Checkpoint, Control, Event, Method, RunEnd, RunOptions, RunResult, Selection,
+    fresh, run, Checkpoint, Event, Method, RunEnd, RunOptions, RunResult, Selection,
     ADAM_EPOCHS_PER_PASS,
 };
 
@@ -56,16 +57,22 @@ fn tune(
         ..Default::default()
     };
     let mut passes = Vec::new();
-    let result = run(&mut train, &mut validation, start, &options, &mut |e| {
-        if let Event::Pass(r, _) = &e {
-            passes.push((r.train_error, r.summary.probes, r.kind));
-        }
-        if stop(&e) {
-            Control::Stop
-        } else {
-            Control::Continue
-        }
-    })
+    let halt = AtomicBool::new(false);
+    let result = run(
+        &mut train,
+        &mut validation,
+        start,
+        &options,
+        &halt,
+        &mut |e| {
+            if let Event::Pass(r, _) = &e {
+                passes.push((r.train_error, r.summary.probes, r.kind));
+            }
+            if stop(&e) {
+                halt.store(true, Ordering::SeqCst);
+            }
+        },
+    )
     .unwrap();
     (result, passes)
 }

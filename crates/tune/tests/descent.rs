@@ -1,11 +1,12 @@
 //! The descent on real positions: incremental error equals a full re-evaluation, results do
 //! not depend on the thread count, and tuning lowers the error.
 
+use std::sync::atomic::AtomicBool;
 use texel_data::{parse_line, Labelled};
 use texel_dataset::{load, select, Dataset, LoadOptions};
 use texel_eval::{evaluate, Params};
 use texel_tune::error::{fit_k, mean_error, samples, squared_error};
-use texel_tune::{Control, Descent, Selection};
+use texel_tune::{Descent, Selection};
 
 /// The first `n` labelled positions of the shipped data set.
 fn labelled(n: usize) -> Vec<Labelled> {
@@ -66,7 +67,7 @@ fn incremental_error_matches_a_full_evaluation_after_many_moves() {
     ]))
     .unwrap();
     let mut descent = Descent::new(&mut ds, Params::default(), k, vars);
-    let summary = descent.pass(&mut |_| Control::Continue).unwrap();
+    let summary = descent.pass(&AtomicBool::new(false), &mut |_| {}).unwrap();
     assert!(summary.moves > 20, "only {} moves", summary.moves);
     let incremental = descent.error();
     let params = descent.params().clone();
@@ -120,7 +121,7 @@ fn tuned_values_do_not_depend_on_the_thread_count() {
             let (mut ds, k) = dataset(20_000, &format!("threads{threads}"));
             let vars = select(&selection(&["BishopV", "KingV", "PassedV", "ScaleV"])).unwrap();
             let mut d = Descent::new(&mut ds, Params::default(), k, vars);
-            d.pass(&mut |_| Control::Continue).unwrap();
+            d.pass(&AtomicBool::new(false), &mut |_| {}).unwrap();
             d.refresh();
             (k.to_bits(), d.error().to_bits(), d.params().clone())
         })
@@ -142,11 +143,11 @@ fn passes_keep_lowering_the_error_with_fewer_moves() {
     })
     .unwrap();
     let mut d = Descent::new(&mut ds, Params::default(), k, vars);
-    let first = d.pass(&mut |_| Control::Continue).unwrap();
+    let first = d.pass(&AtomicBool::new(false), &mut |_| {}).unwrap();
     assert!(first.error < before);
     let mut last = first.clone();
     for _ in 0..5 {
-        let next = d.pass(&mut |_| Control::Continue).unwrap();
+        let next = d.pass(&AtomicBool::new(false), &mut |_| {}).unwrap();
         assert!(next.error <= last.error);
         last = next;
     }
@@ -170,7 +171,7 @@ fn a_value_far_from_its_optimum_gets_there_in_few_probes_and_ends_at_a_local_opt
         step: 1,
     };
     let mut descent = Descent::new(&mut ds, start.clone(), k, vec![var]);
-    let summary = descent.pass(&mut |_| Control::Continue).unwrap();
+    let summary = descent.pass(&AtomicBool::new(false), &mut |_| {}).unwrap();
     let moved = descent.params().flat()[knight] - start.flat()[knight];
     assert!(moved > 150, "the knight came back only {moved}");
     assert!(

@@ -3,12 +3,13 @@
 //! race won one ply ahead outgrows the race won clearly, and a weak back rank becomes a
 //! bonus. Each guard is also checked on its own.
 
+use std::sync::atomic::AtomicBool;
 use texel_dataset::{load, select, Dataset, LoadOptions};
 use texel_eval::params::Handle;
 use texel_eval::table::{CONNECTED_PAWN_UNSTOPPABLE, KS_WEAK_BACK_RANK, PAWN_RACE_WIN};
 use texel_eval::Params;
 use texel_tune::error::{fit_k, samples};
-use texel_tune::{best_pull, Control, Descent, Guards, L2Search, Selection, Variable};
+use texel_tune::{best_pull, Descent, Guards, L2Search, Selection, Variable};
 
 /// The shipped training data and its K.
 fn shipped() -> (Dataset, f64) {
@@ -43,7 +44,7 @@ fn tuned(ds: &mut Dataset, k: f64, guards: Guards, min_support: usize) -> Params
         .collect();
     let mut descent = Descent::new(ds, Params::default(), k, vars).guarded(guards);
     for _ in 0..3 {
-        descent.pass(&mut |_| Control::Continue).unwrap();
+        descent.pass(&AtomicBool::new(false), &mut |_| {}).unwrap();
     }
     let params = descent.params().clone();
     ds.rescore(&Params::default());

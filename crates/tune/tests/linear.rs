@@ -2,10 +2,11 @@
 //! evaluation the trace format defines, probes give the change a move makes, and a
 //! descent's results do not depend on the thread count.
 
+use std::sync::atomic::AtomicBool;
 use texel_data::splitmix64;
 use texel_tune::error::{fit_k, mean_error, samples};
 use texel_tune::texel_trace::{Coef, Param, ParamSpace, TracedPosition};
-use texel_tune::{Control, Descent, LinearDataset, Model, Variable};
+use texel_tune::{Descent, LinearDataset, Model, Variable};
 
 /// A random number in `0..n` from the stream `seed`.
 fn draw(seed: &mut u64, n: u64) -> u64 {
@@ -96,7 +97,7 @@ fn probes_give_the_change_a_move_makes_and_moves_keep_the_cache_exact() {
     let mut descent = Descent::new(&mut ds, defaults, k, vars.clone());
     let before = descent.error();
     let predicted = descent.probe(vars[3], 5);
-    descent.pass(&mut |_| Control::Continue).unwrap();
+    descent.pass(&AtomicBool::new(false), &mut |_| {}).unwrap();
     let tracked = descent.error();
     assert!(tracked < before);
     let scratch = descent.refresh();
@@ -131,7 +132,7 @@ fn a_descent_finds_the_same_values_on_one_or_two_threads() {
                 .collect();
             let mut d = Descent::new(&mut ds, space.defaults(), 1.0, vars);
             for _ in 0..3 {
-                d.pass(&mut |_| Control::Continue);
+                d.pass(&AtomicBool::new(false), &mut |_| {});
             }
             let vars = d.variables().to_owned();
             let grad = d.gradient(&vars);
@@ -160,12 +161,19 @@ fn a_warm_start_tunes_a_sample_of_the_blocks_first() {
         ..RunOptions::default()
     };
     let mut samples = Vec::new();
-    let result = run(&mut train, &mut validation, start, &options, &mut |e| {
-        if let Event::Pass(record, descent) = e {
-            samples.push((record.sample, descent.dataset().len()));
-        }
-        Control::Continue
-    })
+    let never = AtomicBool::new(false);
+    let result = run(
+        &mut train,
+        &mut validation,
+        start,
+        &options,
+        &never,
+        &mut |e| {
+            if let Event::Pass(record, descent) = e {
+                samples.push((record.sample, descent.dataset().len()));
+            }
+        },
+    )
     .unwrap();
     let (warm, all): (Vec<&(Option<usize>, usize)>, Vec<_>) =
         samples.iter().partition(|s| s.0.is_some());

@@ -6,13 +6,14 @@
 mod common;
 
 use common::{data, draw, on_threads};
+use std::sync::atomic::{AtomicBool, Ordering};
 use texel_dataset::{select, Dataset};
 use texel_eval::Params;
 use texel_tune::error::{fit_k, samples};
 use texel_tune::texel_trace::{Coef, Param, ParamSpace, TracedPosition};
 use texel_tune::{
-    fresh, run, Checkpoint, Control, Event, LinearDataset, Method, Model, RowBuilder, RunEnd,
-    RunOptions, RunResult, Selection, Values, Variable,
+    fresh, run, Checkpoint, Event, LinearDataset, Method, Model, RowBuilder, RunEnd, RunOptions,
+    RunResult, Selection, Values, Variable,
 };
 
 /// A tapered table of 6 entries and a plain value.
@@ -86,10 +87,18 @@ fn tune_planted(method: Method, passes: usize) -> (RunResult<Vec<i32>>, Vec<f64>
         if let Event::Pass(r, _) = e {
             real.extend(r.real_error);
         }
-        Control::Continue
     };
     let options = options(method, passes);
-    let result = run(&mut train, &mut validation, start, &options, &mut on).unwrap();
+    let never = AtomicBool::new(false);
+    let result = run(
+        &mut train,
+        &mut validation,
+        start,
+        &options,
+        &never,
+        &mut on,
+    )
+    .unwrap();
     (result, real)
 }
 
@@ -281,11 +290,13 @@ fn tune_table(
         patience: Some(2),
         ..options(Method::Newton, 8)
     };
-    let mut on = |e: Event<Dataset>| match stop(&e) {
-        true => Control::Stop,
-        false => Control::Continue,
+    let halt = AtomicBool::new(false);
+    let mut on = |e: Event<Dataset>| {
+        if stop(&e) {
+            halt.store(true, Ordering::SeqCst);
+        }
     };
-    run(&mut train, &mut validation, start, &options, &mut on).unwrap()
+    run(&mut train, &mut validation, start, &options, &halt, &mut on).unwrap()
 }
 
 #[test]

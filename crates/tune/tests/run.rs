@@ -4,10 +4,11 @@
 mod common;
 
 use common::data;
+use std::sync::atomic::{AtomicBool, Ordering};
 use texel_dataset::{select, Dataset};
 use texel_eval::Params;
 use texel_tune::error::{fit_k, samples};
-use texel_tune::{fresh, run, Checkpoint, Control, Event, RunEnd, RunOptions, Selection};
+use texel_tune::{fresh, run, Checkpoint, Event, RunEnd, RunOptions, Selection};
 
 /// The guards of every run here: the checkpoint must carry them through a resume.
 const GUARDS: texel_tune::Guards = texel_tune::Guards {
@@ -51,7 +52,8 @@ fn an_interrupted_run_resumes_to_exactly_the_same_values() {
         &mut validation,
         start,
         &options(dir.path(), "straight"),
-        &mut |_| Control::Continue,
+        &AtomicBool::new(false),
+        &mut |_| {},
     )
     .unwrap();
     assert_eq!(straight.passes, 2);
@@ -62,12 +64,11 @@ fn an_interrupted_run_resumes_to_exactly_the_same_values() {
     let (mut train, mut validation, data_id) = data(1500, &Params::default(), 0);
     let start = fresh(&train, data_id, Params::default(), k, vars(), GUARDS);
     let mut calls = 0;
-    let first = run(&mut train, &mut validation, start, &opts, &mut |e| {
+    let halt = AtomicBool::new(false);
+    let first = run(&mut train, &mut validation, start, &opts, &halt, &mut |e| {
         calls += matches!(e, Event::Progress { .. }) as usize;
         if calls == 40 {
-            Control::Stop
-        } else {
-            Control::Continue
+            halt.store(true, Ordering::SeqCst);
         }
     })
     .unwrap();
@@ -76,6 +77,7 @@ fn an_interrupted_run_resumes_to_exactly_the_same_values() {
     assert_eq!(checkpoint.descent.cursor.walked, 40);
 
     let (mut train, mut validation, _) = data(1500, &checkpoint.descent.params, 0);
+    let halt = AtomicBool::new(false);
     let mut stop_in_moves = |e: Event<Dataset>| match e {
         Event::Progress {
             pass: 2,
@@ -83,14 +85,15 @@ fn an_interrupted_run_resumes_to_exactly_the_same_values() {
             vars,
             moves,
             ..
-        } if walked == vars && moves >= 3 => Control::Stop,
-        _ => Control::Continue,
+        } if walked == vars && moves >= 3 => halt.store(true, Ordering::SeqCst),
+        _ => {}
     };
     let second = run(
         &mut train,
         &mut validation,
         checkpoint,
         &opts,
+        &halt,
         &mut stop_in_moves,
     )
     .unwrap();
@@ -99,9 +102,14 @@ fn an_interrupted_run_resumes_to_exactly_the_same_values() {
     assert!(checkpoint.descent.cursor.active && checkpoint.descent.cursor.moves >= 3);
 
     let (mut train, mut validation, _) = data(1500, &checkpoint.descent.params, 0);
-    let last = run(&mut train, &mut validation, checkpoint, &opts, &mut |_| {
-        Control::Continue
-    })
+    let last = run(
+        &mut train,
+        &mut validation,
+        checkpoint,
+        &opts,
+        &AtomicBool::new(false),
+        &mut |_| {},
+    )
     .unwrap();
     assert_eq!(last.passes, 2);
     assert_eq!(last.params, straight.params);
@@ -125,12 +133,18 @@ fn validation_keeps_the_best_parameters() {
         patience: Some(1),
         ..options(dir.path(), "validate")
     };
-    let result = run(&mut train, &mut validation, start, &opts, &mut |e| {
-        if let Event::Pass(r, _) = e {
-            records.push(r.clone());
-        }
-        Control::Continue
-    })
+    let result = run(
+        &mut train,
+        &mut validation,
+        start,
+        &opts,
+        &AtomicBool::new(false),
+        &mut |e| {
+            if let Event::Pass(r, _) = e {
+                records.push(r.clone());
+            }
+        },
+    )
     .unwrap();
     let errors: Vec<f64> = records
         .iter()
@@ -159,10 +173,17 @@ fn a_start_no_pass_beats_on_validation_is_what_the_run_gives_back() {
     let (_, mut empty, _) = data(10, &Params::default(), 0);
     assert!(empty.is_empty());
     let start = fresh(&validation, data_id, Params::default(), k, vars(), GUARDS);
-    let stop = &mut |_: Event<Dataset>| Control::Continue;
-    let liked = run(&mut validation, &mut empty, start, &opts, stop)
-        .unwrap()
-        .params;
+    let never = AtomicBool::new(false);
+    let liked = run(
+        &mut validation,
+        &mut empty,
+        start,
+        &opts,
+        &never,
+        &mut |_| {},
+    )
+    .unwrap()
+    .params;
     train.rescore(&liked);
     validation.rescore(&liked);
     let start_error = texel_tune::error::mean_error(&validation, k);
@@ -173,12 +194,18 @@ fn a_start_no_pass_beats_on_validation_is_what_the_run_gives_back() {
         patience: Some(2),
         ..options(dir.path(), "from-liked")
     };
-    let result = run(&mut train, &mut validation, start, &opts, &mut |e| {
-        if let Event::Pass(r, _) = e {
-            errors.push(r.validation_error.unwrap());
-        }
-        Control::Continue
-    })
+    let result = run(
+        &mut train,
+        &mut validation,
+        start,
+        &opts,
+        &AtomicBool::new(false),
+        &mut |e| {
+            if let Event::Pass(r, _) = e {
+                errors.push(r.validation_error.unwrap());
+            }
+        },
+    )
     .unwrap();
     assert!(
         errors.iter().all(|&e| e > start_error),
@@ -244,7 +271,8 @@ fn unusable_checkpoints_are_refused_with_a_reason() {
         &mut validation,
         good,
         &options(dir.path(), "refuse"),
-        &mut |_| Control::Continue,
+        &AtomicBool::new(false),
+        &mut |_| {},
     )
     .unwrap_err();
     assert!(
@@ -270,12 +298,18 @@ fn a_warm_start_tunes_a_sample_first_and_resumes_exactly() {
     let start_error = start.descent.sum / train.len() as f64;
     let opts = warm("straight");
     let mut first_progress = None;
-    let straight = run(&mut train, &mut validation, start, &opts, &mut |e| {
-        if let Event::Progress { error, .. } = e {
-            first_progress.get_or_insert(error);
-        }
-        Control::Continue
-    })
+    let straight = run(
+        &mut train,
+        &mut validation,
+        start,
+        &opts,
+        &AtomicBool::new(false),
+        &mut |e| {
+            if let Event::Progress { error, .. } = e {
+                first_progress.get_or_insert(error);
+            }
+        },
+    )
     .unwrap();
     // The warm start's errors are its sample's, from the first probe on.
     let sample_error = first_progress.unwrap();
@@ -314,14 +348,13 @@ fn a_warm_start_tunes_a_sample_first_and_resumes_exactly() {
         let (mut train, mut validation, _) = data(20_000, &Params::default(), 0);
         let start = fresh(&train, data_id, Params::default(), k, vars(), GUARDS);
         let mut calls = 0;
-        let first = run(&mut train, &mut validation, start, &opts, &mut |e| {
+        let halt = AtomicBool::new(false);
+        let first = run(&mut train, &mut validation, start, &opts, &halt, &mut |e| {
             if let Event::Progress { sample: s, .. } = e {
                 calls += usize::from(s == sample);
             }
             if calls == 30 {
-                Control::Stop
-            } else {
-                Control::Continue
+                halt.store(true, Ordering::SeqCst);
             }
         })
         .unwrap();
@@ -330,9 +363,14 @@ fn a_warm_start_tunes_a_sample_first_and_resumes_exactly() {
         assert_eq!(checkpoint.warm, warm_after);
         assert_eq!(checkpoint.warm_passes > 0, sample.is_none());
         let (mut train, mut validation, _) = data(20_000, &checkpoint.descent.params, 0);
-        let last = run(&mut train, &mut validation, checkpoint, &opts, &mut |_| {
-            Control::Continue
-        })
+        let last = run(
+            &mut train,
+            &mut validation,
+            checkpoint,
+            &opts,
+            &AtomicBool::new(false),
+            &mut |_| {},
+        )
         .unwrap();
         assert_eq!(last.passes, straight.passes);
         assert_eq!(last.params, straight.params);
@@ -351,24 +389,22 @@ fn after_the_walk_a_pass_goes_on_while_values_have_a_stored_gain() {
         &mut validation,
         start,
         &options(dir.path(), "pending"),
-        &mut |e| {
-            match e {
-                Event::Progress {
-                    walked,
-                    vars,
-                    pending,
-                    ..
-                } => {
-                    assert!(
-                        walked == vars || pending == 0,
-                        "pending only after the walk"
-                    );
-                    pending_seen.push(pending);
-                }
-                Event::Pass(_, descent) => ends.push(descent.pending()),
-                Event::Checkpoint(_) => {}
+        &AtomicBool::new(false),
+        &mut |e| match e {
+            Event::Progress {
+                walked,
+                vars,
+                pending,
+                ..
+            } => {
+                assert!(
+                    walked == vars || pending == 0,
+                    "pending only after the walk"
+                );
+                pending_seen.push(pending);
             }
-            Control::Continue
+            Event::Pass(_, descent) => ends.push(descent.pending()),
+            Event::Checkpoint(_) => {}
         },
     )
     .unwrap();

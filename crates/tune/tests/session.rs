@@ -2,10 +2,11 @@
 //! stopped and continued from its checkpoint, and the runs a session refuses.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use texel_run::Settings;
 use texel_tune::texel_trace::{write_trace, Coef, Param, ParamSpace, TracedPosition};
 use texel_tune::{
-    Control, Event, JobEvent, Method, OutputError, Outputs, RunEnd, RunOptions, Selection, Session,
+    Event, JobEvent, Method, OutputError, Outputs, RunEnd, RunOptions, Selection, Session,
     SessionError, SessionEvent, TraceSubject,
 };
 
@@ -62,19 +63,21 @@ fn a_session_writes_its_values_and_continues_a_stopped_run() {
     write_pawn_trace(&trace, false);
     let settings = Settings::default().fixed("--l2", "0.1");
     // Stopped at its first pass: nothing but the checkpoint is written.
-    let stop_at_pass = &mut |e: SessionEvent<_>| match e {
-        SessionEvent::Job(JobEvent::Run(Event::Progress { .. })) => Control::Stop,
-        _ => Control::Continue,
+    let stop = AtomicBool::new(false);
+    let stop_at_pass = &mut |e: SessionEvent<_>| {
+        if let SessionEvent::Job(JobEvent::Run(Event::Progress { .. })) = e {
+            stop.store(true, Ordering::SeqCst);
+        }
     };
     let first = session(&trace, out.clone(), settings.clone());
-    let stopped = first.run(&|_| {}, stop_at_pass).unwrap();
+    let stopped = first.run(&stop, &|_| {}, stop_at_pass).unwrap();
     assert_eq!(stopped.tuned.result.end, RunEnd::Interrupted);
     let checkpoint = dir.path().join("out.json.ckpt");
     assert!(checkpoint.exists() && !out.exists());
     // A new run on these outputs neither continues nor clears the checkpoint: refused.
     let again = session(&trace, out.clone(), settings.clone());
     let err = again
-        .run(&|_| {}, &mut |_| Control::Continue)
+        .run(&AtomicBool::new(false), &|_| {}, &mut |_| {})
         .err()
         .unwrap();
     assert!(matches!(
@@ -87,7 +90,7 @@ fn a_session_writes_its_values_and_continues_a_stopped_run() {
         ..session(&trace, out.clone(), Settings::default().fixed("--l2", "0"))
     };
     let err = changed
-        .run(&|_| {}, &mut |_| Control::Continue)
+        .run(&AtomicBool::new(false), &|_| {}, &mut |_| {})
         .err()
         .unwrap();
     assert!(err.to_string().contains("--l2"), "{err}");
@@ -98,9 +101,8 @@ fn a_session_writes_its_values_and_continues_a_stopped_run() {
     };
     let mut events = Vec::new();
     let ended = resumed
-        .run(&|_| {}, &mut |e| {
+        .run(&AtomicBool::new(false), &|_| {}, &mut |e| {
             events.push(matches!(e, SessionEvent::Resuming(_)));
-            Control::Continue
         })
         .unwrap();
     assert!(events.contains(&true), "the resume is reported");
@@ -115,13 +117,38 @@ fn a_session_writes_its_values_and_continues_a_stopped_run() {
 }
 
 #[test]
+fn a_session_stopped_while_reading_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    write_pawn_trace(&trace, false);
+    let out = dir.path().join("out.json");
+    let s = session(&trace, out.clone(), Settings::default());
+    let mut events = 0;
+    let err = s
+        .run(&AtomicBool::new(true), &|_| {}, &mut |_| events += 1)
+        .err()
+        .unwrap();
+    assert!(matches!(err, SessionError::Stopped), "{err}");
+    assert_eq!(events, 0, "nothing was loaded or tuned");
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(
+        left.len(),
+        1,
+        "the trace alone: no output, checkpoint or lock"
+    );
+}
+
+#[test]
 fn positions_of_one_result_are_refused_before_tuning() {
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("draws.jsonl");
     write_pawn_trace(&trace, true);
     let out = dir.path().join("out.json");
     let s = session(&trace, out.clone(), Settings::default());
-    let err = s.run(&|_| {}, &mut |_| Control::Continue).err().unwrap();
+    let err = s
+        .run(&AtomicBool::new(false), &|_| {}, &mut |_| {})
+        .err()
+        .unwrap();
     assert!(
         matches!(err, SessionError::OneResult { result, .. } if result == 0.5),
         "{err}"

@@ -9,7 +9,7 @@
 use texel_dataset::{load, select, LoadOptions};
 use texel_eval::Params;
 use texel_tune::error::{fit_k, samples};
-use texel_tune::{fresh, run, Control, Method, RunOptions, Selection};
+use texel_tune::{fresh, run, Method, RunOptions, Selection};
 
 const STORED: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -46,12 +46,19 @@ fn tune(method: Method, warm_start: Option<usize>) -> serde_json::Value {
         ..RunOptions::default()
     };
     let mut last_error = 0.0;
-    let result = run(&mut train, &mut validation, start, &run_options, &mut |e| {
-        if let texel_tune::Event::Pass(record, _) = e {
-            last_error = record.train_error;
-        }
-        Control::Continue
-    })
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let result = run(
+        &mut train,
+        &mut validation,
+        start,
+        &run_options,
+        &never,
+        &mut |e| {
+            if let texel_tune::Event::Pass(record, _) = e {
+                last_error = record.train_error;
+            }
+        },
+    )
     .unwrap();
     serde_json::json!({
         "k": format!("{:016x}", k.to_bits()),
