@@ -4,7 +4,7 @@
 use anyhow::{Context, Result};
 use clap::Args;
 use std::path::PathBuf;
-use texel_dataset::{Dataset, LoadOptions, TableSubject};
+use texel_dataset::{Blend, Dataset, LoadOptions, TableSubject};
 use texel_eval::Params;
 use texel_tune::error::mean_error;
 use texel_tune::{Model, SessionError, Subject, Variable};
@@ -40,15 +40,12 @@ pub struct DataArgs {
     /// e (texel-tuner's and many engines' scripts, 1 / (1 + e^(−K·q/400)); read as K / ln 10).
     #[arg(long, value_enum, default_value_t = KBase::Ten, requires = "k")]
     pub k_base: KBase,
-    /// With --traces: tune each position toward λ · result + (1 − λ) · score, its game result
-    /// mixed with the engine's own win probability (the trace's "score"; positions without
-    /// one keep their result). 1, the default: results alone.
-    #[arg(
-        allow_negative_numbers = true,
-        long,
-        value_name = "λ",
-        requires = "traces"
-    )]
+    /// Tune each position toward λ · result + (1 − λ) · p, its game result mixed with the
+    /// engine's own win probability p: a trace's "score", or σ(K · ce) for EPD lines that
+    /// carry their engine's score (`ce 35;`, which `texel import` writes from the games'
+    /// score comments; K is --k, or the one at which the scores best predict the results). Positions without a
+    /// score keep their result. 1, the default: results alone.
+    #[arg(allow_negative_numbers = true, long, value_name = "λ")]
     pub lambda: Option<f64>,
     /// Worker threads (default: all cores).
     #[arg(allow_negative_numbers = true, long)]
@@ -114,11 +111,6 @@ pub fn check_ranges(args: &DataArgs) -> Result<()> {
              at {MAX_K} four centipawns already read as a decided game)"
         );
     }
-    anyhow::ensure!(
-        args.lambda.is_none() || args.traces.is_some(),
-        "--lambda mixes in the scores of a trace's positions: give --traces (EPD labels carry \
-         no score yet)"
-    );
     if let Some(l) = args.lambda {
         anyhow::ensure!(
             (0.0..=1.0).contains(&l),
@@ -158,6 +150,10 @@ pub fn table_subject(
             stm_labels: args.stm_labels,
             validation_per_mille: validation_per_mille(args),
             allow_bad: args.allow_bad,
+            blend: args.lambda.filter(|&l| l < 1.0).map(|lambda| Blend {
+                lambda,
+                k: args.k10(),
+            }),
         },
         given: params,
         vars,

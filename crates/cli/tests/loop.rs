@@ -276,3 +276,26 @@ fn a_loop_fed_from_outside_waits_for_games_and_for_the_verdict() {
     let err = fails(texel().args(own.get_args()).args(["--verdict", "pass"]));
     assert!(err.contains("--gate outside"), "{err}");
 }
+
+#[test]
+fn a_loop_with_lambda_tunes_toward_its_games_scores() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let args = |rounds: &str, lambda: &str| {
+        let c = tiny_loop(&dir, rounds, "990,1000");
+        let mut args: Vec<_> = c.get_args().map(ToOwned::to_owned).collect();
+        args.extend(["--lambda".into(), lambda.into()]);
+        args
+    };
+    let out = stdout_of(texel().args(args("1", "0.5")));
+    // The round's positions keep each game's own score of them, which the tuning mixes in.
+    let positions = std::fs::read_to_string(dir.join("round-01/positions.epd")).unwrap();
+    assert!(positions.lines().all(|l| l.contains(" ce ")), "{positions}");
+    assert!(
+        out.contains("positions carry their engine's score"),
+        "{out}"
+    );
+    // The loop goes on only with the λ it began with.
+    let err = fails(texel().args(args("2", "0.25")));
+    assert!(err.contains("--lambda"), "{err}");
+}

@@ -110,7 +110,8 @@ fn lambda_mixes_the_engines_score_into_the_targets() {
         (bonus - BONUS).abs() <= 2.0,
         "planted {BONUS}, tuned {bonus}"
     );
-    // A trace without scores, a λ outside 0 to 1, λ on EPD: each refused, saying why.
+    // A trace without scores, a λ outside 0 to 1, EPD lines without scores: each refused,
+    // saying why.
     let plain = write_trace(dir.path(), 100, None);
     let none = fails(
         texel()
@@ -126,8 +127,19 @@ fn lambda_mixes_the_engines_score_into_the_targets() {
             .args(["--lambda", "2"]),
     );
     assert!(far.contains("0 to 1"), "{far}");
-    let epd = fails(texel().args(["error", "--epd", "data/train.epd", "--lambda", "0.5"]));
-    assert!(epd.contains("--traces"), "{epd}");
+    let bare = dir.path().join("bare.epd");
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    std::fs::write(&bare, format!("{start} [1.0]\n{start} [0.0]\n")).unwrap();
+    let epd = fails(
+        texel()
+            .args(["error", "--epd"])
+            .arg(&bare)
+            .args(["--lambda", "0.5"]),
+    );
+    assert!(
+        epd.contains("no position carries its engine's score"),
+        "{epd}"
+    );
 }
 
 fn values_of_file(path: &Path) -> serde_json::Value {

@@ -243,6 +243,28 @@ pub struct Labelled {
     pub position: Chess,
     /// White's score in the game (or games) it comes from.
     pub label: Label,
+    /// The engine's own evaluation of the position in centipawns, white's point of view,
+    /// when the line carries one (EPD's `ce` opcode, the side to move's view: `ce 35;`).
+    pub score: Option<i32>,
+}
+
+/// The operand of a `ce` opcode in `rest` (`ce 35;`, `ce -120`), as written: the side to
+/// move's centipawns.
+fn centipawn_evaluation(rest: &str) -> Option<i32> {
+    let mut words = rest.split_ascii_whitespace();
+    while let Some(word) = words.next() {
+        if word == "ce" {
+            return words.next()?.trim_end_matches(';').parse().ok();
+        }
+    }
+    None
+}
+
+/// `ce` written for a position whose side to move is `turn` and whose evaluation is
+/// `white` centipawns from white's point of view: ` ce N;` (with its leading space).
+pub fn write_evaluation(white: i32, turn: Color) -> String {
+    let own = if turn == Color::White { white } else { -white };
+    format!(" ce {own};")
 }
 
 /// Why a line was skipped.
@@ -383,7 +405,20 @@ pub fn parse_line(
     if stm_labels && position.turn() == Color::Black {
         label = label.flipped();
     }
-    Ok((Labelled { position, label }, format))
+    let own = |ce: i32| {
+        if position.turn() == Color::White {
+            ce
+        } else {
+            -ce
+        }
+    };
+    let score = centipawn_evaluation(rest).map(own);
+    let labelled = Labelled {
+        position,
+        label,
+        score,
+    };
+    Ok((labelled, format))
 }
 
 #[cfg(test)]
@@ -391,6 +426,27 @@ mod tests {
     use super::*;
 
     const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+
+    #[test]
+    fn a_ce_opcode_is_the_engines_score_from_whites_view() {
+        let black = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -";
+        for (line, want) in [
+            (format!("{START} ce 35; [1.0]"), Some(35)),
+            (format!("{black} 0 1 ce 35; c9 \"1-0\";"), Some(-35)),
+            (format!("{black} ce -20; 0.5"), Some(20)),
+            (format!("{START} [0.5]"), None),
+        ] {
+            let (l, _) = parse_line(&line, None, false).unwrap();
+            assert_eq!(l.score, want, "{line}");
+        }
+        let written = format!("{black}{} [1.0]", write_evaluation(-35, Color::Black));
+        let (l, format) = parse_line(&written, None, false).unwrap();
+        assert_eq!((l.score, format), (Some(-35), LabelFormat::Bracket));
+        for f in LabelFormat::ALL {
+            let line = format!("{START} ce 10; {}", f.write(Outcome::Draw.into()).unwrap());
+            assert_eq!(parse_line(&line, None, false).unwrap().1, f, "{line}");
+        }
+    }
 
     #[test]
     fn every_label_format_is_detected_and_read() {

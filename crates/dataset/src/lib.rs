@@ -19,6 +19,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod blend;
 mod dataset;
 mod load;
 mod load_phases;
@@ -26,6 +27,7 @@ mod select;
 mod subject;
 mod touch;
 
+pub use blend::{blended_target, Blend};
 pub use dataset::{Dataset, DatasetFull, TableCache};
 pub use load::{load, load_until, total_bytes, BadLines, LoadError, LoadOptions, LoadReport};
 pub use load_phases::{load_phases, LoadPhases};

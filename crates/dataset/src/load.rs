@@ -1,6 +1,7 @@
 //! Loading labelled EPD/FEN files into datasets: streaming, parsed and traced in parallel,
 //! every bad line counted by reason.
 
+use crate::blend::Blend;
 use crate::dataset::{Dataset, DatasetBuilder, Part, SegmentBuilder, SEGMENT};
 use rayon::prelude::*;
 use shakmaty::zobrist::Zobrist64;
@@ -16,6 +17,7 @@ use texel_data::{
 };
 use texel_eval::{Params, Trace, Tracer};
 use texel_files::Fingerprint;
+use texel_tune::error::fit_k_checked;
 
 /// Bytes of lines parsed and traced per parallel batch (some 27,000 EPD lines).
 pub(crate) const BATCH_BYTES: usize = 2 << 20;
@@ -32,6 +34,8 @@ pub struct LoadOptions {
     pub validation_per_mille: u32,
     /// Go on even when more than 1% of the lines are bad.
     pub allow_bad: bool,
+    /// Mix the engines' own scores (`ce`) into the targets; `None`: results alone.
+    pub blend: Option<Blend>,
 }
 
 /// Bad lines of one kind: how many, and where the first few are.
@@ -59,6 +63,9 @@ pub struct LoadReport {
     pub fingerprint: u64,
     /// Skipped lines by reason.
     pub bad: BTreeMap<BadLine, BadLines>,
+    /// With a blend: the positions whose targets mix in their engine's score, and the K
+    /// that turned the scores into win probabilities.
+    pub blended: Option<(usize, f64)>,
 }
 
 impl LoadReport {
@@ -75,6 +82,13 @@ impl fmt::Display for LoadReport {
             write!(f, ", {} validation positions", self.validation)?;
         }
         write!(f, ", {} skipped", self.bad_lines())?;
+        if let Some((scored, k)) = self.blended {
+            write!(
+                f,
+                "\n  {scored} positions carry their engine's score: targets mixed with its \
+                 win probability at K {k:.4}"
+            )?;
+        }
         for (path, formats) in self.formats.iter().filter(|f| f.1.len() > 1) {
             let counts: Vec<String> = formats.iter().map(|(k, n)| format!("{k} {n}")).collect();
             write!(
@@ -131,6 +145,15 @@ pub enum LoadError {
     /// The load was stopped.
     #[error("stopped while the positions were read")]
     Stopped,
+    /// Scores were to be mixed in, but no position carries one.
+    #[error(
+        "no position carries its engine's score (`ce N;` after the position, as `texel import` \
+         writes from games with score comments): there is nothing to mix into the results"
+    )]
+    NoScores,
+    /// K cannot be fitted to turn scores into win probabilities.
+    #[error("cannot fit the K that turns scores into win probabilities: {0}")]
+    BlendK(#[from] texel_tune::error::UnfitK),
 }
 
 /// One parsed line: the position with its label, its hash and its label format.
@@ -287,6 +310,8 @@ struct Loading<'p> {
     sets: Sets,
     report: LoadReport,
     index: u64,
+    /// With a blend: each set's positions' engine scores, in order.
+    scores: [Vec<Option<i32>>; 2],
     /// Raised, the load ends after the block it is reading.
     interrupt: &'p AtomicBool,
 }
@@ -312,6 +337,13 @@ impl Loading<'_> {
                     let f = Fingerprint::from_value(r.fingerprint).u64(*key);
                     let f = f.u64(u64::from(l.label.steps())).u64(u64::from(held));
                     r.fingerprint = f.value();
+                    if self.options.blend.is_some() {
+                        // Other targets are other data.
+                        r.fingerprint = Fingerprint::from_value(r.fingerprint)
+                            .u64(l.score.map_or(u64::MAX, |s| s as u64))
+                            .value();
+                        self.scores[usize::from(held)].push(l.score);
+                    }
                     sets[usize::from(held)].push(i as u32);
                     self.index += 1;
                 }
@@ -395,6 +427,7 @@ pub fn load_until(
             ..LoadReport::default()
         },
         index: 0,
+        scores: [Vec::new(), Vec::new()],
     };
     let mut done = 0;
     for path in paths {
@@ -404,6 +437,7 @@ pub fn load_until(
     let Loading {
         sets: Sets { train, validation },
         mut report,
+        scores,
         ..
     } = loading;
     report.train = train.len();
@@ -431,7 +465,31 @@ pub fn load_until(
     let (mut train, mut validation) = (train.finish(), validation.finish());
     train.rescore(params);
     validation.rescore(params);
+    if let Some(blend) = options.blend {
+        let scored = scores.iter().flatten().flatten().count();
+        if scored == 0 {
+            return Err(LoadError::NoScores);
+        }
+        let k = match blend.k {
+            Some(k) => k,
+            None => fit_k_checked(&score_samples(&train, &scores[0]))?,
+        };
+        train.blend_labels(&scores[0], blend.lambda, k);
+        validation.blend_labels(&scores[1], blend.lambda, k);
+        let fingerprint = Fingerprint::from_value(report.fingerprint);
+        report.fingerprint = fingerprint.u64(blend.lambda.to_bits()).value();
+        report.blended = Some((scored, k));
+    }
     Ok((train, validation, report))
+}
+
+/// The (score, result) pairs of the positions of `set` that carry a score: the K fitted to
+/// them turns the engine's scores into the win probabilities its games bear out.
+fn score_samples(set: &Dataset, scores: &[Option<i32>]) -> Vec<(i32, f64)> {
+    let pairs = scores.iter().enumerate();
+    pairs
+        .filter_map(|(i, s)| s.map(|s| (s, set.target(i))))
+        .collect()
 }
 
 pub(crate) fn io(path: &Path, cause: std::io::Error) -> LoadError {

@@ -275,3 +275,56 @@ fn load_steps_are_timed_on_good_lines_up_to_the_limit() {
     let err = texel_dataset::load_phases(&dir.path().join("missing.epd"), &params, 5).unwrap_err();
     assert!(matches!(err, LoadError::Io { .. }), "{err}");
 }
+
+#[test]
+fn scores_mix_into_the_targets_of_the_positions_that_carry_one() {
+    use texel_dataset::{blended_target, Blend};
+    use texel_tune::Model;
+    let dir = tempfile::tempdir().unwrap();
+    let white = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 1";
+    let black = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+    // White's view: +120, +80 (black to move, −80 its own), none.
+    let text = format!("{white} ce 120; [1.0]\n{black} ce -80; [0.0]\n{white} [0.5]\n");
+    let path = file(&dir, "scored.epd", &text);
+    let blend = Blend {
+        lambda: 0.25,
+        k: Some(1.0),
+    };
+    let options = LoadOptions {
+        blend: Some(blend),
+        ..LoadOptions::default()
+    };
+    let (train, _, report) = load(
+        std::slice::from_ref(&path),
+        &Params::default(),
+        &options,
+        &|_| {},
+    )
+    .unwrap();
+    let steps = |x: f64| (x * 200.0).round() / 200.0;
+    let want = [
+        steps(blended_target(1.0, 120, 0.25, 1.0)),
+        steps(blended_target(0.0, 80, 0.25, 1.0)),
+        0.5,
+    ];
+    // By hand: 0.25 · 1 + 0.75 / (1 + 10^(−120/400)) = 0.25 + 0.75 · 0.6661 = 0.7496.
+    assert!((want[0] - 0.75).abs() < 1e-9, "{want:?}");
+    let got: Vec<f64> = (0..3).map(|i| train.target(i)).collect();
+    assert_eq!(got, want);
+    assert_eq!(report.blended, Some((2, 1.0)));
+    let (_, _, plain) = load(
+        &[path],
+        &Params::default(),
+        &LoadOptions::default(),
+        &|_| {},
+    )
+    .unwrap();
+    assert_ne!(
+        plain.fingerprint, report.fingerprint,
+        "other targets, other data"
+    );
+    // Without a score anywhere, a blend is refused.
+    let bare = file(&dir, "bare.epd", &format!("{white} [1.0]\n"));
+    let err = load(&[bare], &Params::default(), &options, &|_| {}).unwrap_err();
+    assert!(matches!(err, LoadError::NoScores), "{err}");
+}

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use texel_data::{open_input, read_lines};
-use texel_data::{parse_line, BadLine, Label, LabelFormat};
+use texel_data::{parse_line, BadLine, Label, LabelFormat, Labelled};
 use texel_eval::Params;
 use texel_search::{Searcher, MATE};
 
@@ -261,11 +261,14 @@ fn quiet_leaf(searcher: &mut Searcher, pos: &Chess) -> (i32, Chess) {
     (score, leaf)
 }
 
-/// A candidate position ready to be written, or why it is not.
-type Candidate = Result<(Chess, Label), &'static str>;
+/// A candidate position ready to be written, or why it is not: the quiet position, its
+/// label and the engine's own score of it (centipawns, white's view) when known.
+type Candidate = Result<(Chess, Label, Option<i32>), &'static str>;
 
-/// Quiesces a labelled position: skipped in check or with a mate score.
-fn quiesce_labelled(searcher: &mut Searcher, pos: &Chess, label: Label) -> Candidate {
+/// Quiesces a labelled position (keeping its engine score): skipped in check or with a
+/// mate score.
+fn quiesce_labelled(searcher: &mut Searcher, l: &Labelled) -> Candidate {
+    let pos = &l.position;
     if pos.is_check() {
         return Err("in check");
     }
@@ -273,7 +276,7 @@ fn quiesce_labelled(searcher: &mut Searcher, pos: &Chess, label: Label) -> Candi
     if score.abs() > MATE - 1000 {
         return Err("mate score");
     }
-    Ok((leaf, label))
+    Ok((leaf, l.label, l.score))
 }
 
 /// Lines or games processed per parallel batch.
@@ -335,7 +338,7 @@ pub fn import_epd(
                         if format == LabelFormat::Decimal && l.label.outcome().is_some() {
                             whole_numbers.fetch_add(1, Ordering::Relaxed);
                         }
-                        quiesce_labelled(s, &l.position, l.label)
+                        quiesce_labelled(s, &l)
                     }
                     Err(BadLine::MalformedFen) => Err("malformed FEN"),
                     Err(BadLine::IllegalPosition) => Err("illegal position"),

@@ -4,10 +4,11 @@
 use super::{io, Candidate, ImportError, ImportStats};
 use shakmaty::fen::Fen;
 use shakmaty::EnPassantMode;
+use shakmaty::Position;
 use std::collections::{HashMap, HashSet};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-use texel_data::{Label, LabelFormat};
+use texel_data::{write_evaluation, Label, LabelFormat};
 use texel_search::key;
 
 /// What the importer does with a position (after quiescing) it has written already.
@@ -27,6 +28,7 @@ pub enum Duplicates {
 #[derive(Default)]
 struct Averages {
     index: HashMap<u64, usize>,
+    /// Per position: its FEN and the `ce` of the first score seen, label sum and count.
     rows: Vec<(String, u64, u64)>,
 }
 
@@ -76,7 +78,7 @@ impl Output {
         candidate: Candidate,
     ) -> Result<(), ImportError> {
         stats.considered += 1;
-        let (leaf, label) = match candidate {
+        let (leaf, label, score) = match candidate {
             Err(reason) => {
                 stats.skip(reason);
                 return Ok(());
@@ -87,7 +89,8 @@ impl Output {
             stats.skip("label is not a game result (output format)");
             return Ok(());
         }
-        let fen = || Fen::from_position(&leaf, EnPassantMode::Legal).to_string();
+        let ce = score.map_or(String::new(), |s| write_evaluation(s, leaf.turn()));
+        let fen = || Fen::from_position(&leaf, EnPassantMode::Legal).to_string() + &ce;
         match self.duplicates {
             Duplicates::Keep => self.emit(stats, &fen(), label),
             Duplicates::First => {

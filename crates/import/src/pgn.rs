@@ -227,7 +227,9 @@ fn process_game(g: &RawGame, o: &ImportOptions, searcher: &mut Searcher) -> Game
         match judge(g, o, result, ply, &positions[ply], searcher) {
             Ok(leaf) => {
                 chosen.push(ply);
-                kept.push(Ok((leaf, Label::from(result))));
+                // The engine's own score of the position (the comment of the move that
+                // led to it), written beside the label for `--lambda`.
+                kept.push(Ok((leaf, Label::from(result), g.scores[ply])));
             }
             Err(why) => skipped.push(why),
         }

@@ -429,6 +429,13 @@ fn cutechess_scores_in_the_movers_view_are_read_as_such() {
     };
     let kept = stats_of(import_pgn(&input, &out, &mover, &|_| {}));
     assert!((2..=4).contains(&kept.kept), "{kept}");
+    // Each line carries the engine's own score of its position (`ce`, the side to move's
+    // view), which reads back as White's +1.50.
+    let written = std::fs::read_to_string(&out).unwrap();
+    for line in written.lines() {
+        let (labelled, _) = texel_data::parse_line(line, None, false).unwrap();
+        assert_eq!(labelled.score, Some(150), "{line}");
+    }
     // Read as White's view, Black's -1.50 says Black is ahead: the winner filter drops all.
     let misread = stats_of(import_pgn(&input, &out, &options, &|_| {}));
     assert_eq!(misread.kept, 0, "{misread}");

@@ -108,6 +108,13 @@ pub struct LoopSettings {
     /// and the same command with `--verdict` records the result).
     #[cfg_attr(feature = "clap", arg(long, value_enum, default_value_t = LoopSettings::new("").gate))]
     pub gate: Gate,
+    /// Tuning targets: λ · result + (1 − λ) · σ(K · score), each position's game result
+    /// mixed with the win probability of the engine's own score in the game (the score
+    /// comments of the round's games, kept by the import as `ce`; K the one at which those
+    /// scores best predict the results).
+    /// 1: results alone.
+    #[cfg_attr(feature = "clap", arg(allow_negative_numbers = true, long, value_name = "λ", default_value_t = LoopSettings::new("").lambda))]
+    pub lambda: f64,
 }
 
 impl LoopSettings {
@@ -132,6 +139,7 @@ impl LoopSettings {
             games_from: None,
             pgn_scores: texel_import::ScoreView::Mover,
             gate: Gate::Own,
+            lambda: 1.0,
         }
     }
 
@@ -191,6 +199,12 @@ impl LoopSettings {
                 "openings {name} do not exist (give --openings FILE)"
             ));
         }
+        if !(0.0..=1.0).contains(&self.lambda) {
+            return fail(format!(
+                "--lambda is the share of the game result in each target, 0 to 1, not {}",
+                self.lambda
+            ));
+        }
         if let Some(e) = self.epd.iter().find(|e| !e.is_file()) {
             return fail(format!("--epd {} does not exist", e.display()));
         }
@@ -207,6 +221,8 @@ impl LoopSettings {
             "rounds" => Role::Length,
             "dir" | "threads" | "params" | "from_zero" => Role::Ignored,
             "pgn_scores" if self.games_from.is_none() => Role::Ignored,
+            // Loops begun before λ existed tuned on results alone: they go on.
+            "lambda" if self.lambda == 1.0 => Role::Ignored,
             _ => Role::Fixed,
         };
         let epd: Vec<&Path> = self.epd.iter().map(PathBuf::as_path).collect();
@@ -239,6 +255,7 @@ mod tests {
         };
         assert_eq!(bad(&|_| {}), Ok(()));
         assert!(bad(&|s| s.games = 0).unwrap_err().contains("--games"));
+        assert!(bad(&|s| s.lambda = 1.5).unwrap_err().contains("0 to 1"));
         #[cfg(feature = "clap")]
         {
             #[derive(clap::Parser)]

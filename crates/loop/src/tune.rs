@@ -7,7 +7,7 @@ use crate::job::{LoopEnd, LoopEvent, LoopJob, Step};
 use crate::records::RoundErrors;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
-use texel_dataset::{select, LoadOptions, TableSubject};
+use texel_dataset::{select, Blend, LoadOptions, TableSubject};
 use texel_eval::Params;
 use texel_tune::log::{kept_pass, read_tune_log};
 use texel_tune::{Outputs, RunEnd, RunOptions, Selection, Session};
@@ -64,6 +64,10 @@ impl LoopJob {
             files: self.tuning_files(round),
             options: LoadOptions {
                 validation_per_mille: 100,
+                blend: (self.settings.lambda < 1.0).then_some(Blend {
+                    lambda: self.settings.lambda,
+                    k: None,
+                }),
                 ..LoadOptions::default()
             },
             given: Params::load(&self.settings.best())?,

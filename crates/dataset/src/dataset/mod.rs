@@ -316,6 +316,11 @@ impl Dataset {
         f64::from(self.hot[i].label) / f64::from(Label::STEPS)
     }
 
+    /// Gives position `i` the label `label`.
+    pub(crate) fn set_label(&mut self, i: usize, label: Label) {
+        self.hot[i].label = label.steps();
+    }
+
     /// The evaluation of position `i` from the cached sums, moved by `delta`.
     #[inline]
     pub(crate) fn eval_with(&self, i: usize, delta: [i32; 2]) -> i32 {
