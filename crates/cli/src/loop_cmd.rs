@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use texel_arena::MatchOptions;
 use texel_loop::{LoopEnd, LoopEvent, LoopJob, LoopSettings, RoundLine, Verdict};
 use texel_tune::error::mean_error;
-use texel_tune::{JobEvent, RunEnd, SessionEvent};
+use texel_tune::{JobEvent, Model, RunEnd, SessionEvent, Tuned};
 
 #[derive(Args, Clone)]
 pub struct LoopArgs {
@@ -94,16 +94,9 @@ impl Screen {
                 say!("round {round}: {games} {whose}games, {positions} positions");
             }
             LoopEvent::Tune(e) => self.tuning(e),
-            LoopEvent::Tuned(tuned) => {
-                if let Some(t) = self.tune.take() {
-                    t.finish();
-                }
-                crate::tune_show::say_changes(&tuned.changes);
-                match &tuned.result.end {
-                    RunEnd::Interrupted => say!("interrupted: the tuning's checkpoint is kept"),
-                    _ => crate::tune_show::say_finished(tuned),
-                }
-            }
+            LoopEvent::TuneOutside(e) => self.tuning(e),
+            LoopEvent::Tuned(tuned) => self.tuned(tuned),
+            LoopEvent::TunedOutside(tuned) => self.tuned(tuned),
             LoopEvent::NeedGames(round, dir, best) => {
                 if let Some(h) = &self.hints {
                     h.ask_for_games(round, dir, best);
@@ -121,8 +114,20 @@ impl Screen {
         }
     }
 
+    /// The tuning's end: what changed, and how it ended.
+    fn tuned<V>(&mut self, tuned: &Tuned<V>) {
+        if let Some(t) = self.tune.take() {
+            t.finish();
+        }
+        crate::tune_show::say_changes(&tuned.changes);
+        match &tuned.result.end {
+            RunEnd::Interrupted => say!("interrupted: the tuning's checkpoint is kept"),
+            _ => crate::tune_show::say_finished(tuned),
+        }
+    }
+
     /// The tuning's events: what was read, what its start holds, then a bar per pass.
-    fn tuning(&mut self, event: SessionEvent<texel_dataset::Dataset>) {
+    fn tuning<M: Model>(&mut self, event: SessionEvent<M>) {
         let event = match event {
             SessionEvent::Loaded { about, .. } => return say!("{about}"),
             SessionEvent::Start { data, .. } => {
@@ -173,6 +178,7 @@ pub fn run(args: &LoopArgs) -> Result<ExitCode> {
     let mut settings = args.settings.clone();
     crate::paths::Files::new()
         .read("--params", settings.params.as_deref())
+        .read("--engine", settings.engine.as_deref())
         .read_all("--epd", &settings.epd)
         .read("--openings", Some(&settings.openings))
         .write_dir("--dir", &settings.dir)

@@ -56,6 +56,12 @@ pub enum LoopError {
         /// What is wrong with it.
         cause: texel_tune::log::TuneLogError,
     },
+    /// The outside engine.
+    #[error(transparent)]
+    OutsideEngine(#[from] crate::engine::EngineError),
+    /// The outside engine's trace.
+    #[error(transparent)]
+    TraceSubject(#[from] texel_tune::TraceSubjectError),
     /// `loop.jsonl`.
     #[error("{path}: {cause}")]
     Rounds {

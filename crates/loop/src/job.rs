@@ -12,7 +12,7 @@ use texel_dataset::Dataset;
 use texel_import::ImportStats;
 use texel_run::{record_settings, remove_if_there};
 use texel_run::{Recorded, Rerun, Rerunning};
-use texel_tune::{SessionEvent, Tuned};
+use texel_tune::{LinearDataset, SessionEvent, Tuned};
 
 /// A loop: its settings, what to do with an earlier loop in its folder, and the verdict of
 /// an outside gate it asked for.
@@ -45,6 +45,10 @@ pub enum LoopEvent<'e> {
     /// The tuning ended (or was interrupted): its result, every change, and whether
     /// validation kept the start.
     Tuned(&'e Tuned<texel_eval::Params>),
+    /// An outside engine's tuning's own event (its trace of every round's positions).
+    TuneOutside(SessionEvent<'e, LinearDataset>),
+    /// An outside engine's tuning ended (or was interrupted).
+    TunedOutside(&'e Tuned<Vec<i32>>),
     /// A round's gate is not played: the tuning kept the round's start, the best itself.
     GateSkipped(u32),
     /// A round's gate match starts: its match and the games kept from a stopped run.
@@ -58,6 +62,12 @@ pub enum LoopEvent<'e> {
     NeedVerdict(u32, &'e Path, &'e Path),
     /// A round finished: its line in `loop.jsonl`.
     Round(&'e RoundLine),
+}
+
+/// Copies `from` over `to` (through a temporary file: `to` is whole or as it was).
+fn copy_file(from: &Path, to: &Path) -> Result<(), LoopError> {
+    let bytes = std::fs::read(from).map_err(io(from))?;
+    texel_files::write_atomically(to, &bytes).map_err(io(to))
 }
 
 /// How a run of the loop ended.
@@ -160,13 +170,17 @@ impl LoopJob {
         Ok(())
     }
 
-    /// The starting parameters, written as `best.json` before round 1.
+    /// The starting values, written as `best.json` before round 1: texel's parameters, or
+    /// an outside engine's start values file.
     fn write_start(&self) -> Result<(), LoopError> {
         let best = self.settings.best();
-        if !best.exists() {
-            self.settings.start()?.save(&best)?;
+        if best.exists() {
+            return Ok(());
         }
-        Ok(())
+        match self.settings.outside_engine()? {
+            Some(engine) => copy_file(&engine.start, &best),
+            None => Ok(self.settings.start()?.save(&best)?),
+        }
     }
 
     /// Plays (or imports), tunes and gates one round, and records it.
@@ -191,8 +205,7 @@ impl LoopJob {
             Err(end) => return Ok(Err(end)),
         };
         if passed {
-            let tuned = texel_eval::Params::load(&dir.join("tuned.json"))?;
-            tuned.save(&self.settings.best())?;
+            copy_file(&dir.join("tuned.json"), &self.settings.best())?;
         }
         let line = RoundLine {
             version: crate::records::LOOP_VERSION,

@@ -29,6 +29,7 @@
 //! # Ok::<(), texel_loop::LoopError>(())
 //! ```
 
+mod engine;
 mod error;
 mod job;
 mod prove;
@@ -38,6 +39,7 @@ mod selfplay;
 mod settings;
 mod tune;
 
+pub use engine::{EngineDescription, EngineError, ENGINE_FORMAT};
 pub use error::LoopError;
 pub use job::{LoopEnd, LoopEvent, LoopJob};
 pub use prove::{GameProver, ProveSettings};

@@ -2,10 +2,11 @@
 //! every round's positions, and the gate. Each step keeps its files, so a stopped round
 //! goes on where it stopped.
 
+use crate::engine::EngineDescription;
 use crate::error::{io, LoopError};
 use crate::job::{LoopEnd, LoopEvent, LoopJob, Step};
 use crate::records::GateLine;
-use crate::selfplay::{all_cores, SelfplayEvent, SelfplayJob, RANDOM_PLIES};
+use crate::selfplay::{all_cores, SelfplayEvent, SelfplayJob, ADJUDICATION, RANDOM_PLIES};
 use crate::settings::Gate;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -13,7 +14,7 @@ use texel_arena::elo::Sprt;
 use texel_arena::engine::{EngineSpec, TimeControl};
 use texel_arena::game::Adjudication;
 use texel_arena::{run_match, MatchOptions, MatchReport};
-use texel_import::ImportOptions;
+use texel_import::{ImportOptions, ScoreView};
 
 /// How a round's gate went.
 pub(crate) enum Gated {
@@ -80,6 +81,16 @@ pub fn pgn_files(dir: &Path) -> Result<Vec<PathBuf>, LoopError> {
     Ok(files)
 }
 
+/// Whether two values files hold the same values (whatever their layout).
+fn same_values(a: &Path, b: &Path) -> Result<bool, LoopError> {
+    let read = |path: &Path| -> Result<serde_json::Value, LoopError> {
+        let text = std::fs::read_to_string(path).map_err(io(path))?;
+        serde_json::from_str(&text)
+            .map_err(|e| LoopError::Setting(format!("{}: {e}", path.display())))
+    };
+    Ok(read(a)? == read(b)?)
+}
+
 /// The lines of a file.
 fn line_count(path: &Path) -> Result<u64, LoopError> {
     let text = std::fs::read_to_string(path).map_err(io(path))?;
@@ -104,6 +115,9 @@ impl LoopJob {
         let s = &self.settings;
         if let Some(from) = &s.games_from {
             return self.import_round(from, round, dir, on);
+        }
+        if let Some(engine) = s.outside_engine()? {
+            return self.play_outside(&engine, round, dir, interrupt, on);
         }
         let positions = dir.join("positions.epd");
         let selfplay = SelfplayJob {
@@ -139,6 +153,54 @@ impl LoopJob {
         Ok(Ok((games as u64, kept)))
     }
 
+    /// Step 1 for an outside engine: its games against itself with the best values, at
+    /// fixed nodes from distinct starts, and their labelled positions; a stopped round's
+    /// games are kept and the rest played.
+    fn play_outside(
+        &self,
+        engine: &EngineDescription,
+        round: u32,
+        dir: &Path,
+        interrupt: &AtomicBool,
+        on: &mut dyn FnMut(LoopEvent),
+    ) -> Step<(u64, u64)> {
+        let s = &self.settings;
+        let (positions, pgn) = (dir.join("positions.epd"), dir.join("games.pgn"));
+        let best = std::path::absolute(s.best()).map_err(io(&s.best()))?;
+        let player = |side: &str| {
+            let name = format!("{}-{side}", engine.name);
+            engine.player(&name, &best, TimeControl::Nodes(s.nodes))
+        };
+        let mut options = MatchOptions {
+            engines: vec![player("a"), player("b")],
+            round_robin: false,
+            games: s.games,
+            concurrency: self.threads(),
+            openings: texel_arena::openings::read_openings(&s.openings)?,
+            random_plies: RANDOM_PLIES,
+            seed: s.seed + u64::from(round) - 1,
+            adjudication: ADJUDICATION,
+            pgn: Some(pgn.clone()),
+            sprt: None,
+            event: "texel loop self-play".into(),
+            first_round: 1,
+            earlier: Vec::new(),
+        };
+        let games = options.total_games();
+        if !positions.exists() {
+            let kept = options.continue_games()?;
+            on(LoopEvent::Playing(round, &options, kept));
+            let report = run_match(&options, interrupt, &mut |p| on(LoopEvent::Game(p)))?;
+            if report.interrupted {
+                return Ok(Err(LoopEnd::Interrupted));
+            }
+            self.import_games(&[pgn], &positions, ScoreView::White, on)?;
+        }
+        let kept = line_count(&positions)?;
+        on(LoopEvent::Played(round, games, kept));
+        Ok(Ok((games, kept)))
+    }
+
     /// Step 1 fed from outside: the round's positions from the PGN files in
     /// `games_from/round-NN` (imported once into `positions.epd`, games counted in
     /// `outside-games.txt`); waits when there are none.
@@ -161,7 +223,8 @@ impl LoopJob {
                 ));
                 return Ok(Err(LoopEnd::Waiting));
             }
-            let games = self.import_games(&files, &positions, on)?;
+            let view = self.settings.pgn_scores;
+            let games = self.import_games(&files, &positions, view, on)?;
             texel_files::write_atomically(&count, format!("{games}\n").as_bytes())
                 .map_err(io(&count))?;
         }
@@ -175,16 +238,21 @@ impl LoopJob {
     }
 
     /// Imports every PGN file of `files` into `positions` (atomically, in file order) by
-    /// the loop's sampling, with the best table's quiescence; returns the games read.
+    /// the loop's sampling, their score comments read in `view`, with the quiescence of the
+    /// best table (of texel's defaults for an outside engine); returns the games read.
     fn import_games(
         &self,
         files: &[PathBuf],
         positions: &Path,
+        view: ScoreView,
         on: &mut dyn FnMut(LoopEvent),
     ) -> Result<u64, LoopError> {
-        let best = texel_eval::Params::load(&self.settings.best())?;
+        let best = match self.settings.engine {
+            Some(_) => texel_eval::Params::default(),
+            None => texel_eval::Params::load(&self.settings.best())?,
+        };
         let options = ImportOptions {
-            pgn_scores: self.settings.pgn_scores,
+            pgn_scores: view,
             seed: self.settings.seed,
             params: std::sync::Arc::new(best),
             ..sampling()
@@ -218,21 +286,28 @@ impl LoopJob {
         on: &mut dyn FnMut(LoopEvent),
     ) -> Step<(Gated, bool)> {
         let s = &self.settings;
-        let tuned = texel_eval::Params::load(&dir.join("tuned.json"))?;
-        if tuned == texel_eval::Params::load(&s.best())? {
+        if same_values(&dir.join("tuned.json"), &s.best())? {
             on(LoopEvent::GateSkipped(round));
             return Ok(Ok((Gated::Skipped, false)));
         }
         if s.gate == Gate::Outside {
             return self.outside_gate(round, dir, on);
         }
-        let texel = |name: &str, params: PathBuf| {
-            EngineSpec::built_in(name, Some(params), TimeControl::Nodes(s.nodes))
+        let engine = s.outside_engine()?;
+        let player = |name: &str, values: PathBuf| -> Result<EngineSpec, LoopError> {
+            let nodes = TimeControl::Nodes(s.nodes);
+            Ok(match &engine {
+                Some(e) => {
+                    let values = std::path::absolute(&values).map_err(io(&values))?;
+                    e.player(name, &values, nodes)
+                }
+                None => EngineSpec::built_in(name, Some(values), nodes),
+            })
         };
         let mut options = MatchOptions {
             engines: vec![
-                texel("tuned", dir.join("tuned.json")),
-                texel("best", s.best()),
+                player("tuned", dir.join("tuned.json"))?,
+                player("best", s.best())?,
             ],
             round_robin: false,
             games: s.gate_games,

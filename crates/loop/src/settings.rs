@@ -2,6 +2,7 @@
 //! clap's `Args` with the `clap` feature) and what a Rust caller fills in; every default is
 //! written once, in [`LoopSettings::new`], which the flags read.
 
+use crate::engine::EngineDescription;
 use crate::error::LoopError;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -115,6 +116,11 @@ pub struct LoopSettings {
     /// 1: results alone.
     #[cfg_attr(feature = "clap", arg(allow_negative_numbers = true, long, value_name = "λ", default_value_t = LoopSettings::new("").lambda))]
     pub lambda: f64,
+    /// Tune an outside engine instead of texel's table: its description (a JSON file, see
+    /// docs/engine-description.md) says how it plays with a values file, how it traces
+    /// positions, and the values it starts from.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "FILE", conflicts_with_all = ["params", "from_zero"]))]
+    pub engine: Option<PathBuf>,
 }
 
 impl LoopSettings {
@@ -140,6 +146,7 @@ impl LoopSettings {
             pgn_scores: texel_import::ScoreView::Mover,
             gate: Gate::Own,
             lambda: 1.0,
+            engine: None,
         }
     }
 
@@ -208,7 +215,24 @@ impl LoopSettings {
         if let Some(e) = self.epd.iter().find(|e| !e.is_file()) {
             return fail(format!("--epd {} does not exist", e.display()));
         }
+        if self.engine.is_some() && (self.params.is_some() || self.from_zero) {
+            return fail(
+                "--params and --from-zero choose texel's table: an outside engine starts from \
+                 its description's \"start\""
+                    .into(),
+            );
+        }
+        self.outside_engine()?;
         Ok(())
+    }
+
+    /// The outside engine's description, read and checked, when the loop tunes one.
+    ///
+    /// # Errors
+    /// The description cannot drive the loop.
+    pub fn outside_engine(&self) -> Result<Option<EngineDescription>, LoopError> {
+        let read = self.engine.as_deref().map(EngineDescription::read);
+        Ok(read.transpose()?)
     }
 
     /// What the rounds depend on (a resume must repeat it) and how many there are.
@@ -219,18 +243,25 @@ impl LoopSettings {
         let start = self.start()?;
         let role = |key: &str| match key {
             "rounds" => Role::Length,
-            "dir" | "threads" | "params" | "from_zero" => Role::Ignored,
+            "dir" | "threads" | "params" | "from_zero" | "engine" => Role::Ignored,
             "pgn_scores" if self.games_from.is_none() => Role::Ignored,
             // Loops begun before λ existed tuned on results alone: they go on.
             "lambda" if self.lambda == 1.0 => Role::Ignored,
             _ => Role::Fixed,
         };
         let epd: Vec<&Path> = self.epd.iter().map(PathBuf::as_path).collect();
-        let values = format!("values {}", values_fingerprint(start.flat()));
-        Ok(Settings::of_record(self, role)
-            .fixed(&flag_of("params"), values)
+        let settings = Settings::of_record(self, role)
             .with_contents("epd", &epd)?
-            .with_contents("openings", &[&self.openings])?)
+            .with_contents("openings", &[&self.openings])?;
+        match (&self.engine, self.outside_engine()?) {
+            (Some(path), Some(engine)) => Ok(settings
+                .with_contents("engine", &[path])?
+                .with_contents("start", &[&engine.start])?),
+            _ => {
+                let values = format!("values {}", values_fingerprint(start.flat()));
+                Ok(settings.fixed(&flag_of("params"), values))
+            }
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 //! the extra EPD files), holding 10 % for validation, with the piece values fixed; a stopped
 //! tuning goes on from its checkpoint.
 
+use crate::engine::EngineDescription;
 use crate::error::{io, LoopError};
 use crate::job::{LoopEnd, LoopEvent, LoopJob, Step};
 use crate::records::RoundErrors;
@@ -10,7 +11,7 @@ use std::sync::atomic::AtomicBool;
 use texel_dataset::{select, Blend, LoadOptions, TableSubject};
 use texel_eval::Params;
 use texel_tune::log::{kept_pass, read_tune_log};
-use texel_tune::{Outputs, RunEnd, RunOptions, Selection, Session};
+use texel_tune::{Outputs, RunEnd, RunOptions, Selection, Session, Subject, TraceSubject};
 
 /// Passes in a row without a new best validation error that end a round's tuning.
 const PATIENCE: usize = 2;
@@ -51,7 +52,7 @@ impl LoopJob {
         }))
     }
 
-    /// Tunes the round's positions from the best table (or goes on from a stopped
+    /// Tunes the round's positions from the best values (or goes on from a stopped
     /// tuning's checkpoint); the log gets the changes even when interrupted.
     fn tune(
         &self,
@@ -60,6 +61,9 @@ impl LoopJob {
         interrupt: &AtomicBool,
         on: &mut dyn FnMut(LoopEvent),
     ) -> Step<()> {
+        if let Some(engine) = self.settings.outside_engine()? {
+            return self.tune_outside(&engine, round, dir, interrupt, on);
+        }
         let subject = TableSubject {
             files: self.tuning_files(round),
             options: LoadOptions {
@@ -77,6 +81,47 @@ impl LoopJob {
             })?,
             rust: None,
         };
+        let session = self.session(subject, dir);
+        let ended = session.run(interrupt, &|_| {}, &mut |e| on(LoopEvent::Tune(e)))?;
+        on(LoopEvent::Tuned(&ended.tuned));
+        Ok(ended_as_step(ended.tuned.result.end))
+    }
+
+    /// An outside engine's tuning: every round's positions traced by its own command
+    /// (`tuning.epd` into `positions.trace`, once), then tuned from the best values, every
+    /// value free (an outside engine's space says nothing of material).
+    fn tune_outside(
+        &self,
+        engine: &EngineDescription,
+        round: u32,
+        dir: &Path,
+        interrupt: &AtomicBool,
+        on: &mut dyn FnMut(LoopEvent),
+    ) -> Step<()> {
+        let trace = dir.join("positions.trace");
+        if !trace.exists() {
+            let epd = dir.join("tuning.epd");
+            let mut text = Vec::new();
+            for file in self.tuning_files(round) {
+                text.extend(std::fs::read(&file).map_err(io(&file))?);
+            }
+            texel_files::write_atomically(&epd, &text).map_err(io(&epd))?;
+            engine.write_trace(&epd, &trace)?;
+        }
+        let best = self.settings.best();
+        let subject = TraceSubject {
+            lambda: self.settings.lambda,
+            ..TraceSubject::open(&trace, Some(&best), &Selection::default(), 100)?
+        };
+        let session = self.session(subject, dir);
+        let ended = session.run(interrupt, &|_| {}, &mut |e| on(LoopEvent::TuneOutside(e)))?;
+        on(LoopEvent::TunedOutside(&ended.tuned));
+        Ok(ended_as_step(ended.tuned.result.end))
+    }
+
+    /// The round's tune session on `subject`: into `dir/tuned.json`, its checkpoint and
+    /// log beside it, going on from a stopped tuning's checkpoint.
+    fn session<S: Subject>(&self, subject: S, dir: &Path) -> Session<S> {
         let outputs = Outputs {
             checkpoint: dir.join("tune.ckpt"),
             log: Some(dir.join("tune-log.jsonl")),
@@ -86,7 +131,7 @@ impl LoopJob {
             .checkpoint
             .exists()
             .then(|| outputs.checkpoint.clone());
-        let session = Session {
+        Session {
             min_support: self.settings.min_support,
             run: RunOptions {
                 passes: self.settings.passes,
@@ -97,12 +142,14 @@ impl LoopJob {
             fresh: resume.is_none(),
             resume,
             ..Session::new(subject, outputs)
-        };
-        let ended = session.run(interrupt, &|_| {}, &mut |e| on(LoopEvent::Tune(e)))?;
-        on(LoopEvent::Tuned(&ended.tuned));
-        match ended.tuned.result.end {
-            RunEnd::Interrupted => Ok(Err(LoopEnd::Interrupted)),
-            _ => Ok(Ok(())),
         }
+    }
+}
+
+/// How a round's tuning that ended with `end` goes on.
+fn ended_as_step(end: RunEnd) -> Result<(), LoopEnd> {
+    match end {
+        RunEnd::Interrupted => Err(LoopEnd::Interrupted),
+        _ => Ok(()),
     }
 }

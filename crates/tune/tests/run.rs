@@ -344,37 +344,55 @@ fn a_warm_start_tunes_a_sample_first_and_resumes_exactly() {
     // Stopped in the first warm pass, or in the first pass over all positions, and resumed
     // from the checkpoint: the same values after as many passes.
     for (sample, warm_after) in [(Some(2), Some(2)), (None, None)] {
-        let opts = warm("stopped");
-        let (mut train, mut validation, _) = data(20_000, &Params::default(), 0);
-        let start = fresh(&train, data_id, Params::default(), k, vars(), GUARDS);
-        let mut calls = 0;
-        let halt = AtomicBool::new(false);
-        let first = run(&mut train, &mut validation, start, &opts, &halt, &mut |e| {
+        let start = |train: &Dataset| fresh(train, data_id, Params::default(), k, vars(), GUARDS);
+        let last = stop_and_resume(&warm("stopped"), &start, (sample, warm_after));
+        assert_eq!(last.passes, straight.passes);
+        assert_eq!(last.params, straight.params);
+    }
+}
+
+/// A warm run of `opts` from `start`, stopped at the 30th progress of the sample `sample`
+/// (`None`: of all positions), its checkpoint's warm start `warm_after`, then resumed.
+fn stop_and_resume(
+    opts: &RunOptions,
+    start: &dyn Fn(&Dataset) -> Checkpoint<Params>,
+    (sample, warm_after): (Option<usize>, Option<usize>),
+) -> texel_tune::RunResult<Params> {
+    let (mut train, mut validation, _) = data(20_000, &Params::default(), 0);
+    let first_start = start(&train);
+    let mut calls = 0;
+    let halt = AtomicBool::new(false);
+    let first = run(
+        &mut train,
+        &mut validation,
+        first_start,
+        opts,
+        &halt,
+        &mut |e| {
             if let Event::Progress { sample: s, .. } = e {
                 calls += usize::from(s == sample);
             }
             if calls == 30 {
                 halt.store(true, Ordering::SeqCst);
             }
-        })
-        .unwrap();
-        assert_eq!(first.end, RunEnd::Interrupted);
-        let checkpoint = Checkpoint::<Params>::read(opts.checkpoint.as_ref().unwrap()).unwrap();
-        assert_eq!(checkpoint.warm, warm_after);
-        assert_eq!(checkpoint.warm_passes > 0, sample.is_none());
-        let (mut train, mut validation, _) = data(20_000, &checkpoint.descent.params, 0);
-        let last = run(
-            &mut train,
-            &mut validation,
-            checkpoint,
-            &opts,
-            &AtomicBool::new(false),
-            &mut |_| {},
-        )
-        .unwrap();
-        assert_eq!(last.passes, straight.passes);
-        assert_eq!(last.params, straight.params);
-    }
+        },
+    )
+    .unwrap();
+    assert_eq!(first.end, RunEnd::Interrupted);
+    let checkpoint = Checkpoint::<Params>::read(opts.checkpoint.as_ref().unwrap()).unwrap();
+    assert_eq!(checkpoint.warm, warm_after);
+    assert_eq!(checkpoint.warm_passes > 0, sample.is_none());
+    let (mut train, mut validation, _) = data(20_000, &checkpoint.descent.params, 0);
+    let never = AtomicBool::new(false);
+    run(
+        &mut train,
+        &mut validation,
+        checkpoint,
+        opts,
+        &never,
+        &mut |_| {},
+    )
+    .unwrap()
 }
 
 #[test]

@@ -9,6 +9,7 @@ pub fn texel() -> Command {
 }
 
 /// Runs `cmd`, expects success, returns stdout.
+#[allow(dead_code, reason = "each test file compiles this module")]
 pub fn stdout_of(cmd: &mut Command) -> String {
     let out = cmd.output().unwrap();
     assert!(
