@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The Slow Chess loop on sunfish's own games (issue 42): sunfish (PyPI, under pypy3) from its
+# own tables, each round its games against itself at fixed nodes, imported, traced by
+# sunfish's own trace writer, tuned, and gated by an SPRT at fixed nodes; then the loop's
+# best against sunfish's own tables, colours swapped. Resumable: run it again to go on.
+#
+#   bash reports/sunfish-loop/run.sh        # from the project root, after a release build
+#
+# Env: DIR (runs/sunfish-loop), ROUNDS (3), GAMES (1000), NODES (1000), GATE_GAMES (600),
+# FINAL_GAMES (2000), TEXEL (target/release/texel).
+set -euo pipefail
+TEXEL=${TEXEL:-target/release/texel}
+DIR=${DIR:-runs/sunfish-loop}
+NODES=${NODES:-1000}
+[ -d runs/sunfish/site ] || python3 -m pip install -q --target runs/sunfish/site sunfish==2026.1
+[ -f runs/sunfish/original.json ] || PYTHONPATH=runs/sunfish/site python3 \
+  examples/sunfish/sunfish_trace.py data/train.epd /dev/null --values runs/sunfish
+"$TEXEL" loop --engine examples/sunfish/engine.json --dir "$DIR" --resume \
+  --rounds "${ROUNDS:-3}" --games "${GAMES:-1000}" --nodes "$NODES" \
+  --gate-games "${GATE_GAMES:-600}" --sprt 0,10
+engine() {
+  echo "name=$1,cmd=env,arg=PYTHONPATH=runs/sunfish/site,arg=pypy3,arg=examples/sunfish/sunfish_with.py,arg=$2"
+}
+[ -s "$DIR/final.txt" ] && exit 0
+rm -f "$DIR/final.pgn"
+"$TEXEL" match --engine "$(engine best "$PWD/$DIR/best.json")" \
+  --engine "$(engine sunfish "$PWD/runs/sunfish/original.json")" --each "nodes=$NODES" \
+  --games "${FINAL_GAMES:-2000}" --concurrency 2 --openings data/openings.epd \
+  --random-plies 2 --resign 1000,6 --pgn "$DIR/final.pgn" > "$DIR/final.txt"
