@@ -215,6 +215,13 @@ impl LoopSettings {
         if let Some(e) = self.epd.iter().find(|e| !e.is_file()) {
             return fail(format!("--epd {} does not exist", e.display()));
         }
+        if self.engine.is_some() && self.gate == Gate::Outside {
+            return fail(
+                "an outside engine's gate is played here (--gate own): the outside gate's \
+                 recipes start texel's engine"
+                    .into(),
+            );
+        }
         if self.engine.is_some() && (self.params.is_some() || self.from_zero) {
             return fail(
                 "--params and --from-zero choose texel's table: an outside engine starts from \
@@ -287,6 +294,13 @@ mod tests {
         assert_eq!(bad(&|_| {}), Ok(()));
         assert!(bad(&|s| s.games = 0).unwrap_err().contains("--games"));
         assert!(bad(&|s| s.lambda = 1.5).unwrap_err().contains("0 to 1"));
+        let outside = bad(&|s| {
+            s.engine = Some("engine.json".into());
+            s.gate = Gate::Outside;
+        });
+        assert!(outside.unwrap_err().contains("--gate own"));
+        let missing = bad(&|s| s.engine = Some("no/engine.json".into()));
+        assert!(missing.unwrap_err().contains("no/engine.json"));
         #[cfg(feature = "clap")]
         {
             #[derive(clap::Parser)]
