@@ -26,4 +26,5 @@ rm -f "$DIR/final.pgn"
 "$TEXEL" match --engine "$(engine best "$PWD/$DIR/best.json")" \
   --engine "$(engine sunfish "$PWD/runs/sunfish/original.json")" --each "nodes=$NODES" \
   --games "${FINAL_GAMES:-2000}" --concurrency 2 --openings data/openings.epd \
-  --random-plies 2 --resign 1000,6 --pgn "$DIR/final.pgn" > "$DIR/final.txt"
+  --random-plies 2 --resign 1000,6 --pgn "$DIR/final.pgn" > "$DIR/final.txt.part"
+mv "$DIR/final.txt.part" "$DIR/final.txt"
