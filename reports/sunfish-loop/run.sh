@@ -23,7 +23,15 @@ engine() {
 }
 [ -s "$DIR/final.txt" ] && exit 0
 rm -f "$DIR/final.pgn"
-"$TEXEL" match --engine "$(engine best "$PWD/$DIR/best.json")" \
+# When no round passed its gate the best is sunfish's own tables: the final match then plays
+# the last round's tuned values (tuned on every round's positions), as the texel loop's
+# report at scale does.
+final=$DIR/best.json
+if cmp -s "$DIR/best.json" runs/sunfish/original.json; then
+  final=$(ls -d "$DIR"/round-*/ | tail -1)tuned.json
+fi
+echo "final: $final" > "$DIR/final-table.txt"
+"$TEXEL" match --engine "$(engine best "$PWD/$final")" \
   --engine "$(engine sunfish "$PWD/runs/sunfish/original.json")" --each "nodes=$NODES" \
   --games "${FINAL_GAMES:-2000}" --concurrency 2 --openings data/openings.epd \
   --random-plies 2 --resign 1000,6 --pgn "$DIR/final.pgn" > "$DIR/final.txt.part"
