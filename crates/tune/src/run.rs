@@ -566,6 +566,15 @@ fn check_start<M: Model>(
     Err(CheckpointError::Unusable { path, reason }.into())
 }
 
+/// The warm start's sample of a run from `start` over `positions`: a checkpoint's, or on a
+/// fresh start the options'.
+fn warm_of<V>(start: &Checkpoint<V>, options: &RunOptions, positions: usize) -> Option<usize> {
+    start.warm.or_else(|| {
+        let fresh = start.passes == 0 && !start.descent.cursor.active;
+        options.warm_sample(positions).filter(|_| fresh)
+    })
+}
+
 /// Runs passes until convergence, the pass limit, patience, or `interrupt` is raised (it is
 /// looked at after every event: Ctrl-C, or the caller's own reason).
 /// Starts from `start` (a fresh checkpoint, `passes` 0) — the training set must be traced
@@ -583,10 +592,7 @@ pub fn run<M: Model>(
     events: &mut dyn FnMut(Event<M>),
 ) -> Result<RunResult<M::Values>, RunError> {
     check_start(train, &start, options)?;
-    let warm = start.warm.or_else(|| {
-        let fresh = start.passes == 0 && !start.descent.cursor.active;
-        options.warm_sample(train.len()).filter(|_| fresh)
-    });
+    let warm = warm_of(&start, options, train.len());
     let (k, vars) = (start.k, start.vars.clone());
     let mut standing = Standing {
         k,
