@@ -14,11 +14,17 @@ table at the piece's value, the king's at zero) as start values for `texel tune 
 
     python3 sunfish_trace.py --check data/train.epd
 
+Lines with sunfish's own search score (`ce N;`, the side to move's centipawns, as
+`texel import` and `texel loop` keep it) get the trace's `score`: the win probability
+σ(K · score) from White's view, K the one at which the file's scores best predict its
+results (printed), for `--lambda`.
+
 checks that the trace's evaluation, with sunfish's own tables, is the score sunfish itself
 gives every position (its UCI front's FEN reader), and says how many were compared.
 """
 
 import json
+import math
 import sys
 
 import sunfish
@@ -61,9 +67,36 @@ def placement(board):
                 col += 1
 
 
-def position(line):
-    """The trace of one EPD line `FEN [result]`."""
+def win_chance(k, centipawns):
+    """texel's base-10 sigmoid σ(K · q) = 1 / (1 + 10^(−K · q / 400))."""
+    return 1 / (1 + 10 ** max(-50.0, min(50.0, -k * centipawns / 400)))
+
+
+def search_score(fen):
+    """The line's `ce` from White's view, or None; the FEN part without it."""
+    if " ce " not in fen:
+        return None, fen
+    fen, ce = fen.split(" ce ", 1)
+    mover = int(ce.strip().rstrip(";"))
+    return (mover if fen.split()[1] == "w" else -mover), fen
+
+
+def fitted_k(pairs):
+    """The K whose σ(K · score) has the least squared error against the results
+    (golden-section search from 0.01 to 10)."""
+    def error(k):
+        return sum((r - win_chance(k, q)) ** 2 for q, r in pairs)
+    lo, hi, g = 0.01, 10.0, (math.sqrt(5) - 1) / 2
+    for _ in range(60):
+        a, b = hi - g * (hi - lo), lo + g * (hi - lo)
+        lo, hi = (lo, b) if error(a) < error(b) else (a, hi)
+    return (lo + hi) / 2
+
+
+def position(line, k=None):
+    """The trace of one EPD line `FEN [ce N;] [result]`, its score σ(K · ce) with `k`."""
     fen, label = line.rsplit(" [", 1)
+    score, fen = search_score(fen)
     pieces = list(placement(fen.split()[0]))
     both_queens = {"Q", "q"} <= {c for c, _, _ in pieces}
     coeffs, offset = {}, 0
@@ -81,6 +114,8 @@ def position(line):
               "coeffs": [[i, n] for i, n in sorted(coeffs.items()) if n]}
     if offset:
         record["offset"] = offset
+    if k is not None and score is not None:
+        record["score"] = round(win_chance(k, score), 6)
     return record
 
 
@@ -110,11 +145,18 @@ def main():
         return check(sys.argv[2])
     epd, out = sys.argv[1], sys.argv[2]
     values = own_tables()
-    with open(epd) as lines, open(out, "w") as trace:
+    with open(epd) as f:
+        lines = [line.strip() for line in f if line.strip()]
+    pairs = [(search_score(line.rsplit(" [", 1)[0])[0], position(line)["result"])
+             for line in lines]
+    pairs = [(q, r) for q, r in pairs if q is not None]
+    k = fitted_k(pairs) if pairs else None
+    if k is not None:
+        print(f"{len(pairs)} search scores, K {k:.4f}")
+    with open(out, "w") as trace:
         trace.write(json.dumps(header(values)) + "\n")
         for line in lines:
-            if line.strip():
-                trace.write(json.dumps(position(line.strip())) + "\n")
+            trace.write(json.dumps(position(line, k)) + "\n")
     if len(sys.argv) > 4 and sys.argv[3] == "--values":
         folder = sys.argv[4]
         material = {f"{r}_TABLE": [sunfish.piece[r] if r != "K" else 0] * 64 for r in ROLES}

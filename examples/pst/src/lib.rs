@@ -2,10 +2,15 @@
 //! material and piece-square tables, each value tapered between the middlegame and the
 //! endgame by the material left on the board. [`PstEval`] evaluates positions directly
 //! (as an engine would) and implements [`Traceable`], so `texel_tune::tune_engine` tunes
-//! its tables.
+//! its tables. [`search`] plays with it (the `pst-uci` binary), and `pst-trace` writes its
+//! trace of an EPD file, so `texel loop --engine examples/pst/engine.json` tunes it on its
+//! own games.
+
+pub mod search;
 
 use shakmaty::{Chess, Color, Position, Role, Square};
-use texel_tune::texel_trace::{Coef, Param, ParamSpace, TracedPosition};
+use std::path::Path;
+use texel_tune::texel_trace::{Coef, Param, ParamSpace, TracedPosition, ValuesFileError};
 use texel_tune::Traceable;
 
 /// The roles in table order.
@@ -72,6 +77,28 @@ impl PstEval {
             "5 piece values and 6 tables, tapered"
         );
         PstEval { values }
+    }
+
+    /// Material alone: pawn 100, knight 300, bishop 320, rook 500, queen 900 in both phases,
+    /// every table entry 0 (the start of `examples/pst/start.json`).
+    pub fn material() -> PstEval {
+        let mut values = vec![0; TABLES + 6 * 128];
+        for (r, worth) in [100, 300, 320, 500, 900].into_iter().enumerate() {
+            values[2 * r..2 * r + 2].fill(worth);
+        }
+        PstEval::new(values)
+    }
+
+    /// The evaluation with the values of the values file `path` (texel's values file of
+    /// this evaluation's parameters; those it leaves out are [`PstEval::material`]'s).
+    ///
+    /// # Errors
+    /// The file cannot be read or is not values of these parameters.
+    pub fn read(path: &Path) -> Result<PstEval, ValuesFileError> {
+        PstEval::material()
+            .space()
+            .read_values(path)
+            .map(PstEval::new)
     }
 
     /// The evaluation of `pos` in centipawns from White's view, computed directly from the
