@@ -7,7 +7,8 @@
 #   bash reports/sunfish-loop/run.sh        # from the project root, after a release build
 #
 # Env: DIR (runs/sunfish-loop), ROUNDS (3), GAMES (1000), NODES (1000), GATE_GAMES (600),
-# FINAL_GAMES (2000), TEXEL (target/release/texel).
+# FINAL_GAMES (2000), LAMBDA (1: game results alone; below 1 mixes in sunfish's own search
+# scores, which its trace writer carries), TEXEL (target/release/texel).
 set -euo pipefail
 TEXEL=${TEXEL:-target/release/texel}
 DIR=${DIR:-runs/sunfish-loop}
@@ -17,7 +18,7 @@ NODES=${NODES:-1000}
   examples/sunfish/sunfish_trace.py data/train.epd /dev/null --values runs/sunfish
 "$TEXEL" loop --engine examples/sunfish/engine.json --dir "$DIR" --resume \
   --rounds "${ROUNDS:-3}" --games "${GAMES:-1000}" --nodes "$NODES" \
-  --gate-games "${GATE_GAMES:-600}" --sprt 0,10
+  --gate-games "${GATE_GAMES:-600}" --sprt 0,10 --lambda "${LAMBDA:-1}"
 engine() {
   echo "name=$1,cmd=env,arg=PYTHONPATH=runs/sunfish/site,arg=pypy3,arg=examples/sunfish/sunfish_with.py,arg=$2"
 }

@@ -55,14 +55,23 @@ fn sunfish(dir: &Path) -> PathBuf {
     path
 }
 
-/// One tiny round of the loop on `engine` in `dir`.
+/// One tiny round of the loop on `engine` in `dir`, its targets half the games' results,
+/// half the engine's own search scores (which sunfish's trace writer carries).
 fn tiny_loop(engine: &Path, dir: &Path) -> Command {
     let mut c = Command::new(assert_cmd::cargo::cargo_bin("texel"));
     c.args([
         "loop", "--resume", "--rounds", "1", "--games", "6", "--nodes", "150",
     ])
     .args(["--gate-games", "4", "--passes", "2", "--min-support", "1"])
-    .args(["--sprt", "-1000,1000", "--threads", "2", "--openings"])
+    .args([
+        "--sprt",
+        "-1000,1000",
+        "--threads",
+        "2",
+        "--lambda",
+        "0.5",
+        "--openings",
+    ])
     .arg(root().join("data/openings.epd"))
     .arg("--engine")
     .arg(engine)
@@ -104,6 +113,17 @@ fn a_loop_plays_traces_tunes_and_gates_an_outside_engine_and_resumes_after_a_sto
         positions.lines().count() + 1,
         "the engine traced every position (and its header)"
     );
+    let scored = trace
+        .lines()
+        .skip(1)
+        .filter(|l| l.contains("\"score\""))
+        .count();
+    assert_eq!(
+        scored,
+        positions.matches(" ce ").count(),
+        "each search score reached the trace"
+    );
+    assert!(scored > 0);
     assert_eq!(
         names(&round.join("tuned.json")),
         names(&dir.join("best.json"))
