@@ -1,5 +1,5 @@
 //! The piece-square evaluation as a UCI engine, playing with the values file given as its
-//! one argument (texel's values file of [`PstEval::space`], as `texel tune --traces` and
+//! one argument (texel's values file of the evaluation's parameters, as `texel tune --traces` and
 //! `texel loop --engine` write it):
 //!
 //! ```sh
