@@ -137,6 +137,16 @@ pub struct TuneArgs {
     /// Let values cross the orders and bounds the table declares (`rising`, `at_most 0`, ...).
     #[arg(long)]
     pub no_constraints: bool,
+    /// With a binary --traces: keep nothing per position in memory, read the positions from
+    /// the file in every pass (chunks of --chunk positions), for traces whose tuner form does
+    /// not fit in memory. Newton, then the polish; no checkpoint, log or report.
+    #[arg(long)]
+    #[serde(skip)]
+    pub stream: bool,
+    /// --stream: positions decoded into memory at a time.
+    #[arg(long, value_name = "N", default_value_t = texel_tune::StreamSettings::default().chunk, requires = "stream")]
+    #[serde(skip)]
+    pub chunk: usize,
 }
 
 impl Default for TuneArgs {

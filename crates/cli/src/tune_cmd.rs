@@ -99,6 +99,9 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
     start_threads(&args.data)?;
     if let Some(path) = &args.data.traces {
         crate::tune_traces::refuse_texel_only(args)?;
+        if args.stream {
+            return crate::tune_stream::run_streamed(args, path, &planned);
+        }
         let per_mille = crate::data_args::validation_per_mille(&args.data);
         let params = args.data.params.as_deref();
         let subject = TraceSubject {

@@ -722,3 +722,63 @@ fn the_documented_python_writer_tunes_by_its_group_from_its_own_values() {
         "near the pawn's value: {pawn}"
     );
 }
+
+/// `--stream`: a binary trace tuned with nothing kept per position ends where the in-memory
+/// tune ends, and after Ctrl-C resumes from its checkpoint to the same values; a text trace
+/// and an option it does not have are refused by name.
+#[test]
+fn a_streamed_tune_ends_as_the_in_memory_one_and_resumes_after_ctrl_c() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = write_trace(dir.path(), 100_000, None);
+    let binary = dir.path().join("engine.bin");
+    stdout_of(
+        texel()
+            .args(["traces", "convert", "--to", "binary", "--input"])
+            .arg(&text)
+            .arg("--out")
+            .arg(&binary),
+    );
+    let tune = |trace: &Path, out: &Path, extra: &[&str]| {
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("texel"));
+        c.args(["tune", "--k", "1", "--l2", "0", "--traces"])
+            .arg(trace)
+            .arg("--out")
+            .arg(out)
+            .args(extra);
+        c
+    };
+    let memory = dir.path().join("memory.json");
+    let in_memory = stdout_of(&mut tune(&binary, &memory, &[]).into());
+    let straight = dir.path().join("straight.json");
+    let streamed =
+        stdout_of(&mut tune(&binary, &straight, &["--stream", "--chunk", "30000"]).into());
+    let (a, b) = (error_on(&in_memory, "end:"), error_on(&streamed, "end:"));
+    // Both end where no value gains by moving one step (different such points, at most
+    // 10⁻⁵ of the error apart).
+    assert!((a - b).abs() < 1e-5 * a, "in memory {a}, streamed {b}");
+    assert!(!dir.path().join("straight.json.ckpt").exists());
+    let out = dir.path().join("stopped.json");
+    let stopped = tune(&binary, &out, &["--stream", "--chunk", "30000"]);
+    let (code, said) = common::interrupt_when(stopped, |l| l.starts_with("newton 1:"));
+    assert_eq!(code, Some(130), "{said}");
+    let ckpt = dir.path().join("stopped.json.ckpt");
+    assert!(ckpt.exists() && !out.exists(), "{said}");
+    let again = fails(&mut tune(&binary, &out, &["--stream"]).into());
+    assert!(again.contains("--resume"), "{again}");
+    let resume = [
+        "--stream",
+        "--chunk",
+        "30000",
+        "--resume",
+        ckpt.to_str().unwrap(),
+    ];
+    stdout_of(&mut tune(&binary, &out, &resume).into());
+    assert_eq!(values_of_file(&out), values_of_file(&straight));
+    let refused = fails(&mut tune(&text, &out, &["--stream", "--fresh"]).into());
+    assert!(refused.contains("texel traces convert"), "{refused}");
+    let refused = fails(&mut tune(&binary, &out, &["--stream", "--method", "cd"]).into());
+    assert!(
+        refused.contains("--method is not for --stream"),
+        "{refused}"
+    );
+}

@@ -52,6 +52,7 @@ mod outputs;
 mod run;
 mod select;
 mod session;
+mod stream;
 mod traces;
 
 pub use adam::{AdamState, Method, ADAM_EPOCHS_PER_PASS, ADAM_TOLERANCE};
@@ -74,6 +75,10 @@ pub use select::{select_in_space, Selection, SelectionError};
 pub use session::{
     load_data, Ended, LoadedData, Positions, Session, SessionError, SessionEvent, Subject,
     SubjectError,
+};
+pub use stream::{
+    tune_streamed, StreamError, StreamEvent, StreamSettings, StreamState, Streamed,
+    STREAM_CHECKPOINT,
 };
 pub use texel_trace;
 pub use traces::{load_traces, target, TraceLoad, TraceSubject, TraceSubjectError};

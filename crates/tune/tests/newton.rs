@@ -5,61 +5,16 @@
 
 mod common;
 
-use common::{data, draw, on_threads};
+use common::{data, on_threads, planted_positions as positions, planted_space as space, TRUTH};
 use std::sync::atomic::{AtomicBool, Ordering};
 use texel_dataset::{select, Dataset};
 use texel_eval::Params;
 use texel_tune::error::{fit_k, samples};
-use texel_tune::texel_trace::{Coef, Param, ParamSpace, TracedPosition};
+use texel_tune::texel_trace::TracedPosition;
 use texel_tune::{
     fresh, run, Checkpoint, Event, LinearDataset, Method, Model, RowBuilder, RunEnd, RunOptions,
     RunResult, Selection, Values, Variable,
 };
-
-/// A tapered table of 6 entries and a plain value.
-fn space() -> ParamSpace {
-    let param = |name: &str, len: usize, tapered: bool| Param {
-        name: name.into(),
-        len,
-        tapered,
-        default: vec![0; len * (1 + usize::from(tapered))],
-        group: None,
-        candidate: false,
-    };
-    ParamSpace::new(vec![param("TABLE", 6, true), param("PLAIN", 1, false)]).unwrap()
-}
-
-/// The values the labels are made from.
-const TRUTH: [i32; 13] = [100, 140, 310, 280, 330, 300, -25, 40, 12, -8, 0, 60, 35];
-
-/// `n` positions labelled with the expected score of their evaluation under [`TRUTH`] at
-/// K = 1 (split counts among them): the error is zero there and nowhere else.
-fn positions(n: usize) -> Vec<TracedPosition> {
-    let (space, mut s) = (space(), 11);
-    (0..n)
-        .map(|_| {
-            let mut coeffs = Vec::new();
-            for entry in 0..7u32 {
-                if draw(&mut s, 3) > 0 {
-                    coeffs.push(Coef::Count(entry, draw(&mut s, 5) as f32 - 2.0));
-                }
-            }
-            if draw(&mut s, 5) == 0 {
-                coeffs.push(Coef::Split(5, 1.0, draw(&mut s, 3) as f32 - 1.0));
-            }
-            let mut p = TracedPosition {
-                phase: draw(&mut s, 25) as f32 / 24.0,
-                scale: [1.0, 0.5][draw(&mut s, 2) as usize],
-                offset: draw(&mut s, 41) as f32 - 20.0,
-                coeffs,
-                ..TracedPosition::default()
-            };
-            let q = p.eval(&space, &TRUTH);
-            p.result = (1.0 / (1.0 + 10f64.powf(-q / 400.0))) as f32;
-            p
-        })
-        .collect()
-}
 
 fn linear(positions: &[TracedPosition]) -> LinearDataset {
     let refs: Vec<&TracedPosition> = positions.iter().collect();

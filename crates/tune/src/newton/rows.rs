@@ -223,7 +223,7 @@ pub struct System {
 }
 
 impl System {
-    fn zero(n: usize) -> System {
+    pub(crate) fn zero(n: usize) -> System {
         System {
             n,
             gradient: vec![0.0; n],
@@ -250,7 +250,7 @@ impl System {
         }
     }
 
-    fn add_system(&mut self, other: &System) {
+    pub(crate) fn add_system(&mut self, other: &System) {
         let pairs = self.gradient.iter_mut().zip(&other.gradient);
         pairs.for_each(|(a, b)| *a += b);
         let pairs = self.hessian.iter_mut().zip(&other.hessian);

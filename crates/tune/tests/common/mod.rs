@@ -3,10 +3,19 @@
 
 use texel_dataset::{load, Dataset, LoadOptions};
 use texel_eval::Params;
+#[allow(
+    unused_imports,
+    reason = "each test file compiles this module; not all tune planted values"
+)]
+use texel_tune::texel_trace::{Coef, Param, ParamSpace, TracedPosition};
 
 /// The first `n` positions of the shipped data traced with `params`: training and
 /// validation sets (about `validation_per_mille` in 1,000 held out) and the data's
 /// fingerprint.
+#[allow(
+    dead_code,
+    reason = "each test file compiles this module; stream.rs tunes traces"
+)]
 pub fn data(n: usize, params: &Params, validation_per_mille: u32) -> (Dataset, Dataset, u64) {
     let lines: Vec<&str> = include_str!("../../../../data/train.epd")
         .lines()
@@ -45,4 +54,61 @@ pub fn on_threads<T: Send>(threads: usize, f: impl FnOnce(&std::path::Path) -> T
 pub fn draw(seed: &mut u64, n: u64) -> u64 {
     *seed = texel_data::splitmix64(*seed);
     *seed % n
+}
+
+/// A tapered table of 6 entries and a plain value.
+#[allow(
+    dead_code,
+    reason = "each test file compiles this module; not all tune planted values"
+)]
+pub fn planted_space() -> ParamSpace {
+    let param = |name: &str, len: usize, tapered: bool| Param {
+        name: name.into(),
+        len,
+        tapered,
+        default: vec![0; len * (1 + usize::from(tapered))],
+        group: None,
+        candidate: false,
+    };
+    ParamSpace::new(vec![param("TABLE", 6, true), param("PLAIN", 1, false)]).unwrap()
+}
+
+/// The values the labels are made from.
+#[allow(
+    dead_code,
+    reason = "each test file compiles this module; not all tune planted values"
+)]
+pub const TRUTH: [i32; 13] = [100, 140, 310, 280, 330, 300, -25, 40, 12, -8, 0, 60, 35];
+
+#[allow(
+    dead_code,
+    reason = "each test file compiles this module; not all tune planted values"
+)]
+/// `n` positions labelled with the expected score of their evaluation under [`TRUTH`] at
+/// K = 1 (split counts among them): the error is zero there and nowhere else.
+pub fn planted_positions(n: usize) -> Vec<TracedPosition> {
+    let (space, mut s) = (planted_space(), 11);
+    (0..n)
+        .map(|_| {
+            let mut coeffs = Vec::new();
+            for entry in 0..7u32 {
+                if draw(&mut s, 3) > 0 {
+                    coeffs.push(Coef::Count(entry, draw(&mut s, 5) as f32 - 2.0));
+                }
+            }
+            if draw(&mut s, 5) == 0 {
+                coeffs.push(Coef::Split(5, 1.0, draw(&mut s, 3) as f32 - 1.0));
+            }
+            let mut p = TracedPosition {
+                phase: draw(&mut s, 25) as f32 / 24.0,
+                scale: [1.0, 0.5][draw(&mut s, 2) as usize],
+                offset: draw(&mut s, 41) as f32 - 20.0,
+                coeffs,
+                ..TracedPosition::default()
+            };
+            let q = p.eval(&space, &TRUTH);
+            p.result = (1.0 / (1.0 + 10f64.powf(-q / 400.0))) as f32;
+            p
+        })
+        .collect()
 }

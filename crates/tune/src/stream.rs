@@ -1,0 +1,398 @@
+//! Tuning a binary trace whose tuner form does not fit in memory: every pass reads the
+//! positions from the file again, a chunk at a time, and keeps nothing per position.
+//!
+//! The in-memory tuner keeps about 230 bytes a position (columns, labels, sums, Newton's
+//! vectors). Here a chunk of positions is decoded into the same columns
+//! ([`LinearDataset`]), scored, summed into what the pass needs, and dropped, so memory is
+//! one chunk, the record index of the trace (8 bytes a position), a byte a position for the
+//! validation split, and the `n × n` Hessian of the `n` tuned values, however many positions
+//! there are. The objective is the in-memory one: the summed squared error of the unrounded
+//! evaluations plus the L2 pull to the start, `l2 · Σ (x − start)² / 10,000`.
+//!
+//! Each Gauss-Newton iteration takes two passes: one sums the error, gradient and Hessian
+//! at the current real values (`rows::system`, positions far from a draw adding their
+//! diagonal only, as in memory), one judges eight step lengths at once (1, ½, … 1/128:
+//! the largest that lowers the objective by Armijo's share is taken; Levenberg-Marquardt's
+//! damping shrinks after a full step and grows after a cut one). Newton stops when an
+//! iteration lowers the objective by less than `NEWTON_TOLERANCE` of it. The values are
+//! then rounded and polished on the integer lattice: a pass probes every value one up and
+//! one down (the exact change of the rounded evaluations' error), the moves that gain are
+//! made together, and a second pass checks the objective fell (if not, the better half of
+//! the moves is tried, and so on; one move alone gains what its probe said). Chunks are
+//! summed in order and each chunk's sums in a fixed order of blocks, so the result does
+//! not depend on the number of threads.
+
+use crate::error::fit_k;
+use crate::linear::LinearDataset;
+use crate::model::Model;
+use crate::traces::{held_flags, target};
+use std::sync::atomic::{AtomicBool, Ordering};
+use texel_trace::{BinaryTrace, TraceError};
+
+/// How a streamed tune runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StreamSettings {
+    /// The sigmoid's K (base 10); `None`: fitted to the first chunk's training positions at
+    /// the start values.
+    pub k: Option<f64>,
+    /// The share of the game result in each target (1: results alone; see [`target`]).
+    pub lambda: f64,
+    /// The L2 pull toward the start values.
+    pub l2: f64,
+    /// Positions in 1,000 held out for validation (by a hash of each position's number, as
+    /// the in-memory tune does).
+    pub validation_per_mille: u32,
+    /// Values used by fewer training positions than this are not tuned.
+    pub min_support: usize,
+    /// Positions decoded into memory at a time.
+    pub chunk: usize,
+}
+
+impl Default for StreamSettings {
+    fn default() -> StreamSettings {
+        StreamSettings {
+            k: None,
+            lambda: 1.0,
+            l2: 0.0,
+            validation_per_mille: 0,
+            min_support: 0,
+            chunk: 1 << 20,
+        }
+    }
+}
+
+/// What a streamed tune ends with.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Streamed {
+    /// Every value of the trace's space (the untuned ones as they started).
+    pub values: Vec<i32>,
+    /// The K used.
+    pub k: f64,
+    /// The mean training error of Newton's last real values, before rounding.
+    pub real_error: f64,
+    /// The mean training error of [`Streamed::values`].
+    pub error: f64,
+    /// The mean validation error of [`Streamed::values`] (none held out: `None`).
+    pub validation: Option<f64>,
+    /// Newton iterations taken.
+    pub iterations: u32,
+    /// Polish rounds that moved values.
+    pub polish_rounds: u32,
+    /// The slots tuned (those of the ones asked that enough positions use).
+    pub tuned: Vec<usize>,
+}
+
+/// What a streamed tune reports as it goes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StreamEvent {
+    /// K was fitted.
+    Fitted {
+        /// The K.
+        k: f64,
+    },
+    /// A Newton iteration was taken.
+    Iteration {
+        /// Its number, from 1.
+        number: u32,
+        /// The mean training error of the real values after it.
+        error: f64,
+        /// How much it lowered the objective, as a share of it.
+        fall: f64,
+        /// Its seconds.
+        seconds: f64,
+    },
+    /// A polish round moved values.
+    Polish {
+        /// Its number, from 1.
+        round: u32,
+        /// Values moved.
+        moved: usize,
+        /// The mean training error of the integer values after it.
+        error: f64,
+        /// Its seconds.
+        seconds: f64,
+    },
+    /// Where the tune is now, for a checkpoint (after the start, every iteration and every
+    /// polish round).
+    Checkpoint(StreamState),
+}
+
+/// The format name of a streamed tune's checkpoint.
+pub const STREAM_CHECKPOINT: &str = "texel-stream-checkpoint-1";
+
+/// Where a streamed tune is: what its checkpoint keeps, and what it resumes from.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct StreamState {
+    /// [`STREAM_CHECKPOINT`].
+    pub format: String,
+    /// Positions of the trace it tunes.
+    pub positions: usize,
+    /// The K used.
+    pub k: f64,
+    /// The slots tuned.
+    pub tuned: Vec<usize>,
+    /// Newton's real values of the tuned slots.
+    pub x: Vec<f64>,
+    /// Marquardt's damping for the next iteration.
+    pub damping: f64,
+    /// Newton iterations taken.
+    pub iterations: u32,
+    /// The mean training error at `x`.
+    pub real_error: f64,
+    /// Once Newton is done: the integer values (every value of the space) the polish is at,
+    /// and its rounds so far.
+    pub polish: Option<(Vec<i32>, u32)>,
+}
+
+/// Why a streamed tune did not finish.
+#[derive(Debug, thiserror::Error)]
+pub enum StreamError {
+    /// The trace could not be read.
+    #[error(transparent)]
+    Trace(#[from] TraceError),
+    /// The interrupt flag was raised (between chunks).
+    #[error("stopped")]
+    Stopped,
+    /// No position is left for training.
+    #[error("no training positions")]
+    Empty,
+    /// A checkpoint that is not of this trace and selection.
+    #[error("the checkpoint is not of this run: {0}")]
+    Checkpoint(String),
+    /// The start values do not fit the trace's space.
+    #[error("{found} start values for a space of {expected}")]
+    Start {
+        /// Values the space has.
+        expected: usize,
+        /// Values given.
+        found: usize,
+    },
+}
+
+/// Step lengths one line-search pass judges: 1, ½, … 1/128.
+const TRIALS: usize = 8;
+/// Armijo's share of the predicted fall a step must bring.
+const ARMIJO: f64 = 1e-4;
+/// Marquardt's damping of the first iteration.
+const FIRST_DAMPING: f64 = 1e-3;
+/// The damping never grows past this.
+const MAX_DAMPING: f64 = 1e12;
+/// Iterations at most.
+const MAX_ITERATIONS: u32 = 200;
+
+/// Tunes the values `slots` of the binary trace `trace` from `start` (every value of its
+/// space), reading the positions from the file in every pass (see the module's page), or
+/// goes on from `resume` (a checkpoint's state of the same trace). `interrupt` is looked at
+/// between chunks; `on` hears of every iteration and polish round, and of each state to
+/// checkpoint.
+///
+/// # Errors
+/// The trace cannot be read, the start or checkpoint does not fit, no position trains, or
+/// `interrupt`.
+pub fn tune_streamed(
+    trace: &BinaryTrace,
+    (start, slots): (&[i32], &[usize]),
+    settings: &StreamSettings,
+    resume: Option<StreamState>,
+    interrupt: &AtomicBool,
+    mut on: impl FnMut(StreamEvent),
+) -> Result<Streamed, StreamError> {
+    let expected = trace.space().value_count();
+    if start.len() != expected {
+        let found = start.len();
+        return Err(StreamError::Start { expected, found });
+    }
+    let held = held_flags(trace.len(), settings.validation_per_mille);
+    let trained = held.iter().filter(|&&h| !h).count();
+    if trained == 0 {
+        return Err(StreamError::Empty);
+    }
+    let mut stream = Stream {
+        trace,
+        held,
+        start,
+        slots: slots.to_vec(),
+        settings,
+        k: settings.k.unwrap_or(1.0),
+        interrupt,
+        trained: trained as f64,
+    };
+    let mut state = match resume {
+        Some(state) => stream.resumed(state)?,
+        None => stream.fresh(&mut on)?,
+    };
+    (stream.k, stream.slots) = (state.k, state.tuned.clone());
+    if state.polish.is_none() {
+        stream.newton(&mut state, &mut on)?;
+    }
+    let (values, sum) = stream.polish(&mut state, &mut on)?;
+    let validation = stream.validation_error(&values)?;
+    Ok(Streamed {
+        values,
+        k: stream.k,
+        real_error: state.real_error,
+        error: sum / stream.trained,
+        validation,
+        iterations: state.iterations,
+        polish_rounds: state.polish.map_or(0, |p| p.1),
+        tuned: stream.slots,
+    })
+}
+
+/// One streamed tune's inputs.
+struct Stream<'a> {
+    trace: &'a BinaryTrace,
+    held: Vec<bool>,
+    start: &'a [i32],
+    slots: Vec<usize>,
+    settings: &'a StreamSettings,
+    k: f64,
+    interrupt: &'a AtomicBool,
+    trained: f64,
+}
+
+impl Stream<'_> {
+    /// The state of a fresh tune: K (fitted when not given), the slots enough positions
+    /// use, Newton at the start values.
+    fn fresh(&mut self, on: &mut impl FnMut(StreamEvent)) -> Result<StreamState, StreamError> {
+        if self.settings.k.is_none() {
+            self.k = self.fitted_k()?;
+            on(StreamEvent::Fitted { k: self.k });
+        }
+        self.slots = self.supported()?;
+        let state = StreamState {
+            format: STREAM_CHECKPOINT.into(),
+            positions: self.trace.len(),
+            k: self.k,
+            tuned: self.slots.clone(),
+            x: self
+                .slots
+                .iter()
+                .map(|&s| f64::from(self.start[s]))
+                .collect(),
+            damping: FIRST_DAMPING,
+            iterations: 0,
+            real_error: f64::NAN,
+            polish: None,
+        };
+        on(StreamEvent::Checkpoint(state.clone()));
+        Ok(state)
+    }
+
+    /// `state` checked against this trace and selection.
+    fn resumed(&self, state: StreamState) -> Result<StreamState, StreamError> {
+        let wrong = |why: String| Err(StreamError::Checkpoint(why));
+        if state.format != STREAM_CHECKPOINT {
+            return wrong(format!("its format is {:?}", state.format));
+        }
+        if state.positions != self.trace.len() {
+            let n = self.trace.len();
+            return wrong(format!("{} positions, the trace has {n}", state.positions));
+        }
+        let asked: std::collections::HashSet<usize> = self.slots.iter().copied().collect();
+        if state.x.len() != state.tuned.len() || state.tuned.iter().any(|s| !asked.contains(s)) {
+            return wrong("it tunes values this run does not select".into());
+        }
+        let values = self.trace.space().value_count();
+        if state.polish.as_ref().is_some_and(|p| p.0.len() != values) {
+            return wrong(format!("its polish is not at {values} values"));
+        }
+        Ok(state)
+    }
+
+    /// `f` of each chunk of the training (or validation) positions, in order, each scored
+    /// at `values` (every value of the space).
+    fn chunks<T>(
+        &self,
+        validation: bool,
+        values: &[i32],
+        mut f: impl FnMut(&LinearDataset) -> T,
+    ) -> Result<Vec<T>, StreamError> {
+        let (n, size) = (self.trace.len(), self.settings.chunk.max(1));
+        let lambda = self.settings.lambda;
+        let mut out = Vec::new();
+        for first in (0..n).step_by(size) {
+            if self.interrupt.load(Ordering::Relaxed) {
+                return Err(StreamError::Stopped);
+            }
+            let chosen: Vec<usize> = (first..(first + size).min(n))
+                .filter(|&i| self.held[i] == validation)
+                .collect();
+            if chosen.is_empty() {
+                continue;
+            }
+            let label = |p: &texel_trace::TracedPosition| target(p, lambda);
+            let (mut ds, _) =
+                LinearDataset::from_source(self.trace.space(), self.trace, &chosen, label, |_| ())?;
+            ds.rescore(&values.to_vec());
+            out.push(f(&ds));
+        }
+        Ok(out)
+    }
+
+    /// K fitted to the first chunk's training positions at the start values.
+    fn fitted_k(&self) -> Result<f64, StreamError> {
+        let mut first = None;
+        let size = self.settings.chunk.max(1);
+        let chosen: Vec<usize> = (0..self.trace.len().min(size))
+            .filter(|&i| !self.held[i])
+            .collect();
+        if !chosen.is_empty() {
+            let lambda = self.settings.lambda;
+            let label = |p: &texel_trace::TracedPosition| target(p, lambda);
+            let (mut ds, _) =
+                LinearDataset::from_source(self.trace.space(), self.trace, &chosen, label, |_| ())?;
+            ds.rescore(&self.start.to_vec());
+            let samples: Vec<(i32, f64)> =
+                (0..ds.len()).map(|i| (ds.eval(i), ds.target(i))).collect();
+            first = Some(fit_k(&samples));
+        }
+        first.ok_or(StreamError::Empty)
+    }
+
+    /// The slots asked that at least `min_support` training positions use: one pass.
+    fn supported(&self) -> Result<Vec<usize>, StreamError> {
+        if self.settings.min_support == 0 {
+            return Ok(self.slots.clone());
+        }
+        let parts = self.chunks(false, self.start, |ds| {
+            let each = self.slots.iter().map(|&s| ds.support(&[s]));
+            each.collect::<Vec<usize>>()
+        })?;
+        let mut support = vec![0; self.slots.len()];
+        for part in parts {
+            support.iter_mut().zip(part).for_each(|(t, n)| *t += n);
+        }
+        let enough = support.iter().map(|&n| n >= self.settings.min_support);
+        Ok(self
+            .slots
+            .iter()
+            .zip(enough)
+            .filter(|p| p.1)
+            .map(|p| *p.0)
+            .collect())
+    }
+
+    /// How far real values `x` of the tuned slots are from the start.
+    fn delta(&self, x: &[f64]) -> Vec<f64> {
+        let at = self.slots.iter().map(|&s| f64::from(self.start[s]));
+        x.iter().zip(at).map(|(x, a)| x - a).collect()
+    }
+
+    /// The L2 pull of real values `x` of the tuned slots.
+    fn penalty(&self, x: &[f64]) -> f64 {
+        let at = self.slots.iter().map(|&s| f64::from(self.start[s]));
+        let away: f64 = x.iter().zip(at).map(|(x, a)| (x - a) * (x - a)).sum();
+        self.settings.l2 * away / 10_000.0
+    }
+
+    /// The pull's slope per unit of each tuned value, and its curvature.
+    fn pull(&self, x: &[f64]) -> (Vec<f64>, f64) {
+        let c = 2.0 * self.settings.l2 / 10_000.0;
+        let at = self.slots.iter().map(|&s| f64::from(self.start[s]));
+        (x.iter().zip(at).map(|(x, a)| c * (x - a)).collect(), c)
+    }
+}
+
+mod newton;
+mod polish;

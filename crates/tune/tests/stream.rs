@@ -1,0 +1,118 @@
+//! `texel tune --stream`: a binary trace tuned with nothing kept per position, read from its
+//! file in every pass. It finds what the in-memory tune finds, does not depend on the thread
+//! count, stops on the interrupt flag and resumes from any checkpoint to the same values.
+
+mod common;
+
+use common::{on_threads, planted_positions, planted_space, TRUTH};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use texel_tune::texel_trace::{write_binary, BinaryTrace};
+use texel_tune::{tune_streamed, StreamError, StreamEvent, StreamSettings, StreamState, Streamed};
+
+/// 30,000 planted positions written as a binary trace in `dir`.
+fn planted_trace(dir: &Path) -> PathBuf {
+    let path = dir.join("planted.bin");
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    write_binary(&mut out, &planted_space(), &planted_positions(30_000)).unwrap();
+    drop(out);
+    path
+}
+
+fn settings() -> StreamSettings {
+    StreamSettings {
+        k: Some(1.0),
+        chunk: 4_096,
+        ..StreamSettings::default()
+    }
+}
+
+/// The streamed tune of the planted trace from zero, from `resume` if given, with every
+/// state it checkpointed.
+fn tune(path: &Path, resume: Option<StreamState>) -> (Streamed, Vec<StreamState>) {
+    let trace = BinaryTrace::read(path).unwrap();
+    let slots: Vec<usize> = (0..13).collect();
+    let mut states = Vec::new();
+    let never = AtomicBool::new(false);
+    let ended = tune_streamed(
+        &trace,
+        (&[0; 13], &slots),
+        &settings(),
+        resume,
+        &never,
+        |e| {
+            if let StreamEvent::Checkpoint(s) = e {
+                states.push(s);
+            }
+        },
+    )
+    .unwrap();
+    (ended, states)
+}
+
+#[test]
+fn a_streamed_tune_finds_the_planted_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ended, _) = tune(&planted_trace(dir.path()), None);
+    assert_eq!(ended.values, TRUTH.to_vec());
+    // Zero but for the labels kept as 32-bit floats.
+    assert!(ended.error < 1e-6 && ended.real_error < 1e-12, "{ended:?}");
+    assert!(ended.iterations <= 12, "{ended:?}");
+}
+
+#[test]
+fn a_streamed_tune_does_not_depend_on_the_thread_count() {
+    let one = on_threads(1, |dir| tune(&planted_trace(dir), None).0);
+    let two = on_threads(2, |dir| tune(&planted_trace(dir), None).0);
+    assert_eq!(one, two);
+}
+
+#[test]
+fn a_streamed_tune_resumes_from_any_checkpoint_to_the_same_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = planted_trace(dir.path());
+    let (ended, states) = tune(&path, None);
+    assert!(states.len() >= 3, "{}", states.len());
+    let in_newton = states
+        .iter()
+        .find(|s| s.iterations == 2 && s.polish.is_none());
+    let polishing = states.iter().find(|s| s.polish.is_some());
+    for state in [in_newton, polishing] {
+        let (resumed, _) = tune(&path, Some(state.unwrap().clone()));
+        assert_eq!(resumed, ended);
+    }
+}
+
+#[test]
+fn a_raised_interrupt_stops_a_streamed_tune_and_a_foreign_checkpoint_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = planted_trace(dir.path());
+    let trace = BinaryTrace::read(&path).unwrap();
+    let slots: Vec<usize> = (0..13).collect();
+    let raised = AtomicBool::new(true);
+    let stopped = tune_streamed(
+        &trace,
+        (&[0; 13], &slots),
+        &settings(),
+        None,
+        &raised,
+        |_| {},
+    );
+    assert!(matches!(stopped, Err(StreamError::Stopped)), "{stopped:?}");
+    let (_, states) = tune(&path, None);
+    let foreign = StreamState {
+        positions: 29_999,
+        ..states[0].clone()
+    };
+    let never = AtomicBool::new(false);
+    let refused = tune_streamed(
+        &trace,
+        (&[0; 13], &slots),
+        &settings(),
+        Some(foreign),
+        &never,
+        |_| {},
+    );
+    let message = refused.unwrap_err().to_string();
+    assert!(message.contains("29999 positions"), "{message}");
+}
