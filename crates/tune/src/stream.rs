@@ -309,7 +309,6 @@ impl Stream<'_> {
         mut f: impl FnMut(&LinearDataset) -> T,
     ) -> Result<Vec<T>, StreamError> {
         let (n, size) = (self.trace.len(), self.settings.chunk.max(1));
-        let lambda = self.settings.lambda;
         let mut out = Vec::new();
         for first in (0..n).step_by(size) {
             if self.interrupt.load(Ordering::Relaxed) {
@@ -318,36 +317,35 @@ impl Stream<'_> {
             let chosen: Vec<usize> = (first..(first + size).min(n))
                 .filter(|&i| self.held[i] == validation)
                 .collect();
-            if chosen.is_empty() {
-                continue;
+            if !chosen.is_empty() {
+                out.push(f(&self.decoded(&chosen, values)?));
             }
-            let label = |p: &texel_trace::TracedPosition| target(p, lambda);
-            let (mut ds, _) =
-                LinearDataset::from_source(self.trace.space(), self.trace, &chosen, label, |_| ())?;
-            ds.rescore(&values.to_vec());
-            out.push(f(&ds));
         }
         Ok(out)
     }
 
+    /// The positions `chosen` decoded from the file, labelled and scored at `values`.
+    fn decoded(&self, chosen: &[usize], values: &[i32]) -> Result<LinearDataset, StreamError> {
+        let lambda = self.settings.lambda;
+        let label = |p: &texel_trace::TracedPosition| target(p, lambda);
+        let space = self.trace.space();
+        let (mut ds, _) = LinearDataset::from_source(space, self.trace, chosen, label, |_| ())?;
+        ds.rescore(&values.to_vec());
+        Ok(ds)
+    }
+
     /// K fitted to the first chunk's training positions at the start values.
     fn fitted_k(&self) -> Result<f64, StreamError> {
-        let mut first = None;
         let size = self.settings.chunk.max(1);
         let chosen: Vec<usize> = (0..self.trace.len().min(size))
             .filter(|&i| !self.held[i])
             .collect();
-        if !chosen.is_empty() {
-            let lambda = self.settings.lambda;
-            let label = |p: &texel_trace::TracedPosition| target(p, lambda);
-            let (mut ds, _) =
-                LinearDataset::from_source(self.trace.space(), self.trace, &chosen, label, |_| ())?;
-            ds.rescore(&self.start.to_vec());
-            let samples: Vec<(i32, f64)> =
-                (0..ds.len()).map(|i| (ds.eval(i), ds.target(i))).collect();
-            first = Some(fit_k(&samples));
+        if chosen.is_empty() {
+            return Err(StreamError::Empty);
         }
-        first.ok_or(StreamError::Empty)
+        let ds = self.decoded(&chosen, self.start)?;
+        let samples: Vec<(i32, f64)> = (0..ds.len()).map(|i| (ds.eval(i), ds.target(i))).collect();
+        Ok(fit_k(&samples))
     }
 
     /// The slots asked that at least `min_support` training positions use: one pass.

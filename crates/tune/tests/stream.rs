@@ -116,3 +116,26 @@ fn a_raised_interrupt_stops_a_streamed_tune_and_a_foreign_checkpoint_is_refused(
     let message = refused.unwrap_err().to_string();
     assert!(message.contains("29999 positions"), "{message}");
 }
+
+#[test]
+fn a_streamed_tune_without_k_fits_it_to_the_first_chunk_at_the_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = BinaryTrace::read(&planted_trace(dir.path())).unwrap();
+    let settings = StreamSettings {
+        k: None,
+        ..settings()
+    };
+    let mut fitted = Vec::new();
+    let never = AtomicBool::new(false);
+    let ended = tune_streamed(&trace, (&TRUTH, &[0]), &settings, None, &never, |e| {
+        if let StreamEvent::Fitted { k } = e {
+            fitted.push(k);
+        }
+    })
+    .unwrap();
+    // The labels are expected scores at K = 1 of the values the run starts from.
+    assert_eq!(fitted.len(), 1);
+    assert!((fitted[0] - 1.0).abs() < 0.01, "{fitted:?}");
+    assert_eq!(ended.k, fitted[0]);
+    assert_eq!(ended.values, TRUTH.to_vec());
+}
