@@ -105,7 +105,7 @@ impl Tree<'_> {
         self.stopped
     }
 
-    fn negamax(&mut self, pos: &Chess, depth: u32, mut alpha: i32, beta: i32, ply: i32) -> i32 {
+    fn negamax(&mut self, pos: &Chess, depth: u32, alpha: i32, beta: i32, ply: i32) -> i32 {
         if depth == 0 {
             return self.quiesce(pos, alpha, beta);
         }
@@ -119,17 +119,9 @@ impl Tree<'_> {
         if pos.halfmoves() >= 100 || pos.is_insufficient_material() {
             return 0;
         }
-        for m in ordered(moves) {
-            let score = -self.negamax(&after(pos, &m), depth - 1, -beta, -alpha, ply + 1);
-            if self.stopped {
-                return 0;
-            }
-            alpha = alpha.max(score);
-            if alpha >= beta {
-                break;
-            }
-        }
-        alpha
+        self.best_of(pos, ordered(moves), (alpha, beta), |tree, next, window| {
+            tree.negamax(next, depth - 1, window.0, window.1, ply + 1)
+        })
     }
 
     /// Captures only, standing pat on the evaluation.
@@ -142,8 +134,25 @@ impl Tree<'_> {
             return stand;
         }
         alpha = alpha.max(stand);
-        for m in ordered(pos.capture_moves()) {
-            let score = -self.quiesce(&after(pos, &m), -beta, -alpha);
+        self.best_of(
+            pos,
+            ordered(pos.capture_moves()),
+            (alpha, beta),
+            |tree, next, window| tree.quiesce(next, window.0, window.1),
+        )
+    }
+
+    /// Alpha-beta over `moves` from `pos` in the window (alpha, beta): each move's score is
+    /// the negation of `child` on the position after it, in the negated window.
+    fn best_of(
+        &mut self,
+        pos: &Chess,
+        moves: Vec<Move>,
+        (mut alpha, beta): (i32, i32),
+        child: impl Fn(&mut Self, &Chess, (i32, i32)) -> i32,
+    ) -> i32 {
+        for m in moves {
+            let score = -child(self, &after(pos, &m), (-beta, -alpha));
             if self.stopped {
                 return 0;
             }
