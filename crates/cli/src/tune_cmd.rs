@@ -110,6 +110,10 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
         };
         return tune(args, planned, subject);
     }
+    anyhow::ensure!(
+        !args.stream,
+        "--stream tunes a binary trace (--traces FILE.bin); texel's own table tunes in memory"
+    );
     let vars = selected(args)?;
     let given = crate::load_params(args.data.params.as_deref())?;
     let given = match args.no_candidates {

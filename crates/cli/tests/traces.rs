@@ -781,4 +781,6 @@ fn a_streamed_tune_ends_as_the_in_memory_one_and_resumes_after_ctrl_c() {
         refused.contains("--method is not for --stream"),
         "{refused}"
     );
+    let table = fails(texel().args(["tune", "--epd", "data/train.epd", "--stream"]));
+    assert!(table.contains("--stream tunes a binary trace"), "{table}");
 }
