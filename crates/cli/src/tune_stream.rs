@@ -9,7 +9,8 @@ use std::path::Path;
 use std::process::ExitCode;
 use texel_tune::texel_trace::{is_binary, BinaryTrace};
 use texel_tune::{
-    select_in_space, tune_streamed, StreamError, StreamEvent, StreamSettings, StreamState, L2,
+    select_in_space, tune_streamed, StreamError, StreamEvent, StreamSettings, StreamState,
+    Streamed, L2,
 };
 
 /// Options of the in-memory run a streamed run does not have.
@@ -50,17 +51,7 @@ pub(crate) fn run_streamed(args: &TuneArgs, path: &Path, planned: &Planned) -> R
         .iter()
         .map(|v| v.slot)
         .collect();
-    let settings = StreamSettings {
-        k: args.data.k10(),
-        lambda: args.data.lambda.unwrap_or(1.0),
-        l2: match args.l2 {
-            L2::Fixed(l2) => l2,
-            L2::Auto => 0.0,
-        },
-        validation_per_mille: crate::data_args::validation_per_mille(&args.data),
-        min_support: args.min_support,
-        chunk: args.chunk,
-    };
+    let settings = stream_settings(args);
     println!(
         "{}: {} positions, {} values, streamed {} at a time",
         path.display(),
@@ -94,16 +85,7 @@ pub(crate) fn run_streamed(args: &TuneArgs, path: &Path, planned: &Planned) -> R
         }
         run => run.with_context(|| format!("streamed tune of {}", path.display()))?,
     };
-    println!(
-        "end: K {:.4}  error {:.8}  validation {}  (real values {:.8}; {} iterations, {} polish rounds, {} values tuned)",
-        ended.k,
-        ended.error,
-        ended.validation.map_or("-".into(), |v| format!("{v:.8}")),
-        ended.real_error,
-        ended.iterations,
-        ended.polish_rounds,
-        ended.tuned.len()
-    );
+    show_end(&ended);
     space.save_values(&ended.values, &planned.outputs.out)?;
     println!(
         "wrote the tuned parameters to {}",
@@ -114,6 +96,36 @@ pub(crate) fn run_streamed(args: &TuneArgs, path: &Path, planned: &Planned) -> R
             .with_context(|| format!("cannot remove {}", checkpoint.display()))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The settings of `args` as a streamed run takes them.
+fn stream_settings(args: &TuneArgs) -> StreamSettings {
+    StreamSettings {
+        k: args.data.k10(),
+        lambda: args.data.lambda.unwrap_or(1.0),
+        l2: match args.l2 {
+            L2::Fixed(l2) => l2,
+            L2::Auto => 0.0,
+        },
+        validation_per_mille: crate::data_args::validation_per_mille(&args.data),
+        min_support: args.min_support,
+        chunk: args.chunk,
+    }
+}
+
+/// Prints how a streamed run ended.
+fn show_end(ended: &Streamed) {
+    println!(
+        "end: K {:.4}  error {:.8}  validation {}  (real values {:.8}; {} iterations, {} polish \
+         rounds, {} values tuned)",
+        ended.k,
+        ended.error,
+        ended.validation.map_or("-".into(), |v| format!("{v:.8}")),
+        ended.real_error,
+        ended.iterations,
+        ended.polish_rounds,
+        ended.tuned.len()
+    );
 }
 
 /// The state `--resume` names, or none; a checkpoint left at the planned place without
