@@ -141,11 +141,9 @@ pub struct TuneArgs {
     /// the file in every pass (chunks of --chunk positions), for traces whose tuner form does
     /// not fit in memory. Newton, then the polish; no checkpoint, log or report.
     #[arg(long)]
-    #[serde(skip)]
     pub stream: bool,
     /// --stream: positions decoded into memory at a time.
     #[arg(long, value_name = "N", default_value_t = texel_tune::StreamSettings::default().chunk, requires = "stream")]
-    #[serde(skip)]
     pub chunk: usize,
 }
 

@@ -45,6 +45,8 @@ pub(crate) fn tune_settings(args: &TuneArgs, start: &[i32]) -> Settings {
         "passes" | "patience" => Role::Length,
         "epd" | "traces" | "params" | "allow_bad" | "threads" => Role::Ignored,
         "out" | "rust" | "log" | "report" | "checkpoint" | "checkpoint_secs" => Role::Ignored,
+        // An in-memory run's checkpoint is never a streamed run's.
+        "stream" | "chunk" => Role::Ignored,
         _ => Role::Fixed,
     };
     let values = format!("values {}", values_fingerprint(start));
