@@ -93,8 +93,9 @@ def fitted_k(pairs):
     return (lo + hi) / 2
 
 
-def position(line, k=None):
-    """The trace of one EPD line `FEN [ce N;] [result]`, its score σ(K · ce) with `k`."""
+def position(line):
+    """The trace of one EPD line `FEN [ce N;] [result]`, and its `ce` from White's view
+    (None without one)."""
     fen, label = line.rsplit(" [", 1)
     score, fen = search_score(fen)
     pieces = list(placement(fen.split()[0]))
@@ -114,9 +115,7 @@ def position(line, k=None):
               "coeffs": [[i, n] for i, n in sorted(coeffs.items()) if n]}
     if offset:
         record["offset"] = offset
-    if k is not None and score is not None:
-        record["score"] = round(win_chance(k, score), 6)
-    return record
+    return record, score
 
 
 def check(epd):
@@ -132,7 +131,7 @@ def check(epd):
             both_queens = "Q" in board and "q" in board
             sunfish.pst["K"] = sunfish.K_MID if both_queens else sunfish.K_END
             own = uci.from_fen(board, "w", "-", "-", 0, 0).score
-            record = position(line.strip())
+            record, _ = position(line.strip())
             traced = record.get("offset", 0) + sum(n * flat[i] for i, n in record["coeffs"])
             if traced != own:
                 sys.exit(f"{epd}:{compared + 1}: traced {traced}, sunfish scores {own}")
@@ -147,16 +146,18 @@ def main():
     values = own_tables()
     with open(epd) as f:
         lines = [line.strip() for line in f if line.strip()]
-    pairs = [(search_score(line.rsplit(" [", 1)[0])[0], position(line)["result"])
-             for line in lines]
-    pairs = [(q, r) for q, r in pairs if q is not None]
-    k = fitted_k(pairs) if pairs else None
-    if k is not None:
+    traced = [position(line) for line in lines]
+    pairs = [(q, record["result"]) for record, q in traced if q is not None]
+    if pairs:
+        k = fitted_k(pairs)
         print(f"{len(pairs)} search scores, K {k:.4f}")
+        for record, q in traced:
+            if q is not None:
+                record["score"] = round(win_chance(k, q), 6)
     with open(out, "w") as trace:
         trace.write(json.dumps(header(values)) + "\n")
-        for line in lines:
-            trace.write(json.dumps(position(line, k)) + "\n")
+        for record, _ in traced:
+            trace.write(json.dumps(record) + "\n")
     if len(sys.argv) > 4 and sys.argv[3] == "--values":
         folder = sys.argv[4]
         material = {f"{r}_TABLE": [sunfish.piece[r] if r != "K" else 0] * 64 for r in ROLES}
