@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use texel_dataset::{Blend, Dataset, LoadOptions, TableSubject};
 use texel_eval::Params;
 use texel_tune::error::mean_error;
-use texel_tune::{Model, SessionError, Subject, Variable};
+use texel_tune::{Lambda, Model, SessionError, Subject, Variable};
 
 /// Options shared by every command that reads labelled positions (in a tuning config, keys
 /// of the same names).
@@ -43,10 +43,11 @@ pub struct DataArgs {
     /// Tune each position toward λ · result + (1 − λ) · p, its game result mixed with the
     /// engine's own win probability p: a trace's "score", or σ(K · ce) for EPD lines that
     /// carry their engine's score (`ce 35;`, which `texel import` writes from the games'
-    /// score comments; K is --k, or the one at which the scores best predict the results). Positions without a
-    /// score keep their result. 1, the default: results alone.
-    #[arg(allow_negative_numbers = true, long, value_name = "λ")]
-    pub lambda: Option<f64>,
+    /// score comments; K is --k, or the one at which the scores best predict the results).
+    /// Positions without a score keep their result. 1: results alone; auto: 0.25 when every
+    /// position carries a score, 1 otherwise.
+    #[arg(allow_negative_numbers = true, long, value_name = "λ|auto", default_value_t = Lambda::Auto)]
+    pub lambda: Lambda,
     /// Worker threads (default: all cores).
     #[arg(allow_negative_numbers = true, long)]
     pub threads: Option<usize>,
@@ -111,12 +112,6 @@ pub fn check_ranges(args: &DataArgs) -> Result<()> {
              at {MAX_K} four centipawns already read as a decided game)"
         );
     }
-    if let Some(l) = args.lambda {
-        anyhow::ensure!(
-            (0.0..=1.0).contains(&l),
-            "--lambda is the share of the game result in each target, 0 to 1, not {l}"
-        );
-    }
     anyhow::ensure!(args.threads != Some(0), "--threads must be at least 1");
     Ok(())
 }
@@ -150,10 +145,10 @@ pub fn table_subject(
             stm_labels: args.stm_labels,
             validation_per_mille: validation_per_mille(args),
             allow_bad: args.allow_bad,
-            blend: args.lambda.filter(|&l| l < 1.0).map(|lambda| Blend {
-                lambda,
+            blend: Blend {
+                lambda: args.lambda,
                 k: args.k10(),
-            }),
+            },
         },
         given: params,
         vars,

@@ -50,7 +50,11 @@ pub(crate) fn tune_settings(args: &TuneArgs, start: &[i32]) -> Settings {
         _ => Role::Fixed,
     };
     let values = format!("values {}", values_fingerprint(start));
-    Settings::of_record(args, role).fixed(&flag_of("params"), values)
+    // Runs recorded before λ was auto tuned on results alone unless it was given.
+    let lambda_then = texel_tune::Lambda::RESULTS;
+    Settings::of_record(args, role)
+        .fixed(&flag_of("params"), values)
+        .default_was(&flag_of("lambda"), lambda_then)
 }
 
 /// Checks the numeric options of `texel tune`.
@@ -107,7 +111,7 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
         let per_mille = crate::data_args::validation_per_mille(&args.data);
         let params = args.data.params.as_deref();
         let subject = TraceSubject {
-            lambda: args.data.lambda.unwrap_or(1.0),
+            lambda: args.data.lambda,
             ..TraceSubject::open(path, params, &selection(args), per_mille)?
         };
         return tune(args, planned, subject);

@@ -9,8 +9,8 @@ use std::path::Path;
 use std::process::ExitCode;
 use texel_tune::texel_trace::{is_binary, BinaryTrace};
 use texel_tune::{
-    select_in_space, tune_streamed, StreamError, StreamEvent, StreamSettings, StreamState,
-    Streamed, L2,
+    scored_positions, select_in_space, tune_streamed, Lambda, StreamError, StreamEvent,
+    StreamSettings, StreamState, Streamed, L2,
 };
 
 /// Options of the in-memory run a streamed run does not have.
@@ -51,7 +51,7 @@ pub(crate) fn run_streamed(args: &TuneArgs, path: &Path, planned: &Planned) -> R
         .iter()
         .map(|v| v.slot)
         .collect();
-    let settings = stream_settings(args);
+    let settings = stream_settings(args, lambda_of(args, &trace)?);
     println!(
         "{}: {} positions, {} values, streamed {} at a time",
         path.display(),
@@ -98,11 +98,31 @@ pub(crate) fn run_streamed(args: &TuneArgs, path: &Path, planned: &Planned) -> R
     Ok(ExitCode::SUCCESS)
 }
 
-/// The settings of `args` as a streamed run takes them.
-fn stream_settings(args: &TuneArgs) -> StreamSettings {
+/// The λ of `args` resolved for `trace` (a pass counts its scores unless the targets are
+/// results alone), and printed.
+fn lambda_of(args: &TuneArgs, trace: &BinaryTrace) -> Result<f64> {
+    let lambda = args.data.lambda;
+    if lambda == Lambda::RESULTS {
+        return Ok(1.0);
+    }
+    let scored = scored_positions(trace, args.chunk)?;
+    if let Some(targets) = lambda.describe(scored, trace.len()) {
+        println!("{targets}");
+    }
+    let resolved = lambda.resolve(scored, trace.len());
+    anyhow::ensure!(
+        resolved == 1.0 || scored > 0,
+        "no position carries a score, so a target of λ · result + (1 − λ) · score has nothing \
+         to mix in (write each position's \"score\", the engine's own win probability)"
+    );
+    Ok(resolved)
+}
+
+/// The settings of `args` as a streamed run takes them, with `lambda` resolved.
+fn stream_settings(args: &TuneArgs, lambda: f64) -> StreamSettings {
     StreamSettings {
         k: args.data.k10(),
-        lambda: args.data.lambda.unwrap_or(1.0),
+        lambda,
         l2: match args.l2 {
             L2::Fixed(l2) => l2,
             L2::Auto => 0.0,

@@ -40,7 +40,7 @@ pub(crate) fn load_trace(
     let per_mille = crate::data_args::validation_per_mille(args);
     let params = args.params.as_deref();
     let subject = TraceSubject {
-        lambda: args.lambda.unwrap_or(1.0),
+        lambda: args.lambda,
         ..TraceSubject::open(path, params, &Selection::default(), per_mille)?
     };
     let loaded = load_subject(&subject, &subject.given, args.k10())?;

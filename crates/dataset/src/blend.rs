@@ -4,14 +4,17 @@
 //! the engine's score stands for.
 
 use crate::dataset::Dataset;
+use crate::load::{LoadError, LoadReport};
 use texel_data::Label;
-use texel_tune::error::real_sigmoid;
+use texel_files::Fingerprint;
+use texel_tune::error::{fit_k_checked, real_sigmoid};
+use texel_tune::Lambda;
 
 /// How targets mix in the engines' scores.
-#[derive(Copy, Clone, Debug, PartialEq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub struct Blend {
-    /// The share of the game result in each target, 0 to 1.
-    pub lambda: f64,
+    /// The share of the game result in each target.
+    pub lambda: Lambda,
     /// The K that turns a score into a win probability; `None`: the K at which the scores
     /// best predict the results of their positions (fitted to the training positions).
     pub k: Option<f64>,
@@ -35,4 +38,88 @@ impl Dataset {
             }
         }
     }
+}
+
+/// The engines' scores met while loading: each set's in order (while they may still be
+/// mixed in), how many positions carry one, and the fingerprint of the positions with
+/// their scores (blended targets are other data).
+pub(crate) struct Scores {
+    sets: [Vec<Option<i32>>; 2],
+    scored: usize,
+    positions: usize,
+    fingerprint: u64,
+    lambda: Lambda,
+}
+
+impl Scores {
+    /// No scores yet, for targets of `lambda`.
+    pub(crate) fn new(lambda: Lambda) -> Scores {
+        Scores {
+            sets: [Vec::new(), Vec::new()],
+            scored: 0,
+            positions: 0,
+            fingerprint: Fingerprint::new().value(),
+            lambda,
+        }
+    }
+
+    /// The next position's `score` (its set: `held`); `mix` folds the position into a
+    /// fingerprint.
+    pub(crate) fn add(&mut self, held: bool, score: Option<i32>, mix: impl Fn(u64) -> u64) {
+        if self.lambda == Lambda::RESULTS {
+            return;
+        }
+        self.positions += 1;
+        self.scored += usize::from(score.is_some());
+        let with = Fingerprint::from_value(mix(self.fingerprint));
+        self.fingerprint = with.u64(score.map_or(u64::MAX, |s| s as u64)).value();
+        if self.lambda == Lambda::Auto && score.is_none() {
+            // Not every position has a score: auto keeps the results, so none are kept.
+            self.sets = [Vec::new(), Vec::new()];
+        } else if self.lambda != Lambda::Auto || self.scored == self.positions {
+            self.sets[usize::from(held)].push(score);
+        }
+    }
+
+    /// Moves the targets of `train` and `validation` to their blends where λ resolves
+    /// below 1 for these positions (K fitted to the training scores unless `k`); says in
+    /// `report` what the targets are.
+    ///
+    /// # Errors
+    /// λ below 1 was given and no position has a score, or K cannot be fitted.
+    pub(crate) fn blend(
+        self,
+        (train, validation): (&mut Dataset, &mut Dataset),
+        k: Option<f64>,
+        report: &mut LoadReport,
+    ) -> Result<(), LoadError> {
+        let (scored, positions) = (self.scored, self.positions);
+        report.targets = self.lambda.describe(scored, positions);
+        let lambda = self.lambda.resolve(scored, positions);
+        if lambda == 1.0 {
+            return Ok(());
+        }
+        if scored == 0 {
+            return Err(LoadError::NoScores);
+        }
+        let k = match k {
+            Some(k) => k,
+            None => fit_k_checked(&score_samples(train, &self.sets[0]))?,
+        };
+        train.blend_labels(&self.sets[0], lambda, k);
+        validation.blend_labels(&self.sets[1], lambda, k);
+        let fingerprint = Fingerprint::from_value(self.fingerprint);
+        report.fingerprint = fingerprint.u64(lambda.to_bits()).value();
+        report.blended = Some((scored, k));
+        Ok(())
+    }
+}
+
+/// The (score, result) pairs of the positions of `set` that carry a score: the K fitted to
+/// them turns the engine's scores into the win probabilities its games bear out.
+fn score_samples(set: &Dataset, scores: &[Option<i32>]) -> Vec<(i32, f64)> {
+    let pairs = scores.iter().enumerate();
+    pairs
+        .filter_map(|(i, s)| s.map(|s| (s, set.target(i))))
+        .collect()
 }

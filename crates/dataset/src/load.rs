@@ -1,7 +1,7 @@
 //! Loading labelled EPD/FEN files into datasets: streaming, parsed and traced in parallel,
 //! every bad line counted by reason.
 
-use crate::blend::Blend;
+use crate::blend::{Blend, Scores};
 use crate::dataset::{Dataset, DatasetBuilder, Part, SegmentBuilder, SEGMENT};
 use rayon::prelude::*;
 use shakmaty::zobrist::Zobrist64;
@@ -17,7 +17,6 @@ use texel_data::{
 };
 use texel_eval::{Params, Trace, Tracer};
 use texel_files::Fingerprint;
-use texel_tune::error::fit_k_checked;
 
 /// Bytes of lines parsed and traced per parallel batch (some 27,000 EPD lines).
 pub(crate) const BATCH_BYTES: usize = 2 << 20;
@@ -34,8 +33,9 @@ pub struct LoadOptions {
     pub validation_per_mille: u32,
     /// Go on even when more than 1% of the lines are bad.
     pub allow_bad: bool,
-    /// Mix the engines' own scores (`ce`) into the targets; `None`: results alone.
-    pub blend: Option<Blend>,
+    /// How the engines' own scores (`ce`) mix into the targets (by default: when every
+    /// position carries one).
+    pub blend: Blend,
 }
 
 /// Bad lines of one kind: how many, and where the first few are.
@@ -66,6 +66,8 @@ pub struct LoadReport {
     /// With a blend: the positions whose targets mix in their engine's score, and the K
     /// that turned the scores into win probabilities.
     pub blended: Option<(usize, f64)>,
+    /// What the targets are, when there is something to say (see [`Lambda::describe`]).
+    pub targets: Option<String>,
 }
 
 impl LoadReport {
@@ -82,12 +84,11 @@ impl fmt::Display for LoadReport {
             write!(f, ", {} validation positions", self.validation)?;
         }
         write!(f, ", {} skipped", self.bad_lines())?;
-        if let Some((scored, k)) = self.blended {
-            write!(
-                f,
-                "\n  {scored} positions carry their engine's score: targets mixed with its \
-                 win probability at K {k:.4}"
-            )?;
+        if let Some(targets) = &self.targets {
+            write!(f, "\n  {targets}")?;
+        }
+        if let Some((_, k)) = self.blended {
+            write!(f, " (scores as win probabilities at K {k:.4})")?;
         }
         for (path, formats) in self.formats.iter().filter(|f| f.1.len() > 1) {
             let counts: Vec<String> = formats.iter().map(|(k, n)| format!("{k} {n}")).collect();
@@ -140,7 +141,7 @@ pub enum LoadError {
         /// All lines.
         lines: u64,
         /// The full report.
-        report: LoadReport,
+        report: Box<LoadReport>,
     },
     /// The load was stopped.
     #[error("stopped while the positions were read")]
@@ -310,8 +311,8 @@ struct Loading<'p> {
     sets: Sets,
     report: LoadReport,
     index: u64,
-    /// With a blend: each set's positions' engine scores, in order.
-    scores: [Vec<Option<i32>>; 2],
+    /// The positions' engine scores.
+    scores: Scores,
     /// Raised, the load ends after the block it is reading.
     interrupt: &'p AtomicBool,
 }
@@ -333,17 +334,11 @@ impl Loading<'_> {
                 Ok((l, key, format)) => {
                     *formats.entry(*format).or_default() += 1;
                     let held = held_out(self.index, self.options.validation_per_mille);
+                    let steps = l.label.steps();
                     let r = &mut self.report;
-                    let f = Fingerprint::from_value(r.fingerprint).u64(*key);
-                    let f = f.u64(u64::from(l.label.steps())).u64(u64::from(held));
-                    r.fingerprint = f.value();
-                    if self.options.blend.is_some() {
-                        // Other targets are other data.
-                        r.fingerprint = Fingerprint::from_value(r.fingerprint)
-                            .u64(l.score.map_or(u64::MAX, |s| s as u64))
-                            .value();
-                        self.scores[usize::from(held)].push(l.score);
-                    }
+                    r.fingerprint = fold_position(r.fingerprint, *key, steps, held);
+                    let fold = |f: u64| fold_position(f, *key, steps, held);
+                    self.scores.add(held, l.score, fold);
                     sets[usize::from(held)].push(i as u32);
                     self.index += 1;
                 }
@@ -427,7 +422,7 @@ pub fn load_until(
             ..LoadReport::default()
         },
         index: 0,
-        scores: [Vec::new(), Vec::new()],
+        scores: Scores::new(options.blend.lambda),
     };
     let mut done = 0;
     for path in paths {
@@ -459,37 +454,21 @@ pub fn load_until(
         return Err(LoadError::TooManyBad {
             bad,
             lines: report.lines,
-            report,
+            report: Box::new(report),
         });
     }
     let (mut train, mut validation) = (train.finish(), validation.finish());
     train.rescore(params);
     validation.rescore(params);
-    if let Some(blend) = options.blend {
-        let scored = scores.iter().flatten().flatten().count();
-        if scored == 0 {
-            return Err(LoadError::NoScores);
-        }
-        let k = match blend.k {
-            Some(k) => k,
-            None => fit_k_checked(&score_samples(&train, &scores[0]))?,
-        };
-        train.blend_labels(&scores[0], blend.lambda, k);
-        validation.blend_labels(&scores[1], blend.lambda, k);
-        let fingerprint = Fingerprint::from_value(report.fingerprint);
-        report.fingerprint = fingerprint.u64(blend.lambda.to_bits()).value();
-        report.blended = Some((scored, k));
-    }
+    let sets = (&mut train, &mut validation);
+    scores.blend(sets, options.blend.k, &mut report)?;
     Ok((train, validation, report))
 }
 
-/// The (score, result) pairs of the positions of `set` that carry a score: the K fitted to
-/// them turns the engine's scores into the win probabilities its games bear out.
-fn score_samples(set: &Dataset, scores: &[Option<i32>]) -> Vec<(i32, f64)> {
-    let pairs = scores.iter().enumerate();
-    pairs
-        .filter_map(|(i, s)| s.map(|s| (s, set.target(i))))
-        .collect()
+/// `fingerprint` with a position folded in: its key, its label's steps and its set.
+fn fold_position(fingerprint: u64, key: u64, steps: u8, held: bool) -> u64 {
+    let f = Fingerprint::from_value(fingerprint).u64(key);
+    f.u64(u64::from(steps)).u64(u64::from(held)).value()
 }
 
 pub(crate) fn io(path: &Path, cause: std::io::Error) -> LoadError {

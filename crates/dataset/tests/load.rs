@@ -279,7 +279,7 @@ fn load_steps_are_timed_on_good_lines_up_to_the_limit() {
 #[test]
 fn scores_mix_into_the_targets_of_the_positions_that_carry_one() {
     use texel_dataset::{blended_target, Blend};
-    use texel_tune::Model;
+    use texel_tune::{Lambda, Model};
     let dir = tempfile::tempdir().unwrap();
     let white = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 1";
     let black = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
@@ -287,11 +287,11 @@ fn scores_mix_into_the_targets_of_the_positions_that_carry_one() {
     let text = format!("{white} ce 120; [1.0]\n{black} ce -80; [0.0]\n{white} [0.5]\n");
     let path = file(&dir, "scored.epd", &text);
     let blend = Blend {
-        lambda: 0.25,
+        lambda: Lambda::Given(0.25),
         k: Some(1.0),
     };
     let options = LoadOptions {
-        blend: Some(blend),
+        blend,
         ..LoadOptions::default()
     };
     let (train, _, report) = load(
@@ -313,7 +313,7 @@ fn scores_mix_into_the_targets_of_the_positions_that_carry_one() {
     assert_eq!(got, want);
     assert_eq!(report.blended, Some((2, 1.0)));
     let (_, _, plain) = load(
-        &[path],
+        std::slice::from_ref(&path),
         &Params::default(),
         &LoadOptions::default(),
         &|_| {},
@@ -323,6 +323,43 @@ fn scores_mix_into_the_targets_of_the_positions_that_carry_one() {
         plain.fingerprint, report.fingerprint,
         "other targets, other data"
     );
+    // By default (auto) a file where a position lacks a score tunes on the results...
+    assert_eq!(plain.blended, None);
+    let note = plain.targets.clone().unwrap();
+    assert!(
+        note.contains("results alone") && note.contains("2 of 3"),
+        "{note}"
+    );
+    let results = LoadOptions {
+        blend: Blend {
+            lambda: Lambda::RESULTS,
+            k: None,
+        },
+        ..LoadOptions::default()
+    };
+    let given = load(
+        std::slice::from_ref(&path),
+        &Params::default(),
+        &results,
+        &|_| {},
+    );
+    assert_eq!(given.unwrap().2.fingerprint, plain.fingerprint);
+    // ...and one where every position has one mixes them in at 0.25.
+    let all = file(
+        &dir,
+        "all.epd",
+        &format!("{white} ce 120; [1.0]\n{black} ce -80; [0.0]\n"),
+    );
+    let auto = LoadOptions {
+        blend: Blend {
+            k: Some(1.0),
+            ..Blend::default()
+        },
+        ..LoadOptions::default()
+    };
+    let (train, _, report) = load(&[all], &Params::default(), &auto, &|_| {}).unwrap();
+    assert_eq!(report.blended, Some((2, 1.0)));
+    assert_eq!(train.target(0), want[0], "0.25 · result + 0.75 · σ(score)");
     // Without a score anywhere, a blend is refused.
     let bare = file(&dir, "bare.epd", &format!("{white} [1.0]\n"));
     let err = load(&[bare], &Params::default(), &options, &|_| {}).unwrap_err();

@@ -10,7 +10,7 @@ use texel_arena::sprt::SprtTest;
 use texel_eval::params::Preset;
 use texel_eval::Params;
 use texel_run::{flag_of, values_fingerprint, Role, Settings};
-use texel_tune::DEFAULT_MIN_SUPPORT;
+use texel_tune::{Lambda, DEFAULT_MIN_SUPPORT};
 
 /// Who decides whether a round's tuned table becomes the best.
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
@@ -113,9 +113,10 @@ pub struct LoopSettings {
     /// mixed with the win probability of the engine's own score in the game (the score
     /// comments of the round's games, kept by the import as `ce`; K the one at which those
     /// scores best predict the results).
-    /// 1: results alone.
-    #[cfg_attr(feature = "clap", arg(allow_negative_numbers = true, long, value_name = "λ", default_value_t = LoopSettings::new("").lambda))]
-    pub lambda: f64,
+    /// 1: results alone; auto: 0.25 when every position of the round carries a score, 1
+    /// otherwise.
+    #[cfg_attr(feature = "clap", arg(allow_negative_numbers = true, long, value_name = "λ|auto", default_value_t = LoopSettings::new("").lambda))]
+    pub lambda: Lambda,
     /// Tune an outside engine instead of texel's table: its description (a JSON file, see
     /// docs/engine-description.md) says how it plays with a values file, how it traces
     /// positions, and the values it starts from.
@@ -145,7 +146,7 @@ impl LoopSettings {
             games_from: None,
             pgn_scores: texel_import::ScoreView::Mover,
             gate: Gate::Own,
-            lambda: 1.0,
+            lambda: Lambda::Auto,
             engine: None,
         }
     }
@@ -206,12 +207,6 @@ impl LoopSettings {
                 "openings {name} do not exist (give --openings FILE)"
             ));
         }
-        if !(0.0..=1.0).contains(&self.lambda) {
-            return fail(format!(
-                "--lambda is the share of the game result in each target, 0 to 1, not {}",
-                self.lambda
-            ));
-        }
         if let Some(e) = self.epd.iter().find(|e| !e.is_file()) {
             return fail(format!("--epd {} does not exist", e.display()));
         }
@@ -252,12 +247,12 @@ impl LoopSettings {
             "rounds" => Role::Length,
             "dir" | "threads" | "params" | "from_zero" | "engine" => Role::Ignored,
             "pgn_scores" if self.games_from.is_none() => Role::Ignored,
-            // Loops begun before λ existed tuned on results alone: they go on.
-            "lambda" if self.lambda == 1.0 => Role::Ignored,
             _ => Role::Fixed,
         };
         let epd: Vec<&Path> = self.epd.iter().map(PathBuf::as_path).collect();
+        // Loops recorded before λ was auto tuned on results alone unless it was given.
         let settings = Settings::of_record(self, role)
+            .default_was(&flag_of("lambda"), Lambda::RESULTS)
             .with_contents("epd", &epd)?
             .with_contents("openings", &[&self.openings])?;
         match (&self.engine, self.outside_engine()?) {
@@ -277,6 +272,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_loop_recorded_before_lambda_was_auto_resumes_with_lambda_one() {
+        let mut s = LoopSettings::new("run");
+        s.openings = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/openings.epd").into();
+        // Such a loop tuned on results alone and recorded no --lambda.
+        let mut old = s.fingerprint().unwrap();
+        assert_eq!(old.fixed.remove("--lambda").as_deref(), Some("auto"));
+        let err = old.check_resume(&s.fingerprint().unwrap()).unwrap_err();
+        assert!(err.to_string().contains("give --lambda 1"), "{err}");
+        s.lambda = Lambda::RESULTS;
+        assert_eq!(old.check_resume(&s.fingerprint().unwrap()), Ok(vec![]));
+        s.lambda = Lambda::Given(0.25);
+        let err = old.check_resume(&s.fingerprint().unwrap()).unwrap_err();
+        assert_eq!((err.then.as_str(), err.now.as_str()), ("1", "0.25"));
+    }
+
+    #[test]
     fn defaults_are_the_flags_and_bad_settings_are_named() {
         let s = LoopSettings::new("run");
         assert_eq!(
@@ -293,7 +304,6 @@ mod tests {
         };
         assert_eq!(bad(&|_| {}), Ok(()));
         assert!(bad(&|s| s.games = 0).unwrap_err().contains("--games"));
-        assert!(bad(&|s| s.lambda = 1.5).unwrap_err().contains("0 to 1"));
         let outside = bad(&|s| {
             s.engine = Some("engine.json".into());
             s.gate = Gate::Outside;

@@ -68,10 +68,10 @@ impl LoopJob {
             files: self.tuning_files(round),
             options: LoadOptions {
                 validation_per_mille: 100,
-                blend: (self.settings.lambda < 1.0).then_some(Blend {
+                blend: Blend {
                     lambda: self.settings.lambda,
                     k: None,
-                }),
+                },
                 ..LoadOptions::default()
             },
             given: Params::load(&self.settings.best())?,

@@ -21,6 +21,10 @@ pub struct Settings {
     pub fixed: BTreeMap<String, String>,
     /// Settings a resumed run may change.
     pub length: BTreeMap<String, String>,
+    /// What a result setting left out of a record meant when its default was another
+    /// (`--lambda`: `1` before `auto`); a resume compares that value instead of "not given".
+    #[serde(skip)]
+    pub defaults_then: BTreeMap<String, String>,
 }
 
 /// The version of settings this texel writes.
@@ -38,6 +42,7 @@ impl Default for Settings {
             version: SETTINGS_VERSION,
             fixed: BTreeMap::new(),
             length: BTreeMap::new(),
+            defaults_then: BTreeMap::new(),
         }
     }
 }
@@ -98,6 +103,13 @@ impl Settings {
         self
     }
 
+    /// With a result setting whose default was `then` in records that leave it out.
+    pub fn default_was(mut self, name: &str, then: impl Display) -> Settings {
+        self.defaults_then
+            .insert(name.to_string(), then.to_string());
+        self
+    }
+
     /// With a setting that only changes how long the run goes.
     pub fn length(mut self, name: &str, value: impl Display) -> Settings {
         self.length.insert(name.to_string(), value.to_string());
@@ -120,7 +132,9 @@ impl Settings {
         let absent = || "not given".to_string();
         let names = self.fixed.keys().chain(now.fixed.keys());
         for name in names {
-            let (then, later) = (self.fixed.get(name), now.fixed.get(name));
+            let old_default = now.defaults_then.get(name);
+            let then = self.fixed.get(name).or(old_default);
+            let later = now.fixed.get(name);
             if then != later {
                 return Err(SettingChanged {
                     name: name.clone(),
@@ -398,6 +412,26 @@ mod tests {
         assert_eq!(old.version, 1);
         let notes = old.check_resume(&Settings::default()).unwrap();
         assert!(notes[0].contains("not compared"), "{notes:?}");
+    }
+
+    #[test]
+    fn a_setting_left_out_of_an_old_record_reads_as_its_default_then() {
+        let old = Settings::default().fixed("--seed", 1);
+        let now = |lambda: &str| {
+            Settings::default()
+                .fixed("--seed", 1)
+                .fixed("--lambda", lambda)
+                .default_was("--lambda", 1)
+        };
+        assert_eq!(old.check_resume(&now("1")), Ok(vec![]));
+        let err = old.check_resume(&now("auto")).unwrap_err();
+        assert_eq!((err.then.as_str(), err.now.as_str()), ("1", "auto"));
+        assert!(err.to_string().contains("give --lambda 1"), "{err}");
+        let plain = Settings::default()
+            .fixed("--seed", 1)
+            .fixed("--lambda", "auto");
+        let err = old.check_resume(&plain).unwrap_err();
+        assert_eq!(err.then, "not given");
     }
 
     #[test]

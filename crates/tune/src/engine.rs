@@ -46,6 +46,7 @@
 
 use crate::error::{fit_k, mean_error, samples};
 use crate::job::{JobError, TuneData, TuneJob, L2};
+use crate::lambda::Lambda;
 use crate::model::Model;
 use crate::run::RunOptions;
 use crate::select::{select_in_space, Selection, SelectionError};
@@ -166,7 +167,7 @@ pub fn tune_engine<E: Traceable>(
         })
         .collect();
     let held = held_flags(traced.len(), tune.validation_per_mille);
-    let Ok(split) = split_sets(&space, traced.as_slice(), &held, (&start, 1.0));
+    let Ok(split) = split_sets(&space, traced.as_slice(), &held, (&start, Lambda::RESULTS));
     let (train_set, validation_set) = (split.train, split.validation);
     if train_set.is_empty() {
         return Err(EngineTuneError::NoPositions);

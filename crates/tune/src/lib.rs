@@ -44,6 +44,7 @@ pub mod error;
 mod gradient;
 mod guard;
 mod job;
+mod lambda;
 mod linear;
 pub mod log;
 mod model;
@@ -63,6 +64,7 @@ pub use guard::{best_pull, L2Search, L2_GRID};
 pub use job::{
     run_from, JobError, JobEvent, TuneData, TuneJob, Tuned, DEFAULT_L2, DEFAULT_MIN_SUPPORT, L2,
 };
+pub use lambda::{Lambda, LambdaError, SCORED_LAMBDA};
 pub use linear::{LinearDataset, BLOCK};
 pub use model::{Jacobian, Model, Move, Values};
 pub use newton::{NewtonState, RowBuilder, RowSink, NEWTON_TOLERANCE};
@@ -77,8 +79,8 @@ pub use session::{
     SubjectError,
 };
 pub use stream::{
-    tune_streamed, StreamError, StreamEvent, StreamSettings, StreamState, Streamed,
-    STREAM_CHECKPOINT,
+    scored_positions, tune_streamed, StreamError, StreamEvent, StreamSettings, StreamState,
+    Streamed, STREAM_CHECKPOINT,
 };
 pub use texel_trace;
 pub use traces::{load_traces, target, TraceLoad, TraceSubject, TraceSubjectError};

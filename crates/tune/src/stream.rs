@@ -27,7 +27,7 @@ use crate::linear::LinearDataset;
 use crate::model::Model;
 use crate::traces::{held_flags, target};
 use std::sync::atomic::{AtomicBool, Ordering};
-use texel_trace::{BinaryTrace, TraceError};
+use texel_trace::{BinaryTrace, TraceError, TracedPosition};
 
 /// How a streamed tune runs.
 #[derive(Clone, Debug, PartialEq)]
@@ -237,6 +237,22 @@ pub fn tune_streamed(
         polish_rounds: state.polish.map_or(0, |p| p.1),
         tuned: stream.slots,
     })
+}
+
+/// How many positions of `trace` carry a score: one pass over the file, `chunk` positions
+/// at a time.
+///
+/// # Errors
+/// A position cannot be read.
+pub fn scored_positions(trace: &BinaryTrace, chunk: usize) -> Result<usize, TraceError> {
+    let (mut scratch, mut scored) = (TracedPosition::default(), 0);
+    for first in (0..trace.len()).step_by(chunk.max(1)) {
+        let chosen: Vec<usize> = (first..trace.len().min(first + chunk.max(1))).collect();
+        trace.for_each(&chosen, &mut scratch, |_, p| {
+            scored += usize::from(p.score.is_some())
+        })?;
+    }
+    Ok(scored)
 }
 
 /// One streamed tune's inputs.

@@ -2,6 +2,7 @@
 //! sets of an outside engine's linear evaluation.
 
 use crate::descent::Variable;
+use crate::lambda::Lambda;
 use crate::linear::LinearDataset;
 use crate::model::Model;
 use crate::select::{select_in_space, Selection, SelectionError};
@@ -31,6 +32,8 @@ pub struct TraceLoad {
     pub fingerprint: u64,
     /// Positions that carry a score (the engine's own win probability).
     pub scored: usize,
+    /// The share of the game result in each target, resolved for these positions.
+    pub lambda: f64,
 }
 
 /// Folds the header into a fingerprint.
@@ -85,16 +88,18 @@ pub fn target(p: &TracedPosition, lambda: f64) -> f32 {
 }
 
 /// Training and validation sets of a trace, a hash of each position in the source's order,
-/// and how many positions carry a score.
+/// how many positions carry a score, and the λ their targets were built with.
 pub(crate) struct Split {
     pub train: LinearDataset,
     pub validation: LinearDataset,
     pub hashes: Vec<u64>,
     pub scored: usize,
+    pub lambda: f64,
 }
 
 /// The training and validation datasets of the positions of `source` (held out where `held`
-/// says), each tuned toward its [`target`] with `lambda`, scored with `start`.
+/// says), each tuned toward its [`target`] with `lambda` resolved for them, scored with
+/// `start`.
 ///
 /// # Errors
 /// The first position of `source` that cannot be read.
@@ -102,7 +107,7 @@ pub(crate) fn split_sets<S: PositionSource + ?Sized>(
     space: &ParamSpace,
     source: &S,
     held: &[bool],
-    (start, lambda): (&[i32], f64),
+    (start, lambda): (&[i32], Lambda),
 ) -> Result<Split, S::Error> {
     let (mut train, mut validation) = (Vec::new(), Vec::new());
     for (i, &held) in held.iter().enumerate() {
@@ -111,8 +116,13 @@ pub(crate) fn split_sets<S: PositionSource + ?Sized>(
             false => train.push(i),
         }
     }
-    let label = |p: &TracedPosition| target(p, lambda);
-    let hashed = |held: bool| move |p: &TracedPosition| (position_hash(p, held), p.score.is_some());
+    // Labelled as if every position had a score; `Auto` on data where some lack one goes
+    // back to the results below.
+    let provisional = lambda.resolve(1, 1);
+    let label = |p: &TracedPosition| target(p, provisional);
+    let hashed = |held: bool| {
+        move |p: &TracedPosition| (position_hash(p, held), p.score.is_some(), p.result)
+    };
     let sets =
         LinearDataset::from_source(space, source, &train, label, hashed(false)).and_then(|t| {
             let v = LinearDataset::from_source(space, source, &validation, label, hashed(true));
@@ -129,6 +139,11 @@ pub(crate) fn split_sets<S: PositionSource + ?Sized>(
         .chain(&validation_hashes)
         .filter(|h| h.1)
         .count();
+    let lambda = lambda.resolve(scored, held.len());
+    if lambda != provisional {
+        train.set_targets(train_hashes.iter().map(|h| h.2).collect());
+        validation.set_targets(validation_hashes.iter().map(|h| h.2).collect());
+    }
     let (mut t, mut v) = (train_hashes.into_iter(), validation_hashes.into_iter());
     let hashes = held
         .iter()
@@ -140,6 +155,7 @@ pub(crate) fn split_sets<S: PositionSource + ?Sized>(
         validation,
         hashes,
         scored,
+        lambda,
     })
 }
 
@@ -151,8 +167,8 @@ fn first_fault<S: PositionSource + ?Sized>(source: &S) -> Option<S::Error> {
 
 /// Reads the trace at `path` (text or binary, told by its first bytes), holds out about
 /// `validation_per_mille` positions in 1,000 for validation (by a hash of each position's
-/// number, as `--epd` does), tunes each position toward its [`target`] with `lambda` (1: its
-/// game result), and scores both sets with the defaults of the header.
+/// number, as `--epd` does), tunes each position toward its [`target`] with `lambda`
+/// resolved for the file's positions, and scores both sets with the defaults of the header.
 ///
 /// # Errors
 /// The file cannot be read, or its header or a position is malformed: the error names the
@@ -160,7 +176,7 @@ fn first_fault<S: PositionSource + ?Sized>(source: &S) -> Option<S::Error> {
 pub fn load_traces(
     path: &Path,
     validation_per_mille: u32,
-    lambda: f64,
+    lambda: Lambda,
 ) -> Result<TraceLoad, TraceError> {
     if is_binary(path)? {
         let trace = BinaryTrace::read(path)?;
@@ -179,11 +195,12 @@ pub fn load_traces(
 fn load_from<S: PositionSource + ?Sized>(
     space: ParamSpace,
     source: &S,
-    (validation_per_mille, lambda): (u32, f64),
+    (validation_per_mille, lambda): (u32, Lambda),
 ) -> Result<TraceLoad, S::Error> {
     let held = held_flags(source.len(), validation_per_mille);
     let split = split_sets(&space, source, &held, (&space.defaults(), lambda))?;
     let mut start = fold_space(Fingerprint::new(), &space);
+    let lambda = split.lambda;
     if lambda < 1.0 {
         // Other targets are other data: a checkpoint or verdict of the results alone (or of
         // another λ) is not taken for these.
@@ -196,6 +213,7 @@ fn load_from<S: PositionSource + ?Sized>(
         validation: split.validation,
         fingerprint,
         scored: split.scored,
+        lambda,
     })
 }
 
@@ -215,8 +233,8 @@ pub struct TraceSubject {
     /// Positions in 1,000 held out for validation.
     pub validation_per_mille: u32,
     /// How much of each target is the game result, the rest the position's own score
-    /// ([`target`]; 1: the result alone).
-    pub lambda: f64,
+    /// ([`target`]).
+    pub lambda: Lambda,
 }
 
 /// Why a trace cannot be a tune's subject.
@@ -266,7 +284,7 @@ impl TraceSubject {
             given,
             vars,
             validation_per_mille,
-            lambda: 1.0,
+            lambda: Lambda::default(),
         })
     }
 }
@@ -285,15 +303,14 @@ impl Subject for TraceSubject {
         _reading: &(dyn Fn(u64) + Sync),
     ) -> Result<Positions<LinearDataset>, SubjectError> {
         let began = Instant::now();
-        let lambda = self.lambda;
-        let mut load = load_traces(&self.path, self.validation_per_mille, lambda)?;
+        let mut load = load_traces(&self.path, self.validation_per_mille, self.lambda)?;
         let secs = began.elapsed().as_secs_f64();
         load.train.rescore(start);
         load.validation.rescore(start);
         if load.train.is_empty() {
             return Err(TraceSubjectError::Empty(self.path.clone()).into());
         }
-        if lambda < 1.0 && load.scored == 0 {
+        if load.lambda < 1.0 && load.scored == 0 {
             return Err(TraceSubjectError::NoScores(self.path.clone()).into());
         }
         let mut about = format!(
@@ -305,14 +322,9 @@ impl Subject for TraceSubject {
             load.train.len(),
             load.validation.len()
         );
-        if lambda < 1.0 {
-            let n = load.train.len() + load.validation.len();
-            about += &format!(
-                "\ntargets: {lambda} × result + {} × score for the {} of {n} positions with a \
-                 score, the result for the rest",
-                1.0 - lambda,
-                load.scored
-            );
+        let n = load.train.len() + load.validation.len();
+        if let Some(targets) = self.lambda.describe(load.scored, n) {
+            about += &format!("\n{targets}");
         }
         Ok(Positions {
             train: load.train,

@@ -200,13 +200,13 @@ fn write_both(dir: &std::path::Path, positions: &[TracedPosition]) -> [std::path
 
 #[test]
 fn a_binary_trace_decoded_straight_into_blocks_loads_as_its_text_form() {
-    use texel_tune::load_traces;
+    use texel_tune::{load_traces, Lambda};
     let positions = positions(20_000, 5);
     let dir = tempfile::tempdir().unwrap();
     let [binary, text] = write_both(dir.path(), &positions);
     let defaults = space().defaults();
     // Nothing held out: the training set is every position, in order, scored as defined.
-    let all = load_traces(&binary, 0, 1.0).unwrap();
+    let all = load_traces(&binary, 0, Lambda::RESULTS).unwrap();
     assert_eq!(all.train.len(), positions.len());
     for (i, p) in positions.iter().enumerate() {
         let want = p.eval(&space(), &defaults);
@@ -216,7 +216,7 @@ fn a_binary_trace_decoded_straight_into_blocks_loads_as_its_text_form() {
         );
     }
     // Held out: both forms give the same split, evaluations and fingerprint.
-    let [b, t] = [&binary, &text].map(|path| load_traces(path, 100, 1.0).unwrap());
+    let [b, t] = [&binary, &text].map(|path| load_traces(path, 100, Lambda::RESULTS).unwrap());
     assert_eq!(b.fingerprint, t.fingerprint);
     assert_ne!(
         b.fingerprint, all.fingerprint,
@@ -250,7 +250,7 @@ fn a_binary_trace_names_its_first_broken_position() {
     }
     std::fs::write(&binary, &bytes).unwrap();
     for per_mille in [0, 100] {
-        let err = texel_tune::load_traces(&binary, per_mille, 1.0)
+        let err = texel_tune::load_traces(&binary, per_mille, texel_tune::Lambda::RESULTS)
             .unwrap_err()
             .to_string();
         let want = format!(": position {}: result: 2 is outside 0 to 1", first + 1);

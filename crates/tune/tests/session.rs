@@ -41,9 +41,12 @@ fn write_pawn_trace(path: &Path, same: bool) {
 }
 
 /// The session tuning the trace at `trace` into `out` at K 1 by coordinate descent,
-/// recording `settings`.
+/// recording `settings`, toward the positions' results alone.
 fn session(trace: &Path, out: PathBuf, settings: Settings) -> Session<TraceSubject> {
-    let subject = TraceSubject::open(trace, None, &Selection::default(), 0).unwrap();
+    let subject = TraceSubject {
+        lambda: texel_tune::Lambda::RESULTS,
+        ..TraceSubject::open(trace, None, &Selection::default(), 0).unwrap()
+    };
     Session {
         k: Some(1.0),
         min_support: 0,
@@ -158,20 +161,40 @@ fn positions_of_one_result_are_refused_before_tuning() {
 
 #[test]
 fn a_lambda_below_one_mixes_the_score_into_each_target() {
-    use texel_tune::{load_traces, Model};
+    use texel_tune::{load_traces, Lambda, Model};
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("t.jsonl");
     write_pawn_trace(&trace, true);
     // Every result a draw (0.5), every score 0.6: by hand, 0.25 · 0.5 + 0.75 · 0.6 = 0.575.
-    let mixed = load_traces(&trace, 0, 0.25).unwrap();
-    assert_eq!(mixed.scored, 81);
+    let mixed = load_traces(&trace, 0, Lambda::Given(0.25)).unwrap();
+    assert_eq!((mixed.scored, mixed.lambda), (81, 0.25));
     for i in 0..mixed.train.len() {
         assert!((mixed.train.target(i) - 0.575).abs() < 1e-6);
     }
-    let results = load_traces(&trace, 0, 1.0).unwrap();
+    let results = load_traces(&trace, 0, Lambda::RESULTS).unwrap();
     assert!((0..results.train.len()).all(|i| results.train.target(i) == 0.5));
     assert_ne!(
         mixed.fingerprint, results.fingerprint,
         "other targets, other data"
     );
+    // Auto: every position carries a score, so 0.25 (the same targets and data).
+    let auto = load_traces(&trace, 0, Lambda::Auto).unwrap();
+    assert_eq!(auto.lambda, texel_tune::SCORED_LAMBDA);
+    assert_eq!(auto.fingerprint, mixed.fingerprint);
+    assert!((0..auto.train.len()).all(|i| (auto.train.target(i) - 0.575).abs() < 1e-6));
+    // One position without a score: auto tunes on the results alone.
+    let (space, mut positions) = texel_tune::texel_trace::read_trace(&trace).unwrap();
+    positions[7].score = None;
+    let partial = dir.path().join("partial.jsonl");
+    write_trace(
+        &mut std::fs::File::create(&partial).unwrap(),
+        &space,
+        &positions,
+    )
+    .unwrap();
+    let auto = load_traces(&partial, 0, Lambda::Auto).unwrap();
+    assert_eq!((auto.scored, auto.lambda), (80, 1.0));
+    assert!((0..auto.train.len()).all(|i| auto.train.target(i) == 0.5));
+    let given = load_traces(&partial, 0, Lambda::RESULTS).unwrap();
+    assert_eq!(auto.fingerprint, given.fingerprint);
 }

@@ -347,6 +347,12 @@ impl LinearDataset {
         Ok((set, extras))
     }
 
+    /// Gives every position a new target (`targets`, one a position, in order).
+    pub(crate) fn set_targets(&mut self, targets: Vec<f32>) {
+        assert_eq!(targets.len(), self.targets.len(), "one target a position");
+        self.targets = targets;
+    }
+
     /// Bytes held in memory.
     pub fn memory_bytes(&self) -> usize {
         4 * (self.targets.capacity() + self.offsets.capacity())

@@ -1,0 +1,171 @@
+//! How much of each tuning target is the game result: `λ · result + (1 − λ) · p`, where `p`
+//! is the win probability of the position's own search score in its game. By default λ
+//! follows the data: [`SCORED_LAMBDA`] when every position carries its engine's score, the
+//! result alone otherwise.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+use std::str::FromStr;
+
+/// λ when every position carries its engine's score and none was given: the share that
+/// played best where it was measured (the shipped Stockfish games re-imported with their
+/// scores, +27.2 Elo over results alone; texel's own loop, +35.2 over the `train.epd` tune;
+/// sunfish's own games, +22.6 in a probe: `reports/lambda/`, `reports/loop-lambda/`,
+/// `reports/sunfish-loop/`).
+pub const SCORED_LAMBDA: f64 = 0.25;
+
+/// The share of the game result in each target.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub enum Lambda {
+    /// [`SCORED_LAMBDA`] when every position carries a score, 1 (results alone) otherwise.
+    #[default]
+    Auto,
+    /// This share, 0 to 1, whatever the data carries.
+    Given(f64),
+}
+
+/// `--lambda` is neither `auto` nor a share from 0 to 1.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("--lambda is the share of the game result in each target, 0 to 1, or auto, not {0}")]
+pub struct LambdaError(pub String);
+
+impl Lambda {
+    /// Results alone.
+    pub const RESULTS: Lambda = Lambda::Given(1.0);
+
+    /// The share for data of `positions` positions of which `scored` carry a score.
+    pub fn resolve(self, scored: usize, positions: usize) -> f64 {
+        match self {
+            Lambda::Given(lambda) => lambda,
+            Lambda::Auto if positions > 0 && scored == positions => SCORED_LAMBDA,
+            Lambda::Auto => 1.0,
+        }
+    }
+
+    /// What the targets of that data are, in a line for the user; `None` for results
+    /// alone on data without a score (nothing to say).
+    pub fn describe(self, scored: usize, positions: usize) -> Option<String> {
+        let lambda = self.resolve(scored, positions);
+        let why = match self {
+            Lambda::Auto if lambda < 1.0 => {
+                " (λ auto: every position carries its engine's score; --lambda 1 for results \
+                 alone)"
+                    .to_string()
+            }
+            Lambda::Auto if scored > 0 => {
+                return Some(format!(
+                    "targets: results alone (λ auto: {scored} of {positions} positions carry \
+                     a score, not every one; --lambda {SCORED_LAMBDA} mixes them in)"
+                ))
+            }
+            _ if lambda < 1.0 => String::new(),
+            _ => return None,
+        };
+        Some(format!(
+            "targets: {lambda} × result + {} × score for the {scored} of {positions} \
+             positions with a score, the result for the rest{why}",
+            1.0 - lambda
+        ))
+    }
+}
+
+impl fmt::Display for Lambda {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Lambda::Auto => f.write_str("auto"),
+            Lambda::Given(lambda) => write!(f, "{lambda}"),
+        }
+    }
+}
+
+impl FromStr for Lambda {
+    type Err = LambdaError;
+
+    fn from_str(text: &str) -> Result<Lambda, LambdaError> {
+        if text == "auto" {
+            return Ok(Lambda::Auto);
+        }
+        match text.parse::<f64>() {
+            Ok(lambda) if (0.0..=1.0).contains(&lambda) => Ok(Lambda::Given(lambda)),
+            _ => Err(LambdaError(text.to_string())),
+        }
+    }
+}
+
+impl Serialize for Lambda {
+    /// `"auto"`, or the share as a number (as settings records wrote it before `auto`).
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Lambda::Auto => serializer.serialize_str("auto"),
+            Lambda::Given(lambda) => serializer.serialize_f64(*lambda),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Lambda {
+    /// `"auto"`, a number, or a number written as text.
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Lambda, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Written {
+            Share(f64),
+            Text(String),
+        }
+        let text = match Written::deserialize(deserializer)? {
+            Written::Share(lambda) => lambda.to_string(),
+            Written::Text(text) => text,
+        };
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_blends_only_data_where_every_position_has_a_score() {
+        assert_eq!(Lambda::Auto.resolve(10, 10), SCORED_LAMBDA);
+        assert_eq!(Lambda::Auto.resolve(9, 10), 1.0);
+        assert_eq!(Lambda::Auto.resolve(0, 0), 1.0);
+        assert_eq!(Lambda::Given(0.5).resolve(0, 10), 0.5);
+        assert_eq!(Lambda::Auto.describe(0, 10), None);
+        assert_eq!(Lambda::RESULTS.describe(10, 10), None);
+        let all = Lambda::Auto.describe(10, 10).unwrap();
+        assert!(
+            all.starts_with("targets: 0.25 × result + 0.75 × score"),
+            "{all}"
+        );
+        assert!(all.contains("λ auto"), "{all}");
+        let some = Lambda::Auto.describe(3, 10).unwrap();
+        assert!(
+            some.contains("results alone") && some.contains("3 of 10"),
+            "{some}"
+        );
+        let given = Lambda::Given(0.5).describe(3, 10).unwrap();
+        assert!(given.starts_with("targets: 0.5 × result"), "{given}");
+    }
+
+    #[test]
+    fn lambda_reads_and_writes_as_the_flag_is_typed() {
+        assert_eq!("auto".parse(), Ok(Lambda::Auto));
+        assert_eq!("0.25".parse(), Ok(Lambda::Given(0.25)));
+        assert!("1.5"
+            .parse::<Lambda>()
+            .unwrap_err()
+            .to_string()
+            .contains("0 to 1"));
+        assert!("half".parse::<Lambda>().is_err());
+        for lambda in [Lambda::Auto, Lambda::Given(0.25), Lambda::RESULTS] {
+            let json = serde_json::to_string(&lambda).unwrap();
+            assert_eq!(serde_json::from_str::<Lambda>(&json).unwrap(), lambda);
+            assert_eq!(lambda.to_string().parse(), Ok(lambda));
+        }
+        assert_eq!(serde_json::to_string(&Lambda::Given(0.25)).unwrap(), "0.25");
+        assert_eq!(
+            serde_json::from_str::<Lambda>("\"0.5\"").unwrap(),
+            Lambda::Given(0.5)
+        );
+        assert!(serde_json::from_str::<Lambda>("2").is_err());
+    }
+}
