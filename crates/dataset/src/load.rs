@@ -66,7 +66,7 @@ pub struct LoadReport {
     /// With a blend: the positions whose targets mix in their engine's score, and the K
     /// that turned the scores into win probabilities.
     pub blended: Option<(usize, f64)>,
-    /// What the targets are, when there is something to say (see [`Lambda::describe`]).
+    /// What the targets are, when there is something to say (see [`texel_tune::Lambda::describe`]).
     pub targets: Option<String>,
 }
 
