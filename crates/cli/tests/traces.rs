@@ -442,7 +442,18 @@ fn an_interrupted_trace_tune_resumes_to_the_same_values() {
     assert_eq!(code, Some(130), "{text}");
     let ckpt = dir.path().join("stopped.json.ckpt");
     assert!(ckpt.exists() && !out.exists());
-    let resumed = stdout_of(&mut tune(&out, &["--resume", ckpt.to_str().unwrap()]).into());
+    // As a texel before `--lambda auto` wrote it (no --lambda: results alone), the
+    // checkpoint resumes with --lambda 1 and is refused, saying so, without.
+    let mut old: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&ckpt).unwrap()).unwrap();
+    let fixed = old["settings"]["fixed"].as_object_mut().unwrap();
+    assert_eq!(fixed.remove("--lambda"), Some("auto".into()));
+    std::fs::write(&ckpt, old.to_string()).unwrap();
+    let resume = ["--resume", ckpt.to_str().unwrap()];
+    let refused = fails(&mut tune(&out, &resume).into());
+    assert!(refused.contains("give --lambda 1"), "{refused}");
+    let resume = [resume[0], resume[1], "--lambda", "1"];
+    let resumed = stdout_of(&mut tune(&out, &resume).into());
     assert!(resumed.contains("resuming after "), "{resumed}");
     assert_eq!(values_of_file(&out), values_of_file(&straight));
 }
