@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use texel_tune::texel_trace::{is_binary, BinaryTrace};
 use texel_tune::{
     scored_positions, select_in_space, tune_streamed, Lambda, StreamError, StreamEvent,
-    StreamSettings, StreamState, Streamed, L2,
+    StreamSettings, StreamState, Streamed, TraceSubjectError, L2,
 };
 
 /// Options of the in-memory run a streamed run does not have.
@@ -51,7 +51,7 @@ pub(crate) fn run_streamed(args: &TuneArgs, path: &Path, planned: &Planned) -> R
         .iter()
         .map(|v| v.slot)
         .collect();
-    let settings = stream_settings(args, lambda_of(args, &trace)?);
+    let settings = stream_settings(args, lambda_of(args, path, &trace)?);
     println!(
         "{}: {} positions, {} values, streamed {} at a time",
         path.display(),
@@ -100,7 +100,7 @@ pub(crate) fn run_streamed(args: &TuneArgs, path: &Path, planned: &Planned) -> R
 
 /// The λ of `args` resolved for `trace` (a pass counts its scores unless the targets are
 /// results alone), and printed.
-fn lambda_of(args: &TuneArgs, trace: &BinaryTrace) -> Result<f64> {
+fn lambda_of(args: &TuneArgs, path: &Path, trace: &BinaryTrace) -> Result<f64> {
     let lambda = args.data.lambda;
     if lambda == Lambda::RESULTS {
         return Ok(1.0);
@@ -110,11 +110,9 @@ fn lambda_of(args: &TuneArgs, trace: &BinaryTrace) -> Result<f64> {
         println!("{targets}");
     }
     let resolved = lambda.resolve(scored, trace.len());
-    anyhow::ensure!(
-        resolved == 1.0 || scored > 0,
-        "no position carries a score, so a target of λ · result + (1 − λ) · score has nothing \
-         to mix in (write each position's \"score\", the engine's own win probability)"
-    );
+    if resolved < 1.0 && scored == 0 {
+        return Err(TraceSubjectError::NoScores(path.to_path_buf()).into());
+    }
     Ok(resolved)
 }
 
