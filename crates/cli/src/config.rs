@@ -139,7 +139,8 @@ pub struct TuneArgs {
     pub no_constraints: bool,
     /// With a binary --traces: keep nothing per position in memory, read the positions from
     /// the file in every pass (chunks of --chunk positions), for traces whose tuner form does
-    /// not fit in memory. Newton, then the polish; no checkpoint, log or report.
+    /// not fit in memory. Newton, then the polish; a checkpoint beside --out as in memory
+    /// (--resume goes on), no log or report.
     #[arg(long)]
     pub stream: bool,
     /// --stream: positions decoded into memory at a time.

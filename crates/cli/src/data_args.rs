@@ -180,10 +180,35 @@ pub fn load_subject<S: Subject>(
     pb.finish_and_clear();
     let loaded = loaded.map_err(|e| explain(e, subject.bytes() > 0))?;
     say!("{}", loaded.about);
-    if loaded.fitted_k {
-        say!("fitted K = {:.4}", loaded.data.k);
+    if let Some(chosen) = loaded.chosen_k {
+        say!("{}", k_words(chosen));
     }
     Ok(loaded.data)
+}
+
+/// How K was chosen, in words, with the flag that chooses it instead where it was a
+/// convention.
+pub fn k_words(chosen: texel_tune::error::KChoice) -> String {
+    match chosen {
+        texel_tune::error::KChoice::Fitted(_) => chosen.describe(),
+        texel_tune::error::KChoice::Conventional(_) => {
+            format!("{}; --k chooses another", chosen.describe())
+        }
+    }
+}
+
+/// What to give when K cannot be fitted (`epd`: the positions are labelled EPD, whose
+/// labels `--stm-labels` reads from the side to move's view).
+pub fn k_hint(unfit: &texel_tune::error::UnfitK, epd: bool) -> &'static str {
+    match unfit {
+        texel_tune::error::UnfitK::Unrelated { .. } if epd => {
+            " with --k; labels from the side to move's view: --stm-labels"
+        }
+        _ => {
+            " with --k (texel's sigmoid is base 10: a base-e K such as texel-tuner's 2.7 is \
+             --k 1.1726, i.e. 2.7 / ln 10)"
+        }
+    }
 }
 
 /// A session's error with what the user can do about it, in the CLI's flags (`epd`: the
@@ -193,10 +218,7 @@ pub fn explain(e: SessionError, epd: bool) -> anyhow::Error {
         SessionError::OneResult { .. } if epd => {
             " (labels from one side's view? --stm-labels reads them as the side to move's)"
         }
-        SessionError::K(_) => {
-            " with --k (texel's sigmoid is base 10: a base-e K such as texel-tuner's 2.7 is \
-             --k 1.1726, i.e. 2.7 / ln 10)"
-        }
+        SessionError::K(unfit) => k_hint(unfit, epd),
         _ => return crate::outputs::explain(e),
     };
     anyhow::anyhow!("{e}{hint}")

@@ -73,7 +73,10 @@ enum Command {
     Export(params_cmd::ExportArgs),
     /// Measure speed: search nodes/s (default), evaluations and traces/s, tuner throughput.
     Bench(bench::BenchArgs),
-    /// Tune parameters on labelled positions (coordinate descent on squared W/D/L error).
+    /// Tune parameters on labelled positions (squared W/D/L error; Newton, then an integer polish).
+    ///
+    /// The default method, `newton`, takes Newton iterations in real values and polishes the
+    /// rounded values by coordinate descent; `--method` picks coordinate descent or Adam.
     Tune(Box<config::TuneArgs>),
     /// Show K and the error of a parameter set on labelled positions.
     Error(error_cmd::ErrorArgs),

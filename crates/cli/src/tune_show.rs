@@ -64,11 +64,11 @@ impl<'a, V: Values> TuneShow<'a, V> {
                 say!("--fresh: emptied the earlier log {}", path.display())
             }
             SessionEvent::Resuming(notes) => notes.iter().for_each(|n| say!("resume: {n}")),
-            SessionEvent::Loaded { about, fitted_k } => {
+            SessionEvent::Loaded { about, chosen_k } => {
                 self.reading.finish_and_clear();
                 say!("{about}");
-                if let Some(k) = fitted_k {
-                    say!("fitted K = {k:.4}");
+                if let Some(chosen) = chosen_k {
+                    say!("{}", crate::data_args::k_words(chosen));
                 }
             }
             SessionEvent::Start {

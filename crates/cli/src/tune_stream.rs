@@ -83,6 +83,10 @@ pub(crate) fn run_streamed(args: &TuneArgs, path: &Path, planned: &Planned) -> R
             );
             return Ok(ExitCode::from(130));
         }
+        Err(StreamError::K(unfit)) => {
+            let hint = crate::data_args::k_hint(&unfit, false);
+            anyhow::bail!("streamed tune of {}: {unfit}{hint}", path.display())
+        }
         run => run.with_context(|| format!("streamed tune of {}", path.display()))?,
     };
     show_end(&ended);
@@ -176,7 +180,7 @@ fn save(checkpoint: &Path, state: &StreamState) -> Result<()> {
 fn show(event: StreamEvent) {
     match event {
         StreamEvent::Checkpoint(_) => {}
-        StreamEvent::Fitted { k } => println!("K fitted: {k:.4}"),
+        StreamEvent::Fitted(chosen) => println!("{}", crate::data_args::k_words(chosen)),
         StreamEvent::Iteration {
             number,
             error,

@@ -363,3 +363,48 @@ fn a_parameter_file_naming_nothing_is_noted_not_silently_taken() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("names no parameter"), "{err}");
 }
+
+#[test]
+fn side_to_move_labels_read_as_whites_are_refused_naming_the_flag() {
+    let tmp = tempfile::tempdir().unwrap();
+    let white = sample(tmp.path(), "white.epd", 3000);
+    // The same positions labelled from the side to move's view, as some shared sets are.
+    let stm: String = std::fs::read_to_string(&white)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let (body, label) = line.rsplit_once(' ').unwrap();
+            let result: f64 = label.trim_matches(['[', ']']).parse().unwrap();
+            let black = body.split(' ').nth(1) == Some("b");
+            format!("{body} [{}]\n", if black { 1.0 - result } else { result })
+        })
+        .collect();
+    let path = tmp.path().join("stm.epd");
+    std::fs::write(&path, stm).unwrap();
+    let out = tmp.path().join("t.json");
+    let err = fails(
+        texel()
+            .args(["tune", "--passes", "1", "--epd"])
+            .arg(&path)
+            .arg("--out")
+            .arg(&out),
+    );
+    assert!(
+        err.contains("the results do not follow the evaluations")
+            && err.contains("--stm-labels")
+            && err.contains("--k"),
+        "{err}"
+    );
+    assert!(!out.exists());
+    let read =
+        |labels: &[&str], epd: &Path| ok(texel().args(["error", "--epd"]).arg(epd).args(labels));
+    // With the flag the positions are those of the white-labelled file, to the digit.
+    let fitted = |printed: String| {
+        let line = printed.lines().find(|l| l.starts_with("fitted K")).unwrap();
+        line.to_string()
+    };
+    assert_eq!(
+        fitted(read(&["--stm-labels"], &path)),
+        fitted(read(&[], &white))
+    );
+}

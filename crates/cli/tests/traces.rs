@@ -607,7 +607,7 @@ fn a_candidate_in_no_group_is_judged_alone() {
 }
 
 #[test]
-fn a_base_e_k_is_read_as_k_over_ln_10_and_a_zero_start_is_not_fitted() {
+fn a_base_e_k_is_read_as_k_over_ln_10() {
     let dir = tempfile::tempdir().unwrap();
     let trace = write_trace(dir.path(), 3000, None);
     let tune = |out: &str, k: &[&str]| {
@@ -629,22 +629,48 @@ fn a_base_e_k_is_read_as_k_over_ln_10_and_a_zero_start_is_not_fitted() {
     let (base_10, ten_values) = tune("ten.json", &["--k", "1"]);
     assert!(base_e.contains("start: K 1.0000"), "{base_e}");
     assert_eq!(e_values, ten_values, "{base_e}\n{base_10}");
+}
 
+#[test]
+fn a_zero_start_tunes_at_the_conventional_k_in_memory_and_streamed() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = write_trace(dir.path(), 3000, None);
+    let binary = dir.path().join("engine.bin");
+    texel()
+        .args(["traces", "convert", "--input"])
+        .arg(&text)
+        .arg("--out")
+        .arg(&binary)
+        .assert()
+        .success();
     let zero = dir.path().join("zero.json");
     std::fs::write(&zero, r#"{"PIECE": [[0, 0], [0, 0], [0, 0]], "BONUS": 0}"#).unwrap();
-    let err = fails(
-        texel()
-            .args(["tune", "--traces"])
-            .arg(&trace)
-            .arg("--params")
-            .arg(&zero)
-            .arg("--out")
-            .arg(dir.path().join("never.json")),
-    );
-    assert!(
-        err.contains("K cannot be fitted") && err.contains("--k 1.1726"),
-        "{err}"
-    );
+    let tune = |out: &str, extra: &[&str]| {
+        stdout_of(
+            texel()
+                .args(["tune", "--traces"])
+                .arg(&binary)
+                .arg("--params")
+                .arg(&zero)
+                .args(extra)
+                .arg("--out")
+                .arg(dir.path().join(out)),
+        )
+    };
+    // Tuned at a K given by hand, the values are only rescaled: the error ends the same.
+    let given = error_on(&tune("given.json", &["--k", "1.3"]), "end:");
+    for extra in [&[][..], &["--stream"]] {
+        let printed = tune("conventional.json", extra);
+        assert!(
+            printed.contains("K = 1 by convention") && printed.contains("--k chooses another"),
+            "{extra:?}: {printed}"
+        );
+        let error = error_on(&printed, "end:");
+        assert!(
+            (error - given).abs() <= 1e-3 * given,
+            "{extra:?}: {error} against {given} at the given K"
+        );
+    }
 }
 
 #[test]

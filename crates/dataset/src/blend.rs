@@ -7,7 +7,7 @@ use crate::dataset::Dataset;
 use crate::load::{LoadError, LoadReport};
 use texel_data::Label;
 use texel_files::Fingerprint;
-use texel_tune::error::{fit_k_checked, real_sigmoid};
+use texel_tune::error::{choose_k, real_sigmoid};
 use texel_tune::Lambda;
 
 /// How targets mix in the engines' scores.
@@ -104,7 +104,7 @@ impl Scores {
         }
         let k = match k {
             Some(k) => k,
-            None => fit_k_checked(&score_samples(train, &self.sets[0]))?,
+            None => choose_k(&score_samples(train, &self.sets[0]))?.k(),
         };
         train.blend_labels(&self.sets[0], lambda, k);
         validation.blend_labels(&self.sets[1], lambda, k);

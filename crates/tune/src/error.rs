@@ -119,27 +119,87 @@ pub fn fit_k(samples: &[(i32, f64)]) -> f64 {
     best
 }
 
-/// Below this mean distance from zero (centipawns) the evaluations carry no scale to fit `K`
-/// to: an all-zero start, or one that only holds a tempo bonus.
-pub const MIN_MEAN_EVAL: f64 = 10.0;
+/// The K a tune uses when the starting values evaluate (about) nothing, so that no K can be
+/// fitted to them: at K 1 an evaluation of 400 centipawns expects 10:1 (σ = 10/11), the
+/// Texel method's base-10 convention, and the tuned values come out in centipawns.
+pub const CONVENTIONAL_K: f64 = 1.0;
+
+/// Under this mean distance from zero (centipawns) the starting values evaluate about
+/// nothing: an all-zero start, perhaps with a tempo bonus or a rounding offset.
+pub const MIN_MEAN_EVAL: f64 = 50.0;
+
+/// The fitted K must lower the error at least this share below its value at K = 0 (every
+/// position expected to score ½); under it the error curve over K is flat and the fit
+/// only finds noise.
+pub const MIN_K_GAIN: f64 = 0.02;
 
 /// Below this `K` the fit says the evaluations are far larger than the results follow:
 /// the sigmoid has to shrink them about fifty times and more to match the results.
 pub const MIN_FITTED_K: f64 = 0.02;
 
+/// From here on the fit sits at the top of its search range: the results follow the
+/// evaluations more steeply than any centipawn scale would.
+pub const MAX_FITTED_K: f64 = 3.0;
+
 /// From this mean distance from zero (centipawns: ten pawns on average) evaluations that
 /// fit a `K` under [`MIN_FITTED_K`] are saturated, not merely unlike their labels.
 pub const SATURATED_MEAN_EVAL: f64 = 1000.0;
 
+/// How the K of a tune was chosen when none was given.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum KChoice {
+    /// Fitted to the evaluations under the starting values.
+    Fitted(f64),
+    /// [`CONVENTIONAL_K`]: the starting values evaluate about nothing (their mean distance
+    /// from zero, centipawns), so no K can be fitted to them.
+    Conventional(f64),
+}
+
+impl KChoice {
+    /// The K chosen.
+    pub fn k(self) -> f64 {
+        match self {
+            KChoice::Fitted(k) => k,
+            KChoice::Conventional(_) => CONVENTIONAL_K,
+        }
+    }
+
+    /// How K was chosen, in words (without `--k`: the caller names its own way to give K).
+    pub fn describe(self) -> String {
+        match self {
+            KChoice::Fitted(k) => format!("fitted K = {k:.4}"),
+            KChoice::Conventional(mean) => format!(
+                "K = {CONVENTIONAL_K} by convention: the starting values evaluate about nothing \
+                 (the evaluations average {mean:.1} centipawns from zero), so K cannot be \
+                 fitted to them; at K {CONVENTIONAL_K} the tuned values come out in centipawns \
+                 (400 centipawns ahead expects 10:1)"
+            ),
+        }
+    }
+}
+
 /// Why `K` cannot be fitted to the evaluations under the starting values.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum UnfitK {
-    /// The evaluations are about zero everywhere: their mean distance from zero.
+    /// The results do not follow the evaluations: the fitted `K`, the share of the error
+    /// it removes, and the evaluations' mean distance from zero.
     #[error(
-        "the evaluations under the starting values average {0:.1} centipawns from zero \
-         (under {MIN_MEAN_EVAL}): K cannot be fitted to them, it would scale nothing; give K"
+        "the results do not follow the evaluations under the starting values (averaging \
+         {mean:.0} centipawns from zero): the best K, {k:.4}, lowers the error by {:.1} % \
+         from evaluating nothing (K fits at the bottom of its range or the error over K is \
+         flat). Likely causes: labels from the side to move's view read as White's, or the \
+         other way round; scores or other numbers in place of game results. Give K to tune \
+         anyway",
+        100.0 * gain.max(0.0)
     )]
-    Flat(f64),
+    Unrelated {
+        /// The fitted `K`.
+        k: f64,
+        /// `1 − error(K) / error(0)`.
+        gain: f64,
+        /// The evaluations' mean distance from zero.
+        mean: f64,
+    },
     /// The evaluations are saturated: the fitted `K` and their mean distance from zero.
     #[error(
         "K fits at {k:.4} (under {MIN_FITTED_K}): the evaluations under the starting values \
@@ -152,24 +212,49 @@ pub enum UnfitK {
         /// The evaluations' mean distance from zero.
         mean: f64,
     },
+    /// The fit ends at the top of its range: the fitted `K`.
+    #[error(
+        "K fits at {0:.4}, the top of its range: the results follow the evaluations under \
+         the starting values more steeply than centipawns do. Likely causes: evaluations in \
+         a unit larger than a centipawn; labels that are scores, not game results. Give K to \
+         tune anyway"
+    )]
+    AtTop(f64),
 }
 
-/// [`fit_k`], refused where the evaluations are about zero everywhere (their mean distance
-/// from zero under [`MIN_MEAN_EVAL`]: the fit would end at the bottom of its range and the
-/// tune shrink every value toward nothing), or saturated: averaging [`SATURATED_MEAN_EVAL`]
-/// or more from zero with a fit under [`MIN_FITTED_K`].
+/// The K to tune with when none is given: [`fit_k`]'s, unless the fit cannot be trusted.
+/// A start that evaluates about nothing (mean distance from zero under [`MIN_MEAN_EVAL`])
+/// whose fit is flat or at a bound of its range takes [`CONVENTIONAL_K`]; any other start
+/// whose fit is flat (gain under [`MIN_K_GAIN`]) or at a bound is refused.
 ///
 /// # Errors
 /// [`UnfitK`], with what was measured.
-pub fn fit_k_checked(samples: &[(i32, f64)]) -> Result<f64, UnfitK> {
+pub fn choose_k(samples: &[(i32, f64)]) -> Result<KChoice, UnfitK> {
     let n = samples.len().max(1) as f64;
     let mean = chunked_sum(samples.len(), |i| f64::from(samples[i].0.unsigned_abs())) / n;
-    if mean < MIN_MEAN_EVAL {
-        return Err(UnfitK::Flat(mean));
-    }
-    match fit_k(samples) {
-        k if k < MIN_FITTED_K && mean >= SATURATED_MEAN_EVAL => Err(UnfitK::Saturated { k, mean }),
-        k => Ok(k),
+    let k = fit_k(samples);
+    let error = |k: f64| {
+        chunked_sum(samples.len(), |i| {
+            squared_error(k, samples[i].0, samples[i].1)
+        })
+    };
+    let at_zero = error(0.0);
+    let gain = if at_zero > 0.0 {
+        1.0 - error(k) / at_zero
+    } else {
+        0.0
+    };
+    let untrusted = gain < MIN_K_GAIN || !(MIN_FITTED_K..MAX_FITTED_K).contains(&k);
+    if !untrusted {
+        Ok(KChoice::Fitted(k))
+    } else if mean < MIN_MEAN_EVAL {
+        Ok(KChoice::Conventional(mean))
+    } else if k < MIN_FITTED_K && mean >= SATURATED_MEAN_EVAL {
+        Err(UnfitK::Saturated { k, mean })
+    } else if k >= MAX_FITTED_K {
+        Err(UnfitK::AtTop(k))
+    } else {
+        Err(UnfitK::Unrelated { k, gain, mean })
     }
 }
 
@@ -226,28 +311,51 @@ mod tests {
     }
 
     #[test]
-    fn evaluations_about_zero_refuse_a_fit_of_k() {
-        let tempo: Vec<(i32, f64)> = (0..100).map(|i| (8 - i % 17, 0.5)).collect();
-        assert!(matches!(fit_k_checked(&tempo), Err(UnfitK::Flat(m)) if m < 10.0));
+    fn a_start_that_evaluates_nothing_takes_the_conventional_k() {
+        // A tempo bonus alone, results unrelated to it: the curve over K is flat.
+        let tempo: Vec<(i32, f64)> = (0..100)
+            .map(|i| (8 - i % 17, f64::from(i % 3) / 2.0))
+            .collect();
+        let choice = choose_k(&tempo).unwrap();
+        assert!(matches!(choice, KChoice::Conventional(m) if m < MIN_MEAN_EVAL));
+        assert_eq!(choice.k(), CONVENTIONAL_K);
+        assert!(choice.describe().contains("by convention"));
         let real: Vec<(i32, f64)> = (-600..=600).map(|q| (q, sigmoid(1.2, q))).collect();
-        assert!((fit_k_checked(&real).unwrap() - 1.2).abs() < 2e-4);
+        assert!((choose_k(&real).unwrap().k() - 1.2).abs() < 2e-4);
+    }
+
+    #[test]
+    fn results_that_do_not_follow_the_evaluations_refuse_a_fit_of_k() {
+        // Half the labels read from the other side: the evaluations say nothing of them.
+        let flipped: Vec<(i32, f64)> = (-600..=600)
+            .map(|q| (q, if q % 2 == 0 { 1.0 } else { 0.0 }))
+            .collect();
+        let err = choose_k(&flipped).unwrap_err();
+        assert!(
+            matches!(err, UnfitK::Unrelated { gain, .. } if gain < MIN_K_GAIN),
+            "{err}"
+        );
+        assert!(err.to_string().contains("side to move"), "{err}");
+        // Labels far steeper than centipawns: the fit ends at the top of its range.
+        let steep: Vec<(i32, f64)> = (-600..=600).map(|q| (q, sigmoid(40.0, q))).collect();
+        assert!(matches!(choose_k(&steep), Err(UnfitK::AtTop(k)) if k >= MAX_FITTED_K));
     }
 
     #[test]
     fn saturated_evaluations_refuse_a_fit_of_k() {
         // Evaluations a hundred times too large: the results follow q / 100.
         let huge: Vec<(i32, f64)> = (-600..=600).map(|q| (q * 100, sigmoid(1.2, q))).collect();
-        let err = fit_k_checked(&huge).unwrap_err();
+        let err = choose_k(&huge).unwrap_err();
         assert!(
             matches!(err, UnfitK::Saturated { k, .. } if k < MIN_FITTED_K),
             "{err}"
         );
-        // Labels against a small evaluation fit a tiny K without being saturated.
+        // Labels against a small evaluation fit a tiny K: refused, not saturated.
         let against: Vec<(i32, f64)> = (0..100).map(|i| (100, f64::from(i % 2) * 0.3)).collect();
-        assert!(fit_k_checked(&against).unwrap() < MIN_FITTED_K);
+        assert!(matches!(choose_k(&against), Err(UnfitK::Unrelated { .. })));
         // Ten times too large still fits (an engine in millipawns).
         let milli: Vec<(i32, f64)> = (-600..=600).map(|q| (q * 10, sigmoid(1.2, q))).collect();
-        assert!((fit_k_checked(&milli).unwrap() - 0.12).abs() < 2e-3);
+        assert!((choose_k(&milli).unwrap().k() - 0.12).abs() < 2e-3);
     }
 
     #[test]

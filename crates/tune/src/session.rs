@@ -7,7 +7,7 @@
 
 use crate::checkpoint::{Checkpoint, CheckpointError};
 use crate::descent::Variable;
-use crate::error::{fit_k_checked, samples, single_result, UnfitK};
+use crate::error::{choose_k, samples, single_result, KChoice, UnfitK};
 use crate::job::{JobError, JobEvent, TuneData, TuneJob, Tuned, L2};
 use crate::model::Model;
 use crate::outputs::{Cleared, OutputError, Outputs};
@@ -91,8 +91,8 @@ pub struct LoadedData<M> {
     pub data: TuneData<M>,
     /// What was read, in words.
     pub about: String,
-    /// K was fitted to the start (not given).
-    pub fitted_k: bool,
+    /// How K was chosen, when it was not given.
+    pub chosen_k: Option<KChoice>,
 }
 
 /// Why a tune on files cannot go on.
@@ -175,11 +175,11 @@ pub fn load_data<S: Subject>(
             result,
         });
     }
-    let fitted_k = k.is_none();
-    let k = match k {
-        Some(k) => k,
-        None => fit_k_checked(&samples(&p.train))?,
+    let chosen_k = match k {
+        Some(_) => None,
+        None => Some(choose_k(&samples(&p.train))?),
     };
+    let k = k.unwrap_or_else(|| chosen_k.map_or(0.0, KChoice::k));
     let data = TuneData {
         train: p.train,
         validation: p.validation,
@@ -189,7 +189,7 @@ pub fn load_data<S: Subject>(
     Ok(LoadedData {
         data,
         about: p.about,
-        fitted_k,
+        chosen_k,
     })
 }
 
@@ -200,12 +200,12 @@ pub enum SessionEvent<'e, M: Model> {
     /// A checkpoint is continued; notes on its settings (those that only change how long
     /// the run goes, or why they are not compared).
     Resuming(Vec<String>),
-    /// The positions were read: what was read, and K when it was fitted.
+    /// The positions were read: what was read, and how K was chosen when it was not given.
     Loaded {
         /// What was read, in words.
         about: &'e str,
-        /// K, when fitted.
-        fitted_k: Option<f64>,
+        /// How K was chosen, when it was not given.
+        chosen_k: Option<KChoice>,
     },
     /// The data, scored with `start`, the values the run goes on from, before the tune;
     /// `first` is where the run first began (a resumed run's first start).
@@ -302,7 +302,7 @@ impl<S: Subject> Session<S> {
         let loaded = load_data(&self.subject, &start, k, interrupt, reading)?;
         on(SessionEvent::Loaded {
             about: &loaded.about,
-            fitted_k: loaded.fitted_k.then_some(loaded.data.k),
+            chosen_k: loaded.chosen_k,
         });
         let mut data = loaded.data;
         let first = resumed

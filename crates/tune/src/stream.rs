@@ -22,7 +22,7 @@
 //! summed in order and each chunk's sums in a fixed order of blocks, so the result does
 //! not depend on the number of threads.
 
-use crate::error::fit_k;
+use crate::error::{choose_k, KChoice, UnfitK};
 use crate::linear::LinearDataset;
 use crate::model::Model;
 use crate::traces::{held_flags, target};
@@ -85,11 +85,8 @@ pub struct Streamed {
 /// What a streamed tune reports as it goes.
 #[derive(Clone, Debug, PartialEq)]
 pub enum StreamEvent {
-    /// K was fitted.
-    Fitted {
-        /// The K.
-        k: f64,
-    },
+    /// K was chosen (not given): fitted, or the convention.
+    Fitted(KChoice),
     /// A Newton iteration was taken.
     Iteration {
         /// Its number, from 1.
@@ -159,6 +156,9 @@ pub enum StreamError {
     /// A checkpoint that is not of this trace and selection.
     #[error("the checkpoint is not of this run: {0}")]
     Checkpoint(String),
+    /// K cannot be fitted to the start.
+    #[error(transparent)]
+    K(#[from] UnfitK),
     /// The start values do not fit the trace's space.
     #[error("{found} start values for a space of {expected}")]
     Start {
@@ -272,8 +272,9 @@ impl Stream<'_> {
     /// use, Newton at the start values.
     fn fresh(&mut self, on: &mut impl FnMut(StreamEvent)) -> Result<StreamState, StreamError> {
         if self.settings.k.is_none() {
-            self.k = self.fitted_k()?;
-            on(StreamEvent::Fitted { k: self.k });
+            let chosen = self.fitted_k()?;
+            self.k = chosen.k();
+            on(StreamEvent::Fitted(chosen));
         }
         self.slots = self.supported()?;
         let state = StreamState {
@@ -350,8 +351,8 @@ impl Stream<'_> {
         Ok(ds)
     }
 
-    /// K fitted to the first chunk's training positions at the start values.
-    fn fitted_k(&self) -> Result<f64, StreamError> {
+    /// K chosen on the first chunk's training positions at the start values.
+    fn fitted_k(&self) -> Result<KChoice, StreamError> {
         let size = self.settings.chunk.max(1);
         let chosen: Vec<usize> = (0..self.trace.len().min(size))
             .filter(|&i| !self.held[i])
@@ -361,7 +362,7 @@ impl Stream<'_> {
         }
         let ds = self.decoded(&chosen, self.start)?;
         let samples: Vec<(i32, f64)> = (0..ds.len()).map(|i| (ds.eval(i), ds.target(i))).collect();
-        Ok(fit_k(&samples))
+        Ok(choose_k(&samples)?)
     }
 
     /// The slots asked that at least `min_support` training positions use: one pass.

@@ -7,6 +7,7 @@ mod common;
 use common::{on_threads, planted_positions, planted_space, TRUTH};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
+use texel_tune::error::KChoice;
 use texel_tune::texel_trace::{write_binary, BinaryTrace};
 use texel_tune::{tune_streamed, StreamError, StreamEvent, StreamSettings, StreamState, Streamed};
 
@@ -128,7 +129,7 @@ fn a_streamed_tune_without_k_fits_it_to_the_first_chunk_at_the_start() {
     let mut fitted = Vec::new();
     let never = AtomicBool::new(false);
     let ended = tune_streamed(&trace, (&TRUTH, &[0]), &settings, None, &never, |e| {
-        if let StreamEvent::Fitted { k } = e {
+        if let StreamEvent::Fitted(KChoice::Fitted(k)) = e {
             fitted.push(k);
         }
     })

@@ -32,6 +32,7 @@
 //! and holds them from the next iteration on. Chord steps are for phases that are linear
 //! throughout (a secant Hessian would not be reused where it was taken).
 
+mod iteration;
 pub(crate) mod rows;
 mod secant;
 mod solve;
@@ -39,32 +40,20 @@ mod solve;
 use crate::descent::{Descent, PassSummary};
 use crate::error::{chunked_sum, real_sigmoid, CHUNK};
 use crate::model::{Jacobian, Model, Values};
+use iteration::Taken;
+pub use iteration::NEWTON_TOLERANCE;
+pub(crate) use iteration::{commit, propose, Memory, Passes, Proposal, Pull, FIRST_DAMPING};
 use rayon::prelude::*;
 pub use rows::{RowBuilder, RowSink};
 use secant::Linearized;
 use serde::{Deserialize, Serialize};
 pub(crate) use solve::Factor;
+use std::convert::Infallible;
 use texel_trace::in_bounds;
 
-/// The Newton phase ends after an iteration that lowers the objective by less than this
-/// share of it.
-pub const NEWTON_TOLERANCE: f64 = 1e-4;
-
-/// Marquardt's damping of the first iteration.
-const FIRST_DAMPING: f64 = 1e-3;
 /// A step that moves values by secants must bring at least this share of the fall the
 /// linearization promised, or those values are held from the next iteration on.
 const FAITHFUL: f64 = 0.75;
-/// The damping never grows past this: the matrix is then as good as diagonal.
-const MAX_DAMPING: f64 = 1e12;
-/// Halvings of a step before the iteration counts as stuck.
-const MAX_HALVINGS: usize = 40;
-/// Armijo's share of the predicted fall a step must bring.
-const ARMIJO: f64 = 1e-4;
-/// After a full step that lowered the objective by less than this share, the next
-/// iterations reuse its Hessian (chord steps: a gradient pass instead of a Hessian), until a
-/// step is cut or stalls.
-const CHORD_BELOW: f64 = 5e-2;
 
 /// The Newton phase's memory.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -178,12 +167,6 @@ impl<M: Model> Descent<'_, M> {
         }
     }
 
-    /// The L2 pull of real values `x` (summed-error units).
-    fn real_penalty(&self, phase: &Phase, x: &[f64]) -> f64 {
-        let away = x.iter().zip(&phase.anchor).map(|(x, a)| (x - a) * (x - a));
-        self.guards().l2 * away.sum::<f64>() / 10_000.0
-    }
-
     /// Every position's unrounded evaluation at real values `x` of the slots `slots` (the
     /// variables `jac` serves): the cached one (at the integer values) plus the Jacobian
     /// times the difference.
@@ -218,27 +201,28 @@ impl<M: Model> Descent<'_, M> {
         let mut state = self.newton.take().unwrap_or_else(|| self.newton_start());
         let mut phase = self.phase(&state);
         let secants = phase.linear < phase.slots.len();
-        let Some(tried) = self.newton_step(&mut state, &phase) else {
-            state.curves_held = true;
+        let mut memory = Memory {
+            damping: state.damping,
+            chord: state.chord.take(),
+            factor: self.newton_factor.take(),
+        };
+        let Some((tried, hold_curves)) = self.newton_step(&mut memory, &phase) else {
+            (state.curves_held, state.damping) = (true, memory.damping);
             self.newton = Some(state);
             return self.newton_iteration();
         };
-        state.curves_held |= tried.hold_curves;
-        let (mut sum, mut fall) = (tried.sum_now, 0.0);
-        if let Some(taken) = tried.taken {
-            fall =
-                (tried.objective - taken.objective) / taken.objective.abs().max(f64::MIN_POSITIVE);
-            if !tried.reused {
-                state.damping = match taken.full {
-                    true => state.damping / 3.0,
-                    false => (state.damping * 4.0).max(FIRST_DAMPING),
-                };
+        state.curves_held |= hold_curves;
+        let sum_now = tried.sum_now;
+        let (fall, taken) = commit(&mut memory, tried, !secants);
+        let sum = match taken {
+            Some(taken) => {
+                phase.x = taken.x;
+                taken.sum
             }
-            let chord_next = taken.full && (NEWTON_TOLERANCE..CHORD_BELOW).contains(&fall);
-            state.chord = (chord_next && !secants).then_some(tried.at);
-            (phase.x, sum) = (taken.x, taken.sum);
-        }
-        self.newton_factor = tried.factor.filter(|_| state.chord.is_some());
+            None => sum_now,
+        };
+        (state.damping, state.chord) = (memory.damping, memory.chord);
+        self.newton_factor = memory.factor;
         for (&j, &x) in phase.vars.iter().zip(&phase.x) {
             state.values[j] = x;
         }
@@ -257,50 +241,37 @@ impl<M: Model> Descent<'_, M> {
         }
     }
 
-    /// The step of one iteration at the phase's values: the factor (fresh or reused), the
-    /// step it gives and the line search along it; where the phase moves values by secants,
-    /// the step found is checked exactly (`None` when that check fails).
-    fn newton_step(&mut self, state: &mut NewtonState, phase: &Phase) -> Option<Tried> {
+    /// The step of one iteration at the phase's values (the one Newton iteration's
+    /// proposal over the positions in memory); where the phase moves values by secants, the
+    /// step found is checked exactly (`None` when that check fails) and whether those values
+    /// are held from the next iteration on.
+    fn newton_step(&mut self, memory: &mut Memory, phase: &Phase) -> Option<(Proposal, bool)> {
         let columns = self.secant_columns(phase);
-        let kept = self.newton_factor.take();
         let jac = Linearized::new(self.dataset(), phase.linear, &columns);
-        let q = self.real_evals(&jac, &phase.slots, &phase.x);
-        let now = derivatives(self.dataset(), &q, self.k());
-        let objective = now.sum + self.real_penalty(phase, &phase.x);
-        let chord = state.chord.take();
-        let reused = chord.is_some();
-        let (factor, g, at) = match chord {
-            Some((at, damping)) => {
-                let g = self.pulled(phase, rows::gradient(&jac, &phase.slots, &now.slopes));
-                let factor = kept.or_else(|| self.chord_factor(&jac, phase, &at, damping));
-                (factor, g, (at, damping))
-            }
-            None => {
-                let (factor, g) = self.fresh_factor(&jac, phase, &now, &mut state.damping);
-                (factor, g, (state.values.clone(), state.damping))
-            }
+        let pull = Pull {
+            l2: self.guards().l2,
+            anchor: &phase.anchor,
         };
-        let step = factor.as_ref().map(|f| f.step(&g));
-        let step = step.filter(|p| p.iter().zip(&g).map(|(p, g)| p * g).sum::<f64>() < 0.0);
-        let mut taken = step.and_then(|p| self.line_search(&jac, phase, &q, objective, (p, g)));
+        let mut passes = InMemory {
+            descent: self,
+            jac: &jac,
+            slots: &phase.slots,
+            q: Vec::new(),
+            x: Vec::new(),
+            along: None,
+        };
+        let Ok(mut tried) = propose(&mut passes, &phase.x, &pull, memory);
+        let objective = tried.objective;
         let mut hold_curves = false;
         if phase.linear < phase.slots.len() {
-            if let Some(t) = taken {
+            if let Some(t) = tried.taken.take() {
                 let promised = t.objective;
                 let t = self.checked(phase, t, objective)?;
                 hold_curves = objective - t.objective < FAITHFUL * (objective - promised);
-                taken = Some(t);
+                tried.taken = Some(t);
             }
         }
-        Some(Tried {
-            hold_curves,
-            taken,
-            objective,
-            sum_now: now.sum,
-            reused,
-            factor,
-            at,
-        })
+        Some((tried, hold_curves))
     }
 
     /// Step `taken` with the values moved by secants rounded (their evaluations exist at
@@ -324,7 +295,11 @@ impl<M: Model> Descent<'_, M> {
         let own = &phase.slots[..phase.linear];
         let q = self.real_evals(ds, own, &taken.x[..phase.linear]);
         let sum = chunked_sum(ds.len(), |i| real_error(k, q[i], ds.target(i)));
-        let value = sum + self.real_penalty(phase, &taken.x);
+        let pull = Pull {
+            l2: self.guards().l2,
+            anchor: &phase.anchor,
+        };
+        let value = sum + pull.penalty(&taken.x);
         if value < objective {
             (taken.sum, taken.objective) = (sum, value);
             return Some(taken);
@@ -332,104 +307,6 @@ impl<M: Model> Descent<'_, M> {
         if moved {
             self.set_params_unscored(before);
             self.refresh();
-        }
-        None
-    }
-
-    /// `g` with the L2 pull's slope at the phase's values added.
-    fn pulled(&self, phase: &Phase, mut g: Vec<f64>) -> Vec<f64> {
-        let pull = 2.0 * self.guards().l2 / 10_000.0;
-        for (j, g) in g.iter_mut().enumerate() {
-            *g += pull * (phase.x[j] - phase.anchor[j]);
-        }
-        g
-    }
-
-    /// The Hessian (with the pull's curvature) and gradient at the phase's values: the
-    /// factor of the damped Hessian, raising `damping` until it is positive definite (`None`
-    /// when even the largest damping does not make it so), and the gradient.
-    fn fresh_factor<J: Jacobian>(
-        &self,
-        jac: &J,
-        phase: &Phase,
-        now: &Derivatives,
-        damping: &mut f64,
-    ) -> (Option<solve::Factor>, Vec<f64>) {
-        let mut sys = rows::system(jac, &phase.slots, &now.slopes, &now.curvatures);
-        let pull = 2.0 * self.guards().l2 / 10_000.0;
-        for j in 0..sys.n {
-            sys.hessian[j * sys.n + j] += pull;
-        }
-        let g = self.pulled(phase, std::mem::take(&mut sys.gradient));
-        while *damping <= MAX_DAMPING {
-            if let Some(factor) = solve::Factor::new(&sys.hessian, sys.n, *damping) {
-                return (Some(factor), g);
-            }
-            *damping = (*damping * 10.0).max(1e-6);
-        }
-        (None, g)
-    }
-
-    /// The factor a chord step reuses when it was not kept from the iteration that took it
-    /// (after a resume): the same one taken again at the real values `at` (by variable).
-    fn chord_factor<J: Jacobian>(
-        &self,
-        jac: &J,
-        phase: &Phase,
-        at: &[f64],
-        damping: f64,
-    ) -> Option<solve::Factor> {
-        let x: Vec<f64> = phase.vars.iter().map(|&j| at[j]).collect();
-        let q = self.real_evals(jac, &phase.slots, &x);
-        let then = derivatives(self.dataset(), &q, self.k());
-        let sys = rows::system(jac, &phase.slots, &then.slopes, &then.curvatures);
-        let mut h = sys.hessian;
-        let pull = 2.0 * self.guards().l2 / 10_000.0;
-        for j in 0..sys.n {
-            h[j * sys.n + j] += pull;
-        }
-        solve::Factor::new(&h, sys.n, damping)
-    }
-
-    /// Halves the step `p` from the phase's values (evaluations `q`, objective `objective`,
-    /// gradient `g`), each trial moved into the declared constraints, until the objective
-    /// falls by Armijo's share of the predicted fall.
-    fn line_search<J: Jacobian>(
-        &self,
-        jac: &J,
-        phase: &Phase,
-        q: &[f64],
-        objective: f64,
-        (p, g): (Vec<f64>, Vec<f64>),
-    ) -> Option<Taken> {
-        let ds = self.dataset();
-        let jp = rows::product(jac, &phase.slots, &p);
-        let k = self.k();
-        let mut alpha = 1.0;
-        for halvings in 0..MAX_HALVINGS {
-            let straight: Vec<f64> = phase.x.iter().zip(&p).map(|(x, p)| x + alpha * p).collect();
-            let x = self.projected(&phase.slots, &straight);
-            let moved: Vec<f64> = x.iter().zip(&phase.x).map(|(a, b)| a - b).collect();
-            let sum = match x == straight {
-                true => chunked_sum(ds.len(), |i| {
-                    real_error(k, q[i] + alpha * jp[i], ds.target(i))
-                }),
-                false => {
-                    let shift = rows::product(jac, &phase.slots, &moved);
-                    chunked_sum(ds.len(), |i| real_error(k, q[i] + shift[i], ds.target(i)))
-                }
-            };
-            let value = sum + self.real_penalty(phase, &x);
-            let predicted: f64 = moved.iter().zip(&g).map(|(m, g)| m * g).sum();
-            if value <= objective + ARMIJO * predicted.min(0.0) && value < objective {
-                return Some(Taken {
-                    x,
-                    sum,
-                    objective: value,
-                    full: halvings == 0,
-                });
-            }
-            alpha /= 2.0;
         }
         None
     }
@@ -500,28 +377,70 @@ impl<M: Model> Descent<'_, M> {
     }
 }
 
-/// What one iteration tried: the step taken (if any), the objective and summed error it
-/// started from, whether its factor was reused, the factor and where it was taken.
-struct Tried {
-    /// The step moved values by secants, and their linearization promised far more than
-    /// the exact objective gave: they are held from the next iteration on.
-    hold_curves: bool,
-    taken: Option<Taken>,
-    objective: f64,
-    sum_now: f64,
-    reused: bool,
-    factor: Option<solve::Factor>,
-    at: (Vec<f64>, f64),
+/// The positions in memory as Newton's passes: the evaluations at real values are the
+/// cached ones plus the (linearized) Jacobian times the move from the integer values.
+struct InMemory<'a, 'd, M: Model, J: Jacobian> {
+    descent: &'a Descent<'d, M>,
+    jac: &'a J,
+    slots: &'a [usize],
+    /// Every position's real evaluation at `x`, the values of the last system or gradient.
+    q: Vec<f64>,
+    x: Vec<f64>,
+    /// The last direction searched and the Jacobian times it.
+    along: Option<(Vec<f64>, Vec<f64>)>,
 }
 
-/// A step the line search took.
-struct Taken {
-    /// The new real values.
-    x: Vec<f64>,
-    /// The summed error there.
-    sum: f64,
-    /// The objective there (error and pull).
-    objective: f64,
-    /// Whether the whole step was taken.
-    full: bool,
+impl<M: Model, J: Jacobian> InMemory<'_, '_, M, J> {
+    /// The derivatives at `x`, which become the values the searches start from.
+    fn at(&mut self, x: &[f64]) -> Derivatives {
+        self.q = self.descent.real_evals(self.jac, self.slots, x);
+        self.x = x.to_vec();
+        derivatives(self.descent.dataset(), &self.q, self.descent.k())
+    }
+}
+
+impl<M: Model, J: Jacobian> Passes for InMemory<'_, '_, M, J> {
+    type Error = Infallible;
+
+    fn system(&mut self, x: &[f64]) -> Result<(f64, rows::System), Infallible> {
+        let now = self.at(x);
+        let sys = rows::system(self.jac, self.slots, &now.slopes, &now.curvatures);
+        Ok((now.sum, sys))
+    }
+
+    fn gradient(&mut self, x: &[f64]) -> Result<(f64, Vec<f64>), Infallible> {
+        let now = self.at(x);
+        Ok((now.sum, rows::gradient(self.jac, self.slots, &now.slopes)))
+    }
+
+    fn sums_along(&mut self, _: &[f64], p: &[f64], alphas: &[f64]) -> Result<Vec<f64>, Infallible> {
+        if self.along.as_ref().is_none_or(|(d, _)| d != p) {
+            self.along = Some((p.to_vec(), rows::product(self.jac, self.slots, p)));
+        }
+        let jp = &self.along.as_ref().expect("set above").1;
+        let (ds, k, q) = (self.descent.dataset(), self.descent.k(), &self.q);
+        let sum = |alpha: f64| {
+            chunked_sum(ds.len(), |i| {
+                real_error(k, q[i] + alpha * jp[i], ds.target(i))
+            })
+        };
+        Ok(alphas.iter().map(|&alpha| sum(alpha)).collect())
+    }
+
+    fn sum_at(&mut self, y: &[f64]) -> Result<f64, Infallible> {
+        let moved: Vec<f64> = y.iter().zip(&self.x).map(|(a, b)| a - b).collect();
+        let shift = rows::product(self.jac, self.slots, &moved);
+        let (ds, k, q) = (self.descent.dataset(), self.descent.k(), &self.q);
+        Ok(chunked_sum(ds.len(), |i| {
+            real_error(k, q[i] + shift[i], ds.target(i))
+        }))
+    }
+
+    fn project(&self, x: &[f64]) -> Vec<f64> {
+        self.descent.projected(self.slots, x)
+    }
+
+    fn lengths_per_pass(&self) -> usize {
+        1
+    }
 }
