@@ -25,6 +25,7 @@
 use crate::error::{choose_k, KChoice, UnfitK};
 use crate::linear::LinearDataset;
 use crate::model::Model;
+use crate::newton::FIRST_DAMPING;
 use crate::traces::{held_flags, target};
 use std::sync::atomic::{AtomicBool, Ordering};
 use texel_trace::{BinaryTrace, TraceError, TracedPosition};
@@ -132,6 +133,10 @@ pub struct StreamState {
     pub x: Vec<f64>,
     /// Marquardt's damping for the next iteration.
     pub damping: f64,
+    /// Where the Hessian the next iteration reuses was taken (real values) and its damping;
+    /// `None` when the next iteration takes a fresh one.
+    #[serde(default)]
+    pub chord: Option<(Vec<f64>, f64)>,
     /// Newton iterations taken.
     pub iterations: u32,
     /// The mean training error at `x`.
@@ -169,14 +174,6 @@ pub enum StreamError {
     },
 }
 
-/// Step lengths one line-search pass judges: 1, ½, … 1/128.
-const TRIALS: usize = 8;
-/// Armijo's share of the predicted fall a step must bring.
-const ARMIJO: f64 = 1e-4;
-/// Marquardt's damping of the first iteration.
-const FIRST_DAMPING: f64 = 1e-3;
-/// The damping never grows past this.
-const MAX_DAMPING: f64 = 1e12;
 /// Iterations at most.
 const MAX_ITERATIONS: u32 = 200;
 
@@ -288,6 +285,7 @@ impl Stream<'_> {
                 .map(|&s| f64::from(self.start[s]))
                 .collect(),
             damping: FIRST_DAMPING,
+            chord: None,
             iterations: 0,
             real_error: f64::NAN,
             polish: None,
@@ -396,18 +394,19 @@ impl Stream<'_> {
 
     /// The L2 pull of real values `x` of the tuned slots.
     fn penalty(&self, x: &[f64]) -> f64 {
-        let at = self.slots.iter().map(|&s| f64::from(self.start[s]));
-        let away: f64 = x.iter().zip(at).map(|(x, a)| (x - a) * (x - a)).sum();
-        self.settings.l2 * away / 10_000.0
-    }
-
-    /// The pull's slope per unit of each tuned value, and its curvature.
-    fn pull(&self, x: &[f64]) -> (Vec<f64>, f64) {
-        let c = 2.0 * self.settings.l2 / 10_000.0;
-        let at = self.slots.iter().map(|&s| f64::from(self.start[s]));
-        (x.iter().zip(at).map(|(x, a)| c * (x - a)).collect(), c)
+        let anchor: Vec<f64> = self
+            .slots
+            .iter()
+            .map(|&s| f64::from(self.start[s]))
+            .collect();
+        let l2 = self.settings.l2;
+        crate::newton::Pull {
+            l2,
+            anchor: &anchor,
+        }
+        .penalty(x)
     }
 }
 
-mod newton;
+mod passes;
 mod polish;

@@ -201,11 +201,15 @@ impl<M: Model> Descent<'_, M> {
         let mut state = self.newton.take().unwrap_or_else(|| self.newton_start());
         let mut phase = self.phase(&state);
         let secants = phase.linear < phase.slots.len();
+        // The state keeps where a chord's Hessian was taken by variable, the iteration by
+        // the phase's values.
+        let by_phase = |at: Vec<f64>| phase.vars.iter().map(|&j| at[j]).collect();
         let mut memory = Memory {
             damping: state.damping,
-            chord: state.chord.take(),
+            chord: state.chord.take().map(|(at, d)| (by_phase(at), d)),
             factor: self.newton_factor.take(),
         };
+        let before = state.values.clone();
         let Some((tried, hold_curves)) = self.newton_step(&mut memory, &phase) else {
             (state.curves_held, state.damping) = (true, memory.damping);
             self.newton = Some(state);
@@ -221,7 +225,13 @@ impl<M: Model> Descent<'_, M> {
             }
             None => sum_now,
         };
-        (state.damping, state.chord) = (memory.damping, memory.chord);
+        let by_variable = |at: Vec<f64>| {
+            let mut all = before.clone();
+            phase.vars.iter().zip(at).for_each(|(&j, x)| all[j] = x);
+            all
+        };
+        state.damping = memory.damping;
+        state.chord = memory.chord.map(|(at, d)| (by_variable(at), d));
         self.newton_factor = memory.factor;
         for (&j, &x) in phase.vars.iter().zip(&phase.x) {
             state.values[j] = x;

@@ -1,0 +1,165 @@
+//! The streamed positions as Newton's passes: each answer reads the training positions from
+//! the file once, chunk by chunk, and Newton's iterations are the one iteration of
+//! `crate::newton` (the same as in memory).
+
+use super::{Stream, StreamError, StreamEvent, StreamState, MAX_ITERATIONS};
+use crate::error::real_sigmoid;
+use crate::model::Model;
+use crate::newton::rows::{self, System};
+use crate::newton::{commit, propose, Memory, Passes, Pull, NEWTON_TOLERANCE};
+use std::time::Instant;
+
+/// Step lengths one line-search pass judges: a pass costs the reading of the file, so it
+/// judges eight lengths (1, ½, … 1/128) at once.
+const LENGTHS_PER_PASS: usize = 8;
+
+impl Stream<'_> {
+    /// Newton's iterations from `state` until one lowers the objective by less than
+    /// `NEWTON_TOLERANCE` of it (or none can); then the values rounded for the polish.
+    pub(super) fn newton(
+        &self,
+        state: &mut StreamState,
+        on: &mut impl FnMut(StreamEvent),
+    ) -> Result<(), StreamError> {
+        let anchor: Vec<f64> = self
+            .slots
+            .iter()
+            .map(|&s| f64::from(self.start[s]))
+            .collect();
+        let pull = Pull {
+            l2: self.settings.l2,
+            anchor: &anchor,
+        };
+        let mut memory = Memory {
+            damping: state.damping,
+            chord: state.chord.clone(),
+            factor: None,
+        };
+        while state.iterations < MAX_ITERATIONS {
+            let clock = Instant::now();
+            let tried = propose(&mut StreamPasses(self), &state.x, &pull, &mut memory)?;
+            let sum_now = tried.sum_now;
+            let (fall, taken) = commit(&mut memory, tried, true);
+            (state.damping, state.chord) = (memory.damping, memory.chord.clone());
+            let Some(taken) = taken else {
+                state.real_error = sum_now / self.trained;
+                break;
+            };
+            (state.x, state.iterations) = (taken.x, state.iterations + 1);
+            state.real_error = taken.sum / self.trained;
+            on(StreamEvent::Iteration {
+                number: state.iterations,
+                error: state.real_error,
+                fall,
+                seconds: clock.elapsed().as_secs_f64(),
+            });
+            if fall < NEWTON_TOLERANCE {
+                break;
+            }
+            on(StreamEvent::Checkpoint(state.clone()));
+        }
+        state.polish = Some((self.rounded(&state.x), 0));
+        on(StreamEvent::Checkpoint(state.clone()));
+        Ok(())
+    }
+
+    /// `f` of each chunk of the training positions at real values `x` of the tuned slots
+    /// (`delta`: their distance from the start), the chunks' answers in order.
+    fn at<T>(
+        &self,
+        x: &[f64],
+        f: impl Fn(&crate::linear::LinearDataset, &[f64]) -> T,
+    ) -> Result<Vec<T>, StreamError> {
+        let delta = self.delta(x);
+        self.chunks(false, self.start, |ds| f(ds, &delta))
+    }
+}
+
+/// A streamed tune's positions, read again for every answer.
+struct StreamPasses<'s, 'a>(&'s Stream<'a>);
+
+impl Passes for StreamPasses<'_, '_> {
+    type Error = StreamError;
+
+    fn system(&mut self, x: &[f64]) -> Result<(f64, System), StreamError> {
+        let (stream, k) = (self.0, self.0.k);
+        let c = k * std::f64::consts::LN_10 / 400.0;
+        let parts = stream.at(x, |ds, delta| {
+            let q = rows::product(ds, &stream.slots, delta);
+            let (mut sum, mut slopes, mut curvatures) = (0.0, Vec::new(), Vec::new());
+            for (i, q) in q.iter().enumerate() {
+                let (y, s) = (ds.target(i), real_sigmoid(k, ds.exact_eval(i) + q));
+                let d = c * s * (1.0 - s);
+                sum += (y - s) * (y - s);
+                slopes.push(-2.0 * (y - s) * d);
+                curvatures.push(2.0 * d * d);
+            }
+            (sum, rows::system(ds, &stream.slots, &slopes, &curvatures))
+        })?;
+        let mut total = (0.0, System::zero(stream.slots.len()));
+        for (sum, sys) in &parts {
+            total.0 += sum;
+            total.1.add_system(sys);
+        }
+        Ok(total)
+    }
+
+    fn gradient(&mut self, x: &[f64]) -> Result<(f64, Vec<f64>), StreamError> {
+        let (stream, k) = (self.0, self.0.k);
+        let parts = stream.at(x, |ds, delta| {
+            rows::error_gradient(ds, &stream.slots, delta, k)
+        })?;
+        let mut total = (0.0, vec![0.0; stream.slots.len()]);
+        for part in parts {
+            total.0 += part.sum;
+            total
+                .1
+                .iter_mut()
+                .zip(part.gradient)
+                .for_each(|(t, g)| *t += g);
+        }
+        Ok(total)
+    }
+
+    fn sums_along(
+        &mut self,
+        x: &[f64],
+        p: &[f64],
+        alphas: &[f64],
+    ) -> Result<Vec<f64>, StreamError> {
+        let (stream, k) = (self.0, self.0.k);
+        let parts = stream.at(x, |ds, delta| {
+            let q = rows::product(ds, &stream.slots, delta);
+            let jp = rows::product(ds, &stream.slots, p);
+            let mut sums = vec![0.0; alphas.len()];
+            for i in 0..ds.len() {
+                let (y, e) = (ds.target(i), ds.exact_eval(i) + q[i]);
+                for (sum, alpha) in sums.iter_mut().zip(alphas) {
+                    let miss = y - real_sigmoid(k, e + alpha * jp[i]);
+                    *sum += miss * miss;
+                }
+            }
+            sums
+        })?;
+        let mut total = vec![0.0; alphas.len()];
+        for part in parts {
+            total.iter_mut().zip(part).for_each(|(t, s)| *t += s);
+        }
+        Ok(total)
+    }
+
+    fn sum_at(&mut self, y: &[f64]) -> Result<f64, StreamError> {
+        let (stream, k) = (self.0, self.0.k);
+        let parts = stream.at(y, |ds, delta| rows::error_sum(ds, &stream.slots, delta, k))?;
+        Ok(parts.iter().sum())
+    }
+
+    fn project(&self, x: &[f64]) -> Vec<f64> {
+        // A trace's values declare no constraints.
+        x.to_vec()
+    }
+
+    fn lengths_per_pass(&self) -> usize {
+        LENGTHS_PER_PASS
+    }
+}
