@@ -216,8 +216,9 @@ pub enum UnfitK {
     #[error(
         "K fits at {0:.4}, the top of its range: the results follow the evaluations under \
          the starting values more steeply than centipawns do. Likely causes: evaluations in \
-         a unit larger than a centipawn; labels that are scores, not game results. Give K to \
-         tune anyway"
+         a unit larger than a centipawn; starting values far smaller than the results call \
+         for (a tune at that K keeps them so); labels that are scores, not game results. \
+         Give K to tune anyway"
     )]
     AtTop(f64),
 }
