@@ -237,13 +237,15 @@ pub fn start_threads(args: &DataArgs) -> Result<()> {
 
 /// Prints `label: K .. error .. validation ..` for the data as scored now.
 pub fn print_errors<M: Model>(l: &Loaded<M>, label: &str) {
-    say_part!(
-        "{label}: K {:.4}  error {:.8}",
-        l.k,
-        mean_error(&l.train, l.k)
-    );
-    if !l.validation.is_empty() {
-        say_part!("  validation {:.8}", mean_error(&l.validation, l.k));
+    let validation = (!l.validation.is_empty()).then(|| mean_error(&l.validation, l.k));
+    say_errors(label, l.k, mean_error(&l.train, l.k), validation);
+}
+
+/// The line of a run's K and errors (`start:`, `end:`), in memory or streamed alike.
+pub fn say_errors(label: &str, k: f64, train: f64, validation: Option<f64>) {
+    say_part!("{label}: K {k:.4}  error {train:.8}");
+    if let Some(v) = validation {
+        say_part!("  validation {v:.8}");
     }
     say!();
 }

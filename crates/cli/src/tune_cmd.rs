@@ -45,16 +45,19 @@ pub(crate) fn tune_settings(args: &TuneArgs, start: &[i32]) -> Settings {
         "passes" | "patience" => Role::Length,
         "epd" | "traces" | "params" | "allow_bad" | "threads" => Role::Ignored,
         "out" | "rust" | "log" | "report" | "checkpoint" | "checkpoint_secs" => Role::Ignored,
-        // An in-memory run's checkpoint is never a streamed run's.
-        "stream" | "chunk" => Role::Ignored,
+        // The checkpoint keeps the run's kind: a resume of the other kind is refused by it.
+        "stream" => Role::Ignored,
         _ => Role::Fixed,
     };
     let values = format!("values {}", values_fingerprint(start));
     // Runs recorded before λ was auto tuned on results alone unless it was given.
     let lambda_then = texel_tune::Lambda::RESULTS;
+    // Runs recorded before --chunk was a setting read its default.
+    let chunk_then = texel_tune::StreamSettings::default().chunk;
     Settings::of_record(args, role)
         .fixed(&flag_of("params"), values)
         .default_was(&flag_of("lambda"), lambda_then)
+        .default_was(&flag_of("chunk"), chunk_then)
 }
 
 /// Checks the numeric options of `texel tune`.

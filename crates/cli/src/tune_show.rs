@@ -57,12 +57,7 @@ impl<'a, V: Values> TuneShow<'a, V> {
     /// Shows `event`.
     pub(crate) fn event<M: Model<Values = V>>(&mut self, event: SessionEvent<M>) {
         match event {
-            SessionEvent::Cleared(Cleared::Checkpoint(path)) => {
-                say!("--fresh: removed the earlier checkpoint {}", path.display())
-            }
-            SessionEvent::Cleared(Cleared::Log(path)) => {
-                say!("--fresh: emptied the earlier log {}", path.display())
-            }
+            SessionEvent::Cleared(c) => say_cleared(&c),
             SessionEvent::Resuming(notes) => notes.iter().for_each(|n| say!("resume: {n}")),
             SessionEvent::Loaded { about, chosen_k } => {
                 self.reading.finish_and_clear();
@@ -157,6 +152,16 @@ impl<'a, V: Values> TuneShow<'a, V> {
             w.finished(&mut ended.data.train, &ended.tuned.result.params)?;
         }
         Ok(std::process::ExitCode::SUCCESS)
+    }
+}
+
+/// Says what `--fresh` cleared of an earlier run.
+pub(crate) fn say_cleared(cleared: &Cleared) {
+    match cleared {
+        Cleared::Checkpoint(path) => {
+            say!("--fresh: removed the earlier checkpoint {}", path.display())
+        }
+        Cleared::Log(path) => say!("--fresh: emptied the earlier log {}", path.display()),
     }
 }
 

@@ -1,16 +1,17 @@
 //! `texel tune --traces FILE --stream`: a binary trace tuned without keeping its positions
-//! in memory (`texel_tune::tune_streamed`); the options of the in-memory run that it does
-//! not have are refused by name.
+//! in memory, as a [`StreamSession`]: the same run protocol, settings record, checkpoint
+//! format and end lines as the in-memory tune; the options of the in-memory run that it
+//! does not have are refused by name.
 
 use crate::config::TuneArgs;
 use crate::outputs::Planned;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use std::path::Path;
 use std::process::ExitCode;
 use texel_tune::texel_trace::{is_binary, BinaryTrace};
 use texel_tune::{
-    scored_positions, select_in_space, tune_streamed, Lambda, StreamError, StreamEvent,
-    StreamSettings, StreamState, Streamed, TraceSubjectError, L2,
+    select_in_space, Opening, RunFiles, SessionError, StreamError, StreamEvent, StreamSession,
+    StreamSessionEvent, StreamSettings, Streamed, L2,
 };
 
 /// Options of the in-memory run a streamed run does not have.
@@ -30,6 +31,7 @@ fn refuse_unstreamed(args: &TuneArgs) -> Result<()> {
              values written at the end, its checkpoint after every iteration)"
         );
     }
+    anyhow::ensure!(args.chunk > 0, "--chunk must be at least 1 position");
     Ok(())
 }
 
@@ -38,8 +40,10 @@ pub(crate) fn run_streamed(args: &TuneArgs, path: &Path, planned: &Planned) -> R
     refuse_unstreamed(args)?;
     anyhow::ensure!(
         is_binary(path)?,
-        "--stream reads a binary trace: `texel traces convert {} OUT.bin` writes one",
-        path.display()
+        "--stream reads a binary trace: `texel traces convert --input {} --out {}.bin` \
+         writes one",
+        path.display(),
+        path.with_extension("").display()
     );
     let trace = BinaryTrace::read(path)?;
     let space = trace.space();
@@ -51,7 +55,7 @@ pub(crate) fn run_streamed(args: &TuneArgs, path: &Path, planned: &Planned) -> R
         .iter()
         .map(|v| v.slot)
         .collect();
-    let settings = stream_settings(args, lambda_of(args, path, &trace)?);
+    let settings = stream_settings(args);
     println!(
         "{}: {} positions, {} values, streamed {} at a time",
         path.display(),
@@ -59,72 +63,60 @@ pub(crate) fn run_streamed(args: &TuneArgs, path: &Path, planned: &Planned) -> R
         slots.len(),
         settings.chunk
     );
-    let checkpoint = &planned.outputs.checkpoint;
-    let resume = resumed(args, checkpoint)?;
-    let stop = crate::catch_interrupts()?;
-    let mut saved = Ok(());
-    let run = tune_streamed(
-        &trace,
-        (&start, &slots),
-        &settings,
-        resume,
-        stop,
-        |e| match e {
-            StreamEvent::Checkpoint(state) if saved.is_ok() => saved = save(checkpoint, &state),
-            e => show(e),
+    let record = crate::tune_cmd::tune_settings(args, &start);
+    let session = StreamSession {
+        trace: &trace,
+        path,
+        start: &start,
+        slots: &slots,
+        settings,
+        lambda: args.data.lambda,
+        files: RunFiles {
+            outputs: &planned.outputs,
+            resume: args.resume.as_deref(),
+            fresh: args.fresh,
+            settings: Some(&record),
         },
-    );
-    saved?;
-    let ended = match run {
-        Err(StreamError::Stopped) => {
-            println!(
-                "stopped: go on with the same command and --resume {}",
-                checkpoint.display()
-            );
-            return Ok(ExitCode::from(130));
-        }
-        Err(StreamError::K(unfit)) => {
-            let hint = crate::data_args::k_hint(&unfit, false);
-            anyhow::bail!("streamed tune of {}: {unfit}{hint}", path.display())
-        }
-        run => run.with_context(|| format!("streamed tune of {}", path.display()))?,
     };
-    show_end(&ended);
-    space.save_values(&ended.values, &planned.outputs.out)?;
-    println!(
-        "wrote the tuned parameters to {}",
-        planned.outputs.out.display()
-    );
-    if checkpoint.exists() {
-        std::fs::remove_file(checkpoint)
-            .with_context(|| format!("cannot remove {}", checkpoint.display()))?;
-    }
-    Ok(ExitCode::SUCCESS)
+    // From here on Ctrl-C stops the survey (nothing written) or the tune at its next chunk
+    // (its checkpoint kept).
+    let stop = crate::catch_interrupts()?;
+    let ended = session.run(stop, &mut show);
+    finish(ended, planned)
 }
 
-/// The λ of `args` resolved for `trace` (a pass counts its scores unless the targets are
-/// results alone), and printed.
-fn lambda_of(args: &TuneArgs, path: &Path, trace: &BinaryTrace) -> Result<f64> {
-    let lambda = args.data.lambda;
-    if lambda == Lambda::RESULTS {
-        return Ok(1.0);
+/// Says how the session ended: the end lines and what was written, or how to go on.
+fn finish(ended: Result<Streamed, SessionError>, planned: &Planned) -> Result<ExitCode> {
+    let checkpoint = &planned.outputs.checkpoint;
+    match ended {
+        Err(SessionError::Stopped | SessionError::Streamed(StreamError::Stopped)) => {
+            match checkpoint.exists() {
+                true => println!(
+                    "stopped: go on with the same command and --resume {}",
+                    checkpoint.display()
+                ),
+                false => println!("stopped while the trace was read: nothing was tuned or written"),
+            }
+            Ok(ExitCode::from(130))
+        }
+        Err(SessionError::Streamed(StreamError::K(unfit))) => {
+            let hint = crate::data_args::k_hint(&unfit, false);
+            anyhow::bail!("{unfit}{hint}")
+        }
+        Err(e) => Err(crate::data_args::explain(e, false)),
+        Ok(tuned) => {
+            say_end(&tuned);
+            crate::outputs::say_written(planned, None);
+            Ok(ExitCode::SUCCESS)
+        }
     }
-    let scored = scored_positions(trace, args.chunk)?;
-    if let Some(targets) = lambda.describe(scored, trace.len()) {
-        println!("{targets}");
-    }
-    let resolved = lambda.resolve(scored, trace.len());
-    if resolved < 1.0 && scored == 0 {
-        return Err(TraceSubjectError::NoScores(path.to_path_buf()).into());
-    }
-    Ok(resolved)
 }
 
-/// The settings of `args` as a streamed run takes them, with `lambda` resolved.
-fn stream_settings(args: &TuneArgs, lambda: f64) -> StreamSettings {
+/// The settings of `args` as a streamed run takes them (λ is resolved by the session).
+fn stream_settings(args: &TuneArgs) -> StreamSettings {
     StreamSettings {
         k: args.data.k10(),
-        lambda,
+        lambda: 1.0,
         l2: match args.l2 {
             L2::Fixed(l2) => l2,
             L2::Auto => 0.0,
@@ -132,54 +124,49 @@ fn stream_settings(args: &TuneArgs, lambda: f64) -> StreamSettings {
         validation_per_mille: crate::data_args::validation_per_mille(&args.data),
         min_support: args.min_support,
         chunk: args.chunk,
+        passes: args.passes,
     }
 }
 
-/// Prints how a streamed run ended.
-fn show_end(ended: &Streamed) {
+/// Prints how a streamed run ended, in the in-memory run's words.
+fn say_end(ended: &Streamed) {
+    let passes = ended.iterations + ended.polish_rounds;
+    let why = match ended.limited {
+        true => "pass limit reached",
+        false => {
+            "converged (the last pass moved nothing, or gained less than its method's tolerance)"
+        }
+    };
     println!(
-        "end: K {:.4}  error {:.8}  validation {}  (real values {:.8}; {} iterations, {} polish \
-         rounds, {} values tuned)",
-        ended.k,
-        ended.error,
-        ended.validation.map_or("-".into(), |v| format!("{v:.8}")),
-        ended.real_error,
+        "finished after {passes} passes ({} Newton iterations, real values {:.8}; {} polish \
+         rounds; {} values tuned): {why}",
         ended.iterations,
+        ended.real_error,
         ended.polish_rounds,
         ended.tuned.len()
     );
+    crate::data_args::say_errors("end", ended.k, ended.error, ended.validation);
 }
 
-/// The state `--resume` names, or none; a checkpoint left at the planned place without
-/// `--resume` or `--fresh` is refused (it would be overwritten).
-fn resumed(args: &TuneArgs, checkpoint: &Path) -> Result<Option<StreamState>> {
-    let Some(from) = &args.resume else {
-        anyhow::ensure!(
-            args.fresh || !checkpoint.exists(),
-            "{} holds a streamed run that was stopped: go on with --resume {0}, or start \
-             again with --fresh",
-            checkpoint.display()
-        );
-        return Ok(None);
-    };
-    let text = std::fs::read_to_string(from)
-        .with_context(|| format!("cannot read the checkpoint {}", from.display()))?;
-    let state = serde_json::from_str(&text)
-        .with_context(|| format!("{}: not a streamed run's checkpoint", from.display()))?;
-    Ok(Some(state))
+/// Shows one event of the session.
+fn show(e: StreamSessionEvent) {
+    match e {
+        StreamSessionEvent::Opening(Opening::Cleared(c)) => crate::tune_show::say_cleared(&c),
+        StreamSessionEvent::Opening(Opening::Resuming(notes)) => {
+            notes.iter().for_each(|n| println!("resume: {n}"))
+        }
+        StreamSessionEvent::Surveyed(survey) => {
+            if let Some(targets) = survey.targets.as_deref() {
+                println!("{targets}");
+            }
+        }
+        StreamSessionEvent::Tune(e) => show_tune(e),
+    }
 }
 
-/// Writes `state` to `checkpoint` atomically.
-fn save(checkpoint: &Path, state: &StreamState) -> Result<()> {
-    let text = serde_json::to_string(state).expect("plain data");
-    texel_files::write_atomically(checkpoint, text.as_bytes())
-        .with_context(|| format!("cannot write the checkpoint {}", checkpoint.display()))
-}
-
-/// Prints what a streamed tune reports.
-fn show(event: StreamEvent) {
-    match event {
-        StreamEvent::Checkpoint(_) => {}
+/// Shows one event of the streamed tune.
+fn show_tune(e: StreamEvent) {
+    match e {
         StreamEvent::Fitted(chosen) => println!("{}", crate::data_args::k_words(chosen)),
         StreamEvent::Iteration {
             number,
@@ -196,5 +183,6 @@ fn show(event: StreamEvent) {
             error,
             seconds,
         } => println!("polish {round}: {moved} values moved, error {error:.8} in {seconds:.2}s"),
+        StreamEvent::Checkpoint(_) => {}
     }
 }

@@ -829,3 +829,99 @@ fn a_streamed_tune_ends_as_the_in_memory_one_and_resumes_after_ctrl_c() {
     let table = fails(texel().args(["tune", "--epd", "data/train.epd", "--stream"]));
     assert!(table.contains("--stream tunes a binary trace"), "{table}");
 }
+
+#[test]
+fn a_streamed_run_keeps_the_run_protocol_of_an_in_memory_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = write_trace(dir.path(), 60_000, None);
+    let binary = dir.path().join("engine.bin");
+    let convert = |input: &Path, out: &Path| {
+        stdout_of(
+            texel()
+                .args(["traces", "convert", "--input"])
+                .arg(input)
+                .arg("--out")
+                .arg(out),
+        )
+    };
+    convert(&text, &binary);
+    let out = dir.path().join("tuned.json");
+    let tune = |trace: &Path, extra: &[&str]| {
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("texel"));
+        c.args(["tune", "--k", "1", "--chunk", "8192", "--traces"])
+            .arg(trace)
+            .arg("--out")
+            .arg(&out)
+            .args(extra);
+        c
+    };
+    // A second run on the same --out while the first runs is refused, naming the first's
+    // process, never calling it stopped; the first ends as if alone.
+    let mut second = String::new();
+    let (code, said, _) = common::when_ready(
+        tune(&binary, &["--stream"]),
+        false,
+        |l| l.starts_with("newton 1:"),
+        |first| {
+            second = fails(&mut tune(&binary, &["--stream", "--fresh"]).into());
+            assert!(second.contains(&first.id().to_string()), "{second}");
+        },
+    );
+    assert_eq!(code, Some(0), "{said}");
+    assert!(!second.contains("stopped"), "{second}");
+    assert!(said.contains("end: K 1.0000  error"), "{said}");
+    let alone = values_of_file(&out);
+    // Stopped, then resumed with a changed setting: refused, naming it.
+    std::fs::remove_file(&out).unwrap();
+    let (code, said) =
+        common::interrupt_when(tune(&binary, &["--stream"]), |l| l.starts_with("newton 1:"));
+    assert_eq!(code, Some(130), "{said}");
+    let ckpt = dir.path().join("tuned.json.ckpt");
+    let ckpt = ckpt.to_str().unwrap();
+    let changed = fails(&mut tune(&binary, &["--stream", "--l2", "3", "--resume", ckpt]).into());
+    assert!(
+        changed.contains("--l2") && changed.contains("cannot resume"),
+        "{changed}"
+    );
+    // ... or as an in-memory run: refused by its kind.
+    let memory = fails(
+        texel()
+            .args(["tune", "--k", "1", "--traces"])
+            .arg(&binary)
+            .arg("--out")
+            .arg(&out)
+            .args(["--resume", ckpt]),
+    );
+    assert!(memory.contains("streamed (--stream)"), "{memory}");
+    // ... or on another trace of as many positions (every result inverted): other data.
+    let inverted_text = dir.path().join("inverted.trace");
+    let flipped = std::fs::read_to_string(&text)
+        .unwrap()
+        .replace("\"result\": 1,", "\"result\": 2,")
+        .replace("\"result\": 0,", "\"result\": 1,")
+        .replace("\"result\": 2,", "\"result\": 0,");
+    std::fs::write(&inverted_text, flipped).unwrap();
+    let inverted = dir.path().join("inverted.bin");
+    convert(&inverted_text, &inverted);
+    let other = fails(&mut tune(&inverted, &["--stream", "--resume", ckpt]).into());
+    assert!(other.contains("other data"), "{other}");
+    // The same settings go on to the values of the run alone.
+    stdout_of(&mut tune(&binary, &["--stream", "--resume", ckpt]).into());
+    assert_eq!(values_of_file(&out), alone);
+    // --chunk 0 is refused; the hint for a text trace is a command that runs.
+    let zero = fails(
+        texel()
+            .args(["tune", "--stream", "--chunk", "0", "--traces"])
+            .arg(&binary),
+    );
+    assert!(zero.contains("--chunk must be at least 1"), "{zero}");
+    let hint = fails(&mut tune(&text, &["--stream", "--fresh"]).into());
+    let command = hint.split('`').nth(1).expect("a command in backquotes");
+    let words: Vec<&str> = command.split_whitespace().collect();
+    assert_eq!(words[0], "texel", "{hint}");
+    texel()
+        .current_dir(dir.path())
+        .args(&words[1..])
+        .assert()
+        .success();
+}

@@ -12,7 +12,10 @@ use texel_files::write_atomically;
 use texel_run::Settings;
 
 /// The checkpoint format written now.
-const FORMAT: &str = "texel-checkpoint-6";
+const FORMAT: &str = "texel-checkpoint-7";
+
+/// The format before the run's kind was kept (every run was in memory): still read.
+const FORMAT_WITHOUT_KIND: &str = "texel-checkpoint-6";
 
 /// The format before Newton's real values were kept: still read.
 const FORMAT_WITHOUT_NEWTON: &str = "texel-checkpoint-5";
@@ -41,9 +44,32 @@ pub enum CheckpointError {
     },
 }
 
+/// How a run holds its positions: a checkpoint continues only a run of its own kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunKind {
+    /// The positions are read once and kept in memory.
+    #[default]
+    Memory,
+    /// The positions are read from the file in every pass (`--stream`).
+    Streamed,
+}
+
+impl RunKind {
+    /// The kind in words, with the flag that gives it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            RunKind::Memory => "in memory (without --stream)",
+            RunKind::Streamed => "streamed (--stream)",
+        }
+    }
+}
+
 /// Everything a run needs to go on.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Checkpoint<V> {
+    /// How the run holds its positions.
+    pub kind: RunKind,
     /// `K` of the run.
     pub k: f64,
     /// Training positions the run was made for.
@@ -217,6 +243,8 @@ impl NewtonFile {
 #[serde(deny_unknown_fields)]
 struct CheckpointFile {
     format: String,
+    #[serde(default)]
+    kind: RunKind,
     table: Hex,
     data: Hex,
     k: Exact,
@@ -251,6 +279,7 @@ impl<V: Values> Checkpoint<V> {
         let d = &self.descent;
         let file = CheckpointFile {
             format: FORMAT.into(),
+            kind: self.kind,
             table: Hex(d.params.layout()),
             data: Hex(self.data),
             k: Exact(self.k),
@@ -292,7 +321,9 @@ impl<V: Values> Checkpoint<V> {
         }
         let format = Format::deserialize(v).ok().and_then(|f| f.format);
         match format.as_deref() {
-            Some(FORMAT | FORMAT_WITHOUT_NEWTON | FORMAT_WITHOUT_SETTINGS) => {}
+            Some(
+                FORMAT | FORMAT_WITHOUT_KIND | FORMAT_WITHOUT_NEWTON | FORMAT_WITHOUT_SETTINGS,
+            ) => {}
             Some(f) if f.starts_with("texel-checkpoint-") => {
                 return Err(format!(
                     "written by another version of texel ({f}); start the run again"
@@ -394,6 +425,7 @@ impl CheckpointFile {
         let adam = self.adam.map(|a| a.into_state(vars.len())).transpose()?;
         let newton = self.newton.map(|n| n.into_state(vars.len())).transpose()?;
         Ok(Checkpoint {
+            kind: self.kind,
             k: self.k.0,
             positions: self.positions,
             data: self.data.0,
@@ -443,6 +475,7 @@ pub fn fresh<M: Model>(
 ) -> Checkpoint<M::Values> {
     let gains = vec![(0.0, 0); vars.len()];
     Checkpoint {
+        kind: RunKind::Memory,
         k,
         positions: train.len(),
         data,

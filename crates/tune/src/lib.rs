@@ -57,7 +57,7 @@ mod stream;
 mod traces;
 
 pub use adam::{AdamState, Method, ADAM_EPOCHS_PER_PASS, ADAM_TOLERANCE};
-pub use checkpoint::{fresh, Checkpoint, CheckpointError};
+pub use checkpoint::{fresh, Checkpoint, CheckpointError, RunKind};
 pub use descent::{Cursor, Descent, DescentState, Guards, PassSummary, Variable};
 pub use engine::{tune_engine, EngineTune, EngineTuneError, EngineTuned, Traceable};
 pub use guard::{best_pull, L2Search, L2_GRID};
@@ -75,12 +75,14 @@ pub use run::{
 };
 pub use select::{select_in_space, Selection, SelectionError};
 pub use session::{
-    load_data, Ended, LoadedData, Positions, Session, SessionError, SessionEvent, Subject,
-    SubjectError,
+    load_data, Ended, LoadedData, Opening, Positions, RunFiles, Session, SessionError,
+    SessionEvent, Subject, SubjectError,
 };
 pub use stream::{
-    scored_positions, tune_streamed, StreamError, StreamEvent, StreamSettings, StreamState,
-    Streamed, STREAM_CHECKPOINT,
+    tune_streamed, StreamError, StreamEvent, StreamSession, StreamSessionEvent, StreamSettings,
+    StreamState, Streamed,
 };
 pub use texel_trace;
-pub use traces::{load_traces, target, TraceLoad, TraceSubject, TraceSubjectError};
+pub use traces::{
+    load_traces, survey_trace, target, TraceLoad, TraceSubject, TraceSubjectError, TraceSurvey,
+};

@@ -224,6 +224,7 @@ impl<V: crate::Values> Standing<V> {
     /// The checkpoint of the run with descent `d`.
     fn checkpoint<M: Model<Values = V>>(&self, d: &Descent<M>) -> Checkpoint<V> {
         Checkpoint {
+            kind: crate::checkpoint::RunKind::Memory,
             k: self.k,
             positions: self.positions,
             data: self.data,

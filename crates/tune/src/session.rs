@@ -5,15 +5,16 @@
 //! engine's evaluation read from a trace — is a [`Subject`]; `texel tune` and the loop are
 //! fronts that show the [`SessionEvent`]s.
 
-use crate::checkpoint::{Checkpoint, CheckpointError};
+use crate::checkpoint::{Checkpoint, CheckpointError, RunKind};
 use crate::descent::Variable;
 use crate::error::{choose_k, samples, single_result, KChoice, UnfitK};
 use crate::job::{JobError, JobEvent, TuneData, TuneJob, Tuned, L2};
-use crate::model::Model;
+use crate::model::{Model, Values};
 use crate::outputs::{Cleared, OutputError, Outputs};
 use crate::run::{RunEnd, RunOptions};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use texel_files::RunLock;
 use texel_run::{SettingChanged, Settings};
 use texel_trace::ParamSpace;
 
@@ -104,6 +105,20 @@ pub enum SessionError {
     /// The checkpoint to continue cannot be read.
     #[error(transparent)]
     Checkpoint(#[from] CheckpointError),
+    /// The checkpoint is of a run of the other kind.
+    #[error(
+        "cannot resume {path}: its run was {}, this one is {}",
+        then.describe(),
+        now.describe()
+    )]
+    Kind {
+        /// The checkpoint.
+        path: PathBuf,
+        /// Its run's kind.
+        then: RunKind,
+        /// This run's.
+        now: RunKind,
+    },
     /// The run continued began with another setting.
     #[error("cannot resume {path}: {changed}")]
     Changed {
@@ -135,6 +150,9 @@ pub enum SessionError {
     /// The tune failed.
     #[error(transparent)]
     Job(#[from] JobError),
+    /// The streamed tune failed.
+    #[error(transparent)]
+    Streamed(#[from] crate::stream::StreamError),
     /// Stopped while the positions were read: nothing was tuned or written.
     #[error("stopped while the positions were read: nothing was tuned or written")]
     Stopped,
@@ -289,11 +307,16 @@ impl<S: Subject> Session<S> {
         reading: &(dyn Fn(u64) + Sync),
         on: &mut dyn FnMut(SessionEvent<S::Model>),
     ) -> Result<Ended<S::Model>, SessionError> {
-        let (_lock, cleared) = self.outputs.prepare(self.resume.is_some(), self.fresh)?;
-        for c in cleared {
-            on(SessionEvent::Cleared(c));
-        }
-        let resumed = self.resumed(on)?;
+        let files = RunFiles {
+            outputs: &self.outputs,
+            resume: self.resume.as_deref(),
+            fresh: self.fresh,
+            settings: self.settings.as_ref(),
+        };
+        let (_lock, resumed) = files.open::<ValuesOf<S>>(RunKind::Memory, &mut |o| match o {
+            Opening::Cleared(c) => on(SessionEvent::Cleared(c)),
+            Opening::Resuming(notes) => on(SessionEvent::Resuming(notes)),
+        })?;
         let start = resumed.as_ref().map_or_else(
             || self.subject.given().clone(),
             |c| c.descent.params.clone(),
@@ -324,33 +347,6 @@ impl<S: Subject> Session<S> {
             self.finish(&tuned.result.params, &mut data, on)?;
         }
         Ok(Ended { tuned, data })
-    }
-
-    /// The checkpoint of `resume`, read, its settings compared with the session's.
-    fn resumed(
-        &self,
-        on: &mut dyn FnMut(SessionEvent<S::Model>),
-    ) -> Result<Option<Checkpoint<ValuesOf<S>>>, SessionError> {
-        let Some(path) = &self.resume else {
-            return Ok(None);
-        };
-        let checkpoint = Checkpoint::<ValuesOf<S>>::read(path)?;
-        let notes = match (&checkpoint.settings, &self.settings) {
-            (Some(then), Some(now)) => {
-                then.check_resume(now)
-                    .map_err(|changed| SessionError::Changed {
-                        path: path.clone(),
-                        changed,
-                    })?
-            }
-            (None, Some(_)) => vec![format!(
-                "{} was written before texel recorded settings; they are not compared",
-                path.display()
-            )],
-            (_, None) => Vec::new(),
-        };
-        on(SessionEvent::Resuming(notes));
-        Ok(Some(checkpoint))
     }
 
     /// The tune job from `start` (or continuing `resumed`).
@@ -390,5 +386,73 @@ impl<S: Subject> Session<S> {
         data.train.rescore(tuned);
         data.validation.rescore(tuned);
         Ok(())
+    }
+}
+
+/// What opening a run's files did before its work.
+pub enum Opening {
+    /// An earlier run's file cleared for a fresh start.
+    Cleared(Cleared),
+    /// A checkpoint is continued; notes on its settings (those that only change how long
+    /// the run goes, or why they are not compared).
+    Resuming(Vec<String>),
+}
+
+/// The files of a tune on files and how it treats an earlier run's: the protocol every
+/// tune follows before its work, in memory or streamed.
+pub struct RunFiles<'a> {
+    /// Where the run writes.
+    pub outputs: &'a Outputs,
+    /// The checkpoint to continue.
+    pub resume: Option<&'a Path>,
+    /// Clear an earlier run's checkpoint and log instead of refusing to start.
+    pub fresh: bool,
+    /// The settings the run records; a resume compares them with the checkpoint's.
+    pub settings: Option<&'a Settings>,
+}
+
+impl RunFiles<'_> {
+    /// Checks the outputs writable and locks them for this run (another live run on them is
+    /// refused, naming its process), clears an earlier run's files with `fresh` or refuses
+    /// them, and reads the checkpoint to continue: of a run of this `kind`, its settings
+    /// compared with the run's.
+    ///
+    /// # Errors
+    /// The outputs cannot be used, the checkpoint cannot be read, is of the other kind, or
+    /// its run began with another setting.
+    pub fn open<V: Values>(
+        &self,
+        kind: RunKind,
+        on: &mut dyn FnMut(Opening),
+    ) -> Result<(Option<RunLock>, Option<Checkpoint<V>>), SessionError> {
+        let (lock, cleared) = self.outputs.prepare(self.resume.is_some(), self.fresh)?;
+        cleared.into_iter().for_each(|c| on(Opening::Cleared(c)));
+        let Some(path) = self.resume else {
+            return Ok((lock, None));
+        };
+        let checkpoint = Checkpoint::<V>::read(path)?;
+        if checkpoint.kind != kind {
+            return Err(SessionError::Kind {
+                path: path.to_path_buf(),
+                then: checkpoint.kind,
+                now: kind,
+            });
+        }
+        let notes = match (&checkpoint.settings, self.settings) {
+            (Some(then), Some(now)) => {
+                then.check_resume(now)
+                    .map_err(|changed| SessionError::Changed {
+                        path: path.to_path_buf(),
+                        changed,
+                    })?
+            }
+            (None, Some(_)) => vec![format!(
+                "{} was written before texel recorded settings; they are not compared",
+                path.display()
+            )],
+            (_, None) => Vec::new(),
+        };
+        on(Opening::Resuming(notes));
+        Ok((lock, Some(checkpoint)))
     }
 }

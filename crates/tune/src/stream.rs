@@ -28,7 +28,7 @@ use crate::model::Model;
 use crate::newton::FIRST_DAMPING;
 use crate::traces::{held_flags, target};
 use std::sync::atomic::{AtomicBool, Ordering};
-use texel_trace::{BinaryTrace, TraceError, TracedPosition};
+use texel_trace::{BinaryTrace, TraceError};
 
 /// How a streamed tune runs.
 #[derive(Clone, Debug, PartialEq)]
@@ -47,6 +47,9 @@ pub struct StreamSettings {
     pub min_support: usize,
     /// Positions decoded into memory at a time.
     pub chunk: usize,
+    /// Newton iterations and polish rounds at most, together (as the in-memory run's
+    /// `--passes`).
+    pub passes: usize,
 }
 
 impl Default for StreamSettings {
@@ -58,6 +61,7 @@ impl Default for StreamSettings {
             validation_per_mille: 0,
             min_support: 0,
             chunk: 1 << 20,
+            passes: crate::run::RunOptions::default().passes,
         }
     }
 }
@@ -79,6 +83,8 @@ pub struct Streamed {
     pub iterations: u32,
     /// Polish rounds that moved values.
     pub polish_rounds: u32,
+    /// The pass limit ended the run before it converged.
+    pub limited: bool,
     /// The slots tuned (those of the ones asked that enough positions use).
     pub tuned: Vec<usize>,
 }
@@ -115,14 +121,10 @@ pub enum StreamEvent {
     Checkpoint(StreamState),
 }
 
-/// The format name of a streamed tune's checkpoint.
-pub const STREAM_CHECKPOINT: &str = "texel-stream-checkpoint-1";
-
-/// Where a streamed tune is: what its checkpoint keeps, and what it resumes from.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+/// Where a streamed tune is: what its checkpoint keeps (as the one checkpoint format,
+/// [`crate::Checkpoint`] of kind streamed), and what it resumes from.
+#[derive(Clone, Debug, PartialEq)]
 pub struct StreamState {
-    /// [`STREAM_CHECKPOINT`].
-    pub format: String,
     /// Positions of the trace it tunes.
     pub positions: usize,
     /// The K used.
@@ -135,7 +137,6 @@ pub struct StreamState {
     pub damping: f64,
     /// Where the Hessian the next iteration reuses was taken (real values) and its damping;
     /// `None` when the next iteration takes a fresh one.
-    #[serde(default)]
     pub chord: Option<(Vec<f64>, f64)>,
     /// Newton iterations taken.
     pub iterations: u32,
@@ -222,7 +223,7 @@ pub fn tune_streamed(
     if state.polish.is_none() {
         stream.newton(&mut state, &mut on)?;
     }
-    let (values, sum) = stream.polish(&mut state, &mut on)?;
+    let (values, sum, limited) = stream.polish(&mut state, &mut on)?;
     let validation = stream.validation_error(&values)?;
     Ok(Streamed {
         values,
@@ -232,24 +233,9 @@ pub fn tune_streamed(
         validation,
         iterations: state.iterations,
         polish_rounds: state.polish.map_or(0, |p| p.1),
+        limited,
         tuned: stream.slots,
     })
-}
-
-/// How many positions of `trace` carry a score: one pass over the file, `chunk` positions
-/// at a time.
-///
-/// # Errors
-/// A position cannot be read.
-pub fn scored_positions(trace: &BinaryTrace, chunk: usize) -> Result<usize, TraceError> {
-    let (mut scratch, mut scored) = (TracedPosition::default(), 0);
-    for first in (0..trace.len()).step_by(chunk.max(1)) {
-        let chosen: Vec<usize> = (first..trace.len().min(first + chunk.max(1))).collect();
-        trace.for_each(&chosen, &mut scratch, |_, p| {
-            scored += usize::from(p.score.is_some())
-        })?;
-    }
-    Ok(scored)
 }
 
 /// One streamed tune's inputs.
@@ -275,7 +261,6 @@ impl Stream<'_> {
         }
         self.slots = self.supported()?;
         let state = StreamState {
-            format: STREAM_CHECKPOINT.into(),
             positions: self.trace.len(),
             k: self.k,
             tuned: self.slots.clone(),
@@ -297,9 +282,6 @@ impl Stream<'_> {
     /// `state` checked against this trace and selection.
     fn resumed(&self, state: StreamState) -> Result<StreamState, StreamError> {
         let wrong = |why: String| Err(StreamError::Checkpoint(why));
-        if state.format != STREAM_CHECKPOINT {
-            return wrong(format!("its format is {:?}", state.format));
-        }
         if state.positions != self.trace.len() {
             let n = self.trace.len();
             return wrong(format!("{} positions, the trace has {n}", state.positions));
@@ -410,3 +392,6 @@ impl Stream<'_> {
 
 mod passes;
 mod polish;
+mod session;
+
+pub use session::{StreamSession, StreamSessionEvent};

@@ -354,3 +354,64 @@ impl Subject for TraceSubject {
         Ok(self.space.save_values(values, out)?)
     }
 }
+
+/// What a pass over a binary trace finds before a streamed tune: the fingerprint the
+/// in-memory load gives the same positions and split (so a checkpoint of other data is
+/// refused as in memory), how many positions carry a score, and the λ resolved for them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceSurvey {
+    /// The fingerprint of the header, every position, the split and the targets' λ.
+    pub fingerprint: u64,
+    /// Positions that carry a score.
+    pub scored: usize,
+    /// `lambda` resolved for the positions.
+    pub lambda: f64,
+    /// What the targets are, in words, where λ auto decided it or they blend.
+    pub targets: Option<String>,
+}
+
+/// Surveys `trace` (see [`TraceSurvey`]) with positions `held` out, reading `chunk`
+/// positions at a time; `None` when `interrupt` was raised.
+///
+/// # Errors
+/// A position cannot be read.
+pub fn survey_trace(
+    trace: &BinaryTrace,
+    held: &[bool],
+    lambda: Lambda,
+    chunk: usize,
+    interrupt: &AtomicBool,
+) -> Result<Option<TraceSurvey>, TraceError> {
+    let space = fold_space(Fingerprint::new(), trace.space());
+    // The λ, and so the fingerprint's start, is known once the scores are counted: both
+    // candidates are folded, one kept.
+    let candidates = [lambda.resolve(1, 1), lambda.resolve(0, 1)];
+    let mut folds = candidates.map(|l| match l < 1.0 {
+        true => space.u64(l.to_bits()),
+        false => space,
+    });
+    let (mut scratch, mut scored) = (TracedPosition::default(), 0);
+    for first in (0..trace.len()).step_by(chunk.max(1)) {
+        if interrupt.load(std::sync::atomic::Ordering::Relaxed) {
+            return Ok(None);
+        }
+        let chosen: Vec<usize> = (first..trace.len().min(first + chunk.max(1))).collect();
+        trace.for_each(&chosen, &mut scratch, |i, p| {
+            scored += usize::from(p.score.is_some());
+            let h = position_hash(p, held[first + i]);
+            folds = folds.map(|f| f.u64(h));
+        })?;
+    }
+    let targets = lambda.describe(scored, trace.len());
+    let lambda = lambda.resolve(scored, trace.len());
+    let fingerprint = match lambda == candidates[0] {
+        true => folds[0],
+        false => folds[1],
+    };
+    Ok(Some(TraceSurvey {
+        fingerprint: fingerprint.value(),
+        scored,
+        lambda,
+        targets,
+    }))
+}

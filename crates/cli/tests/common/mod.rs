@@ -71,9 +71,21 @@ pub fn interrupt_when(
 /// stdout and stderr.
 #[allow(dead_code, reason = "each test file compiles this module")]
 pub fn interrupt_when_in(
+    cmd: std::process::Command,
+    watch_stderr: bool,
+    ready: impl Fn(&str) -> bool,
+) -> (Option<i32>, String, String) {
+    when_ready(cmd, watch_stderr, ready, send_sigint)
+}
+
+/// Runs `cmd`, calls `then` with it once a line of its output (stderr when `watch_stderr`)
+/// satisfies `ready`, lets it run to its end and returns its exit code, stdout and stderr.
+#[allow(dead_code, reason = "each test file compiles this module")]
+pub fn when_ready(
     mut cmd: std::process::Command,
     watch_stderr: bool,
     ready: impl Fn(&str) -> bool,
+    then: impl FnOnce(&std::process::Child),
 ) -> (Option<i32>, String, String) {
     use std::io::{BufRead, Read};
     use std::process::Stdio;
@@ -107,7 +119,7 @@ pub fn interrupt_when_in(
             break;
         }
     }
-    send_sigint(&child);
+    then(&child);
     watched.read_to_string(&mut text).unwrap();
     let code = child.wait().unwrap().code();
     let other = rest.join().unwrap();

@@ -35,7 +35,8 @@ impl Stream<'_> {
             chord: state.chord.clone(),
             factor: None,
         };
-        while state.iterations < MAX_ITERATIONS {
+        let limit = MAX_ITERATIONS.min(u32::try_from(self.settings.passes).unwrap_or(u32::MAX));
+        while state.iterations < limit {
             let clock = Instant::now();
             let tried = propose(&mut StreamPasses(self), &state.x, &pull, &mut memory)?;
             let sum_now = tried.sum_now;

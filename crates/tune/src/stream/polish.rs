@@ -21,16 +21,21 @@ impl Stream<'_> {
         values
     }
 
-    /// The polish from where `state` is: the values and their summed training error.
+    /// The polish from where `state` is: the values, their summed training error, and
+    /// whether the pass limit stopped it.
     pub(super) fn polish(
         &self,
         state: &mut StreamState,
         on: &mut impl FnMut(StreamEvent),
-    ) -> Result<(Vec<i32>, f64), StreamError> {
+    ) -> Result<(Vec<i32>, f64, bool), StreamError> {
         let table = SigmoidTable::new(self.k);
         let (mut values, mut rounds) = state.polish.clone().expect("Newton is done");
         let mut sum = self.integer_sum(false, &values, &table)?;
+        let limit = self.settings.passes;
         loop {
+            if (state.iterations + rounds) as usize >= limit {
+                return Ok((values, sum, true));
+            }
             let clock = Instant::now();
             let moves = self.gaining_moves(&values, &table)?;
             let now = sum + self.integer_penalty(&values);
@@ -58,7 +63,7 @@ impl Stream<'_> {
             state.polish = Some((values.clone(), rounds));
             on(StreamEvent::Checkpoint(state.clone()));
         }
-        Ok((values, sum))
+        Ok((values, sum, false))
     }
 
     /// The summed training error with the first `size` of `moves` made from `values`, for

@@ -1,0 +1,198 @@
+//! A streamed tune on files, whole, as one library call, through the protocol every tune
+//! follows ([`RunFiles`]): the outputs checked and locked, an earlier run's files cleared or
+//! continued (of this kind, its settings compared), the trace surveyed (its fingerprint
+//! compared with the checkpoint's), the tune, its checkpoint in the one format, the values
+//! written and the checkpoint removed.
+
+use super::{tune_streamed, StreamEvent, StreamSettings, StreamState, Streamed};
+use crate::checkpoint::{Checkpoint, CheckpointError, RunKind};
+use crate::descent::{Cursor, DescentState, Guards, Variable};
+use crate::lambda::Lambda;
+use crate::newton::NewtonState;
+use crate::session::{Opening, RunFiles, SessionError};
+use crate::traces::{held_flags, survey_trace, TraceSubjectError, TraceSurvey};
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+use texel_trace::BinaryTrace;
+
+/// A streamed tune of a binary trace into its run's files.
+pub struct StreamSession<'a> {
+    /// The trace.
+    pub trace: &'a BinaryTrace,
+    /// Its file.
+    pub path: &'a Path,
+    /// Every value of the space the run starts from.
+    pub start: &'a [i32],
+    /// The slots asked to tune.
+    pub slots: &'a [usize],
+    /// How the tune runs (its `lambda` is resolved from [`StreamSession::lambda`]).
+    pub settings: StreamSettings,
+    /// The share of the result in the targets, resolved once the scores are counted.
+    pub lambda: Lambda,
+    /// The run's files.
+    pub files: RunFiles<'a>,
+}
+
+/// What a streamed session reports on its way, in order.
+pub enum StreamSessionEvent<'e> {
+    /// The run's files were opened.
+    Opening(Opening),
+    /// The trace was surveyed.
+    Surveyed(&'e TraceSurvey),
+    /// The tune's own event (its checkpoints are written by the session).
+    Tune(StreamEvent),
+}
+
+impl StreamSession<'_> {
+    /// Runs the whole streamed tune, reporting to `on`, until it ends or `interrupt` is
+    /// raised (the checkpoint then kept: [`SessionError::Stopped`] before the survey ends,
+    /// [`StreamError::Stopped`] after).
+    ///
+    /// # Errors
+    /// See [`SessionError`].
+    pub fn run(
+        mut self,
+        interrupt: &AtomicBool,
+        on: &mut dyn FnMut(StreamSessionEvent),
+    ) -> Result<Streamed, SessionError> {
+        let clock = Instant::now();
+        let (_lock, resumed) = self.files.open::<Vec<i32>>(RunKind::Streamed, &mut |o| {
+            on(StreamSessionEvent::Opening(o))
+        })?;
+        let held = held_flags(self.trace.len(), self.settings.validation_per_mille);
+        let survey = survey_trace(
+            self.trace,
+            &held,
+            self.lambda,
+            self.settings.chunk,
+            interrupt,
+        )
+        .map_err(|e| SessionError::Streamed(e.into()))?
+        .ok_or(SessionError::Stopped)?;
+        on(StreamSessionEvent::Surveyed(&survey));
+        if survey.lambda < 1.0 && survey.scored == 0 {
+            let path = self.path.to_path_buf();
+            return Err(SessionError::Subject(Box::new(
+                TraceSubjectError::NoScores(path),
+            )));
+        }
+        self.settings.lambda = survey.lambda;
+        let earlier = resumed.as_ref().map_or(0.0, |c| c.seconds);
+        let state = match resumed {
+            Some(c) => Some(self.continued(c, survey.fingerprint)?),
+            None => None,
+        };
+        let mut saved = Ok(());
+        let record = |state: &StreamState| {
+            let seconds = earlier + clock.elapsed().as_secs_f64();
+            let checkpoint = self.checkpoint(state, survey.fingerprint, seconds);
+            checkpoint.save(&self.files.outputs.checkpoint)
+        };
+        let tuned = tune_streamed(
+            self.trace,
+            (self.start, self.slots),
+            &self.settings,
+            state,
+            interrupt,
+            |e| match e {
+                StreamEvent::Checkpoint(state) if saved.is_ok() => saved = record(&state),
+                e => on(StreamSessionEvent::Tune(e)),
+            },
+        );
+        saved?;
+        let tuned = tuned.map_err(SessionError::Streamed)?;
+        let space = self.trace.space();
+        (space.save_values(&tuned.values, &self.files.outputs.out))
+            .map_err(|e| SessionError::Subject(Box::new(e)))?;
+        self.files.outputs.remove_checkpoint()?;
+        Ok(tuned)
+    }
+
+    /// The state a checkpoint of this kind continues, checked against the survey's
+    /// fingerprint.
+    fn continued(
+        &self,
+        c: Checkpoint<Vec<i32>>,
+        fingerprint: u64,
+    ) -> Result<StreamState, SessionError> {
+        let path = self.files.resume.unwrap_or(&self.files.outputs.checkpoint);
+        let bad = |reason: &str| {
+            SessionError::Checkpoint(CheckpointError::Unusable {
+                path: path.to_path_buf(),
+                reason: reason.into(),
+            })
+        };
+        if c.data != fingerprint {
+            return Err(bad(
+                "it was made for other data (the positions, their labels or scores, \
+                 the validation share or λ differ)",
+            ));
+        }
+        let newton = c
+            .descent
+            .newton
+            .ok_or_else(|| bad("it keeps no Newton state"))?;
+        let iterations =
+            u32::try_from(newton.iterations).map_err(|_| bad("too many iterations"))?;
+        let rounds = (c.passes as u64).saturating_sub(newton.iterations) as u32;
+        Ok(StreamState {
+            positions: c.positions,
+            k: c.k,
+            tuned: c.vars.iter().map(|v| v.slot).collect(),
+            x: newton.values,
+            damping: newton.damping,
+            chord: newton.chord,
+            iterations,
+            real_error: newton.error,
+            polish: newton
+                .handed_over
+                .then(|| (c.descent.params.clone(), rounds)),
+        })
+    }
+
+    /// `state` in the one checkpoint format, of kind streamed.
+    fn checkpoint(&self, state: &StreamState, data: u64, seconds: f64) -> Checkpoint<Vec<i32>> {
+        let vars: Vec<Variable> = (state.tuned.iter())
+            .map(|&slot| Variable { slot, step: 1 })
+            .collect();
+        let rounds = state.polish.as_ref().map_or(0, |p| p.1);
+        let params = state.polish.as_ref().map_or(self.start, |p| &p.0);
+        Checkpoint {
+            kind: RunKind::Streamed,
+            k: state.k,
+            positions: state.positions,
+            data,
+            passes: (state.iterations + rounds) as usize,
+            descent: DescentState {
+                params: params.to_vec(),
+                anchor: self.start.to_vec(),
+                guards: Guards {
+                    l2: self.settings.l2,
+                    constraints: false,
+                },
+                sum: state.real_error,
+                gains: vec![(0.0, 0); vars.len()],
+                probes: 0,
+                cursor: Cursor::default(),
+                adam: None,
+                newton: Some(NewtonState {
+                    values: state.x.clone(),
+                    damping: state.damping,
+                    iterations: u64::from(state.iterations),
+                    error: state.real_error,
+                    handed_over: state.polish.is_some(),
+                    chord: state.chord.clone(),
+                    curves_held: false,
+                }),
+            },
+            vars,
+            best: None,
+            rises: 0,
+            seconds,
+            warm: None,
+            warm_passes: 0,
+            settings: self.files.settings.cloned(),
+        }
+    }
+}
