@@ -143,6 +143,11 @@ pub struct TuneArgs {
     /// (--resume goes on), no log or report.
     #[arg(long)]
     pub stream: bool,
+    /// The memory a tune of a binary trace may take (e.g. 12G, 800M; default half the
+    /// machine's): a trace whose tuner form would need more is streamed (as --stream), and
+    /// the run says so.
+    #[arg(long, value_name = "SIZE")]
+    pub memory: Option<crate::memory::MemorySize>,
     /// --stream: positions decoded into memory at a time.
     #[arg(long, value_name = "N", default_value_t = texel_tune::StreamSettings::default().chunk, requires = "stream")]
     pub chunk: usize,

@@ -33,6 +33,7 @@ mod loop_cmd;
 mod loop_outside;
 mod manpage;
 mod match_cmd;
+mod memory;
 mod outputs;
 mod params_cmd;
 mod paths;

@@ -46,7 +46,7 @@ pub(crate) fn tune_settings(args: &TuneArgs, start: &[i32]) -> Settings {
         "epd" | "traces" | "params" | "allow_bad" | "threads" => Role::Ignored,
         "out" | "rust" | "log" | "report" | "checkpoint" | "checkpoint_secs" => Role::Ignored,
         // The checkpoint keeps the run's kind: a resume of the other kind is refused by it.
-        "stream" => Role::Ignored,
+        "stream" | "memory" => Role::Ignored,
         _ => Role::Fixed,
     };
     let values = format!("values {}", values_fingerprint(start));
@@ -108,7 +108,7 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
     start_threads(&args.data)?;
     if let Some(path) = &args.data.traces {
         crate::tune_traces::refuse_texel_only(args)?;
-        if args.stream {
+        if args.stream || crate::tune_stream::too_large(args, path)? {
             return crate::tune_stream::run_streamed(args, path, &planned);
         }
         let per_mille = crate::data_args::validation_per_mille(&args.data);

@@ -35,6 +35,29 @@ fn refuse_unstreamed(args: &TuneArgs) -> Result<()> {
     Ok(())
 }
 
+/// Whether the binary trace at `path` is streamed without `--stream`: a resumed run goes on
+/// as its checkpoint's kind, a fresh one streams when the trace's tuner form would need more
+/// than `--memory` (said).
+pub(crate) fn too_large(args: &TuneArgs, path: &Path) -> Result<bool> {
+    if let Some(resume) = &args.resume {
+        return Ok(texel_tune::checkpoint_kind(resume)? == texel_tune::RunKind::Streamed);
+    }
+    if !is_binary(path)? {
+        return Ok(false);
+    }
+    let need = crate::memory::in_memory_need(path)?;
+    let budget = args.memory.unwrap_or_else(crate::memory::default_budget);
+    let stream = need > budget;
+    if stream {
+        println!(
+            "{}: tuned in memory it would take about {need}, more than --memory {budget}: \
+             streamed instead (as --stream; --memory {need} keeps it in memory)",
+            path.display()
+        );
+    }
+    Ok(stream)
+}
+
 /// Tunes the binary trace at `path` as `args` say, streaming it, into the planned `--out`.
 pub(crate) fn run_streamed(args: &TuneArgs, path: &Path, planned: &Planned) -> Result<ExitCode> {
     refuse_unstreamed(args)?;

@@ -883,7 +883,7 @@ fn a_streamed_run_keeps_the_run_protocol_of_an_in_memory_one() {
         changed.contains("--l2") && changed.contains("cannot resume"),
         "{changed}"
     );
-    // ... or as an in-memory run: refused by its kind.
+    // Resumed without --stream it goes on as the streamed run it is (so --chunk counts).
     let memory = fails(
         texel()
             .args(["tune", "--k", "1", "--traces"])
@@ -892,7 +892,26 @@ fn a_streamed_run_keeps_the_run_protocol_of_an_in_memory_one() {
             .arg(&out)
             .args(["--resume", ckpt]),
     );
-    assert!(memory.contains("streamed (--stream)"), "{memory}");
+    assert!(memory.contains("--chunk was 8192"), "{memory}");
+    // A checkpoint of an in-memory run is not continued streamed: refused by its kind.
+    let other_kind = dir.path().join("memory.ckpt");
+    let text_of = std::fs::read_to_string(ckpt).unwrap();
+    std::fs::write(
+        &other_kind,
+        text_of.replace(r#""kind":"streamed""#, r#""kind":"memory""#),
+    )
+    .unwrap();
+    let kind = fails(
+        &mut tune(
+            &binary,
+            &["--stream", "--resume", other_kind.to_str().unwrap()],
+        )
+        .into(),
+    );
+    assert!(
+        kind.contains("its run was in memory (without --stream)"),
+        "{kind}"
+    );
     // ... or on another trace of as many positions (every result inverted): other data.
     let inverted_text = dir.path().join("inverted.trace");
     let flipped = std::fs::read_to_string(&text)
@@ -908,6 +927,18 @@ fn a_streamed_run_keeps_the_run_protocol_of_an_in_memory_one() {
     // The same settings go on to the values of the run alone.
     stdout_of(&mut tune(&binary, &["--stream", "--resume", ckpt]).into());
     assert_eq!(values_of_file(&out), alone);
+    // A trace over the --memory budget streams by itself, saying so.
+    let budget = stdout_of(
+        texel()
+            .args(["tune", "--k", "1", "--memory", "64K", "--traces"])
+            .arg(&binary)
+            .arg("--out")
+            .arg(dir.path().join("budget.json")),
+    );
+    assert!(
+        budget.contains("more than --memory 64K: streamed instead") && budget.contains("newton 1:"),
+        "{budget}"
+    );
     // --chunk 0 is refused; the hint for a text trace is a command that runs.
     let zero = fails(
         texel()

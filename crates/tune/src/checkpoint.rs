@@ -65,6 +65,31 @@ impl RunKind {
     }
 }
 
+/// The kind of run the checkpoint at `path` continues (without reading the rest).
+///
+/// # Errors
+/// Unreadable, not JSON, or not a texel checkpoint.
+pub fn checkpoint_kind(path: &Path) -> Result<RunKind, CheckpointError> {
+    /// The fields that say a checkpoint's kind.
+    #[derive(Deserialize)]
+    struct Head {
+        format: String,
+        #[serde(default)]
+        kind: RunKind,
+    }
+    let text = std::fs::read_to_string(path).map_err(|cause| CheckpointError::Io {
+        path: path.to_path_buf(),
+        cause,
+    })?;
+    match serde_json::from_str::<Head>(&text) {
+        Ok(head) if head.format.starts_with("texel-checkpoint-") => Ok(head.kind),
+        _ => Err(CheckpointError::Unusable {
+            path: path.to_path_buf(),
+            reason: "not a texel checkpoint".into(),
+        }),
+    }
+}
+
 /// Everything a run needs to go on.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Checkpoint<V> {

@@ -269,9 +269,16 @@ pub fn single_result<M: Model>(sets: &[&M]) -> Option<f64> {
     targets.all(|t| t == first).then_some(first)
 }
 
-/// The cached evaluations and targets of the dataset, for [`fit_k`].
+/// K is fitted on the first this many training positions (all of them, up to a million;
+/// the same ones in memory and streamed).
+pub const K_SAMPLE: usize = 1 << 20;
+
+/// The cached evaluations and targets of the dataset's first [`K_SAMPLE`] positions, for
+/// [`fit_k`] and [`choose_k`].
 pub fn samples<M: Model>(ds: &M) -> Vec<(i32, f64)> {
-    (0..ds.len()).map(|i| (ds.eval(i), ds.target(i))).collect()
+    (0..ds.len().min(K_SAMPLE))
+        .map(|i| (ds.eval(i), ds.target(i)))
+        .collect()
 }
 
 #[cfg(test)]

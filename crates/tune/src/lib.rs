@@ -57,7 +57,7 @@ mod stream;
 mod traces;
 
 pub use adam::{AdamState, Method, ADAM_EPOCHS_PER_PASS, ADAM_TOLERANCE};
-pub use checkpoint::{fresh, Checkpoint, CheckpointError, RunKind};
+pub use checkpoint::{checkpoint_kind, fresh, Checkpoint, CheckpointError, RunKind};
 pub use descent::{Cursor, Descent, DescentState, Guards, PassSummary, Variable};
 pub use engine::{tune_engine, EngineTune, EngineTuneError, EngineTuned, Traceable};
 pub use guard::{best_pull, L2Search, L2_GRID};

@@ -331,17 +331,19 @@ impl Stream<'_> {
         Ok(ds)
     }
 
-    /// K chosen on the first chunk's training positions at the start values.
+    /// K chosen on the first [`crate::error::K_SAMPLE`] training positions at the start
+    /// values, as in memory.
     fn fitted_k(&self) -> Result<KChoice, StreamError> {
-        let size = self.settings.chunk.max(1);
-        let chosen: Vec<usize> = (0..self.trace.len().min(size))
-            .filter(|&i| !self.held[i])
-            .collect();
-        if chosen.is_empty() {
+        let trained = (0..self.trace.len()).filter(|&i| !self.held[i]);
+        let first: Vec<usize> = trained.take(crate::error::K_SAMPLE).collect();
+        if first.is_empty() {
             return Err(StreamError::Empty);
         }
-        let ds = self.decoded(&chosen, self.start)?;
-        let samples: Vec<(i32, f64)> = (0..ds.len()).map(|i| (ds.eval(i), ds.target(i))).collect();
+        let mut samples = Vec::with_capacity(first.len());
+        for chosen in first.chunks(self.settings.chunk.max(1)) {
+            let ds = self.decoded(chosen, self.start)?;
+            samples.extend((0..ds.len()).map(|i| (ds.eval(i), ds.target(i))));
+        }
         Ok(choose_k(&samples)?)
     }
 

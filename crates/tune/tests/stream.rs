@@ -119,7 +119,7 @@ fn a_raised_interrupt_stops_a_streamed_tune_and_a_foreign_checkpoint_is_refused(
 }
 
 #[test]
-fn a_streamed_tune_without_k_fits_it_to_the_first_chunk_at_the_start() {
+fn a_streamed_tune_without_k_fits_it_on_the_first_training_positions_at_the_start() {
     let dir = tempfile::tempdir().unwrap();
     let trace = BinaryTrace::read(&planted_trace(dir.path())).unwrap();
     let settings = StreamSettings {
