@@ -155,6 +155,25 @@ pub struct UciProcess {
     lines: Receiver<String>,
 }
 
+/// Lines of an engine's stderr kept to say why it failed.
+const STDERR_LINES: usize = 8;
+
+/// Reads `stderr` to its end on a thread; the thread's answer is its last
+/// [`STDERR_LINES`] lines.
+fn last_lines(stderr: std::process::ChildStderr) -> std::thread::JoinHandle<Vec<String>> {
+    std::thread::spawn(move || {
+        let mut last = std::collections::VecDeque::new();
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if last.len() == STDERR_LINES {
+                last.pop_front();
+            }
+            last.push_back(line);
+        }
+        last.into()
+    })
+}
+
 /// The timeout of the handshake and of `isready`.
 const HANDSHAKE: Duration = Duration::from_secs(10);
 
@@ -174,11 +193,12 @@ impl UciProcess {
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| Failure::Start(format!("{}: {e}", cmd.display())))?;
         let stdout = child.stdout.take().expect("piped");
         let stdin = child.stdin.take().expect("piped");
+        let said = last_lines(child.stderr.take().expect("piped"));
         let (tx, rx) = channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
@@ -193,15 +213,34 @@ impl UciProcess {
             stdin,
             lines: rx,
         };
-        p.send("uci")?;
-        p.wait_for("uciok", HANDSHAKE)
-            .map_err(|e| Failure::Start(format!("no uciok: {e}")))?;
-        p.send(&format!("setoption name Hash value {hash_mb}"))?;
-        for (name, value) in options {
-            p.send(&format!("setoption name {name} value {value}"))?;
+        match p.handshake(options, hash_mb) {
+            Ok(()) => Ok(p),
+            Err(failure) => {
+                // The engine's own words say why: its stderr, once it has ended.
+                let _ = p.child.kill();
+                let _ = p.child.wait();
+                let stderr = said.join().unwrap_or_default();
+                let mut words = vec![cmd.display().to_string()];
+                words.extend(args.iter().cloned());
+                let mut why = format!("{failure} (command: {})", words.join(" "));
+                if !stderr.is_empty() {
+                    why += &format!("; it said on stderr: {}", stderr.join(" | "));
+                }
+                Err(Failure::Start(why))
+            }
         }
-        p.ready()?;
-        Ok(p)
+    }
+
+    /// The UCI handshake, the hash size and `options` set, and `isready` answered.
+    fn handshake(&mut self, options: &[(String, String)], hash_mb: usize) -> Result<(), Failure> {
+        self.send("uci")?;
+        self.wait_for("uciok", HANDSHAKE)
+            .map_err(|e| Failure::Start(format!("no uciok: {e}")))?;
+        self.send(&format!("setoption name Hash value {hash_mb}"))?;
+        for (name, value) in options {
+            self.send(&format!("setoption name {name} value {value}"))?;
+        }
+        self.ready()
     }
 
     fn send(&mut self, line: &str) -> Result<(), Failure> {

@@ -38,8 +38,10 @@ pub struct MatchArgs {
     /// Openings: an EPD/FEN file or a PGN file of opening lines.
     #[arg(long)]
     openings: Option<PathBuf>,
-    /// Random plies played after each opening.
-    #[arg(allow_negative_numbers = true, long, default_value_t = 0)]
+    /// Random plies played after each opening (at most 100: past that the games start
+    /// from positions no game reaches and say nothing of either engine).
+    #[arg(allow_negative_numbers = true, long, default_value_t = 0,
+          value_parser = clap::value_parser!(u32).range(..=100))]
     random_plies: u32,
     /// Seed of the opening order and random plies.
     #[arg(long, default_value_t = 1)]

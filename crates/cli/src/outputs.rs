@@ -119,9 +119,11 @@ pub fn explain(e: SessionError) -> anyhow::Error {
         SessionError::Job(JobError::Resume(_)) => {
             " (give the --epd, --validate and selection the run began with)"
         }
-        SessionError::Subject(e) if e.downcast_ref::<LoadError>().is_some() => {
-            "\ngive --allow-bad to go on anyway"
-        }
+        SessionError::Subject(e) => match e.downcast_ref::<LoadError>() {
+            Some(LoadError::TooManyBad { .. }) => "\ngive --allow-bad to go on anyway",
+            Some(LoadError::NoScores) => ": --lambda 1 tunes on the results alone",
+            _ => "",
+        },
         _ => "",
     };
     anyhow::anyhow!("{e}{hint}")

@@ -43,8 +43,10 @@ pub struct SelfplayArgs {
     /// Openings: EPD/FEN or PGN lines.
     #[arg(long, default_value = "data/openings.epd")]
     pub openings: PathBuf,
-    /// Seeded random plies after each opening.
-    #[arg(allow_negative_numbers = true, long, default_value_t = texel_loop::RANDOM_PLIES)]
+    /// Seeded random plies after each opening (at most 100: past that the games start
+    /// from positions no game reaches).
+    #[arg(allow_negative_numbers = true, long, default_value_t = texel_loop::RANDOM_PLIES,
+          value_parser = clap::value_parser!(u32).range(..=100))]
     pub random_plies: u32,
     /// Seed of the openings, the random plies and the position sampling: the same seed
     /// gives the same games.

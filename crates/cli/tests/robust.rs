@@ -280,10 +280,15 @@ fn a_match_with_an_engine_that_does_not_start_plays_no_game() {
     let tmp = tempfile::tempdir().unwrap();
     let pgn = tmp.path().join("games.pgn");
     let crash = tmp.path().join("crash.sh");
-    std::fs::write(&crash, "#!/bin/sh\nexit 3\n").unwrap();
+    // A wrapper whose program is missing, as `env ... pypy3 sunfish.py` would be.
+    std::fs::write(
+        &crash,
+        "#!/bin/sh\necho 'env: pypy9: No such file or directory' >&2\nexit 127\n",
+    )
+    .unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&crash, std::fs::Permissions::from_mode(0o755)).unwrap();
-    for cmd in [tmp.path().join("no-such-engine"), crash] {
+    for cmd in [tmp.path().join("no-such-engine"), crash.clone()] {
         let err = fails(
             texel()
                 .args(["match", "--engine", "name=texel", "--engine"])
@@ -296,6 +301,14 @@ fn a_match_with_an_engine_that_does_not_start_plays_no_game() {
             "{err}"
         );
         assert!(!pgn.exists() || std::fs::read_to_string(&pgn).unwrap().is_empty());
+        // The engine's own words and its command are shown, not only that it ended.
+        if cmd == crash {
+            assert!(
+                err.contains("pypy9: No such file")
+                    && err.contains(&format!("{}", crash.display())),
+                "{err}"
+            );
+        }
     }
 }
 
@@ -407,4 +420,12 @@ fn side_to_move_labels_read_as_whites_are_refused_naming_the_flag() {
         fitted(read(&["--stm-labels"], &path)),
         fitted(read(&[], &white))
     );
+}
+
+#[test]
+fn random_plies_past_any_opening_are_refused() {
+    for command in ["match", "selfplay"] {
+        let err = fails(texel().args([command, "--random-plies", "1000"]));
+        assert!(err.contains("1000 is not in 0..=100"), "{command}: {err}");
+    }
 }

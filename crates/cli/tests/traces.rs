@@ -145,9 +145,35 @@ fn lambda_mixes_the_engines_score_into_the_targets() {
             .args(["--lambda", "0.5"]),
     );
     assert!(
-        epd.contains("no position carries its engine's score"),
+        epd.contains("no position carries its engine's score")
+            && epd.contains("--lambda 1 tunes on the results alone")
+            && !epd.contains("--allow-bad"),
         "{epd}"
     );
+}
+
+#[test]
+fn a_trace_whose_evaluations_saturate_is_tuned_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write_trace(dir.path(), 2000, None);
+    // Values a hundred times the planted ones at a K given by hand: nothing refuses the
+    // fit, but the evaluations sit at sure wins and losses.
+    let huge = dir.path().join("huge.json");
+    let values = r#"{"PIECE": [[10000, 10000], [30000, 30000], [50000, 50000]], "BONUS": 2500}"#;
+    std::fs::write(&huge, values).unwrap();
+    let printed = stdout_of(
+        texel()
+            .args(["error", "--k", "1", "--traces"])
+            .arg(&trace)
+            .arg("--params")
+            .arg(&huge),
+    );
+    assert!(
+        printed.contains("warning: ") && printed.contains("are the values centipawns?"),
+        "{printed}"
+    );
+    let fine = stdout_of(texel().args(["error", "--k", "1", "--traces"]).arg(&trace));
+    assert!(!fine.contains("warning: "), "{fine}");
 }
 
 fn values_of_file(path: &Path) -> serde_json::Value {

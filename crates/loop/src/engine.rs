@@ -149,8 +149,71 @@ impl EngineDescription {
         if !part.is_file() {
             return Err(failed(format!("it wrote no {}", part.display())));
         }
+        // A trace that is not of these positions is not kept: a resume traces again.
+        if let Err(why) = check_trace(epd, &part) {
+            let _ = std::fs::remove_file(&part);
+            return Err(failed(why));
+        }
         std::fs::rename(&part, trace).map_err(|e| failed(e.to_string()))
     }
+}
+
+/// Checks that the trace `trace` holds the labelled positions of `epd`: as many, in order,
+/// each with its line's result (White's view); the first difference in words.
+fn check_trace(epd: &Path, trace: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(epd).map_err(|e| format!("{}: {e}", epd.display()))?;
+    let mut labels = Vec::new();
+    for (n, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let (labelled, _) = texel_data::parse_line(line, None, false)
+            .map_err(|e| format!("{} line {}: {e}", epd.display(), n + 1))?;
+        labels.push((n + 1, labelled.label.white_score()));
+    }
+    let results = trace_results(trace)?;
+    if results.len() != labels.len() {
+        return Err(format!(
+            "its trace holds {} positions where {} has {}",
+            results.len(),
+            epd.display(),
+            labels.len()
+        ));
+    }
+    let differs = |(r, (_, l)): &(&f32, &(usize, f64))| (f64::from(**r) - l).abs() > 1e-6;
+    match results.iter().zip(&labels).position(|pair| differs(&pair)) {
+        None => Ok(()),
+        Some(i) => Err(format!(
+            "position {} of its trace has result {}, line {} of {} says {}",
+            i + 1,
+            results[i],
+            labels[i].0,
+            epd.display(),
+            labels[i].1
+        )),
+    }
+}
+
+/// The result of every position of the trace at `path` (text or binary), in order.
+fn trace_results(path: &Path) -> Result<Vec<f32>, String> {
+    use texel_tune::texel_trace::{is_binary, read_trace, BinaryTrace, TracedPosition};
+    let bad = |e: texel_tune::texel_trace::TraceError| format!("its trace cannot be read: {e}");
+    if !is_binary(path).map_err(bad)? {
+        return Ok(read_trace(path)
+            .map_err(bad)?
+            .1
+            .iter()
+            .map(|p| p.result)
+            .collect());
+    }
+    let trace = BinaryTrace::read(path).map_err(bad)?;
+    let (mut results, mut scratch) = (Vec::with_capacity(trace.len()), TracedPosition::default());
+    let all: Vec<usize> = (0..trace.len()).collect();
+    trace
+        .for_each(&all, &mut scratch, |_, p| results.push(p.result))
+        .map_err(bad)?;
+    Ok(results)
 }
 
 /// Checks a command: words, a program that exists, and the stand-ins it must hold.
@@ -265,14 +328,46 @@ mod tests {
     #[test]
     fn the_trace_command_writes_its_file_or_says_why_not() {
         let dir = tempfile::tempdir().unwrap();
-        let d = EngineDescription::read(&description(dir.path(), &|d| {
-            d["trace"] = serde_json::json!(["sh", "-c", "cp \"$0\" \"$1\"", "{epd}", "{trace}"]);
+        let src = dir.path().join("written.trace");
+        let src_word = src.display().to_string();
+        let d = EngineDescription::read(&description(dir.path(), &move |d| {
+            let copy = "cp \"$2\" \"$1\"";
+            d["trace"] = serde_json::json!(["sh", "-c", copy, "{epd}", "{trace}", src_word]);
         }))
         .unwrap();
         let (epd, trace) = (dir.path().join("p.epd"), dir.path().join("p.trace"));
-        std::fs::write(&epd, "x\n").unwrap();
+        let fen = "8/8/8/8/8/8/4K3/k7 w - - 0 1";
+        std::fs::write(&epd, format!("{fen} [1.0]\n{fen} [0.5]\n{fen} [0.0]\n")).unwrap();
+        let header = r#"{"format":"texel-trace","version":1,"params":[{"name":"P","len":1,"tapered":false,"default":0}]}"#;
+        let write = |results: &[&str]| {
+            let lines: Vec<String> = results
+                .iter()
+                .map(|r| format!(r#"{{"result": {r}, "phase": 1, "coeffs": [[0, 1]]}}"#))
+                .collect();
+            std::fs::write(&src, format!("{header}\n{}\n", lines.join("\n"))).unwrap();
+        };
+        write(&["1", "0.5", "0"]);
         d.write_trace(&epd, &trace).unwrap();
-        assert_eq!(std::fs::read_to_string(&trace).unwrap(), "x\n");
+        assert!(trace.is_file());
+        std::fs::remove_file(&trace).unwrap();
+        // A dropped position, results from the other side, or garbage: refused, naming the
+        // first difference, and nothing kept for a resume to trip on.
+        for (written, says) in [
+            (&["1", "0.5"][..], "holds 2 positions"),
+            (
+                &["0", "0.5", "1"],
+                "position 1 of its trace has result 0, line 1",
+            ),
+        ] {
+            write(written);
+            let err = d.write_trace(&epd, &trace).unwrap_err().to_string();
+            assert!(err.contains(says), "{err}");
+            assert!(!trace.exists() && !trace.with_extension("part").exists());
+        }
+        std::fs::write(&src, "garbage\n").unwrap();
+        let err = d.write_trace(&epd, &trace).unwrap_err().to_string();
+        assert!(err.contains("cannot be read"), "{err}");
+        assert!(!trace.exists() && !trace.with_extension("part").exists());
         let failing = EngineDescription {
             trace: vec!["sh".into(), "-c".into(), "echo broken >&2; exit 3".into()],
             ..d

@@ -259,6 +259,20 @@ pub fn choose_k(samples: &[(i32, f64)]) -> Result<KChoice, UnfitK> {
     }
 }
 
+/// The share of `samples` whose expected score at `k` lies within 0.001 of 0 or 1: their
+/// errors hardly move with the values.
+pub fn saturated_share(samples: &[(i32, f64)], k: f64) -> f64 {
+    let n = samples.len().max(1) as f64;
+    let saturated = |i: usize| {
+        let s = sigmoid(k, samples[i].0);
+        f64::from(u8::from(!(0.001..=0.999).contains(&s)))
+    };
+    chunked_sum(samples.len(), saturated) / n
+}
+
+/// From this share of saturated positions ([`saturated_share`]) a tune warns.
+pub const SATURATED_WARNING: f64 = 0.5;
+
 /// The one result every position of `sets` has, when there are positions and all share it:
 /// no `K` or error can be fitted to one result.
 pub fn single_result<M: Model>(sets: &[&M]) -> Option<f64> {

@@ -7,7 +7,9 @@
 
 use crate::checkpoint::{Checkpoint, CheckpointError, RunKind};
 use crate::descent::Variable;
-use crate::error::{choose_k, samples, single_result, KChoice, UnfitK};
+use crate::error::{
+    choose_k, samples, saturated_share, single_result, KChoice, UnfitK, SATURATED_WARNING,
+};
 use crate::job::{JobError, JobEvent, TuneData, TuneJob, Tuned, L2};
 use crate::model::{Model, Values};
 use crate::outputs::{Cleared, OutputError, Outputs};
@@ -193,11 +195,23 @@ pub fn load_data<S: Subject>(
             result,
         });
     }
+    let start_samples = samples(&p.train);
     let chosen_k = match k {
         Some(_) => None,
-        None => Some(choose_k(&samples(&p.train))?),
+        None => Some(choose_k(&start_samples)?),
     };
     let k = k.unwrap_or_else(|| chosen_k.map_or(0.0, KChoice::k));
+    let saturated = saturated_share(&start_samples, k);
+    let mut about = p.about;
+    if saturated >= SATURATED_WARNING {
+        about += &format!(
+            "\nwarning: {:.0} % of the training positions evaluate beyond 0.001 of a sure win \
+             or loss at K {k:.4} under the starting values: their errors hardly move with the \
+             values, and the tune learns little from them (are the values centipawns? is K \
+             right?)",
+            100.0 * saturated
+        );
+    }
     let data = TuneData {
         train: p.train,
         validation: p.validation,
@@ -206,7 +220,7 @@ pub fn load_data<S: Subject>(
     };
     Ok(LoadedData {
         data,
-        about: p.about,
+        about,
         chosen_k,
     })
 }
