@@ -81,3 +81,92 @@ proptest! {
         read(&bytes)?;
     }
 }
+
+/// A small binary trace: 64 positions of two tapered values and a plain one.
+fn real_binary_trace() -> &'static [u8] {
+    static BYTES: OnceLock<Vec<u8>> = OnceLock::new();
+    BYTES.get_or_init(|| {
+        let mut text = String::from(
+            r#"{"format":"texel-trace","version":1,"params":[{"name":"P","len":2,"tapered":true,"default":[[100,120],[300,280]]},{"name":"B","len":1,"tapered":false,"default":20}]}"#,
+        );
+        for i in 0..64 {
+            let (a, b, c) = (i % 3 - 1, (i / 3) % 3 - 1, i % 2);
+            let result = [0.0, 0.5, 1.0][i as usize % 3];
+            let phase = f64::from(i % 25) / 24.0;
+            text += &format!(
+                "\n{{\"result\": {result}, \"phase\": {phase}, \"score\": 0.5, \"coeffs\": [[0, {a}], [1, {b}], [2, {c}]]}}"
+            );
+        }
+        let path = std::path::Path::new("t.jsonl");
+        let reader = texel_tune::texel_trace::TraceReader::new(text.as_bytes(), path).unwrap();
+        let space = reader.space().clone();
+        let positions: Vec<_> = reader.collect::<Result<_, _>>().unwrap();
+        let mut bytes = Vec::new();
+        texel_tune::texel_trace::write_binary(&mut bytes, &space, &positions).unwrap();
+        bytes
+    })
+}
+
+/// Tunes the binary trace `bytes` streamed (chunks of 16 positions, the survey, K fitted,
+/// Newton and the polish): whatever the reader accepts tunes to values in bounds with an
+/// error between 0 and 1, or is refused with an error, never a panic. Whether it tuned.
+fn stream(bytes: &[u8]) -> Result<bool, TestCaseError> {
+    use std::sync::atomic::AtomicBool;
+    use texel_tune::texel_trace::BinaryTrace;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.bin");
+    std::fs::write(&path, bytes).unwrap();
+    let Ok(trace) = BinaryTrace::read(&path) else {
+        return Ok(false);
+    };
+    let never = AtomicBool::new(false);
+    let held = vec![false; trace.len()];
+    let lambda = texel_tune::Lambda::Auto;
+    let _ = texel_tune::survey_trace(&trace, &held, lambda, 16, &never);
+    let start = trace.space().defaults();
+    let slots: Vec<usize> = (0..start.len()).collect();
+    let settings = texel_tune::StreamSettings {
+        chunk: 16,
+        passes: 6,
+        ..Default::default()
+    };
+    let tuned =
+        texel_tune::tune_streamed(&trace, (&start, &slots), &settings, None, &never, |_| {});
+    if let Ok(t) = tuned {
+        // A mean squared error of targets and expected scores in 0 to 1.
+        prop_assert!((0.0..=1.0).contains(&t.error), "error {}", t.error);
+        prop_assert_eq!(t.values.len(), start.len());
+        prop_assert!(t
+            .values
+            .iter()
+            .all(|&v| texel_tune::texel_trace::in_bounds(v)));
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+#[test]
+fn the_real_binary_trace_tunes_streamed() {
+    assert!(matches!(stream(real_binary_trace()), Ok(true)));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: ProptestConfig::default().cases / 4, ..ProptestConfig::default() })]
+
+    #[test]
+    fn streamed_binary_traces_changed_or_cut_tune_or_are_refused(
+        at in 0..1usize << 20, byte in any::<u8>(), cut in 0..1usize << 20,
+    ) {
+        let real = real_binary_trace();
+        let mut changed = real.to_vec();
+        let at = at % changed.len();
+        changed[at] = byte;
+        stream(&changed)?;
+        stream(&real[..cut % (real.len() + 1)])?;
+        // The bytes past the header changed, most reads still tune.
+        let mut past = real.to_vec();
+        let n = past.len();
+        past[n - 1 - at % (n / 2)] = byte;
+        stream(&past)?;
+    }
+}
