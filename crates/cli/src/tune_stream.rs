@@ -148,6 +148,7 @@ fn stream_settings(args: &TuneArgs) -> StreamSettings {
         min_support: args.min_support,
         chunk: args.chunk,
         passes: args.passes,
+        form: None,
     }
 }
 

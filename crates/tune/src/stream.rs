@@ -50,6 +50,10 @@ pub struct StreamSettings {
     /// Newton iterations and polish rounds at most, together (as the in-memory run's
     /// `--passes`).
     pub passes: usize,
+    /// A scratch file for the positions' tuner form while the tune runs (written in one
+    /// pass, read back in every other, removed at the end); `None`: every pass decodes
+    /// the trace's records again.
+    pub form: Option<std::path::PathBuf>,
 }
 
 impl Default for StreamSettings {
@@ -62,6 +66,7 @@ impl Default for StreamSettings {
             min_support: 0,
             chunk: 1 << 20,
             passes: crate::run::RunOptions::default().passes,
+            form: None,
         }
     }
 }
@@ -159,6 +164,14 @@ pub enum StreamError {
     /// No position is left for training.
     #[error("no training positions")]
     Empty,
+    /// The scratch file of the tuner form cannot be written or read.
+    #[error("the scratch file {}: {cause}", path.display())]
+    Form {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What failed.
+        cause: std::io::Error,
+    },
     /// A checkpoint that is not of this trace and selection.
     #[error("the checkpoint is not of this run: {0}")]
     Checkpoint(String),
@@ -214,7 +227,11 @@ pub fn tune_streamed(
         k: settings.k.unwrap_or(1.0),
         interrupt,
         trained: trained as f64,
+        form: None,
     };
+    if let Some(path) = &settings.form {
+        stream.form = Some(stream.write_form(path)?);
+    }
     let mut state = match resume {
         Some(state) => stream.resumed(state)?,
         None => stream.fresh(&mut on)?,
@@ -248,6 +265,8 @@ struct Stream<'a> {
     k: f64,
     interrupt: &'a AtomicBool,
     trained: f64,
+    /// The positions' tuner form, once written.
+    form: Option<form::FormFile>,
 }
 
 impl Stream<'_> {
@@ -305,6 +324,9 @@ impl Stream<'_> {
         values: &[i32],
         mut f: impl FnMut(&LinearDataset) -> T,
     ) -> Result<Vec<T>, StreamError> {
+        if let Some(form) = &self.form {
+            return form.chunks(self, validation, values, &mut f);
+        }
         let (n, size) = (self.trace.len(), self.settings.chunk.max(1));
         let mut out = Vec::new();
         for first in (0..n).step_by(size) {
@@ -392,6 +414,7 @@ impl Stream<'_> {
     }
 }
 
+mod form;
 mod passes;
 mod polish;
 mod session;

@@ -140,3 +140,33 @@ fn a_streamed_tune_without_k_fits_it_on_the_first_training_positions_at_the_star
     assert_eq!(ended.k, fitted[0]);
     assert_eq!(ended.values, TRUTH.to_vec());
 }
+
+#[test]
+fn the_tuner_form_kept_in_a_scratch_file_gives_the_decoded_runs_end_and_goes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = planted_trace(dir.path());
+    let (decoded, _) = tune(&path, None);
+    let trace = BinaryTrace::read(&path).unwrap();
+    let slots: Vec<usize> = (0..13).collect();
+    let scratch = dir.path().join("run.form");
+    let settings = StreamSettings {
+        form: Some(scratch.clone()),
+        validation_per_mille: 100,
+        ..settings()
+    };
+    let never = AtomicBool::new(false);
+    let mut seen = false;
+    let formed = tune_streamed(&trace, (&[0; 13], &slots), &settings, None, &never, |_| {
+        seen |= scratch.exists();
+    })
+    .unwrap();
+    assert!(seen, "the form is written while the tune runs");
+    assert!(!scratch.exists(), "and removed when it ends");
+    let held = StreamSettings {
+        validation_per_mille: 100,
+        ..self::settings()
+    };
+    let again = tune_streamed(&trace, (&[0; 13], &slots), &held, None, &never, |_| {}).unwrap();
+    assert_eq!(formed, again);
+    assert_eq!(decoded.values, formed.values);
+}

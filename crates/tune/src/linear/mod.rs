@@ -10,6 +10,7 @@
 //! probe reads one column, block by block in order; the full pass adds each block's columns
 //! into its positions' sums, so sums never depend on the number of threads.
 
+mod form;
 mod full_pass;
 
 use crate::model::{Jacobian, Model, Move};

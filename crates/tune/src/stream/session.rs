@@ -78,6 +78,9 @@ impl StreamSession<'_> {
             )));
         }
         self.settings.lambda = survey.lambda;
+        // The positions' tuner form beside the checkpoint while the tune runs.
+        let form = format!("{}.form", self.files.outputs.checkpoint.display());
+        self.settings.form = Some(form.into());
         let earlier = resumed.as_ref().map_or(0.0, |c| c.seconds);
         let state = match resumed {
             Some(c) => Some(self.continued(c, survey.fingerprint)?),

@@ -1,0 +1,127 @@
+//! A dataset's tuner form as bytes: its labels, offsets, taper weights and block columns,
+//! written once and read back in a sequential copy (a streamed tune reads each chunk so in
+//! every pass instead of decoding the trace's records again). The sums are not kept: a
+//! dataset read back is scored by the caller.
+
+use super::{Block, Columns, LinearDataset, Sums};
+use std::io::{self, Read, Write};
+use texel_trace::ParamSpace;
+
+/// Writes `xs`, each little-endian, after their count.
+fn put<const N: usize, T: Copy>(
+    out: &mut impl Write,
+    xs: &[T],
+    bytes: impl Fn(T) -> [u8; N],
+) -> io::Result<()> {
+    out.write_all(&(xs.len() as u64).to_le_bytes())?;
+    let mut buffer = Vec::with_capacity(xs.len().min(1 << 16) * N);
+    for part in xs.chunks(1 << 16) {
+        buffer.clear();
+        part.iter()
+            .for_each(|&x| buffer.extend_from_slice(&bytes(x)));
+        out.write_all(&buffer)?;
+    }
+    Ok(())
+}
+
+/// Reads a list [`put`] wrote, each `T` from `N` bytes.
+fn list<const N: usize, T>(
+    input: &mut impl Read,
+    from: impl Fn([u8; N]) -> T,
+) -> io::Result<Vec<T>> {
+    let mut count = [0; 8];
+    input.read_exact(&mut count)?;
+    let count = usize::try_from(u64::from_le_bytes(count)).map_err(io::Error::other)?;
+    let mut out = Vec::with_capacity(count);
+    let mut buffer = vec![0; count.min(1 << 16) * N];
+    let mut left = count;
+    while left > 0 {
+        let part = &mut buffer[..left.min(1 << 16) * N];
+        input.read_exact(part)?;
+        let each = part
+            .chunks_exact(N)
+            .map(|c| from(c.try_into().expect("N bytes")));
+        out.extend(each);
+        left -= part.len() / N;
+    }
+    Ok(out)
+}
+
+impl<T: Copy> Columns<T> {
+    fn put<const N: usize>(
+        &self,
+        out: &mut impl Write,
+        bytes: impl Fn(T) -> [u8; N],
+    ) -> io::Result<()> {
+        put(out, &self.starts, u32::to_le_bytes)?;
+        put(out, &self.pos, u16::to_le_bytes)?;
+        put(out, &self.factor, bytes)
+    }
+
+    fn read<const N: usize>(
+        input: &mut impl Read,
+        from: impl Fn([u8; N]) -> T,
+    ) -> io::Result<Columns<T>> {
+        Ok(Columns {
+            starts: list(input, u32::from_le_bytes)?,
+            pos: list(input, u16::from_le_bytes)?,
+            factor: list(input, from)?,
+        })
+    }
+}
+
+impl LinearDataset {
+    /// Writes the dataset's tuner form, without its sums.
+    pub(crate) fn write_form(&self, out: &mut impl Write) -> io::Result<()> {
+        put(out, &self.targets, f32::to_le_bytes)?;
+        put(out, &self.offsets, f32::to_le_bytes)?;
+        let tapers: Vec<f64> = self.tapers.iter().flatten().copied().collect();
+        put(out, &tapers, f64::to_le_bytes)?;
+        let spans: Vec<u32> = self.blocks.iter().flat_map(|b| [b.start, b.len]).collect();
+        put(out, &spans, u32::to_le_bytes)?;
+        for b in &self.blocks {
+            b.counts.put(out, |c: i8| c.to_le_bytes())?;
+            b.weights.put(out, f32::to_le_bytes)?;
+        }
+        Ok(())
+    }
+
+    /// Reads a dataset [`LinearDataset::write_form`] wrote, in `space`, unscored (every
+    /// sum zero).
+    ///
+    /// # Errors
+    /// The input ends early or is not such a form.
+    pub(crate) fn read_form(
+        space: &ParamSpace,
+        input: &mut impl Read,
+    ) -> io::Result<LinearDataset> {
+        let targets = list(input, f32::from_le_bytes)?;
+        let offsets = list(input, f32::from_le_bytes)?;
+        let tapers: Vec<f64> = list(input, f64::from_le_bytes)?;
+        let spans: Vec<u32> = list(input, u32::from_le_bytes)?;
+        let n = targets.len();
+        let inside = spans
+            .chunks(2)
+            .all(|s| s.len() == 2 && s[0] as usize + s[1] as usize <= n);
+        if offsets.len() != n || tapers.len() != 2 * n || !inside {
+            return Err(io::Error::other("not a tuner form"));
+        }
+        let mut blocks = Vec::with_capacity(spans.len() / 2);
+        for span in spans.chunks_exact(2) {
+            blocks.push(Block {
+                start: span[0],
+                len: span[1],
+                counts: Columns::read(input, i8::from_le_bytes)?,
+                weights: Columns::read(input, f32::from_le_bytes)?,
+            });
+        }
+        Ok(LinearDataset {
+            layout: super::Layout::new(space),
+            targets,
+            offsets,
+            tapers: tapers.chunks_exact(2).map(|t| [t[0], t[1]]).collect(),
+            sums: vec![Sums::default(); n],
+            blocks,
+        })
+    }
+}
