@@ -39,6 +39,10 @@ enum Target {
     /// Adam's cost per epoch (passes of ten epochs in real numbers, with the rounding and
     /// scoring between passes) on the same synthetic positions as `newton`.
     Adam,
+    /// A streamed tune's cost per Newton iteration and polish round (`--stream`: the
+    /// positions read back from their tuner form in every pass) on the same synthetic
+    /// positions as `newton`.
+    Stream,
 }
 
 #[derive(Args)]
@@ -109,6 +113,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         Target::Traces => crate::traces_cmd::bench(args.repeat * 66_667),
         Target::Newton => crate::bench_newton::bench_method(args.repeat * 66_667, Method::Newton),
         Target::Adam => crate::bench_newton::bench_method(args.repeat * 66_667, Method::Adam),
+        Target::Stream => crate::bench_newton::bench_stream(args.repeat * 66_667),
         Target::Converge => crate::converge::bench_converge(
             vec![args.epd.clone(); args.repeat.max(1)],
             &args.methods,

@@ -140,3 +140,58 @@ pub fn bench_method(n: usize, method: Method) -> Result<()> {
     }
     Ok(())
 }
+
+/// Tunes the same `n` synthetic positions streamed (written as a binary trace in a
+/// temporary folder, the tuner form in a scratch file beside it, chunks of 1,048,576),
+/// printing every Newton iteration's and polish round's seconds and the peak memory: the
+/// cost of a streamed pass against `texel bench newton`'s in-memory one.
+pub fn bench_stream(n: usize) -> Result<()> {
+    use texel_tune::{StreamEvent, StreamSettings};
+    let space = space();
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("bench.bin");
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&path)?);
+    texel_tune::texel_trace::write_binary(&mut out, &space, &positions(&space, n))?;
+    drop(out);
+    let trace = texel_tune::texel_trace::BinaryTrace::read(&path)?;
+    let zero = vec![0; space.value_count()];
+    let slots: Vec<usize> = (0..space.value_count()).collect();
+    let settings = StreamSettings {
+        k: Some(1.0),
+        passes: 30,
+        form: Some(dir.path().join("bench.form")),
+        ..StreamSettings::default()
+    };
+    say!("{n} synthetic positions, 296 values, 30 coefficients each; K 1, from zero; streamed");
+    let began = Instant::now();
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let show = |e: StreamEvent| match e {
+        StreamEvent::Iteration {
+            number,
+            error,
+            seconds,
+            ..
+        } => {
+            say!("newton {number:>2}: {seconds:.3} s, real values {error:.8}")
+        }
+        StreamEvent::Polish {
+            round,
+            moved,
+            error,
+            seconds,
+        } => {
+            say!("polish {round:>2}: {seconds:.3} s, {moved} values moved, error {error:.8}")
+        }
+        _ => {}
+    };
+    let tuned = texel_tune::tune_streamed(&trace, (&zero, &slots), &settings, None, &never, show)?;
+    say!(
+        "tuned in {:.2} s (the tuner form written once, read back in every pass), error {:.8}",
+        began.elapsed().as_secs_f64(),
+        tuned.error
+    );
+    if let Some(peak) = crate::bench::peak_memory() {
+        say!("peak memory {:.0} MiB", peak as f64 / (1 << 20) as f64);
+    }
+    Ok(())
+}
