@@ -151,3 +151,30 @@ fn an_engine_description_that_cannot_work_names_its_field() {
     let err = fails(texel().args(args));
     assert!(err.contains("\"play\" has no {values}"), "{err}");
 }
+
+#[test]
+fn a_trace_that_is_not_of_the_rounds_positions_is_refused_and_not_kept() {
+    let tmp = tempfile::tempdir().unwrap();
+    let engine = sunfish(tmp.path());
+    let mut description: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&engine).unwrap()).unwrap();
+    // The engine's own writer, then its last position dropped.
+    let writer = root().join("examples/sunfish/sunfish_trace.py");
+    let drop_last = "python3 \"$2\" \"$0\" \"$1\" && sed -i '$ d' \"$1\"";
+    description["trace"] = serde_json::json!(["sh", "-c", drop_last, "{epd}", "{trace}", writer]);
+    let dropped = tmp.path().join("dropped.json");
+    std::fs::write(&dropped, description.to_string()).unwrap();
+    let dir = tmp.path().join("run");
+    let out = tiny_loop(&dropped, &dir).output().unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("its trace holds") && said.contains("positions where"),
+        "{said}"
+    );
+    let round = dir.join("round-01");
+    assert!(
+        !round.join("positions.trace").exists() && !round.join("positions.part").exists(),
+        "a failed trace is not kept"
+    );
+}

@@ -904,11 +904,14 @@ fn a_streamed_run_keeps_the_run_protocol_of_an_in_memory_one() {
     assert_eq!(code, Some(130), "{said}");
     let ckpt = dir.path().join("tuned.json.ckpt");
     let ckpt = ckpt.to_str().unwrap();
-    let changed = fails(&mut tune(&binary, &["--stream", "--l2", "3", "--resume", ckpt]).into());
-    assert!(
-        changed.contains("--l2") && changed.contains("cannot resume"),
-        "{changed}"
-    );
+    for (flag, value) in [("--l2", "3"), ("--min-support", "7"), ("--validate", "10")] {
+        let changed =
+            fails(&mut tune(&binary, &["--stream", flag, value, "--resume", ckpt]).into());
+        assert!(
+            changed.contains(flag) && changed.contains("cannot resume"),
+            "{changed}"
+        );
+    }
     // Resumed without --stream it goes on as the streamed run it is (so --chunk counts).
     let memory = fails(
         texel()
@@ -964,6 +967,23 @@ fn a_streamed_run_keeps_the_run_protocol_of_an_in_memory_one() {
     assert!(
         budget.contains("more than --memory 64K: streamed instead") && budget.contains("newton 1:"),
         "{budget}"
+    );
+    // --passes caps a streamed run as an in-memory one; the help says it keeps a checkpoint.
+    let capped = stdout_of(
+        texel()
+            .args(["tune", "--k", "1", "--stream", "--passes", "2", "--traces"])
+            .arg(&binary)
+            .arg("--out")
+            .arg(dir.path().join("capped.json")),
+    );
+    assert!(
+        capped.contains("finished after 2 passes") && capped.contains("pass limit reached"),
+        "{capped}"
+    );
+    let help = stdout_of(texel().args(["tune", "--help"]));
+    assert!(
+        !help.contains("no checkpoint") && help.contains("--resume goes on"),
+        "{help}"
     );
     // --chunk 0 is refused; the hint for a text trace is a command that runs.
     let zero = fails(
