@@ -47,7 +47,7 @@ pub enum StreamSessionEvent<'e> {
 impl StreamSession<'_> {
     /// Runs the whole streamed tune, reporting to `on`, until it ends or `interrupt` is
     /// raised (the checkpoint then kept: [`SessionError::Stopped`] before the survey ends,
-    /// [`StreamError::Stopped`] after).
+    /// [`crate::StreamError::Stopped`] after).
     ///
     /// # Errors
     /// See [`SessionError`].
