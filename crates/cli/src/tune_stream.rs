@@ -192,6 +192,7 @@ fn show(e: StreamSessionEvent) {
 fn show_tune(e: StreamEvent) {
     match e {
         StreamEvent::Fitted(chosen) => println!("{}", crate::data_args::k_words(chosen)),
+        StreamEvent::Warning(warning) => println!("{warning}"),
         StreamEvent::Iteration {
             number,
             error,

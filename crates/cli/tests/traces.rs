@@ -174,6 +174,28 @@ fn a_trace_whose_evaluations_saturate_is_tuned_with_a_warning() {
     );
     let fine = stdout_of(texel().args(["error", "--k", "1", "--traces"]).arg(&trace));
     assert!(!fine.contains("warning: "), "{fine}");
+    // Streamed, the same warning.
+    let binary = dir.path().join("engine.bin");
+    stdout_of(
+        texel()
+            .args(["traces", "convert", "--input"])
+            .arg(&trace)
+            .arg("--out")
+            .arg(&binary),
+    );
+    let streamed = stdout_of(
+        texel()
+            .args(["tune", "--stream", "--passes", "1", "--k", "1", "--traces"])
+            .arg(&binary)
+            .arg("--params")
+            .arg(&huge)
+            .arg("--out")
+            .arg(dir.path().join("streamed.json")),
+    );
+    assert!(
+        streamed.contains("warning: ") && streamed.contains("are the values centipawns?"),
+        "{streamed}"
+    );
 }
 
 fn values_of_file(path: &Path) -> serde_json::Value {

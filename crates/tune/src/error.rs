@@ -273,6 +273,22 @@ pub fn saturated_share(samples: &[(i32, f64)], k: f64) -> f64 {
 /// From this share of saturated positions ([`saturated_share`]) a tune warns.
 pub const SATURATED_WARNING: f64 = 0.5;
 
+/// The warning a tune gives when `samples` (the start's evaluations and targets) are
+/// saturated at `k` ([`saturated_share`] from [`SATURATED_WARNING`]); in memory and
+/// streamed alike.
+pub fn saturation_warning(samples: &[(i32, f64)], k: f64) -> Option<String> {
+    let share = saturated_share(samples, k);
+    (share >= SATURATED_WARNING).then(|| {
+        format!(
+            "warning: {:.0} % of the training positions evaluate beyond 0.001 of a sure win \
+             or loss at K {k:.4} under the starting values: their errors hardly move with the \
+             values, and the tune learns little from them (are the values centipawns? is K \
+             right?)",
+            100.0 * share
+        )
+    })
+}
+
 /// The one result every position of `sets` has, when there are positions and all share it:
 /// no `K` or error can be fitted to one result.
 pub fn single_result<M: Model>(sets: &[&M]) -> Option<f64> {

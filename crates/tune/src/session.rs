@@ -7,9 +7,7 @@
 
 use crate::checkpoint::{Checkpoint, CheckpointError, RunKind};
 use crate::descent::Variable;
-use crate::error::{
-    choose_k, samples, saturated_share, single_result, KChoice, UnfitK, SATURATED_WARNING,
-};
+use crate::error::{choose_k, samples, saturation_warning, single_result, KChoice, UnfitK};
 use crate::job::{JobError, JobEvent, TuneData, TuneJob, Tuned, L2};
 use crate::model::{Model, Values};
 use crate::outputs::{Cleared, OutputError, Outputs};
@@ -201,16 +199,9 @@ pub fn load_data<S: Subject>(
         None => Some(choose_k(&start_samples)?),
     };
     let k = k.unwrap_or_else(|| chosen_k.map_or(0.0, KChoice::k));
-    let saturated = saturated_share(&start_samples, k);
     let mut about = p.about;
-    if saturated >= SATURATED_WARNING {
-        about += &format!(
-            "\nwarning: {:.0} % of the training positions evaluate beyond 0.001 of a sure win \
-             or loss at K {k:.4} under the starting values: their errors hardly move with the \
-             values, and the tune learns little from them (are the values centipawns? is K \
-             right?)",
-            100.0 * saturated
-        );
+    if let Some(warning) = saturation_warning(&start_samples, k) {
+        about = format!("{about}\n{warning}");
     }
     let data = TuneData {
         train: p.train,

@@ -22,7 +22,7 @@
 //! summed in order and each chunk's sums in a fixed order of blocks, so the result does
 //! not depend on the number of threads.
 
-use crate::error::{choose_k, KChoice, UnfitK};
+use crate::error::{choose_k, saturation_warning, KChoice, UnfitK};
 use crate::linear::LinearDataset;
 use crate::model::Model;
 use crate::newton::FIRST_DAMPING;
@@ -99,6 +99,8 @@ pub struct Streamed {
 pub enum StreamEvent {
     /// K was chosen (not given): fitted, or the convention.
     Fitted(KChoice),
+    /// A warning on the start's evaluations (saturated at the K in use).
+    Warning(String),
     /// A Newton iteration was taken.
     Iteration {
         /// Its number, from 1.
@@ -273,10 +275,14 @@ impl Stream<'_> {
     /// The state of a fresh tune: K (fitted when not given), the slots enough positions
     /// use, Newton at the start values.
     fn fresh(&mut self, on: &mut impl FnMut(StreamEvent)) -> Result<StreamState, StreamError> {
+        let samples = self.start_samples()?;
         if self.settings.k.is_none() {
-            let chosen = self.fitted_k()?;
+            let chosen = choose_k(&samples)?;
             self.k = chosen.k();
             on(StreamEvent::Fitted(chosen));
+        }
+        if let Some(warning) = saturation_warning(&samples, self.k) {
+            on(StreamEvent::Warning(warning));
         }
         self.slots = self.supported()?;
         let state = StreamState {
@@ -353,9 +359,9 @@ impl Stream<'_> {
         Ok(ds)
     }
 
-    /// K chosen on the first [`crate::error::K_SAMPLE`] training positions at the start
-    /// values, as in memory.
-    fn fitted_k(&self) -> Result<KChoice, StreamError> {
+    /// The evaluations at the start and targets of the first [`crate::error::K_SAMPLE`]
+    /// training positions, as in memory: what K is chosen on and saturation judged by.
+    fn start_samples(&self) -> Result<Vec<(i32, f64)>, StreamError> {
         let trained = (0..self.trace.len()).filter(|&i| !self.held[i]);
         let first: Vec<usize> = trained.take(crate::error::K_SAMPLE).collect();
         if first.is_empty() {
@@ -366,7 +372,7 @@ impl Stream<'_> {
             let ds = self.decoded(chosen, self.start)?;
             samples.extend((0..ds.len()).map(|i| (ds.eval(i), ds.target(i))));
         }
-        Ok(choose_k(&samples)?)
+        Ok(samples)
     }
 
     /// The slots asked that at least `min_support` training positions use: one pass.
