@@ -35,18 +35,25 @@ const BONUS: f64 = 25.0;
 /// Writes `n` positions of the planted evaluation, results drawn from σ(eval) (K = 1), the
 /// start values all 50; `bad_line` (if any) gets an entry index the header does not have.
 fn write_trace(dir: &Path, n: usize, bad_line: Option<usize>) -> PathBuf {
-    planted_trace(dir.join("engine.trace"), n, bad_line, false)
+    planted_trace(dir.join("engine.trace"), n, bad_line, false, 1.0)
 }
 
 /// The trace of `write_trace` with each position's score: its true win probability (the
 /// result is a draw from it).
 fn write_scored_trace(dir: &Path, n: usize) -> PathBuf {
-    planted_trace(dir.join("scored.trace"), n, None, true)
+    planted_trace(dir.join("scored.trace"), n, None, true, 1.0)
 }
 
 /// Writes to `path` `n` positions of the planted evaluation (see `write_trace`), each with
-/// its win probability as `score` when `scored`.
-fn planted_trace(path: PathBuf, n: usize, bad_line: Option<usize>, scored: bool) -> PathBuf {
+/// its win probability as `score` when `scored`, the endgame part of every other position
+/// times `scale`.
+fn planted_trace(
+    path: PathBuf,
+    n: usize,
+    bad_line: Option<usize>,
+    scored: bool,
+    scale: f64,
+) -> PathBuf {
     let mut text = String::from(
         r#"{"format": "texel-trace", "version": 1, "params": [{"name": "PIECE", "len": 3, "tapered": true, "default": [[50, 50], [50, 50], [50, 50]], "group": "material"}, {"name": "BONUS", "len": 1, "tapered": false, "default": 50, "group": "extra"}]}"#,
     );
@@ -56,17 +63,21 @@ fn planted_trace(path: PathBuf, n: usize, bad_line: Option<usize>, scored: bool)
         let phase = rng.below(25) as f64 / 24.0;
         let counts: Vec<i64> = (0..3).map(|_| rng.below(3) - 1).collect();
         let bonus = rng.below(3) - 1;
+        let s = if line % 2 == 0 { scale } else { 1.0 };
         let mut eval = BONUS * bonus as f64;
         for (c, (mid, end)) in counts.iter().zip(PIECES) {
-            eval += *c as f64 * (phase * mid + (1.0 - phase) * end);
+            eval += *c as f64 * (phase * mid + (1.0 - phase) * s * end);
         }
         let win = 1.0 / (1.0 + 10f64.powf(-eval / 400.0));
         let result = if rng.unit() < win { 1 } else { 0 };
         let index = if bad_line == Some(line) { 9 } else { 3 };
-        let score = match scored {
+        let mut score = match scored {
             true => format!(r#""score": {win:.6}, "#),
             false => String::new(),
         };
+        if s != 1.0 {
+            let _ = write!(score, r#""scale": {s}, "#);
+        }
         let _ = writeln!(
             text,
             r#"{{{score}"result": {result}, "phase": {phase}, "coeffs": [[0, {}], [1, {}], [2, {}], [{index}, {bonus}]]}}"#,
@@ -299,6 +310,34 @@ fn a_trace_is_tuned_and_its_values_written_in_the_headers_shapes() {
     );
     let again = std::fs::read_to_string(&page).unwrap();
     assert!(again.contains("id=\"group-gains\"") && again.contains("PIECE[2].end"));
+}
+
+#[test]
+fn an_endgame_scaled_above_one_is_tuned_as_the_engine_scales_it() {
+    // Every other position's endgame part times 1.125 (Ethereal's scale for a large pawn
+    // advantage): read as written, and the planted values come back.
+    let dir = tempfile::tempdir().unwrap();
+    let trace = planted_trace(dir.path().join("scaled.trace"), 60_000, None, false, 1.125);
+    let out = dir.path().join("tuned.json");
+    let printed = stdout_of(
+        texel()
+            .args(["tune", "--k", "1", "--l2", "0", "--traces"])
+            .arg(&trace)
+            .arg("--out")
+            .arg(&out),
+    );
+    assert!(
+        error_on(&printed, "end:") < error_on(&printed, "start:"),
+        "{printed}"
+    );
+    let tuned = values_of_file(&out);
+    for (pair, (mid, end)) in tuned["PIECE"].as_array().unwrap().iter().zip(PIECES) {
+        let [m, e] = [0, 1].map(|k| pair[k].as_f64().unwrap());
+        assert!(
+            (m - mid).abs() < mid / 5.0 && (e - end).abs() < end / 5.0,
+            "{tuned}"
+        );
+    }
 }
 
 #[test]

@@ -149,9 +149,13 @@ pub(crate) fn check_count(x: f64) -> Result<f64, String> {
     }
 }
 
+/// The largest endgame scale a position may have, in either form: engines scale an ending
+/// down (drawish) or up (Ethereal's 144/128 for a large pawn advantage).
+pub(crate) const SCALE_BOUND: f64 = 1e3;
+
 /// A position's fields checked against the format's ranges, the one check of both forms:
-/// result, phase, scale and score (absent: `None`) within 0 to 1, the offset within
-/// ±[`OFFSET_BOUND`].
+/// result, phase and score (absent: `None`) within 0 to 1, the scale from 0 to
+/// [`SCALE_BOUND`], the offset within ±[`OFFSET_BOUND`].
 pub(crate) fn check_fields(
     result: f64,
     phase_: f64,
@@ -161,7 +165,7 @@ pub(crate) fn check_fields(
 ) -> Result<(), Fault> {
     number(Some(result), "result", None, 0.0, 1.0)?;
     phase(Some(phase_))?;
-    number(Some(scale), "scale", None, 0.0, 1.0)?;
+    number(Some(scale), "scale", None, 0.0, SCALE_BOUND)?;
     number(Some(offset), "offset", None, -OFFSET_BOUND, OFFSET_BOUND)?;
     (score.map(|s| number(Some(s), "score", None, 0.0, 1.0))).transpose()?;
     Ok(())
@@ -339,7 +343,7 @@ impl PositionLine {
             result,
             score: score.map(|s| s as f32),
             phase: phase(self.phase)? as f32,
-            scale: number(self.scale, "scale", Some(1.0), 0.0, 1.0)? as f32,
+            scale: number(self.scale, "scale", Some(1.0), 0.0, SCALE_BOUND)? as f32,
             offset: number(
                 self.offset,
                 "offset",

@@ -43,11 +43,11 @@ fn a_script_s_trace_reads_as_written_and_evaluates_by_the_formula() {
         "{HEADER}\n{}\n\n{}\n",
         r#"{"result": 1, "phase": 0.25, "offset": -12, "coeffs": [[0, 1], [1, -2], [2, 1]]}"#,
         r#"{"result": 0.5, "phase": 1, "scale": 0.5, "coeffs": [[1, 0.5, 2]], "engine": "x"}"#
-    );
+    ) + r#"{"result": 1, "phase": 0.5, "scale": 1.125, "coeffs": [[0, 2]]}"#;
     let reader = TraceReader::new(text.as_bytes(), Path::new("t.jsonl")).unwrap();
     assert_eq!(reader.space(), &space());
     let positions = reader.collect::<Result<Vec<_>, _>>().unwrap();
-    assert_eq!(positions.len(), 2);
+    assert_eq!(positions.len(), 3);
     let values = space().defaults();
     // -12 + 1·(0.25·10 + 0.75·20) − 2·(0.25·30 + 0.75·40) + 1·15
     let first: f64 = -12.0 + (2.5 + 15.0) - 2.0 * (7.5 + 30.0) + 15.0;
@@ -55,6 +55,8 @@ fn a_script_s_trace_reads_as_written_and_evaluates_by_the_formula() {
     // 0.5·30 + 0.5 (scale) · 2 · 40
     assert!((positions[1].eval(&space(), &values) - (15.0 + 40.0)).abs() < 1e-9);
     assert_eq!(positions[1].coeffs, vec![Coef::Split(1, 0.5, 2.0)]);
+    // An endgame scaled up: 2·(0.5·10 + 0.5 · 1.125 · 20)
+    assert!((positions[2].eval(&space(), &values) - 32.5).abs() < 1e-9);
     let mut written = Vec::new();
     write_trace(&mut written, &space(), &positions).unwrap();
     let again = read(&String::from_utf8(written).unwrap()).unwrap();
@@ -86,8 +88,8 @@ fn broken_traces_name_the_file_line_and_field() {
             "t.jsonl:2: coeffs[0]: count",
         ),
         (
-            r#"{"result": 1, "phase": 0.5, "scale": 3, "coeffs": []}"#,
-            "t.jsonl:2: scale: 3 is outside",
+            r#"{"result": 1, "phase": 0.5, "scale": -0.5, "coeffs": []}"#,
+            "t.jsonl:2: scale: -0.5 is outside 0 to 1000",
         ),
         (
             r#"{"result": 1, "phase": 1.25, "coeffs": []}"#,
