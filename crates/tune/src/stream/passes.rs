@@ -89,11 +89,14 @@ struct StreamPasses<'s, 'a> {
     stream: &'s Stream<'a>,
     /// The values at the whole step of the last line search, their summed error and
     /// gradient.
-    ahead: Option<(Vec<f64>, (f64, Vec<f64>))>,
+    ahead: Option<(Vec<f64>, SumGradient)>,
 }
 
+/// A summed error and its gradient.
+type SumGradient = (f64, Vec<f64>);
+
 /// The summed error and gradient of chunk answers, added in order.
-fn added(parts: Vec<rows::ErrorGradient>, n: usize) -> (f64, Vec<f64>) {
+fn added(parts: Vec<rows::ErrorGradient>, n: usize) -> SumGradient {
     let mut total = (0.0, vec![0.0; n]);
     for part in parts {
         total.0 += part.sum;
