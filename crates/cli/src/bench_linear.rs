@@ -45,6 +45,7 @@ fn as_linear(trace: &Trace, result: f32, entries: &[u32]) -> TracedPosition {
         })
         .collect();
     TracedPosition {
+        inner: Vec::new(),
         result,
         score: None,
         phase,

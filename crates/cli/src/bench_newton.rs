@@ -69,6 +69,7 @@ fn positions(space: &ParamSpace, n: usize) -> Vec<TracedPosition> {
             let win = 1.0 / (1.0 + 10f64.powf(-eval / 400.0));
             let draw = (r(1) >> 11) as f64 / (1u64 << 53) as f64;
             TracedPosition {
+                inner: Vec::new(),
                 result: if draw < win { 1.0 } else { 0.0 },
                 score: None,
                 phase: phase as f32,

@@ -3,30 +3,9 @@
 
 mod common;
 
-use common::{fails, stdout_of, texel};
+use common::{fails, stdout_of, texel, Rng};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-
-/// A small random number generator (SplitMix64), so the test needs nothing of texel's.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> i64 {
-        (self.next() % n) as i64
-    }
-
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
 
 /// The planted evaluation: three tapered piece values and a plain bonus.
 const PIECES: [(f64, f64); 3] = [(100.0, 120.0), (300.0, 280.0), (500.0, 550.0)];

@@ -38,6 +38,7 @@ fn positions() -> Vec<TracedPosition> {
             for noise in -1..=1 {
                 let eval = (100 * pawns + 50 * bonus) as f32;
                 list.push(TracedPosition {
+                    inner: Vec::new(),
                     result: 1.0 / (1.0 + 10f32.powf(-eval / 400.0)),
                     coeffs: vec![
                         Coef::Count(0, pawns as f32),

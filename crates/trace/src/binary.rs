@@ -13,7 +13,8 @@
 //! ```
 
 use crate::bytes::{Bytes, ScanError};
-use crate::lines::{check_count, check_fields};
+use crate::inner::InnerSum;
+use crate::lines::{check_count, check_fields, OFFSET_BOUND};
 use crate::space::ParamSpace;
 use crate::text::{header_space, Coef, TraceError, TracedPosition};
 use std::io::{Read, Write};
@@ -57,8 +58,23 @@ fn encode(p: &TracedPosition, buf: &mut Vec<u8>) {
     for x in [p.result, p.phase, p.scale, p.offset, score] {
         buf.extend_from_slice(&x.to_le_bytes());
     }
-    buf.extend_from_slice(&(p.coeffs.len() as u32).to_le_bytes());
-    for c in &p.coeffs {
+    encode_coeffs(&p.coeffs, buf);
+    if !p.inner.is_empty() {
+        buf.extend_from_slice(&(p.inner.len() as u32).to_le_bytes());
+        for u in &p.inner {
+            buf.extend_from_slice(&u.term.to_le_bytes());
+            for x in [u.side, u.offset[0], u.offset[1]] {
+                buf.extend_from_slice(&x.to_le_bytes());
+            }
+            encode_coeffs(&u.coeffs, buf);
+        }
+    }
+}
+
+/// A coefficient list's bytes onto `buf`: its count, then each coefficient.
+fn encode_coeffs(coeffs: &[Coef], buf: &mut Vec<u8>) {
+    buf.extend_from_slice(&(coeffs.len() as u32).to_le_bytes());
+    for c in coeffs {
         match *c {
             Coef::Count(i, n) if n.fract() == 0.0 && (-128.0..=127.0).contains(&n) => {
                 buf.extend_from_slice(&(i | SMALL << TAG_SHIFT).to_le_bytes());
@@ -270,7 +286,7 @@ impl BinaryTrace {
             bytes: &bytes[4..4 + len],
             at: 0,
         };
-        position(&mut c, &self.tapered, into)
+        position(&mut c, &self.tapered, self.space.inner().len(), into)
             .and_then(|()| match c.at == len {
                 true => Ok(()),
                 false => Err("bytes left over".into()),
@@ -324,8 +340,13 @@ fn decode(bytes: &[u8], path: &Path) -> Result<(ParamSpace, Vec<TracedPosition>)
 }
 
 /// One position at the cursor into `into`, checked against the entries (`tapered` says
-/// which are).
-fn position(c: &mut Cursor, tapered: &[bool], into: &mut TracedPosition) -> Result<(), String> {
+/// which are) and the number of inner terms.
+fn position(
+    c: &mut Cursor,
+    tapered: &[bool],
+    terms: usize,
+    into: &mut TracedPosition,
+) -> Result<(), String> {
     let short = || "cut short".to_string();
     let mut fields = [0f32; 5];
     for f in &mut fields {
@@ -342,15 +363,58 @@ fn position(c: &mut Cursor, tapered: &[bool], into: &mut TracedPosition) -> Resu
         score.map(wide),
     )
     .map_err(|(field, what)| format!("{field}: {what}"))?;
-    let n = c.u32().ok_or_else(short)? as usize;
-    into.coeffs.clear();
-    into.coeffs.reserve(n.min(4096));
-    for _ in 0..n {
-        into.coeffs.push(coefficient(c, tapered)?);
+    coefficients(c, tapered, &mut into.coeffs)?;
+    into.inner.clear();
+    if c.at < c.bytes.len() {
+        let n = c.u32().ok_or_else(short)? as usize;
+        for _ in 0..n {
+            into.inner.push(inner_sum(c, tapered, terms)?);
+        }
     }
     (into.result, into.phase, into.scale, into.offset) = (result, phase, scale, offset);
     into.score = score;
     Ok(())
+}
+
+/// A coefficient list at the cursor into `into` (cleared first).
+fn coefficients(c: &mut Cursor, tapered: &[bool], into: &mut Vec<Coef>) -> Result<(), String> {
+    let n = c.u32().ok_or("cut short")? as usize;
+    into.clear();
+    into.reserve(n.min(4096));
+    for _ in 0..n {
+        into.push(coefficient(c, tapered)?);
+    }
+    Ok(())
+}
+
+/// One inner sum at the cursor, its term and entries checked.
+fn inner_sum(c: &mut Cursor, tapered: &[bool], terms: usize) -> Result<InnerSum, String> {
+    let short = || "cut short".to_string();
+    let term = c.u32().ok_or_else(short)?;
+    if term as usize >= terms {
+        return Err(format!(
+            "inner term {term} is not one of the header's {terms}"
+        ));
+    }
+    let [side, mid, end] = [c.f32(), c.f32(), c.f32()];
+    let side = side
+        .filter(|s| [1.0, -1.0].contains(s))
+        .ok_or("an inner sum's side is not 1 or -1")?;
+    let offset = [mid.ok_or_else(short)?, end.ok_or_else(short)?];
+    let inside = |x: &f32| x.is_finite() && f64::from(x.abs()) <= OFFSET_BOUND;
+    if !offset.iter().all(inside) {
+        return Err(format!(
+            "an inner sum's offset {offset:?} is beyond {OFFSET_BOUND}"
+        ));
+    }
+    let mut coeffs = Vec::new();
+    coefficients(c, tapered, &mut coeffs)?;
+    Ok(InnerSum {
+        term,
+        side,
+        offset,
+        coeffs,
+    })
 }
 
 /// One coefficient at the cursor, its entry checked against the entries.
@@ -458,6 +522,7 @@ mod tests {
     fn positions() -> Vec<TracedPosition> {
         vec![
             TracedPosition {
+                inner: Vec::new(),
                 result: 1.0,
                 score: None,
                 phase: 0.25,
@@ -470,6 +535,7 @@ mod tests {
                 ],
             },
             TracedPosition {
+                inner: Vec::new(),
                 result: 0.5,
                 score: Some(0.4),
                 phase: 0.0,

@@ -2,6 +2,7 @@
 //! position ([`PositionLine`]), read with the path of any field at fault and checked
 //! against the format's ranges and the header's entries.
 
+use crate::inner::{InnerSum, InnerTerm, Shape};
 use crate::space::{Param, ParamSpace, MAX_VALUES};
 use crate::text::{Coef, Fault, TracedPosition, FORMAT, VERSION};
 use serde::de::{DeserializeOwned, Error as _, SeqAccess, Visitor};
@@ -15,6 +16,51 @@ pub(crate) struct HeaderLine {
     format: Option<String>,
     version: Option<u64>,
     params: Option<Vec<ParamLine>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    inner: Option<Vec<InnerTermLine>>,
+}
+
+/// One inner term of the header: its name and the shape of each part.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct InnerTermLine {
+    name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mid: Option<ShapeLine>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end: Option<ShapeLine>,
+}
+
+/// One part's shape: `"linear"` or `"square"`, its clamp, its factors.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct ShapeLine {
+    shape: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    floor: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ceiling: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    times: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    times_param: Option<String>,
+}
+
+/// One inner sum of a position.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct InnerLine {
+    term: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    side: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    offset: Option<OffsetLine>,
+    coeffs: Option<Vec<CoefLine>>,
+}
+
+/// An inner sum's offset: one number for both parts, or `[mid, end]`.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[serde(untagged)]
+enum OffsetLine {
+    Both(f64),
+    Parts([f64; 2]),
 }
 
 /// One parameter of the header.
@@ -43,6 +89,8 @@ pub(crate) struct PositionLine {
     scale: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     score: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    inner: Option<Vec<InnerLine>>,
 }
 
 /// One coefficient: `[i, c]` or `[i, c_mid, c_end]`.
@@ -215,10 +263,17 @@ impl HeaderLine {
                 candidate: p.candidate.then_some(true),
             }
         });
+        let inner = space.inner().iter().map(|t| InnerTermLine {
+            name: Some(t.name.clone()),
+            mid: t.mid.as_ref().map(|s| ShapeLine::of(s, space)),
+            end: t.end.as_ref().map(|s| ShapeLine::of(s, space)),
+        });
+        let inner: Vec<InnerTermLine> = inner.collect();
         HeaderLine {
             format: Some(FORMAT.into()),
-            version: Some(VERSION),
+            version: Some(if inner.is_empty() { 1 } else { VERSION }),
             params: Some(params.collect()),
+            inner: (!inner.is_empty()).then_some(inner),
         }
     }
 
@@ -230,11 +285,11 @@ impl HeaderLine {
                 format!("the first line must be a header with \"format\": \"{FORMAT}\""),
             ));
         }
-        if self.version != Some(VERSION) {
+        if !self.version.is_some_and(|v| (1..=VERSION).contains(&v)) {
             let other = self.version;
             return Err(fault(
                 "version",
-                format!("{other:?}: this texel reads version {VERSION}"),
+                format!("{other:?}: this texel reads versions 1 to {VERSION}"),
             ));
         }
         let lines = self
@@ -257,7 +312,83 @@ impl HeaderLine {
                     .map_err(|(f, w)| fault(format!("params[{k}].{f}"), w))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        ParamSpace::new(params).map_err(|e| fault("params", e.to_string()))
+        let space = ParamSpace::new(params).map_err(|e| fault("params", e.to_string()))?;
+        let Some(lines) = self.inner else {
+            return Ok(space);
+        };
+        if self.version == Some(1) {
+            return Err(fault("inner", "inner terms need \"version\": 2"));
+        }
+        let terms = (lines.into_iter().enumerate())
+            .map(|(k, t)| {
+                t.term(&space)
+                    .map_err(|(f, w)| fault(format!("inner[{k}].{f}"), w))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        space
+            .with_inner(terms)
+            .map_err(|e| fault("inner", e.to_string()))
+    }
+}
+
+impl InnerTermLine {
+    /// The term, its parameter factors found in `space`.
+    fn term(self, space: &ParamSpace) -> Result<InnerTerm, Fault> {
+        let name = self
+            .name
+            .ok_or_else(|| fault("name", "missing or not text"))?;
+        let shape = |line: Option<ShapeLine>, part: &str| {
+            line.map(|l| {
+                l.shape(space)
+                    .map_err(|(f, w)| fault(format!("{part}.{f}"), w))
+            })
+            .transpose()
+        };
+        Ok(InnerTerm {
+            name,
+            mid: shape(self.mid, "mid")?,
+            end: shape(self.end, "end")?,
+        })
+    }
+}
+
+impl ShapeLine {
+    /// The line of `shape`.
+    fn of(shape: &Shape, space: &ParamSpace) -> ShapeLine {
+        let name = |slot: usize| space.value_name(slot).expect("a slot of the space");
+        ShapeLine {
+            shape: Some(if shape.square { "square" } else { "linear" }.into()),
+            floor: shape.floor,
+            ceiling: shape.ceiling,
+            times: (shape.times != 1.0).then_some(shape.times),
+            times_param: shape.times_value.map(name),
+        }
+    }
+
+    /// The shape, checked.
+    fn shape(self, space: &ParamSpace) -> Result<Shape, Fault> {
+        let square = match self.shape.as_deref() {
+            Some("square") => true,
+            Some("linear") => false,
+            _ => return Err(fault("shape", "must be \"linear\" or \"square\"")),
+        };
+        let times_value = (self.times_param.as_deref())
+            .map(|name| {
+                space.plain_slot(name).ok_or_else(|| {
+                    fault(
+                        "times_param",
+                        format!("{name:?} is not a plain single value"),
+                    )
+                })
+            })
+            .transpose()?;
+        Ok(Shape {
+            square,
+            floor: self.floor,
+            ceiling: self.ceiling,
+            times: self.times.unwrap_or(1.0),
+            times_value,
+        })
     }
 }
 
@@ -313,10 +444,7 @@ fn defaults(shape: &Param, d: &Value) -> Option<Vec<i32>> {
 impl PositionLine {
     /// The line of position `p`.
     pub(crate) fn of(p: &TracedPosition) -> PositionLine {
-        let coeffs = p.coeffs.iter().map(|c| match *c {
-            Coef::Count(i, n) => CoefLine::Count(i.into(), n.into()),
-            Coef::Split(i, m, e) => CoefLine::Split(i.into(), m.into(), e.into()),
-        });
+        let coeffs = p.coeffs.iter().map(coef_line);
         PositionLine {
             result: Some(p.result.into()),
             phase: Some(p.phase.into()),
@@ -324,6 +452,7 @@ impl PositionLine {
             offset: (p.offset != 0.0).then_some(p.offset.into()),
             scale: (p.scale != 1.0).then_some(p.scale.into()),
             score: p.score.map(f64::from),
+            inner: (!p.inner.is_empty()).then(|| p.inner.iter().map(InnerLine::of).collect()),
         }
     }
 
@@ -351,6 +480,81 @@ impl PositionLine {
                 -OFFSET_BOUND,
                 OFFSET_BOUND,
             )? as f32,
+            coeffs,
+            inner: (self.inner.unwrap_or_default().into_iter().enumerate())
+                .map(|(k, u)| {
+                    u.sum(space)
+                        .map_err(|(f, w)| fault(format!("inner[{k}].{f}"), w))
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+        })
+    }
+}
+
+/// The coefficient line of `c`.
+fn coef_line(c: &Coef) -> CoefLine {
+    match *c {
+        Coef::Count(i, n) => CoefLine::Count(i.into(), n.into()),
+        Coef::Split(i, m, e) => CoefLine::Split(i.into(), m.into(), e.into()),
+    }
+}
+
+impl InnerLine {
+    /// The line of inner sum `u`.
+    fn of(u: &InnerSum) -> InnerLine {
+        let [m, e] = u.offset.map(f64::from);
+        InnerLine {
+            term: Some(u.term.into()),
+            side: (u.side != 1.0).then_some(-1),
+            offset: match (m, e) {
+                (0.0, 0.0) => None,
+                _ if m == e => Some(OffsetLine::Both(m)),
+                _ => Some(OffsetLine::Parts([m, e])),
+            },
+            coeffs: Some(u.coeffs.iter().map(coef_line).collect()),
+        }
+    }
+
+    /// The inner sum, checked against the terms and entries of `space`.
+    fn sum(self, space: &ParamSpace) -> Result<InnerSum, Fault> {
+        let terms = space.inner().len();
+        let term = (self.term)
+            .and_then(|t| u32::try_from(t).ok())
+            .filter(|&t| (t as usize) < terms)
+            .ok_or_else(|| {
+                fault(
+                    "term",
+                    format!("must be the number of one of the header's {terms} inner terms"),
+                )
+            })?;
+        let side = match self.side.unwrap_or(1) {
+            1 => 1.0,
+            -1 => -1.0,
+            other => {
+                return Err(fault(
+                    "side",
+                    format!("{other} is not 1 (White) or -1 (Black)"),
+                ))
+            }
+        };
+        let [m, e] = match self.offset {
+            None => [0.0, 0.0],
+            Some(OffsetLine::Both(x)) => [x, x],
+            Some(OffsetLine::Parts(p)) => p,
+        };
+        for x in [m, e] {
+            number(Some(x), "offset", None, -OFFSET_BOUND, OFFSET_BOUND)?;
+        }
+        let coeffs = self
+            .coeffs
+            .ok_or_else(|| fault("coeffs", "missing or not a list"))?;
+        let coeffs = (coeffs.into_iter().enumerate())
+            .map(|(k, c)| coef(c, space).map_err(|w| fault(format!("coeffs[{k}]"), w)))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(InnerSum {
+            term,
+            side,
+            offset: [m as f32, e as f32],
             coeffs,
         })
     }

@@ -3,6 +3,7 @@
 //! value per entry) or plain, with its defaults, and optionally a group and a candidate mark
 //! for the tuner's `--group` and the term lab.
 
+use crate::inner::InnerTerm;
 use serde_json::Value;
 
 /// One named parameter.
@@ -87,6 +88,9 @@ pub enum SpaceError {
     /// A value set names a parameter the space does not have, or has the wrong shape.
     #[error("{0}")]
     Values(String),
+    /// An inner term breaks a rule.
+    #[error("{0}")]
+    Inner(String),
 }
 
 /// The most values a parameter space holds (a tapered entry counts two): far above any
@@ -102,6 +106,8 @@ pub struct ParamSpace {
     starts: Vec<usize>,
     /// Where each parameter's entries begin in the entry numbering of the trace format.
     entry_starts: Vec<usize>,
+    /// The inner terms: sums the evaluation takes through a shape (`crate::inner`).
+    inner: Vec<InnerTerm>,
 }
 
 impl ParamSpace {
@@ -148,7 +154,52 @@ impl ParamSpace {
             params,
             starts,
             entry_starts,
+            inner: Vec::new(),
         })
+    }
+
+    /// This space with the inner terms `terms`, checked: names unique and non-empty, a part
+    /// at least, factors finite, a parameter factor a plain value of this space.
+    ///
+    /// # Errors
+    /// The first term that breaks a rule.
+    pub fn with_inner(mut self, terms: Vec<InnerTerm>) -> Result<ParamSpace, SpaceError> {
+        let mut seen = std::collections::HashSet::new();
+        for t in &terms {
+            let bad = |what: &str| SpaceError::Inner(format!("inner term {:?}: {what}", t.name));
+            if t.name.is_empty() || !seen.insert(t.name.as_str()) {
+                return Err(bad("needs a name of its own"));
+            }
+            if t.mid.is_none() && t.end.is_none() {
+                return Err(bad("needs a mid or an end part"));
+            }
+            for shape in t.parts().into_iter().flatten() {
+                let finite = [Some(shape.times), shape.floor, shape.ceiling];
+                if !finite.iter().flatten().all(|x| x.is_finite()) {
+                    return Err(bad("its factor and bounds must be numbers"));
+                }
+                let plain = |slot: usize| {
+                    let p = self.starts.partition_point(|&s| s <= slot) - 1;
+                    self.params.get(p).is_some_and(|p| !p.tapered)
+                };
+                if shape.times_value.is_some_and(|slot| !plain(slot)) {
+                    return Err(bad("a parameter factor must be a plain value"));
+                }
+            }
+        }
+        self.inner = terms;
+        Ok(self)
+    }
+
+    /// The inner terms (none for a linear evaluation).
+    pub fn inner(&self) -> &[InnerTerm] {
+        &self.inner
+    }
+
+    /// The flat slot of the plain single value named `name`.
+    pub fn plain_slot(&self, name: &str) -> Option<usize> {
+        let p = self.params.iter().position(|p| p.name == name)?;
+        (!self.params[p].tapered && self.params[p].len == 1).then_some(self.starts[p])
     }
 
     /// The parameters in order.

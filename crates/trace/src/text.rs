@@ -1,6 +1,7 @@
 //! The text form of the trace format: one JSON object a line, the header first
 //! (`docs/trace-format.md`). A script in any language can write it.
 
+use crate::inner::InnerSum;
 use crate::lines::{parse, HeaderLine, PositionLine};
 use crate::space::ParamSpace;
 use std::io::{BufRead, Write};
@@ -9,8 +10,9 @@ use std::path::{Path, PathBuf};
 /// The `format` of a trace header.
 pub const FORMAT: &str = "texel-trace";
 
-/// The version of the format read and written here.
-pub const VERSION: u64 = 1;
+/// The newest version of the format, read and written here: version 2 adds inner terms
+/// (a trace without them is written as version 1, which every texel reads).
+pub const VERSION: u64 = 2;
 
 /// One coefficient of a position: an entry of the space and its White-minus-Black count,
 /// or, for a tapered entry an engine tapers itself, its middlegame and endgame counts.
@@ -40,6 +42,8 @@ pub struct TracedPosition {
     pub offset: f32,
     /// The coefficients.
     pub coeffs: Vec<Coef>,
+    /// The inner sums (`crate::InnerSum`), for an evaluation that has inner terms.
+    pub inner: Vec<InnerSum>,
 }
 
 impl TracedPosition {
@@ -61,6 +65,12 @@ impl TracedPosition {
                     mid_weight * f64::from(values[at]) + s * end_weight * f64::from(values[at + 1])
                 }
             };
+        }
+        if !self.inner.is_empty() {
+            let real: Vec<f64> = values.iter().map(|&v| f64::from(v)).collect();
+            sum += (self.inner.iter())
+                .map(|u| u.eval(space, &real, p, s))
+                .sum::<f64>();
         }
         sum
     }

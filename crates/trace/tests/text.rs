@@ -111,8 +111,8 @@ fn broken_traces_name_the_file_line_and_field() {
     );
     assert!(header(r#"{"format": "other"}"#).contains(":1: format:"));
     assert!(
-        header(r#"{"format": "texel-trace", "version": 2, "params": []}"#)
-            .contains("version: Some(2)")
+        header(r#"{"format": "texel-trace", "version": 3, "params": []}"#)
+            .contains("version: Some(3)")
     );
     let short = HEADER.replace("[[10, 20], [30, 40]]", "[[10, 20]]");
     assert!(

@@ -31,6 +31,7 @@
 //!             scale: 1.0,
 //!             offset: 0.0,
 //!             coeffs: vec![Coef::Count(0, *pawns as f32)],
+//!             inner: Vec::new(),
 //!         }
 //!     }
 //! }
@@ -162,6 +163,7 @@ pub fn tune_engine<E: Traceable>(
     let traced: Vec<TracedPosition> = positions
         .par_iter()
         .map(|(position, label)| TracedPosition {
+            inner: Vec::new(),
             result: *label,
             ..engine.trace(position)
         })

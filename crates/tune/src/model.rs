@@ -73,6 +73,13 @@ pub trait Model: Jacobian + Send + Sync + Sized {
     /// centipawns: where Newton's real-valued evaluations start from.
     fn exact_eval(&self, i: usize) -> f64;
 
+    /// The inner sums of an evaluation that composes them (a trace with inner terms):
+    /// Newton then differentiates through them (the chain rule) rather than taking secants.
+    /// `None` for every other model.
+    fn composition(&self) -> Option<&crate::linear::Inner> {
+        None
+    }
+
     /// How each position's unrounded evaluation moves under `mv`, for every position it
     /// moves: (position, centipawns), positions rising. For a [`Model::linear`] slot this is
     /// its Jacobian column times `mv.delta`; models override it for the others (the exact

@@ -27,6 +27,7 @@ fn write_pawn_trace(path: &Path, same: bool) {
             let pawns = i % 5;
             let result = 1.0 / (1.0 + 10f32.powf(-(pawns * 100) as f32 / 400.0));
             TracedPosition {
+                inner: Vec::new(),
                 result: if same { 0.5 } else { result },
                 score: Some(0.6),
                 coeffs: vec![Coef::Count(0, pawns as f32)],

@@ -163,6 +163,7 @@ impl Traceable for PstEval {
             coeffs.push(Coef::Count(entry as u32, count));
         }
         TracedPosition {
+            inner: Vec::new(),
             result: 0.5,
             score: None,
             phase: phase(pos),

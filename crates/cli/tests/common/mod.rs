@@ -155,3 +155,29 @@ pub fn interrupt_after_two_games(mut child: std::process::Child, pgn: &Path) -> 
     send_sigint(&child);
     child.wait().unwrap().code()
 }
+
+/// A small random number generator (SplitMix64), so that tests need nothing of texel's.
+#[allow(dead_code, reason = "each test file compiles this module")]
+pub struct Rng(pub u64);
+
+#[allow(dead_code, reason = "each test file compiles this module")]
+impl Rng {
+    /// The next 64 random bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A whole number from 0 below `n`.
+    pub fn below(&mut self, n: u64) -> i64 {
+        (self.next() % n) as i64
+    }
+
+    /// A number from 0 below 1.
+    pub fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}

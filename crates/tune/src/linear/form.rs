@@ -122,6 +122,7 @@ impl LinearDataset {
             tapers: tapers.chunks_exact(2).map(|t| [t[0], t[1]]).collect(),
             sums: vec![Sums::default(); n],
             blocks,
+            inner: super::Inner::default(),
         })
     }
 }

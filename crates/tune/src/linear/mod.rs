@@ -12,6 +12,10 @@
 
 mod form;
 mod full_pass;
+mod inner;
+
+pub use inner::Inner;
+pub(crate) use inner::InnerPoint;
 
 use crate::model::{Jacobian, Model, Move};
 use crate::newton::RowSink;
@@ -204,6 +208,7 @@ impl Block {
 /// One block of a dataset being built: its columns and its positions' fields, in order.
 struct BlockPart<X> {
     block: Block,
+    inner: Inner,
     targets: Vec<f32>,
     offsets: Vec<f32>,
     tapers: Vec<[f64; 2]>,
@@ -214,7 +219,7 @@ impl<X> BlockPart<X> {
     /// The block of positions `chosen` of `source`, whose first is position `start` of the
     /// dataset, with each position's label and `extra`.
     fn build<S: PositionSource + ?Sized>(
-        layout: &Layout,
+        (layout, space): (&Layout, &ParamSpace),
         source: &S,
         chosen: &[usize],
         start: usize,
@@ -225,8 +230,12 @@ impl<X> BlockPart<X> {
         let (mut rows, mut scratch) = (Rows::default(), TracedPosition::default());
         let (mut targets, mut offsets) = (Vec::with_capacity(n), Vec::with_capacity(n));
         let (mut tapers, mut extras) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        let mut inner = Inner::new(space);
         source.for_each(chosen, &mut scratch, |at, p| {
             rows.add(layout, p, at as u16);
+            if inner.is_used() {
+                inner.add(space, p);
+            }
             targets.push(label(p));
             offsets.push(p.offset);
             let phase = f64::from(p.phase);
@@ -235,6 +244,7 @@ impl<X> BlockPart<X> {
         })?;
         Ok(BlockPart {
             block: Block::from_rows(layout, &rows, start, n),
+            inner,
             targets,
             offsets,
             tapers,
@@ -257,6 +267,8 @@ pub struct LinearDataset {
     /// Each position's sums under the current values.
     sums: Vec<Sums>,
     blocks: Vec<Block>,
+    /// The positions' inner sums, when the trace has inner terms.
+    inner: Inner,
 }
 
 /// A position's sums under the current values: whole counts times middlegame, endgame and
@@ -325,7 +337,9 @@ impl LinearDataset {
     {
         let layout = Layout::new(space);
         let parts: Vec<Result<BlockPart<X>, S::Error>> = (chosen.par_chunks(BLOCK).enumerate())
-            .map(|(b, chunk)| BlockPart::build(&layout, source, chunk, b * BLOCK, &label, &extra))
+            .map(|(b, chunk)| {
+                BlockPart::build((&layout, space), source, chunk, b * BLOCK, &label, &extra)
+            })
             .collect();
         let n = chosen.len();
         let mut set = LinearDataset {
@@ -335,6 +349,7 @@ impl LinearDataset {
             tapers: Vec::with_capacity(n),
             sums: vec![Sums::default(); n],
             blocks: Vec::with_capacity(parts.len()),
+            inner: Inner::new(space),
         };
         let mut extras = Vec::with_capacity(n);
         for part in parts {
@@ -343,6 +358,9 @@ impl LinearDataset {
             set.offsets.extend(part.offsets);
             set.tapers.extend(part.tapers);
             set.blocks.push(part.block);
+            if set.inner.is_used() {
+                set.inner.extend(part.inner);
+            }
             extras.extend(part.extras);
         }
         Ok((set, extras))
@@ -360,6 +378,13 @@ impl LinearDataset {
             + 16 * self.tapers.capacity()
             + std::mem::size_of::<Sums>() * self.sums.capacity()
             + self.blocks.iter().map(Block::memory_bytes).sum::<usize>()
+            + self.inner.memory_bytes()
+    }
+
+    /// Whether the trace has inner terms (`inner`): its evaluation is not linear in the
+    /// values they read.
+    pub fn has_inner_terms(&self) -> bool {
+        self.inner.is_used()
     }
 
     /// The exact evaluation of position `i` under the current values (before rounding).
@@ -372,7 +397,7 @@ impl LinearDataset {
     fn value(&self, i: usize, s: Sums) -> f64 {
         let [m, e] = self.tapers[i];
         let o = f64::from(self.offsets[i]);
-        o + m * s.mid as f64 + e * s.end as f64 + s.plain as f64 + s.free
+        o + m * s.mid as f64 + e * s.end as f64 + s.plain as f64 + s.free + self.inner.added(i)
     }
 
     /// The sums of the positions of `block` under `values`, from scratch.
@@ -438,6 +463,25 @@ impl LinearDataset {
     }
 }
 
+impl LinearDataset {
+    /// How each position's unrounded evaluation changes if `slot` moves by `delta` from
+    /// `values`: (position, change), positions rising, none twice.
+    fn eval_changes(&self, values: &[i32], slot: usize, delta: i32) -> Vec<(u32, f64)> {
+        let mut out = Vec::new();
+        for block in &self.blocks {
+            self.for_slot(block, slot, |i, step| {
+                out.push((i as u32, self.slope(i, step) * f64::from(delta)));
+            });
+        }
+        if !self.inner.linear(slot) {
+            out.extend(self.inner.changes(values, slot, delta));
+            out.sort_by_key(|c| c.0);
+            inner::merge_positions(&mut out);
+        }
+        out
+    }
+}
+
 /// Adds `count × value` into `sums` at each position of a count column.
 #[inline]
 fn add_counts(sums: &mut [i64], pos: &[u16], count: &[i8], value: i64) {
@@ -496,6 +540,7 @@ impl Model for LinearDataset {
             .map(|b| self.block_sums(b, values))
             .collect();
         self.sums = parts.concat();
+        self.inner.rescore(values);
     }
 
     fn sample(&self, n: usize) -> Self {
@@ -506,7 +551,9 @@ impl Model for LinearDataset {
             tapers: Vec::new(),
             sums: Vec::new(),
             blocks: Vec::new(),
+            inner: Inner::default(),
         };
+        let mut kept = Vec::new();
         let chosen = self.blocks.iter().enumerate();
         for (_, block) in chosen.filter(|&(i, _)| texel_data::sampled(i, n)) {
             let range = block.start as usize..(block.start + block.len) as usize;
@@ -519,8 +566,12 @@ impl Model for LinearDataset {
                 .offsets
                 .extend_from_slice(&self.offsets[range.clone()]);
             sample.tapers.extend_from_slice(&self.tapers[range.clone()]);
-            sample.sums.extend_from_slice(&self.sums[range]);
+            sample.sums.extend_from_slice(&self.sums[range.clone()]);
             sample.blocks.push(copy);
+            kept.extend(range);
+        }
+        if self.inner.is_used() {
+            sample.inner = self.inner.only(&kept);
         }
         sample
     }
@@ -531,6 +582,12 @@ impl Model for LinearDataset {
             for &slot in slots {
                 self.for_slot(block, slot, |i, step| seen[i] |= self.slope(i, step) != 0.0);
             }
+        }
+        for &slot in slots.iter().filter(|&&s| !self.inner.linear(s)) {
+            self.inner
+                .positions_of(slot)
+                .iter()
+                .for_each(|&i| seen[i as usize] = true);
         }
         seen.iter().filter(|&&s| s).count()
     }
@@ -547,6 +604,16 @@ impl Model for LinearDataset {
 
     fn probe(&self, _cache: &mut (), mv: Move<'_, Vec<i32>>, errors: &[f64]) -> f64 {
         let (k, delta) = (mv.sigmoid, mv.delta);
+        if !self.inner.linear(mv.slot) {
+            let changes = self.eval_changes(mv.values, mv.slot, delta);
+            return (changes.iter())
+                .map(|&(i, d)| {
+                    let i = i as usize;
+                    let new = centipawns(self.exact_eval(i) + d);
+                    k.squared_error(new, f64::from(self.targets[i])) - errors[i]
+                })
+                .sum();
+        }
         let blocks: Vec<f64> = self
             .blocks
             .par_iter()
@@ -567,15 +634,32 @@ impl Model for LinearDataset {
         for block in &self.blocks {
             self.for_slot(block, mv.slot, |i, step| moves.push((i, step)));
         }
+        let mut touched: Vec<usize> = moves.iter().map(|m| m.0).collect();
         for (i, step) in moves {
             self.sums[i] = self.sums[i].moved(step, mv.delta);
+        }
+        let inner = self.inner.apply(mv.values, mv.slot, mv.delta);
+        if !inner.is_empty() {
+            touched.extend(inner.iter().map(|&i| i as usize));
+            touched.sort_unstable();
+            touched.dedup();
+        }
+        for i in touched {
             let target = f64::from(self.targets[i]);
             errors[i] = mv.sigmoid.squared_error(self.eval(i), target);
         }
     }
 
-    fn linear(&self, _slot: usize) -> bool {
-        true
+    fn linear(&self, slot: usize) -> bool {
+        self.inner.linear(slot)
+    }
+
+    fn eval_moves(&self, _cache: &mut (), mv: Move<'_, Vec<i32>>) -> Vec<(u32, f64)> {
+        self.eval_changes(mv.values, mv.slot, mv.delta)
+    }
+
+    fn composition(&self) -> Option<&Inner> {
+        self.inner.is_used().then_some(&self.inner)
     }
 
     fn exact_eval(&self, i: usize) -> f64 {

@@ -32,6 +32,7 @@
 //! and holds them from the next iteration on. Chord steps are for phases that are linear
 //! throughout (a secant Hessian would not be reused where it was taken).
 
+mod chain;
 mod iteration;
 pub(crate) mod rows;
 mod secant;
@@ -146,7 +147,9 @@ impl<M: Model> Descent<'_, M> {
     }
 
     fn phase(&self, state: &NewtonState) -> Phase {
-        let is_linear = |j: &usize| self.dataset().linear(self.variables()[*j].slot);
+        // A composed evaluation is differentiated through its inner sums (`chain`).
+        let composed = self.dataset().composition().is_some();
+        let is_linear = |j: &usize| composed || self.dataset().linear(self.variables()[*j].slot);
         let (mut vars, others): (Vec<usize>, Vec<usize>) =
             (0..self.variables().len()).partition(is_linear);
         let linear = vars.len();
@@ -256,12 +259,22 @@ impl<M: Model> Descent<'_, M> {
     /// step found is checked exactly (`None` when that check fails) and whether those values
     /// are held from the next iteration on.
     fn newton_step(&mut self, memory: &mut Memory, phase: &Phase) -> Option<(Proposal, bool)> {
-        let columns = self.secant_columns(phase);
-        let jac = Linearized::new(self.dataset(), phase.linear, &columns);
         let pull = Pull {
             l2: self.guards().l2,
             anchor: &phase.anchor,
         };
+        if let Some(inner) = self.dataset().composition() {
+            let mut passes = chain::Chained {
+                descent: self,
+                inner,
+                slots: &phase.slots,
+                point: None,
+            };
+            let Ok(tried) = propose(&mut passes, &phase.x, &pull, memory);
+            return Some((tried, false));
+        }
+        let columns = self.secant_columns(phase);
+        let jac = Linearized::new(self.dataset(), phase.linear, &columns);
         let mut passes = InMemory {
             descent: self,
             jac: &jac,

@@ -100,6 +100,7 @@ pub fn planted_positions(n: usize) -> Vec<TracedPosition> {
                 coeffs.push(Coef::Split(5, 1.0, draw(&mut s, 3) as f32 - 1.0));
             }
             let mut p = TracedPosition {
+                inner: Vec::new(),
                 phase: draw(&mut s, 25) as f32 / 24.0,
                 scale: [1.0, 0.5][draw(&mut s, 2) as usize],
                 offset: draw(&mut s, 41) as f32 - 20.0,

@@ -1,0 +1,160 @@
+//! A trace whose evaluation is not linear in its values, through the binary: king safety's
+//! danger sum per side, squared in the middlegame and weighed by a tuned parameter in the
+//! endgame, both clamped at zero, beside linear piece values. Labels are drawn from the
+//! planted evaluation's sigmoid; the tune recovers every weight.
+
+mod common;
+
+use common::{fails, stdout_of, texel, Rng};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The planted values: two tapered pieces, three tapered danger weights, the endgame
+/// danger's weight.
+const PIECES: [(f64, f64); 2] = [(100.0, 120.0), (300.0, 280.0)];
+const DANGER: [(f64, f64); 3] = [(40.0, 20.0), (60.0, 30.0), (25.0, 45.0)];
+const END_WEIGHT: f64 = 30.0;
+/// Each side's danger sum's fixed part (White's, Black's): unequal, so that the endgame
+/// weight is not only ever seen times the danger weights.
+const DANGER_OFFSET: [f64; 2] = [-30.0, 10.0];
+
+const HEADER: &str = r#"{"format": "texel-trace", "version": 2, "params": [
+ {"name": "PIECE", "len": 2, "tapered": true, "default": [[50, 50], [50, 50]]},
+ {"name": "DANGER", "len": 3, "tapered": true, "default": [[10, 10], [10, 10], [10, 10]]},
+ {"name": "DANGER_END_WEIGHT", "len": 1, "default": 10}],
+ "inner": [{"name": "king_safety",
+   "mid": {"shape": "square", "floor": 0, "times": -0.0025},
+   "end": {"shape": "linear", "floor": 0, "times": -0.01, "times_param": "DANGER_END_WEIGHT"}}]}"#;
+
+/// The planted evaluation's king safety of one side's danger counts (middlegame, endgame),
+/// its sum's fixed part `offset`.
+fn safety(counts: &[i64], offset: f64) -> (f64, f64) {
+    let sum = |part: fn(&(f64, f64)) -> f64| {
+        offset
+            + (counts.iter().zip(&DANGER))
+                .map(|(&c, d)| c as f64 * part(d))
+                .sum::<f64>()
+    };
+    let (mid, end) = (sum(|d| d.0).max(0.0), sum(|d| d.1).max(0.0));
+    (-0.0025 * mid * mid, -0.01 * END_WEIGHT * end)
+}
+
+/// Writes `n` positions of the planted evaluation as a text trace.
+fn planted(dir: &Path, n: usize) -> PathBuf {
+    let mut text = HEADER.replace('\n', "");
+    text.push('\n');
+    let mut rng = Rng(54);
+    for _ in 0..n {
+        let phase = rng.below(25) as f64 / 24.0;
+        let pieces: Vec<i64> = (0..2).map(|_| rng.below(3) - 1).collect();
+        let sides: Vec<Vec<i64>> = (0..2)
+            .map(|_| (0..3).map(|_| rng.below(4)).collect())
+            .collect();
+        let mut eval = 0.0;
+        for (c, (mid, end)) in pieces.iter().zip(PIECES) {
+            eval += *c as f64 * (phase * mid + (1.0 - phase) * end);
+        }
+        for ((side, counts), offset) in [1.0, -1.0].into_iter().zip(&sides).zip(DANGER_OFFSET) {
+            let (mid, end) = safety(counts, offset);
+            eval += side * (phase * mid + (1.0 - phase) * end);
+        }
+        let win = 1.0 / (1.0 + 10f64.powf(-eval / 400.0));
+        let result = u8::from(rng.unit() < win);
+        let inner: Vec<String> = [1, -1]
+            .into_iter()
+            .zip(&sides)
+            .zip(DANGER_OFFSET)
+            .map(|((side, c), offset)| {
+                format!(
+                    r#"{{"term": 0, "side": {side}, "offset": {offset}, "coeffs": [[2, {}], [3, {}], [4, {}]]}}"#,
+                    c[0], c[1], c[2]
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            text,
+            r#"{{"result": {result}, "phase": {phase}, "coeffs": [[0, {}], [1, {}]], "inner": [{}]}}"#,
+            pieces[0],
+            pieces[1],
+            inner.join(", ")
+        );
+    }
+    let path = dir.join("nonlinear.trace");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The tuned values of `out`.
+fn tuned(out: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap()
+}
+
+/// Whether `got` is within `share` of `want`.
+fn near(got: f64, want: f64, share: f64) -> bool {
+    (got - want).abs() <= share * want.abs()
+}
+
+#[test]
+fn king_safety_s_clamped_square_and_weighed_line_are_recovered() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = planted(dir.path(), 80_000);
+    let bin = dir.path().join("nonlinear.bin");
+    stdout_of(
+        texel()
+            .args(["traces", "convert", "--input"])
+            .arg(&text)
+            .arg("--out")
+            .arg(&bin),
+    );
+    let out = dir.path().join("tuned.json");
+    let printed = stdout_of(
+        texel()
+            .args(["tune", "--k", "1", "--l2", "0", "--traces"])
+            .arg(&bin)
+            .arg("--out")
+            .arg(&out),
+    );
+    let values = tuned(&out);
+    let pair = |name: &str, k: usize| {
+        let v = &values[name][k];
+        (v[0].as_f64().unwrap(), v[1].as_f64().unwrap())
+    };
+    for (k, (mid, end)) in PIECES.into_iter().enumerate() {
+        let (m, e) = pair("PIECE", k);
+        assert!(
+            near(m, mid, 0.1) && near(e, end, 0.1),
+            "{values}\n{printed}"
+        );
+    }
+    for (k, (mid, end)) in DANGER.into_iter().enumerate() {
+        let (m, e) = pair("DANGER", k);
+        assert!(
+            near(m, mid, 0.2) && near(e, end, 0.2),
+            "{values}\n{printed}"
+        );
+    }
+    let weight = values["DANGER_END_WEIGHT"].as_f64().unwrap();
+    assert!(near(weight, END_WEIGHT, 0.2), "{values}\n{printed}");
+
+    // The text form tunes to the same values; streamed, the trace is refused saying why.
+    let again = dir.path().join("again.json");
+    stdout_of(
+        texel()
+            .args(["tune", "--k", "1", "--l2", "0", "--traces"])
+            .arg(&text)
+            .arg("--out")
+            .arg(&again),
+    );
+    assert_eq!(tuned(&again), values);
+    let err = fails(
+        texel()
+            .args(["tune", "--k", "1", "--stream", "--traces"])
+            .arg(&bin)
+            .arg("--out")
+            .arg(dir.path().join("streamed.json")),
+    );
+    assert!(
+        err.contains("inner terms") && err.contains("in memory"),
+        "{err}"
+    );
+}

@@ -1,0 +1,133 @@
+//! Inner sums: the parts of an evaluation that are not linear in its values. An inner term
+//! (declared once in the header) is a sum of parameter entries that the evaluation turns
+//! into centipawns through a shape: king safety's danger sum, squared in the middlegame and
+//! taken as it is in the endgame, both only when positive. A position gives each inner sum
+//! it has (per side where the engine keeps one per colour) with its counts, and the term's
+//! shapes say what the sum adds (`docs/trace-format.md`).
+
+use crate::space::ParamSpace;
+use crate::text::Coef;
+
+/// How one part (middlegame or endgame) of an inner term turns its sum `x` into
+/// centipawns: `times · g(clamp(x, floor, ceiling))`, `g` the identity or the square,
+/// times the value of a plain parameter where one is named.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shape {
+    /// `g(x) = x²` (else `x`).
+    pub square: bool,
+    /// The sum is taken as at least this.
+    pub floor: Option<f64>,
+    /// The sum is taken as at most this.
+    pub ceiling: Option<f64>,
+    /// A constant factor (`-1/720` for Ethereal's middlegame king safety).
+    pub times: f64,
+    /// The flat slot of a plain value the part is multiplied by, when the engine weighs it
+    /// by a tuned parameter.
+    pub times_value: Option<usize>,
+}
+
+impl Shape {
+    /// The sum as the shape takes it: clamped to its floor and ceiling.
+    fn clamped(&self, x: f64) -> f64 {
+        let x = self.floor.map_or(x, |f| x.max(f));
+        self.ceiling.map_or(x, |c| x.min(c))
+    }
+
+    /// Whether the clamp holds `x` (the shape is flat there).
+    fn held(&self, x: f64) -> bool {
+        self.floor.is_some_and(|f| x < f) || self.ceiling.is_some_and(|c| x > c)
+    }
+
+    /// `times · g(clamp(x))`, before any parameter factor.
+    pub fn value(&self, x: f64) -> f64 {
+        let c = self.clamped(x);
+        self.times * if self.square { c * c } else { c }
+    }
+
+    /// The derivative of [`Shape::value`] in `x` (the right one at a bound).
+    pub fn slope(&self, x: f64) -> f64 {
+        match (self.held(x), self.square) {
+            (true, _) => 0.0,
+            (false, true) => 2.0 * self.times * x,
+            (false, false) => self.times,
+        }
+    }
+
+    /// The factor of the named parameter at `values` (1 without one).
+    pub fn factor(&self, values: &[f64]) -> f64 {
+        self.times_value.map_or(1.0, |slot| values[slot])
+    }
+}
+
+/// An inner term of the header: its name and the shape of each part it adds to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InnerTerm {
+    /// The name, unique among the inner terms.
+    pub name: String,
+    /// What the middlegame sum adds to the middlegame score.
+    pub mid: Option<Shape>,
+    /// What the endgame sum adds to the endgame score.
+    pub end: Option<Shape>,
+}
+
+impl InnerTerm {
+    /// The two parts: the middlegame's, the endgame's.
+    pub fn parts(&self) -> [Option<&Shape>; 2] {
+        [self.mid.as_ref(), self.end.as_ref()]
+    }
+}
+
+/// One inner sum of a position.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct InnerSum {
+    /// The term (its number among the header's inner terms).
+    pub term: u32,
+    /// `1` for White's sum, `-1` for Black's (which subtracts).
+    pub side: f32,
+    /// The part of each sum that is not tuned: middlegame, endgame.
+    pub offset: [f32; 2],
+    /// The entries the sum counts: `[i, c]` counts a tapered entry's middlegame value in
+    /// the middlegame sum and its endgame value in the endgame sum (a plain value in both);
+    /// `[i, c_mid, c_end]` counts them apart.
+    pub coeffs: Vec<Coef>,
+}
+
+impl InnerSum {
+    /// Every (part, flat slot, count) of the sum: part 0 the middlegame sum, 1 the endgame.
+    pub fn counts<'a>(
+        &'a self,
+        space: &'a ParamSpace,
+    ) -> impl Iterator<Item = (usize, usize, f64)> + 'a {
+        self.coeffs.iter().flat_map(move |c| {
+            let (i, m, e) = match *c {
+                Coef::Count(i, n) => (i, n, n),
+                Coef::Split(i, m, e) => (i, m, e),
+            };
+            let (param, at) = space.entry(i as usize).expect("a checked entry");
+            let end_at = if param.tapered { at + 1 } else { at };
+            [(0, at, f64::from(m)), (1, end_at, f64::from(e))]
+        })
+    }
+
+    /// The middlegame and endgame sums at real `values` (flat).
+    pub fn sums(&self, space: &ParamSpace, values: &[f64]) -> [f64; 2] {
+        let mut sums = self.offset.map(f64::from);
+        for (part, slot, count) in self.counts(space) {
+            sums[part] += count * values[slot];
+        }
+        sums
+    }
+
+    /// What the sum adds to the evaluation at real `values`, a position of phase `phase`
+    /// and endgame scale `scale`.
+    pub fn eval(&self, space: &ParamSpace, values: &[f64], phase: f64, scale: f64) -> f64 {
+        let term = &space.inner()[self.term as usize];
+        let sums = self.sums(space, values);
+        let weights = [phase, (1.0 - phase) * scale];
+        let parts = term.parts().into_iter().zip(sums).zip(weights);
+        let added: f64 = parts
+            .filter_map(|((shape, x), w)| shape.map(|s| w * s.value(x) * s.factor(values)))
+            .sum();
+        f64::from(self.side) * added
+    }
+}

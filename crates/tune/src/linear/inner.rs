@@ -1,0 +1,381 @@
+//! A trace's inner sums in a dataset (`texel_trace::InnerSum`): every position's sums, kept
+//! at the current values, and what their shapes add to its evaluation. A value an inner sum
+//! counts (or a shape multiplies by) is not linear: its probes and moves recompute the sums
+//! it touches exactly, and Newton moves it by secants of exact probes as it does texel's own
+//! curves.
+
+use texel_trace::{InnerTerm, ParamSpace, TracedPosition};
+
+/// One count of a value in an inner sum: the sum (instance), its part, the count.
+#[derive(Copy, Clone, Debug)]
+struct Count {
+    instance: u32,
+    part: u8,
+    count: f32,
+}
+
+/// The inner sums of a dataset's positions, in position order: what Newton differentiates
+/// through ([`crate::Model::composition`]).
+#[derive(Clone, Debug, Default)]
+pub struct Inner {
+    terms: Vec<InnerTerm>,
+    /// Per sum: its position, its term, its side times the taper weight of each part, and
+    /// the part of each sum that is not tuned.
+    position: Vec<u32>,
+    term: Vec<u32>,
+    weight: Vec<[f64; 2]>,
+    offset: Vec<[f64; 2]>,
+    /// Per sum: its middlegame and endgame sums at the current values.
+    sums: Vec<[f64; 2]>,
+    /// Per position (and one past the last): where its sums begin.
+    first: Vec<u32>,
+    /// Per value slot: the counts of it, and the terms a part of which it multiplies.
+    counts: Vec<Vec<Count>>,
+    factor_of: Vec<Vec<(u32, u8)>>,
+    /// Per position: what its sums add to its evaluation now.
+    added: Vec<f64>,
+}
+
+impl Inner {
+    /// An empty set of sums for the positions of `space` (none while the space has no inner
+    /// terms).
+    pub(super) fn new(space: &ParamSpace) -> Inner {
+        let slots = space.value_count();
+        let mut factor_of = vec![Vec::new(); slots];
+        for (t, term) in space.inner().iter().enumerate() {
+            for (part, shape) in term.parts().into_iter().enumerate() {
+                if let Some(slot) = shape.and_then(|s| s.times_value) {
+                    factor_of[slot].push((t as u32, part as u8));
+                }
+            }
+        }
+        Inner {
+            terms: space.inner().to_vec(),
+            counts: vec![Vec::new(); slots],
+            factor_of,
+            first: vec![0],
+            ..Inner::default()
+        }
+    }
+
+    /// Whether the space has inner terms.
+    pub(super) fn is_used(&self) -> bool {
+        !self.terms.is_empty()
+    }
+
+    /// Adds the sums of position `p` (the next position) of `space`.
+    pub(super) fn add(&mut self, space: &ParamSpace, p: &TracedPosition) {
+        let at = self.first.len() as u32 - 1;
+        let (phase, scale) = (f64::from(p.phase), f64::from(p.scale));
+        for u in &p.inner {
+            let instance = self.position.len() as u32;
+            self.position.push(at);
+            self.term.push(u.term);
+            let side = f64::from(u.side);
+            self.weight
+                .push([side * phase, side * (1.0 - phase) * scale]);
+            self.offset.push(u.offset.map(f64::from));
+            self.sums.push([0.0; 2]);
+            for (part, slot, count) in u.counts(space) {
+                let count = count as f32;
+                self.counts[slot].push(Count {
+                    instance,
+                    part: part as u8,
+                    count,
+                });
+            }
+        }
+        self.first.push(self.position.len() as u32);
+        self.added.push(0.0);
+    }
+
+    /// Appends `other`, whose positions follow these.
+    pub(super) fn extend(&mut self, other: Inner) {
+        let (positions, instances) = (self.added.len() as u32, self.position.len() as u32);
+        self.position
+            .extend(other.position.iter().map(|p| p + positions));
+        self.term.extend(other.term);
+        self.weight.extend(other.weight);
+        self.offset.extend(other.offset);
+        self.sums.extend(other.sums);
+        self.first
+            .extend(other.first[1..].iter().map(|f| f + instances));
+        for (mine, theirs) in self.counts.iter_mut().zip(other.counts) {
+            mine.extend(theirs.into_iter().map(|c| Count {
+                instance: c.instance + instances,
+                ..c
+            }));
+        }
+        self.added.extend(other.added);
+    }
+
+    /// Whether the evaluation is linear in `slot`: no sum counts it, no shape multiplies
+    /// by it.
+    pub(super) fn linear(&self, slot: usize) -> bool {
+        !self.is_used() || (self.counts[slot].is_empty() && self.factor_of[slot].is_empty())
+    }
+
+    /// What position `i`'s sums add to its evaluation now.
+    #[inline]
+    pub(super) fn added(&self, i: usize) -> f64 {
+        self.added.get(i).copied().unwrap_or(0.0)
+    }
+
+    /// What sum `k` adds at sums `sums` and `values`.
+    fn contribution(&self, k: usize, sums: [f64; 2], values: &[i32]) -> f64 {
+        let term = &self.terms[self.term[k] as usize];
+        let parts = term.parts().into_iter().zip(sums).zip(self.weight[k]);
+        parts
+            .filter_map(|((shape, x), w)| {
+                shape.map(|s| {
+                    let factor = s.times_value.map_or(1.0, |slot| f64::from(values[slot]));
+                    w * s.value(x) * factor
+                })
+            })
+            .sum()
+    }
+
+    /// Every sum and what it adds, from scratch at `values`.
+    pub(super) fn rescore(&mut self, values: &[i32]) {
+        if !self.is_used() {
+            return;
+        }
+        self.sums.clone_from(&self.offset);
+        for (slot, counts) in self.counts.iter().enumerate() {
+            let v = f64::from(values[slot]);
+            for c in counts {
+                self.sums[c.instance as usize][c.part as usize] += f64::from(c.count) * v;
+            }
+        }
+        for i in 0..self.added.len() {
+            self.added[i] = self.position_added(i, values, &self.sums);
+        }
+    }
+
+    /// What position `i`'s sums add at `values`, each sum as in `sums`.
+    fn position_added(&self, i: usize, values: &[i32], sums: &[[f64; 2]]) -> f64 {
+        let range = self.first[i] as usize..self.first[i + 1] as usize;
+        range.map(|k| self.contribution(k, sums[k], values)).sum()
+    }
+
+    /// The sums `slot` moving by `delta` changes, with their new sums; and whether the move
+    /// changes a factor (then every sum of the terms it multiplies changes).
+    fn moved_sums(&self, slot: usize, delta: i32) -> Vec<(usize, [f64; 2])> {
+        let mut moved: Vec<(usize, [f64; 2])> = Vec::new();
+        for c in &self.counts[slot] {
+            let k = c.instance as usize;
+            if moved.last().is_none_or(|m| m.0 != k) {
+                moved.push((k, self.sums[k]));
+            }
+            let last = moved.last_mut().expect("pushed");
+            last.1[c.part as usize] += f64::from(c.count) * f64::from(delta);
+        }
+        moved
+    }
+
+    /// How each position's inner addition changes if `slot` moves by `delta` from `values`:
+    /// (position, change), positions rising, none twice.
+    pub(super) fn changes(&self, values: &[i32], slot: usize, delta: i32) -> Vec<(u32, f64)> {
+        if self.linear(slot) {
+            return Vec::new();
+        }
+        let mut after = values.to_vec();
+        after[slot] += delta;
+        let mut out: Vec<(u32, f64)> = Vec::new();
+        for (k, sums) in self.moved_sums(slot, delta) {
+            let change =
+                self.contribution(k, sums, &after) - self.contribution(k, self.sums[k], values);
+            out.push((self.position[k], change));
+        }
+        for &(term, _) in &self.factor_of[slot] {
+            for k in (0..self.term.len()).filter(|&k| self.term[k] == term) {
+                // Sums the counts moved are counted above with both changes.
+                if self.counts[slot].iter().any(|c| c.instance as usize == k) {
+                    continue;
+                }
+                let change = self.contribution(k, self.sums[k], &after)
+                    - self.contribution(k, self.sums[k], values);
+                out.push((self.position[k], change));
+            }
+        }
+        out.sort_by_key(|c| c.0);
+        merge_positions(&mut out);
+        out
+    }
+
+    /// Moves `slot` by `delta` from `values` for good: the sums it counts in, and the
+    /// additions of every position whose sums change; returns those positions.
+    pub(super) fn apply(&mut self, values: &[i32], slot: usize, delta: i32) -> Vec<u32> {
+        if self.linear(slot) {
+            return Vec::new();
+        }
+        let touched = self.changes(values, slot, delta);
+        for (k, sums) in self.moved_sums(slot, delta) {
+            self.sums[k] = sums;
+        }
+        let mut after = values.to_vec();
+        after[slot] += delta;
+        for &(i, _) in &touched {
+            self.added[i as usize] = self.position_added(i as usize, &after, &self.sums);
+        }
+        touched.iter().map(|c| c.0).collect()
+    }
+
+    /// The positions a sum of which counts `slot` or a shape of which it multiplies.
+    pub(super) fn positions_of(&self, slot: usize) -> Vec<u32> {
+        let mut out: Vec<u32> = (self.counts[slot].iter())
+            .map(|c| self.position[c.instance as usize])
+            .collect();
+        for &(term, _) in &self.factor_of[slot] {
+            let of_term = (0..self.term.len()).filter(|&k| self.term[k] == term);
+            out.extend(of_term.map(|k| self.position[k]));
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// The sums of the positions `kept` (rising), renumbered from 0: a sample's.
+    pub(super) fn only(&self, kept: &[usize]) -> Inner {
+        let mut out = Inner {
+            terms: self.terms.clone(),
+            counts: vec![Vec::new(); self.counts.len()],
+            factor_of: self.factor_of.clone(),
+            first: vec![0],
+            ..Inner::default()
+        };
+        let mut renumbered = vec![u32::MAX; self.position.len()];
+        for &i in kept {
+            let range = self.first[i] as usize..self.first[i + 1] as usize;
+            for (k, slot) in range.clone().zip(&mut renumbered[range]) {
+                *slot = out.position.len() as u32;
+                out.position.push(out.added.len() as u32);
+                out.term.push(self.term[k]);
+                out.weight.push(self.weight[k]);
+                out.offset.push(self.offset[k]);
+                out.sums.push(self.sums[k]);
+            }
+            out.first.push(out.position.len() as u32);
+            out.added.push(self.added[i]);
+        }
+        for (mine, theirs) in out.counts.iter_mut().zip(&self.counts) {
+            let kept = theirs
+                .iter()
+                .filter(|c| renumbered[c.instance as usize] != u32::MAX);
+            mine.extend(kept.map(|c| Count {
+                instance: renumbered[c.instance as usize],
+                ..*c
+            }));
+        }
+        out
+    }
+
+    /// Bytes held.
+    pub(super) fn memory_bytes(&self) -> usize {
+        let per_sum = 4 + 4 + 16 + 16 + 16;
+        let counts: usize = self.counts.iter().map(|c| 12 * c.capacity()).sum();
+        per_sum * self.position.capacity()
+            + 4 * self.first.capacity()
+            + 8 * self.added.capacity()
+            + counts
+    }
+}
+
+/// The inner sums at real values: each sum, what each position's sums add, and the values.
+pub(crate) struct InnerPoint {
+    sums: Vec<[f64; 2]>,
+    added: Vec<f64>,
+    real: Vec<f64>,
+}
+
+impl InnerPoint {
+    /// What position `i`'s sums add at this point.
+    pub(crate) fn added(&self, i: usize) -> f64 {
+        self.added[i]
+    }
+}
+
+impl Inner {
+    /// What sum `k` adds at its sums `sums` and real `values`.
+    fn real_contribution(&self, k: usize, sums: [f64; 2], values: &[f64]) -> f64 {
+        let term = &self.terms[self.term[k] as usize];
+        let parts = term.parts().into_iter().zip(sums).zip(self.weight[k]);
+        parts
+            .filter_map(|((shape, x), w)| shape.map(|s| w * s.value(x) * s.factor(values)))
+            .sum()
+    }
+
+    /// The sums at real values `real` (every slot).
+    pub(crate) fn at(&self, real: &[f64]) -> InnerPoint {
+        let mut sums = self.offset.clone();
+        for (slot, counts) in self.counts.iter().enumerate() {
+            for c in counts {
+                sums[c.instance as usize][c.part as usize] += f64::from(c.count) * real[slot];
+            }
+        }
+        let added = (0..self.added.len())
+            .map(|i| {
+                let range = self.first[i] as usize..self.first[i + 1] as usize;
+                range
+                    .map(|k| self.real_contribution(k, sums[k], real))
+                    .sum()
+            })
+            .collect();
+        InnerPoint {
+            sums,
+            added,
+            real: real.to_vec(),
+        }
+    }
+
+    /// What the current values' sums add to position `i` (see [`Inner::added`]).
+    pub(crate) fn added_now(&self, i: usize) -> f64 {
+        self.added(i)
+    }
+
+    /// Adds to `out` the derivative in `slot` of what the sums of positions `positions`
+    /// add, at `point`: (position, derivative), one per sum that moves.
+    pub(crate) fn derivatives(
+        &self,
+        point: &InnerPoint,
+        slot: usize,
+        positions: std::ops::Range<usize>,
+        out: &mut Vec<(usize, f64)>,
+    ) {
+        let sums = self.first[positions.start]..self.first[positions.end];
+        let counts = &self.counts[slot];
+        let from = counts.partition_point(|c| c.instance < sums.start);
+        for c in counts[from..].iter().take_while(|c| c.instance < sums.end) {
+            let k = c.instance as usize;
+            let part = c.part as usize;
+            let term = &self.terms[self.term[k] as usize];
+            if let Some(shape) = term.parts()[part] {
+                let x = point.sums[k][part];
+                let d = self.weight[k][part] * shape.slope(x) * shape.factor(&point.real);
+                out.push((self.position[k] as usize, d * f64::from(c.count)));
+            }
+        }
+        for &(t, part) in &self.factor_of[slot] {
+            let part = part as usize;
+            let shape = self.terms[t as usize].parts()[part].expect("a part with a factor");
+            for k in (sums.start as usize..sums.end as usize).filter(|&k| self.term[k] == t) {
+                let d = self.weight[k][part] * shape.value(point.sums[k][part]);
+                out.push((self.position[k] as usize, d));
+            }
+        }
+    }
+}
+
+/// Adds up the changes of equal positions in `changes` (sorted by position).
+pub(super) fn merge_positions(changes: &mut Vec<(u32, f64)>) {
+    let mut kept = 0;
+    for i in 0..changes.len() {
+        if kept > 0 && changes[kept - 1].0 == changes[i].0 {
+            changes[kept - 1].1 += changes[i].1;
+        } else {
+            changes[kept] = changes[i];
+            kept += 1;
+        }
+    }
+    changes.truncate(kept);
+}
