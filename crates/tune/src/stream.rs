@@ -180,13 +180,6 @@ pub enum StreamError {
     /// K cannot be fitted to the start.
     #[error(transparent)]
     K(#[from] UnfitK),
-    /// The trace has inner terms, which the streamed passes do not evaluate yet.
-    #[error(
-        "the trace has inner terms (sums its evaluation takes through a shape): a streamed \
-         tune takes linear traces only so far; tune it in memory (without --stream, or with a \
-         larger --memory where it streamed for its size)"
-    )]
-    Inner,
     /// The start values do not fit the trace's space.
     #[error("{found} start values for a space of {expected}")]
     Start {
@@ -217,9 +210,6 @@ pub fn tune_streamed(
     interrupt: &AtomicBool,
     mut on: impl FnMut(StreamEvent),
 ) -> Result<Streamed, StreamError> {
-    if !trace.space().inner().is_empty() {
-        return Err(StreamError::Inner);
-    }
     let expected = trace.space().value_count();
     if start.len() != expected {
         let found = start.len();
@@ -338,7 +328,7 @@ impl Stream<'_> {
         &self,
         validation: bool,
         values: &[i32],
-        mut f: impl FnMut(&LinearDataset) -> T,
+        mut f: impl FnMut(&mut LinearDataset) -> T,
     ) -> Result<Vec<T>, StreamError> {
         if let Some(form) = &self.form {
             return form.chunks(self, validation, values, &mut f);
@@ -353,7 +343,7 @@ impl Stream<'_> {
                 .filter(|&i| self.held[i] == validation)
                 .collect();
             if !chosen.is_empty() {
-                out.push(f(&self.decoded(&chosen, values)?));
+                out.push(f(&mut self.decoded(&chosen, values)?));
             }
         }
         Ok(out)

@@ -42,6 +42,21 @@ fn fold_space(mut h: Fingerprint, space: &ParamSpace) -> Fingerprint {
         h = p.name.bytes().fold(h, |h, b| h.u64(u64::from(b)));
         h = h.u64(p.len as u64).u64(u64::from(p.tapered));
     }
+    for t in space.inner() {
+        h = t.name.bytes().fold(h, |h, b| h.u64(u64::from(b)));
+        for shape in t.parts() {
+            let Some(s) = shape else {
+                h = h.u64(0);
+                continue;
+            };
+            for x in [Some(s.times), s.floor, s.ceiling] {
+                h = h.u64(x.map_or(u64::MAX, f64::to_bits));
+            }
+            h = h
+                .u64(u64::from(s.square))
+                .u64(s.times_value.map_or(u64::MAX, |v| v as u64));
+        }
+    }
     h
 }
 
@@ -58,7 +73,21 @@ fn position_hash(p: &TracedPosition, held: bool) -> u64 {
     ] {
         h = mix(h, u64::from(x.to_bits()));
     }
-    for c in &p.coeffs {
+    h = coeffs_hash(h, &p.coeffs);
+    for u in &p.inner {
+        h = mix(mix(h, u64::from(u.term)), u64::from(u.side.to_bits()));
+        for x in u.offset {
+            h = mix(h, u64::from(x.to_bits()));
+        }
+        h = coeffs_hash(h, &u.coeffs);
+    }
+    h
+}
+
+/// `h` with every coefficient of `coeffs` mixed in.
+fn coeffs_hash(mut h: u64, coeffs: &[Coef]) -> u64 {
+    let mix = |h: u64, x: u64| splitmix64(h ^ x);
+    for c in coeffs {
         let (i, a, b) = match *c {
             Coef::Count(i, n) => (i, n, f32::NAN),
             Coef::Split(i, m, e) => (i, m, e),

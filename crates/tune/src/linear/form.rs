@@ -8,7 +8,7 @@ use std::io::{self, Read, Write};
 use texel_trace::ParamSpace;
 
 /// Writes `xs`, each little-endian, after their count.
-fn put<const N: usize, T: Copy>(
+pub(super) fn put<const N: usize, T: Copy>(
     out: &mut impl Write,
     xs: &[T],
     bytes: impl Fn(T) -> [u8; N],
@@ -25,7 +25,7 @@ fn put<const N: usize, T: Copy>(
 }
 
 /// Reads a list [`put`] wrote, each `T` from `N` bytes.
-fn list<const N: usize, T>(
+pub(super) fn list<const N: usize, T>(
     input: &mut impl Read,
     from: impl Fn([u8; N]) -> T,
 ) -> io::Result<Vec<T>> {
@@ -83,7 +83,7 @@ impl LinearDataset {
             b.counts.put(out, |c: i8| c.to_le_bytes())?;
             b.weights.put(out, f32::to_le_bytes)?;
         }
-        Ok(())
+        self.inner.write(out)
     }
 
     /// Reads a dataset [`LinearDataset::write_form`] wrote, in `space`, unscored (every
@@ -115,6 +115,7 @@ impl LinearDataset {
                 weights: Columns::read(input, f32::from_le_bytes)?,
             });
         }
+        let inner = super::Inner::read(space, n, input)?;
         Ok(LinearDataset {
             layout: super::Layout::new(space),
             targets,
@@ -122,7 +123,7 @@ impl LinearDataset {
             tapers: tapers.chunks_exact(2).map(|t| [t[0], t[1]]).collect(),
             sums: vec![Sums::default(); n],
             blocks,
-            inner: super::Inner::default(),
+            inner,
         })
     }
 }

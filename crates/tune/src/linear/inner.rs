@@ -4,6 +4,8 @@
 //! it touches exactly, and Newton moves it by secants of exact probes as it does texel's own
 //! curves.
 
+use super::form::{list, put};
+use std::io::{self, Read, Write};
 use texel_trace::{InnerTerm, ParamSpace, TracedPosition};
 
 /// One count of a value in an inner sum: the sum (instance), its part, the count.
@@ -278,6 +280,95 @@ impl Inner {
             + 4 * self.first.capacity()
             + 8 * self.added.capacity()
             + counts
+    }
+}
+
+impl Inner {
+    /// Writes the sums' part of a tuner form (`crate::linear::form`): nothing but an empty
+    /// list when the space has no inner terms.
+    pub(super) fn write(&self, out: &mut impl Write) -> io::Result<()> {
+        put(out, &self.position, u32::to_le_bytes)?;
+        if !self.is_used() {
+            return Ok(());
+        }
+        put(out, &self.term, u32::to_le_bytes)?;
+        let flat = |pairs: &[[f64; 2]]| -> Vec<f64> { pairs.iter().flatten().copied().collect() };
+        put(out, &flat(&self.weight), f64::to_le_bytes)?;
+        put(out, &flat(&self.offset), f64::to_le_bytes)?;
+        put(out, &self.first, u32::to_le_bytes)?;
+        let starts: Vec<u32> = (self.counts.iter())
+            .scan(0u32, |at, c| {
+                *at += c.len() as u32;
+                Some(*at)
+            })
+            .collect();
+        put(out, &starts, u32::to_le_bytes)?;
+        let all = self.counts.iter().flatten();
+        put(
+            out,
+            &all.clone().map(|c| c.instance).collect::<Vec<_>>(),
+            u32::to_le_bytes,
+        )?;
+        put(
+            out,
+            &all.clone().map(|c| c.part).collect::<Vec<_>>(),
+            |b: u8| [b],
+        )?;
+        put(
+            out,
+            &all.map(|c| c.count).collect::<Vec<_>>(),
+            f32::to_le_bytes,
+        )
+    }
+
+    /// Reads what [`Inner::write`] wrote for `n` positions of `space`; the sums are those of
+    /// all-zero values until the dataset is scored.
+    pub(super) fn read(space: &ParamSpace, n: usize, input: &mut impl Read) -> io::Result<Inner> {
+        let mut inner = Inner::new(space);
+        inner.position = list(input, u32::from_le_bytes)?;
+        if !inner.is_used() {
+            inner.added = vec![0.0; n];
+            return Ok(inner);
+        }
+        let pairs = |flat: Vec<f64>| -> Vec<[f64; 2]> {
+            flat.chunks_exact(2).map(|p| [p[0], p[1]]).collect()
+        };
+        inner.term = list(input, u32::from_le_bytes)?;
+        inner.weight = pairs(list(input, f64::from_le_bytes)?);
+        inner.offset = pairs(list(input, f64::from_le_bytes)?);
+        inner.first = list(input, u32::from_le_bytes)?;
+        let starts: Vec<u32> = list(input, u32::from_le_bytes)?;
+        let instances: Vec<u32> = list(input, u32::from_le_bytes)?;
+        let parts: Vec<u8> = list(input, |b: [u8; 1]| b[0])?;
+        let counts: Vec<f32> = list(input, f32::from_le_bytes)?;
+        let sums = inner.position.len();
+        let fits = inner.term.len() == sums
+            && inner.weight.len() == sums
+            && inner.offset.len() == sums
+            && inner.first.len() == n + 1
+            && starts.len() == inner.counts.len()
+            && starts.last().map_or(0, |&s| s as usize) == instances.len()
+            && parts.len() == instances.len()
+            && counts.len() == instances.len();
+        if !fits {
+            return Err(io::Error::other("not a tuner form"));
+        }
+        let mut from = 0;
+        for (slot, &to) in starts.iter().enumerate() {
+            let range = from..to as usize;
+            inner.counts[slot] = range
+                .clone()
+                .map(|k| Count {
+                    instance: instances[k],
+                    part: parts[k],
+                    count: counts[k],
+                })
+                .collect();
+            from = range.end;
+        }
+        inner.sums = inner.offset.clone();
+        inner.added = vec![0.0; n];
+        Ok(inner)
     }
 }
 

@@ -15,87 +15,121 @@ use crate::linear::{Inner, InnerPoint};
 use crate::model::{Jacobian, Model, Values};
 use std::convert::Infallible;
 
+/// Every position of `ds` (scored at the integer values `at`, every slot) evaluated exactly
+/// at real values `x` of `slots`: its linear part moved by the linear columns, and what its
+/// inner sums add there (`ds` composes inner sums).
+fn evals<M: Model>(ds: &M, at: &[i32], slots: &[usize], x: &[f64]) -> (Vec<f64>, InnerPoint) {
+    let inner = ds.composition().expect("a composed evaluation");
+    let mut real: Vec<f64> = at.iter().map(|&v| f64::from(v)).collect();
+    slots.iter().zip(x).for_each(|(&s, &x)| real[s] = x);
+    let point = inner.at(&real);
+    let from = slots.iter().map(|&s| at[s]);
+    let moved: Vec<f64> = x.iter().zip(from).map(|(x, a)| x - f64::from(a)).collect();
+    let linear = rows::product(ds, slots, &moved);
+    let q = (linear.iter().enumerate())
+        .map(|(i, l)| ds.exact_eval(i) - inner.added_now(i) + l + point.added(i))
+        .collect();
+    (q, point)
+}
+
+/// The summed error of `ds` at real values `x` of `slots` (see [`evals`]), at `K` = `k`.
+pub(crate) fn summed_error<M: Model>(
+    ds: &M,
+    at: &[i32],
+    slots: &[usize],
+    x: &[f64],
+    k: f64,
+) -> f64 {
+    let (q, _) = evals(ds, at, slots, x);
+    chunked_sum(ds.len(), |i| real_error(k, q[i], ds.target(i)))
+}
+
+/// The summed error of `ds` at `x` (see [`evals`]) and its gradient and Gauss-Newton
+/// Hessian through the chain rule.
+pub(crate) fn system<M: Model>(
+    ds: &M,
+    at: &[i32],
+    slots: &[usize],
+    x: &[f64],
+    k: f64,
+) -> (f64, System) {
+    let (q, point) = evals(ds, at, slots, x);
+    let now = derivatives(ds, &q, k);
+    let jac = ChainRows {
+        model: ds,
+        inner: ds.composition().expect("a composed evaluation"),
+        point: &point,
+    };
+    (
+        now.sum,
+        rows::system(&jac, slots, &now.slopes, &now.curvatures),
+    )
+}
+
+/// The summed error of `ds` at `x` (see [`evals`]) and its gradient through the chain rule.
+pub(crate) fn gradient<M: Model>(
+    ds: &M,
+    at: &[i32],
+    slots: &[usize],
+    x: &[f64],
+    k: f64,
+) -> (f64, Vec<f64>) {
+    let (q, point) = evals(ds, at, slots, x);
+    let now = derivatives(ds, &q, k);
+    let jac = ChainRows {
+        model: ds,
+        inner: ds.composition().expect("a composed evaluation"),
+        point: &point,
+    };
+    (now.sum, rows::gradient(&jac, slots, &now.slopes))
+}
+
 /// The positions in memory as Newton's passes through the chain rule.
 pub(super) struct Chained<'a, 'd, M: Model> {
     pub(super) descent: &'a Descent<'d, M>,
-    pub(super) inner: &'a Inner,
     pub(super) slots: &'a [usize],
-    /// The point of the last system or gradient: its inner sums.
-    pub(super) point: Option<InnerPoint>,
-}
-
-impl<M: Model> Chained<'_, '_, M> {
-    /// Every value at real `x` of the tuned slots (the others at their integers).
-    fn real(&self, x: &[f64]) -> Vec<f64> {
-        let values = self.descent.params().values();
-        let mut real: Vec<f64> = values.iter().map(|&v| f64::from(v)).collect();
-        self.slots.iter().zip(x).for_each(|(&s, &x)| real[s] = x);
-        real
-    }
-
-    /// Every position's evaluation at `x`, exactly, and the inner sums there.
-    fn evals(&self, x: &[f64]) -> (Vec<f64>, InnerPoint) {
-        let ds = self.descent.dataset();
-        let point = self.inner.at(&self.real(x));
-        let at = self
-            .slots
-            .iter()
-            .map(|&s| self.descent.params().values()[s]);
-        let moved: Vec<f64> = x.iter().zip(at).map(|(x, a)| x - f64::from(a)).collect();
-        let linear = rows::product(ds, self.slots, &moved);
-        let q = (linear.iter().enumerate())
-            .map(|(i, l)| ds.exact_eval(i) - self.inner.added_now(i) + l + point.added(i))
-            .collect();
-        (q, point)
-    }
-
-    /// The summed error at `x`.
-    fn sum(&self, x: &[f64]) -> f64 {
-        let (ds, k) = (self.descent.dataset(), self.descent.k());
-        let (q, _) = self.evals(x);
-        chunked_sum(ds.len(), |i| real_error(k, q[i], ds.target(i)))
-    }
 }
 
 impl<M: Model> Passes for Chained<'_, '_, M> {
     type Error = Infallible;
 
     fn system(&mut self, x: &[f64]) -> Result<(f64, System), Infallible> {
-        let (ds, k) = (self.descent.dataset(), self.descent.k());
-        let (q, point) = self.evals(x);
-        let now = derivatives(ds, &q, k);
-        let jac = ChainRows {
-            model: ds,
-            inner: self.inner,
-            point: &point,
-        };
-        let sys = rows::system(&jac, self.slots, &now.slopes, &now.curvatures);
-        self.point = Some(point);
-        Ok((now.sum, sys))
+        let d = self.descent;
+        Ok(system(
+            d.dataset(),
+            d.params().values(),
+            self.slots,
+            x,
+            d.k(),
+        ))
     }
 
     fn gradient(&mut self, x: &[f64]) -> Result<(f64, Vec<f64>), Infallible> {
-        let (ds, k) = (self.descent.dataset(), self.descent.k());
-        let (q, point) = self.evals(x);
-        let now = derivatives(ds, &q, k);
-        let jac = ChainRows {
-            model: ds,
-            inner: self.inner,
-            point: &point,
-        };
-        let g = rows::gradient(&jac, self.slots, &now.slopes);
-        self.point = Some(point);
-        Ok((now.sum, g))
+        let d = self.descent;
+        Ok(gradient(
+            d.dataset(),
+            d.params().values(),
+            self.slots,
+            x,
+            d.k(),
+        ))
     }
 
     fn sums_along(&mut self, x: &[f64], p: &[f64], alphas: &[f64]) -> Result<Vec<f64>, Infallible> {
         let trial =
             |alpha: f64| -> Vec<f64> { x.iter().zip(p).map(|(x, p)| x + alpha * p).collect() };
-        Ok(alphas.iter().map(|&a| self.sum(&trial(a))).collect())
+        alphas.iter().map(|&a| self.sum_at(&trial(a))).collect()
     }
 
     fn sum_at(&mut self, y: &[f64]) -> Result<f64, Infallible> {
-        Ok(self.sum(y))
+        let d = self.descent;
+        Ok(summed_error(
+            d.dataset(),
+            d.params().values(),
+            self.slots,
+            y,
+            d.k(),
+        ))
     }
 
     fn project(&self, x: &[f64]) -> Vec<f64> {

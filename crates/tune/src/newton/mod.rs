@@ -32,7 +32,7 @@
 //! and holds them from the next iteration on. Chord steps are for phases that are linear
 //! throughout (a secant Hessian would not be reused where it was taken).
 
-mod chain;
+pub(crate) mod chain;
 mod iteration;
 pub(crate) mod rows;
 mod secant;
@@ -263,12 +263,10 @@ impl<M: Model> Descent<'_, M> {
             l2: self.guards().l2,
             anchor: &phase.anchor,
         };
-        if let Some(inner) = self.dataset().composition() {
+        if self.dataset().composition().is_some() {
             let mut passes = chain::Chained {
                 descent: self,
-                inner,
                 slots: &phase.slots,
-                point: None,
             };
             let Ok(tried) = propose(&mut passes, &phase.x, &pull, memory);
             return Some((tried, false));

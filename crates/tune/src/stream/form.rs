@@ -67,7 +67,7 @@ impl FormFile {
         stream: &Stream,
         validation: bool,
         values: &[i32],
-        f: &mut impl FnMut(&LinearDataset) -> T,
+        f: &mut impl FnMut(&mut LinearDataset) -> T,
     ) -> Result<Vec<T>, StreamError> {
         let fail = |cause: std::io::Error| StreamError::Form {
             path: self.path.clone(),
@@ -90,7 +90,7 @@ impl FormFile {
                 LinearDataset::read_form(stream.trace.space(), &mut counted).map_err(fail)?;
             at = blob.offset + counted.read;
             crate::model::Model::rescore(&mut ds, &values);
-            out.push(f(&ds));
+            out.push(f(&mut ds));
         }
         Ok(out)
     }

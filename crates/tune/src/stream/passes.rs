@@ -4,7 +4,9 @@
 
 use super::{Stream, StreamError, StreamEvent, StreamState, MAX_ITERATIONS};
 use crate::error::real_sigmoid;
+use crate::linear::LinearDataset;
 use crate::model::Model;
+use crate::newton::chain;
 use crate::newton::rows::{self, System};
 use crate::newton::{commit, propose, Memory, Passes, Pull, NEWTON_TOLERANCE};
 use std::time::Instant;
@@ -39,6 +41,7 @@ impl Stream<'_> {
         let mut passes = StreamPasses {
             stream: self,
             ahead: None,
+            composed: !self.trace.space().inner().is_empty(),
         };
         while state.iterations < limit {
             let clock = Instant::now();
@@ -90,6 +93,16 @@ struct StreamPasses<'s, 'a> {
     /// The values at the whole step of the last line search, their summed error and
     /// gradient.
     ahead: Option<(Vec<f64>, SumGradient)>,
+    /// The trace composes inner sums: every answer goes through the chain rule
+    /// (`crate::newton::chain`), each chunk scored at the start values.
+    composed: bool,
+}
+
+impl StreamPasses<'_, '_> {
+    /// `f` of each chunk of the training positions, scored at the start values.
+    fn each<T>(&self, f: impl Fn(&LinearDataset) -> T) -> Result<Vec<T>, StreamError> {
+        self.stream.chunks(false, self.stream.start, |ds| f(ds))
+    }
 }
 
 /// A summed error and its gradient.
@@ -111,6 +124,16 @@ impl Passes for StreamPasses<'_, '_> {
 
     fn system(&mut self, x: &[f64]) -> Result<(f64, System), StreamError> {
         let (stream, k) = (self.stream, self.stream.k);
+        if self.composed {
+            let (at, slots) = (stream.start, &stream.slots);
+            let parts = self.each(|ds| chain::system(ds, at, slots, x, k))?;
+            let mut total = (0.0, System::zero(slots.len()));
+            for (sum, sys) in &parts {
+                total.0 += sum;
+                total.1.add_system(sys);
+            }
+            return Ok(total);
+        }
         let c = k * std::f64::consts::LN_10 / 400.0;
         let parts = stream.at(x, |ds, delta| {
             let q = rows::product(ds, &stream.slots, delta);
@@ -137,6 +160,16 @@ impl Passes for StreamPasses<'_, '_> {
             return Ok(known);
         }
         let (stream, k) = (self.stream, self.stream.k);
+        if self.composed {
+            let (at, slots) = (stream.start, &stream.slots);
+            let parts = self.each(|ds| chain::gradient(ds, at, slots, x, k))?;
+            let mut total = (0.0, vec![0.0; slots.len()]);
+            for (sum, g) in parts {
+                total.0 += sum;
+                total.1.iter_mut().zip(g).for_each(|(t, g)| *t += g);
+            }
+            return Ok(total);
+        }
         let parts = stream.at(x, |ds, delta| {
             rows::error_gradient(ds, &stream.slots, delta, k)
         })?;
@@ -150,6 +183,23 @@ impl Passes for StreamPasses<'_, '_> {
         alphas: &[f64],
     ) -> Result<Vec<f64>, StreamError> {
         let (stream, k) = (self.stream, self.stream.k);
+        if self.composed {
+            let (at, slots) = (stream.start, &stream.slots);
+            let trials: Vec<Vec<f64>> = (alphas.iter())
+                .map(|a| x.iter().zip(p).map(|(x, p)| x + a * p).collect())
+                .collect();
+            let parts = self.each(|ds| {
+                let each = trials
+                    .iter()
+                    .map(|y| chain::summed_error(ds, at, slots, y, k));
+                each.collect::<Vec<f64>>()
+            })?;
+            let mut total = vec![0.0; alphas.len()];
+            for part in parts {
+                total.iter_mut().zip(part).for_each(|(t, s)| *t += s);
+            }
+            return Ok(total);
+        }
         // The whole step as the line search writes it (a trace's values are never bent).
         let whole: Vec<f64> = x.iter().zip(p).map(|(x, p)| x + p).collect();
         let ahead = (alphas.first() == Some(&1.0)).then(|| stream.delta(&whole));
@@ -180,6 +230,11 @@ impl Passes for StreamPasses<'_, '_> {
 
     fn sum_at(&mut self, y: &[f64]) -> Result<f64, StreamError> {
         let (stream, k) = (self.stream, self.stream.k);
+        if self.composed {
+            let (at, slots) = (stream.start, &stream.slots);
+            let parts = self.each(|ds| chain::summed_error(ds, at, slots, y, k))?;
+            return Ok(parts.iter().sum());
+        }
         let parts = stream.at(y, |ds, delta| rows::error_sum(ds, &stream.slots, delta, k))?;
         Ok(parts.iter().sum())
     }

@@ -92,7 +92,19 @@ impl Stream<'_> {
                 d
             })
             .collect();
+        let composed = !self.trace.space().inner().is_empty();
         let parts = self.chunks(false, values, |ds| {
+            if composed {
+                // Inner sums are not linear: each trial is scored exactly.
+                let trials = sizes.iter().map(|&size| moved(values, &moves[..size]));
+                let each = trials.map(|trial| {
+                    ds.rescore(&trial);
+                    (0..ds.len())
+                        .map(|i| table.squared_error(ds.eval(i), ds.target(i)))
+                        .sum::<f64>()
+                });
+                return each.collect::<Vec<f64>>();
+            }
             let each = directions.iter().map(|d| {
                 let q = rows::product(ds, &self.slots, d);
                 let rounded = |i: usize| (ds.exact_eval(i) + q[i]).round() as i32;

@@ -57,9 +57,6 @@ impl StreamSession<'_> {
         on: &mut dyn FnMut(StreamSessionEvent),
     ) -> Result<Streamed, SessionError> {
         let clock = Instant::now();
-        if !self.trace.space().inner().is_empty() {
-            return Err(SessionError::Streamed(crate::StreamError::Inner));
-        }
         let (_lock, resumed) = self.files.open::<Vec<i32>>(RunKind::Streamed, &mut |o| {
             on(StreamSessionEvent::Opening(o))
         })?;
