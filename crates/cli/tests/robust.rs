@@ -429,3 +429,36 @@ fn random_plies_past_any_opening_are_refused() {
         assert!(err.contains("1000 is not in 0..=100"), "{command}: {err}");
     }
 }
+
+#[test]
+fn centipawns_in_brackets_are_refused_not_half_read_as_results() {
+    // The shipped positions with their labels replaced by centipawn scores in brackets
+    // (`FEN [-120]`), a few of them 0 or 1: every command that reads EPD refuses the file,
+    // even when told to go on past bad lines, and never keeps the [0] and [1] as results.
+    let dir = tempfile::tempdir().unwrap();
+    let positions = std::fs::read_to_string(sample(dir.path(), "results.epd", 400)).unwrap();
+    let scored: String = (positions.lines().enumerate())
+        .map(|(i, line)| {
+            let fen = line.rsplit_once(' ').unwrap().0;
+            let cp = [-120, 0, 1, 250, 35][i % 5];
+            format!("{fen} [{cp}]\n")
+        })
+        .collect();
+    let file = dir.path().join("scores.epd");
+    std::fs::write(&file, scored).unwrap();
+    let out = dir.path().join("tuned.json").display().to_string();
+    let tune = ["tune", "--passes", "1", "--out", out.as_str()];
+    for command in [&tune[..], &["error"][..]] {
+        let err = fails(
+            texel()
+                .args(command)
+                .args(["--allow-bad", "--epd"])
+                .arg(&file),
+        );
+        assert!(
+            err.contains("240 labels are evaluation scores")
+                && err.contains("160 labels 0 and 1 are centipawns too"),
+            "{command:?}: {err}"
+        );
+    }
+}

@@ -226,6 +226,22 @@ impl LabelFormat {
     pub fn writes_fractions(self) -> bool {
         matches!(self, LabelFormat::Bracket | LabelFormat::Decimal)
     }
+
+    /// Whether `label`, read in this format, is a bare number a file of centipawn scores
+    /// would hold too (`0`, `1`, `[0]`, `[1]`): in a file whose other numbers are scores
+    /// (outside 0 to 1), such a line is a score of 0 or 1 centipawns, not a game result.
+    pub fn could_be_centipawns(self, label: Label) -> bool {
+        self.writes_fractions() && (label.steps() == 0 || label.steps() == Label::STEPS)
+    }
+}
+
+/// Whether a file's number labels are centipawn scores, from how many of its labels are
+/// scores (numbers outside 0 to 1, bare or in brackets) and how many are bare numbers 0 or
+/// 1 ([`LabelFormat::could_be_centipawns`]): when scores are at least a fifth of the two, the
+/// 0s and 1s are scores too. A file of results with a stray score keeps its results (the
+/// stray line is skipped as bad).
+pub fn numbers_are_scores(scores: u64, whole_numbers: u64) -> bool {
+    whole_numbers > 0 && scores > 0 && scores * 5 >= scores + whole_numbers
 }
 
 /// Whether `word` is an EPD opcode (`ce`, `acd`, `c0`): a letter, then letters, digits or
@@ -556,6 +572,19 @@ mod tests {
             parse_line(black, None, false).unwrap().0.label,
             Outcome::WhiteWins.into()
         );
+    }
+
+    #[test]
+    fn a_file_is_of_scores_when_its_scores_are_a_fifth_of_its_numbers() {
+        assert!(numbers_are_scores(240, 160));
+        assert!(numbers_are_scores(1, 4));
+        assert!(!numbers_are_scores(1, 5), "a stray score among results");
+        assert!(!numbers_are_scores(30, 0), "no 0 or 1 is read as a result");
+        let zero = LabelFormat::Bracket.read("[0]").unwrap();
+        assert!(LabelFormat::Bracket.could_be_centipawns(zero));
+        assert!(!LabelFormat::Result.could_be_centipawns(zero));
+        let draw = LabelFormat::Bracket.read("[0.5]").unwrap();
+        assert!(!LabelFormat::Bracket.could_be_centipawns(draw));
     }
 
     #[test]

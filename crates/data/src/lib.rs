@@ -10,6 +10,9 @@ mod fen;
 mod input;
 mod mix;
 
-pub use epd::{parse_line, write_evaluation, BadLine, Label, LabelFormat, Labelled, Outcome};
+pub use epd::{
+    numbers_are_scores, parse_line, write_evaluation, BadLine, Label, LabelFormat, Labelled,
+    Outcome,
+};
 pub use input::{block_lines, open_input, read_block, read_lines, Input};
 pub use mix::{held_out, sampled, splitmix64};

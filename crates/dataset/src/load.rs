@@ -146,6 +146,21 @@ pub enum LoadError {
     /// The load was stopped.
     #[error("stopped while the positions were read")]
     Stopped,
+    /// The number labels of a file are evaluation scores: its 0 and 1 are too.
+    #[error(
+        "{path}: {scores} labels are evaluation scores (numbers outside 0 to 1, bare or in \
+         brackets), so its {whole_numbers} labels 0 and 1 are centipawns too, not game \
+         results: the file is not read (texel tunes on results; a file whose second bracket \
+         holds the score, `FEN [1.0] [35]`, reads its first)"
+    )]
+    ScoreLabels {
+        /// The file.
+        path: PathBuf,
+        /// Lines whose label is a score outside 0 to 1.
+        scores: u64,
+        /// Lines whose number label is 0 or 1.
+        whole_numbers: u64,
+    },
     /// Scores were to be mixed in, but no position carries one.
     #[error(
         "no position carries its engine's score (`ce N;` after the position, as `texel import` \
@@ -362,6 +377,7 @@ impl Loading<'_> {
         let mut formats = BTreeMap::new();
         let (mut line_no, mut text, mut parsed) = (0u64, Vec::new(), Vec::new());
         let mut traced: Option<[Vec<Part>; 2]> = None;
+        let mut numbers = ScoreSigns::default();
         while read_block(&mut input.reader, BATCH_BYTES, &mut text).map_err(|e| io(path, e))? {
             let lines = block_lines(&text, &mut line_no);
             let (stm_labels, sets) = (self.options.stm_labels, &mut self.sets);
@@ -370,6 +386,7 @@ impl Loading<'_> {
                 || parse_batch(&lines, stm_labels, &mut parsed),
             );
             appended?;
+            numbers.count(&parsed);
             let picks = self.sort(path, &lines, &parsed, &mut formats);
             traced = Some(trace_batch(&parsed, &picks, self.params, &self.spare));
             progress(input.position());
@@ -378,8 +395,39 @@ impl Loading<'_> {
             }
         }
         self.sets.append(traced)?;
+        if texel_data::numbers_are_scores(numbers.scores, numbers.whole_numbers) {
+            return Err(LoadError::ScoreLabels {
+                path: path.to_path_buf(),
+                scores: numbers.scores,
+                whole_numbers: numbers.whole_numbers,
+            });
+        }
         self.report.formats.push((path.to_path_buf(), formats));
         Ok(())
+    }
+}
+
+/// What tells a file of centipawn scores from a file of results: its labels that are
+/// scores (numbers outside 0 to 1), and its bare-number labels 0 and 1, which are scores
+/// too when the others are.
+#[derive(Default)]
+struct ScoreSigns {
+    scores: u64,
+    whole_numbers: u64,
+}
+
+impl ScoreSigns {
+    /// Counts the lines of a parsed batch.
+    fn count(&mut self, parsed: &[Parsed]) {
+        for p in parsed {
+            match p {
+                Ok((l, _, format)) if format.could_be_centipawns(l.label) => {
+                    self.whole_numbers += 1;
+                }
+                Err(BadLine::ScoreLabel) => self.scores += 1,
+                _ => {}
+            }
+        }
     }
 }
 

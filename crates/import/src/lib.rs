@@ -225,9 +225,9 @@ pub enum ImportError {
     Options(String),
     /// The plain-number labels of a file are evaluation scores: its 0 and 1 are too.
     #[error(
-        "{path}: {scores} labels are evaluation scores (numbers outside 0 to 1), so its \
-         {whole_numbers} labels 0 and 1 are centipawns too, not game results; nothing written \
-         (texel tunes on results: label the positions by their games)"
+        "{path}: {scores} labels are evaluation scores (numbers outside 0 to 1, bare or in \
+         brackets), so its {whole_numbers} labels 0 and 1 are centipawns too, not game \
+         results; nothing written (texel tunes on results: label the positions by their games)"
     )]
     ScoreLabels {
         /// The file.
@@ -335,7 +335,7 @@ pub fn import_epd(
                 || Searcher::new(o.params.clone(), 0),
                 |s, (_, line)| match parse_line(line, None, o.stm_labels) {
                     Ok((l, format)) => {
-                        if format == LabelFormat::Decimal && l.label.outcome().is_some() {
+                        if format.could_be_centipawns(l.label) {
                             whole_numbers.fetch_add(1, Ordering::Relaxed);
                         }
                         quiesce_labelled(s, &l)
@@ -368,7 +368,7 @@ const SCORE_LABEL: &str = "a score, not a game result";
 /// results, and would be kept as wins and losses.
 fn refuse_scores(input: &Path, stats: &ImportStats, whole_numbers: u64) -> Result<(), ImportError> {
     let scores = stats.skipped.get(SCORE_LABEL).copied().unwrap_or(0);
-    match scores > 0 && whole_numbers > 0 {
+    match texel_data::numbers_are_scores(scores, whole_numbers) {
         true => Err(ImportError::ScoreLabels {
             path: input.to_path_buf(),
             scores,

@@ -87,6 +87,30 @@ fn labels_that_are_scores_operands_or_glued_are_read_right() {
         "{err}"
     );
     assert!(!out.exists(), "nothing written");
+    // The same centipawns in brackets (`[35]`): refused whole too, never its [0] and [1]
+    // kept as results.
+    let brackets = temp(
+        &dir,
+        "brackets.epd",
+        "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1 [35]
+         4k3/8/8/8/8/8/3P4/4K3 w - - 0 1 [1]
+         4k3/8/8/8/8/8/2P5/4K3 w - - 0 1 [0]
+         4k3/8/8/8/8/8/1P6/4K3 w - - 0 1 [-120]
+",
+    );
+    let err = import_epd(&brackets, &out, &options, &|_| {}).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ImportError::ScoreLabels {
+                scores: 2,
+                whole_numbers: 2,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(!out.exists(), "nothing written");
     // An opcode's operand (`ce 1;`) is no label; a label glued to the move number keeps it.
     let epd = temp(
         &dir,
