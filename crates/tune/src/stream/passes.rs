@@ -14,6 +14,9 @@ use std::time::Instant;
 /// Step lengths one line-search pass judges: a pass costs the reading of the file, so it
 /// judges eight lengths (1, ½, … 1/128) at once.
 const LENGTHS_PER_PASS: usize = 8;
+/// Step lengths a chord step's line-search pass judges: its step is nearly always taken
+/// whole, and each length costs every position a sigmoid.
+const CHORD_LENGTHS_PER_PASS: usize = 2;
 
 impl Stream<'_> {
     /// Newton's iterations from `state` until one lowers the objective by less than
@@ -42,6 +45,7 @@ impl Stream<'_> {
             stream: self,
             ahead: None,
             composed: !self.trace.space().inner().is_empty(),
+            chord: false,
         };
         while state.iterations < limit {
             let clock = Instant::now();
@@ -96,6 +100,8 @@ struct StreamPasses<'s, 'a> {
     /// The trace composes inner sums: every answer goes through the chain rule
     /// (`crate::newton::chain`), each chunk scored at the start values.
     composed: bool,
+    /// The last pass asked for was a gradient: the iteration is a chord step.
+    chord: bool,
 }
 
 impl StreamPasses<'_, '_> {
@@ -123,6 +129,7 @@ impl Passes for StreamPasses<'_, '_> {
     type Error = StreamError;
 
     fn system(&mut self, x: &[f64]) -> Result<(f64, System), StreamError> {
+        self.chord = false;
         let (stream, k) = (self.stream, self.stream.k);
         if self.composed {
             let (at, slots) = (stream.start, &stream.slots);
@@ -156,6 +163,7 @@ impl Passes for StreamPasses<'_, '_> {
     }
 
     fn gradient(&mut self, x: &[f64]) -> Result<(f64, Vec<f64>), StreamError> {
+        self.chord = true;
         if let Some((_, known)) = self.ahead.take().filter(|(at, _)| at == x) {
             return Ok(known);
         }
@@ -245,6 +253,9 @@ impl Passes for StreamPasses<'_, '_> {
     }
 
     fn lengths_per_pass(&self) -> usize {
-        LENGTHS_PER_PASS
+        match self.chord {
+            true => CHORD_LENGTHS_PER_PASS,
+            false => LENGTHS_PER_PASS,
+        }
     }
 }
