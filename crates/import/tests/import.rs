@@ -74,19 +74,20 @@ fn labels_that_are_scores_operands_or_glued_are_read_right() {
          4k3/8/8/8/8/8/1P6/4K3 w - - 0 1 -120
 ",
     );
-    let err = import_epd(&scores, &out, &options, &|_| {}).unwrap_err();
-    assert!(
-        matches!(
+    let refused = |file: &std::path::Path| {
+        let err = import_epd(file, &out, &options, &|_| {}).unwrap_err();
+        let two = matches!(
             err,
             ImportError::ScoreLabels {
                 scores: 2,
                 whole_numbers: 2,
                 ..
             }
-        ),
-        "{err}"
-    );
-    assert!(!out.exists(), "nothing written");
+        );
+        assert!(two, "{err}");
+        assert!(!out.exists(), "nothing written");
+    };
+    refused(&scores);
     // The same centipawns in brackets (`[35]`): refused whole too, never its [0] and [1]
     // kept as results.
     let brackets = temp(
@@ -98,19 +99,7 @@ fn labels_that_are_scores_operands_or_glued_are_read_right() {
          4k3/8/8/8/8/8/1P6/4K3 w - - 0 1 [-120]
 ",
     );
-    let err = import_epd(&brackets, &out, &options, &|_| {}).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            ImportError::ScoreLabels {
-                scores: 2,
-                whole_numbers: 2,
-                ..
-            }
-        ),
-        "{err}"
-    );
-    assert!(!out.exists(), "nothing written");
+    refused(&brackets);
     // An opcode's operand (`ce 1;`) is no label; a label glued to the move number keeps it.
     let epd = temp(
         &dir,

@@ -462,12 +462,7 @@ impl PositionLine {
         let score = (self.score)
             .map(|s| number(Some(s), "score", None, 0.0, 1.0))
             .transpose()?;
-        let coeffs = self
-            .coeffs
-            .ok_or_else(|| fault("coeffs", "missing or not a list"))?;
-        let coeffs = (coeffs.into_iter().enumerate())
-            .map(|(k, c)| coef(c, space).map_err(|w| fault(format!("coeffs[{k}]"), w)))
-            .collect::<Result<Vec<_>, _>>()?;
+        let coeffs = coefficients(self.coeffs, space)?;
         Ok(TracedPosition {
             result,
             score: score.map(|s| s as f32),
@@ -545,12 +540,7 @@ impl InnerLine {
         for x in [m, e] {
             number(Some(x), "offset", None, -OFFSET_BOUND, OFFSET_BOUND)?;
         }
-        let coeffs = self
-            .coeffs
-            .ok_or_else(|| fault("coeffs", "missing or not a list"))?;
-        let coeffs = (coeffs.into_iter().enumerate())
-            .map(|(k, c)| coef(c, space).map_err(|w| fault(format!("coeffs[{k}]"), w)))
-            .collect::<Result<Vec<_>, _>>()?;
+        let coeffs = coefficients(self.coeffs, space)?;
         Ok(InnerSum {
             term,
             side,
@@ -558,6 +548,14 @@ impl InnerLine {
             coeffs,
         })
     }
+}
+
+/// A `coeffs` list with every entry checked against `space`.
+fn coefficients(list: Option<Vec<CoefLine>>, space: &ParamSpace) -> Result<Vec<Coef>, Fault> {
+    let list = list.ok_or_else(|| fault("coeffs", "missing or not a list"))?;
+    (list.into_iter().enumerate())
+        .map(|(k, c)| coef(c, space).map_err(|w| fault(format!("coeffs[{k}]"), w)))
+        .collect()
 }
 
 /// One coefficient with its entry checked against `space`.

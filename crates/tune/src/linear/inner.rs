@@ -200,8 +200,7 @@ impl Inner {
                 out.push((self.position[k], change));
             }
         }
-        out.sort_by_key(|c| c.0);
-        merge_positions(&mut out);
+        super::merged(&mut out);
         out
     }
 
@@ -455,18 +454,4 @@ impl Inner {
             }
         }
     }
-}
-
-/// Adds up the changes of equal positions in `changes` (sorted by position).
-pub(super) fn merge_positions(changes: &mut Vec<(u32, f64)>) {
-    let mut kept = 0;
-    for i in 0..changes.len() {
-        if kept > 0 && changes[kept - 1].0 == changes[i].0 {
-            changes[kept - 1].1 += changes[i].1;
-        } else {
-            changes[kept] = changes[i];
-            kept += 1;
-        }
-    }
-    changes.truncate(kept);
 }

@@ -475,8 +475,7 @@ impl LinearDataset {
         }
         if !self.inner.linear(slot) {
             out.extend(self.inner.changes(values, slot, delta));
-            out.sort_by_key(|c| c.0);
-            inner::merge_positions(&mut out);
+            merged(&mut out);
         }
         out
     }

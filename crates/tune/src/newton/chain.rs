@@ -44,6 +44,24 @@ pub(crate) fn summed_error<M: Model>(
     chunked_sum(ds.len(), |i| real_error(k, q[i], ds.target(i)))
 }
 
+/// The summed error of `ds` at `x` (see [`evals`]) and `f` of each position's slope and
+/// curvature and the Jacobian there (through the chain rule).
+fn at_point<M: Model, T>(
+    ds: &M,
+    (at, slots, x): (&[i32], &[usize], &[f64]),
+    k: f64,
+    f: impl FnOnce(&ChainRows<M>, &super::Derivatives) -> T,
+) -> (f64, T) {
+    let (q, point) = evals(ds, at, slots, x);
+    let now = derivatives(ds, &q, k);
+    let jac = ChainRows {
+        model: ds,
+        inner: ds.composition().expect("a composed evaluation"),
+        point: &point,
+    };
+    (now.sum, f(&jac, &now))
+}
+
 /// The summed error of `ds` at `x` (see [`evals`]) and its gradient and Gauss-Newton
 /// Hessian through the chain rule.
 pub(crate) fn system<M: Model>(
@@ -53,17 +71,9 @@ pub(crate) fn system<M: Model>(
     x: &[f64],
     k: f64,
 ) -> (f64, System) {
-    let (q, point) = evals(ds, at, slots, x);
-    let now = derivatives(ds, &q, k);
-    let jac = ChainRows {
-        model: ds,
-        inner: ds.composition().expect("a composed evaluation"),
-        point: &point,
-    };
-    (
-        now.sum,
-        rows::system(&jac, slots, &now.slopes, &now.curvatures),
-    )
+    at_point(ds, (at, slots, x), k, |jac, now| {
+        rows::system(jac, slots, &now.slopes, &now.curvatures)
+    })
 }
 
 /// The summed error of `ds` at `x` (see [`evals`]) and its gradient through the chain rule.
@@ -74,14 +84,9 @@ pub(crate) fn gradient<M: Model>(
     x: &[f64],
     k: f64,
 ) -> (f64, Vec<f64>) {
-    let (q, point) = evals(ds, at, slots, x);
-    let now = derivatives(ds, &q, k);
-    let jac = ChainRows {
-        model: ds,
-        inner: ds.composition().expect("a composed evaluation"),
-        point: &point,
-    };
-    (now.sum, rows::gradient(&jac, slots, &now.slopes))
+    at_point(ds, (at, slots, x), k, |jac, now| {
+        rows::gradient(jac, slots, &now.slopes)
+    })
 }
 
 /// The positions in memory as Newton's passes through the chain rule.
