@@ -14,7 +14,7 @@ use texel_tune::{Lambda, Model, SessionError, Subject, Variable};
 #[derive(Args, Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
 pub struct DataArgs {
-    /// Labelled EPD/FEN files (label formats: c9 "1-0"; [1.0]; 1-0; 0.5); repeatable.
+    /// Labelled EPD/FEN files (label formats: c9 "1-0"; [1.0]; 1-0; 0.5; FEN; w/d/b); repeatable.
     #[arg(long)]
     pub epd: Vec<PathBuf>,
     /// A trace of another engine's evaluation (docs/trace-format.md, text or binary) to tune

@@ -462,3 +462,39 @@ fn centipawns_in_brackets_are_refused_not_half_read_as_results() {
         );
     }
 }
+
+#[test]
+fn clockwork_s_letter_labels_read_as_the_same_results() {
+    // The shipped positions written as Clockwork writes them (`FEN; w`, `; d`, `; b`): the
+    // same positions and results, so the same error to the last digit.
+    let dir = tempfile::tempdir().unwrap();
+    let results = sample(dir.path(), "results.epd", 1000);
+    let text = std::fs::read_to_string(&results).unwrap();
+    let letters: String = (text.lines())
+        .map(|line| {
+            let (fen, label) = line.rsplit_once(' ').unwrap();
+            let letter = match label {
+                "[1.0]" => 'w',
+                "[0.5]" => 'd',
+                "[0.0]" => 'b',
+                other => panic!("a shipped label {other}"),
+            };
+            format!("{fen}; {letter}\n")
+        })
+        .collect();
+    let clockwork = dir.path().join("clockwork.epd");
+    std::fs::write(&clockwork, letters).unwrap();
+    let error_of = |file: &Path| ok(texel().args(["error", "--k", "1", "--epd"]).arg(file));
+    let (want, got) = (error_of(&results), error_of(&clockwork));
+    assert!(
+        got.contains("1000 lines: 1000 training positions, 0 skipped"),
+        "{got}"
+    );
+    let error = |printed: &str| {
+        printed
+            .lines()
+            .find(|l| l.contains("error"))
+            .map(str::to_owned)
+    };
+    assert_eq!(error(&got), error(&want), "{want}\n{got}");
+}

@@ -139,6 +139,9 @@ pub enum LabelFormat {
     Result,
     /// A bare trailing `1`, `0.5` or `0` (also `1.0`, `0.0`, or any score from 0 to 1).
     Decimal,
+    /// A trailing `; w`, `; d` or `; b` (White won, a draw, Black won) as in Clockwork's
+    /// data.
+    Letter,
 }
 
 impl fmt::Display for LabelFormat {
@@ -148,17 +151,19 @@ impl fmt::Display for LabelFormat {
             LabelFormat::Bracket => "[1.0]",
             LabelFormat::Result => "1-0",
             LabelFormat::Decimal => "1.0",
+            LabelFormat::Letter => "; w",
         })
     }
 }
 
 impl LabelFormat {
     /// Every format, in the order detection tries them.
-    pub const ALL: [LabelFormat; 4] = [
+    pub const ALL: [LabelFormat; 5] = [
         LabelFormat::C9,
         LabelFormat::Bracket,
         LabelFormat::Result,
         LabelFormat::Decimal,
+        LabelFormat::Letter,
     ];
 
     /// The format whose label the text after a position (`rest`) carries, with that label,
@@ -208,6 +213,20 @@ impl LabelFormat {
                     false => Label::from_decimal(last),
                 }
             }
+            LabelFormat::Letter => {
+                let letter = rest.chars().last()?;
+                let before = &rest[..rest.len() - letter.len_utf8()];
+                if !before.trim_end().ends_with(';') {
+                    return None;
+                }
+                let outcome = match letter {
+                    'w' => Outcome::WhiteWins,
+                    'd' => Outcome::Draw,
+                    'b' => Outcome::BlackWins,
+                    _ => return None,
+                };
+                Some(outcome.into())
+            }
         }
     }
 
@@ -219,6 +238,14 @@ impl LabelFormat {
             LabelFormat::Bracket => format!("[{label}]"),
             LabelFormat::Result => label.outcome()?.pgn().to_string(),
             LabelFormat::Decimal => label.to_string(),
+            LabelFormat::Letter => {
+                let letter = match label.outcome()? {
+                    Outcome::WhiteWins => 'w',
+                    Outcome::Draw => 'd',
+                    Outcome::BlackWins => 'b',
+                };
+                format!("; {letter}")
+            }
         })
     }
 
@@ -506,6 +533,16 @@ mod tests {
                 format!("{START} 1"),
                 LabelFormat::Decimal,
                 Outcome::WhiteWins.into(),
+            ),
+            (
+                format!("{START} 0 1; b"),
+                LabelFormat::Letter,
+                Outcome::BlackWins.into(),
+            ),
+            (
+                format!("{START} 3 20 ; d"),
+                LabelFormat::Letter,
+                Outcome::Draw.into(),
             ),
         ];
         for (line, format, outcome) in cases {

@@ -37,7 +37,7 @@ proptest! {
     #[test]
     fn any_label_text_is_read_or_refused(text in "\\PC{0,40}") {
         let _ = LabelFormat::detect(&text);
-        for f in [LabelFormat::C9, LabelFormat::Bracket] {
+        for f in LabelFormat::ALL {
             let _ = f.read(&text);
         }
     }
