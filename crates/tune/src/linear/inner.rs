@@ -119,22 +119,31 @@ impl Inner {
 
     /// What position `i`'s sums add to its evaluation now.
     #[inline]
-    pub(super) fn added(&self, i: usize) -> f64 {
+    pub(crate) fn added(&self, i: usize) -> f64 {
         self.added.get(i).copied().unwrap_or(0.0)
     }
 
-    /// What sum `k` adds at sums `sums` and `values`.
-    fn contribution(&self, k: usize, sums: [f64; 2], values: &[i32]) -> f64 {
+    /// What sum `k` adds at sums `sums`, `value` giving each slot's value.
+    fn contribution(&self, k: usize, sums: [f64; 2], value: impl Fn(usize) -> f64) -> f64 {
         let term = &self.terms[self.term[k] as usize];
         let parts = term.parts().into_iter().zip(sums).zip(self.weight[k]);
         parts
             .filter_map(|((shape, x), w)| {
-                shape.map(|s| {
-                    let factor = s.times_value.map_or(1.0, |slot| f64::from(values[slot]));
-                    w * s.value(x) * factor
-                })
+                shape.map(|s| w * s.value(x) * s.times_value.map_or(1.0, &value))
             })
             .sum()
+    }
+
+    /// Every sum, `value` giving each slot's value.
+    fn sums_with(&self, value: impl Fn(usize) -> f64) -> Vec<[f64; 2]> {
+        let mut sums = self.offset.clone();
+        for (slot, counts) in self.counts.iter().enumerate() {
+            let v = value(slot);
+            for c in counts {
+                sums[c.instance as usize][c.part as usize] += f64::from(c.count) * v;
+            }
+        }
+        sums
     }
 
     /// Every sum and what it adds, from scratch at `values`.
@@ -142,22 +151,17 @@ impl Inner {
         if !self.is_used() {
             return;
         }
-        self.sums.clone_from(&self.offset);
-        for (slot, counts) in self.counts.iter().enumerate() {
-            let v = f64::from(values[slot]);
-            for c in counts {
-                self.sums[c.instance as usize][c.part as usize] += f64::from(c.count) * v;
-            }
-        }
+        let value = |slot: usize| f64::from(values[slot]);
+        self.sums = self.sums_with(value);
         for i in 0..self.added.len() {
-            self.added[i] = self.position_added(i, values, &self.sums);
+            self.added[i] = self.position_added(i, &self.sums, value);
         }
     }
 
-    /// What position `i`'s sums add at `values`, each sum as in `sums`.
-    fn position_added(&self, i: usize, values: &[i32], sums: &[[f64; 2]]) -> f64 {
+    /// What position `i`'s sums add, each sum as in `sums`, `value` giving each slot's value.
+    fn position_added(&self, i: usize, sums: &[[f64; 2]], value: impl Fn(usize) -> f64) -> f64 {
         let range = self.first[i] as usize..self.first[i + 1] as usize;
-        range.map(|k| self.contribution(k, sums[k], values)).sum()
+        range.map(|k| self.contribution(k, sums[k], &value)).sum()
     }
 
     /// The sums `slot` moving by `delta` changes, with their new sums; and whether the move
@@ -181,12 +185,12 @@ impl Inner {
         if self.linear(slot) {
             return Vec::new();
         }
-        let mut after = values.to_vec();
-        after[slot] += delta;
+        let now = |s: usize| f64::from(values[s]);
+        let after = |s: usize| now(s) + if s == slot { f64::from(delta) } else { 0.0 };
         let mut out: Vec<(u32, f64)> = Vec::new();
         for (k, sums) in self.moved_sums(slot, delta) {
             let change =
-                self.contribution(k, sums, &after) - self.contribution(k, self.sums[k], values);
+                self.contribution(k, sums, after) - self.contribution(k, self.sums[k], now);
             out.push((self.position[k], change));
         }
         for &(term, _) in &self.factor_of[slot] {
@@ -195,8 +199,8 @@ impl Inner {
                 if self.counts[slot].iter().any(|c| c.instance as usize == k) {
                     continue;
                 }
-                let change = self.contribution(k, self.sums[k], &after)
-                    - self.contribution(k, self.sums[k], values);
+                let change = self.contribution(k, self.sums[k], after)
+                    - self.contribution(k, self.sums[k], now);
                 out.push((self.position[k], change));
             }
         }
@@ -214,10 +218,9 @@ impl Inner {
         for (k, sums) in self.moved_sums(slot, delta) {
             self.sums[k] = sums;
         }
-        let mut after = values.to_vec();
-        after[slot] += delta;
+        let after = |s: usize| f64::from(values[s] + if s == slot { delta } else { 0 });
         for &(i, _) in &touched {
-            self.added[i as usize] = self.position_added(i as usize, &after, &self.sums);
+            self.added[i as usize] = self.position_added(i as usize, &self.sums, after);
         }
         touched.iter().map(|c| c.0).collect()
     }
@@ -386,41 +389,18 @@ impl InnerPoint {
 }
 
 impl Inner {
-    /// What sum `k` adds at its sums `sums` and real `values`.
-    fn real_contribution(&self, k: usize, sums: [f64; 2], values: &[f64]) -> f64 {
-        let term = &self.terms[self.term[k] as usize];
-        let parts = term.parts().into_iter().zip(sums).zip(self.weight[k]);
-        parts
-            .filter_map(|((shape, x), w)| shape.map(|s| w * s.value(x) * s.factor(values)))
-            .sum()
-    }
-
     /// The sums at real values `real` (every slot).
     pub(crate) fn at(&self, real: &[f64]) -> InnerPoint {
-        let mut sums = self.offset.clone();
-        for (slot, counts) in self.counts.iter().enumerate() {
-            for c in counts {
-                sums[c.instance as usize][c.part as usize] += f64::from(c.count) * real[slot];
-            }
-        }
+        let value = |slot: usize| real[slot];
+        let sums = self.sums_with(value);
         let added = (0..self.added.len())
-            .map(|i| {
-                let range = self.first[i] as usize..self.first[i + 1] as usize;
-                range
-                    .map(|k| self.real_contribution(k, sums[k], real))
-                    .sum()
-            })
+            .map(|i| self.position_added(i, &sums, value))
             .collect();
         InnerPoint {
             sums,
             added,
             real: real.to_vec(),
         }
-    }
-
-    /// What the current values' sums add to position `i` (see [`Inner::added`]).
-    pub(crate) fn added_now(&self, i: usize) -> f64 {
-        self.added(i)
     }
 
     /// Adds to `out` the derivative in `slot` of what the sums of positions `positions`

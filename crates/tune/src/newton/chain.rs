@@ -27,7 +27,7 @@ fn evals<M: Model>(ds: &M, at: &[i32], slots: &[usize], x: &[f64]) -> (Vec<f64>,
     let moved: Vec<f64> = x.iter().zip(from).map(|(x, a)| x - f64::from(a)).collect();
     let linear = rows::product(ds, slots, &moved);
     let q = (linear.iter().enumerate())
-        .map(|(i, l)| ds.exact_eval(i) - inner.added_now(i) + l + point.added(i))
+        .map(|(i, l)| ds.exact_eval(i) - inner.added(i) + l + point.added(i))
         .collect();
     (q, point)
 }
