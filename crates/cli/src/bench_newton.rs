@@ -147,7 +147,7 @@ pub fn bench_method(n: usize, method: Method) -> Result<()> {
 /// printing every Newton iteration's and polish round's seconds and the peak memory: the
 /// cost of a streamed pass against `texel bench newton`'s in-memory one.
 pub fn bench_stream(n: usize) -> Result<()> {
-    use texel_tune::{StreamEvent, StreamSettings};
+    use texel_tune::{Labels, StreamEvent, Streaming, TuneSettings, L2};
     let space = space();
     let dir = tempfile::tempdir()?;
     let path = dir.path().join("bench.bin");
@@ -157,12 +157,17 @@ pub fn bench_stream(n: usize) -> Result<()> {
     let trace = texel_tune::texel_trace::BinaryTrace::read(&path)?;
     let zero = vec![0; space.value_count()];
     let slots: Vec<usize> = (0..space.value_count()).collect();
-    let settings = StreamSettings {
+    let mut settings = TuneSettings {
         k: Some(1.0),
-        passes: 30,
-        form: Some(dir.path().join("bench.form")),
-        ..StreamSettings::default()
+        min_support: 0,
+        l2: L2::Fixed(0.0),
+        stream: Some(Streaming {
+            form: Some(dir.path().join("bench.form")),
+            ..Streaming::default()
+        }),
+        ..TuneSettings::default()
     };
+    settings.run.passes = 30;
     say!("{n} synthetic positions, 296 values, 30 coefficients each; K 1, from zero; streamed");
     let began = Instant::now();
     let never = std::sync::atomic::AtomicBool::new(false);
@@ -185,7 +190,8 @@ pub fn bench_stream(n: usize) -> Result<()> {
         }
         _ => {}
     };
-    let tuned = texel_tune::tune_streamed(&trace, (&zero, &slots), &settings, None, &never, show)?;
+    let labels = (&settings, Labels::default());
+    let tuned = texel_tune::tune_streamed(&trace, (&zero, &slots), labels, None, &never, show)?;
     say!(
         "tuned in {:.2} s (the tuner form written once, read back in every pass), error {:.8}",
         began.elapsed().as_secs_f64(),

@@ -61,7 +61,8 @@ pub struct TuneArgs {
     pub config: Option<PathBuf>,
     /// Stop after this many passes over all positions at most (a warm start's passes come on
     /// top); a run ends by its own rule first: Newton when an iteration gains less than
-    /// 10⁻⁴ of the error and its polish when a pass gains less than 0.1 %, cd when a pass
+    /// 10⁻⁴ of the error and its polish when a pass gains less than 0.1 % (a trace's: when
+    /// a round moves nothing), cd when a pass
     /// moves nothing, Adam when its error stops changing, any method when validation stops
     /// improving (--patience).
     #[arg(allow_negative_numbers = true, long, default_value_t = RunOptions::default().passes)]
@@ -83,7 +84,8 @@ pub struct TuneArgs {
           default_value_t = RunOptions::default().checkpoint_secs)]
     pub checkpoint_secs: f64,
     /// Tuning method: newton (damped Newton steps in real numbers until the error stops
-    /// falling, then the values rounded and polished by coordinate descent), cd (Slow Chess
+    /// falling, then the values rounded and polished on the integer lattice: texel's table by
+    /// coordinate descent, a trace by rounds of batched moves, streamed alike), cd (Slow Chess
     /// coordinate descent), adam (gradient epochs), or adam+cd (Adam until the validation
     /// error stops falling, then coordinate descent).
     #[arg(long, default_value_t = Method::default())]
@@ -149,7 +151,7 @@ pub struct TuneArgs {
     #[arg(long, value_name = "SIZE")]
     pub memory: Option<crate::memory::MemorySize>,
     /// --stream: positions decoded into memory at a time.
-    #[arg(long, value_name = "N", default_value_t = texel_tune::StreamSettings::default().chunk, requires = "stream")]
+    #[arg(long, value_name = "N", default_value_t = texel_tune::Streaming::default().chunk, requires = "stream")]
     pub chunk: usize,
 }
 

@@ -117,16 +117,14 @@ fn converge(
     let k = loaded.k;
     let mut trajectory = Trajectory { points: Vec::new() };
     let began = Instant::now();
-    let job = TuneJob {
-        run: RunOptions {
-            passes: PASSES,
-            patience: Some(PATIENCE),
-            method: method.method,
-            // Plain cd is plain even on a set large enough for the automatic warm start.
-            warm_start: Some(method.warm_start),
-            ..Default::default()
-        },
-        ..job
+    let mut job = job;
+    job.settings.run = RunOptions {
+        passes: PASSES,
+        patience: Some(PATIENCE),
+        method: method.method,
+        // Plain cd is plain even on a set large enough for the automatic warm start.
+        warm_start: Some(method.warm_start),
+        ..Default::default()
     };
     let name = |slot: usize| flat_params()[slot].name();
     let tuned = job.run(loaded, &name, &AtomicBool::new(false), &mut |event| {

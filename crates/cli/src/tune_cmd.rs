@@ -8,7 +8,10 @@ use anyhow::Result;
 use std::process::ExitCode;
 use texel_dataset::select;
 use texel_run::{flag_of, values_fingerprint, Role, Settings};
-use texel_tune::{RunOptions, Selection, Session, Subject, TraceSubject, Values, Variable};
+use texel_tune::{
+    RunOptions, Selection, Session, Streaming, Subject, TraceSubject, TuneSettings, Values,
+    Variable,
+};
 
 /// The values `--group`, `--param`, `--exclude`, `--freeze-material` and `--no-candidates`
 /// pick.
@@ -40,7 +43,7 @@ fn selected(args: &TuneArgs) -> Result<Vec<Variable>> {
 /// Every setting that changes what a tune run finds (a resume must repeat them), and those
 /// that only change how long it goes, read off the settings record; `start` is the values
 /// `--params` gives (recorded by content; the data is compared by its own fingerprint).
-pub(crate) fn tune_settings(args: &TuneArgs, start: &[i32]) -> Settings {
+pub(crate) fn settings_record(args: &TuneArgs, start: &[i32]) -> Settings {
     let role = |key: &str| match key {
         "passes" | "patience" => Role::Length,
         "epd" | "traces" | "params" | "allow_bad" | "threads" => Role::Ignored,
@@ -53,7 +56,7 @@ pub(crate) fn tune_settings(args: &TuneArgs, start: &[i32]) -> Settings {
     // Runs recorded before λ was auto tuned on results alone unless it was given.
     let lambda_then = texel_tune::Lambda::RESULTS;
     // Runs recorded before --chunk was a setting read its default.
-    let chunk_then = texel_tune::StreamSettings::default().chunk;
+    let chunk_then = texel_tune::Streaming::default().chunk;
     Settings::of_record(args, role)
         .fixed(&flag_of("params"), values)
         .default_was(&flag_of("lambda"), lambda_then)
@@ -87,17 +90,29 @@ pub(crate) fn check_tune_ranges(args: &TuneArgs) -> Result<()> {
     Ok(())
 }
 
-/// The run's passes, patience and method from the arguments.
-fn run_options(args: &TuneArgs) -> RunOptions {
-    RunOptions {
-        passes: args.passes,
-        patience: args.patience,
-        checkpoint_secs: args.checkpoint_secs,
-        method: args.method,
-        adam_rate: args.adam_rate,
-        adam_epochs: args.adam_epochs,
-        warm_start: args.warm_start,
-        ..RunOptions::default()
+/// How the tune runs, read off the arguments once (in memory or streamed alike): K, the
+/// guards, the run's passes, patience and method, and `--stream`'s chunk when `streamed`.
+pub(crate) fn tune_settings(args: &TuneArgs, streamed: bool) -> TuneSettings {
+    TuneSettings {
+        k: args.data.k10(),
+        min_support: args.min_support,
+        l2: args.l2,
+        constraints: !args.no_constraints,
+        run: RunOptions {
+            passes: args.passes,
+            patience: args.patience,
+            checkpoint_secs: args.checkpoint_secs,
+            method: args.method,
+            adam_rate: args.adam_rate,
+            adam_epochs: args.adam_epochs,
+            warm_start: args.warm_start,
+            log: args.log.clone(),
+            ..RunOptions::default()
+        },
+        stream: streamed.then_some(Streaming {
+            chunk: args.chunk,
+            form: None,
+        }),
     }
 }
 
@@ -140,18 +155,19 @@ fn tune<S: Subject>(
     planned: crate::outputs::Planned,
     subject: S,
 ) -> Result<ExitCode> {
-    let settings = tune_settings(args, subject.given().values());
+    let record = settings_record(args, subject.given().values());
     let epd = args.data.traces.is_none();
-    let mut show = TuneShow::new((args, run_options(args)), subject.space(), subject.bytes());
+    let settings = tune_settings(args, false);
+    let mut show = TuneShow::new(
+        (args, settings.run.clone()),
+        subject.space(),
+        subject.bytes(),
+    );
     let session = Session {
-        k: args.data.k10(),
-        min_support: args.min_support,
-        l2: args.l2,
-        constraints: !args.no_constraints,
-        run: run_options(args),
+        settings,
         resume: args.resume.clone(),
         fresh: args.fresh,
-        settings: Some(settings),
+        record: Some(record),
         ..Session::new(subject, planned.outputs.clone())
     };
     let reading = show.reading.clone();

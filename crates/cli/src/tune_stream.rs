@@ -11,26 +11,18 @@ use std::process::ExitCode;
 use texel_tune::texel_trace::{is_binary, BinaryTrace};
 use texel_tune::{
     select_in_space, Opening, RunFiles, SessionError, StreamError, StreamEvent, StreamSession,
-    StreamSessionEvent, StreamSettings, Streamed, L2,
+    StreamSessionEvent, Streamed,
 };
 
-/// Options of the in-memory run a streamed run does not have.
+/// What a streamed run cannot take before anything is read: the report page (a page of
+/// passes it does not log) and an empty chunk. The settings it does not have are refused by
+/// the session, naming their options.
 fn refuse_unstreamed(args: &TuneArgs) -> Result<()> {
-    let unstreamed = [
-        ("--log", args.log.is_some()),
-        ("--report", args.report.is_some()),
-        ("--patience", args.patience.is_some()),
-        ("--warm-start", args.warm_start.is_some()),
-        ("--method", args.method != texel_tune::Method::default()),
-        ("--l2 auto", args.l2 == L2::Auto),
-    ];
-    for (flag, given) in unstreamed {
-        anyhow::ensure!(
-            !given,
-            "{flag} is not for --stream (a streamed run is Newton and its polish, its \
-             values written at the end, its checkpoint after every iteration)"
-        );
-    }
+    anyhow::ensure!(
+        args.report.is_none(),
+        "--report is not for --stream (a streamed run is Newton and its polish, its values \
+         written at the end, its checkpoint after every iteration)"
+    );
     anyhow::ensure!(args.chunk > 0, "--chunk must be at least 1 position");
     Ok(())
 }
@@ -61,6 +53,10 @@ pub(crate) fn too_large(args: &TuneArgs, path: &Path) -> Result<bool> {
 /// Tunes the binary trace at `path` as `args` say, streaming it, into the planned `--out`.
 pub(crate) fn run_streamed(args: &TuneArgs, path: &Path, planned: &Planned) -> Result<ExitCode> {
     refuse_unstreamed(args)?;
+    let settings = crate::tune_cmd::tune_settings(args, true);
+    if let Some(what) = settings.unstreamed() {
+        return Err(StreamError::Unstreamed(what).into());
+    }
     anyhow::ensure!(
         is_binary(path)?,
         "--stream reads a binary trace: `texel traces convert --input {} --out {}.bin` \
@@ -78,15 +74,14 @@ pub(crate) fn run_streamed(args: &TuneArgs, path: &Path, planned: &Planned) -> R
         .iter()
         .map(|v| v.slot)
         .collect();
-    let settings = stream_settings(args);
     println!(
         "{}: {} positions, {} values, streamed {} at a time",
         path.display(),
         trace.len(),
         slots.len(),
-        settings.chunk
+        args.chunk
     );
-    let record = crate::tune_cmd::tune_settings(args, &start);
+    let record = crate::tune_cmd::settings_record(args, &start);
     let session = StreamSession {
         trace: &trace,
         path,
@@ -94,11 +89,12 @@ pub(crate) fn run_streamed(args: &TuneArgs, path: &Path, planned: &Planned) -> R
         slots: &slots,
         settings,
         lambda: args.data.lambda,
+        validation_per_mille: crate::data_args::validation_per_mille(&args.data),
         files: RunFiles {
             outputs: &planned.outputs,
             resume: args.resume.as_deref(),
             fresh: args.fresh,
-            settings: Some(&record),
+            record: Some(&record),
         },
     };
     // From here on Ctrl-C stops the survey (nothing written) or the tune at its next chunk
@@ -132,23 +128,6 @@ fn finish(ended: Result<Streamed, SessionError>, planned: &Planned) -> Result<Ex
             crate::outputs::say_written(planned, None);
             Ok(ExitCode::SUCCESS)
         }
-    }
-}
-
-/// The settings of `args` as a streamed run takes them (λ is resolved by the session).
-fn stream_settings(args: &TuneArgs) -> StreamSettings {
-    StreamSettings {
-        k: args.data.k10(),
-        lambda: 1.0,
-        l2: match args.l2 {
-            L2::Fixed(l2) => l2,
-            L2::Auto => 0.0,
-        },
-        validation_per_mille: crate::data_args::validation_per_mille(&args.data),
-        min_support: args.min_support,
-        chunk: args.chunk,
-        passes: args.passes,
-        form: None,
     }
 }
 

@@ -116,10 +116,22 @@ fn king_safety_s_clamped_square_and_weighed_line_are_recovered() {
     );
     let values = tuned(&out);
     assert_recovered(&values, &printed);
+    // The tuned values fit the sample at least as well as the planted ones do.
+    let planted_values = dir.path().join("planted.json");
+    std::fs::write(&planted_values, planted_json()).unwrap();
+    let truth = stdout_of(
+        texel()
+            .args(["error", "--k", "1", "--traces"])
+            .arg(&bin)
+            .arg("--params")
+            .arg(&planted_values),
+    );
+    let (truth, end) = (error_on(&truth, "error:"), error_on(&printed, "end:"));
+    assert!(end <= truth, "tuned {end}, planted {truth}\n{printed}");
 
     // The text form tunes to the same values. Streamed, Newton takes the same iterations to
-    // the same real values (the same error to the last digit printed) and the same weights
-    // come back (the polish differs: `cd` in memory, batched rounds streamed).
+    // the same real values (the same error to the last digit printed) and the one polish
+    // ends at the same values.
     let again = dir.path().join("again.json");
     stdout_of(
         texel()
@@ -139,7 +151,7 @@ fn king_safety_s_clamped_square_and_weighed_line_are_recovered() {
             .arg("--out")
             .arg(&streamed),
     );
-    assert_recovered(&tuned(&streamed), &streamed_printed);
+    assert_eq!(tuned(&streamed), values, "{printed}\n{streamed_printed}");
     let in_memory: Vec<&str> = (printed.lines())
         .filter_map(|l| l.split("real values ").nth(1)?.split(')').next())
         .collect();
@@ -151,8 +163,31 @@ fn king_safety_s_clamped_square_and_weighed_line_are_recovered() {
     assert_eq!(in_memory, streamed_newton, "{printed}\n{streamed_printed}");
 }
 
-/// Asserts that `values` hold the planted ones: piece values within a tenth, danger
-/// weights and the endgame weight within a fifth.
+/// The planted values as a values file.
+fn planted_json() -> String {
+    let pairs = |v: &[(f64, f64)]| {
+        let each: Vec<String> = v.iter().map(|(m, e)| format!("[{m}, {e}]")).collect();
+        each.join(", ")
+    };
+    format!(
+        r#"{{"PIECE": [{}], "DANGER": [{}], "DANGER_END_WEIGHT": {END_WEIGHT}}}"#,
+        pairs(&PIECES),
+        pairs(&DANGER)
+    )
+}
+
+/// The error printed on the line that starts with `label`.
+fn error_on(out: &str, label: &str) -> f64 {
+    let line = out.lines().find(|l| l.starts_with(label)).expect(label);
+    let after = line.split("error ").nth(1).expect("an error");
+    after.split_whitespace().next().unwrap().parse().unwrap()
+}
+
+/// Asserts that `values` hold the planted ones: piece values within a tenth, the danger
+/// weights of the middlegame within a fifth. The endgame's danger weights and their weight
+/// are seen mostly as products (only the sums' fixed parts part them), so 80,000 positions
+/// fix them to within about a quarter: values that fit the sample better than the planted
+/// ones lie that far along the valley.
 fn assert_recovered(values: &serde_json::Value, printed: &str) {
     let pair = |name: &str, k: usize| {
         let v = &values[name][k];
@@ -168,10 +203,10 @@ fn assert_recovered(values: &serde_json::Value, printed: &str) {
     for (k, (mid, end)) in DANGER.into_iter().enumerate() {
         let (m, e) = pair("DANGER", k);
         assert!(
-            near(m, mid, 0.2) && near(e, end, 0.2),
+            near(m, mid, 0.2) && near(e, end, 0.3),
             "{values}\n{printed}"
         );
     }
     let weight = values["DANGER_END_WEIGHT"].as_f64().unwrap();
-    assert!(near(weight, END_WEIGHT, 0.2), "{values}\n{printed}");
+    assert!(near(weight, END_WEIGHT, 0.3), "{values}\n{printed}");
 }

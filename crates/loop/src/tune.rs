@@ -11,7 +11,9 @@ use std::sync::atomic::AtomicBool;
 use texel_dataset::{select, Blend, LoadOptions, TableSubject};
 use texel_eval::Params;
 use texel_tune::log::{kept_pass, read_tune_log};
-use texel_tune::{Outputs, RunEnd, RunOptions, Selection, Session, Subject, TraceSubject};
+use texel_tune::{
+    Outputs, RunEnd, RunOptions, Selection, Session, Subject, TraceSubject, TuneSettings,
+};
 
 /// Passes in a row without a new best validation error that end a round's tuning.
 const PATIENCE: usize = 2;
@@ -132,11 +134,14 @@ impl LoopJob {
             .exists()
             .then(|| outputs.checkpoint.clone());
         Session {
-            min_support: self.settings.min_support,
-            run: RunOptions {
-                passes: self.settings.passes,
-                patience: Some(PATIENCE),
-                ..RunOptions::default()
+            settings: TuneSettings {
+                min_support: self.settings.min_support,
+                run: RunOptions {
+                    passes: self.settings.passes,
+                    patience: Some(PATIENCE),
+                    ..RunOptions::default()
+                },
+                ..TuneSettings::default()
             },
             // Without a checkpoint the round's tuning starts afresh (a stale log is emptied).
             fresh: resume.is_none(),

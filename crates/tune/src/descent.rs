@@ -277,6 +277,28 @@ impl<'a, M: Model> Descent<'a, M> {
         &self.anchor
     }
 
+    /// The summed error of the current values, as tracked.
+    pub(crate) fn summed(&self) -> f64 {
+        self.sum
+    }
+
+    /// Probes made since the start.
+    pub(crate) fn probe_count(&self) -> u64 {
+        self.probes
+    }
+
+    /// What a probe of the positions reads: the dataset, its cache, every position's
+    /// squared error now, and the error function.
+    pub(crate) fn probing(&mut self) -> (&M, &mut M::Cache, &[f64], &SigmoidTable) {
+        (&*self.ds, &mut self.cache, &self.errors, &self.sigmoid)
+    }
+
+    /// The dataset to score anew (the caller refreshes before the descent reads it again),
+    /// and the error function.
+    pub(crate) fn scoring(&mut self) -> (&mut M, &SigmoidTable) {
+        (&mut *self.ds, &self.sigmoid)
+    }
+
     /// How every position's unrounded evaluation moves if `slot` moved by `delta` (counted as
     /// a probe; nothing is changed): (position, centipawns), positions rising.
     pub(crate) fn eval_moves(&mut self, slot: usize, delta: i32) -> Vec<(u32, f64)> {

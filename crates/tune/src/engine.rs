@@ -40,7 +40,8 @@
 //! let positions: Vec<(i32, f32)> = (-3..=3)
 //!     .map(|pawns| (pawns, 1.0 / (1.0 + 10f32.powf(-(pawns * 100) as f32 / 400.0))))
 //!     .collect();
-//! let tune = EngineTune { k: Some(1.0), ..EngineTune::default() };
+//! let mut tune = EngineTune::default();
+//! tune.settings.k = Some(1.0);
 //! let tuned = tune_engine(&PawnCount, &positions, &tune).unwrap();
 //! assert_eq!(tuned.values, vec![100]);
 //! ```
@@ -49,8 +50,8 @@ use crate::error::{fit_k, mean_error, samples};
 use crate::job::{JobError, TuneData, TuneJob, L2};
 use crate::lambda::Lambda;
 use crate::model::Model;
-use crate::run::RunOptions;
 use crate::select::{select_in_space, Selection, SelectionError};
+use crate::settings::TuneSettings;
 use crate::traces::{held_flags, split_sets};
 use std::sync::atomic::AtomicBool;
 use texel_trace::{ParamSpace, TracedPosition};
@@ -78,27 +79,27 @@ pub struct EngineTune {
     pub selection: Selection,
     /// The values to start from (the space's defaults when `None`).
     pub start: Option<Vec<i32>>,
-    /// K, fitted to the start's evaluations when `None`.
-    pub k: Option<f64>,
     /// Positions in 1,000 held out for validation (0: none).
     pub validation_per_mille: u32,
-    /// The L2 pull toward the start (see [`crate::Guards`]).
-    pub l2: f64,
-    /// Passes, method, patience, log, checkpoint.
-    pub run: RunOptions,
+    /// How the tune runs: K (fitted to the start's evaluations when `None`), the guards,
+    /// passes, method, log, checkpoint (in memory: `stream` is not read).
+    pub settings: TuneSettings,
 }
 
 impl Default for EngineTune {
-    /// Every parameter, from the defaults, K fitted, no validation, no pull, the default run
-    /// (Newton, then the polish).
+    /// Every parameter, from the defaults, K fitted, no validation, no pull, every value
+    /// tuned however few positions it counts in, the default run (Newton, then the polish).
     fn default() -> Self {
         EngineTune {
             selection: Selection::default(),
             start: None,
-            k: None,
             validation_per_mille: 0,
-            l2: 0.0,
-            run: RunOptions::default(),
+            settings: TuneSettings {
+                min_support: 0,
+                l2: L2::Fixed(0.0),
+                constraints: false,
+                ..TuneSettings::default()
+            },
         }
     }
 }
@@ -174,7 +175,10 @@ pub fn tune_engine<E: Traceable>(
     if train_set.is_empty() {
         return Err(EngineTuneError::NoPositions);
     }
-    let k = tune.k.unwrap_or_else(|| fit_k(&samples(&train_set)));
+    let k = tune
+        .settings
+        .k
+        .unwrap_or_else(|| fit_k(&samples(&train_set)));
     let before = mean_error(&train_set, k);
     let mut data = TuneData {
         train: train_set,
@@ -183,10 +187,7 @@ pub fn tune_engine<E: Traceable>(
         fingerprint: 0,
     };
     let job = TuneJob {
-        min_support: 0,
-        l2: L2::Fixed(tune.l2),
-        constraints: false,
-        run: tune.run.clone(),
+        settings: tune.settings.clone(),
         ..TuneJob::new(start, vars)
     };
     let name = |slot: usize| space.value_name(slot).unwrap_or_default();

@@ -27,11 +27,9 @@
 //! train.rescore(&vec![0]);
 //! let validation = LinearDataset::new(&space, &[], |p| p.result);
 //! let mut data = TuneData { train, validation, k: 1.0, fingerprint: 0 };
-//! let job = TuneJob {
-//!     min_support: 0,
-//!     l2: L2::Fixed(0.0),
-//!     ..TuneJob::new(vec![0], vec![Variable { slot: 0, step: 1 }])
-//! };
+//! let mut job = TuneJob::new(vec![0], vec![Variable { slot: 0, step: 1 }]);
+//! job.settings.min_support = 0;
+//! job.settings.l2 = L2::Fixed(0.0);
 //! let name = |slot: usize| space.value_name(slot).unwrap_or_default();
 //! let never = std::sync::atomic::AtomicBool::new(false);
 //! let tuned = job.run(&mut data, &name, &never, &mut |_| {}).unwrap();
@@ -45,6 +43,7 @@ use crate::guard::{best_pull, L2Search, L2_GRID};
 use crate::log::{append_changes, changes, held_names, ValueChange};
 use crate::model::Model;
 use crate::run::{run, Event, RunError, RunOptions, RunResult};
+use crate::settings::TuneSettings;
 use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::atomic::AtomicBool;
@@ -66,6 +65,16 @@ pub enum L2 {
     Fixed(f64),
     /// The λ of [`L2_GRID`] with the lowest validation error after a short tuning.
     Auto,
+}
+
+impl L2 {
+    /// The pull given; none for [`L2::Auto`], which a run resolves before it tunes.
+    pub fn fixed(self) -> f64 {
+        match self {
+            L2::Fixed(x) => x,
+            L2::Auto => 0.0,
+        }
+    }
 }
 
 impl std::fmt::Display for L2 {
@@ -112,19 +121,15 @@ pub struct TuneJob<V> {
     pub start: V,
     /// The values selected for tuning, with their steps.
     pub vars: Vec<Variable>,
-    /// Hold every value that counts in fewer training positions at its start (0: none).
-    pub min_support: usize,
-    /// The pull toward the start.
-    pub l2: L2,
-    /// Whether values keep the orders and bounds their space declares.
-    pub constraints: bool,
-    /// Passes, patience, method, log and checkpoint of the run.
-    pub run: RunOptions,
+    /// How the run goes: its guards, passes, method, log and checkpoint (its `k` was the
+    /// data's business: the run tunes at [`TuneData::k`]; its `stream` is not read, the
+    /// data being in memory).
+    pub settings: TuneSettings,
     /// A checkpoint to continue (and the file it came from, for errors) instead of a fresh
     /// start: it must be of the same data and variables.
     pub resume: Option<(PathBuf, Checkpoint<V>)>,
-    /// The settings the run records in its checkpoints (a resume compares them).
-    pub settings: Option<Settings>,
+    /// The settings record the run keeps in its checkpoints (a resume compares them).
+    pub record: Option<Settings>,
 }
 
 /// What a whole tune gives.
@@ -147,12 +152,9 @@ impl<V> TuneJob<V> {
         TuneJob {
             start,
             vars,
-            min_support: DEFAULT_MIN_SUPPORT,
-            l2: L2::Fixed(DEFAULT_L2),
-            constraints: true,
-            run: RunOptions::default(),
+            settings: TuneSettings::default(),
             resume: None,
-            settings: None,
+            record: None,
         }
     }
 }
@@ -220,7 +222,7 @@ impl<V: crate::model::Values> TuneJob<V> {
         interrupt: &AtomicBool,
         on: &mut dyn FnMut(JobEvent<M>),
     ) -> Result<Tuned<V>, JobError> {
-        let (options, selected) = (self.run.clone(), self.vars.clone());
+        let (options, selected) = (self.settings.run.clone(), self.vars.clone());
         let start = self.begin(data, on)?;
         let began = start.descent.anchor.clone();
         let held = held_names(&selected, &start.vars, name);
@@ -257,17 +259,17 @@ impl<V: crate::model::Values> TuneJob<V> {
         if let Some((path, mut c)) = self.resume {
             c.check_continues(&path, data.fingerprint, &vars)?;
             on(JobEvent::Resumed(c.passes, vars.len()));
-            c.settings = c.settings.or(self.settings);
+            c.settings = c.settings.or(self.record);
             return Ok(c);
         }
         let guards = Guards {
-            l2: choose_l2(self.l2, self.constraints, data, &self.start, &vars, on)?,
-            constraints: self.constraints,
+            l2: choose_l2(&self.settings, data, &self.start, &vars, on)?,
+            constraints: self.settings.constraints,
         };
         on(JobEvent::Fresh(vars.len(), guards));
         let (train, id) = (&data.train, data.fingerprint);
         let mut c = fresh(train, id, self.start, data.k, vars, guards);
-        c.settings = self.settings;
+        c.settings = self.record;
         Ok(c)
     }
 
@@ -277,7 +279,7 @@ impl<V: crate::model::Values> TuneJob<V> {
         data: &TuneData<M>,
         on: &mut dyn FnMut(JobEvent<M>),
     ) -> Result<Vec<Variable>, JobError> {
-        let min = self.min_support;
+        let min = self.settings.min_support;
         let (kept, held): (Vec<Variable>, Vec<Variable>) =
             (self.vars.iter()).partition(|v| min == 0 || data.train.support(&[v.slot]) >= min);
         if !held.is_empty() {
@@ -293,17 +295,16 @@ impl<V: crate::model::Values> TuneJob<V> {
     }
 }
 
-/// The pull `l2` gives: [`L2::Auto`] tunes briefly with each pull of [`L2_GRID`] and takes
-/// the one with the lowest validation error.
+/// The pull `settings` give: [`L2::Auto`] tunes briefly with each pull of [`L2_GRID`] and
+/// takes the one with the lowest validation error.
 fn choose_l2<M: Model>(
-    l2: L2,
-    constraints: bool,
+    settings: &TuneSettings,
     data: &mut TuneData<M>,
     start: &M::Values,
     vars: &[Variable],
     on: &mut dyn FnMut(JobEvent<M>),
 ) -> Result<f64, JobError> {
-    if let L2::Fixed(l2) = l2 {
+    if let L2::Fixed(l2) = settings.l2 {
         return Ok(l2);
     }
     if data.validation.is_empty() {
@@ -313,7 +314,7 @@ fn choose_l2<M: Model>(
         start,
         k: data.k,
         vars,
-        constraints,
+        constraints: settings.constraints,
         passes: AUTO_PASSES,
     };
     let trials = search.run(&mut data.train, &mut data.validation, &L2_GRID);

@@ -1,7 +1,8 @@
 //! The tuner core: whatever evaluation a [`Model`] describes (texel's own table in
 //! `texel_dataset`, any engine's linear evaluation read from a trace as [`LinearDataset`]),
 //! it minimises the squared error between game results and `σ(K·eval)`: Newton steps in
-//! real values, Adam, coordinate descent as the integer polish, the over-fitting guards,
+//! real values, Adam, coordinate descent, the integer polish of a trace (in memory and
+//! streamed alike), the over-fitting guards,
 //! checkpoints that resume, a tune on loaded data ([`TuneJob`]) and a whole tune on files
 //! as one library call ([`Session`] over a [`Subject`]: outputs, lock, resume, load, K,
 //! the tune, the values written).
@@ -50,9 +51,11 @@ pub mod log;
 mod model;
 pub mod newton;
 mod outputs;
+mod polish;
 mod run;
 mod select;
 mod session;
+mod settings;
 mod stream;
 mod traces;
 
@@ -78,8 +81,9 @@ pub use session::{
     load_data, Ended, LoadedData, Opening, Positions, RunFiles, Session, SessionError,
     SessionEvent, Subject, SubjectError,
 };
+pub use settings::{Streaming, TuneSettings};
 pub use stream::{
-    tune_streamed, StreamError, StreamEvent, StreamSession, StreamSessionEvent, StreamSettings,
+    tune_streamed, Labels, StreamError, StreamEvent, StreamSession, StreamSessionEvent,
     StreamState, Streamed,
 };
 pub use texel_trace;

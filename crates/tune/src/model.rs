@@ -73,6 +73,14 @@ pub trait Model: Jacobian + Send + Sync + Sized {
     /// centipawns: where Newton's real-valued evaluations start from.
     fn exact_eval(&self, i: usize) -> f64;
 
+    /// Whether Newton's integer polish is the lattice rounds of `crate::polish`, which read
+    /// the positions twice a round and so run the same streamed (a trace's evaluation), rather
+    /// than coordinate descent, whose sequential probes suit a table that is always in memory
+    /// and whose curves Newton may leave far from their optimum (texel's own).
+    fn lattice_polish(&self) -> bool {
+        false
+    }
+
     /// The inner sums of an evaluation that composes them (a trace with inner terms):
     /// Newton then differentiates through them (the chain rule) rather than taking secants.
     /// `None` for every other model.

@@ -85,9 +85,10 @@ pub const WARM_GAIN: f64 = 0.005;
 /// Passes of the warm start at most.
 pub const WARM_PASSES: usize = 10;
 
-/// Newton's integer polish ends after a pass that lowered the training error by less than
-/// this share of it: its last passes move a value or two each for gains a hundred times
-/// smaller than the Newton steps' rounding costs.
+/// Newton's coordinate polish (texel's table) ends after a pass that lowered the training
+/// error by less than this share of it: its last passes move a value or two each for gains
+/// a hundred times smaller than the Newton steps' rounding costs. The lattice polish of a
+/// trace ends when a round moves nothing.
 pub const POLISH_TOLERANCE: f64 = 1e-3;
 
 /// Adam's default learning rate (steps per epoch at most).
@@ -348,6 +349,9 @@ impl<M: Model> Runner<'_, '_, M> {
         if self.in_newton() {
             return Ok(self.whole_pass(events, |d| d.newton_iteration()));
         }
+        if self.options.method == Method::Newton && self.descent.dataset().lattice_polish() {
+            return Ok(self.whole_pass(events, |d| d.polish_round()));
+        }
         let Runner {
             descent,
             standing,
@@ -450,7 +454,8 @@ impl<M: Model> Runner<'_, '_, M> {
             end = end.or(Some(RunEnd::Converged));
         }
         let polish = self.options.method == Method::Newton && !newton;
-        if polish && record.summary.fall < POLISH_TOLERANCE {
+        let lattice = self.descent.dataset().lattice_polish();
+        if polish && !lattice && record.summary.fall < POLISH_TOLERANCE {
             end = end.or(Some(RunEnd::Converged));
         }
         if newton && (end.is_some() || self.descent.newton_handed_over()) {

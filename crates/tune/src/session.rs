@@ -8,10 +8,11 @@
 use crate::checkpoint::{Checkpoint, CheckpointError, RunKind};
 use crate::descent::Variable;
 use crate::error::{choose_k, samples, saturation_warning, single_result, KChoice, UnfitK};
-use crate::job::{JobError, JobEvent, TuneData, TuneJob, Tuned, L2};
+use crate::job::{JobError, JobEvent, TuneData, TuneJob, Tuned};
 use crate::model::{Model, Values};
 use crate::outputs::{Cleared, OutputError, Outputs};
-use crate::run::{RunEnd, RunOptions};
+use crate::run::RunEnd;
+use crate::settings::TuneSettings;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use texel_files::RunLock;
@@ -264,39 +265,27 @@ pub struct Session<S> {
     pub subject: S,
     /// Where the run writes (the run's log and checkpoint are these).
     pub outputs: Outputs,
-    /// K, fitted when `None` (a resumed run's is its checkpoint's).
-    pub k: Option<f64>,
-    /// Values counting in fewer training positions are held at their start.
-    pub min_support: usize,
-    /// The pull toward the start.
-    pub l2: L2,
-    /// Whether values keep the orders and bounds their space declares.
-    pub constraints: bool,
-    /// Passes, patience, method (its log and checkpoint are the outputs').
-    pub run: RunOptions,
+    /// How the run goes (K, guards, passes, method; its log and checkpoint are the
+    /// outputs'; `stream` is a [`crate::StreamSession`]'s).
+    pub settings: TuneSettings,
     /// The checkpoint to continue.
     pub resume: Option<PathBuf>,
     /// Clear an earlier run's checkpoint and log instead of refusing to start.
     pub fresh: bool,
-    /// The settings the run records; a resume compares them with the checkpoint's.
-    pub settings: Option<Settings>,
+    /// The settings record the run keeps; a resume compares it with the checkpoint's.
+    pub record: Option<Settings>,
 }
 
 impl<S: Subject> Session<S> {
     /// A session tuning `subject` into `outputs` with the default guards and run.
     pub fn new(subject: S, outputs: Outputs) -> Session<S> {
-        let job = TuneJob::new((), Vec::new());
         Session {
             subject,
             outputs,
-            k: None,
-            min_support: job.min_support,
-            l2: job.l2,
-            constraints: job.constraints,
-            run: job.run,
+            settings: TuneSettings::default(),
             resume: None,
             fresh: false,
-            settings: None,
+            record: None,
         }
     }
 
@@ -316,7 +305,7 @@ impl<S: Subject> Session<S> {
             outputs: &self.outputs,
             resume: self.resume.as_deref(),
             fresh: self.fresh,
-            settings: self.settings.as_ref(),
+            record: self.record.as_ref(),
         };
         let (_lock, resumed) = files.open::<ValuesOf<S>>(RunKind::Memory, &mut |o| match o {
             Opening::Cleared(c) => on(SessionEvent::Cleared(c)),
@@ -326,7 +315,7 @@ impl<S: Subject> Session<S> {
             || self.subject.given().clone(),
             |c| c.descent.params.clone(),
         );
-        let k = resumed.as_ref().map(|c| c.k).or(self.k);
+        let k = resumed.as_ref().map(|c| c.k).or(self.settings.k);
         let loaded = load_data(&self.subject, &start, k, interrupt, reading)?;
         on(SessionEvent::Loaded {
             about: &loaded.about,
@@ -360,17 +349,13 @@ impl<S: Subject> Session<S> {
         start: ValuesOf<S>,
         resumed: Option<Checkpoint<ValuesOf<S>>>,
     ) -> TuneJob<ValuesOf<S>> {
+        let mut settings = self.settings.clone();
+        settings.run.log = self.outputs.log.clone();
+        settings.run.checkpoint = Some(self.outputs.checkpoint.clone());
         TuneJob {
-            min_support: self.min_support,
-            l2: self.l2,
-            constraints: self.constraints,
-            run: RunOptions {
-                log: self.outputs.log.clone(),
-                checkpoint: Some(self.outputs.checkpoint.clone()),
-                ..self.run.clone()
-            },
+            settings,
             resume: self.resume.clone().zip(resumed),
-            settings: self.settings.clone(),
+            record: self.record.clone(),
             ..TuneJob::new(start, self.subject.variables().to_vec())
         }
     }
@@ -412,8 +397,8 @@ pub struct RunFiles<'a> {
     pub resume: Option<&'a Path>,
     /// Clear an earlier run's checkpoint and log instead of refusing to start.
     pub fresh: bool,
-    /// The settings the run records; a resume compares them with the checkpoint's.
-    pub settings: Option<&'a Settings>,
+    /// The settings record the run keeps; a resume compares it with the checkpoint's.
+    pub record: Option<&'a Settings>,
 }
 
 impl RunFiles<'_> {
@@ -443,7 +428,7 @@ impl RunFiles<'_> {
                 now: kind,
             });
         }
-        let notes = match (&checkpoint.settings, self.settings) {
+        let notes = match (&checkpoint.settings, self.record) {
             (Some(then), Some(now)) => {
                 then.check_resume(now)
                     .map_err(|changed| SessionError::Changed {

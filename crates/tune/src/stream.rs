@@ -15,58 +15,39 @@
 //! the largest that lowers the objective by Armijo's share is taken; Levenberg-Marquardt's
 //! damping shrinks after a full step and grows after a cut one). Newton stops when an
 //! iteration lowers the objective by less than `NEWTON_TOLERANCE` of it. The values are
-//! then rounded and polished on the integer lattice: a pass probes every value one up and
-//! one down (the exact change of the rounded evaluations' error), the moves that gain are
-//! made together, and a second pass checks the objective fell (if not, the better half of
-//! the moves is tried, and so on; one move alone gains what its probe said). Chunks are
-//! summed in order and each chunk's sums in a fixed order of blocks, so the result does
-//! not depend on the number of threads.
+//! then rounded and polished on the integer lattice by the rounds of `crate::polish`, the
+//! in-memory run's polish of a trace: a pass probes every value one up and one down (the
+//! exact change of the rounded evaluations' error), then passes of trials take the best
+//! sets of the moves that gain. Chunks are summed in order and each chunk's sums in a fixed
+//! order of blocks, so the result does not depend on the number of threads; the values
+//! written are those of the in-memory run.
 
 use crate::error::{choose_k, saturation_warning, KChoice, UnfitK};
 use crate::linear::LinearDataset;
 use crate::model::Model;
 use crate::newton::FIRST_DAMPING;
+use crate::settings::{Streaming, TuneSettings};
 use crate::traces::{held_flags, target};
 use std::sync::atomic::{AtomicBool, Ordering};
 use texel_trace::{BinaryTrace, TraceError};
 
-/// How a streamed tune runs.
-#[derive(Clone, Debug, PartialEq)]
-pub struct StreamSettings {
-    /// The sigmoid's K (base 10); `None`: fitted to the first chunk's training positions at
-    /// the start values.
-    pub k: Option<f64>,
+/// How a streamed trace's positions are labelled and split (what the in-memory load does
+/// for a [`crate::TraceSubject`]).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Labels {
     /// The share of the game result in each target (1: results alone; see [`target`]).
     pub lambda: f64,
-    /// The L2 pull toward the start values.
-    pub l2: f64,
     /// Positions in 1,000 held out for validation (by a hash of each position's number, as
     /// the in-memory tune does).
     pub validation_per_mille: u32,
-    /// Values used by fewer training positions than this are not tuned.
-    pub min_support: usize,
-    /// Positions decoded into memory at a time.
-    pub chunk: usize,
-    /// Newton iterations and polish rounds at most, together (as the in-memory run's
-    /// `--passes`).
-    pub passes: usize,
-    /// A scratch file for the positions' tuner form while the tune runs (written in one
-    /// pass, read back in every other, removed at the end); `None`: every pass decodes
-    /// the trace's records again.
-    pub form: Option<std::path::PathBuf>,
 }
 
-impl Default for StreamSettings {
-    fn default() -> StreamSettings {
-        StreamSettings {
-            k: None,
+impl Default for Labels {
+    /// Results alone, nothing held out.
+    fn default() -> Labels {
+        Labels {
             lambda: 1.0,
-            l2: 0.0,
             validation_per_mille: 0,
-            min_support: 0,
-            chunk: 1 << 20,
-            passes: crate::run::RunOptions::default().passes,
-            form: None,
         }
     }
 }
@@ -180,6 +161,12 @@ pub enum StreamError {
     /// K cannot be fitted to the start.
     #[error(transparent)]
     K(#[from] UnfitK),
+    /// A setting a streamed tune does not have (named by its option).
+    #[error(
+        "{0} is not for --stream (a streamed run is Newton and its polish, its values written \
+         at the end, its checkpoint after every iteration)"
+    )]
+    Unstreamed(&'static str),
     /// The start values do not fit the trace's space.
     #[error("{found} start values for a space of {expected}")]
     Start {
@@ -205,17 +192,20 @@ const MAX_ITERATIONS: u32 = 200;
 pub fn tune_streamed(
     trace: &BinaryTrace,
     (start, slots): (&[i32], &[usize]),
-    settings: &StreamSettings,
+    (settings, labels): (&TuneSettings, Labels),
     resume: Option<StreamState>,
     interrupt: &AtomicBool,
     mut on: impl FnMut(StreamEvent),
 ) -> Result<Streamed, StreamError> {
+    if let Some(what) = settings.unstreamed() {
+        return Err(StreamError::Unstreamed(what));
+    }
     let expected = trace.space().value_count();
     if start.len() != expected {
         let found = start.len();
         return Err(StreamError::Start { expected, found });
     }
-    let held = held_flags(trace.len(), settings.validation_per_mille);
+    let held = held_flags(trace.len(), labels.validation_per_mille);
     let trained = held.iter().filter(|&&h| !h).count();
     if trained == 0 {
         return Err(StreamError::Empty);
@@ -226,13 +216,16 @@ pub fn tune_streamed(
         start,
         slots: slots.to_vec(),
         settings,
+        labels,
+        streaming: settings.stream.clone().unwrap_or_default(),
+        l2: settings.l2.fixed(),
         k: settings.k.unwrap_or(1.0),
         interrupt,
         trained: trained as f64,
         form: None,
     };
-    if let Some(path) = &settings.form {
-        stream.form = Some(stream.write_form(path)?);
+    if let Some(path) = stream.streaming.form.clone() {
+        stream.form = Some(stream.write_form(&path)?);
     }
     let mut state = match resume {
         Some(state) => stream.resumed(state)?,
@@ -263,7 +256,11 @@ struct Stream<'a> {
     held: Vec<bool>,
     start: &'a [i32],
     slots: Vec<usize>,
-    settings: &'a StreamSettings,
+    settings: &'a TuneSettings,
+    labels: Labels,
+    streaming: Streaming,
+    /// The L2 pull (a given one: the search is refused).
+    l2: f64,
     k: f64,
     interrupt: &'a AtomicBool,
     trained: f64,
@@ -333,7 +330,7 @@ impl Stream<'_> {
         if let Some(form) = &self.form {
             return form.chunks(self, validation, values, &mut f);
         }
-        let (n, size) = (self.trace.len(), self.settings.chunk.max(1));
+        let (n, size) = (self.trace.len(), self.streaming.chunk.max(1));
         let mut out = Vec::new();
         for first in (0..n).step_by(size) {
             if self.interrupt.load(Ordering::Relaxed) {
@@ -351,7 +348,7 @@ impl Stream<'_> {
 
     /// The positions `chosen` decoded from the file, labelled and scored at `values`.
     fn decoded(&self, chosen: &[usize], values: &[i32]) -> Result<LinearDataset, StreamError> {
-        let lambda = self.settings.lambda;
+        let lambda = self.labels.lambda;
         let label = |p: &texel_trace::TracedPosition| target(p, lambda);
         let space = self.trace.space();
         let (mut ds, _) = LinearDataset::from_source(space, self.trace, chosen, label, |_| ())?;
@@ -368,7 +365,7 @@ impl Stream<'_> {
             return Err(StreamError::Empty);
         }
         let mut samples = Vec::with_capacity(first.len());
-        for chosen in first.chunks(self.settings.chunk.max(1)) {
+        for chosen in first.chunks(self.streaming.chunk.max(1)) {
             let ds = self.decoded(chosen, self.start)?;
             samples.extend((0..ds.len()).map(|i| (ds.eval(i), ds.target(i))));
         }
@@ -402,21 +399,6 @@ impl Stream<'_> {
     fn delta(&self, x: &[f64]) -> Vec<f64> {
         let at = self.slots.iter().map(|&s| f64::from(self.start[s]));
         x.iter().zip(at).map(|(x, a)| x - a).collect()
-    }
-
-    /// The L2 pull of real values `x` of the tuned slots.
-    fn penalty(&self, x: &[f64]) -> f64 {
-        let anchor: Vec<f64> = self
-            .slots
-            .iter()
-            .map(|&s| f64::from(self.start[s]))
-            .collect();
-        let l2 = self.settings.l2;
-        crate::newton::Pull {
-            l2,
-            anchor: &anchor,
-        }
-        .penalty(x)
     }
 }
 

@@ -125,13 +125,18 @@ fn stream(bytes: &[u8]) -> Result<bool, TestCaseError> {
     let _ = texel_tune::survey_trace(&trace, &held, lambda, 16, &never);
     let start = trace.space().defaults();
     let slots: Vec<usize> = (0..start.len()).collect();
-    let settings = texel_tune::StreamSettings {
-        chunk: 16,
-        passes: 6,
+    let mut settings = texel_tune::TuneSettings {
+        min_support: 0,
+        l2: texel_tune::L2::Fixed(0.0),
+        stream: Some(texel_tune::Streaming {
+            chunk: 16,
+            form: None,
+        }),
         ..Default::default()
     };
-    let tuned =
-        texel_tune::tune_streamed(&trace, (&start, &slots), &settings, None, &never, |_| {});
+    settings.run.passes = 6;
+    let labels = (&settings, texel_tune::Labels::default());
+    let tuned = texel_tune::tune_streamed(&trace, (&start, &slots), labels, None, &never, |_| {});
     if let Ok(t) = tuned {
         // A mean squared error of targets and expected scores in 0 to 1.
         prop_assert!((0.0..=1.0).contains(&t.error), "error {}", t.error);

@@ -7,7 +7,7 @@ use texel_run::Settings;
 use texel_tune::texel_trace::{write_trace, Coef, Param, ParamSpace, TracedPosition};
 use texel_tune::{
     Event, JobEvent, Method, OutputError, Outputs, RunEnd, RunOptions, Selection, Session,
-    SessionError, SessionEvent, TraceSubject,
+    SessionError, SessionEvent, TraceSubject, TuneSettings,
 };
 
 /// One value, centipawns per pawn White has more; results as 100 a pawn at K = 1 would
@@ -42,20 +42,23 @@ fn write_pawn_trace(path: &Path, same: bool) {
 }
 
 /// The session tuning the trace at `trace` into `out` at K 1 by coordinate descent,
-/// recording `settings`, toward the positions' results alone.
-fn session(trace: &Path, out: PathBuf, settings: Settings) -> Session<TraceSubject> {
+/// recording `record`, toward the positions' results alone.
+fn session(trace: &Path, out: PathBuf, record: Settings) -> Session<TraceSubject> {
     let subject = TraceSubject {
         lambda: texel_tune::Lambda::RESULTS,
         ..TraceSubject::open(trace, None, &Selection::default(), 0).unwrap()
     };
     Session {
-        k: Some(1.0),
-        min_support: 0,
-        settings: Some(settings),
-        run: RunOptions {
-            method: Method::Cd,
-            ..RunOptions::default()
+        settings: TuneSettings {
+            k: Some(1.0),
+            min_support: 0,
+            run: RunOptions {
+                method: Method::Cd,
+                ..RunOptions::default()
+            },
+            ..TuneSettings::default()
         },
+        record: Some(record),
         ..Session::new(subject, Outputs::new(out))
     }
 }

@@ -9,7 +9,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use texel_tune::error::KChoice;
 use texel_tune::texel_trace::{write_binary, BinaryTrace};
-use texel_tune::{tune_streamed, StreamError, StreamEvent, StreamSettings, StreamState, Streamed};
+use texel_tune::{
+    tune_streamed, Labels, StreamError, StreamEvent, StreamState, Streamed, Streaming,
+    TuneSettings, L2,
+};
 
 /// 30,000 planted positions written as a binary trace in `dir`.
 fn planted_trace(dir: &Path) -> PathBuf {
@@ -20,11 +23,25 @@ fn planted_trace(dir: &Path) -> PathBuf {
     path
 }
 
-fn settings() -> StreamSettings {
-    StreamSettings {
+/// K 1, every value tuned, no pull, chunks of 4,096 positions.
+fn settings() -> TuneSettings {
+    TuneSettings {
         k: Some(1.0),
-        chunk: 4_096,
-        ..StreamSettings::default()
+        min_support: 0,
+        l2: L2::Fixed(0.0),
+        stream: Some(Streaming {
+            chunk: 4_096,
+            form: None,
+        }),
+        ..TuneSettings::default()
+    }
+}
+
+/// Results alone, `per_mille` positions in 1,000 held out.
+fn held(per_mille: u32) -> Labels {
+    Labels {
+        validation_per_mille: per_mille,
+        ..Labels::default()
     }
 }
 
@@ -38,7 +55,7 @@ fn tune(path: &Path, resume: Option<StreamState>) -> (Streamed, Vec<StreamState>
     let ended = tune_streamed(
         &trace,
         (&[0; 13], &slots),
-        &settings(),
+        (&settings(), held(0)),
         resume,
         &never,
         |e| {
@@ -94,7 +111,7 @@ fn a_raised_interrupt_stops_a_streamed_tune_and_a_foreign_checkpoint_is_refused(
     let stopped = tune_streamed(
         &trace,
         (&[0; 13], &slots),
-        &settings(),
+        (&settings(), held(0)),
         None,
         &raised,
         |_| {},
@@ -109,7 +126,7 @@ fn a_raised_interrupt_stops_a_streamed_tune_and_a_foreign_checkpoint_is_refused(
     let refused = tune_streamed(
         &trace,
         (&[0; 13], &slots),
-        &settings(),
+        (&settings(), held(0)),
         Some(foreign),
         &never,
         |_| {},
@@ -122,17 +139,24 @@ fn a_raised_interrupt_stops_a_streamed_tune_and_a_foreign_checkpoint_is_refused(
 fn a_streamed_tune_without_k_fits_it_on_the_first_training_positions_at_the_start() {
     let dir = tempfile::tempdir().unwrap();
     let trace = BinaryTrace::read(&planted_trace(dir.path())).unwrap();
-    let settings = StreamSettings {
+    let settings = TuneSettings {
         k: None,
         ..settings()
     };
     let mut fitted = Vec::new();
     let never = AtomicBool::new(false);
-    let ended = tune_streamed(&trace, (&TRUTH, &[0]), &settings, None, &never, |e| {
-        if let StreamEvent::Fitted(KChoice::Fitted(k)) = e {
-            fitted.push(k);
-        }
-    })
+    let ended = tune_streamed(
+        &trace,
+        (&TRUTH, &[0]),
+        (&settings, held(0)),
+        None,
+        &never,
+        |e| {
+            if let StreamEvent::Fitted(KChoice::Fitted(k)) = e {
+                fitted.push(k);
+            }
+        },
+    )
     .unwrap();
     // The labels are expected scores at K = 1 of the values the run starts from.
     assert_eq!(fitted.len(), 1);
@@ -149,24 +173,24 @@ fn the_tuner_form_kept_in_a_scratch_file_gives_the_decoded_runs_end_and_goes() {
     let trace = BinaryTrace::read(&path).unwrap();
     let slots: Vec<usize> = (0..13).collect();
     let scratch = dir.path().join("run.form");
-    let settings = StreamSettings {
-        form: Some(scratch.clone()),
-        validation_per_mille: 100,
+    let settings = TuneSettings {
+        stream: Some(Streaming {
+            chunk: 4_096,
+            form: Some(scratch.clone()),
+        }),
         ..settings()
     };
     let never = AtomicBool::new(false);
     let mut seen = false;
-    let formed = tune_streamed(&trace, (&[0; 13], &slots), &settings, None, &never, |_| {
+    let labels = (&settings, held(100));
+    let formed = tune_streamed(&trace, (&[0; 13], &slots), labels, None, &never, |_| {
         seen |= scratch.exists();
     })
     .unwrap();
     assert!(seen, "the form is written while the tune runs");
     assert!(!scratch.exists(), "and removed when it ends");
-    let held = StreamSettings {
-        validation_per_mille: 100,
-        ..self::settings()
-    };
-    let again = tune_streamed(&trace, (&[0; 13], &slots), &held, None, &never, |_| {}).unwrap();
+    let decoding = (&self::settings(), held(100));
+    let again = tune_streamed(&trace, (&[0; 13], &slots), decoding, None, &never, |_| {}).unwrap();
     assert_eq!(formed, again);
     assert_eq!(decoded.values, formed.values);
 }

@@ -13,7 +13,7 @@
 
 use shakmaty::{Color, Position};
 use texel_example_pst::{PstEval, ROLES};
-use texel_tune::{tune_engine, EngineTune, RunOptions, Traceable};
+use texel_tune::{tune_engine, EngineTune, Traceable};
 
 /// Squares seen by fewer positions than this are not compared.
 const MIN_SUPPORT: usize = 300;
@@ -107,14 +107,9 @@ fn tuning_from_zero_recovers_planted_weights() {
         })
         .collect();
     let zero = PstEval::new(vec![0; planted().len()]);
-    let tune = EngineTune {
-        k: Some(k),
-        run: RunOptions {
-            passes: 200,
-            ..RunOptions::default()
-        },
-        ..EngineTune::default()
-    };
+    let mut tune = EngineTune::default();
+    tune.settings.k = Some(k);
+    tune.settings.run.passes = 200;
     let tuned = tune_engine(&zero, &labelled, &tune).unwrap();
     assert_eq!(tuned.space, zero.space());
     let seen = support(&positions);

@@ -451,6 +451,18 @@ impl LinearDataset {
         }
     }
 
+    /// The change of `block`'s summed error if linear `mv` were made (`errors`: every
+    /// position's squared error now).
+    #[inline]
+    fn block_change(&self, block: &Block, mv: Move<'_, Vec<i32>>, errors: &[f64]) -> f64 {
+        let mut sum = 0.0;
+        self.for_slot(block, mv.slot, |i, step| {
+            let new = centipawns(self.value(i, self.sums[i].moved(step, mv.delta)));
+            sum += mv.sigmoid.squared_error(new, f64::from(self.targets[i])) - errors[i];
+        });
+        sum
+    }
+
     /// How many centipawns `step` moves position `i`'s evaluation per unit of the value.
     #[inline]
     fn slope(&self, i: usize, step: Step) -> f64 {
@@ -613,17 +625,8 @@ impl Model for LinearDataset {
                 })
                 .sum();
         }
-        let blocks: Vec<f64> = self
-            .blocks
-            .par_iter()
-            .map(|block| {
-                let mut sum = 0.0;
-                self.for_slot(block, mv.slot, |i, step| {
-                    let new = centipawns(self.value(i, self.sums[i].moved(step, delta)));
-                    sum += k.squared_error(new, f64::from(self.targets[i])) - errors[i];
-                });
-                sum
-            })
+        let blocks: Vec<f64> = (self.blocks.par_iter())
+            .map(|block| self.block_change(block, mv, errors))
             .collect();
         blocks.iter().sum()
     }
@@ -655,6 +658,10 @@ impl Model for LinearDataset {
 
     fn eval_moves(&self, _cache: &mut (), mv: Move<'_, Vec<i32>>) -> Vec<(u32, f64)> {
         self.eval_changes(mv.values, mv.slot, mv.delta)
+    }
+
+    fn lattice_polish(&self) -> bool {
+        true
     }
 
     fn composition(&self) -> Option<&Inner> {

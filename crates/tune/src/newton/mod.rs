@@ -18,8 +18,9 @@
 //! 1 %) the next iterations reuse that factored Hessian, a gradient pass each,
 //! until a step is cut; a checkpoint keeps where it was taken, so a resumed run takes the
 //! same one again. The phase ends when an iteration lowers the objective by less than
-//! [`NEWTON_TOLERANCE`] of itself; the values are then rounded and coordinate descent
-//! polishes them on the integer lattice (what the engine plays). Declared constraints hold
+//! [`NEWTON_TOLERANCE`] of itself; the values are then rounded and polished on the integer
+//! lattice (what the engine plays): a trace's by the rounds of `crate::polish` (the streamed
+//! run's too), texel's table by coordinate descent. Declared constraints hold
 //! for the real values too (each trial is projected onto them).
 //!
 //! Values a curve or formula reads (texel's king attack weights, scale rules) are not linear:
@@ -67,7 +68,7 @@ pub struct NewtonState {
     pub iterations: u64,
     /// The mean error of the unrounded evaluation at `values`.
     pub error: f64,
-    /// Newton is done: the values were rounded and coordinate descent polishes them.
+    /// Newton is done: the values were rounded and the polish moves them.
     pub handed_over: bool,
     /// The real values (by variable) where the Hessian the next iteration reuses was
     /// taken, and its damping; `None` when the next iteration takes a fresh one.
@@ -377,7 +378,7 @@ impl<M: Model> Descent<'_, M> {
         self.newton.as_ref().map_or(0, |s| s.iterations)
     }
 
-    /// Whether Newton has handed over to coordinate descent.
+    /// Whether Newton has handed over to the polish.
     pub fn newton_handed_over(&self) -> bool {
         self.newton.as_ref().is_some_and(|s| s.handed_over)
     }
@@ -389,7 +390,7 @@ impl<M: Model> Descent<'_, M> {
         self.newton.as_ref().map(|s| s.error).or(adam)
     }
 
-    /// Newton is done (converged, or stopped by the run): coordinate descent goes on from
+    /// Newton is done (converged, or stopped by the run): the polish goes on from
     /// the rounded values.
     pub fn hand_over_to_polish(&mut self) {
         let mut state = self.newton.take().unwrap_or_else(|| self.newton_start());

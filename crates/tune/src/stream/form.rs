@@ -113,7 +113,7 @@ impl Stream<'_> {
             inner: BufWriter::with_capacity(1 << 20, file),
             written: 0,
         };
-        let (n, size) = (self.trace.len(), self.settings.chunk.max(1));
+        let (n, size) = (self.trace.len(), self.streaming.chunk.max(1));
         for first in (0..n).step_by(size) {
             if self.interrupt.load(Ordering::Relaxed) {
                 return Err(StreamError::Stopped);

@@ -32,7 +32,7 @@ impl Stream<'_> {
             .map(|&s| f64::from(self.start[s]))
             .collect();
         let pull = Pull {
-            l2: self.settings.l2,
+            l2: self.l2,
             anchor: &anchor,
         };
         let mut memory = Memory {
@@ -40,7 +40,7 @@ impl Stream<'_> {
             chord: state.chord.clone(),
             factor: None,
         };
-        let limit = MAX_ITERATIONS.min(u32::try_from(self.settings.passes).unwrap_or(u32::MAX));
+        let limit = MAX_ITERATIONS.min(u32::try_from(self.settings.run.passes).unwrap_or(u32::MAX));
         let mut passes = StreamPasses {
             stream: self,
             ahead: None,

@@ -4,12 +4,13 @@
 //! compared with the checkpoint's), the tune, its checkpoint in the one format, the values
 //! written and the checkpoint removed.
 
-use super::{tune_streamed, StreamEvent, StreamSettings, StreamState, Streamed};
+use super::{tune_streamed, Labels, StreamError, StreamEvent, StreamState, Streamed};
 use crate::checkpoint::{Checkpoint, CheckpointError, RunKind};
 use crate::descent::{Cursor, DescentState, Guards, Variable};
 use crate::lambda::Lambda;
 use crate::newton::NewtonState;
 use crate::session::{Opening, RunFiles, SessionError};
+use crate::settings::TuneSettings;
 use crate::traces::{held_flags, survey_trace, TraceSubjectError, TraceSurvey};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -26,10 +27,14 @@ pub struct StreamSession<'a> {
     pub start: &'a [i32],
     /// The slots asked to tune.
     pub slots: &'a [usize],
-    /// How the tune runs (its `lambda` is resolved from [`StreamSession::lambda`]).
-    pub settings: StreamSettings,
+    /// How the tune runs: the one settings record of every tune (its `stream` read as
+    /// given, or the default chunk when `None`; the scratch file is kept beside the
+    /// checkpoint).
+    pub settings: TuneSettings,
     /// The share of the result in the targets, resolved once the scores are counted.
     pub lambda: Lambda,
+    /// Positions in 1,000 held out for validation.
+    pub validation_per_mille: u32,
     /// The run's files.
     pub files: RunFiles<'a>,
 }
@@ -56,20 +61,18 @@ impl StreamSession<'_> {
         interrupt: &AtomicBool,
         on: &mut dyn FnMut(StreamSessionEvent),
     ) -> Result<Streamed, SessionError> {
+        if let Some(what) = self.settings.unstreamed() {
+            return Err(SessionError::Streamed(StreamError::Unstreamed(what)));
+        }
         let clock = Instant::now();
         let (_lock, resumed) = self.files.open::<Vec<i32>>(RunKind::Streamed, &mut |o| {
             on(StreamSessionEvent::Opening(o))
         })?;
-        let held = held_flags(self.trace.len(), self.settings.validation_per_mille);
-        let survey = survey_trace(
-            self.trace,
-            &held,
-            self.lambda,
-            self.settings.chunk,
-            interrupt,
-        )
-        .map_err(|e| SessionError::Streamed(e.into()))?
-        .ok_or(SessionError::Stopped)?;
+        let held = held_flags(self.trace.len(), self.validation_per_mille);
+        let mut streaming = self.settings.stream.clone().unwrap_or_default();
+        let survey = survey_trace(self.trace, &held, self.lambda, streaming.chunk, interrupt)
+            .map_err(|e| SessionError::Streamed(e.into()))?
+            .ok_or(SessionError::Stopped)?;
         on(StreamSessionEvent::Surveyed(&survey));
         if survey.lambda < 1.0 && survey.scored == 0 {
             let path = self.path.to_path_buf();
@@ -77,10 +80,14 @@ impl StreamSession<'_> {
                 TraceSubjectError::NoScores(path),
             )));
         }
-        self.settings.lambda = survey.lambda;
+        let labels = Labels {
+            lambda: survey.lambda,
+            validation_per_mille: self.validation_per_mille,
+        };
         // The positions' tuner form beside the checkpoint while the tune runs.
         let form = format!("{}.form", self.files.outputs.checkpoint.display());
-        self.settings.form = Some(form.into());
+        streaming.form = Some(form.into());
+        self.settings.stream = Some(streaming);
         let earlier = resumed.as_ref().map_or(0.0, |c| c.seconds);
         let state = match resumed {
             Some(c) => Some(self.continued(c, survey.fingerprint)?),
@@ -95,7 +102,7 @@ impl StreamSession<'_> {
         let tuned = tune_streamed(
             self.trace,
             (self.start, self.slots),
-            &self.settings,
+            (&self.settings, labels),
             state,
             interrupt,
             |e| match e {
@@ -171,7 +178,7 @@ impl StreamSession<'_> {
                 params: params.to_vec(),
                 anchor: self.start.to_vec(),
                 guards: Guards {
-                    l2: self.settings.l2,
+                    l2: self.settings.l2.fixed(),
                     constraints: false,
                 },
                 sum: state.real_error,
@@ -195,7 +202,7 @@ impl StreamSession<'_> {
             seconds,
             warm: None,
             warm_passes: 0,
-            settings: self.files.settings.cloned(),
+            settings: self.files.record.cloned(),
         }
     }
 }

@@ -1,0 +1,317 @@
+//! Newton's integer polish of a trace, written once for positions in memory and positions
+//! streamed from a file (texel's own table, always in memory, polishes by coordinate
+//! descent: see [`Model::lattice_polish`]).
+//!
+//! Newton's real values, rounded, are near the optimum of the integer lattice (what the
+//! engine plays) but not at it. A polish round reads the positions once to probe and then
+//! a few times to score trials. The first reading
+//! probes every tuned value one step up and one step down: the exact change of the summed
+//! error of the rounded evaluations, to which the L2 pull's change is added; each value keeps
+//! its better move where that gains, and the moves are ordered by gain (ties by slot). Moves
+//! interact (values that count in the same positions), so the next reading scores all the
+//! moves made together, the better half of them, the better quarter, ... the best one alone,
+//! and takes the set whose objective is lowest, if it is below where the round stands; the
+//! next reading tries the moves left the same way on top of those taken (a reading that finds
+//! nothing better drops the best move left), up to [`TRIAL_READINGS`] readings. A move alone
+//! gains what its probe said, so a round moves something while any probe gains; the polish
+//! ends when a round moves nothing. Declared constraints hold: a move is
+//! kept only where the values with the better moves before it made allow it.
+//!
+//! The readings are a [`Lattice`]: [`Descent::polish_round`] reads the positions in memory,
+//! the streamed tune reads them chunk by chunk, and both score them through the same
+//! functions of one dataset ([`probe_changes`], [`trial_sums`], [`summed_error`]), so a
+//! problem tuned either way ends at the same values.
+
+use crate::descent::{relative_fall, Descent, PassSummary, Variable};
+use crate::error::{chunked_sum, SigmoidTable};
+use crate::model::{Model, Move, Values};
+use crate::newton::rows;
+use texel_trace::in_bounds;
+
+/// Readings of trials a round takes at most after its probes: each takes the best prefix
+/// of the moves left (or drops the first, which no longer gains alone).
+const TRIAL_READINGS: usize = 8;
+
+/// The moves a round scores together: their slots and deltas, the best first.
+pub(crate) type Moves = [(usize, i32)];
+
+/// The two readings of the positions a polish round takes.
+pub(crate) trait Lattice<V> {
+    /// Why a reading failed.
+    type Error;
+
+    /// The change of the summed training error for each of `moves` made alone from
+    /// `values`, in order.
+    fn probes(&mut self, values: &V, moves: &Moves) -> Result<Vec<f64>, Self::Error>;
+
+    /// The summed training error with the first `size` of `moves` made from `values`, for
+    /// each size of `sizes`.
+    fn trials(
+        &mut self,
+        values: &V,
+        moves: &Moves,
+        sizes: &[usize],
+    ) -> Result<Vec<f64>, Self::Error>;
+}
+
+/// What a polish minimises besides the error: the L2 pull toward `anchor`, and whether
+/// the declared constraints hold.
+pub(crate) struct Objective<'a, V> {
+    /// The values the run began with.
+    pub anchor: &'a V,
+    /// The L2 pull (see [`crate::Guards::l2`]).
+    pub l2: f64,
+    /// Keep the declared constraints.
+    pub constraints: bool,
+}
+
+impl<V: Values> Objective<'_, V> {
+    /// The pull of `values` over the slots of `vars`.
+    fn pull(&self, values: &V, vars: &[Variable]) -> f64 {
+        if self.l2 == 0.0 {
+            return 0.0;
+        }
+        let (now, anchor) = (values.values(), self.anchor.values());
+        let away = |s: usize| f64::from(now[s] - anchor[s]);
+        self.l2
+            * vars
+                .iter()
+                .map(|v| away(v.slot) * away(v.slot))
+                .sum::<f64>()
+            / 10_000.0
+    }
+
+    /// How the pull changes if `slot` moves by `delta` from `values`.
+    fn pull_change(&self, values: &V, slot: usize, delta: i32) -> f64 {
+        let away = f64::from(values.values()[slot] - self.anchor.values()[slot]);
+        let then = away + f64::from(delta);
+        self.l2 * (then * then - away * away) / 10_000.0
+    }
+}
+
+/// A round that moved values.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Round<V> {
+    /// The values after it.
+    pub values: V,
+    /// Their summed training error.
+    pub sum: f64,
+    /// Values moved.
+    pub moved: usize,
+}
+
+/// One polish round of `vars` from `values`, whose summed training error is `sum`; `None`
+/// when no move lowers the objective.
+///
+/// # Errors
+/// A reading of the positions failed.
+pub(crate) fn round<V: Values, L: Lattice<V>>(
+    lattice: &mut L,
+    (values, sum): (&V, f64),
+    vars: &[Variable],
+    objective: &Objective<V>,
+) -> Result<Option<Round<V>>, L::Error> {
+    let asked: Vec<(usize, i32)> = (vars.iter())
+        .flat_map(|v| [(v.slot, v.step), (v.slot, -v.step)])
+        .collect();
+    let changes = lattice.probes(values, &asked)?;
+    let mut remaining = gaining(values, &asked, &changes, objective);
+    // The moves taken so far and their summed error; trials are always scored from
+    // `values`, where the positions are.
+    let (mut taken, mut taken_sum) = (Vec::new(), sum);
+    for _ in 0..TRIAL_READINGS {
+        if remaining.is_empty() {
+            break;
+        }
+        let sizes: Vec<usize> = (prefix_sizes(remaining.len()).into_iter())
+            .map(|size| taken.len() + size)
+            .collect();
+        let list = [taken.as_slice(), remaining.as_slice()].concat();
+        let sums = lattice.trials(values, &list, &sizes)?;
+        let mut best: Option<(f64, usize)> = None;
+        let now = taken_sum + objective.pull(&moved(values, &taken), vars);
+        for (t, &size) in sizes.iter().enumerate() {
+            let value = sums[t] + objective.pull(&moved(values, &list[..size]), vars);
+            if value < best.map_or(now, |b| b.0) {
+                best = Some((value, t));
+            }
+        }
+        // Without a better trial, the best move left no longer gains alone: it is dropped.
+        let more = best.map_or(1, |(_, t)| sizes[t] - taken.len());
+        if let Some((_, t)) = best {
+            (taken, taken_sum) = (list[..sizes[t]].to_vec(), sums[t]);
+        }
+        remaining = allowed(&moved(values, &taken), &remaining[more..], objective);
+    }
+    Ok((!taken.is_empty()).then(|| Round {
+        values: moved(values, &taken),
+        sum: taken_sum,
+        moved: taken.len(),
+    }))
+}
+
+/// The moves of `asked` whose objective `changes` gain, a value's better one only, the
+/// largest gain first (ties by slot), each in bounds and, when constraints hold, allowed
+/// by the values with the moves before it made.
+fn gaining<V: Values>(
+    values: &V,
+    asked: &Moves,
+    changes: &[f64],
+    objective: &Objective<V>,
+) -> Vec<(usize, i32)> {
+    let mut gains: Vec<(f64, usize, i32)> = Vec::new();
+    for (&(slot, delta), &change) in asked.iter().zip(changes) {
+        let change = change + objective.pull_change(values, slot, delta);
+        if change < 0.0 && in_bounds(values.values()[slot] + delta) {
+            gains.push((change, slot, delta));
+        }
+    }
+    gains.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut seen = std::collections::HashSet::new();
+    let better: Vec<(usize, i32)> = (gains.into_iter())
+        .filter(|g| seen.insert(g.1))
+        .map(|g| (g.1, g.2))
+        .collect();
+    allowed(values, &better, objective)
+}
+
+/// The moves of `moves`, in order, that the declared constraints allow from `values` with
+/// the kept moves before each made (all of them when constraints do not hold).
+fn allowed<V: Values>(values: &V, moves: &Moves, objective: &Objective<V>) -> Vec<(usize, i32)> {
+    if !objective.constraints {
+        return moves.to_vec();
+    }
+    let (mut at, mut kept) = (values.clone(), Vec::new());
+    for &(slot, delta) in moves {
+        let value = at.values()[slot] + delta;
+        if at.allows_value(slot, value) {
+            at.set_value(slot, value);
+            kept.push((slot, delta));
+        }
+    }
+    kept
+}
+
+/// How many of the best moves each trial of a round makes: all of `n`, half, a quarter,
+/// ... one.
+fn prefix_sizes(n: usize) -> Vec<usize> {
+    std::iter::successors(Some(n), |&s| Some(s / 2))
+        .take_while(|&s| s > 0)
+        .collect()
+}
+
+/// `values` with every move of `moves` made.
+fn moved<V: Values>(values: &V, moves: &Moves) -> V {
+    let mut out = values.clone();
+    for &(slot, delta) in moves {
+        out.set_value(slot, out.values()[slot] + delta);
+    }
+    out
+}
+
+/// The summed squared error of `ds`'s rounded evaluations as they are cached.
+pub(crate) fn summed_error<M: Model>(ds: &M, table: &SigmoidTable) -> f64 {
+    chunked_sum(ds.len(), |i| table.squared_error(ds.eval(i), ds.target(i)))
+}
+
+/// The change of `ds`'s summed error for each of `moves` made alone from `values` (at
+/// which `ds` is scored; `errors` its positions' squared errors there).
+pub(crate) fn probe_changes<M: Model>(
+    ds: &M,
+    cache: &mut M::Cache,
+    (values, errors): (&M::Values, &[f64]),
+    moves: &Moves,
+    sigmoid: &SigmoidTable,
+) -> Vec<f64> {
+    let each = |&(slot, delta): &(usize, i32)| Move {
+        values,
+        slot,
+        delta,
+        sigmoid,
+    };
+    (moves.iter())
+        .map(|m| ds.probe(cache, each(m), errors))
+        .collect()
+}
+
+/// `ds`'s summed error with the first `size` of `moves` made from `values` (at which `ds`
+/// is scored), for each of `sizes`. Where every moved value is linear, a trial's evaluations
+/// are the cached ones moved by the Jacobian, then rounded; otherwise each trial is scored
+/// anew, and `ds` is left scored at the last one.
+pub(crate) fn trial_sums<M: Model>(
+    ds: &mut M,
+    values: &M::Values,
+    moves: &Moves,
+    sizes: &[usize],
+    table: &SigmoidTable,
+) -> Vec<f64> {
+    let linear = ds.composition().is_none() && moves.iter().all(|m| ds.linear(m.0));
+    if !linear {
+        let each = sizes.iter().map(|&size| {
+            ds.rescore(&moved(values, &moves[..size]));
+            summed_error(ds, table)
+        });
+        return each.collect();
+    }
+    let slots: Vec<usize> = moves.iter().map(|m| m.0).collect();
+    let each = sizes.iter().map(|&size| {
+        let mut direction = vec![0.0; slots.len()];
+        for (d, m) in direction.iter_mut().zip(&moves[..size]) {
+            *d = f64::from(m.1);
+        }
+        let q = rows::product(&*ds, &slots, &direction);
+        let rounded = |i: usize| (ds.exact_eval(i) + q[i]).round() as i32;
+        chunked_sum(ds.len(), |i| table.squared_error(rounded(i), ds.target(i)))
+    });
+    each.collect()
+}
+
+impl<M: Model> Lattice<M::Values> for Descent<'_, M> {
+    type Error = std::convert::Infallible;
+
+    fn probes(&mut self, values: &M::Values, moves: &Moves) -> Result<Vec<f64>, Self::Error> {
+        self.count_probes(moves.len() as u64);
+        let (ds, cache, errors, table) = self.probing();
+        Ok(probe_changes(ds, cache, (values, errors), moves, table))
+    }
+
+    fn trials(
+        &mut self,
+        values: &M::Values,
+        moves: &Moves,
+        sizes: &[usize],
+    ) -> Result<Vec<f64>, Self::Error> {
+        let (ds, table) = self.scoring();
+        Ok(trial_sums(ds, values, moves, sizes, table))
+    }
+}
+
+impl<M: Model> Descent<'_, M> {
+    /// One round of Newton's integer polish from the current values (see the module's
+    /// page); the positions are scored anew at its end.
+    pub fn polish_round(&mut self) -> PassSummary {
+        let (before, probes) = (self.error(), self.probe_count());
+        let guards = self.guards();
+        let (values, anchor) = (self.params().clone(), self.anchor().clone());
+        let objective = Objective {
+            anchor: &anchor,
+            l2: guards.l2,
+            constraints: guards.constraints,
+        };
+        let vars = self.variables().to_vec();
+        let sum = self.summed();
+        let Ok(done) = round(self, (&values, sum), &vars, &objective);
+        let moved = done.as_ref().map_or(0, |r| r.moved);
+        if let Some(done) = done {
+            self.set_params_unscored(done.values);
+        }
+        let error = self.refresh();
+        PassSummary {
+            error,
+            fall: relative_fall(before, error),
+            moves: moved as u64,
+            changed: moved,
+            probes: self.probe_count() - probes,
+        }
+    }
+}

@@ -1,0 +1,84 @@
+//! How a tune runs, declared once: the same record whether the positions are texel's own,
+//! another engine's trace in memory, or a binary trace read from its file in every pass.
+//! The CLI and its config file fill it (`texel tune`'s options), a checkpoint records it (a
+//! resume with other settings is refused, naming the setting), and [`crate::Session`],
+//! [`crate::StreamSession`], [`crate::tune_engine`] and the loop read it.
+
+use crate::job::{DEFAULT_L2, DEFAULT_MIN_SUPPORT, L2};
+use crate::run::RunOptions;
+use std::path::PathBuf;
+
+/// How a tune runs, whatever it tunes.
+#[derive(Clone, Debug)]
+pub struct TuneSettings {
+    /// K (base 10), fitted to the start's evaluations when `None` (a resumed run keeps its
+    /// checkpoint's).
+    pub k: Option<f64>,
+    /// Values counting in fewer training positions than this are held at their start
+    /// (0: none are).
+    pub min_support: usize,
+    /// The pull toward the start.
+    pub l2: L2,
+    /// Whether values keep the orders and bounds their space declares.
+    pub constraints: bool,
+    /// Passes, patience, method (a session's log and checkpoint are its outputs').
+    pub run: RunOptions,
+    /// Read a binary trace's positions from its file in every pass instead of keeping them
+    /// (`None`: in memory).
+    pub stream: Option<Streaming>,
+}
+
+impl Default for TuneSettings {
+    /// K fitted, the default guards ([`DEFAULT_MIN_SUPPORT`], an L2 pull of
+    /// [`DEFAULT_L2`], constraints kept), the default run, in memory.
+    fn default() -> TuneSettings {
+        TuneSettings {
+            k: None,
+            min_support: DEFAULT_MIN_SUPPORT,
+            l2: L2::Fixed(DEFAULT_L2),
+            constraints: true,
+            run: RunOptions::default(),
+            stream: None,
+        }
+    }
+}
+
+/// How a streamed tune reads its trace.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Streaming {
+    /// Positions decoded into memory at a time.
+    pub chunk: usize,
+    /// A scratch file for the positions' tuner form while the tune runs (written in one
+    /// pass, read back in every other, removed at the end); `None`: every pass decodes the
+    /// trace's records again. A [`crate::StreamSession`] keeps it beside its checkpoint.
+    pub form: Option<PathBuf>,
+}
+
+impl Default for Streaming {
+    /// 1,048,576 positions a chunk (about 250 MB decoded), no scratch file.
+    fn default() -> Streaming {
+        Streaming {
+            chunk: 1 << 20,
+            form: None,
+        }
+    }
+}
+
+impl TuneSettings {
+    /// A setting a streamed tune does not have, named by its option (it is Newton and its
+    /// polish over the whole trace, its L2 pull given, its values written at the end):
+    /// [`crate::StreamSession`] and [`crate::tune_streamed`] refuse it before any work.
+    pub fn unstreamed(&self) -> Option<&'static str> {
+        let run = &self.run;
+        let defaults = RunOptions::default();
+        [
+            ("--l2 auto", self.l2 == L2::Auto),
+            ("--method", run.method != defaults.method),
+            ("--patience", run.patience.is_some()),
+            ("--warm-start", run.warm_start.is_some()),
+            ("--log", run.log.is_some()),
+        ]
+        .into_iter()
+        .find_map(|(what, given)| given.then_some(what))
+    }
+}
