@@ -315,3 +315,128 @@ impl<M: Model> Descent<'_, M> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A summed error that is a quadratic of the values with one interaction (two values
+    /// that count together): `Σ (v − target)² + 3 (v₀ + v₁ − 4)²`.
+    struct Bowl {
+        target: Vec<i32>,
+    }
+
+    impl Bowl {
+        fn sum(&self, v: &[i32]) -> f64 {
+            let own: f64 = (v.iter().zip(&self.target))
+                .map(|(&a, &t)| f64::from((a - t) * (a - t)))
+                .sum();
+            own + 3.0 * f64::from((v[0] + v[1] - 4) * (v[0] + v[1] - 4))
+        }
+    }
+
+    impl Lattice<Vec<i32>> for Bowl {
+        type Error = ();
+
+        fn probes(&mut self, values: &Vec<i32>, moves: &Moves) -> Result<Vec<f64>, ()> {
+            let now = self.sum(values);
+            let each = moves
+                .iter()
+                .map(|&(s, d)| self.sum(&moved(values, &[(s, d)])) - now);
+            Ok(each.collect())
+        }
+
+        fn trials(&mut self, v: &Vec<i32>, moves: &Moves, sizes: &[usize]) -> Result<Vec<f64>, ()> {
+            Ok(sizes
+                .iter()
+                .map(|&n| self.sum(&moved(v, &moves[..n])))
+                .collect())
+        }
+    }
+
+    fn vars(n: usize) -> Vec<Variable> {
+        (0..n).map(|slot| Variable { slot, step: 1 }).collect()
+    }
+
+    /// The lattice point no single step improves, from `values`, and the rounds taken.
+    fn polished(
+        bowl: &mut Bowl,
+        mut values: Vec<i32>,
+        objective: &Objective<Vec<i32>>,
+    ) -> (Vec<i32>, u32) {
+        let mut rounds = 0;
+        let vars = vars(values.len());
+        while let Some(r) = round(bowl, (&values, bowl.sum(&values)), &vars, objective).unwrap() {
+            assert!(
+                r.sum + objective.pull(&r.values, &vars)
+                    < bowl.sum(&values) + objective.pull(&values, &vars)
+            );
+            (values, rounds) = (r.values, rounds + 1);
+        }
+        (values, rounds)
+    }
+
+    #[test]
+    fn rounds_end_where_no_single_step_gains() {
+        let mut bowl = Bowl {
+            target: vec![5, -3, 7, 0],
+        };
+        let anchor = vec![0; 4];
+        let free = Objective {
+            anchor: &anchor,
+            l2: 0.0,
+            constraints: false,
+        };
+        let (end, rounds) = polished(&mut bowl, vec![0; 4], &free);
+        assert!(rounds > 0);
+        let at = bowl.sum(&end);
+        for slot in 0..4 {
+            for delta in [1, -1] {
+                assert!(bowl.sum(&moved(&end, &[(slot, delta)])) >= at, "{end:?}");
+            }
+        }
+        // The values that do not interact reach their own targets.
+        assert_eq!((end[2], end[3]), (7, 0));
+    }
+
+    #[test]
+    fn the_pull_keeps_values_nearer_their_anchor() {
+        let mut bowl = Bowl {
+            target: vec![0, 0, 40, 0],
+        };
+        let anchor = vec![0; 4];
+        let pulled = Objective {
+            anchor: &anchor,
+            l2: 10_000.0,
+            constraints: false,
+        };
+        // Each step away costs (2v + 1) by the pull, as much as the error gains: halfway.
+        let (end, _) = polished(&mut bowl, vec![0; 4], &pulled);
+        assert_eq!(end[2], 20);
+    }
+
+    #[test]
+    fn a_round_with_nothing_to_gain_moves_nothing() {
+        let mut bowl = Bowl {
+            target: vec![2, 2, 1, 1],
+        };
+        let anchor = vec![2, 2, 1, 1];
+        let objective = Objective {
+            anchor: &anchor,
+            l2: 0.0,
+            constraints: false,
+        };
+        let sum = bowl.sum(&anchor);
+        assert_eq!(
+            round(&mut bowl, (&anchor, sum), &vars(4), &objective),
+            Ok(None)
+        );
+    }
+
+    #[test]
+    fn prefix_sizes_halve_down_to_one() {
+        assert_eq!(prefix_sizes(9), vec![9, 4, 2, 1]);
+        assert_eq!(prefix_sizes(1), vec![1]);
+        assert!(prefix_sizes(0).is_empty());
+    }
+}

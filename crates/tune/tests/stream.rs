@@ -194,3 +194,31 @@ fn the_tuner_form_kept_in_a_scratch_file_gives_the_decoded_runs_end_and_goes() {
     assert_eq!(formed, again);
     assert_eq!(decoded.values, formed.values);
 }
+
+/// A setting of the one record that a streamed tune does not have is refused by its
+/// option, before any position is read.
+#[test]
+fn settings_a_streamed_tune_does_not_have_are_refused_by_their_option() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = BinaryTrace::read(&planted_trace(dir.path())).unwrap();
+    let never = AtomicBool::new(false);
+    let refused = |settings: TuneSettings| {
+        let labels = (&settings, held(0));
+        match tune_streamed(&trace, (&TRUTH, &[0]), labels, None, &never, |_| {}) {
+            Err(StreamError::Unstreamed(what)) => what,
+            other => panic!("not refused: {other:?}"),
+        }
+    };
+    let mut patient = settings();
+    patient.run.patience = Some(2);
+    assert_eq!(refused(patient), "--patience");
+    let searching = TuneSettings {
+        l2: L2::Auto,
+        ..settings()
+    };
+    assert_eq!(refused(searching), "--l2 auto");
+    let mut cd = settings();
+    cd.run.method = texel_tune::Method::Cd;
+    let said = StreamError::Unstreamed(refused(cd)).to_string();
+    assert!(said.starts_with("--method is not for --stream"), "{said}");
+}
