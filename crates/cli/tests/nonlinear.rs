@@ -1,7 +1,8 @@
 //! A trace whose evaluation is not linear in its values, through the binary: king safety's
 //! danger sum per side, squared in the middlegame and weighed by a tuned parameter in the
 //! endgame, both clamped at zero, beside linear piece values. Labels are drawn from the
-//! planted evaluation's sigmoid; the tune recovers every weight.
+//! planted evaluation's sigmoid; the tune recovers every weight, and the tuned values export
+//! into the engine's own C source, which compiles.
 
 mod common;
 
@@ -128,6 +129,7 @@ fn king_safety_s_clamped_square_and_weighed_line_are_recovered() {
     );
     let (truth, end) = (error_on(&truth, "error:"), error_on(&printed, "end:"));
     assert!(end <= truth, "tuned {end}, planted {truth}\n{printed}");
+    exported_source_compiles_with(dir.path(), &bin, &out, &values);
 
     // The text form tunes to the same values. Streamed, Newton takes the same iterations to
     // the same real values (the same error to the last digit printed) and the one polish
@@ -161,6 +163,55 @@ fn king_safety_s_clamped_square_and_weighed_line_are_recovered() {
         .collect();
     assert!(in_memory.len() >= 3, "{printed}");
     assert_eq!(in_memory, streamed_newton, "{printed}\n{streamed_printed}");
+}
+
+/// The engine's own C source with the tuned values written in by `texel export --template`
+/// (the non-linear parameters like any other) compiles, and prints the values tuned.
+fn exported_source_compiles_with(dir: &Path, bin: &Path, out: &Path, values: &serde_json::Value) {
+    let template = dir.join("eval.c.in");
+    std::fs::write(
+        &template,
+        "#include <stdio.h>\n\
+         typedef struct { int mid, end; } Score;\n\
+         #define S(m, e) { m, e }\n\
+         static const Score PIECE[2] = { {{PIECE}} };\n\
+         static const Score DANGER[3] = { {{DANGER}} };\n\
+         static const int DANGER_END_WEIGHT = {{DANGER_END_WEIGHT}};\n\
+         int main(void) {\n\
+           for (int i = 0; i < 3; i++) printf(\"%d %d \", DANGER[i].mid, DANGER[i].end);\n\
+           printf(\"%d %d\\n\", DANGER_END_WEIGHT, PIECE[1].end);\n\
+           return 0;\n\
+         }\n",
+    )
+    .unwrap();
+    let source = dir.join("eval.c");
+    stdout_of(
+        texel()
+            .args(["export", "--space"])
+            .arg(bin)
+            .arg("--params")
+            .arg(out)
+            .arg("--template")
+            .arg(&template)
+            .arg("--out")
+            .arg(&source),
+    );
+    let program = dir.join("eval");
+    let built = std::process::Command::new("cc")
+        .arg(&source)
+        .arg("-o")
+        .arg(&program)
+        .output()
+        .expect("a C compiler (cc)");
+    assert!(built.status.success(), "{built:?}");
+    let ran = std::process::Command::new(&program).output().unwrap();
+    let printed = String::from_utf8(ran.stdout).unwrap();
+    let mut want: Vec<String> = (0..3)
+        .flat_map(|k| [0, 1].map(|part| values["DANGER"][k][part].to_string()))
+        .collect();
+    want.push(values["DANGER_END_WEIGHT"].to_string());
+    want.push(values["PIECE"][1][1].to_string());
+    assert_eq!(printed.trim(), want.join(" "));
 }
 
 /// The planted values as a values file.
