@@ -14,7 +14,7 @@ use texel_tune::{Lambda, Model, SessionError, Subject, Variable};
 #[derive(Args, Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
 pub struct DataArgs {
-    /// Labelled EPD/FEN files (label formats: c9 "1-0"; [1.0]; 1-0; 0.5; FEN; w/d/b); repeatable.
+    /// Labelled EPD/FEN files (label formats: c9 "1-0"; [1.0]; 1-0; 0.5; 1.0 35; FEN; w/d/b); repeatable.
     #[arg(long)]
     pub epd: Vec<PathBuf>,
     /// A trace of another engine's evaluation (docs/trace-format.md, text or binary) to tune
@@ -41,9 +41,10 @@ pub struct DataArgs {
     #[arg(long, value_enum, default_value_t = KBase::Ten, requires = "k")]
     pub k_base: KBase,
     /// Tune each position toward λ · result + (1 − λ) · p, its game result mixed with the
-    /// engine's own win probability p: a trace's "score", or σ(K · ce) for EPD lines that
+    /// engine's own win probability p: a trace's "score", or σ(K · score) for EPD lines that
     /// carry their engine's score (`ce 35;`, which `texel import` writes from the games'
-    /// score comments; K is --k, or the one at which the scores best predict the results).
+    /// score comments, or a score beside the result: `[1.0] [35]`, `1.0 35`; K is --k, or
+    /// the one at which the scores best predict the results).
     /// Positions without a score keep their result. 1: results alone; auto: 0.25 when every
     /// position carries a score, 1 otherwise.
     #[arg(allow_negative_numbers = true, long, value_name = "λ|auto", default_value_t = Lambda::Auto)]

@@ -498,3 +498,47 @@ fn clockwork_s_letter_labels_read_as_the_same_results() {
     };
     assert_eq!(error(&got), error(&want), "{want}\n{got}");
 }
+
+#[test]
+fn stash_s_result_and_score_lines_read_as_the_same_results_with_their_scores() {
+    // The shipped positions written as Stash writes them (`FEN 1.0 35`: the result, then a
+    // score in centipawns, both White's): results alone give the shipped file's error to the
+    // last digit, and every line's score is read (λ auto then mixes them in).
+    let dir = tempfile::tempdir().unwrap();
+    let results = sample(dir.path(), "results.epd", 1000);
+    let text = std::fs::read_to_string(&results).unwrap();
+    let stash: String = (text.lines().enumerate())
+        .map(|(i, line)| {
+            let (fen, label) = line.rsplit_once(' ').unwrap();
+            let step = 10 * (i % 7) as i32;
+            let (result, score) = match label {
+                "[1.0]" => ("1.0", 150 + step),
+                "[0.5]" => ("0.5", step - 30),
+                "[0.0]" => ("0.0", -150 - step),
+                other => panic!("a shipped label {other}"),
+            };
+            format!("{fen} {result} {score}\n")
+        })
+        .collect();
+    let file = dir.path().join("stash.epd");
+    std::fs::write(&file, stash).unwrap();
+    let error_of = |file: &Path, lambda: &str| {
+        let printed = ok(texel()
+            .args(["error", "--k", "1", "--lambda", lambda, "--epd"])
+            .arg(file));
+        let line = printed.lines().find(|l| l.starts_with("error:"));
+        (printed.clone(), line.map(str::to_owned))
+    };
+    let ((_, want), (got_printed, got)) = (error_of(&results, "1"), error_of(&file, "1"));
+    assert!(
+        got_printed.contains("1000 lines: 1000 training positions, 0 skipped"),
+        "{got_printed}"
+    );
+    assert_eq!(got, want, "{got_printed}");
+    let (mixed, mixed_error) = error_of(&file, "auto");
+    assert!(
+        mixed.contains("0.25 × result + 0.75 × score for the 1000 of 1000 positions"),
+        "{mixed}"
+    );
+    assert_ne!(mixed_error, want, "{mixed}");
+}

@@ -137,11 +137,15 @@ pub enum LabelFormat {
     Bracket,
     /// A trailing `1-0`, `0-1` or `1/2-1/2`.
     Result,
-    /// A bare trailing `1`, `0.5` or `0` (also `1.0`, `0.0`, or any score from 0 to 1).
+    /// A bare trailing `1`, `0.5` or `0` (also `1.0`, `0.0`, or any score from 0 to 1); as
+    /// Sirius writes it, `| 35cp | 1.0`, with the score before it.
     Decimal,
     /// A trailing `; w`, `; d` or `; b` (White won, a draw, Black won) as in Clockwork's
     /// data.
     Letter,
+    /// A result written with a decimal point, then a whole number of centipawns: `1.0 35`,
+    /// `0.5 -12` as in Stash's data (both from White's view).
+    ResultScore,
 }
 
 impl fmt::Display for LabelFormat {
@@ -152,16 +156,19 @@ impl fmt::Display for LabelFormat {
             LabelFormat::Result => "1-0",
             LabelFormat::Decimal => "1.0",
             LabelFormat::Letter => "; w",
+            LabelFormat::ResultScore => "1.0 35",
         })
     }
 }
 
 impl LabelFormat {
-    /// Every format, in the order detection tries them.
-    pub const ALL: [LabelFormat; 5] = [
+    /// Every format, in the order detection tries them (a result and a score before a
+    /// bare result, whose last number the score would be).
+    pub const ALL: [LabelFormat; 6] = [
         LabelFormat::C9,
         LabelFormat::Bracket,
         LabelFormat::Result,
+        LabelFormat::ResultScore,
         LabelFormat::Decimal,
         LabelFormat::Letter,
     ];
@@ -227,11 +234,43 @@ impl LabelFormat {
                 };
                 Some(outcome.into())
             }
+            LabelFormat::ResultScore => {
+                let mut words = rest.split_whitespace().rev();
+                let (score, result) = (words.next()?, words.next()?);
+                score.parse::<i32>().ok()?;
+                // The point tells a result from a count of centipawns or a clock.
+                match result.contains('.') {
+                    true => Label::from_decimal(result),
+                    false => None,
+                }
+            }
+        }
+    }
+
+    /// The engine's score a line in this format carries after its position (`rest`), in
+    /// centipawns from White's view as written (EPD's `ce` is the side to move's and is
+    /// turned by the caller); `None` when it carries none.
+    fn white_score(self, rest: &str) -> Option<i32> {
+        match self {
+            LabelFormat::ResultScore => rest.split_whitespace().last()?.parse().ok(),
+            // `[1.0] [35]`: a second bracket after the result's.
+            LabelFormat::Bracket => {
+                let after = &rest[rest.find(']')? + 1..];
+                let open = after.find('[')?;
+                let close = open + after[open..].find(']')?;
+                after[open + 1..close].trim().parse().ok()
+            }
+            // Sirius's `| 35cp | 1.0`: the score between bars before the result.
+            LabelFormat::Decimal => {
+                let field = rest.rsplit('|').nth(1)?.trim();
+                field.strip_suffix("cp")?.trim().parse().ok()
+            }
+            _ => None,
         }
     }
 
     /// Writes `label` in this format; `None` when the format can only write game results
-    /// (`c9`, `1-0`) and the label is not one.
+    /// (`c9`, `1-0`) and the label is not one, or writes a score beside it (`1.0 35`).
     pub fn write(self, label: Label) -> Option<String> {
         Some(match self {
             LabelFormat::C9 => format!("c9 \"{}\";", label.outcome()?.pgn()),
@@ -246,6 +285,8 @@ impl LabelFormat {
                 };
                 format!("; {letter}")
             }
+            // The score cannot be written from a label alone.
+            LabelFormat::ResultScore => return None,
         })
     }
 
@@ -445,17 +486,14 @@ pub fn parse_line(
         None => LabelFormat::detect_trimmed(rest),
     };
     let (format, mut label) = found.ok_or_else(|| unknown_label(rest))?;
-    if stm_labels && position.turn() == Color::Black {
+    let black = position.turn() == Color::Black;
+    let mut written = format.white_score(rest);
+    if stm_labels && black {
         label = label.flipped();
+        written = written.map(|s| -s);
     }
-    let own = |ce: i32| {
-        if position.turn() == Color::White {
-            ce
-        } else {
-            -ce
-        }
-    };
-    let score = centipawn_evaluation(rest).map(own);
+    let own = |ce: i32| if black { -ce } else { ce };
+    let score = written.or_else(|| centipawn_evaluation(rest).map(own));
     let labelled = Labelled {
         position,
         label,
@@ -486,9 +524,42 @@ mod tests {
         let (l, format) = parse_line(&written, None, false).unwrap();
         assert_eq!((l.score, format), (Some(-35), LabelFormat::Bracket));
         for f in LabelFormat::ALL {
-            let line = format!("{START} ce 10; {}", f.write(Outcome::Draw.into()).unwrap());
+            let Some(text) = f.write(Outcome::Draw.into()) else {
+                assert_eq!(f, LabelFormat::ResultScore, "only it writes a score");
+                continue;
+            };
+            let line = format!("{START} ce 10; {text}");
             assert_eq!(parse_line(&line, None, false).unwrap().1, f, "{line}");
         }
+    }
+
+    #[test]
+    fn a_result_then_a_score_is_read_as_both_from_whites_view() {
+        let black = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -";
+        for (line, stm, want) in [
+            // Stash's form: the result, then the score.
+            (format!("{START} 0 1 1.0 35"), false, (1.0, Some(35))),
+            (format!("{black} 0.5 -12"), false, (0.5, Some(-12))),
+            (format!("{START} 0.0 1"), false, (0.0, Some(1))),
+            // lichess-big3-resolved with its scores: a second bracket.
+            (format!("{START} [1.0] [35]"), false, (1.0, Some(35))),
+            (format!("{black} [0.0] [-240]"), false, (0.0, Some(-240))),
+            // Sirius's: the score between bars, then the result.
+            (format!("{START} 0 1 | 35cp | 1.0"), false, (1.0, Some(35))),
+            (format!("{black} 0 1 | -7cp | 0.5"), false, (0.5, Some(-7))),
+            // Labels of the side to move turn the score with the result.
+            (format!("{black} 1.0 35"), true, (0.0, Some(-35))),
+        ] {
+            let (l, _) = parse_line(&line, None, stm).unwrap();
+            assert_eq!((l.label.white_score(), l.score), want, "{line}");
+        }
+        let (_, format) = parse_line(&format!("{START} 1.0 35"), None, false).unwrap();
+        assert_eq!(format, LabelFormat::ResultScore);
+        // A bare result keeps its form: the clocks of a FEN are not a result and a score.
+        let (l, format) = parse_line(&format!("{START} 0 1 1.0"), None, false).unwrap();
+        assert_eq!((format, l.label.white_score()), (LabelFormat::Decimal, 1.0));
+        assert!(LabelFormat::ResultScore.read("1 35").is_none());
+        assert!(LabelFormat::ResultScore.read("1.0 35.5").is_none());
     }
 
     #[test]
@@ -686,7 +757,10 @@ mod tests {
 
     #[test]
     fn written_labels_read_back() {
-        for f in LabelFormat::ALL {
+        let written = LabelFormat::ALL
+            .into_iter()
+            .filter(|&f| f != LabelFormat::ResultScore);
+        for f in written {
             for o in [Outcome::BlackWins, Outcome::Draw, Outcome::WhiteWins] {
                 let line = format!("{START} {}", f.write(o.into()).unwrap());
                 assert_eq!(parse_line(&line, Some(f), false).unwrap().0.label, o.into());
