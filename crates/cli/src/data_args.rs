@@ -4,6 +4,7 @@
 use anyhow::{Context, Result};
 use clap::Args;
 use std::path::PathBuf;
+use texel_data::{LabelFormat, LabelReading};
 use texel_dataset::{Blend, Dataset, LoadOptions, TableSubject};
 use texel_eval::Params;
 use texel_tune::error::mean_error;
@@ -24,6 +25,10 @@ pub struct DataArgs {
     /// The labels score the side to move instead of white.
     #[arg(long)]
     pub stm_labels: bool,
+    /// Read every line's label in this format instead of detecting it line by line (for a
+    /// file whose labels would be read as another form).
+    #[arg(long, value_name = "FORM", value_parser = label_format_names(), conflicts_with = "traces")]
+    pub label_format: Option<String>,
     /// Go on when more than 1% of the lines are bad.
     #[arg(long)]
     pub allow_bad: bool,
@@ -129,6 +134,20 @@ pub fn load_data(args: &DataArgs, params: Params) -> Result<Loaded> {
     load_subject(&subject, &subject.given, args.k10())
 }
 
+/// The names `--label-format` takes: every label format texel reads.
+pub(crate) fn label_format_names() -> clap::builder::PossibleValuesParser {
+    LabelFormat::ALL.map(LabelFormat::name).into()
+}
+
+/// How labels are read, from `--stm-labels` and `--label-format` (a name
+/// [`label_format_names`] let through).
+pub(crate) fn label_reading(stm: bool, format: Option<&str>) -> LabelReading {
+    LabelReading {
+        stm,
+        format: format.and_then(LabelFormat::named),
+    }
+}
+
 /// texel's table on the positions of `args`, tuning `vars` from `params` (`rust`: where the
 /// tuned table also goes as Rust source).
 pub fn table_subject(
@@ -143,7 +162,7 @@ pub fn table_subject(
     Ok(TableSubject {
         files: args.epd.clone(),
         options: LoadOptions {
-            stm_labels: args.stm_labels,
+            labels: label_reading(args.stm_labels, args.label_format.as_deref()),
             validation_per_mille: validation_per_mille(args),
             allow_bad: args.allow_bad,
             blend: Blend {

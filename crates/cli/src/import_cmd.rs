@@ -98,6 +98,10 @@ pub struct ImportArgs {
     /// EPD input labels score the side to move.
     #[arg(long)]
     stm_labels: bool,
+    /// Read every EPD input line's label in this format instead of detecting it line by
+    /// line.
+    #[arg(long, value_name = "FORM", value_parser = crate::data_args::label_format_names())]
+    label_format: Option<String>,
     /// What to do with a position (after quiescing) that was written already.
     #[arg(long, value_enum, default_value = "first")]
     duplicates: Dups,
@@ -128,7 +132,7 @@ pub fn run(args: &ImportArgs) -> Result<()> {
             Format::C9 => LabelFormat::C9,
             Format::Bracket => LabelFormat::Bracket,
         },
-        stm_labels: args.stm_labels,
+        labels: crate::data_args::label_reading(args.stm_labels, args.label_format.as_deref()),
         duplicates: match args.duplicates {
             Dups::First => Duplicates::First,
             Dups::Average => Duplicates::Average,

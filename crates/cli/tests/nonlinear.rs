@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{stdout_of, texel, Rng};
+use common::{error_on, stdout_of, texel, Rng};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -225,13 +225,6 @@ fn planted_json() -> String {
         pairs(&PIECES),
         pairs(&DANGER)
     )
-}
-
-/// The error printed on the line that starts with `label`.
-fn error_on(out: &str, label: &str) -> f64 {
-    let line = out.lines().find(|l| l.starts_with(label)).expect(label);
-    let after = line.split("error ").nth(1).expect("an error");
-    after.split_whitespace().next().unwrap().parse().unwrap()
 }
 
 /// Asserts that `values` hold the planted ones: piece values within a tenth, the danger

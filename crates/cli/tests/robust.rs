@@ -542,3 +542,44 @@ fn stash_s_result_and_score_lines_read_as_the_same_results_with_their_scores() {
     );
     assert_ne!(mixed_error, want, "{mixed}");
 }
+
+#[test]
+fn a_label_format_given_reads_every_line_in_it() {
+    // The shipped lines read in the form they have; in a form they do not have, every line
+    // is bad and the file is refused; an unknown form is refused naming the forms there are.
+    let dir = tempfile::tempdir().unwrap();
+    let results = sample(dir.path(), "results.epd", 1000);
+    let error_of = |file: &Path, form: &str| {
+        texel()
+            .args([
+                "error",
+                "--k",
+                "1",
+                "--lambda",
+                "1",
+                "--label-format",
+                form,
+                "--epd",
+            ])
+            .arg(file)
+            .output()
+            .unwrap()
+    };
+    let read = error_of(&results, "bracket");
+    let printed = String::from_utf8_lossy(&read.stdout);
+    assert!(read.status.success(), "{printed}");
+    assert!(
+        printed.contains("1000 training positions, 0 skipped"),
+        "{printed}"
+    );
+    let refused = error_of(&results, "c9");
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success() && said.contains("1000"), "{said}");
+    let unknown = texel()
+        .args(["error", "--label-format", "stash", "--epd"])
+        .arg(&results)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&unknown.stderr);
+    assert!(said.contains("result-score"), "{said}");
+}

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{fails, stdout_of, texel, Rng};
+use common::{error_on, fails, stdout_of, texel, Rng};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -190,13 +190,6 @@ fn a_trace_whose_evaluations_saturate_is_tuned_with_a_warning() {
 
 fn values_of_file(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
-/// The error printed on the line starting with `label`.
-fn error_on(out: &str, label: &str) -> f64 {
-    let line = out.lines().find(|l| l.starts_with(label)).unwrap();
-    let at = line.split("error ").nth(1).unwrap();
-    at.split_whitespace().next().unwrap().parse().unwrap()
 }
 
 #[test]

@@ -162,6 +162,23 @@ impl fmt::Display for LabelFormat {
 }
 
 impl LabelFormat {
+    /// The format's name, as `--label-format` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            LabelFormat::C9 => "c9",
+            LabelFormat::Bracket => "bracket",
+            LabelFormat::Result => "result",
+            LabelFormat::Decimal => "decimal",
+            LabelFormat::Letter => "letter",
+            LabelFormat::ResultScore => "result-score",
+        }
+    }
+
+    /// The format named `name` ([`LabelFormat::name`]).
+    pub fn named(name: &str) -> Option<LabelFormat> {
+        LabelFormat::ALL.into_iter().find(|f| f.name() == name)
+    }
+
     /// Every format, in the order detection tries them (a result and a score before a
     /// bare result, whose last number the score would be).
     pub const ALL: [LabelFormat; 6] = [
@@ -455,6 +472,27 @@ fn unknown_label(label: &str) -> BadLine {
     match number {
         Some(x) if x.is_finite() && !(0.0..=1.0).contains(&x) => BadLine::ScoreLabel,
         _ => BadLine::UnknownLabel,
+    }
+}
+
+/// How a file's labels are read: the side they score, and their format where detection
+/// would not tell it (a file whose last number is a score of 0 or 1 centipawns, a form
+/// that looks like another).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct LabelReading {
+    /// The labels score the side to move, not White.
+    pub stm: bool,
+    /// Every line's label format; `None`: detected line by line.
+    pub format: Option<LabelFormat>,
+}
+
+impl LabelReading {
+    /// Parses one line as these labels are read (see [`parse_line`]).
+    ///
+    /// # Errors
+    /// The reason the line cannot be used.
+    pub fn parse(self, line: &str) -> Result<(Labelled, LabelFormat), BadLine> {
+        parse_line(line, self.format, self.stm)
     }
 }
 

@@ -11,8 +11,8 @@ mod input;
 mod mix;
 
 pub use epd::{
-    numbers_are_scores, parse_line, write_evaluation, BadLine, Label, LabelFormat, Labelled,
-    Outcome,
+    numbers_are_scores, parse_line, write_evaluation, BadLine, Label, LabelFormat, LabelReading,
+    Labelled, Outcome,
 };
 pub use input::{block_lines, open_input, read_block, read_lines, Input};
 pub use mix::{held_out, sampled, splitmix64};

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use texel_data::{
-    block_lines, held_out, open_input, parse_line, read_block, BadLine, Label, LabelFormat,
+    block_lines, held_out, open_input, read_block, BadLine, Label, LabelFormat, LabelReading,
     Labelled,
 };
 use texel_eval::{Params, Trace, Tracer};
@@ -27,8 +27,8 @@ const EXAMPLES: usize = 5;
 /// What to load and how.
 #[derive(Clone, Debug, Default)]
 pub struct LoadOptions {
-    /// Labels are from the side to move's point of view.
-    pub stm_labels: bool,
+    /// How the labels are read: the side they score, their format when given.
+    pub labels: LabelReading,
     /// Share of positions held out for validation, in per mille (0 = none).
     pub validation_per_mille: u32,
     /// Go on even when more than 1% of the lines are bad.
@@ -176,13 +176,13 @@ pub enum LoadError {
 pub(crate) type Parsed = Result<(Labelled, u64, LabelFormat), BadLine>;
 
 /// Parses one line: the position with its label, its hash and its label format.
-pub(crate) fn parse_one(line: &[u8], stm_labels: bool) -> Parsed {
+pub(crate) fn parse_one(line: &[u8], labels: LabelReading) -> Parsed {
     // Valid UTF-8 (nearly every line) is checked without the lossy decoder's slower walk.
     let text = match std::str::from_utf8(line) {
         Ok(text) => std::borrow::Cow::Borrowed(text),
         Err(_) => String::from_utf8_lossy(line),
     };
-    let (labelled, format) = parse_line(&text, None, stm_labels)?;
+    let (labelled, format) = labels.parse(&text)?;
     let key = labelled
         .position
         .zobrist_hash::<Zobrist64>(EnPassantMode::Legal)
@@ -192,14 +192,14 @@ pub(crate) fn parse_one(line: &[u8], stm_labels: bool) -> Parsed {
 
 /// Parses a batch of lines in parallel into `parsed` (emptied first; its memory is reused
 /// from batch to batch, so no fresh pages are touched).
-fn parse_batch(lines: &[(u64, &[u8])], stm_labels: bool, parsed: &mut Vec<Parsed>) {
+fn parse_batch(lines: &[(u64, &[u8])], labels: LabelReading, parsed: &mut Vec<Parsed>) {
     parsed.clear();
     // Pieces of at most 1,024 lines, so both threads finish a batch at nearly the same time.
     parsed.par_extend(
         lines
             .par_iter()
             .with_max_len(1024)
-            .map(|(_, line)| parse_one(line, stm_labels)),
+            .map(|(_, line)| parse_one(line, labels)),
     );
 }
 
@@ -380,10 +380,10 @@ impl Loading<'_> {
         let mut numbers = ScoreSigns::default();
         while read_block(&mut input.reader, BATCH_BYTES, &mut text).map_err(|e| io(path, e))? {
             let lines = block_lines(&text, &mut line_no);
-            let (stm_labels, sets) = (self.options.stm_labels, &mut self.sets);
+            let (labels, sets) = (self.options.labels, &mut self.sets);
             let (appended, ()) = rayon::join(
                 || sets.append(traced.take()),
-                || parse_batch(&lines, stm_labels, &mut parsed),
+                || parse_batch(&lines, labels, &mut parsed),
             );
             appended?;
             numbers.count(&parsed);

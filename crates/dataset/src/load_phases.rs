@@ -5,7 +5,7 @@ use crate::dataset::{SegmentBuilder, SEGMENT};
 use crate::load::{io, parse_one, LoadError, BATCH_BYTES};
 use std::path::Path;
 use std::time::{Duration, Instant};
-use texel_data::{block_lines, open_input, read_block};
+use texel_data::{block_lines, open_input, read_block, LabelReading};
 use texel_eval::{Params, Trace, Tracer};
 
 /// Time per position of each step of loading, on one thread.
@@ -38,7 +38,7 @@ pub fn load_phases(path: &Path, params: &Params, limit: usize) -> Result<LoadPha
     {
         for (_, line) in block_lines(&text, &mut line_no) {
             let start = Instant::now();
-            let Ok((labelled, _, _)) = parse_one(line, false) else {
+            let Ok((labelled, _, _)) = parse_one(line, LabelReading::default()) else {
                 continue;
             };
             let parsed = Instant::now();

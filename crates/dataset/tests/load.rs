@@ -216,7 +216,10 @@ fn side_to_move_labels_are_read_from_white() {
     let dir = tempfile::tempdir().unwrap();
     let text = "4k3/8/8/8/8/8/4P3/4K3 b - - 0 1 [1.0]\n";
     let options = LoadOptions {
-        stm_labels: true,
+        labels: texel_data::LabelReading {
+            stm: true,
+            format: None,
+        },
         ..Default::default()
     };
     let (train, _, _) = load(

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use texel_data::{open_input, read_lines};
-use texel_data::{parse_line, BadLine, Label, LabelFormat, Labelled};
+use texel_data::{BadLine, Label, LabelFormat, LabelReading, Labelled};
 use texel_eval::Params;
 use texel_search::{Searcher, MATE};
 
@@ -25,8 +25,9 @@ use texel_search::{Searcher, MATE};
 pub struct ImportOptions {
     /// Label format of the output.
     pub format: LabelFormat,
-    /// Input labels score the side to move (EPD input).
-    pub stm_labels: bool,
+    /// How the input's labels are read (EPD input): the side they score, their format when
+    /// given.
+    pub labels: LabelReading,
     /// What to do with a position seen before.
     pub duplicates: Duplicates,
     /// Positions taken per game at most (PGN).
@@ -57,7 +58,7 @@ impl Default for ImportOptions {
     fn default() -> Self {
         ImportOptions {
             format: LabelFormat::Bracket,
-            stm_labels: false,
+            labels: LabelReading::default(),
             duplicates: Duplicates::First,
             per_game: 5,
             gap: 10,
@@ -333,7 +334,7 @@ pub fn import_epd(
             .par_iter()
             .map_init(
                 || Searcher::new(o.params.clone(), 0),
-                |s, (_, line)| match parse_line(line, None, o.stm_labels) {
+                |s, (_, line)| match o.labels.parse(line) {
                     Ok((l, format)) => {
                         if format.could_be_centipawns(l.label) {
                             whole_numbers.fetch_add(1, Ordering::Relaxed);

@@ -181,3 +181,14 @@ impl Rng {
         (self.next() >> 11) as f64 / (1u64 << 53) as f64
     }
 }
+
+/// The error printed on the line of `out` that starts with `label` (`end:`, `error:`).
+#[allow(
+    dead_code,
+    reason = "each test file compiles this module; not all read errors"
+)]
+pub fn error_on(out: &str, label: &str) -> f64 {
+    let line = out.lines().find(|l| l.starts_with(label)).expect(label);
+    let after = line.split("error ").nth(1).expect("an error");
+    after.split_whitespace().next().unwrap().parse().unwrap()
+}
