@@ -1,5 +1,5 @@
-//! The streamed polish on the integer lattice: the rounds of `crate::polish`, each of its
-//! two readings a pass over the chunks.
+//! The streamed polish on the integer lattice: the rounds of `crate::polish`, each of their
+//! readings (the probes, then the trials) a pass over the chunks.
 
 use super::{Stream, StreamError, StreamEvent, StreamState};
 use crate::descent::Variable;
@@ -24,7 +24,7 @@ impl Stream<'_> {
 
     /// The polish from where `state` is: the values, their summed training error, and
     /// whether the pass limit stopped it. Its rounds are those of memory (`crate::polish`),
-    /// each reading the chunks twice.
+    /// each reading a pass over the chunks.
     pub(super) fn polish(
         &self,
         state: &mut StreamState,
