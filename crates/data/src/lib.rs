@@ -8,6 +8,7 @@
 mod epd;
 mod fen;
 mod input;
+pub mod marlin;
 mod mix;
 
 pub use epd::{

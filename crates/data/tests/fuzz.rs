@@ -35,6 +35,17 @@ proptest! {
     }
 
     #[test]
+    fn any_marlinformat_record_is_a_position_or_a_reason(bytes in proptest::array::uniform32(any::<u8>())) {
+        if let Ok(l) = texel_data::marlin::read_record(&bytes) {
+            // What was read writes back to a record that reads the same.
+            let outcome = l.label.outcome().expect("a game result");
+            let again = texel_data::marlin::write_record(&l.position, outcome, l.score.unwrap());
+            let read = texel_data::marlin::read_record(&again).unwrap();
+            prop_assert_eq!(read.position, l.position);
+        }
+    }
+
+    #[test]
     fn any_label_text_is_read_or_refused(text in "\\PC{0,40}") {
         let _ = LabelFormat::detect(&text);
         for f in LabelFormat::ALL {
