@@ -168,8 +168,9 @@ mod tests {
         let mut record = [0u8; RECORD];
         let occupied: u64 = (1 << 4) | (1 << 12) | (1 << 60);
         record[0..8].copy_from_slice(&occupied.to_le_bytes());
-        // Square order: e1 king (5), e2 pawn (0), e8 black king (8 | 5).
-        record[8] = 5 | (0 << 4);
+        // Square order: e1 king (5, low nibble), e2 pawn (0, high nibble), e8 black king
+        // (8 | 5).
+        record[8] = 0x05;
         record[9] = 8 | 5;
         record[24] = 0x80 | 64;
         record[25] = 3;
