@@ -26,7 +26,8 @@ pub struct DataArgs {
     #[arg(long)]
     pub stm_labels: bool,
     /// Read every line's label in this format instead of detecting it line by line (for a
-    /// file whose labels would be read as another form).
+    /// file whose labels would be read as another form); `marlin` reads marlinformat's
+    /// 32-byte binary records (a position, its score and its game's result).
     #[arg(long, value_name = "FORM", value_parser = label_format_names(), conflicts_with = "traces")]
     pub label_format: Option<String>,
     /// Go on when more than 1% of the lines are bad.
@@ -134,9 +135,10 @@ pub fn load_data(args: &DataArgs, params: Params) -> Result<Loaded> {
     load_subject(&subject, &subject.given, args.k10())
 }
 
-/// The names `--label-format` takes: every label format texel reads.
+/// The names `--label-format` takes: every label format texel reads, and `marlin` for
+/// marlinformat's binary records.
 pub(crate) fn label_format_names() -> clap::builder::PossibleValuesParser {
-    LabelFormat::ALL.map(LabelFormat::name).into()
+    LabelFormat::GIVEN.map(LabelFormat::name).into()
 }
 
 /// How labels are read, from `--stm-labels` and `--label-format` (a name

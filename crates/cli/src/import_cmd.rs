@@ -119,6 +119,11 @@ pub struct ImportArgs {
 }
 
 pub fn run(args: &ImportArgs) -> Result<()> {
+    anyhow::ensure!(
+        args.label_format.as_deref() != Some("marlin"),
+        "--label-format marlin: the importer reads text lines; tune, error, lab and compare \
+         read marlinformat files"
+    );
     crate::paths::Files::new()
         .read("--epd", args.epd.as_deref())
         .read("--pgn", args.pgn.as_deref())

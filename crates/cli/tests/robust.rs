@@ -583,3 +583,54 @@ fn a_label_format_given_reads_every_line_in_it() {
     let said = String::from_utf8_lossy(&unknown.stderr);
     assert!(said.contains("result-score"), "{said}");
 }
+
+#[test]
+fn marlinformat_records_read_as_the_same_results_when_named() {
+    // The shipped positions written as marlinformat's 32-byte records (by the documented
+    // layout, through texel_data::marlin): named, they read to the shipped file's error;
+    // unnamed, the binary file is refused naming the flag.
+    let dir = tempfile::tempdir().unwrap();
+    let results = sample(dir.path(), "results.epd", 1000);
+    let text = std::fs::read_to_string(&results).unwrap();
+    let mut records = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let (l, _) = texel_data::parse_line(line, None, false).unwrap();
+        let outcome = l.label.outcome().unwrap();
+        let score = 10 * (i as i32 % 21) - 100;
+        records.extend(texel_data::marlin::write_record(
+            &l.position,
+            outcome,
+            score,
+        ));
+    }
+    let file = dir.path().join("positions.marlin");
+    std::fs::write(&file, records).unwrap();
+    let error_of = |file: &Path, extra: &[&str]| {
+        texel()
+            .args(["error", "--k", "1", "--lambda", "1"])
+            .args(extra)
+            .arg("--epd")
+            .arg(file)
+            .output()
+            .unwrap()
+    };
+    let line_of = |out: &std::process::Output| {
+        let printed = String::from_utf8_lossy(&out.stdout).to_string();
+        let error = printed
+            .lines()
+            .find(|l| l.starts_with("error:"))
+            .map(str::to_owned);
+        (printed, error)
+    };
+    let (_, want) = line_of(&error_of(&results, &[]));
+    let (printed, got) = line_of(&error_of(&file, &["--label-format", "marlin"]));
+    assert!(
+        printed.contains("1000 training positions, 0 skipped"),
+        "{printed}"
+    );
+    assert_eq!(got, want, "{printed}");
+    let unnamed = error_of(&file, &[]);
+    let said = String::from_utf8_lossy(&unnamed.stderr);
+    assert!(!unnamed.status.success(), "{said}");
+    assert!(said.contains("--label-format marlin"), "{said}");
+}

@@ -146,6 +146,10 @@ pub enum LabelFormat {
     /// A result written with a decimal point, then a whole number of centipawns: `1.0 35`,
     /// `0.5 -12` as in Stash's data (both from White's view).
     ResultScore,
+    /// Not a text form: a file of marlinformat's 32-byte records ([`crate::marlin`]), each
+    /// a position with its score and result. Only given (`--label-format marlin`), never
+    /// detected from a line.
+    Marlin,
 }
 
 impl fmt::Display for LabelFormat {
@@ -157,6 +161,7 @@ impl fmt::Display for LabelFormat {
             LabelFormat::Decimal => "1.0",
             LabelFormat::Letter => "; w",
             LabelFormat::ResultScore => "1.0 35",
+            LabelFormat::Marlin => "marlinformat",
         })
     }
 }
@@ -171,13 +176,26 @@ impl LabelFormat {
             LabelFormat::Decimal => "decimal",
             LabelFormat::Letter => "letter",
             LabelFormat::ResultScore => "result-score",
+            LabelFormat::Marlin => "marlin",
         }
     }
 
     /// The format named `name` ([`LabelFormat::name`]).
     pub fn named(name: &str) -> Option<LabelFormat> {
-        LabelFormat::ALL.into_iter().find(|f| f.name() == name)
+        LabelFormat::GIVEN.into_iter().find(|f| f.name() == name)
     }
+
+    /// Every format a file may be read in when it is named: the text forms, then
+    /// marlinformat's records.
+    pub const GIVEN: [LabelFormat; 7] = [
+        LabelFormat::C9,
+        LabelFormat::Bracket,
+        LabelFormat::Result,
+        LabelFormat::ResultScore,
+        LabelFormat::Decimal,
+        LabelFormat::Letter,
+        LabelFormat::Marlin,
+    ];
 
     /// Every format, in the order detection tries them (a result and a score before a
     /// bare result, whose last number the score would be).
@@ -251,6 +269,7 @@ impl LabelFormat {
                 };
                 Some(outcome.into())
             }
+            LabelFormat::Marlin => None,
             LabelFormat::ResultScore => {
                 let mut words = rest.split_whitespace().rev();
                 let (score, result) = (words.next()?, words.next()?);
@@ -302,8 +321,8 @@ impl LabelFormat {
                 };
                 format!("; {letter}")
             }
-            // The score cannot be written from a label alone.
-            LabelFormat::ResultScore => return None,
+            // The score cannot be written from a label alone; records are not text.
+            LabelFormat::ResultScore | LabelFormat::Marlin => return None,
         })
     }
 

@@ -19,6 +19,36 @@ use std::num::NonZeroU32;
 /// Bytes a record takes.
 pub const RECORD: usize = 32;
 
+/// Reads up to `records` whole records of `reader` into `block` (emptied first); `false`
+/// at the end of the input. Cut the block into records with [`block_records`].
+///
+/// # Errors
+/// A read error, or an input that ends inside a record.
+pub fn read_records(
+    reader: &mut dyn std::io::BufRead,
+    records: usize,
+    block: &mut Vec<u8>,
+) -> std::io::Result<bool> {
+    use std::io::Read;
+    block.clear();
+    reader.take((records * RECORD) as u64).read_to_end(block)?;
+    if !block.len().is_multiple_of(RECORD) {
+        let msg = format!("it ends inside a {RECORD}-byte record");
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, msg));
+    }
+    Ok(!block.is_empty())
+}
+
+/// The records of a block from [`read_records`], each with its 1-based number (`count`
+/// counts every record read so far).
+pub fn block_records<'a>(block: &'a [u8], count: &mut u64) -> Vec<(u64, &'a [u8])> {
+    let each = block.chunks_exact(RECORD).map(|record| {
+        *count += 1;
+        (*count, record)
+    });
+    each.collect()
+}
+
 /// Why a record is not a position.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum MarlinError {
@@ -52,6 +82,17 @@ fn role_of(code: u8) -> Option<(Role, bool)> {
 /// # Errors
 /// A record whose bytes are not a legal position with a result.
 pub fn read_record(record: &[u8; RECORD]) -> Result<Labelled, MarlinError> {
+    read_bytes(record)
+}
+
+/// [`read_record`] of a slice of [`RECORD`] bytes.
+///
+/// # Errors
+/// As [`read_record`]; a slice of another length is not a board.
+pub fn read_bytes(record: &[u8]) -> Result<Labelled, MarlinError> {
+    if record.len() != RECORD {
+        return Err(MarlinError::Pieces);
+    }
     let occupied = Bitboard(u64::from_le_bytes(
         record[0..8].try_into().expect("8 bytes"),
     ));

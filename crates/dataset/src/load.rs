@@ -161,6 +161,16 @@ pub enum LoadError {
         /// Lines whose number label is 0 or 1.
         whole_numbers: u64,
     },
+    /// A binary file read as text: its form must be named.
+    #[error(
+        "{}: binary records, not text lines: give --label-format marlin if they are \
+         marlinformat's 32-byte records (other binary forms are not read)",
+        path.display()
+    )]
+    Binary {
+        /// The file.
+        path: PathBuf,
+    },
     /// Scores were to be mixed in, but no position carries one.
     #[error(
         "no position carries its engine's score (`ce N;` after the position, as `texel import` \
@@ -183,11 +193,27 @@ pub(crate) fn parse_one(line: &[u8], labels: LabelReading) -> Parsed {
         Err(_) => String::from_utf8_lossy(line),
     };
     let (labelled, format) = labels.parse(&text)?;
+    Ok(keyed(labelled, format))
+}
+
+/// A record of marlinformat, parsed as a line is.
+fn parse_record(record: &[u8]) -> Parsed {
+    use texel_data::marlin::{read_bytes, MarlinError};
+    let labelled = read_bytes(record).map_err(|e| match e {
+        MarlinError::Pieces => BadLine::MalformedFen,
+        MarlinError::Illegal => BadLine::IllegalPosition,
+        MarlinError::Result(_) => BadLine::UnknownLabel,
+    })?;
+    Ok(keyed(labelled, LabelFormat::Marlin))
+}
+
+/// A parsed position with its hash.
+fn keyed(labelled: Labelled, format: LabelFormat) -> (Labelled, u64, LabelFormat) {
     let key = labelled
         .position
         .zobrist_hash::<Zobrist64>(EnPassantMode::Legal)
         .0;
-    Ok((labelled, key, format))
+    (labelled, key, format)
 }
 
 /// Parses a batch of lines in parallel into `parsed` (emptied first; its memory is reused
@@ -199,7 +225,10 @@ fn parse_batch(lines: &[(u64, &[u8])], labels: LabelReading, parsed: &mut Vec<Pa
         lines
             .par_iter()
             .with_max_len(1024)
-            .map(|(_, line)| parse_one(line, labels)),
+            .map(|(_, line)| match labels.format {
+                Some(LabelFormat::Marlin) => parse_record(line),
+                _ => parse_one(line, labels),
+            }),
     );
 }
 
@@ -378,8 +407,18 @@ impl Loading<'_> {
         let (mut line_no, mut text, mut parsed) = (0u64, Vec::new(), Vec::new());
         let mut traced: Option<[Vec<Part>; 2]> = None;
         let mut numbers = ScoreSigns::default();
-        while read_block(&mut input.reader, BATCH_BYTES, &mut text).map_err(|e| io(path, e))? {
-            let lines = block_lines(&text, &mut line_no);
+        let records = self.options.labels.format == Some(LabelFormat::Marlin);
+        let mut first = true;
+        while read_unit(&mut *input.reader, records, &mut text).map_err(|e| io(path, e))? {
+            if std::mem::take(&mut first) && !records && looks_binary(&text) {
+                return Err(LoadError::Binary {
+                    path: path.to_path_buf(),
+                });
+            }
+            let lines = match records {
+                true => texel_data::marlin::block_records(&text, &mut line_no),
+                false => block_lines(&text, &mut line_no),
+            };
             let (labels, sets) = (self.options.labels, &mut self.sets);
             let (appended, ()) = rayon::join(
                 || sets.append(traced.take()),
@@ -405,6 +444,25 @@ impl Loading<'_> {
         self.report.formats.push((path.to_path_buf(), formats));
         Ok(())
     }
+}
+
+/// Reads the next block of a file: whole lines, or whole marlinformat records when
+/// `records`.
+fn read_unit(
+    reader: &mut dyn std::io::BufRead,
+    records: bool,
+    block: &mut Vec<u8>,
+) -> std::io::Result<bool> {
+    match records {
+        true => texel_data::marlin::read_records(reader, BATCH_BYTES / 32, block),
+        false => read_block(reader, BATCH_BYTES, block),
+    }
+}
+
+/// Whether a file's first block is binary: text lines never hold a zero byte, and a
+/// record's board nearly always does (an empty rank).
+fn looks_binary(block: &[u8]) -> bool {
+    block.iter().take(64).any(|&b| b == 0)
 }
 
 /// What tells a file of centipawn scores from a file of results: its labels that are
