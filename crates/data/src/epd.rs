@@ -187,15 +187,15 @@ impl LabelFormat {
 
     /// Every format a file may be read in when it is named: the text forms, then
     /// marlinformat's records.
-    pub const GIVEN: [LabelFormat; 7] = [
-        LabelFormat::C9,
-        LabelFormat::Bracket,
-        LabelFormat::Result,
-        LabelFormat::ResultScore,
-        LabelFormat::Decimal,
-        LabelFormat::Letter,
-        LabelFormat::Marlin,
-    ];
+    pub const GIVEN: [LabelFormat; 7] = {
+        let mut given = [LabelFormat::Marlin; 7];
+        let mut i = 0;
+        while i < LabelFormat::ALL.len() {
+            given[i] = LabelFormat::ALL[i];
+            i += 1;
+        }
+        given
+    };
 
     /// Every format, in the order detection tries them (a result and a score before a
     /// bare result, whose last number the score would be).
