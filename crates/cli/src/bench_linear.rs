@@ -51,6 +51,7 @@ fn as_linear(trace: &Trace, result: f32, entries: &[u32]) -> TracedPosition {
         phase,
         scale: 1.0,
         offset: 0.0,
+        offset_end: 0.0,
         coeffs,
     }
 }

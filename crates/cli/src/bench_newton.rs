@@ -75,6 +75,7 @@ fn positions(space: &ParamSpace, n: usize) -> Vec<TracedPosition> {
                 phase: phase as f32,
                 scale: 1.0,
                 offset: 0.0,
+                offset_end: 0.0,
                 coeffs,
             }
         })

@@ -100,6 +100,7 @@ fn bench_positions(space: &ParamSpace, n: usize) -> Vec<TracedPosition> {
                 phase: (r(1) % 25) as f32 / 24.0,
                 scale: 1.0,
                 offset: 0.0,
+                offset_end: 0.0,
                 coeffs: (0..32)
                     .map(|k| {
                         Coef::Count((r(k + 2) % entries) as u32, [1.0, -1.0][(k % 2) as usize])

@@ -7,7 +7,10 @@
 //! file      = MAGIC, u32 header length, header JSON (the text form's first line), position*
 //! position  = u32 length of the rest of the record in bytes, f32 result, f32 phase,
 //!             f32 scale, f32 offset, f32 score (NaN: none), u32 coefficient count,
-//!             coefficient*
+//!             coefficient*, then when there are any: u32 inner sum count, inner*, then
+//!             when not zero: f32 fixed endgame part
+//! inner     = u32 term, f32 side, f32 middlegame offset, f32 endgame offset, u32
+//!             coefficient count, coefficient*
 //! coefficient = u32 tagged entry: the entry index in the low 30 bits, then by the top two
 //!             bits 00: i8 count | 01: f32 count | 10: f32 middlegame count, f32 endgame count
 //! ```
@@ -59,7 +62,7 @@ fn encode(p: &TracedPosition, buf: &mut Vec<u8>) {
         buf.extend_from_slice(&x.to_le_bytes());
     }
     encode_coeffs(&p.coeffs, buf);
-    if !p.inner.is_empty() {
+    if !p.inner.is_empty() || p.offset_end != 0.0 {
         buf.extend_from_slice(&(p.inner.len() as u32).to_le_bytes());
         for u in &p.inner {
             buf.extend_from_slice(&u.term.to_le_bytes());
@@ -68,6 +71,9 @@ fn encode(p: &TracedPosition, buf: &mut Vec<u8>) {
             }
             encode_coeffs(&u.coeffs, buf);
         }
+    }
+    if p.offset_end != 0.0 {
+        buf.extend_from_slice(&p.offset_end.to_le_bytes());
     }
 }
 
@@ -371,6 +377,14 @@ fn position(
             into.inner.push(inner_sum(c, tapered, terms)?);
         }
     }
+    into.offset_end = 0.0;
+    if c.at < c.bytes.len() {
+        let end = c.f32().ok_or_else(short)?;
+        if !(end.is_finite() && f64::from(end.abs()) <= OFFSET_BOUND) {
+            return Err(format!("offset_end {end} is beyond {OFFSET_BOUND}"));
+        }
+        into.offset_end = end;
+    }
     (into.result, into.phase, into.scale, into.offset) = (result, phase, scale, offset);
     into.score = score;
     Ok(())
@@ -528,6 +542,7 @@ mod tests {
                 phase: 0.25,
                 scale: 1.0,
                 offset: -3.5,
+                offset_end: 0.0,
                 coeffs: vec![
                     Coef::Count(0, 2.0),
                     Coef::Count(1, -0.5),
@@ -541,6 +556,7 @@ mod tests {
                 phase: 0.0,
                 scale: 0.5,
                 offset: 0.0,
+                offset_end: 12.5,
                 coeffs: vec![Coef::Split(1, 0.25, 0.75), Coef::Count(2, 300.0)],
             },
         ]
@@ -554,7 +570,10 @@ mod tests {
         assert_eq!((s, p), (space(), positions()));
         // Small whole counts take five bytes.
         let header = 8 + 4 + crate::text::header_line(&space()).len();
-        assert_eq!(bytes.len(), header + (28 + 5 + 8 + 5) + (28 + 12 + 8));
+        assert_eq!(
+            bytes.len(),
+            header + (28 + 5 + 8 + 5) + (28 + 12 + 8 + 4 + 4)
+        );
     }
 
     #[test]

@@ -3,18 +3,51 @@
 //! into centipawns through a shape: king safety's danger sum, squared in the middlegame and
 //! taken as it is in the endgame, both only when positive. A position gives each inner sum
 //! it has (per side where the engine keeps one per colour) with its counts, and the term's
-//! shapes say what the sum adds (`docs/trace-format.md`).
+//! shapes say what the sum adds (`docs/trace-format.md`). A complexity sum does not add to
+//! the endgame score but moves it toward or away from zero, never past it:
+//! `E + sign(E) · max(c, −|E|)`, the whole endgame score `E` of the position read there.
 
 use crate::space::ParamSpace;
 use crate::text::Coef;
 
+/// What a part does with its clamped sum `x`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Curve {
+    /// Adds `x`.
+    Linear,
+    /// Adds `x²`.
+    Square,
+    /// Moves the endgame score `E` by `sign(E) · max(x, −|E|)` (endgame parts only): the
+    /// complexity of Ethereal and its followers.
+    Complexity = 2,
+}
+
+impl Curve {
+    /// The name in a trace header.
+    pub fn name(self) -> &'static str {
+        match self {
+            Curve::Linear => "linear",
+            Curve::Square => "square",
+            Curve::Complexity => "complexity",
+        }
+    }
+
+    /// The curve named `name` in a trace header.
+    pub fn named(name: &str) -> Option<Curve> {
+        [Curve::Linear, Curve::Square, Curve::Complexity]
+            .into_iter()
+            .find(|c| c.name() == name)
+    }
+}
+
 /// How one part (middlegame or endgame) of an inner term turns its sum `x` into
 /// centipawns: `times · g(clamp(x, floor, ceiling))`, `g` the identity or the square,
-/// times the value of a plain parameter where one is named.
+/// times the value of a plain parameter where one is named. For a complexity part, that
+/// value is the complexity `c` the endgame score is moved by ([`Curve::Complexity`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Shape {
-    /// `g(x) = x²` (else `x`).
-    pub square: bool,
+    /// What the part does with its clamped sum.
+    pub curve: Curve,
     /// The sum is taken as at least this.
     pub floor: Option<f64>,
     /// The sum is taken as at most this.
@@ -41,15 +74,20 @@ impl Shape {
     /// `times · g(clamp(x))`, before any parameter factor.
     pub fn value(&self, x: f64) -> f64 {
         let c = self.clamped(x);
-        self.times * if self.square { c * c } else { c }
+        self.times
+            * if self.curve == Curve::Square {
+                c * c
+            } else {
+                c
+            }
     }
 
     /// The derivative of [`Shape::value`] in `x` (the right one at a bound).
     pub fn slope(&self, x: f64) -> f64 {
-        match (self.held(x), self.square) {
+        match (self.held(x), self.curve) {
             (true, _) => 0.0,
-            (false, true) => 2.0 * self.times * x,
-            (false, false) => self.times,
+            (false, Curve::Square) => 2.0 * self.times * x,
+            (false, _) => self.times,
         }
     }
 
@@ -74,6 +112,22 @@ impl InnerTerm {
     /// The two parts: the middlegame's, the endgame's.
     pub fn parts(&self) -> [Option<&Shape>; 2] {
         [self.mid.as_ref(), self.end.as_ref()]
+    }
+
+    /// Whether the term is a complexity: its endgame sum moves the endgame score.
+    pub fn is_complexity(&self) -> bool {
+        self.end
+            .as_ref()
+            .is_some_and(|s| s.curve == Curve::Complexity)
+    }
+}
+
+/// The endgame score `end` moved by the complexity `c`: toward zero by at most `|end|`, or
+/// away from it (`sign(end) · max(c, −|end|)` added; nothing at `end` = 0).
+pub fn complexity_moved(end: f64, c: f64) -> f64 {
+    match end == 0.0 {
+        true => end,
+        false => end + end.signum() * c.max(-end.abs()),
     }
 }
 
@@ -118,16 +172,45 @@ impl InnerSum {
         sums
     }
 
-    /// What the sum adds to the evaluation at real `values`, a position of phase `phase`
-    /// and endgame scale `scale`.
-    pub fn eval(&self, space: &ParamSpace, values: &[f64], phase: f64, scale: f64) -> f64 {
+    /// What each part of the sum gives at real `values` (side and factor applied, before
+    /// the taper): the middlegame's and the endgame's addition, or for a complexity the
+    /// complexity as the endgame's.
+    pub fn parts(&self, space: &ParamSpace, values: &[f64]) -> [f64; 2] {
         let term = &space.inner()[self.term as usize];
         let sums = self.sums(space, values);
-        let weights = [phase, (1.0 - phase) * scale];
-        let parts = term.parts().into_iter().zip(sums).zip(weights);
-        let added: f64 = parts
-            .filter_map(|((shape, x), w)| shape.map(|s| w * s.value(x) * s.factor(values)))
-            .sum();
-        f64::from(self.side) * added
+        let mut out = [0.0; 2];
+        for ((o, shape), x) in out.iter_mut().zip(term.parts()).zip(sums) {
+            if let Some(s) = shape {
+                *o = f64::from(self.side) * s.value(x) * s.factor(values);
+            }
+        }
+        out
     }
+}
+
+/// What the inner sums `sums` of a position add to its evaluation at real `values`, its
+/// phase `phase` and scale `scale`, `end` being the rest of the endgame part of its
+/// evaluation (what its endgame values and fixed endgame part add, taper applied): a
+/// complexity moves that part with the inner sums' endgame parts, its complexity tapered
+/// as they are.
+pub fn inner_eval(
+    sums: &[InnerSum],
+    space: &ParamSpace,
+    values: &[f64],
+    (phase, scale): (f64, f64),
+    end: f64,
+) -> f64 {
+    let taper = (1.0 - phase) * scale;
+    let (mut mid, mut added_end, mut complexity) = (0.0, 0.0, None::<f64>);
+    for u in sums {
+        let [m, e] = u.parts(space, values);
+        mid += m;
+        match space.inner()[u.term as usize].is_complexity() {
+            true => *complexity.get_or_insert(0.0) += e,
+            false => added_end += e,
+        }
+    }
+    let whole = end + taper * added_end;
+    let moved = complexity.map_or(whole, |c| complexity_moved(whole, taper * c));
+    phase * mid + moved - end
 }

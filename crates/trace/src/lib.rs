@@ -17,7 +17,7 @@ mod values_file;
 pub use binary::{
     is_binary, read_binary, read_space, read_trace, write_binary, BinaryTrace, MAGIC,
 };
-pub use inner::{InnerSum, InnerTerm, Shape};
+pub use inner::{complexity_moved, inner_eval, Curve, InnerSum, InnerTerm, Shape};
 pub use source::PositionSource;
 pub use space::{Param, ParamSpace, SpaceError, MAX_VALUES};
 pub use text::{

@@ -2,7 +2,7 @@
 //! position ([`PositionLine`]), read with the path of any field at fault and checked
 //! against the format's ranges and the header's entries.
 
-use crate::inner::{InnerSum, InnerTerm, Shape};
+use crate::inner::{Curve, InnerSum, InnerTerm, Shape};
 use crate::space::{Param, ParamSpace, MAX_VALUES};
 use crate::text::{Coef, Fault, TracedPosition, FORMAT, VERSION};
 use serde::de::{DeserializeOwned, Error as _, SeqAccess, Visitor};
@@ -30,7 +30,7 @@ struct InnerTermLine {
     end: Option<ShapeLine>,
 }
 
-/// One part's shape: `"linear"` or `"square"`, its clamp, its factors.
+/// One part's shape: `"linear"`, `"square"` or `"complexity"`, its clamp, its factors.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct ShapeLine {
     shape: Option<String>,
@@ -85,6 +85,8 @@ pub(crate) struct PositionLine {
     coeffs: Option<Vec<CoefLine>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     offset: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    offset_end: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     scale: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -357,7 +359,7 @@ impl ShapeLine {
     fn of(shape: &Shape, space: &ParamSpace) -> ShapeLine {
         let name = |slot: usize| space.value_name(slot).expect("a slot of the space");
         ShapeLine {
-            shape: Some(if shape.square { "square" } else { "linear" }.into()),
+            shape: Some(shape.curve.name().into()),
             floor: shape.floor,
             ceiling: shape.ceiling,
             times: (shape.times != 1.0).then_some(shape.times),
@@ -367,11 +369,8 @@ impl ShapeLine {
 
     /// The shape, checked.
     fn shape(self, space: &ParamSpace) -> Result<Shape, Fault> {
-        let square = match self.shape.as_deref() {
-            Some("square") => true,
-            Some("linear") => false,
-            _ => return Err(fault("shape", "must be \"linear\" or \"square\"")),
-        };
+        let curve = (self.shape.as_deref().and_then(Curve::named))
+            .ok_or_else(|| fault("shape", "must be \"linear\", \"square\" or \"complexity\""))?;
         let times_value = (self.times_param.as_deref())
             .map(|name| {
                 space.plain_slot(name).ok_or_else(|| {
@@ -383,7 +382,7 @@ impl ShapeLine {
             })
             .transpose()?;
         Ok(Shape {
-            square,
+            curve,
             floor: self.floor,
             ceiling: self.ceiling,
             times: self.times.unwrap_or(1.0),
@@ -450,6 +449,7 @@ impl PositionLine {
             phase: Some(p.phase.into()),
             coeffs: Some(coeffs.collect()),
             offset: (p.offset != 0.0).then_some(p.offset.into()),
+            offset_end: (p.offset_end != 0.0).then_some(p.offset_end.into()),
             scale: (p.scale != 1.0).then_some(p.scale.into()),
             score: p.score.map(f64::from),
             inner: (!p.inner.is_empty()).then(|| p.inner.iter().map(InnerLine::of).collect()),
@@ -471,6 +471,13 @@ impl PositionLine {
             offset: number(
                 self.offset,
                 "offset",
+                Some(0.0),
+                -OFFSET_BOUND,
+                OFFSET_BOUND,
+            )? as f32,
+            offset_end: number(
+                self.offset_end,
+                "offset_end",
                 Some(0.0),
                 -OFFSET_BOUND,
                 OFFSET_BOUND,

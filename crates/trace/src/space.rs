@@ -173,6 +173,15 @@ impl ParamSpace {
             if t.mid.is_none() && t.end.is_none() {
                 return Err(bad("needs a mid or an end part"));
             }
+            let complexity = |s: &Option<crate::inner::Shape>| {
+                s.as_ref()
+                    .is_some_and(|s| s.curve == crate::inner::Curve::Complexity)
+            };
+            if complexity(&t.mid) || (t.is_complexity() && t.mid.is_some()) {
+                return Err(bad(
+                    "a complexity moves the endgame score: it is an end part, alone",
+                ));
+            }
             for shape in t.parts().into_iter().flatten() {
                 let finite = [Some(shape.times), shape.floor, shape.ceiling];
                 if !finite.iter().flatten().all(|x| x.is_finite()) {

@@ -1,7 +1,7 @@
 //! The text form of the trace format: one JSON object a line, the header first
 //! (`docs/trace-format.md`). A script in any language can write it.
 
-use crate::inner::InnerSum;
+use crate::inner::{inner_eval, InnerSum};
 use crate::lines::{parse, HeaderLine, PositionLine};
 use crate::space::ParamSpace;
 use std::io::{BufRead, Write};
@@ -40,6 +40,9 @@ pub struct TracedPosition {
     pub scale: f32,
     /// The part of the evaluation that is not tuned, centipawns from White's view.
     pub offset: f32,
+    /// The part of the endgame score that is not tuned (tapered as an endgame value, and
+    /// part of the endgame score a complexity moves).
+    pub offset_end: f32,
     /// The coefficients.
     pub coeffs: Vec<Coef>,
     /// The inner sums (`crate::InnerSum`), for an evaluation that has inner terms.
@@ -51,6 +54,8 @@ impl TracedPosition {
     pub fn eval(&self, space: &ParamSpace, values: &[i32]) -> f64 {
         let (p, s) = (f64::from(self.phase), f64::from(self.scale));
         let mut sum = f64::from(self.offset);
+        // The endgame part: what endgame values and the fixed endgame part add.
+        let mut end = (1.0 - p) * s * f64::from(self.offset_end);
         for c in &self.coeffs {
             let (entry, mid_weight, end_weight) = match *c {
                 Coef::Count(i, n) => (i, f64::from(n) * p, f64::from(n) * (1.0 - p)),
@@ -59,20 +64,19 @@ impl TracedPosition {
             let Some((param, at)) = space.entry(entry as usize) else {
                 continue;
             };
-            sum += match (param.tapered, *c) {
-                (false, Coef::Count(_, n)) => f64::from(n) * f64::from(values[at]),
+            match (param.tapered, *c) {
+                (false, Coef::Count(_, n)) => sum += f64::from(n) * f64::from(values[at]),
                 _ => {
-                    mid_weight * f64::from(values[at]) + s * end_weight * f64::from(values[at + 1])
+                    sum += mid_weight * f64::from(values[at]);
+                    end += s * end_weight * f64::from(values[at + 1]);
                 }
-            };
+            }
         }
         if !self.inner.is_empty() {
             let real: Vec<f64> = values.iter().map(|&v| f64::from(v)).collect();
-            sum += (self.inner.iter())
-                .map(|u| u.eval(space, &real, p, s))
-                .sum::<f64>();
+            sum += inner_eval(&self.inner, space, &real, (p, s), end);
         }
-        sum
+        sum + end
     }
 }
 

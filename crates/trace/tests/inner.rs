@@ -91,7 +91,12 @@ fn broken_inner_terms_name_the_line_and_field() {
         (
             header.replace(r#""shape": "square""#, r#""shape": "cube""#),
             one_line(POSITION),
-            "t.jsonl:1: inner[0].mid.shape: must be \"linear\" or \"square\"",
+            "t.jsonl:1: inner[0].mid.shape: must be \"linear\", \"square\" or \"complexity\"",
+        ),
+        (
+            header.replace(r#""shape": "square""#, r#""shape": "complexity""#),
+            one_line(POSITION),
+            "t.jsonl:1: inner: inner term \"king_safety\": a complexity moves the endgame score",
         ),
         (
             header.replace(
@@ -139,4 +144,70 @@ fn the_documented_example_evaluates_as_the_page_works_it_through() {
     let eval = positions[0].eval(&space, &space.defaults());
     assert!((eval - 9.65625).abs() < 1e-9, "{eval}");
     assert!(section.contains("evaluates `−21.125 + 30.78 = 9.66` centipawns"));
+}
+
+/// The page's complexity example: the header and the position, one line each.
+fn complexity_example() -> String {
+    let page = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/trace-format.md"),
+    )
+    .unwrap();
+    let section = &page[page.find("### Complexity").unwrap()..];
+    let block = &section[section.find("```json\n").unwrap() + 8..];
+    let block = &block[..block.find("```").unwrap()];
+    let (header, position) = block.split_at(block.find("\n{\"result\"").unwrap());
+    format!("{}\n{}\n", one_line(header), one_line(position.trim()))
+}
+
+#[test]
+fn a_complexity_moves_the_endgame_score_as_the_page_works_it_through() {
+    let text = complexity_example();
+    let (space, positions) = read(&text).unwrap();
+    let p = &positions[0];
+    let mut values = space.defaults();
+    // E = −20 + 110 = 90, c = 6·8 + 40 − 110 = −22: E becomes 68.
+    assert!((p.eval(&space, &values) - 73.5).abs() < 1e-9);
+    // c = 48 + 40 − 200 = −112 is beyond −|E|: the endgame score is held at 0.
+    values[4] = -200;
+    assert!((p.eval(&space, &values) - 0.25 * 90.0).abs() < 1e-9);
+    // A positive complexity pushes E away from zero; with E negative, further down.
+    values[4] = 100;
+    values[1] = -200;
+    let e: f64 = -20.0 - 200.0;
+    let c = 6.0 * 8.0 + 40.0 + 100.0;
+    let want = 0.25 * 90.0 + 0.75 * (e - c);
+    assert!((p.eval(&space, &values) - want).abs() < 1e-9);
+    // It reads back from either form, its fixed endgame part included.
+    assert_eq!(p.offset_end, -20.0);
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("t.bin");
+    let mut bytes = Vec::new();
+    write_binary(&mut bytes, &space, &positions).unwrap();
+    std::fs::write(&bin, bytes).unwrap();
+    assert_eq!(
+        read_binary(&bin).unwrap(),
+        (space.clone(), positions.clone())
+    );
+    let mut written = Vec::new();
+    write_trace(&mut written, &space, &positions).unwrap();
+    assert_eq!(
+        read(&String::from_utf8(written).unwrap()).unwrap(),
+        (space, positions)
+    );
+}
+
+#[test]
+fn a_complexity_is_an_end_part_alone() {
+    let text = complexity_example();
+    let with_mid = text.replacen(
+        r#""end": {"shape": "complexity"}"#,
+        r#""mid": {"shape": "linear"}, "end": {"shape": "complexity"}"#,
+        1,
+    );
+    assert_ne!(with_mid, text);
+    let err = read(&with_mid).unwrap_err();
+    assert!(
+        err.contains("a complexity moves the endgame score: it is an end part, alone"),
+        "{err}"
+    );
 }

@@ -29,9 +29,8 @@
 //!             score: None,
 //!             phase: 1.0,
 //!             scale: 1.0,
-//!             offset: 0.0,
 //!             coeffs: vec![Coef::Count(0, *pawns as f32)],
-//!             inner: Vec::new(),
+//!             ..TracedPosition::default()
 //!         }
 //!     }
 //! }
@@ -57,9 +56,10 @@ use std::sync::atomic::AtomicBool;
 use texel_trace::{ParamSpace, TracedPosition};
 
 /// An evaluation a Rust engine lets the tuner see: its parameters, and what each one
-/// contributes to a position's evaluation. The evaluation must be linear in its
-/// parameters, as a hand-crafted evaluation's sum of terms is: `offset + Σ coefficient ·
-/// value`, tapered values weighted by the phase (`docs/trace-format.md`).
+/// contributes to a position's evaluation: `offset + Σ coefficient · value`, tapered values
+/// weighted by the phase, and where the evaluation is not linear (king safety's clamped
+/// square, a part weighed by a parameter, a complexity moving the endgame score) the inner
+/// sums the space's inner terms declare (`docs/trace-format.md`).
 pub trait Traceable: Sync {
     /// What the engine evaluates: its board type, or anything that stands for a position.
     type Position: Sync;

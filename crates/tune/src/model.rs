@@ -88,6 +88,18 @@ pub trait Model: Jacobian + Send + Sync + Sized {
         None
     }
 
+    /// Whether `slot` is an endgame value: one a complexity of the composition reads
+    /// through the endgame part (false for models without one).
+    fn end_slot(&self, _slot: usize) -> bool {
+        false
+    }
+
+    /// The endgame part of position `i`'s evaluation its linear entries add at the cached
+    /// values (what a complexity reads beside the inner sums; 0 for models without one).
+    fn linear_end(&self, _i: usize) -> f64 {
+        0.0
+    }
+
     /// How each position's unrounded evaluation moves under `mv`, for every position it
     /// moves: (position, centipawns), positions rising. For a [`Model::linear`] slot this is
     /// its Jacobian column times `mv.delta`; models override it for the others (the exact

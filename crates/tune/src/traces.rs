@@ -53,7 +53,7 @@ fn fold_space(mut h: Fingerprint, space: &ParamSpace) -> Fingerprint {
                 h = h.u64(x.map_or(u64::MAX, f64::to_bits));
             }
             h = h
-                .u64(u64::from(s.square))
+                .u64(s.curve as u64)
                 .u64(s.times_value.map_or(u64::MAX, |v| v as u64));
         }
     }

@@ -56,6 +56,7 @@ fn positions(n: usize, seed: u64) -> Vec<TracedPosition> {
                 phase: draw(&mut s, 25) as f32 / 24.0,
                 scale: [1.0, 0.5, 0.75][draw(&mut s, 3) as usize],
                 offset: draw(&mut s, 201) as f32 - 100.0,
+                offset_end: 0.0,
                 coeffs,
             }
         })

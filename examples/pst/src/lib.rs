@@ -163,13 +163,11 @@ impl Traceable for PstEval {
             coeffs.push(Coef::Count(entry as u32, count));
         }
         TracedPosition {
-            inner: Vec::new(),
             result: 0.5,
-            score: None,
             phase: phase(pos),
             scale: 1.0,
-            offset: 0.0,
             coeffs,
+            ..TracedPosition::default()
         }
     }
 }

@@ -122,6 +122,7 @@ impl LinearDataset {
             offsets,
             tapers: tapers.chunks_exact(2).map(|t| [t[0], t[1]]).collect(),
             sums: vec![Sums::default(); n],
+            free_end: Vec::new(),
             blocks,
             inner,
         })

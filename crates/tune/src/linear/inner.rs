@@ -1,12 +1,53 @@
 //! A trace's inner sums in a dataset (`texel_trace::InnerSum`): every position's sums, kept
 //! at the current values, and what their shapes add to its evaluation. A value an inner sum
 //! counts (or a shape multiplies by) is not linear: its probes and moves recompute the sums
-//! it touches exactly, and Newton moves it by secants of exact probes as it does texel's own
-//! curves.
+//! it touches exactly, and Newton differentiates through them (`crate::newton::chain`). A
+//! complexity moves the whole endgame part of a position's evaluation, so what it adds is
+//! settled only with the linear endgame part ([`Added::with`]).
 
 use super::form::{list, put};
 use std::io::{self, Read, Write};
-use texel_trace::{InnerTerm, ParamSpace, TracedPosition};
+use texel_trace::{complexity_moved, InnerTerm, ParamSpace, TracedPosition};
+
+/// What a position's inner sums give at some values: their addition to the evaluation
+/// (complexity aside), its endgame part with the position's fixed endgame part, and the
+/// position's complexity (tapered) when it has one.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub(crate) struct Added {
+    all: f64,
+    end: f64,
+    complexity: Option<f64>,
+}
+
+impl Added {
+    /// What the sums add to an evaluation whose linear entries' endgame part is
+    /// `linear_end`: their addition, and the complexity's move of the whole endgame part.
+    #[inline]
+    pub(crate) fn with(&self, linear_end: f64) -> f64 {
+        match self.complexity {
+            None => self.all,
+            Some(c) => {
+                let end = linear_end + self.end;
+                self.all + complexity_moved(end, c) - end
+            }
+        }
+    }
+
+    /// At `linear_end` (see [`Added::with`]): the factor of every endgame derivative (0 where
+    /// the complexity holds the endgame part at zero, else 1), and the derivative in the
+    /// complexity (the endgame part's sign where the complexity moves it freely).
+    fn gates(&self, linear_end: f64) -> (f64, f64) {
+        let Some(c) = self.complexity else {
+            return (1.0, 0.0);
+        };
+        let end = linear_end + self.end;
+        match (end == 0.0, c < -end.abs()) {
+            (true, _) => (1.0, 0.0),
+            (false, true) => (0.0, 0.0),
+            (false, false) => (1.0, end.signum()),
+        }
+    }
+}
 
 /// One count of a value in an inner sum: the sum (instance), its part, the count.
 #[derive(Copy, Clone, Debug)]
@@ -34,8 +75,9 @@ pub struct Inner {
     /// Per value slot: the counts of it, and the terms a part of which it multiplies.
     counts: Vec<Vec<Count>>,
     factor_of: Vec<Vec<(u32, u8)>>,
-    /// Per position: what its sums add to its evaluation now.
-    added: Vec<f64>,
+    /// Per position: its fixed endgame part (tapered), and what its sums give now.
+    end_offset: Vec<f64>,
+    added: Vec<Added>,
 }
 
 impl Inner {
@@ -88,7 +130,9 @@ impl Inner {
             }
         }
         self.first.push(self.position.len() as u32);
-        self.added.push(0.0);
+        self.end_offset
+            .push((1.0 - phase) * scale * f64::from(p.offset_end));
+        self.added.push(Added::default());
     }
 
     /// Appends `other`, whose positions follow these.
@@ -108,7 +152,14 @@ impl Inner {
                 ..c
             }));
         }
+        self.end_offset.extend(other.end_offset);
         self.added.extend(other.added);
+    }
+
+    /// Whether a term is a complexity: every endgame value then moves the evaluation
+    /// through it, not linearly.
+    pub(crate) fn has_complexity(&self) -> bool {
+        self.terms.iter().any(InnerTerm::is_complexity)
     }
 
     /// Whether the evaluation is linear in `slot`: no sum counts it, no shape multiplies
@@ -117,21 +168,24 @@ impl Inner {
         !self.is_used() || (self.counts[slot].is_empty() && self.factor_of[slot].is_empty())
     }
 
-    /// What position `i`'s sums add to its evaluation now.
+    /// What position `i`'s sums give now.
     #[inline]
-    pub(crate) fn added(&self, i: usize) -> f64 {
-        self.added.get(i).copied().unwrap_or(0.0)
+    pub(crate) fn added(&self, i: usize) -> Added {
+        self.added.get(i).copied().unwrap_or_default()
     }
 
-    /// What sum `k` adds at sums `sums`, `value` giving each slot's value.
-    fn contribution(&self, k: usize, sums: [f64; 2], value: impl Fn(usize) -> f64) -> f64 {
+    /// What each part of sum `k` gives at sums `sums` (tapered), `value` giving each slot's
+    /// value.
+    fn contribution(&self, k: usize, sums: [f64; 2], value: impl Fn(usize) -> f64) -> [f64; 2] {
         let term = &self.terms[self.term[k] as usize];
+        let mut out = [0.0; 2];
         let parts = term.parts().into_iter().zip(sums).zip(self.weight[k]);
-        parts
-            .filter_map(|((shape, x), w)| {
-                shape.map(|s| w * s.value(x) * s.times_value.map_or(1.0, &value))
-            })
-            .sum()
+        for (o, ((shape, x), w)) in out.iter_mut().zip(parts) {
+            if let Some(s) = shape {
+                *o = w * s.value(x) * s.times_value.map_or(1.0, &value);
+            }
+        }
+        out
     }
 
     /// Every sum, `value` giving each slot's value.
@@ -154,18 +208,36 @@ impl Inner {
         let value = |slot: usize| f64::from(values[slot]);
         self.sums = self.sums_with(value);
         for i in 0..self.added.len() {
-            self.added[i] = self.position_added(i, &self.sums, value);
+            self.added[i] = self.position_added(i, |k| self.sums[k], value);
         }
     }
 
-    /// What position `i`'s sums add, each sum as in `sums`, `value` giving each slot's value.
-    fn position_added(&self, i: usize, sums: &[[f64; 2]], value: impl Fn(usize) -> f64) -> f64 {
-        let range = self.first[i] as usize..self.first[i + 1] as usize;
-        range.map(|k| self.contribution(k, sums[k], &value)).sum()
+    /// What position `i`'s sums give, sum `k` being `sum(k)`, `value` giving each slot's
+    /// value.
+    fn position_added(
+        &self,
+        i: usize,
+        sum: impl Fn(usize) -> [f64; 2],
+        value: impl Fn(usize) -> f64,
+    ) -> Added {
+        let mut added = Added {
+            end: self.end_offset[i],
+            ..Added::default()
+        };
+        for k in self.first[i] as usize..self.first[i + 1] as usize {
+            let [mid, end] = self.contribution(k, sum(k), &value);
+            if self.terms[self.term[k] as usize].is_complexity() {
+                *added.complexity.get_or_insert(0.0) += end;
+            } else {
+                added.all += mid + end;
+                added.end += end;
+            }
+        }
+        added
     }
 
-    /// The sums `slot` moving by `delta` changes, with their new sums; and whether the move
-    /// changes a factor (then every sum of the terms it multiplies changes).
+    /// The sums `slot` moving by `delta` changes (those that count it), with their new sums,
+    /// sums rising.
     fn moved_sums(&self, slot: usize, delta: i32) -> Vec<(usize, [f64; 2])> {
         let mut moved: Vec<(usize, [f64; 2])> = Vec::new();
         for c in &self.counts[slot] {
@@ -179,37 +251,25 @@ impl Inner {
         moved
     }
 
-    /// How each position's inner addition changes if `slot` moves by `delta` from `values`:
-    /// (position, change), positions rising, none twice.
-    pub(super) fn changes(&self, values: &[i32], slot: usize, delta: i32) -> Vec<(u32, f64)> {
+    /// What the sums of every position they touch give if `slot` moves by `delta` from
+    /// `values`: (position, what they give then), positions rising, none twice.
+    pub(super) fn changes(&self, values: &[i32], slot: usize, delta: i32) -> Vec<(u32, Added)> {
         if self.linear(slot) {
             return Vec::new();
         }
-        let now = |s: usize| f64::from(values[s]);
-        let after = |s: usize| now(s) + if s == slot { f64::from(delta) } else { 0.0 };
-        let mut out: Vec<(u32, f64)> = Vec::new();
-        for (k, sums) in self.moved_sums(slot, delta) {
-            let change =
-                self.contribution(k, sums, after) - self.contribution(k, self.sums[k], now);
-            out.push((self.position[k], change));
-        }
-        for &(term, _) in &self.factor_of[slot] {
-            for k in (0..self.term.len()).filter(|&k| self.term[k] == term) {
-                // Sums the counts moved are counted above with both changes.
-                if self.counts[slot].iter().any(|c| c.instance as usize == k) {
-                    continue;
-                }
-                let change = self.contribution(k, self.sums[k], after)
-                    - self.contribution(k, self.sums[k], now);
-                out.push((self.position[k], change));
-            }
-        }
-        super::merged(&mut out);
-        out
+        let moved = self.moved_sums(slot, delta);
+        let after = |s: usize| f64::from(values[s] + if s == slot { delta } else { 0 });
+        let sum = |k: usize| match moved.binary_search_by_key(&k, |m| m.0) {
+            Ok(at) => moved[at].1,
+            Err(_) => self.sums[k],
+        };
+        (self.positions_of(slot).into_iter())
+            .map(|i| (i, self.position_added(i as usize, sum, after)))
+            .collect()
     }
 
-    /// Moves `slot` by `delta` from `values` for good: the sums it counts in, and the
-    /// additions of every position whose sums change; returns those positions.
+    /// Moves `slot` by `delta` from `values` for good: the sums it counts in, and what the
+    /// sums of every position they touch give; returns those positions.
     pub(super) fn apply(&mut self, values: &[i32], slot: usize, delta: i32) -> Vec<u32> {
         if self.linear(slot) {
             return Vec::new();
@@ -218,9 +278,8 @@ impl Inner {
         for (k, sums) in self.moved_sums(slot, delta) {
             self.sums[k] = sums;
         }
-        let after = |s: usize| f64::from(values[s] + if s == slot { delta } else { 0 });
-        for &(i, _) in &touched {
-            self.added[i as usize] = self.position_added(i as usize, &self.sums, after);
+        for &(i, added) in &touched {
+            self.added[i as usize] = added;
         }
         touched.iter().map(|c| c.0).collect()
     }
@@ -260,6 +319,7 @@ impl Inner {
                 out.sums.push(self.sums[k]);
             }
             out.first.push(out.position.len() as u32);
+            out.end_offset.push(self.end_offset[i]);
             out.added.push(self.added[i]);
         }
         for (mine, theirs) in out.counts.iter_mut().zip(&self.counts) {
@@ -280,7 +340,8 @@ impl Inner {
         let counts: usize = self.counts.iter().map(|c| 12 * c.capacity()).sum();
         per_sum * self.position.capacity()
             + 4 * self.first.capacity()
-            + 8 * self.added.capacity()
+            + 8 * self.end_offset.capacity()
+            + std::mem::size_of::<Added>() * self.added.capacity()
             + counts
     }
 }
@@ -298,6 +359,7 @@ impl Inner {
         put(out, &flat(&self.weight), f64::to_le_bytes)?;
         put(out, &flat(&self.offset), f64::to_le_bytes)?;
         put(out, &self.first, u32::to_le_bytes)?;
+        put(out, &self.end_offset, f64::to_le_bytes)?;
         let starts: Vec<u32> = (self.counts.iter())
             .scan(0u32, |at, c| {
                 *at += c.len() as u32;
@@ -329,7 +391,7 @@ impl Inner {
         let mut inner = Inner::new(space);
         inner.position = list(input, u32::from_le_bytes)?;
         if !inner.is_used() {
-            inner.added = vec![0.0; n];
+            inner.added = vec![Added::default(); n];
             return Ok(inner);
         }
         let pairs = |flat: Vec<f64>| -> Vec<[f64; 2]> {
@@ -339,6 +401,7 @@ impl Inner {
         inner.weight = pairs(list(input, f64::from_le_bytes)?);
         inner.offset = pairs(list(input, f64::from_le_bytes)?);
         inner.first = list(input, u32::from_le_bytes)?;
+        inner.end_offset = list(input, f64::from_le_bytes)?;
         let starts: Vec<u32> = list(input, u32::from_le_bytes)?;
         let instances: Vec<u32> = list(input, u32::from_le_bytes)?;
         let parts: Vec<u8> = list(input, |b: [u8; 1]| b[0])?;
@@ -348,6 +411,7 @@ impl Inner {
             && inner.weight.len() == sums
             && inner.offset.len() == sums
             && inner.first.len() == n + 1
+            && inner.end_offset.len() == n
             && starts.len() == inner.counts.len()
             && starts.last().map_or(0, |&s| s as usize) == instances.len()
             && parts.len() == instances.len()
@@ -369,22 +433,38 @@ impl Inner {
             from = range.end;
         }
         inner.sums = inner.offset.clone();
-        inner.added = vec![0.0; n];
+        inner.added = vec![Added::default(); n];
         Ok(inner)
     }
 }
 
-/// The inner sums at real values: each sum, what each position's sums add, and the values.
+/// The inner sums at real values: each sum, what each position's sums give, the values,
+/// and for a complexity each position's endgame factors there ([`Added::gates`]).
 pub(crate) struct InnerPoint {
     sums: Vec<[f64; 2]>,
-    added: Vec<f64>,
+    added: Vec<Added>,
     real: Vec<f64>,
+    gates: Vec<(f64, f64)>,
 }
 
 impl InnerPoint {
-    /// What position `i`'s sums add at this point.
-    pub(crate) fn added(&self, i: usize) -> f64 {
-        self.added[i]
+    /// What position `i`'s sums add at this point, its linear entries' endgame part being
+    /// `linear_end`.
+    pub(crate) fn added(&self, i: usize, linear_end: f64) -> f64 {
+        self.added[i].with(linear_end)
+    }
+
+    /// Settles the complexity's derivatives: each position's linear entries' endgame part
+    /// at this point is `linear_end(i)`.
+    pub(crate) fn settle(&mut self, linear_end: impl Fn(usize) -> f64) {
+        self.gates = (self.added.iter().enumerate())
+            .map(|(i, a)| a.gates(linear_end(i)))
+            .collect();
+    }
+
+    /// The factor of position `i`'s endgame derivatives (1 before [`InnerPoint::settle`]).
+    pub(crate) fn end_gate(&self, i: usize) -> f64 {
+        self.gates.get(i).map_or(1.0, |g| g.0)
     }
 }
 
@@ -394,12 +474,24 @@ impl Inner {
         let value = |slot: usize| real[slot];
         let sums = self.sums_with(value);
         let added = (0..self.added.len())
-            .map(|i| self.position_added(i, &sums, value))
+            .map(|i| self.position_added(i, |k| sums[k], value))
             .collect();
         InnerPoint {
             sums,
             added,
             real: real.to_vec(),
+            gates: Vec::new(),
+        }
+    }
+
+    /// The factor of a derivative of sum `k`'s part `part` at `point`: a complexity's is
+    /// the endgame part's sign there, any other endgame part's the position's endgame gate.
+    fn gate(&self, point: &InnerPoint, k: usize, part: usize) -> f64 {
+        let i = self.position[k] as usize;
+        match (part, self.terms[self.term[k] as usize].is_complexity()) {
+            (0, _) => 1.0,
+            (_, true) => point.gates.get(i).map_or(0.0, |g| g.1),
+            (_, false) => point.end_gate(i),
         }
     }
 
@@ -422,7 +514,8 @@ impl Inner {
             if let Some(shape) = term.parts()[part] {
                 let x = point.sums[k][part];
                 let d = self.weight[k][part] * shape.slope(x) * shape.factor(&point.real);
-                out.push((self.position[k] as usize, d * f64::from(c.count)));
+                let gate = self.gate(point, k, part);
+                out.push((self.position[k] as usize, gate * d * f64::from(c.count)));
             }
         }
         for &(t, part) in &self.factor_of[slot] {
@@ -430,7 +523,7 @@ impl Inner {
             let shape = self.terms[t as usize].parts()[part].expect("a part with a factor");
             for k in (sums.start as usize..sums.end as usize).filter(|&k| self.term[k] == t) {
                 let d = self.weight[k][part] * shape.value(point.sums[k][part]);
-                out.push((self.position[k] as usize, d));
+                out.push((self.position[k] as usize, self.gate(point, k, part) * d));
             }
         }
     }

@@ -237,9 +237,11 @@ impl<X> BlockPart<X> {
                 inner.add(space, p);
             }
             targets.push(label(p));
-            offsets.push(p.offset);
             let phase = f64::from(p.phase);
-            tapers.push([phase, (1.0 - phase) * f64::from(p.scale)]);
+            let end = (1.0 - phase) * f64::from(p.scale);
+            // Kept as 32-bit floats, formed in 64 bits.
+            offsets.push((f64::from(p.offset) + end * f64::from(p.offset_end)) as f32);
+            tapers.push([phase, end]);
             extras.push(extra(p));
         })?;
         Ok(BlockPart {
@@ -266,6 +268,9 @@ pub struct LinearDataset {
     tapers: Vec<[f64; 2]>,
     /// Each position's sums under the current values.
     sums: Vec<Sums>,
+    /// Where a complexity reads the endgame part: each position's weighted endgame values
+    /// (the part of `sums.free` they give); empty otherwise.
+    free_end: Vec<f64>,
     blocks: Vec<Block>,
     /// The positions' inner sums, when the trace has inner terms.
     inner: Inner,
@@ -286,8 +291,8 @@ struct Sums {
 enum Step {
     /// A whole count of a middlegame, endgame or plain value.
     Count(Part, i64),
-    /// A weight.
-    Weight(f64),
+    /// A weight of a middlegame, endgame or plain value.
+    Weight(Part, f64),
 }
 
 impl Sums {
@@ -298,9 +303,21 @@ impl Sums {
             Step::Count(Part::Mid, c) => self.mid += c * i64::from(delta),
             Step::Count(Part::End, c) => self.end += c * i64::from(delta),
             Step::Count(Part::Plain, c) => self.plain += c * i64::from(delta),
-            Step::Weight(w) => self.free += w * f64::from(delta),
+            Step::Weight(_, w) => self.free += w * f64::from(delta),
         }
         self
+    }
+}
+
+impl Step {
+    /// How much the step moves the endgame values' weighted part (what a complexity reads
+    /// beside the whole counts) per unit of the value.
+    #[inline]
+    fn end_weight(self) -> f64 {
+        match self {
+            Step::Weight(Part::End, w) => w,
+            _ => 0.0,
+        }
     }
 }
 
@@ -348,6 +365,7 @@ impl LinearDataset {
             offsets: Vec::with_capacity(n),
             tapers: Vec::with_capacity(n),
             sums: vec![Sums::default(); n],
+            free_end: Vec::new(),
             blocks: Vec::with_capacity(parts.len()),
             inner: Inner::new(space),
         };
@@ -377,6 +395,7 @@ impl LinearDataset {
         4 * (self.targets.capacity() + self.offsets.capacity())
             + 16 * self.tapers.capacity()
             + std::mem::size_of::<Sums>() * self.sums.capacity()
+            + 8 * self.free_end.capacity()
             + self.blocks.iter().map(Block::memory_bytes).sum::<usize>()
             + self.inner.memory_bytes()
     }
@@ -395,12 +414,54 @@ impl LinearDataset {
     /// The evaluation of position `i` with sums `s`.
     #[inline]
     fn value(&self, i: usize, s: Sums) -> f64 {
+        match self.inner.is_used() {
+            true => self.value_with(i, (s, self.free_end(i)), self.inner.added(i)),
+            false => self.linear_value(i, s),
+        }
+    }
+
+    /// Position `i`'s weighted endgame values now (see `free_end`).
+    #[inline]
+    fn free_end(&self, i: usize) -> f64 {
+        self.free_end.get(i).copied().unwrap_or(0.0)
+    }
+
+    /// What the linear entries and the fixed part give position `i` with sums `s`.
+    #[inline]
+    fn linear_value(&self, i: usize, s: Sums) -> f64 {
         let [m, e] = self.tapers[i];
         let o = f64::from(self.offsets[i]);
-        o + m * s.mid as f64 + e * s.end as f64 + s.plain as f64 + s.free + self.inner.added(i)
+        o + m * s.mid as f64 + e * s.end as f64 + s.plain as f64 + s.free
+    }
+
+    /// The evaluation of position `i` with sums `s`, weighted endgame values `free_end`,
+    /// and what its inner sums give `added`.
+    #[inline]
+    fn value_with(&self, i: usize, (s, free_end): (Sums, f64), added: inner::Added) -> f64 {
+        let end = self.tapers[i][1] * s.end as f64;
+        self.linear_value(i, s) + added.with(end + free_end)
+    }
+
+    /// The endgame part of position `i`'s evaluation that its linear entries add now.
+    fn linear_end(&self, i: usize) -> f64 {
+        self.tapers[i][1] * self.sums[i].end as f64 + self.free_end(i)
     }
 
     /// The sums of the positions of `block` under `values`, from scratch.
+    /// The weighted endgame values of the positions of `block` under `values` (see
+    /// `free_end`), from scratch.
+    fn block_free_end(&self, block: &Block, values: &[i32]) -> Vec<f64> {
+        let mut free_end = vec![0f64; block.len as usize];
+        let ends = (self.layout.slots.iter().enumerate()).filter(|(_, s)| s.1 == Part::End);
+        for (slot, _) in ends.filter(|&(slot, _)| values[slot] != 0) {
+            let (pos, weight) = block.weights.get(slot);
+            for (&p, &w) in pos.iter().zip(weight) {
+                free_end[usize::from(p)] += f64::from(w) * f64::from(values[slot]);
+            }
+        }
+        free_end
+    }
+
     fn block_sums(&self, block: &Block, values: &[i32]) -> Vec<Sums> {
         let n = block.len as usize;
         // A tapered entry's two values move together: one packed multiply-add for both.
@@ -447,7 +508,7 @@ impl LinearDataset {
         }
         let (pos, weight) = block.weights.get(slot);
         for (&p, &w) in pos.iter().zip(weight) {
-            f(first + usize::from(p), Step::Weight(f64::from(w)));
+            f(first + usize::from(p), Step::Weight(part, f64::from(w)));
         }
     }
 
@@ -470,7 +531,7 @@ impl LinearDataset {
             Step::Count(Part::Mid, c) => c as f64 * self.tapers[i][0],
             Step::Count(Part::End, c) => c as f64 * self.tapers[i][1],
             Step::Count(Part::Plain, c) => c as f64,
-            Step::Weight(w) => w,
+            Step::Weight(_, w) => w,
         }
     }
 }
@@ -479,6 +540,9 @@ impl LinearDataset {
     /// How each position's unrounded evaluation changes if `slot` moves by `delta` from
     /// `values`: (position, change), positions rising, none twice.
     fn eval_changes(&self, values: &[i32], slot: usize, delta: i32) -> Vec<(u32, f64)> {
+        if self.inner.has_complexity() {
+            return self.exact_changes(values, slot, delta);
+        }
         let mut out = Vec::new();
         for block in &self.blocks {
             self.for_slot(block, slot, |i, step| {
@@ -486,10 +550,52 @@ impl LinearDataset {
             });
         }
         if !self.inner.linear(slot) {
-            out.extend(self.inner.changes(values, slot, delta));
+            let now = |i: u32| self.inner.added(i as usize).with(0.0);
+            let inner = self.inner.changes(values, slot, delta).into_iter();
+            out.extend(inner.map(|(i, a)| (i, a.with(0.0) - now(i))));
             merged(&mut out);
         }
         out
+    }
+
+    /// [`LinearDataset::eval_changes`] where a complexity reads the endgame part: each
+    /// position's evaluation with its sums and inner sums moved, less the one now.
+    fn exact_changes(&self, values: &[i32], slot: usize, delta: i32) -> Vec<(u32, f64)> {
+        let mut steps: Vec<(usize, Step)> = Vec::new();
+        for block in &self.blocks {
+            self.for_slot(block, slot, |i, step| steps.push((i, step)));
+        }
+        steps.sort_by_key(|m| m.0);
+        let mut sums: Vec<(usize, (Sums, f64))> = Vec::with_capacity(steps.len());
+        let moved = |(s, end): (Sums, f64), step: Step| {
+            (
+                s.moved(step, delta),
+                end + step.end_weight() * f64::from(delta),
+            )
+        };
+        for (i, step) in steps {
+            match sums.last_mut() {
+                Some(last) if last.0 == i => last.1 = moved(last.1, step),
+                _ => sums.push((i, moved((self.sums[i], self.free_end(i)), step))),
+            }
+        }
+        let inner = self.inner.changes(values, slot, delta);
+        let positions = sums
+            .iter()
+            .map(|s| s.0 as u32)
+            .chain(inner.iter().map(|c| c.0));
+        let mut positions: Vec<u32> = positions.collect();
+        positions.sort_unstable();
+        positions.dedup();
+        let change = |i: u32| {
+            let at = i as usize;
+            let s = (sums.binary_search_by_key(&at, |s| s.0))
+                .map_or((self.sums[at], self.free_end(at)), |k| sums[k].1);
+            let added = (inner.binary_search_by_key(&i, |c| c.0))
+                .map_or(self.inner.added(at), |k| inner[k].1);
+            self.value_with(at, s, added) - self.exact_eval(at)
+        };
+        positions.into_iter().map(|i| (i, change(i))).collect()
     }
 }
 
@@ -551,6 +657,12 @@ impl Model for LinearDataset {
             .map(|b| self.block_sums(b, values))
             .collect();
         self.sums = parts.concat();
+        if self.inner.has_complexity() {
+            let parts: Vec<Vec<f64>> = (self.blocks.par_iter())
+                .map(|b| self.block_free_end(b, values))
+                .collect();
+            self.free_end = parts.concat();
+        }
         self.inner.rescore(values);
     }
 
@@ -561,6 +673,7 @@ impl Model for LinearDataset {
             offsets: Vec::new(),
             tapers: Vec::new(),
             sums: Vec::new(),
+            free_end: Vec::new(),
             blocks: Vec::new(),
             inner: Inner::default(),
         };
@@ -578,6 +691,11 @@ impl Model for LinearDataset {
                 .extend_from_slice(&self.offsets[range.clone()]);
             sample.tapers.extend_from_slice(&self.tapers[range.clone()]);
             sample.sums.extend_from_slice(&self.sums[range.clone()]);
+            if !self.free_end.is_empty() {
+                sample
+                    .free_end
+                    .extend_from_slice(&self.free_end[range.clone()]);
+            }
             sample.blocks.push(copy);
             kept.extend(range);
         }
@@ -615,7 +733,8 @@ impl Model for LinearDataset {
 
     fn probe(&self, _cache: &mut (), mv: Move<'_, Vec<i32>>, errors: &[f64]) -> f64 {
         let (k, delta) = (mv.sigmoid, mv.delta);
-        if !self.inner.linear(mv.slot) {
+        // Not a column's move: an inner sum or a complexity reads the value.
+        if !Model::linear(self, mv.slot) {
             let changes = self.eval_changes(mv.values, mv.slot, delta);
             return (changes.iter())
                 .map(|&(i, d)| {
@@ -639,6 +758,9 @@ impl Model for LinearDataset {
         let mut touched: Vec<usize> = moves.iter().map(|m| m.0).collect();
         for (i, step) in moves {
             self.sums[i] = self.sums[i].moved(step, mv.delta);
+            if let Some(end) = self.free_end.get_mut(i) {
+                *end += step.end_weight() * f64::from(mv.delta);
+            }
         }
         let inner = self.inner.apply(mv.values, mv.slot, mv.delta);
         if !inner.is_empty() {
@@ -653,7 +775,16 @@ impl Model for LinearDataset {
     }
 
     fn linear(&self, slot: usize) -> bool {
-        self.inner.linear(slot)
+        let end = self.layout.slots[slot].1 == Part::End;
+        self.inner.linear(slot) && !(end && self.inner.has_complexity())
+    }
+
+    fn end_slot(&self, slot: usize) -> bool {
+        self.layout.slots[slot].1 == Part::End
+    }
+
+    fn linear_end(&self, i: usize) -> f64 {
+        LinearDataset::linear_end(self, i)
     }
 
     fn eval_moves(&self, _cache: &mut (), mv: Move<'_, Vec<i32>>) -> Vec<(u32, f64)> {

@@ -22,12 +22,25 @@ fn evals<M: Model>(ds: &M, at: &[i32], slots: &[usize], x: &[f64]) -> (Vec<f64>,
     let inner = ds.composition().expect("a composed evaluation");
     let mut real: Vec<f64> = at.iter().map(|&v| f64::from(v)).collect();
     slots.iter().zip(x).for_each(|(&s, &x)| real[s] = x);
-    let point = inner.at(&real);
+    let mut point = inner.at(&real);
     let from = slots.iter().map(|&s| at[s]);
     let moved: Vec<f64> = x.iter().zip(from).map(|(x, a)| x - f64::from(a)).collect();
     let linear = rows::product(ds, slots, &moved);
+    // A complexity reads the linear entries' endgame part: moved by the endgame columns.
+    let end_moved = inner.has_complexity().then(|| {
+        let ends = slots.iter().zip(&moved);
+        let ends = ends.map(|(&s, &m)| if ds.end_slot(s) { m } else { 0.0 });
+        rows::product(ds, slots, &ends.collect::<Vec<f64>>())
+    });
+    let linear_end = |i: usize| ds.linear_end(i) + end_moved.as_ref().map_or(0.0, |m| m[i]);
+    if inner.has_complexity() {
+        point.settle(linear_end);
+    }
     let q = (linear.iter().enumerate())
-        .map(|(i, l)| ds.exact_eval(i) - inner.added(i) + l + point.added(i))
+        .map(|(i, l)| {
+            let now = inner.added(i).with(ds.linear_end(i));
+            ds.exact_eval(i) - now + l + point.added(i, linear_end(i))
+        })
         .collect();
     (q, point)
 }
@@ -181,6 +194,12 @@ impl<M: Model> Jacobian for ChainRows<'_, M> {
         for (j, &slot) in slots.iter().enumerate() {
             column.clear();
             self.model.block_rows(b, &[slot], &mut Collect(&mut column));
+            if self.model.end_slot(slot) {
+                // Where a complexity holds the endgame part at zero, it does not move.
+                column
+                    .iter_mut()
+                    .for_each(|c| c.1 *= self.point.end_gate(c.0));
+            }
             (self.inner).derivatives(self.point, slot, start..start + len, &mut column);
             column.sort_by_key(|c| c.0);
             let mut at = 0;

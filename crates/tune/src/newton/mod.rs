@@ -34,6 +34,8 @@
 //! throughout (a secant Hessian would not be reused where it was taken).
 
 pub(crate) mod chain;
+#[cfg(test)]
+mod chain_tests;
 mod iteration;
 pub(crate) mod rows;
 mod secant;

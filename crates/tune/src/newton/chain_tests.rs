@@ -1,0 +1,206 @@
+//! A composed evaluation with every inner shape — king safety's clamped square and a line
+//! weighed by a parameter, a complexity reading the whole endgame part — beside split
+//! counts, a fixed endgame part and scales above 1: the dataset evaluates as the trace
+//! format defines, its probes and moves stay exact, and the chain rule's gradient is the
+//! error's slope.
+
+use super::chain;
+use crate::descent::{Descent, Variable};
+use crate::error::{fit_k, mean_error, samples};
+use crate::linear::LinearDataset;
+use crate::model::Model;
+use std::f64::consts::PI;
+use std::sync::atomic::AtomicBool;
+use texel_data::splitmix64;
+use texel_trace::{Coef, Curve, InnerSum, InnerTerm, Param, ParamSpace, Shape, TracedPosition};
+
+fn draw(seed: &mut u64, n: u64) -> u64 {
+    *seed = splitmix64(*seed);
+    *seed % n
+}
+
+/// Entries: `TABLE` 0–5 (tapered), `COMPLEXITY` 6–8 (plain), `DANGER` 9–10 (tapered),
+/// `DANGER_WEIGHT` 11. Slots: 0–11, 12–14, 15–18, 19.
+fn space() -> ParamSpace {
+    let param = |name: &str, len: usize, tapered: bool, default: Vec<i32>| Param {
+        name: name.into(),
+        len,
+        tapered,
+        default,
+        group: None,
+        candidate: false,
+    };
+    let shape = |curve, floor: Option<f64>, times, times_value| Shape {
+        curve,
+        floor,
+        ceiling: None,
+        times,
+        times_value,
+    };
+    ParamSpace::new(vec![
+        param("TABLE", 6, true, (0..12).map(|i| 40 + 13 * i).collect()),
+        param("COMPLEXITY", 3, false, vec![6, 20, -90]),
+        param("DANGER", 2, true, vec![30, 20, 45, 15]),
+        param("DANGER_WEIGHT", 1, false, vec![25]),
+    ])
+    .unwrap()
+    .with_inner(vec![
+        InnerTerm {
+            name: "king_safety".into(),
+            mid: Some(shape(Curve::Square, Some(0.0), -0.004, None)),
+            end: Some(shape(Curve::Linear, Some(0.0), -0.02, Some(19))),
+        },
+        InnerTerm {
+            name: "complexity".into(),
+            mid: None,
+            end: Some(shape(Curve::Complexity, None, 1.0, None)),
+        },
+    ])
+    .unwrap()
+}
+
+/// `n` random positions of [`space`]: the complexities (−110 to 110 at the defaults) hold
+/// some endgame parts at zero and move others.
+fn positions(n: usize, seed: u64) -> Vec<TracedPosition> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            let mut coeffs = Vec::new();
+            for _ in 0..1 + draw(&mut s, 5) {
+                let (entry, count) = (draw(&mut s, 6) as u32, draw(&mut s, 5) as f32 - 2.0);
+                coeffs.push(match draw(&mut s, 5) {
+                    0 => Coef::Split(entry, count, draw(&mut s, 3) as f32 - 1.0),
+                    1 => Coef::Count(entry, count * 0.75),
+                    _ => Coef::Count(entry, count),
+                });
+            }
+            let danger = |s: &mut u64, side: f32| InnerSum {
+                term: 0,
+                side,
+                offset: [draw(s, 61) as f32 - 40.0; 2],
+                coeffs: vec![
+                    Coef::Count(9, draw(s, 4) as f32),
+                    Coef::Count(10, draw(s, 3) as f32),
+                ],
+            };
+            let complexity = InnerSum {
+                term: 1,
+                side: 1.0,
+                offset: [0.0, draw(&mut s, 41) as f32 - 20.0],
+                coeffs: vec![
+                    Coef::Count(6, draw(&mut s, 16) as f32),
+                    Coef::Count(7, draw(&mut s, 2) as f32),
+                    Coef::Count(8, 1.0),
+                ],
+            };
+            let mut inner = vec![danger(&mut s, 1.0), danger(&mut s, -1.0)];
+            if draw(&mut s, 8) != 0 {
+                inner.push(complexity);
+            }
+            TracedPosition {
+                result: draw(&mut s, 3) as f32 / 2.0,
+                phase: draw(&mut s, 25) as f32 / 24.0,
+                scale: [1.0, 0.5, 1.125][draw(&mut s, 3) as usize],
+                offset: draw(&mut s, 41) as f32 - 20.0,
+                offset_end: draw(&mut s, 81) as f32 - 40.0,
+                coeffs,
+                inner,
+                ..TracedPosition::default()
+            }
+        })
+        .collect()
+}
+
+fn dataset(positions: &[TracedPosition]) -> LinearDataset {
+    let refs: Vec<&TracedPosition> = positions.iter().collect();
+    LinearDataset::new(&space(), &refs, |p| p.result)
+}
+
+#[test]
+fn a_composed_dataset_evaluates_as_the_format_defines() {
+    let (space, positions) = (space(), positions(5_000, 1));
+    let mut ds = dataset(&positions);
+    let mut seed = 3;
+    for round in 0..4 {
+        let mut values = space.defaults();
+        if round > 0 {
+            values
+                .iter_mut()
+                .for_each(|v| *v += draw(&mut seed, 41) as i32 - 20);
+        }
+        ds.rescore(&values);
+        for (i, p) in positions.iter().enumerate() {
+            let want = p.eval(&space, &values);
+            // Weights are 32-bit floats: within a thousandth of a centipawn.
+            assert!((ds.exact_eval(i) - want).abs() < 1e-3, "{i}: {want}");
+        }
+    }
+}
+
+#[test]
+fn probes_and_moves_of_a_composed_dataset_stay_exact() {
+    let (space, positions) = (space(), positions(5_000, 2));
+    let mut ds = dataset(&positions);
+    let defaults = space.defaults();
+    ds.rescore(&defaults);
+    let k = fit_k(&samples(&ds));
+    assert!(
+        !ds.linear(1) && ds.linear(0) && !ds.linear(12),
+        "endgame values read by the complexity"
+    );
+    let vars: Vec<Variable> = (0..space.value_count())
+        .map(|slot| Variable { slot, step: 1 })
+        .collect();
+    let mut descent = Descent::new(&mut ds, defaults.clone(), k, vars.clone());
+    let before = descent.error();
+    // An endgame value, a complexity weight, a danger weight, the parameter factor.
+    for (slot, delta) in [(1, 7), (12, 3), (16, -4), (19, 5)] {
+        let predicted = descent.probe(vars[slot], delta);
+        let mut again = dataset(&positions);
+        let mut moved = defaults.clone();
+        again.rescore(&moved);
+        moved[slot] += delta;
+        again.rescore(&moved);
+        let made = mean_error(&again, k) - before;
+        assert!(
+            (made - predicted).abs() < 1e-12,
+            "slot {slot}: {made} vs {predicted}"
+        );
+    }
+    descent.pass(&AtomicBool::new(false), &mut |_| {}).unwrap();
+    let tracked = descent.error();
+    assert!(tracked < before);
+    let scratch = descent.refresh();
+    assert!((tracked - scratch).abs() < 1e-12, "{tracked} vs {scratch}");
+}
+
+#[test]
+fn the_chain_rule_s_gradient_is_the_slope_of_the_error() {
+    let (space, positions) = (space(), positions(3_000, 4));
+    let mut ds = dataset(&positions);
+    let at = space.defaults();
+    ds.rescore(&at);
+    let slots: Vec<usize> = (0..space.value_count()).collect();
+    let mut seed = 9;
+    // Real values off every kink: no sum sits exactly on its clamp.
+    let x: Vec<f64> = (at.iter())
+        .map(|&v| f64::from(v) + draw(&mut seed, 1_000_000) as f64 * 1e-5 - 5.0 + 1e-3 * PI)
+        .collect();
+    let k = 1.0;
+    let (sum, gradient) = chain::gradient(&ds, &at, &slots, &x, k);
+    assert!((sum - chain::summed_error(&ds, &at, &slots, &x, k)).abs() < 1e-9);
+    let h = 1e-4;
+    for (j, g) in gradient.iter().enumerate() {
+        let mut up = x.clone();
+        let mut down = x.clone();
+        up[j] += h;
+        down[j] -= h;
+        let slope = (chain::summed_error(&ds, &at, &slots, &up, k)
+            - chain::summed_error(&ds, &at, &slots, &down, k))
+            / (2.0 * h);
+        assert!(
+            (slope - g).abs() <= 1e-4 * g.abs().max(1.0),
+            "slot {j}: {slope} vs {g}"
+        );
+    }
+}
