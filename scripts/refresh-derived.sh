@@ -4,7 +4,7 @@
 #  - BENCH_NODES, the bench's node count (crates/search/src/bench.rs);
 #  - the stored tune of the whole table (crates/tune/tests/fixtures/stored-tune.json);
 #  - the term lab's reports and its match (scripts/refresh-lab.sh, a few minutes);
-#  - the README's figures (the tune's and the lab's) and docs/tune-report.png
+#  - the figures of the README and its guides (the tune's and the lab's) and docs/tune-report.png
 #    (scripts/refresh-docs.sh).
 # Then runs the checks of each. crates/eval/tests/counts.txt stays by hand: it is a
 # hand-checked count, not a copy of the code. Takes a few minutes.
@@ -16,4 +16,4 @@ scripts/refresh-lab.sh
 scripts/refresh-docs.sh
 cargo test --release -q -p texel-search --test search bench_signature
 cargo test --release -q -p texel-tune --test stored
-echo "updated BENCH_NODES, the stored tune, the lab reports, README.md figures and docs/tune-report.png"
+echo "updated BENCH_NODES, the stored tune, the lab reports, the figures of README.md and docs/*.md and docs/tune-report.png"

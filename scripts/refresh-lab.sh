@@ -4,7 +4,7 @@
 # the candidate families with the kept ones adopted, every candidate term on its own, the GNU
 # terms by the error their removal adds, each lab's page, and the adopted table against the
 # base in games (1,000 at 2,000 nodes: the longest step, some minutes on two cores).
-# The README's lab figures are checked against these files by crates/cli/tests/docs.rs.
+# The lab figures of docs/term-lab.md are checked against these files by crates/cli/tests/docs.rs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -q

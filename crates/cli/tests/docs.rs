@@ -1,7 +1,8 @@
-//! The README's figures of the shipped configurations come from runs, not from memory: this
-//! test runs them (a few seconds) and checks every stated figure. `UPDATE_DOCS=1 cargo test
-//! --release --test docs` writes the figures of the run into the README instead
-//! (`scripts/refresh-docs.sh` does that and retakes the report screenshot).
+//! The figures the README and the guides under `docs/` state of the shipped configurations
+//! come from runs, not from memory: this test runs them (a few seconds) and checks every
+//! stated figure, wherever it stands. `UPDATE_DOCS=1 cargo test --release --test docs` writes
+//! the figures of the run into the pages instead (`scripts/refresh-docs.sh` does that and
+//! retakes the report screenshot).
 
 mod common;
 
@@ -13,7 +14,26 @@ fn root() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
 }
 
-/// What a tune run printed that the README states.
+/// The README and every guide under `docs/`: (path from the root, text).
+fn pages() -> Vec<(String, String)> {
+    let mut names = vec!["README.md".to_string()];
+    let mut guides: Vec<String> = std::fs::read_dir(root().join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".md"))
+        .map(|n| format!("docs/{n}"))
+        .collect();
+    guides.sort();
+    names.extend(guides);
+    (names.into_iter())
+        .map(|n| {
+            let text = std::fs::read_to_string(root().join(&n)).unwrap();
+            (n, text)
+        })
+        .collect()
+}
+
+/// What a tune run printed that the docs state.
 #[derive(Default)]
 struct Run {
     start: f64,
@@ -74,29 +94,33 @@ fn thousands(n: u64) -> String {
     out
 }
 
-/// A sentence of the README with `{}` where figures stand, and the figures of the runs.
+/// A sentence of the docs with `{}` where figures stand, and the figures of the runs.
 struct Figures {
     template: &'static str,
     values: Vec<String>,
 }
 
-/// The README's text with each template's figures replaced by `values`; the figures it
-/// stated, in the same order.
-fn fill(readme: &str, figures: &[Figures]) -> (String, Vec<String>, Vec<String>) {
-    let (mut text, mut stated, mut wanted) = (readme.to_string(), Vec::new(), Vec::new());
+/// The pages with each template's figures replaced by `values`; the figures they stated, in
+/// the same order. A template's opening stands in exactly one place of all the pages.
+fn fill(
+    pages: &[(String, String)],
+    figures: &[Figures],
+) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let mut texts: Vec<String> = pages.iter().map(|p| p.1.clone()).collect();
+    let (mut stated, mut wanted) = (Vec::new(), Vec::new());
     for f in figures {
         let parts: Vec<&str> = f.template.split("{}").collect();
         // The opening places the figures: found anywhere else, it would replace other text.
-        let count = text.matches(parts[0]).count();
+        let count: usize = texts.iter().map(|t| t.matches(parts[0]).count()).sum();
         assert!(
             count <= 1,
-            "{:?} opens {count} places in the README",
+            "{:?} opens {count} places in the docs",
             parts[0]
         );
-        let mut at = text
-            .find(parts[0])
-            .unwrap_or_else(|| panic!("the README no longer says {:?}", parts[0]))
-            + parts[0].len();
+        let page = (texts.iter().position(|t| t.contains(parts[0])))
+            .unwrap_or_else(|| panic!("the docs no longer say {:?}", parts[0]));
+        let text = &mut texts[page];
+        let mut at = text.find(parts[0]).expect("found") + parts[0].len();
         for (k, part) in parts[1..].iter().enumerate() {
             let len = text[at..]
                 .find(part)
@@ -107,11 +131,11 @@ fn fill(readme: &str, figures: &[Figures]) -> (String, Vec<String>, Vec<String>)
             at += f.values[k].len() + part.len();
         }
     }
-    (text, stated, wanted)
+    (texts, stated, wanted)
 }
 
 #[test]
-fn the_readme_states_the_figures_the_shipped_configurations_give() {
+fn the_docs_state_the_figures_the_shipped_configurations_give() {
     let quick = tune("configs/quick.json", &[]);
     let full = tune("configs/full.json", &[]);
     let full_cd = tune("configs/full.json", &["--method", "cd"]);
@@ -154,27 +178,30 @@ fn the_readme_states_the_figures_the_shipped_configurations_give() {
             .to_vec(),
         },
     ];
-    check_readme(&figures, "a run");
+    check_docs(&figures, "a run");
 }
 
-/// Checks that the README states `figures` (made by `source`), or with `UPDATE_DOCS` writes
+/// Checks that the docs state `figures` (made by `source`), or with `UPDATE_DOCS` writes
 /// them in.
-fn check_readme(figures: &[Figures], source: &str) {
-    // Tests run at once: one reads and writes the README at a time.
-    static README: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _one = README
+fn check_docs(figures: &[Figures], source: &str) {
+    // Tests run at once: one reads and writes the pages at a time.
+    static PAGES: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = PAGES
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let path = root().join("README.md");
-    let readme = std::fs::read_to_string(&path).unwrap();
-    let (updated, stated, wanted) = fill(&readme, figures);
+    let pages = pages();
+    let (updated, stated, wanted) = fill(&pages, figures);
     if std::env::var_os("UPDATE_DOCS").is_some() {
-        texel_files::write_atomically(&path, updated.as_bytes()).unwrap();
+        for ((name, before), after) in pages.iter().zip(&updated) {
+            if before != after {
+                texel_files::write_atomically(&root().join(name), after.as_bytes()).unwrap();
+            }
+        }
         return;
     }
     assert_eq!(
         stated, wanted,
-        "the README's figures differ from {source}: UPDATE_DOCS=1 cargo test --release --test docs"
+        "the docs' figures differ from {source}: UPDATE_DOCS=1 cargo test --release --test docs"
     );
 }
 
@@ -225,7 +252,7 @@ fn validation_error(params: &str) -> f64 {
 }
 
 #[test]
-fn the_readme_states_the_lab_figures_its_reports_hold() {
+fn the_docs_state_the_lab_figures_its_reports_hold() {
     let families = verdicts("lab");
     let first = by_gain(&families.iter().collect::<Vec<_>>());
     let ablations = verdicts("lab-ablate-gnu");
@@ -248,7 +275,7 @@ fn the_readme_states_the_lab_figures_its_reports_hold() {
     let [terms_kept, terms] = kept_of(&verdicts("lab-terms"));
     let figures = [
         Figures {
-            template: "committed as `reports/lab/base.json`: validation {}):\n[families](reports/lab/lab.md) ({} of {} kept, {} and {} first), [single terms](reports/lab-terms/lab.md) ({} of {} kept)",
+            template: "committed as `reports/lab/base.json`: validation {}):\n[families](../reports/lab/lab.md) ({} of {} kept, {} and {} first), [single terms](../reports/lab-terms/lab.md) ({} of {} kept)",
             values: vec![
                 format!("{base:.8}"),
                 kept,
@@ -260,7 +287,7 @@ fn the_readme_states_the_lab_figures_its_reports_hold() {
             ],
         },
         Figures {
-            template: "[GNU ablation](reports/lab-ablate-gnu/lab.md) ({} of {} GNU terms are dead weight beside the Slow Chess table, most of all `{}`, `{}` and `{}`;\n`{}`, `{}` and `{}` carry the most). The adopted table lowers the validation error from {} to {}. Played",
+            template: "[GNU ablation](../reports/lab-ablate-gnu/lab.md) ({} of {} GNU terms are dead weight beside the Slow Chess table, most of all `{}`, `{}` and `{}`;\n`{}`, `{}` and `{}` carry the most). The adopted table lowers the validation error from {} to {}. Played",
             values: vec![
                 dead.len().to_string(),
                 ablations.len().to_string(),
@@ -284,7 +311,7 @@ fn the_readme_states_the_lab_figures_its_reports_hold() {
             ],
         },
     ];
-    check_readme(&figures, "reports/lab* (scripts/refresh-lab.sh makes them)");
+    check_docs(&figures, "reports/lab* (scripts/refresh-lab.sh makes them)");
 }
 
 /// The table's counts as the README states them: Slow Chess terms and groups, GNU terms,
@@ -316,7 +343,7 @@ fn table_counts() -> [(String, u64); 7] {
 fn the_term_counts_in_the_docs_are_the_tables() {
     let [slow, slow_groups, gnu, candidates, families, terms, values] =
         table_counts().map(|(_, n)| n);
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let docs: String = pages().into_iter().map(|p| p.1).collect();
     let values_text = thousands(values);
     for stated in [
         format!("({slow} terms in {slow_groups} groups)"),
@@ -328,19 +355,24 @@ fn the_term_counts_in_the_docs_are_the_tables() {
         format!("of {gnu} GNU terms"),
     ] {
         assert!(
-            readme.contains(&stated),
-            "README should say {stated:?} (from the table)"
+            docs.contains(&stated),
+            "the docs should say {stated:?} (from the table)"
         );
     }
-    assert!(readme.contains(&format!("average over the {values_text} values")));
+    assert!(docs.contains(&format!("average over the {values_text} values")));
     // Every other mention of the table's value count, wherever it is written by hand.
-    for file in [
-        "README.md",
+    let files = [
         "Makefile",
         "crates/cli/src/main.rs",
         "crates/cli/src/bench_linear.rs",
-    ] {
-        let text = std::fs::read_to_string(root().join(file)).unwrap();
+    ];
+    let written = files.map(|f| {
+        (
+            f.to_string(),
+            std::fs::read_to_string(root().join(f)).unwrap(),
+        )
+    });
+    for (file, text) in pages().into_iter().chain(written) {
         let mentions = text
             .match_indices(" tunable")
             .chain(text.match_indices(" of them"));
@@ -366,4 +398,48 @@ fn the_term_counts_in_the_docs_are_the_tables() {
         "{}",
         listed.lines().last().unwrap()
     );
+}
+
+/// A heading's anchor as GitHub makes it: lower case, spaces as dashes, other punctuation
+/// dropped.
+fn anchor(heading: &str) -> String {
+    let kept = heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || *c == '-' || *c == '_' || *c == ' ')
+        .collect::<String>();
+    kept.replace(' ', "-")
+}
+
+#[test]
+fn every_link_of_the_readme_and_its_guides_leads_to_a_file_and_heading() {
+    for (page, text) in pages() {
+        let dir = root().join(&page).parent().unwrap().to_path_buf();
+        for (at, _) in text.match_indices("](") {
+            let rest = &text[at + 2..];
+            let link = &rest[..rest.find(')').unwrap()];
+            if link.starts_with("http") || link.contains(' ') {
+                continue;
+            }
+            let (path, heading) = link.split_once('#').unwrap_or((link, ""));
+            let target = if path.is_empty() {
+                root().join(&page)
+            } else {
+                dir.join(path)
+            };
+            assert!(target.exists(), "{page}: {link} leads nowhere");
+            if !heading.is_empty() {
+                let body = std::fs::read_to_string(&target).unwrap();
+                let headings: Vec<String> = (body.lines())
+                    .filter_map(|l| l.strip_prefix('#'))
+                    .map(|l| anchor(l.trim_start_matches('#')))
+                    .collect();
+                assert!(
+                    headings.contains(&heading.to_string()),
+                    "{page}: {link}: no such heading"
+                );
+            }
+        }
+    }
 }

@@ -161,11 +161,37 @@ fn commands_say_what_they_wrote_and_what_their_numbers_mean() {
     assert!(help.contains("bring no new best validation"), "{help}");
 }
 
-/// The command lines of the README's `sh` blocks, continuation lines joined.
-fn readme_commands() -> Vec<String> {
-    let readme = include_str!("../../../README.md");
+/// The guides the README's table lists (under `docs/`), whose commands a newcomer types.
+const GUIDES: [&str; 8] = [
+    "tuning.md",
+    "own-engine.md",
+    "data-formats.md",
+    "term-lab.md",
+    "loop.md",
+    "long-runs.md",
+    "speed.md",
+    "engine.md",
+];
+
+/// The command lines of the `sh` blocks of the README and its guides, continuation lines
+/// joined.
+fn guide_commands() -> Vec<String> {
+    let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    let mut pages = vec![root.join("README.md")];
+    pages.extend(GUIDES.map(|g| root.join("docs").join(g)));
+    let text: String = pages
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    let readme = std::fs::read_to_string(&pages[0]).unwrap();
+    for guide in GUIDES {
+        assert!(
+            readme.contains(&format!("(docs/{guide})")),
+            "the README lists {guide}"
+        );
+    }
     let mut out = Vec::new();
-    for block in readme.split("```sh\n").skip(1) {
+    for block in text.split("```sh\n").skip(1) {
         let block = &block[..block.find("```").unwrap()];
         let joined = block.replace("\\\n", " ");
         out.extend(
@@ -179,8 +205,8 @@ fn readme_commands() -> Vec<String> {
 }
 
 #[test]
-fn readme_examples_write_under_runs_and_can_be_typed_as_written() {
-    let commands = readme_commands();
+fn the_guides_examples_write_under_runs_and_can_be_typed_as_written() {
+    let commands = guide_commands();
     assert!(commands.len() > 40, "{commands:?}");
     let outputs = [
         "--out",

@@ -62,7 +62,7 @@ pub const WARM_SAMPLE: usize = 8;
 /// Coordinate descent on at least this many training positions starts warm unless told
 /// otherwise: the sample then holds 62,500 positions or more, about the shipped set, and
 /// the descent reaches within 1 % of its final error in half the time with an error no
-/// worse (`texel bench converge`, README).
+/// worse (`texel bench converge`, docs/speed.md).
 pub const AUTO_WARM_POSITIONS: usize = 500_000;
 
 impl RunOptions {
