@@ -20,15 +20,26 @@ pub struct DataArgs {
     pub epd: Vec<PathBuf>,
     /// A trace of another engine's evaluation (docs/trace-format.md, text or binary) to tune
     /// instead of texel's table; `--params` then names a JSON file of its values.
-    #[arg(long, conflicts_with_all = ["epd", "stm_labels", "allow_bad"])]
+    #[arg(long, conflicts_with_all = ["epd", "stm_labels", "labels", "allow_bad"])]
     pub traces: Option<PathBuf>,
-    /// The labels score the side to move instead of white.
+    /// The labels score the side to move instead of white (the same as `--labels stm`).
     #[arg(long)]
     pub stm_labels: bool,
+    /// Whose view the labels (and scores) take: `white` (the default) or `stm`, the side to
+    /// move's (gedas_filtered_sf_d9 and other `FEN; 1.0` sets).
+    #[arg(long, value_enum, value_name = "SIDE", conflicts_with = "stm_labels")]
+    pub labels: Option<LabelSide>,
     /// Read every line's label in this format instead of detecting it line by line (for a
     /// file whose labels would be read as another form); `marlin` reads marlinformat's
-    /// 32-byte binary records (a position, its score and its game's result).
-    #[arg(long, value_name = "FORM", value_parser = label_format_names(), conflicts_with = "traces")]
+    /// 32-byte binary records (a position, its score and its game's result). `--format` is
+    /// the same flag.
+    #[arg(
+        long,
+        visible_alias = "format",
+        value_name = "FORM",
+        value_parser = label_format_names(),
+        conflicts_with = "traces"
+    )]
     pub label_format: Option<String>,
     /// Go on when more than 1% of the lines are bad.
     #[arg(long)]
@@ -141,11 +152,27 @@ pub(crate) fn label_format_names() -> clap::builder::PossibleValuesParser {
     LabelFormat::GIVEN.map(LabelFormat::name).into()
 }
 
-/// How labels are read, from `--stm-labels` and `--label-format` (a name
+/// Whose view labels take (`--labels`).
+#[derive(
+    clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum LabelSide {
+    /// White's: 1 is a white win, whoever is to move.
+    White,
+    /// The side to move's: 1 is a win for the side to move.
+    Stm,
+}
+
+/// How labels are read, from `--stm-labels` or `--labels`, and `--label-format` (a name
 /// [`label_format_names`] let through).
-pub(crate) fn label_reading(stm: bool, format: Option<&str>) -> LabelReading {
+pub(crate) fn label_reading(
+    stm_labels: bool,
+    labels: Option<LabelSide>,
+    format: Option<&str>,
+) -> LabelReading {
     LabelReading {
-        stm,
+        stm: stm_labels || labels == Some(LabelSide::Stm),
         format: format.and_then(LabelFormat::named),
     }
 }
@@ -164,7 +191,7 @@ pub fn table_subject(
     Ok(TableSubject {
         files: args.epd.clone(),
         options: LoadOptions {
-            labels: label_reading(args.stm_labels, args.label_format.as_deref()),
+            labels: label_reading(args.stm_labels, args.labels, args.label_format.as_deref()),
             validation_per_mille: validation_per_mille(args),
             allow_bad: args.allow_bad,
             blend: Blend {
@@ -224,7 +251,7 @@ pub fn k_words(chosen: texel_tune::error::KChoice) -> String {
 pub fn k_hint(unfit: &texel_tune::error::UnfitK, epd: bool) -> &'static str {
     match unfit {
         texel_tune::error::UnfitK::Unrelated { .. } if epd => {
-            " with --k; labels from the side to move's view: --stm-labels"
+            " with --k; labels from the side to move's view: --labels stm"
         }
         _ => {
             " with --k (texel's sigmoid is base 10: a base-e K such as texel-tuner's 2.7 is \
@@ -238,7 +265,7 @@ pub fn k_hint(unfit: &texel_tune::error::UnfitK, epd: bool) -> &'static str {
 pub fn explain(e: SessionError, epd: bool) -> anyhow::Error {
     let hint = match &e {
         SessionError::OneResult { .. } if epd => {
-            " (labels from one side's view? --stm-labels reads them as the side to move's)"
+            " (labels from one side's view? --labels stm reads them as the side to move's)"
         }
         SessionError::K(unfit) => k_hint(unfit, epd),
         _ => return crate::outputs::explain(e),

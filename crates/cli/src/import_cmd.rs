@@ -95,9 +95,12 @@ pub struct ImportArgs {
     /// Label format of the output.
     #[arg(long, value_enum, default_value = "bracket")]
     format: Format,
-    /// EPD input labels score the side to move.
+    /// EPD input labels score the side to move (the same as `--labels stm`).
     #[arg(long)]
     stm_labels: bool,
+    /// Whose view the EPD input's labels take: `white` (the default) or `stm`.
+    #[arg(long, value_enum, value_name = "SIDE", conflicts_with = "stm_labels")]
+    labels: Option<crate::data_args::LabelSide>,
     /// Read every EPD input line's label in this format instead of detecting it line by
     /// line.
     #[arg(long, value_name = "FORM", value_parser = crate::data_args::label_format_names())]
@@ -137,7 +140,11 @@ pub fn run(args: &ImportArgs) -> Result<()> {
             Format::C9 => LabelFormat::C9,
             Format::Bracket => LabelFormat::Bracket,
         },
-        labels: crate::data_args::label_reading(args.stm_labels, args.label_format.as_deref()),
+        labels: crate::data_args::label_reading(
+            args.stm_labels,
+            args.labels,
+            args.label_format.as_deref(),
+        ),
         duplicates: match args.duplicates {
             Dups::First => Duplicates::First,
             Dups::Average => Duplicates::Average,

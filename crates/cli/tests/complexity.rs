@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{error_on, stdout_of, texel, Rng};
+use common::{error_on, stdout_of, texel, to_binary, Rng};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -80,13 +80,7 @@ fn a_complexity_s_weights_are_recovered_in_memory_and_streamed() {
     let dir = tempfile::tempdir().unwrap();
     let text = planted(dir.path(), 200_000);
     let bin = dir.path().join("complexity.bin");
-    stdout_of(
-        texel()
-            .args(["traces", "convert", "--input"])
-            .arg(&text)
-            .arg("--out")
-            .arg(&bin),
-    );
+    to_binary(&text, &bin);
     let out = dir.path().join("tuned.json");
     let printed = tune(&bin, &out, &[]);
     let values = tuned(&out);

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{error_on, stdout_of, texel, Rng};
+use common::{error_on, stdout_of, texel, to_binary, Rng};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -100,13 +100,7 @@ fn king_safety_s_clamped_square_and_weighed_line_are_recovered() {
     let dir = tempfile::tempdir().unwrap();
     let text = planted(dir.path(), 80_000);
     let bin = dir.path().join("nonlinear.bin");
-    stdout_of(
-        texel()
-            .args(["traces", "convert", "--input"])
-            .arg(&text)
-            .arg("--out")
-            .arg(&bin),
-    );
+    to_binary(&text, &bin);
     let out = dir.path().join("tuned.json");
     let printed = stdout_of(
         texel()

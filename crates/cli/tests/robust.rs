@@ -404,7 +404,7 @@ fn side_to_move_labels_read_as_whites_are_refused_naming_the_flag() {
     );
     assert!(
         err.contains("the results do not follow the evaluations")
-            && err.contains("--stm-labels")
+            && err.contains("--labels stm")
             && err.contains("--k"),
         "{err}"
     );
@@ -420,6 +420,26 @@ fn side_to_move_labels_read_as_whites_are_refused_naming_the_flag() {
         fitted(read(&["--stm-labels"], &path)),
         fitted(read(&[], &white))
     );
+    // `--labels stm` is the same reading, `--labels white` the default's; `--format` names
+    // the form as `--label-format` does.
+    assert_eq!(
+        fitted(read(&["--labels", "stm"], &path)),
+        fitted(read(&[], &white))
+    );
+    assert_eq!(
+        fitted(read(&["--labels", "stm", "--format", "bracket"], &path)),
+        fitted(read(&[], &white))
+    );
+    assert_eq!(
+        fitted(read(&["--labels", "white"], &white)),
+        fitted(read(&[], &white))
+    );
+    let both = fails(
+        texel()
+            .args(["error", "--stm-labels", "--labels", "stm", "--epd"])
+            .arg(&path),
+    );
+    assert!(both.contains("cannot be used with"), "{both}");
 }
 
 #[test]

@@ -761,7 +761,7 @@ fn a_trace_no_k_can_be_fitted_to_is_refused_saying_why() {
         "{err}"
     );
     assert!(
-        !err.contains("--stm-labels"),
+        !err.contains("--labels stm"),
         "no EPD advice for a trace: {err}"
     );
 }

@@ -128,31 +128,14 @@ fn broken_inner_terms_name_the_line_and_field() {
     }
 }
 
-#[test]
-fn the_documented_example_evaluates_as_the_page_works_it_through() {
+/// The example under the page's heading `heading`: the header and the position, one line
+/// each (the page shows them over several lines).
+fn page_example(heading: &str) -> String {
     let page = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/trace-format.md"),
     )
     .unwrap();
-    let section = &page[page.find("### Inner terms (version 2)").unwrap()..];
-    let block = &section[section.find("```json\n").unwrap() + 8..];
-    let block = &block[..block.find("```").unwrap()];
-    // The page shows the header and the position over several lines: one line each.
-    let (header, position) = block.split_at(block.find("\n{\"result\"").unwrap());
-    let text = format!("{}\n{}\n", one_line(header), one_line(position.trim()));
-    let (space, positions) = read(&text).unwrap();
-    let eval = positions[0].eval(&space, &space.defaults());
-    assert!((eval - 9.65625).abs() < 1e-9, "{eval}");
-    assert!(section.contains("evaluates `−21.125 + 30.78 = 9.66` centipawns"));
-}
-
-/// The page's complexity example: the header and the position, one line each.
-fn complexity_example() -> String {
-    let page = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/trace-format.md"),
-    )
-    .unwrap();
-    let section = &page[page.find("### Complexity").unwrap()..];
+    let section = &page[page.find(heading).unwrap()..];
     let block = &section[section.find("```json\n").unwrap() + 8..];
     let block = &block[..block.find("```").unwrap()];
     let (header, position) = block.split_at(block.find("\n{\"result\"").unwrap());
@@ -160,8 +143,20 @@ fn complexity_example() -> String {
 }
 
 #[test]
+fn the_documented_example_evaluates_as_the_page_works_it_through() {
+    let (space, positions) = read(&page_example("### Inner terms (version 2)")).unwrap();
+    let eval = positions[0].eval(&space, &space.defaults());
+    assert!((eval - 9.65625).abs() < 1e-9, "{eval}");
+    let page = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/trace-format.md"),
+    )
+    .unwrap();
+    assert!(page.contains("evaluates `−21.125 + 30.78 = 9.66` centipawns"));
+}
+
+#[test]
 fn a_complexity_moves_the_endgame_score_as_the_page_works_it_through() {
-    let text = complexity_example();
+    let text = page_example("### Complexity");
     let (space, positions) = read(&text).unwrap();
     let p = &positions[0];
     let mut values = space.defaults();
@@ -198,7 +193,7 @@ fn a_complexity_moves_the_endgame_score_as_the_page_works_it_through() {
 
 #[test]
 fn a_complexity_is_an_end_part_alone() {
-    let text = complexity_example();
+    let text = page_example("### Complexity");
     let with_mid = text.replacen(
         r#""end": {"shape": "complexity"}"#,
         r#""mid": {"shape": "linear"}, "end": {"shape": "complexity"}"#,

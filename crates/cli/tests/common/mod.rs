@@ -192,3 +192,18 @@ pub fn error_on(out: &str, label: &str) -> f64 {
     let after = line.split("error ").nth(1).expect("an error");
     after.split_whitespace().next().unwrap().parse().unwrap()
 }
+
+/// Converts the text trace `text` into the binary trace `bin` with `texel traces convert`.
+#[allow(
+    dead_code,
+    reason = "each test file compiles this module; not all convert traces"
+)]
+pub fn to_binary(text: &Path, bin: &Path) {
+    stdout_of(
+        texel()
+            .args(["traces", "convert", "--input"])
+            .arg(text)
+            .arg("--out")
+            .arg(bin),
+    );
+}
