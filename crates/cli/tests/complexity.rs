@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{error_on, stdout_of, texel, to_binary, Rng};
+use common::{assert_fits_as_planted, stdout_of, texel, to_binary, Rng};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -101,20 +101,10 @@ fn a_complexity_s_weights_are_recovered_in_memory_and_streamed() {
         );
     }
     // The tuned values fit the sample at least as well as the planted ones.
-    let planted_values = dir.path().join("planted.json");
     let [p, b, c] = COMPLEXITY;
     let pieces = PIECES.map(|(m, e)| format!("[{m}, {e}]")).join(", ");
     let json = format!(r#"{{"PIECE": [{pieces}], "COMPLEXITY": [{p}, {b}, {c}]}}"#);
-    std::fs::write(&planted_values, json).unwrap();
-    let truth = stdout_of(
-        texel()
-            .args(["error", "--k", "1", "--traces"])
-            .arg(&bin)
-            .arg("--params")
-            .arg(&planted_values),
-    );
-    let (truth, end) = (error_on(&truth, "error:"), error_on(&printed, "end:"));
-    assert!(end <= truth, "tuned {end}, planted {truth}\n{printed}");
+    assert_fits_as_planted(dir.path(), &bin, &json, &printed);
 
     // Streamed, in chunks, the tune ends at the same values.
     let streamed = dir.path().join("streamed.json");

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{error_on, stdout_of, texel, to_binary, Rng};
+use common::{assert_fits_as_planted, stdout_of, texel, to_binary, Rng};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -112,17 +112,7 @@ fn king_safety_s_clamped_square_and_weighed_line_are_recovered() {
     let values = tuned(&out);
     assert_recovered(&values, &printed);
     // The tuned values fit the sample at least as well as the planted ones do.
-    let planted_values = dir.path().join("planted.json");
-    std::fs::write(&planted_values, planted_json()).unwrap();
-    let truth = stdout_of(
-        texel()
-            .args(["error", "--k", "1", "--traces"])
-            .arg(&bin)
-            .arg("--params")
-            .arg(&planted_values),
-    );
-    let (truth, end) = (error_on(&truth, "error:"), error_on(&printed, "end:"));
-    assert!(end <= truth, "tuned {end}, planted {truth}\n{printed}");
+    assert_fits_as_planted(dir.path(), &bin, &planted_json(), &printed);
     exported_source_compiles_with(dir.path(), &bin, &out, &values);
 
     // The text form tunes to the same values. Streamed, Newton takes the same iterations to

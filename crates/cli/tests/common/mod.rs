@@ -207,3 +207,24 @@ pub fn to_binary(text: &Path, bin: &Path) {
             .arg(bin),
     );
 }
+
+/// Asserts that the tune that printed `printed` ended at an error no higher than that of
+/// the planted values `planted` (JSON) on `trace`, at K = 1: the tuned values fit the sample
+/// at least as well as the values that drew its labels.
+#[allow(
+    dead_code,
+    reason = "each test file compiles this module; only the planted tests compare"
+)]
+pub fn assert_fits_as_planted(dir: &Path, trace: &Path, planted: &str, printed: &str) {
+    let values = dir.join("planted.json");
+    std::fs::write(&values, planted).unwrap();
+    let truth = stdout_of(
+        texel()
+            .args(["error", "--k", "1", "--traces"])
+            .arg(trace)
+            .arg("--params")
+            .arg(&values),
+    );
+    let (truth, end) = (error_on(&truth, "error:"), error_on(printed, "end:"));
+    assert!(end <= truth, "tuned {end}, planted {truth}\n{printed}");
+}
