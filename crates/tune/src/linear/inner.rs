@@ -257,7 +257,16 @@ impl Inner {
         if self.linear(slot) {
             return Vec::new();
         }
-        let moved = self.moved_sums(slot, delta);
+        self.added_after(values, (slot, delta), &self.moved_sums(slot, delta))
+    }
+
+    /// [`Inner::changes`] with the sums the move changes, `moved`, at hand.
+    fn added_after(
+        &self,
+        values: &[i32],
+        (slot, delta): (usize, i32),
+        moved: &[(usize, [f64; 2])],
+    ) -> Vec<(u32, Added)> {
         let after = |s: usize| f64::from(values[s] + if s == slot { delta } else { 0 });
         let sum = |k: usize| match moved.binary_search_by_key(&k, |m| m.0) {
             Ok(at) => moved[at].1,
@@ -274,8 +283,9 @@ impl Inner {
         if self.linear(slot) {
             return Vec::new();
         }
-        let touched = self.changes(values, slot, delta);
-        for (k, sums) in self.moved_sums(slot, delta) {
+        let moved = self.moved_sums(slot, delta);
+        let touched = self.added_after(values, (slot, delta), &moved);
+        for (k, sums) in moved {
             self.sums[k] = sums;
         }
         for &(i, added) in &touched {

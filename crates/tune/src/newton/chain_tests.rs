@@ -111,15 +111,18 @@ fn positions(n: usize, seed: u64) -> Vec<TracedPosition> {
         .collect()
 }
 
-fn dataset(positions: &[TracedPosition]) -> LinearDataset {
+/// The dataset of `positions`, scored at `values`.
+fn scored(positions: &[TracedPosition], values: &[i32]) -> LinearDataset {
     let refs: Vec<&TracedPosition> = positions.iter().collect();
-    LinearDataset::new(&space(), &refs, |p| p.result)
+    let mut ds = LinearDataset::new(&space(), &refs, |p| p.result);
+    ds.rescore(&values.to_vec());
+    ds
 }
 
 #[test]
 fn a_composed_dataset_evaluates_as_the_format_defines() {
     let (space, positions) = (space(), positions(5_000, 1));
-    let mut ds = dataset(&positions);
+    let mut ds = scored(&positions, &space.defaults());
     let mut seed = 3;
     for round in 0..4 {
         let mut values = space.defaults();
@@ -140,9 +143,8 @@ fn a_composed_dataset_evaluates_as_the_format_defines() {
 #[test]
 fn probes_and_moves_of_a_composed_dataset_stay_exact() {
     let (space, positions) = (space(), positions(5_000, 2));
-    let mut ds = dataset(&positions);
     let defaults = space.defaults();
-    ds.rescore(&defaults);
+    let mut ds = scored(&positions, &defaults);
     let k = fit_k(&samples(&ds));
     assert!(
         !ds.linear(1) && ds.linear(0) && !ds.linear(12),
@@ -156,12 +158,9 @@ fn probes_and_moves_of_a_composed_dataset_stay_exact() {
     // An endgame value, a complexity weight, a danger weight, the parameter factor.
     for (slot, delta) in [(1, 7), (12, 3), (16, -4), (19, 5)] {
         let predicted = descent.probe(vars[slot], delta);
-        let mut again = dataset(&positions);
         let mut moved = defaults.clone();
-        again.rescore(&moved);
         moved[slot] += delta;
-        again.rescore(&moved);
-        let made = mean_error(&again, k) - before;
+        let made = mean_error(&scored(&positions, &moved), k) - before;
         assert!(
             (made - predicted).abs() < 1e-12,
             "slot {slot}: {made} vs {predicted}"
@@ -177,9 +176,8 @@ fn probes_and_moves_of_a_composed_dataset_stay_exact() {
 #[test]
 fn the_chain_rule_s_gradient_is_the_slope_of_the_error() {
     let (space, positions) = (space(), positions(3_000, 4));
-    let mut ds = dataset(&positions);
     let at = space.defaults();
-    ds.rescore(&at);
+    let ds = scored(&positions, &at);
     let slots: Vec<usize> = (0..space.value_count()).collect();
     let mut seed = 9;
     // Real values off every kink: no sum sits exactly on its clamp.
