@@ -30,9 +30,10 @@ pub struct DataArgs {
     #[arg(long, value_enum, value_name = "SIDE", conflicts_with = "stm_labels")]
     pub labels: Option<LabelSide>,
     /// Read every line's label in this format instead of detecting it line by line (for a
-    /// file whose labels would be read as another form); `marlin` reads marlinformat's
-    /// 32-byte binary records (a position, its score and its game's result). `--format` is
-    /// the same flag.
+    /// file whose labels would be read as another form); `marlin` and `bullet` read
+    /// marlinformat's and bulletformat's 32-byte binary records (a position, its score and
+    /// its game's result), `viri` viriformat's games (every position before a move, with
+    /// the move's score). `--format` is the same flag.
     #[arg(
         long,
         visible_alias = "format",
@@ -146,8 +147,8 @@ pub fn load_data(args: &DataArgs, params: Params) -> Result<Loaded> {
     load_subject(&subject, &subject.given, args.k10())
 }
 
-/// The names `--label-format` takes: every label format texel reads, and `marlin` for
-/// marlinformat's binary records.
+/// The names `--label-format` takes: every label format texel reads, then the binary
+/// forms (`marlin`, `bullet`, `viri`).
 pub(crate) fn label_format_names() -> clap::builder::PossibleValuesParser {
     LabelFormat::GIVEN.map(LabelFormat::name).into()
 }

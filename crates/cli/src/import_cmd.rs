@@ -102,7 +102,8 @@ pub struct ImportArgs {
     #[arg(long, value_enum, value_name = "SIDE", conflicts_with = "stm_labels")]
     labels: Option<crate::data_args::LabelSide>,
     /// Read every EPD input line's label in this format instead of detecting it line by
-    /// line.
+    /// line; a binary form (`marlin`, `bullet`: records, each position quiesced as a line's;
+    /// `viri`: games, sampled and filtered as PGN games) reads `--epd` as that form.
     #[arg(long, value_name = "FORM", value_parser = crate::data_args::label_format_names())]
     label_format: Option<String>,
     /// What to do with a position (after quiescing) that was written already.
@@ -122,11 +123,6 @@ pub struct ImportArgs {
 }
 
 pub fn run(args: &ImportArgs) -> Result<()> {
-    anyhow::ensure!(
-        args.label_format.as_deref() != Some("marlin"),
-        "--label-format marlin: the importer reads text lines; tune, error, lab and compare \
-         read marlinformat files"
-    );
     crate::paths::Files::new()
         .read("--epd", args.epd.as_deref())
         .read("--pgn", args.pgn.as_deref())

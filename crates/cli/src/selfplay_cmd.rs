@@ -63,6 +63,19 @@ pub struct SelfplayArgs {
     /// Also write labelled quiet positions from the games here, by the importer's filters.
     #[arg(long)]
     pub epd: Option<PathBuf>,
+    /// Also write the games as marlinformat records here (every position a move was
+    /// searched from, with its score and the game's result), for NNUE trainers and other
+    /// tuners.
+    #[arg(long)]
+    pub marlin: Option<PathBuf>,
+    /// Also write the games as viriformat games here (each from its first searched move,
+    /// every move with its score).
+    #[arg(long)]
+    pub viri: Option<PathBuf>,
+    /// Also write the games as bulletformat records here (as `--marlin`, each from the side
+    /// to move's view).
+    #[arg(long)]
+    pub bullet: Option<PathBuf>,
     /// Continue a stopped run of the same command: the games already in `--pgn` (rounds 1,
     /// 2, ... in order) are kept, any after a gap dropped, and the rest is played as if the
     /// run had not stopped.
@@ -104,6 +117,9 @@ impl SelfplayArgs {
             .read("--openings", Some(&self.openings))
             .write("--pgn", Some(&self.pgn))
             .write("--epd", self.epd.as_deref())
+            .write("--marlin", self.marlin.as_deref())
+            .write("--viri", self.viri.as_deref())
+            .write("--bullet", self.bullet.as_deref())
             .check()?;
         anyhow::ensure!(self.games > 0, "--games must be at least 1");
         anyhow::ensure!(self.threads != Some(0), "--threads must be at least 1");
@@ -191,5 +207,38 @@ pub fn run(args: &SelfplayArgs) -> Result<ExitCode> {
         eprintln!("{stats}");
         say!("wrote {} positions to {}", stats.kept, epd.display());
     }
+    write_records(args)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes the games of the PGN as marlinformat, viriformat or bulletformat where asked.
+fn write_records(args: &SelfplayArgs) -> Result<()> {
+    use texel_data::records::RecordForm;
+    let asked = [
+        (&args.marlin, RecordForm::Marlin, "marlinformat records"),
+        (&args.viri, RecordForm::Viri, "viriformat games"),
+        (&args.bullet, RecordForm::Bullet, "bulletformat records"),
+    ];
+    for (path, form, what) in asked {
+        let Some(path) = path else { continue };
+        // The arena writes its score comments from White's view.
+        let view = texel_import::ScoreView::White;
+        let done = texel_import::pgn_to_records(&args.pgn, path, form, view)?;
+        let skipped: Vec<String> = done
+            .skipped
+            .iter()
+            .map(|(why, n)| format!("{n} {why}"))
+            .collect();
+        let skipped = match skipped.is_empty() {
+            true => String::new(),
+            false => format!(" (games skipped: {})", skipped.join(", ")),
+        };
+        say!(
+            "wrote {} {what} from {} games to {}{skipped}",
+            done.written,
+            done.games,
+            path.display()
+        );
+    }
+    Ok(())
 }

@@ -1,5 +1,6 @@
 //! One labelled position per line.
 
+use crate::records::RecordForm;
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color, FromSetup, Position};
 use std::borrow::Cow;
@@ -148,8 +149,12 @@ pub enum LabelFormat {
     ResultScore,
     /// Not a text form: a file of marlinformat's 32-byte records ([`crate::marlin`]), each
     /// a position with its score and result. Only given (`--label-format marlin`), never
-    /// detected from a line.
+    /// detected from a line; so are the other binary forms.
     Marlin,
+    /// bulletformat's 32-byte records ([`crate::bullet`]), from the side to move's view.
+    Bullet,
+    /// viriformat's games ([`crate::viri`]): every position before a move, with its score.
+    Viri,
 }
 
 impl fmt::Display for LabelFormat {
@@ -162,6 +167,8 @@ impl fmt::Display for LabelFormat {
             LabelFormat::Letter => "; w",
             LabelFormat::ResultScore => "1.0 35",
             LabelFormat::Marlin => "marlinformat",
+            LabelFormat::Bullet => "bulletformat",
+            LabelFormat::Viri => "viriformat",
         })
     }
 }
@@ -177,6 +184,18 @@ impl LabelFormat {
             LabelFormat::Letter => "letter",
             LabelFormat::ResultScore => "result-score",
             LabelFormat::Marlin => "marlin",
+            LabelFormat::Bullet => "bullet",
+            LabelFormat::Viri => "viri",
+        }
+    }
+
+    /// The binary form of a file read in this format, `None` for text lines.
+    pub fn record_form(self) -> Option<RecordForm> {
+        match self {
+            LabelFormat::Marlin => Some(RecordForm::Marlin),
+            LabelFormat::Bullet => Some(RecordForm::Bullet),
+            LabelFormat::Viri => Some(RecordForm::Viri),
+            _ => None,
         }
     }
 
@@ -185,15 +204,17 @@ impl LabelFormat {
         LabelFormat::GIVEN.into_iter().find(|f| f.name() == name)
     }
 
-    /// Every format a file may be read in when it is named: the text forms, then
-    /// marlinformat's records.
-    pub const GIVEN: [LabelFormat; 7] = {
-        let mut given = [LabelFormat::Marlin; 7];
+    /// Every format a file may be read in when it is named: the text forms, then the
+    /// binary ones.
+    pub const GIVEN: [LabelFormat; 9] = {
+        let mut given = [LabelFormat::Marlin; 9];
         let mut i = 0;
         while i < LabelFormat::ALL.len() {
             given[i] = LabelFormat::ALL[i];
             i += 1;
         }
+        given[7] = LabelFormat::Bullet;
+        given[8] = LabelFormat::Viri;
         given
     };
 
@@ -269,7 +290,7 @@ impl LabelFormat {
                 };
                 Some(outcome.into())
             }
-            LabelFormat::Marlin => None,
+            LabelFormat::Marlin | LabelFormat::Bullet | LabelFormat::Viri => None,
             LabelFormat::ResultScore => {
                 let mut words = rest.split_whitespace().rev();
                 let (score, result) = (words.next()?, words.next()?);
@@ -322,7 +343,10 @@ impl LabelFormat {
                 format!("; {letter}")
             }
             // The score cannot be written from a label alone; records are not text.
-            LabelFormat::ResultScore | LabelFormat::Marlin => return None,
+            LabelFormat::ResultScore
+            | LabelFormat::Marlin
+            | LabelFormat::Bullet
+            | LabelFormat::Viri => return None,
         })
     }
 

@@ -1,15 +1,19 @@
 //! Labelled chess positions: parsing EPD/FEN lines that carry a game result, and reading
-//! input files (plain, `.gz`, `.zst`).
+//! input files (plain, `.gz`, `.zst`), and the binary records of NNUE data generators
+//! ([`records`]).
 //!
 //! The common label formats are recognised ([`LabelFormat`]), line by line
 //! ([`LabelFormat::detect`]). This crate needs no engine: the tuner reads labelled files
 //! through it, and the importer (`texel-import`) builds on it to make them.
 
+pub mod bullet;
 mod epd;
 mod fen;
 mod input;
 pub mod marlin;
 mod mix;
+pub mod records;
+pub mod viri;
 
 pub use epd::{
     numbers_are_scores, parse_line, write_evaluation, BadLine, Label, LabelFormat, LabelReading,

@@ -16,52 +16,8 @@ use shakmaty::{
 };
 use std::num::NonZeroU32;
 
-/// Bytes a record takes.
-pub const RECORD: usize = 32;
-
-/// Reads up to `records` whole records of `reader` into `block` (emptied first); `false`
-/// at the end of the input. Cut the block into records with [`block_records`].
-///
-/// # Errors
-/// A read error, or an input that ends inside a record.
-pub fn read_records(
-    reader: &mut dyn std::io::BufRead,
-    records: usize,
-    block: &mut Vec<u8>,
-) -> std::io::Result<bool> {
-    use std::io::Read;
-    block.clear();
-    reader.take((records * RECORD) as u64).read_to_end(block)?;
-    if !block.len().is_multiple_of(RECORD) {
-        let msg = format!("it ends inside a {RECORD}-byte record");
-        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, msg));
-    }
-    Ok(!block.is_empty())
-}
-
-/// The records of a block from [`read_records`], each with its 1-based number (`count`
-/// counts every record read so far).
-pub fn block_records<'a>(block: &'a [u8], count: &mut u64) -> Vec<(u64, &'a [u8])> {
-    let each = block.chunks_exact(RECORD).map(|record| {
-        *count += 1;
-        (*count, record)
-    });
-    each.collect()
-}
-
-/// Why a record is not a position.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum MarlinError {
-    /// More than 32 squares are occupied, or a piece nibble is not a piece.
-    #[error("its pieces are not a board")]
-    Pieces,
-    /// The result byte is not 0, 1 or 2.
-    #[error("result {0} is not 0, 1 or 2")]
-    Result(u8),
-    /// The board, castling rights or move counters are not a legal chess position.
-    #[error("not a legal position")]
-    Illegal,
-}
+use crate::records::{outcome_of, result_byte};
+pub use crate::records::{RecordError, RECORD};
 
 /// The role and castling mark of a piece nibble's low three bits.
 fn role_of(code: u8) -> Option<(Role, bool)> {
@@ -81,7 +37,7 @@ fn role_of(code: u8) -> Option<(Role, bool)> {
 ///
 /// # Errors
 /// A record whose bytes are not a legal position with a result.
-pub fn read_record(record: &[u8; RECORD]) -> Result<Labelled, MarlinError> {
+pub fn read_record(record: &[u8; RECORD]) -> Result<Labelled, RecordError> {
     read_bytes(record)
 }
 
@@ -89,20 +45,20 @@ pub fn read_record(record: &[u8; RECORD]) -> Result<Labelled, MarlinError> {
 ///
 /// # Errors
 /// As [`read_record`]; a slice of another length is not a board.
-pub fn read_bytes(record: &[u8]) -> Result<Labelled, MarlinError> {
+pub fn read_bytes(record: &[u8]) -> Result<Labelled, RecordError> {
     if record.len() != RECORD {
-        return Err(MarlinError::Pieces);
+        return Err(RecordError::Pieces);
     }
     let occupied = Bitboard(u64::from_le_bytes(
         record[0..8].try_into().expect("8 bytes"),
     ));
     if occupied.count() > 32 {
-        return Err(MarlinError::Pieces);
+        return Err(RecordError::Pieces);
     }
     let mut setup = Setup::empty();
     for (k, square) in occupied.into_iter().enumerate() {
         let nibble = (record[8 + k / 2] >> (4 * (k % 2))) & 0xF;
-        let (role, castles) = role_of(nibble & 7).ok_or(MarlinError::Pieces)?;
+        let (role, castles) = role_of(nibble & 7).ok_or(RecordError::Pieces)?;
         let color = Color::from_white(nibble & 8 == 0);
         setup.board.set_piece_at(square, Piece { color, role });
         if castles {
@@ -115,15 +71,10 @@ pub fn read_bytes(record: &[u8]) -> Result<Labelled, MarlinError> {
     let fullmoves = u16::from_le_bytes([record[26], record[27]]);
     setup.fullmoves = NonZeroU32::new(u32::from(fullmoves)).unwrap_or(NonZeroU32::MIN);
     let score = i16::from_le_bytes([record[28], record[29]]);
-    let outcome = match record[30] {
-        0 => Outcome::BlackWins,
-        1 => Outcome::Draw,
-        2 => Outcome::WhiteWins,
-        other => return Err(MarlinError::Result(other)),
-    };
+    let outcome = outcome_of(record[30])?;
     let position = Chess::from_setup(setup, CastlingMode::Standard)
         .or_else(shakmaty::PositionError::ignore_invalid_ep_square)
-        .map_err(|_| MarlinError::Illegal)?;
+        .map_err(|_| RecordError::Illegal)?;
     Ok(Labelled {
         position,
         label: Label::from(outcome),
@@ -161,11 +112,7 @@ pub fn write_record(position: &Chess, outcome: Outcome, score: i32) -> [u8; RECO
     record[26..28].copy_from_slice(&fullmoves.to_le_bytes());
     let score = score.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16;
     record[28..30].copy_from_slice(&score.to_le_bytes());
-    record[30] = match outcome {
-        Outcome::BlackWins => 0,
-        Outcome::Draw => 1,
-        Outcome::WhiteWins => 2,
-    };
+    record[30] = result_byte(outcome);
     record
 }
 
@@ -231,13 +178,13 @@ mod tests {
     fn broken_records_are_refused() {
         let mut record = write_record(&Chess::default(), Outcome::Draw, 0);
         record[30] = 3;
-        assert!(matches!(read_record(&record), Err(MarlinError::Result(3))));
+        assert!(matches!(read_record(&record), Err(RecordError::Result(3))));
         let mut kings = write_record(&Chess::default(), Outcome::Draw, 0);
         // Every white piece a king: not a legal position.
         kings[8..16].fill(0x55);
-        assert!(matches!(read_record(&kings), Err(MarlinError::Illegal)));
+        assert!(matches!(read_record(&kings), Err(RecordError::Illegal)));
         let mut nibble = write_record(&Chess::default(), Outcome::Draw, 0);
         nibble[8] = 0x07;
-        assert!(matches!(read_record(&nibble), Err(MarlinError::Pieces)));
+        assert!(matches!(read_record(&nibble), Err(RecordError::Pieces)));
     }
 }

@@ -46,6 +46,32 @@ proptest! {
     }
 
     #[test]
+    fn any_bulletformat_record_is_a_position_or_a_reason(bytes in proptest::array::uniform32(any::<u8>())) {
+        if let Ok(l) = texel_data::bullet::read_bytes(&bytes) {
+            let outcome = l.label.outcome().expect("a game result");
+            let again = texel_data::bullet::write_record(&l.position, outcome, l.score.unwrap());
+            let read = texel_data::bullet::read_bytes(&again).unwrap();
+            prop_assert_eq!(read.position, l.position);
+        }
+    }
+
+    #[test]
+    fn any_viriformat_game_reads_as_far_as_its_moves_are_legal(
+        start in proptest::array::uniform32(any::<u8>()),
+        moves in proptest::collection::vec(any::<u32>(), 0..40),
+    ) {
+        // Any start record and moves: positions up to the first bad move, then its reason.
+        let mut game = start.to_vec();
+        for m in &moves {
+            game.extend(m.to_le_bytes());
+        }
+        game.extend([0; 4]);
+        let read = texel_data::viri::positions(&game);
+        let bad = read.iter().position(Result::is_err).unwrap_or(read.len());
+        prop_assert!(bad + 1 >= read.len(), "nothing is read after a bad move");
+    }
+
+    #[test]
     fn any_label_text_is_read_or_refused(text in "\\PC{0,40}") {
         let _ = LabelFormat::detect(&text);
         for f in LabelFormat::ALL {

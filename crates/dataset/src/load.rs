@@ -11,6 +11,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
+use texel_data::records::{RecordError, RecordForm};
 use texel_data::{
     block_lines, held_out, open_input, read_block, BadLine, Label, LabelFormat, LabelReading,
     Labelled,
@@ -163,8 +164,9 @@ pub enum LoadError {
     },
     /// A binary file read as text: its form must be named.
     #[error(
-        "{}: binary records, not text lines: give --label-format marlin if they are \
-         marlinformat's 32-byte records (other binary forms are not read)",
+        "{}: binary records, not text lines: name their form, --format marlin \
+         (marlinformat's 32-byte records), --format bullet (bulletformat's) or --format viri \
+         (viriformat's games)",
         path.display()
     )]
     Binary {
@@ -196,15 +198,14 @@ pub(crate) fn parse_one(line: &[u8], labels: LabelReading) -> Parsed {
     Ok(keyed(labelled, format))
 }
 
-/// A record of marlinformat, parsed as a line is.
-fn parse_record(record: &[u8]) -> Parsed {
-    use texel_data::marlin::{read_bytes, MarlinError};
-    let labelled = read_bytes(record).map_err(|e| match e {
-        MarlinError::Pieces => BadLine::MalformedFen,
-        MarlinError::Illegal => BadLine::IllegalPosition,
-        MarlinError::Result(_) => BadLine::UnknownLabel,
+/// A position of a binary file, or why it is not one, as a line's.
+fn parsed_record(read: Result<Labelled, RecordError>, format: LabelFormat) -> Parsed {
+    let labelled = read.map_err(|e| match e {
+        RecordError::Pieces | RecordError::Kings => BadLine::MalformedFen,
+        RecordError::Illegal | RecordError::Move(_) => BadLine::IllegalPosition,
+        RecordError::Result(_) => BadLine::UnknownLabel,
     })?;
-    Ok(keyed(labelled, LabelFormat::Marlin))
+    Ok(keyed(labelled, format))
 }
 
 /// A parsed position with its hash.
@@ -216,20 +217,30 @@ fn keyed(labelled: Labelled, format: LabelFormat) -> (Labelled, u64, LabelFormat
     (labelled, key, format)
 }
 
-/// Parses a batch of lines in parallel into `parsed` (emptied first; its memory is reused
-/// from batch to batch, so no fresh pages are touched).
-fn parse_batch(lines: &[(u64, &[u8])], labels: LabelReading, parsed: &mut Vec<Parsed>) {
+/// A parsed position (or bad line) with the number of the line, record or game it came
+/// from.
+pub(crate) type Numbered = (u64, Parsed);
+
+/// Parses a batch of units (lines, records or games) in parallel into `parsed` (emptied
+/// first; its memory is reused from batch to batch, so no fresh pages are touched): one
+/// position a line or record, every position of a game.
+fn parse_batch(units: &[(u64, &[u8])], labels: LabelReading, parsed: &mut Vec<Numbered>) {
     parsed.clear();
-    // Pieces of at most 1,024 lines, so both threads finish a batch at nearly the same time.
-    parsed.par_extend(
-        lines
-            .par_iter()
-            .with_max_len(1024)
-            .map(|(_, line)| match labels.format {
-                Some(LabelFormat::Marlin) => parse_record(line),
-                _ => parse_one(line, labels),
-            }),
-    );
+    // Pieces of at most 1,024 units, so both threads finish a batch at nearly the same time.
+    let units = units.par_iter().with_max_len(1024);
+    let Some((format, form)) = labels.format.and_then(|f| Some((f, f.record_form()?))) else {
+        parsed.par_extend(units.map(|&(no, line)| (no, parse_one(line, labels))));
+        return;
+    };
+    match form.record_reader() {
+        Some(read) => {
+            parsed.par_extend(units.map(|&(no, record)| (no, parsed_record(read(record), format))))
+        }
+        None => parsed.par_extend(units.flat_map_iter(|&(no, game)| {
+            let each = texel_data::viri::positions(game).into_iter();
+            each.map(move |read| (no, parsed_record(read, format)))
+        })),
+    }
 }
 
 /// The positions of a parsed batch that go into one set, by index.
@@ -269,11 +280,11 @@ impl<'p> Workspace<'p> {
     }
 
     /// The segment of the parsed positions `run` picks, traced a burst at a time.
-    fn segment(&mut self, parsed: &[Parsed], run: &[u32]) -> Part {
+    fn segment(&mut self, parsed: &[Numbered], run: &[u32]) -> Part {
         for burst in run.chunks(BURST) {
             self.labels.clear();
             for &i in burst {
-                if let Ok((l, _, _)) = &parsed[i as usize] {
+                if let (_, Ok((l, _, _))) = &parsed[i as usize] {
                     let trace = &mut self.traces[self.labels.len()];
                     self.tracer.trace_into(&l.position, trace);
                     self.labels.push(l.label);
@@ -293,7 +304,7 @@ type Workspaces<'p> = Mutex<Vec<Workspace<'p>>>;
 /// Traces the picked positions of both sets in parallel into segments, in order; returns
 /// the training parts and the validation parts.
 fn trace_batch<'p>(
-    parsed: &[Parsed],
+    parsed: &[Numbered],
     sets: &[Picks; 2],
     params: &'p Params,
     spare: &Workspaces<'p>,
@@ -367,12 +378,11 @@ impl Loading<'_> {
     fn sort(
         &mut self,
         path: &Path,
-        lines: &[(u64, &[u8])],
-        parsed: &[Parsed],
+        parsed: &[Numbered],
         formats: &mut BTreeMap<LabelFormat, u64>,
     ) -> [Picks; 2] {
         let mut sets = [Vec::new(), Vec::new()];
-        for (i, ((no, _), result)) in lines.iter().zip(parsed).enumerate() {
+        for (i, (no, result)) in parsed.iter().enumerate() {
             self.report.lines += 1;
             match result {
                 Ok((l, key, format)) => {
@@ -407,17 +417,21 @@ impl Loading<'_> {
         let (mut line_no, mut text, mut parsed) = (0u64, Vec::new(), Vec::new());
         let mut traced: Option<[Vec<Part>; 2]> = None;
         let mut numbers = ScoreSigns::default();
-        let records = self.options.labels.format == Some(LabelFormat::Marlin);
+        let form = self
+            .options
+            .labels
+            .format
+            .and_then(LabelFormat::record_form);
         let mut first = true;
-        while read_unit(&mut *input.reader, records, &mut text).map_err(|e| io(path, e))? {
-            if std::mem::take(&mut first) && !records && looks_binary(&text) {
+        while read_unit(&mut *input.reader, form, &mut text).map_err(|e| io(path, e))? {
+            if std::mem::take(&mut first) && form.is_none() && looks_binary(&text) {
                 return Err(LoadError::Binary {
                     path: path.to_path_buf(),
                 });
             }
-            let lines = match records {
-                true => texel_data::marlin::block_records(&text, &mut line_no),
-                false => block_lines(&text, &mut line_no),
+            let lines = match form {
+                Some(form) => form.units(&text, &mut line_no),
+                None => block_lines(&text, &mut line_no),
             };
             let (labels, sets) = (self.options.labels, &mut self.sets);
             let (appended, ()) = rayon::join(
@@ -426,7 +440,7 @@ impl Loading<'_> {
             );
             appended?;
             numbers.count(&parsed);
-            let picks = self.sort(path, &lines, &parsed, &mut formats);
+            let picks = self.sort(path, &parsed, &mut formats);
             traced = Some(trace_batch(&parsed, &picks, self.params, &self.spare));
             progress(input.position());
             if self.interrupt.load(Ordering::SeqCst) {
@@ -446,16 +460,16 @@ impl Loading<'_> {
     }
 }
 
-/// Reads the next block of a file: whole lines, or whole marlinformat records when
-/// `records`.
+/// Reads the next block of a file: whole lines, or whole records or games of a binary
+/// `form`.
 fn read_unit(
     reader: &mut dyn std::io::BufRead,
-    records: bool,
+    form: Option<RecordForm>,
     block: &mut Vec<u8>,
 ) -> std::io::Result<bool> {
-    match records {
-        true => texel_data::marlin::read_records(reader, BATCH_BYTES / 32, block),
-        false => read_block(reader, BATCH_BYTES, block),
+    match form {
+        Some(form) => form.read_block(reader, BATCH_BYTES, block),
+        None => read_block(reader, BATCH_BYTES, block),
     }
 }
 
@@ -476,8 +490,8 @@ struct ScoreSigns {
 
 impl ScoreSigns {
     /// Counts the lines of a parsed batch.
-    fn count(&mut self, parsed: &[Parsed]) {
-        for p in parsed {
+    fn count(&mut self, parsed: &[Numbered]) {
+        for (_, p) in parsed {
             match p {
                 Ok((l, _, format)) if format.could_be_centipawns(l.label) => {
                     self.whole_numbers += 1;

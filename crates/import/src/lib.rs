@@ -2,10 +2,13 @@
 //! leaf of its quiescence search, filtered the way the Slow Chess author filtered his games,
 //! deduplicated, and written as labelled EPD.
 
+mod convert;
 mod output;
 mod pgn;
+mod records;
 mod split;
 
+pub use convert::{pgn_to_records, Converted};
 pub use output::Duplicates;
 use output::Output;
 pub use pgn::import_pgn;
@@ -125,6 +128,9 @@ pub struct ImportStats {
     pub results: [u64; 3],
     /// Written labels between those (averaged over duplicates).
     pub averaged: u64,
+    /// Skipped games are named by their number in the file (game records), not the line
+    /// they begin on (PGN).
+    pub games_numbered: bool,
 }
 
 impl ImportStats {
@@ -155,11 +161,12 @@ impl ImportStats {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
+        let unit = if self.games_numbered { "game" } else { "line" };
         let games: Vec<String> = self
             .games_skipped
             .iter()
             .map(|(k, (n, first))| {
-                format!("\"{k}\": {{\"count\": {n}, \"first_lines\": {first:?}}}")
+                format!("\"{k}\": {{\"count\": {n}, \"first_{unit}s\": {first:?}}}")
             })
             .collect();
         format!(
@@ -181,8 +188,9 @@ impl std::fmt::Display for ImportStats {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if self.games > 0 {
             writeln!(f, "games read: {}", self.games)?;
+            let unit = if self.games_numbered { "game" } else { "line" };
             for (reason, (n, first)) in &self.games_skipped {
-                let lines: Vec<String> = first.iter().map(|l| format!("line {l}")).collect();
+                let lines: Vec<String> = first.iter().map(|l| format!("{unit} {l}")).collect();
                 writeln!(
                     f,
                     "  games skipped, {reason}: {n} (first at {})",
@@ -313,6 +321,8 @@ fn pipeline<T: Send + Sync, R: Send>(
 
 /// Imports a labelled EPD/FEN file (any label format, detected): each position is
 /// replaced by its quiet leaf, duplicates handled as `o.duplicates` says, the label kept.
+/// A binary form named in `o.labels` reads records the same way, and viriformat's games
+/// as PGN games are read (sampled per game, filtered).
 ///
 /// # Errors
 /// An unreadable input or unwritable output (nothing is left at the output path then).
@@ -322,6 +332,9 @@ pub fn import_epd(
     o: &ImportOptions,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<ImportStats, ImportError> {
+    if let Some(form) = o.labels.format.and_then(LabelFormat::record_form) {
+        return records::import_records(input, output, form, o, progress);
+    }
     let mut file = open_input(input).map_err(io(input))?;
     let out = Output::create(output, o.format, o.duplicates)?;
     let mut line_no = 0;

@@ -7,7 +7,7 @@ use super::{
 };
 use pgn_reader::{RawComment, RawTag, Reader, SanPlus, Visitor};
 use rayon::prelude::*;
-use shakmaty::{Chess, Position};
+use shakmaty::{Chess, Move, Position};
 use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::atomic::Ordering;
@@ -17,18 +17,18 @@ use texel_search::{Searcher, MATE};
 
 /// One game as read: start, moves, per-ply scores (white's view, cp) and result.
 #[derive(Clone, Debug, Default)]
-struct RawGame {
+pub(crate) struct RawGame {
     /// Input line the game starts on.
     line: u64,
     /// Number of the game in the input (1-based), for the sampling seed.
     number: u64,
-    fen: Option<String>,
+    pub fen: Option<String>,
     result: Option<Outcome>,
     moves: Vec<SanPlus>,
     /// Per move: its comment's score as written, and whether it is an `[%eval]`.
     comments: Vec<Option<(i32, bool)>>,
     /// Per move: the score after it from White's view (from `comments` at the game's end).
-    scores: Vec<Option<i32>>,
+    pub scores: Vec<Option<i32>>,
     unfinished: bool,
     /// The movetext ended with a result (`1-0`, `*`, ...): the game was written whole. A
     /// game without one was cut short (a killed writer, a full disk) and is skipped.
@@ -189,47 +189,81 @@ impl Visitor for Collect {
 
 /// What one game yields: positions, or the reason the game is skipped; plus position
 /// skip reasons.
-type GameYield = (Result<Vec<Candidate>, &'static str>, Vec<&'static str>);
+pub(crate) type GameYield = (Result<Vec<Candidate>, &'static str>, Vec<&'static str>);
 
-fn process_game(g: &RawGame, o: &ImportOptions, searcher: &mut Searcher) -> GameYield {
+/// The result of a game played out on the board, or why the game says nothing of its
+/// positions.
+pub(crate) fn finished(g: &RawGame) -> Result<Outcome, &'static str> {
     if g.variant {
-        return (Err("not standard chess ([Variant] tag)"), vec![]);
+        return Err("not standard chess ([Variant] tag)");
     }
     if g.forfeit {
-        return (
-            Err("lost off the board (time, crash, illegal move: [Termination] tag)"),
-            vec![],
-        );
+        return Err("lost off the board (time, crash, illegal move: [Termination] tag)");
     }
     let Some(result) = g.result.filter(|_| !g.unfinished) else {
-        return (Err("unfinished"), vec![]);
+        return Err("unfinished");
     };
     if !g.terminated {
-        return (Err("cut short (no result after the moves)"), vec![]);
+        return Err("cut short (no result after the moves)");
     }
-    let positions = match replay(g) {
-        Ok(p) => p,
+    Ok(result)
+}
+
+fn process_game(g: &RawGame, o: &ImportOptions, searcher: &mut Searcher) -> GameYield {
+    let result = match finished(g) {
+        Ok(result) => result,
         Err(why) => return (Err(why), vec![]),
     };
+    let positions = match replay(g) {
+        Ok(played) => played.into_iter().map(|(_, p)| p).collect(),
+        Err(why) => return (Err(why), vec![]),
+    };
+    let game = Replayed {
+        number: g.number,
+        positions,
+        scores: &g.scores,
+        result,
+    };
+    sample_game(&game, o, searcher)
+}
+
+/// A game replayed: its positions, each with the engine's score of it (White's view) when
+/// known, and its result.
+pub(crate) struct Replayed<'g> {
+    /// Number of the game in the input (1-based), for the sampling seed.
+    pub number: u64,
+    pub positions: Vec<Chess>,
+    pub scores: &'g [Option<i32>],
+    pub result: Outcome,
+}
+
+/// Up to `o.per_game` positions of a game, `o.gap` plies apart after the skipped opening,
+/// each quiesced and kept where the filters keep it.
+pub(crate) fn sample_game(
+    game: &Replayed,
+    o: &ImportOptions,
+    searcher: &mut Searcher,
+) -> GameYield {
+    let positions = &game.positions;
     if positions.len() <= o.skip_plies {
         return (Err("too short"), vec![]);
     }
     let mut chosen: Vec<usize> = Vec::new();
     let mut skipped = Vec::new();
     let mut kept = Vec::new();
-    for ply in shuffled_plies(g, o, positions.len()) {
+    for ply in shuffled_plies(game.number, o, positions.len()) {
         if chosen.len() == o.per_game {
             break;
         }
         if chosen.iter().any(|&c| c.abs_diff(ply) < o.gap) {
             continue;
         }
-        match judge(g, o, result, ply, &positions[ply], searcher) {
+        match judge(game, o, ply, searcher) {
             Ok(leaf) => {
                 chosen.push(ply);
                 // The engine's own score of the position (the comment of the move that
                 // led to it), written beside the label for `--lambda`.
-                kept.push(Ok((leaf, Label::from(result), g.scores[ply])));
+                kept.push(Ok((leaf, Label::from(game.result), game.scores[ply])));
             }
             Err(why) => skipped.push(why),
         }
@@ -237,26 +271,32 @@ fn process_game(g: &RawGame, o: &ImportOptions, searcher: &mut Searcher) -> Game
     (Ok(kept), skipped)
 }
 
-/// Every position of the game after each move, or why the game cannot be replayed.
-fn replay(g: &RawGame) -> Result<Vec<Chess>, &'static str> {
-    let mut pos = match &g.fen {
-        Some(fen) => texel_eval::parse_fen(fen).map_err(|_| "bad FEN tag")?,
-        None => Chess::default(),
-    };
-    let mut positions = Vec::with_capacity(g.moves.len());
+/// Every move of the game with the position after it, or why the game cannot be
+/// replayed.
+pub(crate) fn replay(g: &RawGame) -> Result<Vec<(Move, Chess)>, &'static str> {
+    let mut pos = start_of(g)?;
+    let mut played = Vec::with_capacity(g.moves.len());
     for san in &g.moves {
         let m = san.san.to_move(&pos).map_err(|_| "illegal move")?;
         pos.play_unchecked(m);
-        positions.push(pos.clone());
+        played.push((m, pos.clone()));
     }
-    Ok(positions)
+    Ok(played)
+}
+
+/// The position a game starts from (its FEN tag, or the standard start).
+pub(crate) fn start_of(g: &RawGame) -> Result<Chess, &'static str> {
+    match &g.fen {
+        Some(fen) => texel_eval::parse_fen(fen).map_err(|_| "bad FEN tag"),
+        None => Ok(Chess::default()),
+    }
 }
 
 /// The candidate plies after the skipped opening, in a seeded order (taken greedily at
 /// least `gap` apart by the caller).
-fn shuffled_plies(g: &RawGame, o: &ImportOptions, plies: usize) -> Vec<usize> {
+fn shuffled_plies(number: u64, o: &ImportOptions, plies: usize) -> Vec<usize> {
     let mut order: Vec<usize> = (o.skip_plies..plies).collect();
-    let mut state = splitmix64(o.seed ^ g.number);
+    let mut state = splitmix64(o.seed ^ number);
     for i in (1..order.len()).rev() {
         state = splitmix64(state);
         order.swap(i, (state % (i as u64 + 1)) as usize);
@@ -264,16 +304,15 @@ fn shuffled_plies(g: &RawGame, o: &ImportOptions, plies: usize) -> Vec<usize> {
     order
 }
 
-/// The quiet leaf of `pos` (at `ply` of a game that ended in `result`) when the Slow Chess
-/// filters keep it, or why they skip it.
+/// The quiet leaf of the position at `ply` of a game when the Slow Chess filters keep it,
+/// or why they skip it.
 fn judge(
-    g: &RawGame,
+    game: &Replayed,
     o: &ImportOptions,
-    result: Outcome,
     ply: usize,
-    pos: &Chess,
     searcher: &mut Searcher,
 ) -> Result<Chess, &'static str> {
+    let (pos, result) = (&game.positions[ply], game.result);
     if pos.is_check() {
         return Err("in check");
     }
@@ -289,8 +328,8 @@ fn judge(
     let white = |s: i32| if pos.turn().is_white() { s } else { -s };
     let evals: Vec<i32> = if o.score_from_pgn {
         // The comment of the move that led to `pos` is the score after it.
-        let own = g.scores[ply];
-        let other = ply.checked_sub(1).and_then(|p| g.scores[p]);
+        let own = game.scores[ply];
+        let other = ply.checked_sub(1).and_then(|p| game.scores[p]);
         if own.is_none() && other.is_none() {
             return Err("no score comment");
         }
@@ -313,6 +352,22 @@ fn judge(
     }
 }
 
+/// The game(s) in one game's text (more than one only where the splitter could not tell
+/// them apart), their plain score comments in `view`.
+pub(crate) fn parse_games(g: &GameText, number: u64, view: ScoreView) -> Vec<RawGame> {
+    let mut reader = Reader::new(g.text.as_slice());
+    let mut visitor = Collect {
+        line: g.line,
+        number,
+        view,
+    };
+    let mut games = Vec::new();
+    while let Ok(Some(game)) = reader.read_game(&mut visitor) {
+        games.push(game);
+    }
+    games
+}
+
 /// Parses the game(s) in one game's text (more than one only where the splitter could not
 /// tell them apart) and processes each.
 fn process_text(
@@ -321,16 +376,10 @@ fn process_text(
     o: &ImportOptions,
     s: &mut Searcher,
 ) -> Vec<(u64, GameYield)> {
-    let mut reader = Reader::new(g.text.as_slice());
-    let mut visitor = Collect {
-        line: g.line,
-        number,
-        view: o.pgn_scores,
-    };
-    let mut out = Vec::new();
-    while let Ok(Some(game)) = reader.read_game(&mut visitor) {
-        out.push((game.line, process_game(&game, o, s)));
-    }
+    let games = parse_games(g, number, o.pgn_scores).into_iter();
+    let mut out: Vec<_> = games
+        .map(|game| (game.line, process_game(&game, o, s)))
+        .collect();
     if out.is_empty() {
         out.push((g.line, (Err("no game in the text"), vec![])));
     }
@@ -378,32 +427,39 @@ pub fn import_pgn(
             )
             .collect()
     };
-    let write = |out: &mut Output, stats: &mut ImportStats, results: Vec<Vec<_>>| {
-        for (line, (outcome, skipped)) in results.into_iter().flatten() {
-            stats.games += 1;
-            for reason in skipped {
-                out.write(stats, Err(reason))?;
-            }
-            match outcome {
-                Err(reason) => stats.skip_game(reason, line),
-                Ok(candidates) => {
-                    for c in candidates {
-                        out.write(stats, c)?;
-                    }
-                }
-            }
-        }
-        Ok(())
-    };
     let report = || progress(bytes.load(Ordering::Relaxed));
     pipeline(
         first,
         read_batch,
         replay,
         out,
-        write,
+        write_games,
         (report, |_: &ImportStats| Ok(())),
     )
+}
+
+/// Writes what a batch of games yields, in order, counting each game (by the line it
+/// starts on, or its number in a file of game records) and every skip.
+pub(crate) fn write_games(
+    out: &mut Output,
+    stats: &mut ImportStats,
+    results: Vec<Vec<(u64, GameYield)>>,
+) -> Result<(), ImportError> {
+    for (line, (outcome, skipped)) in results.into_iter().flatten() {
+        stats.games += 1;
+        for reason in skipped {
+            out.write(stats, Err(reason))?;
+        }
+        match outcome {
+            Err(reason) => stats.skip_game(reason, line),
+            Ok(candidates) => {
+                for c in candidates {
+                    out.write(stats, c)?;
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

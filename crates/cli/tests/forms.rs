@@ -1,0 +1,354 @@
+//! The binary forms of engine authors' data through the real binary: bulletformat records
+//! read from the side to move's view, viriformat, marlinformat and bulletformat written by
+//! `texel selfplay` and read back position for position, the importer reading records and
+//! games.
+
+mod common;
+
+use common::{fails, sample, stdout_of as ok, texel};
+use shakmaty::fen::Fen;
+use shakmaty::san::San;
+use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
+use std::path::Path;
+use texel_data::{Labelled, Outcome};
+
+/// The `error:` line `texel error` prints for `file` read with `extra` flags (K 1, results
+/// alone), and all it printed.
+fn error_line(file: &Path, extra: &[&str]) -> (Option<String>, String) {
+    let printed = ok(texel()
+        .args(["error", "--k", "1", "--lambda", "1"])
+        .args(extra)
+        .arg("--epd")
+        .arg(file));
+    let line = printed.lines().find(|l| l.starts_with("error:"));
+    (line.map(str::to_owned), printed)
+}
+
+#[test]
+fn marlinformat_records_read_as_the_same_results_when_named() {
+    // The shipped positions written as marlinformat's 32-byte records (the layout is
+    // checked byte by byte in texel_data's tests): named, they read to the shipped file's
+    // error; unnamed, the binary file is refused naming the flag.
+    let dir = tempfile::tempdir().unwrap();
+    let results = sample(dir.path(), "results.epd", 1000);
+    let text = std::fs::read_to_string(&results).unwrap();
+    let mut records = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let (l, _) = texel_data::parse_line(line, None, false).unwrap();
+        let score = 10 * (i as i32 % 21) - 100;
+        let outcome = l.label.outcome().unwrap();
+        records.extend(texel_data::marlin::write_record(
+            &l.position,
+            outcome,
+            score,
+        ));
+    }
+    let file = dir.path().join("positions.marlin");
+    std::fs::write(&file, records).unwrap();
+    let (want, _) = error_line(&results, &[]);
+    let (got, printed) = error_line(&file, &["--label-format", "marlin"]);
+    assert!(
+        printed.contains("1000 training positions, 0 skipped"),
+        "{printed}"
+    );
+    assert_eq!(got, want, "{printed}");
+    let said = fails(texel().args(["error", "--epd"]).arg(&file));
+    assert!(said.contains("--format marlin"), "{said}");
+}
+
+/// An EPD line as a bulletformat record holds it: castling rights, en passant and clocks
+/// gone; when Black is to move, the board turned over with the colours swapped, White to
+/// move and the label turned round.
+fn as_the_mover_sees_it(line: &str) -> String {
+    let (fen, label) = line.rsplit_once(' ').unwrap();
+    let fields: Vec<&str> = fen.split(' ').collect();
+    if fields[1] == "w" {
+        return format!("{} w - - 0 1 {label}\n", fields[0]);
+    }
+    let ranks: Vec<String> = (fields[0].split('/').rev())
+        .map(|rank| {
+            rank.chars()
+                .map(|c| match c.is_ascii_uppercase() {
+                    true => c.to_ascii_lowercase(),
+                    false => c.to_ascii_uppercase(),
+                })
+                .collect()
+        })
+        .collect();
+    let turned = match label {
+        "[1.0]" => "[0.0]",
+        "[0.0]" => "[1.0]",
+        other => other,
+    };
+    format!("{} w - - 0 1 {turned}\n", ranks.join("/"))
+}
+
+#[test]
+fn bulletformat_records_read_as_the_side_to_move_sees_the_position() {
+    // The shipped positions written as bulletformat records (the layout is checked byte by
+    // byte in texel_data's tests): named, they read as the same positions seen from the
+    // side to move, to the digit; unnamed, the binary file is refused naming the flag.
+    let dir = tempfile::tempdir().unwrap();
+    let results = sample(dir.path(), "results.epd", 1000);
+    let text = std::fs::read_to_string(&results).unwrap();
+    let mut records = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let (l, _) = texel_data::parse_line(line, None, false).unwrap();
+        let score = 10 * (i as i32 % 21) - 100;
+        let outcome = l.label.outcome().unwrap();
+        records.extend(texel_data::bullet::write_record(
+            &l.position,
+            outcome,
+            score,
+        ));
+    }
+    let file = dir.path().join("positions.bullet");
+    std::fs::write(&file, records).unwrap();
+    let seen = dir.path().join("seen.epd");
+    std::fs::write(
+        &seen,
+        text.lines().map(as_the_mover_sees_it).collect::<String>(),
+    )
+    .unwrap();
+    let (want, _) = error_line(&seen, &[]);
+    let (got, printed) = error_line(&file, &["--format", "bullet"]);
+    assert!(
+        printed.contains("1000 training positions, 0 skipped"),
+        "{printed}"
+    );
+    assert_eq!(got, want, "{printed}");
+    let said = fails(texel().args(["error", "--epd"]).arg(&file));
+    assert!(said.contains("--format bullet"), "{said}");
+}
+
+/// A game of a PGN as `texel selfplay` writes it: the start, every move with the score of
+/// its comment (centipawns, White's view, as 16 bits hold it), and the result.
+struct Game {
+    start: Chess,
+    moves: Vec<(shakmaty::Move, Option<i32>)>,
+    result: Outcome,
+}
+
+/// The centipawns of a comment such as `+0.35/12` or `-M3/20`, clamped to 16 bits.
+fn comment_cp(comment: &str) -> i32 {
+    let value = comment.trim_matches(['{', '}']).split('/').next().unwrap();
+    let cp = match value.find('M') {
+        Some(at) => {
+            let plies: i32 = value[at + 1..].parse().unwrap();
+            let mate = 100_000 - plies;
+            if value.starts_with('-') {
+                -mate
+            } else {
+                mate
+            }
+        }
+        None => (value.parse::<f64>().unwrap() * 100.0).round() as i32,
+    };
+    cp.clamp(i16::MIN.into(), i16::MAX.into())
+}
+
+/// The games of a PGN written by `texel selfplay` (comments hold no spaces there).
+fn games_of(pgn: &str) -> Vec<Game> {
+    let mut games = Vec::new();
+    for text in pgn.split("[Event ").skip(1) {
+        let tag = |name: &str| {
+            let at = text.find(&format!("[{name} \""))? + name.len() + 3;
+            Some(text[at..at + text[at..].find('"')?].to_string())
+        };
+        let start = match tag("FEN") {
+            Some(fen) => fen
+                .parse::<Fen>()
+                .unwrap()
+                .into_position(CastlingMode::Standard)
+                .unwrap(),
+            None => Chess::default(),
+        };
+        let result = match tag("Result").unwrap().as_str() {
+            "1-0" => Outcome::WhiteWins,
+            "0-1" => Outcome::BlackWins,
+            _ => Outcome::Draw,
+        };
+        let movetext = &text[text.find("\n\n").unwrap()..];
+        let (mut position, mut moves) = (start.clone(), Vec::new());
+        for token in movetext.split_whitespace() {
+            if token.starts_with('{') {
+                let last: &mut (shakmaty::Move, Option<i32>) = moves.last_mut().unwrap();
+                last.1 = Some(comment_cp(token));
+            } else if let Ok(san) = token.parse::<San>() {
+                let m = san.to_move(&position).unwrap();
+                position.play_unchecked(m);
+                moves.push((m, None));
+            }
+        }
+        games.push(Game {
+            start,
+            moves,
+            result,
+        });
+    }
+    games
+}
+
+/// Every position a move with a score was played from, with that score and the result:
+/// what a record file of the game holds (from the first scored move on).
+fn searched(game: &Game) -> Vec<(Chess, i32, Outcome)> {
+    let (mut position, mut out) = (game.start.clone(), Vec::new());
+    for &(m, score) in &game.moves {
+        if let Some(score) = score {
+            out.push((position.clone(), score, game.result));
+        }
+        position.play_unchecked(m);
+    }
+    out
+}
+
+fn fen_of(l: &Labelled) -> String {
+    Fen::from_position(&l.position, EnPassantMode::Legal).to_string()
+}
+
+#[test]
+fn selfplay_writes_records_and_games_that_read_back_position_for_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name);
+    let said = ok(texel()
+        .args([
+            "selfplay",
+            "--games",
+            "8",
+            "--nodes",
+            "1500",
+            "--threads",
+            "2",
+        ])
+        .args([
+            "--openings",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/openings.epd"),
+        ])
+        .arg("--pgn")
+        .arg(path("g.pgn"))
+        .arg("--marlin")
+        .arg(path("g.marlin"))
+        .arg("--viri")
+        .arg(path("g.viri"))
+        .arg("--bullet")
+        .arg(path("g.bullet")));
+    assert!(
+        said.contains("wrote 8 viriformat games from 8 games"),
+        "{said}"
+    );
+    let games = games_of(&std::fs::read_to_string(path("g.pgn")).unwrap());
+    assert_eq!(games.len(), 8);
+    let want: Vec<(Chess, i32, Outcome)> = games.iter().flat_map(searched).collect();
+    assert!(want.len() > 8 * 20, "{} positions", want.len());
+    let marlin = std::fs::read(path("g.marlin")).unwrap();
+    let from_marlin: Vec<Labelled> = (marlin.chunks(32))
+        .map(|r| texel_data::marlin::read_bytes(r).unwrap())
+        .collect();
+    let viri = std::fs::read(path("g.viri")).unwrap();
+    let from_viri: Vec<Labelled> = texel_data::viri::games(&viri)
+        .flat_map(texel_data::viri::positions)
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(from_marlin.len(), want.len());
+    assert_eq!(from_viri.len(), want.len());
+    for ((position, score, result), (m, v)) in want.iter().zip(from_marlin.iter().zip(&from_viri)) {
+        for read in [m, v] {
+            assert_eq!(&read.position, position, "{}", fen_of(read));
+            assert_eq!(read.score, Some(*score), "{}", fen_of(read));
+            assert_eq!(read.label, (*result).into(), "{}", fen_of(read));
+        }
+    }
+    // Read by the tuner: marlin and viri are the same positions; bullet the same ones seen
+    // from the side to move (castling rights lost), so a close error.
+    let (from_m, _) = error_line(&path("g.marlin"), &["--format", "marlin"]);
+    let (from_v, printed) = error_line(&path("g.viri"), &["--format", "viri"]);
+    assert_eq!(from_v, from_m, "{printed}");
+    let (from_b, _) = error_line(&path("g.bullet"), &["--format", "bullet"]);
+    assert!(from_b.is_some());
+    let tuned = ok(texel()
+        .args(["tune", "--passes", "1", "--format", "viri", "--epd"])
+        .arg(path("g.viri"))
+        .arg("--out")
+        .arg(path("t.json")));
+    assert!(path("t.json").exists(), "{tuned}");
+}
+
+#[test]
+fn the_importer_reads_records_as_lines_and_games_as_games() {
+    // marlinformat records of the shipped positions import as the shipped lines do (each
+    // quiesced), with their scores; viriformat games are sampled as games, a broken one
+    // named by its number.
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name);
+    let results = sample(dir.path(), "results.epd", 1000);
+    let text = std::fs::read_to_string(&results).unwrap();
+    let mut records = Vec::new();
+    for line in text.lines() {
+        let (l, _) = texel_data::parse_line(line, None, false).unwrap();
+        records.extend(texel_data::marlin::write_record(
+            &l.position,
+            l.label.outcome().unwrap(),
+            25,
+        ));
+    }
+    std::fs::write(path("r.marlin"), records).unwrap();
+    // What an import prints: its statistics go to stderr.
+    let import = |input: &Path, out: &Path, extra: &[&str]| {
+        let run = (texel()
+            .args(["import", "--epd"])
+            .arg(input)
+            .arg("--out")
+            .arg(out))
+        .args(extra)
+        .output()
+        .unwrap();
+        let said = String::from_utf8_lossy(&run.stderr).to_string();
+        assert!(run.status.success(), "{said}");
+        said
+    };
+    import(&results, &path("from-epd.epd"), &[]);
+    import(
+        &path("r.marlin"),
+        &path("from-marlin.epd"),
+        &["--label-format", "marlin"],
+    );
+    let without_scores = |file: &Path| -> Vec<String> {
+        let text = std::fs::read_to_string(file).unwrap();
+        text.lines()
+            .map(|l| match l.find(" ce ") {
+                Some(at) => format!("{}{}", &l[..at], &l[l.find(';').unwrap() + 1..]),
+                None => l.to_string(),
+            })
+            .collect()
+    };
+    let from_marlin = without_scores(&path("from-marlin.epd"));
+    assert_eq!(from_marlin, without_scores(&path("from-epd.epd")));
+    let scored = std::fs::read_to_string(path("from-marlin.epd")).unwrap();
+    assert_eq!(
+        scored.matches(" ce ").count(),
+        from_marlin.len(),
+        "every line keeps its score"
+    );
+    // Games: three copies of one short game, the second with an illegal second move.
+    let start = Chess::default();
+    let mut position = start.clone();
+    let mut moves = Vec::new();
+    for (i, san) in [
+        "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7", "Re1", "b5", "Bb3", "d6",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let m = san.parse::<San>().unwrap().to_move(&position).unwrap();
+        position.play_unchecked(m);
+        moves.push((m, 20 + i as i32));
+    }
+    let game = texel_data::viri::write_game(&start, Outcome::Draw, &moves);
+    let mut broken = game.clone();
+    broken[32 + 4..32 + 6].copy_from_slice(&(12u16 | 28 << 6).to_le_bytes());
+    std::fs::write(path("g.viri"), [game.clone(), broken, game].concat()).unwrap();
+    let args = ["--label-format", "viri", "--skip-plies", "2", "--gap", "2"];
+    let said = import(&path("g.viri"), &path("from-viri.epd"), &args);
+    assert!(said.contains("games read: 3"), "{said}");
+    assert!(said.contains("illegal move: 1 (first at game 2)"), "{said}");
+}
