@@ -39,6 +39,10 @@ enum Target {
     /// Adam's cost per epoch (passes of ten epochs in real numbers, with the rounding and
     /// scoring between passes) on the same synthetic positions as `newton`.
     Adam,
+    /// Loading speed of the binary forms (marlinformat, bulletformat, viriformat) and of the
+    /// same positions as EPD text: the games of `--pgn` written in each, loaded `--repeat`
+    /// times.
+    Records,
     /// A streamed tune's cost per Newton iteration and polish round (`--stream`: the
     /// positions read back from their tuner form in every pass) on the same synthetic
     /// positions as `newton`.
@@ -111,6 +115,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         Target::Import => bench_import(args),
         Target::Selfplay => bench_selfplay(args),
         Target::Traces => crate::traces_cmd::bench(args.repeat * 66_667),
+        Target::Records => crate::bench_records::bench(&args.pgn, args.repeat),
         Target::Newton => crate::bench_newton::bench_method(args.repeat * 66_667, Method::Newton),
         Target::Adam => crate::bench_newton::bench_method(args.repeat * 66_667, Method::Adam),
         Target::Stream => crate::bench_newton::bench_stream(args.repeat * 66_667),

@@ -20,9 +20,11 @@ macro_rules! say_part {
 mod bench;
 mod bench_linear;
 mod bench_newton;
+mod bench_records;
 mod compare_cmd;
 mod config;
 mod converge;
+mod convert_cmd;
 mod data_args;
 mod error_cmd;
 mod eval_cmd;
@@ -93,6 +95,9 @@ enum Command {
     Match(match_cmd::MatchArgs),
     /// Quiet labelled positions from labelled EPD or PGN games.
     Import(import_cmd::ImportArgs),
+    /// Labelled positions from any form texel reads, written as `FEN [1.0] [35]` lines or as
+    /// marlinformat or bulletformat records.
+    Convert(convert_cmd::ConvertArgs),
     /// Games of the engine against itself or a gauntlet, as PGN with scores and labelled EPD
     Selfplay(Box<selfplay_cmd::SelfplayArgs>),
     /// The Slow Chess loop: own games, import, retune, gated match; resumable
@@ -180,6 +185,7 @@ fn main() -> ExitCode {
         Command::Spsa(args) => done(params_cmd::run_spsa(&args)),
         Command::Match(args) => match_cmd::run(&args),
         Command::Import(args) => done(import_cmd::run(&args)),
+        Command::Convert(args) => done(convert_cmd::run(&args)),
         Command::Selfplay(args) => selfplay_cmd::run(&args),
         Command::Loop(args) => loop_cmd::run(&args),
         Command::Report(args) => done(report_cmd::run(&args)),

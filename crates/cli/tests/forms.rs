@@ -352,3 +352,90 @@ fn the_importer_reads_records_as_lines_and_games_as_games() {
     assert!(said.contains("games read: 3"), "{said}");
     assert!(said.contains("illegal move: 1 (first at game 2)"), "{said}");
 }
+
+/// A shipped file.
+fn shipped(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../data")
+        .join(name)
+}
+
+#[test]
+fn the_shipped_samples_read_alike_in_both_forms_with_their_scores() {
+    // `data/sample-scored.epd` (`FEN [1.0] [35]`, lichess-big3's form) and
+    // `data/sample.marlin` hold the same 1,000 positions, results and scores: the same
+    // error on results alone and with the scores mixed in (λ auto), every score read.
+    let error_of = |file: &Path, extra: &[&str]| {
+        let printed = ok(texel()
+            .args(["error", "--k", "1", "--epd"])
+            .arg(file)
+            .args(extra));
+        let line = printed
+            .lines()
+            .find(|l| l.starts_with("error:"))
+            .map(str::to_owned);
+        (line, printed)
+    };
+    let epd = shipped("sample-scored.epd");
+    let marlin = shipped("sample.marlin");
+    for lambda in ["1", "auto"] {
+        let (want, printed) = error_of(&epd, &["--lambda", lambda]);
+        assert!(
+            printed.contains("1000 training positions, 0 skipped"),
+            "{printed}"
+        );
+        let (got, _) = error_of(&marlin, &["--lambda", lambda, "--format", "marlin"]);
+        assert_eq!(got, want, "λ {lambda}: {printed}");
+    }
+    let (_, mixed) = error_of(&epd, &["--lambda", "auto"]);
+    assert!(mixed.contains("for the 1000 of 1000 positions"), "{mixed}");
+}
+
+#[test]
+fn convert_goes_round_and_refuses_centipawn_labels() {
+    // The scored sample written as records and back is the same file to the byte; a file
+    // whose bracket labels are centipawns is refused, nothing written.
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name);
+    let convert = |input: &Path, to: &str, out: &Path, extra: &[&str]| {
+        (texel()
+            .args(["convert", "--to", to, "--epd"])
+            .arg(input)
+            .arg("--out")
+            .arg(out))
+        .args(extra)
+        .output()
+        .unwrap()
+    };
+    let epd = shipped("sample-scored.epd");
+    for form in ["marlin", "bullet"] {
+        let records = path(&format!("s.{form}"));
+        assert!(convert(&epd, form, &records, &[]).status.success());
+        assert_eq!(std::fs::metadata(&records).unwrap().len(), 32_000);
+        let back = path(&format!("back-{form}.epd"));
+        assert!(convert(&records, "bracket", &back, &["--format", form])
+            .status
+            .success());
+        if form == "marlin" {
+            assert_eq!(std::fs::read(&back).unwrap(), std::fs::read(&epd).unwrap());
+        } else {
+            // bulletformat keeps the mover's view only: as many lines, each with its score.
+            let text = std::fs::read_to_string(&back).unwrap();
+            assert_eq!(text.lines().count(), 1000);
+            assert!(text.lines().all(|l| l.matches('[').count() == 2), "{text}");
+        }
+    }
+    let text = std::fs::read_to_string(&epd).unwrap();
+    let centipawns: String = (text.lines().enumerate())
+        .map(|(i, l)| {
+            let fen = &l[..l.find(" [").unwrap()];
+            format!("{fen} [{}]\n", [-120, 0, 1, 250][i % 4])
+        })
+        .collect();
+    std::fs::write(path("cp.epd"), centipawns).unwrap();
+    let refused = convert(&path("cp.epd"), "marlin", &path("cp.marlin"), &[]);
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{said}");
+    assert!(said.contains("centipawns"), "{said}");
+    assert!(!path("cp.marlin").exists());
+}

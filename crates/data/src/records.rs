@@ -132,3 +132,55 @@ pub(crate) fn outcome_of(byte: u8) -> Result<Outcome, RecordError> {
         other => Err(RecordError::Result(other)),
     }
 }
+
+impl From<RecordError> for crate::epd::BadLine {
+    /// The reason a line would be bad for a record that is.
+    fn from(e: RecordError) -> Self {
+        use crate::epd::BadLine;
+        match e {
+            RecordError::Pieces | RecordError::Kings => BadLine::MalformedFen,
+            RecordError::Illegal | RecordError::Move(_) => BadLine::IllegalPosition,
+            RecordError::Result(_) => BadLine::UnknownLabel,
+        }
+    }
+}
+
+/// A labelled position read from a file (with the form of its label), or why its line,
+/// record or game is not one.
+pub type Read = Result<(Labelled, crate::LabelFormat), crate::epd::BadLine>;
+
+/// Reads every position of `reader` in `reading`'s form (text lines, detected or named,
+/// or a binary form named), one at a time in file order: `each` gets the number of the
+/// line, record or game it comes from and the position or why there is none.
+///
+/// # Errors
+/// A read error, or a binary input that ends inside a record or game.
+pub fn for_each_position(
+    reader: &mut dyn std::io::BufRead,
+    reading: crate::LabelReading,
+    each: &mut dyn FnMut(u64, Read),
+) -> std::io::Result<()> {
+    let (mut block, mut count) = (Vec::new(), 0);
+    const BLOCK: usize = 1 << 20;
+    let Some((format, form)) = reading.format.and_then(|f| Some((f, f.record_form()?))) else {
+        while crate::read_block(reader, BLOCK, &mut block)? {
+            for (no, line) in crate::block_lines(&block, &mut count) {
+                each(no, reading.parse(&String::from_utf8_lossy(line)));
+            }
+        }
+        return Ok(());
+    };
+    while form.read_block(reader, BLOCK, &mut block)? {
+        for (no, unit) in form.units(&block, &mut count) {
+            let read =
+                |r: Result<Labelled, RecordError>| r.map(|l| (l, format)).map_err(Into::into);
+            match form.record_reader() {
+                Some(record) => each(no, read(record(unit))),
+                None => crate::viri::positions(unit)
+                    .into_iter()
+                    .for_each(|r| each(no, read(r))),
+            }
+        }
+    }
+    Ok(())
+}

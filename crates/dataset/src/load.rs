@@ -200,11 +200,7 @@ pub(crate) fn parse_one(line: &[u8], labels: LabelReading) -> Parsed {
 
 /// A position of a binary file, or why it is not one, as a line's.
 fn parsed_record(read: Result<Labelled, RecordError>, format: LabelFormat) -> Parsed {
-    let labelled = read.map_err(|e| match e {
-        RecordError::Pieces | RecordError::Kings => BadLine::MalformedFen,
-        RecordError::Illegal | RecordError::Move(_) => BadLine::IllegalPosition,
-        RecordError::Result(_) => BadLine::UnknownLabel,
-    })?;
+    let labelled = read.map_err(BadLine::from)?;
     Ok(keyed(labelled, format))
 }
 

@@ -5,10 +5,12 @@
 //! the one [`Fingerprint`] of contents that resumes compare.
 //! Every crate that writes a file uses these; the crate depends on nothing of texel's.
 
+mod atomic;
 mod fingerprint;
 mod lines;
 mod lock;
 
+pub use atomic::AtomicFile;
 pub use fingerprint::Fingerprint;
 pub use lines::{read_versioned_lines, LinesError, VersionedLine};
 pub use lock::{LockError, RunLock};

@@ -1,14 +1,18 @@
-//! Games as NNUE data generators write them: the games of a PGN file (texel's self-play)
-//! written as viriformat games or as marlinformat or bulletformat records.
+//! Data in the forms other tools read: the games of a PGN file (texel's self-play) written
+//! as viriformat games or as marlinformat or bulletformat records, and a file of positions
+//! in any form texel reads written as `FEN [1.0] [35]` lines or as records.
 
 use super::pgn::{finished, parse_games, replay, start_of, RawGame};
 use super::split::Games;
 use super::{io, ImportError, ScoreView};
-use shakmaty::{Chess, Move, Position};
+use shakmaty::fen::Fen;
+use shakmaty::{Chess, EnPassantMode, Move, Position};
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::Path;
 use texel_data::records::RecordForm;
-use texel_data::{open_input, Outcome};
+use texel_data::{bullet, marlin, open_input, BadLine, LabelReading, Labelled, Outcome};
+use texel_files::AtomicFile;
 
 /// What writing a PGN file's games as binary records did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -37,6 +41,7 @@ pub fn pgn_to_records(
 ) -> Result<Converted, ImportError> {
     let file = open_input(pgn).map_err(io(pgn))?;
     let mut games = Games::new(file.reader);
+    let mut writer = AtomicFile::create(out).map_err(io(out))?;
     let (mut bytes, mut done, mut number) = (Vec::new(), Converted::default(), 0);
     while let Some(text) = games.next_game().map_err(io(pgn))? {
         number += 1;
@@ -47,8 +52,10 @@ pub fn pgn_to_records(
                 Err(why) => *done.skipped.entry(why).or_default() += 1,
             }
         }
+        writer.write_all(&bytes).map_err(io(out))?;
+        bytes.clear();
     }
-    texel_files::write_atomically(out, &bytes).map_err(io(out))?;
+    writer.finish().map_err(io(out))?;
     Ok(done)
 }
 
@@ -101,11 +108,100 @@ fn write_searched(bytes: &mut Vec<u8>, form: RecordForm, game: Searched) -> u64 
     let mut position = start;
     for &(m, score) in &moves {
         let record = match form {
-            RecordForm::Bullet => texel_data::bullet::write_record(&position, result, score),
-            _ => texel_data::marlin::write_record(&position, result, score),
+            RecordForm::Bullet => bullet::write_record(&position, result, score),
+            _ => marlin::write_record(&position, result, score),
         };
         bytes.extend(record);
         position.play_unchecked(m);
     }
     moves.len() as u64
+}
+
+/// The form `texel convert` writes positions in.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Written {
+    /// `FEN [1.0] [35]`: the result, then the score when known (both White's view), as
+    /// lichess-big3-resolved and Ethereal's books are written.
+    Bracket,
+    /// marlinformat records (a position without a score gets 0).
+    Marlin,
+    /// bulletformat records (a position without a score gets 0).
+    Bullet,
+}
+
+/// What converting a file of positions did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Conversion {
+    /// Positions written.
+    pub written: u64,
+    /// Records written with a score of 0 for want of one.
+    pub unscored: u64,
+    /// Lines, records or games skipped, by reason.
+    pub skipped: BTreeMap<String, u64>,
+}
+
+/// Writes every position of `input` (read as `reading` says, any form texel reads) to `out`
+/// in the form `to`, atomically. A label between the results (an average) cannot be a
+/// record's result: such positions are skipped for records.
+///
+/// # Errors
+/// An unreadable input, an unwritable output, or labels that are centipawn scores (nothing
+/// is written then).
+pub fn convert_positions(
+    input: &Path,
+    reading: LabelReading,
+    out: &Path,
+    to: Written,
+) -> Result<Conversion, ImportError> {
+    let mut file = open_input(input).map_err(io(input))?;
+    let mut writer = AtomicFile::create(out).map_err(io(out))?;
+    let (mut done, mut failed, mut whole_numbers) = (Conversion::default(), None, 0);
+    let mut each = |_: u64, read: texel_data::records::Read| {
+        let (l, format) = match read {
+            Ok(read) => read,
+            Err(why) => return *done.skipped.entry(why.to_string()).or_default() += 1,
+        };
+        whole_numbers += u64::from(format.could_be_centipawns(l.label));
+        match converted(&l, to) {
+            Some(bytes) if failed.is_none() => match writer.write_all(&bytes) {
+                Ok(()) => {
+                    done.written += 1;
+                    done.unscored += u64::from(to != Written::Bracket && l.score.is_none());
+                }
+                Err(e) => failed = Some(e),
+            },
+            Some(_) => {}
+            None => *done.skipped.entry("not a game result".into()).or_default() += 1,
+        }
+    };
+    texel_data::records::for_each_position(&mut *file.reader, reading, &mut each)
+        .map_err(io(input))?;
+    if let Some(e) = failed {
+        return Err(io(out)(e));
+    }
+    let scores = done.skipped.get(&BadLine::ScoreLabel.to_string()).copied();
+    if texel_data::numbers_are_scores(scores.unwrap_or(0), whole_numbers) {
+        return Err(ImportError::ScoreLabels {
+            path: input.to_path_buf(),
+            scores: scores.unwrap_or(0),
+            whole_numbers,
+        });
+    }
+    writer.finish().map_err(io(out))?;
+    Ok(done)
+}
+
+/// The bytes of one position in the form `to`; `None` for a record of a label that is not
+/// a game result.
+fn converted(l: &Labelled, to: Written) -> Option<Vec<u8>> {
+    let score = l.score.unwrap_or(0);
+    Some(match to {
+        Written::Bracket => {
+            let fen = Fen::from_position(&l.position, EnPassantMode::Legal);
+            let scored = l.score.map_or(String::new(), |s| format!(" [{s}]"));
+            format!("{fen} [{}]{scored}\n", l.label).into_bytes()
+        }
+        Written::Marlin => marlin::write_record(&l.position, l.label.outcome()?, score).to_vec(),
+        Written::Bullet => bullet::write_record(&l.position, l.label.outcome()?, score).to_vec(),
+    })
 }

@@ -8,7 +8,7 @@ mod pgn;
 mod records;
 mod split;
 
-pub use convert::{pgn_to_records, Converted};
+pub use convert::{convert_positions, pgn_to_records, Conversion, Converted, Written};
 pub use output::Duplicates;
 use output::Output;
 pub use pgn::import_pgn;

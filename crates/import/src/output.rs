@@ -6,9 +6,10 @@ use shakmaty::fen::Fen;
 use shakmaty::EnPassantMode;
 use shakmaty::Position;
 use std::collections::{HashMap, HashSet};
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use texel_data::{write_evaluation, Label, LabelFormat};
+use texel_files::AtomicFile;
 use texel_search::key;
 
 /// What the importer does with a position (after quiescing) it has written already.
@@ -35,8 +36,7 @@ struct Averages {
 /// Writes kept positions to a temporary file, renamed over the output at the end.
 pub(super) struct Output {
     path: PathBuf,
-    tmp: PathBuf,
-    file: BufWriter<std::fs::File>,
+    file: AtomicFile,
     format: LabelFormat,
     duplicates: Duplicates,
     seen: HashSet<u64>,
@@ -55,15 +55,9 @@ impl Output {
                 "averaged labels need an output format that writes fractions (bracket), not `{format}`"
             )));
         }
-        texel_files::remove_stale_temps(path);
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let tmp = PathBuf::from(format!("{}.tmp{}-{n}", path.display(), std::process::id()));
-        let file = std::fs::File::create(&tmp).map_err(io(path))?;
         Ok(Output {
             path: path.to_path_buf(),
-            tmp,
-            file: BufWriter::new(file),
+            file: AtomicFile::create(path).map_err(io(path))?,
             format,
             duplicates,
             seen: HashSet::new(),
@@ -140,25 +134,6 @@ impl Output {
         if stats.kept == 0 {
             return Err(ImportError::NothingKept(Box::new(stats.clone())));
         }
-        let path = self.path.clone();
-        let done = self.file.flush().and_then(|()| {
-            if texel_files::is_special_file(&path) {
-                // A device or pipe (`/dev/null`) is written to, never replaced.
-                std::fs::copy(&self.tmp, &path).map(drop)
-            } else {
-                std::fs::rename(&self.tmp, &path)
-            }
-        });
-        if done.is_err() {
-            let _ = std::fs::remove_file(&self.tmp);
-        }
-        done.map_err(io(&path))
-    }
-}
-
-impl Drop for Output {
-    fn drop(&mut self) {
-        // Only reached on an error path: a finished output was renamed already.
-        let _ = std::fs::remove_file(&self.tmp);
+        self.file.finish().map_err(io(&self.path))
     }
 }
