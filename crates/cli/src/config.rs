@@ -347,6 +347,7 @@ fn rebase(args: &mut TuneArgs, path: &Path) {
     };
     args.data.epd.iter_mut().for_each(rebase);
     for p in [
+        &mut args.data.sources,
         &mut args.data.traces,
         &mut args.data.params,
         &mut args.log,

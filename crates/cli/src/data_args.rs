@@ -18,6 +18,11 @@ pub struct DataArgs {
     /// Labelled EPD/FEN files (label formats: c9 "1-0"; [1.0]; 1-0; 0.5; 1.0 35; FEN; w/d/b); repeatable.
     #[arg(long)]
     pub epd: Vec<PathBuf>,
+    /// A sources file (JSON, docs/data-formats.md): several files of positions mixed, each
+    /// in its own form and label side, capped, filtered and weighted, and an optional phase
+    /// distribution; instead of --epd.
+    #[arg(long, conflicts_with_all = ["epd", "traces", "stm_labels", "labels", "label_format"])]
+    pub sources: Option<PathBuf>,
     /// A trace of another engine's evaluation (docs/trace-format.md, text or binary) to tune
     /// instead of texel's table; `--params` then names a JSON file of its values.
     #[arg(long, conflicts_with_all = ["epd", "stm_labels", "labels", "allow_bad"])]
@@ -186,12 +191,16 @@ pub fn table_subject(
     vars: Vec<Variable>,
     rust: Option<PathBuf>,
 ) -> Result<TableSubject> {
-    if args.epd.is_empty() {
-        anyhow::bail!("no labelled positions: give --epd FILE (or \"epd\" in --config)");
+    let mix = args.sources.as_deref().map(survey).transpose()?;
+    if args.epd.is_empty() && mix.is_none() {
+        anyhow::bail!(
+            "no labelled positions: give --epd FILE or --sources FILE (or \"epd\" in --config)"
+        );
     }
     Ok(TableSubject {
-        files: args.epd.clone(),
+        files: mix.as_ref().map_or_else(|| args.epd.clone(), |m| m.paths()),
         options: LoadOptions {
+            mix: mix.map(std::sync::Arc::new),
             labels: label_reading(args.stm_labels, args.labels, args.label_format.as_deref()),
             validation_per_mille: validation_per_mille(args),
             allow_bad: args.allow_bad,
@@ -204,6 +213,23 @@ pub fn table_subject(
         vars,
         rust,
     })
+}
+
+/// Reads and surveys a sources file, saying what each source gives.
+fn survey(path: &std::path::Path) -> Result<texel_dataset::Mix> {
+    let file = texel_dataset::SourcesFile::read(path)?;
+    let files: Vec<&std::path::Path> = file.sources.iter().map(|s| s.path.as_path()).collect();
+    let mut check = crate::paths::Files::new();
+    for f in &files {
+        check = check.read("a source", Some(f));
+    }
+    check.check()?;
+    let mix = texel_dataset::Mix::survey(&file)?;
+    say!("sources of {}:", path.display());
+    for taken in &mix.taken {
+        say!("  {taken}");
+    }
+    Ok(mix)
 }
 
 /// `--validate` in positions per 1,000.

@@ -135,6 +135,7 @@ fn judge<M: Model>(
         .data
         .epd
         .iter()
+        .chain(&args.data.sources)
         .chain(&args.data.traces)
         .cloned()
         .collect();

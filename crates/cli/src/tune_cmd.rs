@@ -46,7 +46,8 @@ fn selected(args: &TuneArgs) -> Result<Vec<Variable>> {
 pub(crate) fn settings_record(args: &TuneArgs, start: &[i32]) -> Settings {
     let role = |key: &str| match key {
         "passes" | "patience" => Role::Length,
-        "epd" | "traces" | "params" | "allow_bad" | "threads" => Role::Ignored,
+        // The data is compared by its fingerprint, a mix of sources by what it asks and gives.
+        "epd" | "sources" | "traces" | "params" | "allow_bad" | "threads" => Role::Ignored,
         "out" | "rust" | "log" | "report" | "checkpoint" | "checkpoint_secs" => Role::Ignored,
         // The checkpoint keeps the run's kind: a resume of the other kind is refused by it.
         "stream" | "memory" => Role::Ignored,
@@ -155,7 +156,10 @@ fn tune<S: Subject>(
     planned: crate::outputs::Planned,
     subject: S,
 ) -> Result<ExitCode> {
-    let record = settings_record(args, subject.given().values());
+    let record = (subject.recorded().into_iter()).fold(
+        settings_record(args, subject.given().values()),
+        |r, (name, value)| r.fixed(&name, value),
+    );
     let epd = args.data.traces.is_none();
     let settings = tune_settings(args, false);
     let mut show = TuneShow::new(

@@ -5,7 +5,7 @@
 //!
 //! A file is read a block of whole units at a time ([`RecordForm::read_block`]); a unit is
 //! a record or a game ([`RecordForm::units`]), each numbered from 1 in the file, and its
-//! positions are read on their own ([`RecordForm::read_one`], [`crate::viri::positions`]),
+//! positions are read on their own ([`RecordForm::record_reader`], [`crate::viri::positions`]),
 //! so blocks parse in parallel.
 
 use crate::epd::{Labelled, Outcome};

@@ -24,6 +24,7 @@ mod dataset;
 mod load;
 mod load_phases;
 mod select;
+mod sources;
 mod subject;
 mod touch;
 
@@ -32,4 +33,7 @@ pub use dataset::{Dataset, DatasetFull, TableCache};
 pub use load::{load, load_until, total_bytes, BadLines, LoadError, LoadOptions, LoadReport};
 pub use load_phases::{load_phases, LoadPhases};
 pub use select::select;
+pub use sources::{
+    Filters, Mix, Side, Source, SourceTaken, SourcesError, SourcesFile, SOURCES_VERSION,
+};
 pub use subject::TableSubject;

@@ -3,6 +3,7 @@
 
 use crate::blend::{Blend, Scores};
 use crate::dataset::{Dataset, DatasetBuilder, Part, SegmentBuilder, SEGMENT};
+use crate::sources::{Mix, SourceTaken, Taker};
 use rayon::prelude::*;
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{EnPassantMode, Position};
@@ -37,6 +38,9 @@ pub struct LoadOptions {
     /// How the engines' own scores (`ce`) mix into the targets (by default: when every
     /// position carries one).
     pub blend: Blend,
+    /// A mix of sources (one per file, in order, each with its own reading, cap, filters
+    /// and weight, and the phase balance), surveyed before: it replaces `labels`.
+    pub mix: Option<std::sync::Arc<Mix>>,
 }
 
 /// Bad lines of one kind: how many, and where the first few are.
@@ -69,6 +73,8 @@ pub struct LoadReport {
     pub blended: Option<(usize, f64)>,
     /// What the targets are, when there is something to say (see [`texel_tune::Lambda::describe`]).
     pub targets: Option<String>,
+    /// With a mix of sources: what each gave.
+    pub sources: Vec<SourceTaken>,
 }
 
 impl LoadReport {
@@ -99,6 +105,9 @@ impl fmt::Display for LoadReport {
                 path.display(),
                 counts.join(", ")
             )?;
+        }
+        for source in &self.sources {
+            write!(f, "\n  {source}")?;
         }
         for (reason, b) in &self.bad {
             write!(
@@ -366,6 +375,8 @@ struct Loading<'p> {
     scores: Scores,
     /// Raised, the load ends after the block it is reading.
     interrupt: &'p AtomicBool,
+    /// Applies the mix of sources, when there is one.
+    taker: Option<Taker<'p>>,
 }
 
 impl Loading<'_> {
@@ -380,17 +391,24 @@ impl Loading<'_> {
         let mut sets = [Vec::new(), Vec::new()];
         for (i, (no, result)) in parsed.iter().enumerate() {
             self.report.lines += 1;
+            let times = match &mut self.taker {
+                Some(taker) => taker.take(result.as_ref().ok().map(|(l, _, _)| l)),
+                None => 1,
+            };
             match result {
                 Ok((l, key, format)) => {
                     *formats.entry(*format).or_default() += 1;
                     let held = held_out(self.index, self.options.validation_per_mille);
                     let steps = l.label.steps();
-                    let r = &mut self.report;
-                    r.fingerprint = fold_position(r.fingerprint, *key, steps, held);
-                    let fold = |f: u64| fold_position(f, *key, steps, held);
-                    self.scores.add(held, l.score, fold);
-                    sets[usize::from(held)].push(i as u32);
-                    self.index += 1;
+                    // A position a mix counts more than once is in the same set each time.
+                    for _ in 0..times {
+                        let r = &mut self.report;
+                        r.fingerprint = fold_position(r.fingerprint, *key, steps, held);
+                        let fold = |f: u64| fold_position(f, *key, steps, held);
+                        self.scores.add(held, l.score, fold);
+                        sets[usize::from(held)].push(i as u32);
+                    }
+                    self.index += u64::from(times > 0);
                 }
                 Err(reason) => {
                     let entry = self.report.bad.entry(*reason).or_default();
@@ -407,17 +425,18 @@ impl Loading<'_> {
     /// Reads, parses and adds every line of one file, a block of lines at a time. The
     /// segments of a block are appended to the datasets while the next block is parsed (the
     /// appending thread then helps parse), so no thread waits for the appending.
-    fn file(&mut self, path: &Path, progress: &dyn Fn(u64)) -> Result<(), LoadError> {
+    fn file(
+        &mut self,
+        path: &Path,
+        labels: LabelReading,
+        progress: &dyn Fn(u64),
+    ) -> Result<(), LoadError> {
         let mut input = open_input(path).map_err(|e| io(path, e))?;
         let mut formats = BTreeMap::new();
         let (mut line_no, mut text, mut parsed) = (0u64, Vec::new(), Vec::new());
         let mut traced: Option<[Vec<Part>; 2]> = None;
         let mut numbers = ScoreSigns::default();
-        let form = self
-            .options
-            .labels
-            .format
-            .and_then(LabelFormat::record_form);
+        let form = labels.format.and_then(LabelFormat::record_form);
         let mut first = true;
         while read_unit(&mut *input.reader, form, &mut text).map_err(|e| io(path, e))? {
             if std::mem::take(&mut first) && form.is_none() && looks_binary(&text) {
@@ -429,7 +448,7 @@ impl Loading<'_> {
                 Some(form) => form.units(&text, &mut line_no),
                 None => block_lines(&text, &mut line_no),
             };
-            let (labels, sets) = (self.options.labels, &mut self.sets);
+            let sets = &mut self.sets;
             let (appended, ()) = rayon::join(
                 || sets.append(traced.take()),
                 || parse_batch(&lines, labels, &mut parsed),
@@ -539,18 +558,28 @@ pub fn load_until(
         },
         index: 0,
         scores: Scores::new(options.blend.lambda),
+        taker: options.mix.as_deref().map(Taker::new),
     };
     let mut done = 0;
-    for path in paths {
-        loading.file(path, &|bytes| progress(done + bytes))?;
+    for (n, path) in paths.iter().enumerate() {
+        let labels = match &options.mix {
+            Some(mix) => mix.sources[n].reading(),
+            None => options.labels,
+        };
+        if let Some(taker) = &mut loading.taker {
+            taker.start(n);
+        }
+        loading.file(path, labels, &|bytes| progress(done + bytes))?;
         done += std::fs::metadata(path).map_or(0, |m| m.len());
     }
     let Loading {
         sets: Sets { train, validation },
         mut report,
         scores,
+        taker,
         ..
     } = loading;
+    report.sources = taker.map_or_else(Vec::new, |t| t.taken);
     report.train = train.len();
     report.validation = validation.len();
     if train.is_empty() {

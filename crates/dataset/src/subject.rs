@@ -82,6 +82,27 @@ impl Subject for TableSubject {
         files.join(", ")
     }
 
+    /// With a mix of sources: each source's request and what it gives, so a resume with
+    /// a changed sources file or source is refused naming it.
+    fn recorded(&self) -> Vec<(String, String)> {
+        let Some(mix) = &self.options.mix else {
+            return Vec::new();
+        };
+        let each = mix.sources.iter().zip(&mix.taken).enumerate();
+        each.map(|(n, (source, taken))| {
+            let asked = serde_json::to_string(source).unwrap_or_default();
+            (
+                format!("source {}", n + 1),
+                format!("{asked} gives {taken}"),
+            )
+        })
+        .chain(
+            mix.phases()
+                .map(|p| ("phases".to_string(), format!("{p:?}"))),
+        )
+        .collect()
+    }
+
     fn save(&self, values: &Params, out: &Path) -> Result<(), SubjectError> {
         values.save(out)?;
         if let Some(path) = &self.rust {

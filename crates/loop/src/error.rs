@@ -45,6 +45,12 @@ pub enum LoopError {
     /// The values to tune.
     #[error(transparent)]
     Select(#[from] texel_tune::SelectionError),
+    /// A sources file cannot be used.
+    #[error(transparent)]
+    Sources(#[from] texel_dataset::SourcesError),
+    /// A source of the sources file cannot be read.
+    #[error(transparent)]
+    Survey(#[from] texel_dataset::LoadError),
     /// The tuning.
     #[error(transparent)]
     Tune(#[from] texel_tune::SessionError),

@@ -68,6 +68,11 @@ pub struct LoopSettings {
     /// More labelled positions tuned on in every round besides the loop's own; repeatable.
     #[cfg_attr(feature = "clap", arg(long))]
     pub epd: Vec<PathBuf>,
+    /// A sources file (as `texel tune --sources`): its mix tuned on in every round besides
+    /// the loop's own positions, its phase distribution applied to the whole.
+    #[cfg_attr(feature = "clap", arg(long))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sources: Option<PathBuf>,
     /// Tuning: values counting in fewer training positions are held (as `texel tune`).
     #[cfg_attr(feature = "clap", arg(allow_negative_numbers = true, long, default_value_t = LoopSettings::new("").min_support))]
     pub min_support: usize,
@@ -136,6 +141,7 @@ impl LoopSettings {
             params: None,
             from_zero: false,
             epd: Vec::new(),
+            sources: None,
             min_support: DEFAULT_MIN_SUPPORT,
             passes: 30,
             sprt: DEFAULT_GATE_SPRT.parse().expect("valid bounds"),
@@ -210,6 +216,17 @@ impl LoopSettings {
         if let Some(e) = self.epd.iter().find(|e| !e.is_file()) {
             return fail(format!("--epd {} does not exist", e.display()));
         }
+        if let Some(path) = &self.sources {
+            if self.engine.is_some() {
+                return fail("--sources mixes positions texel traces: an outside engine's loop tunes its own traces".into());
+            }
+            for source in texel_dataset::SourcesFile::read(path)?.sources {
+                if !source.path.is_file() {
+                    let (at, file) = (path.display(), source.path.display());
+                    return fail(format!("{at}: source {file} does not exist"));
+                }
+            }
+        }
         if self.engine.is_some() && self.gate == Gate::Outside {
             return fail(
                 "an outside engine's gate is played here (--gate own): the outside gate's \
@@ -245,7 +262,8 @@ impl LoopSettings {
         let start = self.start()?;
         let role = |key: &str| match key {
             "rounds" => Role::Length,
-            "dir" | "threads" | "params" | "from_zero" | "engine" => Role::Ignored,
+            // A sources file is recorded by its contents (below).
+            "dir" | "threads" | "params" | "from_zero" | "engine" | "sources" => Role::Ignored,
             "pgn_scores" if self.games_from.is_none() => Role::Ignored,
             _ => Role::Fixed,
         };
@@ -254,6 +272,14 @@ impl LoopSettings {
         let settings = Settings::of_record(self, role)
             .default_was(&flag_of("lambda"), Lambda::RESULTS)
             .with_contents("epd", &epd)?
+            .with_contents(
+                "sources",
+                &self
+                    .sources
+                    .iter()
+                    .map(PathBuf::as_path)
+                    .collect::<Vec<_>>(),
+            )?
             .with_contents("openings", &[&self.openings])?;
         match (&self.engine, self.outside_engine()?) {
             (Some(path), Some(engine)) => Ok(settings

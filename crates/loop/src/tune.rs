@@ -8,7 +8,9 @@ use crate::job::{LoopEnd, LoopEvent, LoopJob, Step};
 use crate::records::RoundErrors;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
-use texel_dataset::{select, Blend, LoadOptions, TableSubject};
+use texel_dataset::{
+    select, Blend, Filters, LoadOptions, Mix, Side, Source, SourcesFile, TableSubject,
+};
 use texel_eval::Params;
 use texel_tune::log::{kept_pass, read_tune_log};
 use texel_tune::{
@@ -27,6 +29,28 @@ impl LoopJob {
             .collect();
         epd.extend(s.epd.iter().cloned());
         epd
+    }
+
+    /// With `--sources`: the mix of round `round`, the tuning files as sources taken whole
+    /// and then the sources file's, surveyed.
+    fn tuning_mix(&self, round: u32) -> Result<Option<Mix>, LoopError> {
+        let Some(path) = &self.settings.sources else {
+            return Ok(None);
+        };
+        let file = SourcesFile::read(path)?;
+        let own = self.tuning_files(round).into_iter().map(|path| Source {
+            path,
+            format: None,
+            labels: Side::White,
+            cap: None,
+            weight: 1.0,
+            filters: Filters::default(),
+        });
+        let mixed = SourcesFile {
+            sources: own.chain(file.sources).collect(),
+            ..file
+        };
+        Ok(Some(Mix::survey(&mixed)?))
     }
 
     /// Step 2: tunes into `tuned.json` (unless a stopped run already did), then the errors
@@ -66,9 +90,13 @@ impl LoopJob {
         if let Some(engine) = self.settings.outside_engine()? {
             return self.tune_outside(&engine, round, dir, interrupt, on);
         }
+        let mix = self.tuning_mix(round)?;
         let subject = TableSubject {
-            files: self.tuning_files(round),
+            files: mix
+                .as_ref()
+                .map_or_else(|| self.tuning_files(round), Mix::paths),
             options: LoadOptions {
+                mix: mix.map(std::sync::Arc::new),
                 validation_per_mille: 100,
                 blend: Blend {
                     lambda: self.settings.lambda,

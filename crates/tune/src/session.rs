@@ -64,6 +64,12 @@ pub trait Subject {
     /// Where the positions come from, in words.
     fn source(&self) -> String;
 
+    /// Settings of the positions a run records beside its own (a resume must repeat them),
+    /// as (name, value): e.g. what each source of a mix gives. None by default.
+    fn recorded(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+
     /// Writes the tuned values to `out` (and whatever else the subject writes).
     ///
     /// # Errors
