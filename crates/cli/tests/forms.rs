@@ -13,10 +13,16 @@ use std::path::Path;
 use texel_data::{Labelled, Outcome};
 
 /// The `error:` line `texel error` prints for `file` read with `extra` flags (K 1, results
-/// alone), and all it printed.
+/// alone unless `extra` gives `--lambda`), and all it printed.
 fn error_line(file: &Path, extra: &[&str]) -> (Option<String>, String) {
+    let lambda = if extra.contains(&"--lambda") {
+        &[][..]
+    } else {
+        &["--lambda", "1"][..]
+    };
     let printed = ok(texel()
-        .args(["error", "--k", "1", "--lambda", "1"])
+        .args(["error", "--k", "1"])
+        .args(lambda)
         .args(extra)
         .arg("--epd")
         .arg(file));
@@ -438,4 +444,44 @@ fn convert_goes_round_and_refuses_centipawn_labels() {
     assert_eq!(refused.status.code(), Some(2), "{said}");
     assert!(said.contains("centipawns"), "{said}");
     assert!(!path("cp.marlin").exists());
+}
+
+#[test]
+fn pedantic_csv_reads_as_the_scored_sample_it_was_written_from() {
+    // The scored sample written as Pedantic writes its training data (a header, then
+    // `Hash,Ply,GamePly,FEN,HasCastled,Eval,Result` with the mover's evaluation and White's
+    // result): detected or named, the same positions, results and scores as the sample.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(shipped("sample-scored.epd")).unwrap();
+    let mut csv = String::from("Hash,Ply,GamePly,FEN,HasCastled,Eval,Result\n");
+    for (i, line) in text.lines().enumerate() {
+        let (fen, rest) = line.split_at(line.find(" [").unwrap());
+        let (result, score) = rest.trim().split_once(' ').unwrap();
+        let white: i32 = score.trim_matches(['[', ']']).parse().unwrap();
+        let mover = if fen.split(' ').nth(1) == Some("b") {
+            -white
+        } else {
+            white
+        };
+        let result = result.trim_matches(['[', ']']);
+        csv.push_str(&format!(
+            "{:016X},{},{},{fen},0,{mover},{result}\n",
+            i * 7919,
+            20 + i % 50,
+            120
+        ));
+    }
+    let file = dir.path().join("pedantic.csv");
+    std::fs::write(&file, csv).unwrap();
+    for lambda in ["1", "auto"] {
+        let (want, _) = error_line(&shipped("sample-scored.epd"), &["--lambda", lambda]);
+        let (got, printed) = error_line(&file, &["--lambda", lambda]);
+        assert!(
+            printed.contains("1000 training positions, 0 skipped"),
+            "{printed}"
+        );
+        assert_eq!(got, want, "λ {lambda}: {printed}");
+        let (named, _) = error_line(&file, &["--lambda", lambda, "--format", "pedantic"]);
+        assert_eq!(named, want);
+    }
 }

@@ -155,6 +155,10 @@ pub enum LabelFormat {
     Bullet,
     /// viriformat's games ([`crate::viri`]): every position before a move, with its score.
     Viri,
+    /// Pedantic's CSV lines, `Hash,Ply,GamePly,FEN,HasCastled,Eval,Result`: the result
+    /// (`1.0`, `0.5`, `0.0`) White's, the evaluation the side to move's centipawns. The
+    /// header line is skipped; detected by its seven fields.
+    Pedantic,
 }
 
 impl fmt::Display for LabelFormat {
@@ -169,6 +173,7 @@ impl fmt::Display for LabelFormat {
             LabelFormat::Marlin => "marlinformat",
             LabelFormat::Bullet => "bulletformat",
             LabelFormat::Viri => "viriformat",
+            LabelFormat::Pedantic => "Hash,Ply,GamePly,FEN,HasCastled,Eval,Result",
         })
     }
 }
@@ -186,6 +191,7 @@ impl LabelFormat {
             LabelFormat::Marlin => "marlin",
             LabelFormat::Bullet => "bullet",
             LabelFormat::Viri => "viri",
+            LabelFormat::Pedantic => "pedantic",
         }
     }
 
@@ -206,13 +212,14 @@ impl LabelFormat {
 
     /// Every format a file may be read in when it is named: the text forms, then the
     /// binary ones.
-    pub const GIVEN: [LabelFormat; 9] = {
-        let mut given = [LabelFormat::Marlin; 9];
+    pub const GIVEN: [LabelFormat; 10] = {
+        let mut given = [LabelFormat::Pedantic; 10];
         let mut i = 0;
         while i < LabelFormat::ALL.len() {
             given[i] = LabelFormat::ALL[i];
             i += 1;
         }
+        given[6] = LabelFormat::Marlin;
         given[7] = LabelFormat::Bullet;
         given[8] = LabelFormat::Viri;
         given
@@ -290,7 +297,10 @@ impl LabelFormat {
                 };
                 Some(outcome.into())
             }
-            LabelFormat::Marlin | LabelFormat::Bullet | LabelFormat::Viri => None,
+            LabelFormat::Marlin
+            | LabelFormat::Bullet
+            | LabelFormat::Viri
+            | LabelFormat::Pedantic => None,
             LabelFormat::ResultScore => {
                 let mut words = rest.split_whitespace().rev();
                 let (score, result) = (words.next()?, words.next()?);
@@ -346,7 +356,8 @@ impl LabelFormat {
             LabelFormat::ResultScore
             | LabelFormat::Marlin
             | LabelFormat::Bullet
-            | LabelFormat::Viri => return None,
+            | LabelFormat::Viri
+            | LabelFormat::Pedantic => return None,
         })
     }
 
@@ -549,6 +560,14 @@ pub fn parse_line(
     format: Option<LabelFormat>,
     stm_labels: bool,
 ) -> Result<(Labelled, LabelFormat), BadLine> {
+    if format.is_none_or(|f| f == LabelFormat::Pedantic) {
+        if let Some(fields) = pedantic_fields(line) {
+            return parse_pedantic(fields, stm_labels);
+        }
+        if format.is_some() {
+            return Err(BadLine::MalformedFen);
+        }
+    }
     let (fen, rest) = split_position(line);
     let setup = match crate::fen::setup(fen.as_bytes()) {
         Some(setup) => setup,
@@ -583,6 +602,41 @@ pub fn parse_line(
     Ok((labelled, format))
 }
 
+/// The seven fields of a Pedantic CSV line (`Hash,Ply,GamePly,FEN,HasCastled,Eval,Result`),
+/// when it is one: seven fields, the last a result.
+fn pedantic_fields(line: &str) -> Option<[&str; 7]> {
+    if !line.contains(',') {
+        return None;
+    }
+    let mut fields = line.split(',').map(str::trim);
+    let seven: [&str; 7] = std::array::from_fn(|_| fields.next().unwrap_or(""));
+    let result = Label::from_decimal(seven[6]).filter(|l| l.outcome().is_some());
+    (fields.next().is_none() && !seven[3].is_empty() && result.is_some()).then_some(seven)
+}
+
+/// A Pedantic CSV line's position, result (White's) and evaluation (the side to move's,
+/// turned to White's view).
+fn parse_pedantic(fields: [&str; 7], stm_labels: bool) -> Result<(Labelled, LabelFormat), BadLine> {
+    let fen = Fen::from_ascii(fields[3].as_bytes()).map_err(|_| BadLine::MalformedFen)?;
+    let position = Chess::from_setup(fen.into_setup(), CastlingMode::Standard)
+        .map_err(|_| BadLine::IllegalPosition)?;
+    let mut label = Label::from_decimal(fields[6]).ok_or(BadLine::UnknownLabel)?;
+    let black = position.turn() == Color::Black;
+    if stm_labels && black {
+        label = label.flipped();
+    }
+    let score = fields[5]
+        .parse::<i32>()
+        .ok()
+        .map(|own| if black { -own } else { own });
+    let labelled = Labelled {
+        position,
+        label,
+        score,
+    };
+    Ok((labelled, LabelFormat::Pedantic))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -612,6 +666,31 @@ mod tests {
             let line = format!("{START} ce 10; {text}");
             assert_eq!(parse_line(&line, None, false).unwrap().1, f, "{line}");
         }
+    }
+
+    #[test]
+    fn pedantic_csv_lines_read_whites_result_and_the_movers_evaluation() {
+        let black = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+        let line = format!("A1B2C3D4E5F60718,1,85,{black},0,-35,1.0");
+        let (l, format) = parse_line(&line, None, false).unwrap();
+        assert_eq!(format, LabelFormat::Pedantic);
+        assert_eq!((l.label.white_score(), l.score), (1.0, Some(35)));
+        let named = parse_line(&line, Some(LabelFormat::Pedantic), false).unwrap();
+        assert_eq!(named.0.label, l.label);
+        // The side to move's labels turn the result (the evaluation is the mover's anyway).
+        let (stm, _) = parse_line(&line, None, true).unwrap();
+        assert_eq!(stm.label.white_score(), 0.0);
+        // Six fields, or a last field that is no result: not Pedantic's.
+        let short = format!("1,85,{black},0,-35,1.0");
+        assert!(parse_line(&short, Some(LabelFormat::Pedantic), false).is_err());
+        let scored = format!("A1B2C3D4E5F60718,1,85,{black},0,-35,35");
+        assert!(parse_line(&scored, Some(LabelFormat::Pedantic), false).is_err());
+        // An EPD line is never read as one.
+        let epd = format!("{START} [1.0]");
+        assert_eq!(
+            parse_line(&epd, None, false).unwrap().1,
+            LabelFormat::Bracket
+        );
     }
 
     #[test]

@@ -91,10 +91,13 @@ pub fn read_lines(
     Ok(batch)
 }
 
-/// A line trimmed, or `None` when it holds nothing (blank, or a `#` comment).
+/// A line trimmed, or `None` when it holds nothing (blank, a `#` comment, or the header
+/// line of a Pedantic CSV file).
 fn content(line: &[u8]) -> Option<&[u8]> {
     let line = line.trim_ascii();
-    (!line.is_empty() && !line.starts_with(b"#")).then_some(line)
+    // Comments, and the header line of Pedantic's CSV files, are no position.
+    let header = line.starts_with(b"Hash,Ply,GamePly,");
+    (!line.is_empty() && !line.starts_with(b"#") && !header).then_some(line)
 }
 
 /// Reads the next block of whole lines into `text` (cleared first): about `size` bytes,
