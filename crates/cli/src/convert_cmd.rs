@@ -1,5 +1,6 @@
 //! `texel convert`: labelled positions from any form texel reads, written as
-//! `FEN [1.0] [35]` lines or as marlinformat or bulletformat records.
+//! `FEN [1.0] [35]` lines or as marlinformat or bulletformat records; or the games of a PGN
+//! file, every searched position, as records or viriformat games.
 
 use crate::data_args::{label_format_names, label_reading, LabelSide};
 use anyhow::Result;
@@ -16,14 +17,29 @@ pub enum To {
     Marlin,
     /// bulletformat's 32-byte records.
     Bullet,
+    /// viriformat's games (from `--pgn` only).
+    Viri,
 }
 
 #[derive(Args)]
 pub struct ConvertArgs {
     /// Labelled positions: EPD/FEN lines in any label form, or a binary form named by
     /// `--format` (plain, `.gz` or `.zst`).
+    #[arg(long, required_unless_present = "pgn", conflicts_with = "pgn")]
+    epd: Option<PathBuf>,
+    /// Games with score comments instead: every position a move was searched from (with
+    /// the search's score and the game's result), from the first scored move of each game.
     #[arg(long)]
-    epd: PathBuf,
+    pgn: Option<PathBuf>,
+    /// Whose view the PGN's plain score comments (`{+0.35/12}`) take: `white` (texel's own
+    /// games, lichess) or `mover` (cutechess, fastchess).
+    #[arg(
+        long,
+        default_value = "white",
+        value_name = "white|mover",
+        requires = "pgn"
+    )]
+    pgn_scores: texel_import::ScoreView,
     /// Where the positions go (written atomically).
     #[arg(long)]
     out: PathBuf,
@@ -41,16 +57,23 @@ pub struct ConvertArgs {
 
 pub fn run(args: &ConvertArgs) -> Result<()> {
     crate::paths::Files::new()
-        .read("--epd", Some(&args.epd))
+        .read("--epd", args.epd.as_deref())
+        .read("--pgn", args.pgn.as_deref())
         .write("--out", Some(&args.out))
         .check()?;
+    let Some(epd) = &args.epd else {
+        return games(args);
+    };
     let reading = label_reading(false, args.labels, args.format.as_deref());
     let to = match args.to {
         To::Bracket => Written::Bracket,
         To::Marlin => Written::Marlin,
         To::Bullet => Written::Bullet,
+        To::Viri => anyhow::bail!(
+            "--to viri writes games: give them as --pgn (positions alone make no viriformat game)"
+        ),
     };
-    let done = texel_import::convert_positions(&args.epd, reading, &args.out, to)?;
+    let done = texel_import::convert_positions(epd, reading, &args.out, to)?;
     for (why, n) in &done.skipped {
         say!("skipped, {why}: {n}");
     }
@@ -61,5 +84,24 @@ pub fn run(args: &ConvertArgs) -> Result<()> {
         );
     }
     say!("wrote {} positions to {}", done.written, args.out.display());
+    Ok(())
+}
+
+/// The games of `--pgn` as records or viriformat games.
+fn games(args: &ConvertArgs) -> Result<()> {
+    use texel_data::records::RecordForm;
+    let Some(pgn) = args.pgn.as_deref() else {
+        anyhow::bail!("give the positions as --epd FILE or the games as --pgn FILE");
+    };
+    let (form, what) = match args.to {
+        To::Marlin => (RecordForm::Marlin, "marlinformat records"),
+        To::Bullet => (RecordForm::Bullet, "bulletformat records"),
+        To::Viri => (RecordForm::Viri, "viriformat games"),
+        To::Bracket => anyhow::bail!(
+            "--to bracket from games: `texel import --pgn` samples, quiesces and labels them"
+        ),
+    };
+    let done = texel_import::pgn_to_records(pgn, &args.out, form, args.pgn_scores)?;
+    say!("{}", done.describe(what, &args.out));
     Ok(())
 }

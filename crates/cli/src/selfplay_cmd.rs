@@ -224,21 +224,7 @@ fn write_records(args: &SelfplayArgs) -> Result<()> {
         // The arena writes its score comments from White's view.
         let view = texel_import::ScoreView::White;
         let done = texel_import::pgn_to_records(&args.pgn, path, form, view)?;
-        let skipped: Vec<String> = done
-            .skipped
-            .iter()
-            .map(|(why, n)| format!("{n} {why}"))
-            .collect();
-        let skipped = match skipped.is_empty() {
-            true => String::new(),
-            false => format!(" (games skipped: {})", skipped.join(", ")),
-        };
-        say!(
-            "wrote {} {what} from {} games to {}{skipped}",
-            done.written,
-            done.games,
-            path.display()
-        );
+        say!("{}", done.describe(what, path));
     }
     Ok(())
 }

@@ -485,3 +485,101 @@ fn pedantic_csv_reads_as_the_scored_sample_it_was_written_from() {
         assert_eq!(named, want);
     }
 }
+
+/// The shipped line `line` (`FEN [r]`) written in the text form `form` of the table, with a
+/// made-up score where the form carries one (White's view, as each writes it).
+fn written_as(form: &str, line: &str, i: usize) -> String {
+    let (fen, label) = line.rsplit_once(' ').unwrap();
+    let r: f64 = label.trim_matches(['[', ']']).parse().unwrap();
+    let black = fen.split(' ').nth(1) == Some("b");
+    let pgn = match label {
+        "[1.0]" => "1-0",
+        "[0.0]" => "0-1",
+        _ => "1/2-1/2",
+    };
+    let score = 10 * (i as i32 % 13) - 60;
+    let four: Vec<&str> = fen.split(' ').take(4).collect();
+    match form {
+        "zurichess" => format!("{} c9 \"{pgn}\";", four.join(" ")),
+        "sirius" => format!("{fen} | {score}cp | {r:.1}"),
+        "clockwork" => format!("{fen}; {}", ["b", "d", "w"][(2.0 * r) as usize]),
+        "stash" => format!("{fen} {r:.1} {score}"),
+        "gedas" => format!("{fen}; {:.1}", if black { 1.0 - r } else { r }),
+        "lichess" => format!("{fen} [{r:.1}] [{score}]"),
+        other => panic!("no form {other}"),
+    }
+}
+
+#[test]
+fn every_text_form_of_the_table_tunes_to_the_values_of_the_shipped_lines() {
+    // 1,000 shipped positions written in each text form of the data formats table: tuned on
+    // results alone (K 1), each gives the values the shipped file gives, to the last digit;
+    // the side-to-move set with its flag.
+    let dir = tempfile::tempdir().unwrap();
+    let results = sample(dir.path(), "results.epd", 1000);
+    let text = std::fs::read_to_string(&results).unwrap();
+    let tuned = |file: &Path, name: &str, extra: &[&str]| {
+        let out = dir.path().join(format!("{name}.json"));
+        ok(texel()
+            .args([
+                "tune", "--passes", "1", "--group", "KnightV", "--k", "1", "--lambda", "1",
+            ])
+            .args(extra)
+            .arg("--epd")
+            .arg(file)
+            .arg("--out")
+            .arg(&out));
+        std::fs::read_to_string(out).unwrap()
+    };
+    let want = tuned(&results, "shipped", &[]);
+    for (form, extra) in [
+        ("zurichess", &[][..]),
+        ("sirius", &[]),
+        ("clockwork", &[]),
+        ("stash", &[]),
+        ("gedas", &["--labels", "stm"]),
+        ("lichess", &[]),
+    ] {
+        let lines: String = (text.lines().enumerate())
+            .map(|(i, l)| written_as(form, l, i) + "\n")
+            .collect();
+        let file = dir.path().join(format!("{form}.epd"));
+        std::fs::write(&file, lines).unwrap();
+        assert_eq!(tuned(&file, form, extra), want, "{form}");
+    }
+}
+
+#[test]
+fn the_shipped_games_convert_to_viriformat_and_marlinformat_that_read_alike() {
+    // The 1,000 shipped Stockfish games (White's-view comments) as viriformat games and
+    // marlinformat records: the same positions, so the same error; a game form is refused
+    // for positions alone.
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name);
+    let convert = |to: &str, out: &Path| {
+        ok(texel()
+            .args(["convert", "--to", to, "--pgn"])
+            .arg(shipped("games.pgn.gz"))
+            .arg("--out")
+            .arg(out))
+    };
+    let said = convert("viri", &path("g.viri"));
+    assert!(said.contains("viriformat games from 1000 games"), "{said}");
+    convert("marlin", &path("g.marlin"));
+    let (viri, printed) = error_line(&path("g.viri"), &["--format", "viri"]);
+    let (marlin, _) = error_line(&path("g.marlin"), &["--format", "marlin"]);
+    assert_eq!(viri, marlin, "{printed}");
+    let records = std::fs::metadata(path("g.marlin")).unwrap().len() / 32;
+    assert!(
+        printed.contains(&format!("{records} training positions")),
+        "{printed}"
+    );
+    let refused = fails(
+        texel()
+            .args(["convert", "--to", "viri", "--epd"])
+            .arg(shipped("sample-scored.epd"))
+            .arg("--out")
+            .arg(path("x.viri")),
+    );
+    assert!(refused.contains("--pgn"), "{refused}");
+}

@@ -25,6 +25,25 @@ pub struct Converted {
     pub skipped: BTreeMap<&'static str, u64>,
 }
 
+impl Converted {
+    /// What was written, in words: `wrote N <what> from G games to OUT` and the games
+    /// skipped by reason.
+    pub fn describe(&self, what: &str, out: &Path) -> String {
+        let skipped: Vec<String> = (self.skipped.iter())
+            .map(|(why, n)| format!("{n} {why}"))
+            .collect();
+        let skipped = match skipped.is_empty() {
+            true => String::new(),
+            false => format!(" (games skipped: {})", skipped.join(", ")),
+        };
+        let (n, games) = (self.written, self.games);
+        format!(
+            "wrote {n} {what} from {games} games to {}{skipped}",
+            out.display()
+        )
+    }
+}
+
 /// Writes the games of `pgn` (their plain score comments in `view`) to `out`, atomically,
 /// as viriformat games or marlinformat records: every position a move was searched from
 /// (the first move with a score comment and every move after it, up to one without),
