@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{fails, sample, stdout_of as ok, texel};
+use common::{as_records, fails, sample, stdout_of as ok, texel};
 use shakmaty::fen::Fen;
 use shakmaty::san::San;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
@@ -38,17 +38,8 @@ fn marlinformat_records_read_as_the_same_results_when_named() {
     let dir = tempfile::tempdir().unwrap();
     let results = sample(dir.path(), "results.epd", 1000);
     let text = std::fs::read_to_string(&results).unwrap();
-    let mut records = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let (l, _) = texel_data::parse_line(line, None, false).unwrap();
-        let score = 10 * (i as i32 % 21) - 100;
-        let outcome = l.label.outcome().unwrap();
-        records.extend(texel_data::marlin::write_record(
-            &l.position,
-            outcome,
-            score,
-        ));
-    }
+    let score = |i: usize| 10 * (i as i32 % 21) - 100;
+    let records = as_records(&text, texel_data::marlin::write_record, score);
     let file = dir.path().join("positions.marlin");
     std::fs::write(&file, records).unwrap();
     let (want, _) = error_line(&results, &[]);
@@ -97,17 +88,8 @@ fn bulletformat_records_read_as_the_side_to_move_sees_the_position() {
     let dir = tempfile::tempdir().unwrap();
     let results = sample(dir.path(), "results.epd", 1000);
     let text = std::fs::read_to_string(&results).unwrap();
-    let mut records = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let (l, _) = texel_data::parse_line(line, None, false).unwrap();
-        let score = 10 * (i as i32 % 21) - 100;
-        let outcome = l.label.outcome().unwrap();
-        records.extend(texel_data::bullet::write_record(
-            &l.position,
-            outcome,
-            score,
-        ));
-    }
+    let score = |i: usize| 10 * (i as i32 % 21) - 100;
+    let records = as_records(&text, texel_data::bullet::write_record, score);
     let file = dir.path().join("positions.bullet");
     std::fs::write(&file, records).unwrap();
     let seen = dir.path().join("seen.epd");
@@ -288,15 +270,7 @@ fn the_importer_reads_records_as_lines_and_games_as_games() {
     let path = |name: &str| dir.path().join(name);
     let results = sample(dir.path(), "results.epd", 1000);
     let text = std::fs::read_to_string(&results).unwrap();
-    let mut records = Vec::new();
-    for line in text.lines() {
-        let (l, _) = texel_data::parse_line(line, None, false).unwrap();
-        records.extend(texel_data::marlin::write_record(
-            &l.position,
-            l.label.outcome().unwrap(),
-            25,
-        ));
-    }
+    let records = as_records(&text, texel_data::marlin::write_record, |_| 25);
     std::fs::write(path("r.marlin"), records).unwrap();
     // What an import prints: its statistics go to stderr.
     let import = |input: &Path, out: &Path, extra: &[&str]| {

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{fails, interrupt_when, sample, stdout_of as ok, texel};
+use common::{as_records, fails, interrupt_when, sample, stdout_of as ok, texel};
 use std::path::{Path, PathBuf};
 
 /// The shipped positions of `white` labelled from the side to move's view, `FEN; 1.0` as
@@ -36,15 +36,8 @@ fn three_forms_mix_with_caps_weights_filters_and_a_side_to_move_source() {
     let white = sample(dir.path(), "white.epd", 3000);
     side_to_move_file(&white, path("stm.epd"));
     let text = std::fs::read_to_string(&white).unwrap();
-    let mut records = Vec::new();
-    for line in text.lines().take(1000) {
-        let (l, _) = texel_data::parse_line(line, None, false).unwrap();
-        records.extend(texel_data::marlin::write_record(
-            &l.position,
-            l.label.outcome().unwrap(),
-            0,
-        ));
-    }
+    let first: String = text.lines().take(1000).map(|l| format!("{l}\n")).collect();
+    let records = as_records(&first, texel_data::marlin::write_record, |_| 0);
     std::fs::write(path("r.marlin"), records).unwrap();
     let mix = r#"{
         "version": 1,

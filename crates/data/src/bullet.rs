@@ -15,10 +15,8 @@
 //! it), which an evaluation that treats both colours alike scores as the original.
 
 use crate::epd::{Label, Labelled, Outcome};
-use crate::records::{outcome_of, result_byte, RecordError, RECORD};
-use shakmaty::{
-    Bitboard, CastlingMode, Chess, Color, FromSetup, Piece, Position, Role, Setup, Square,
-};
+use crate::records::{outcome_of, read_board, result_byte, RecordError, RECORD};
+use shakmaty::{CastlingMode, Chess, Color, FromSetup, Piece, Position, Role, Square};
 
 /// The piece of a nibble: its role, and whether it is the side to move's.
 fn piece_of(nibble: u8) -> Option<(Role, bool)> {
@@ -32,22 +30,11 @@ fn piece_of(nibble: u8) -> Option<(Role, bool)> {
 /// # Errors
 /// A slice that is not a record of a legal position with a result and its kings.
 pub fn read_bytes(record: &[u8]) -> Result<Labelled, RecordError> {
-    if record.len() != RECORD {
-        return Err(RecordError::Pieces);
-    }
-    let occupied = Bitboard(u64::from_le_bytes(
-        record[0..8].try_into().expect("8 bytes"),
-    ));
-    if occupied.count() > 32 {
-        return Err(RecordError::Pieces);
-    }
-    let mut setup = Setup::empty();
-    for (k, square) in occupied.into_iter().enumerate() {
-        let nibble = (record[8 + k / 2] >> (4 * (k % 2))) & 0xF;
-        let (role, ours) = piece_of(nibble).ok_or(RecordError::Pieces)?;
+    let setup = read_board(record, |nibble| {
+        let (role, ours) = piece_of(nibble)?;
         let color = Color::from_white(ours);
-        setup.board.set_piece_at(square, Piece { color, role });
-    }
+        Some((Piece { color, role }, false))
+    })?;
     let king = |color| setup.board.king_of(color).map(|sq| sq as u8);
     let their_turned = king(Color::Black).map(|sq| sq ^ 56);
     if king(Color::White) != Some(record[27]) || their_turned != Some(record[28]) {

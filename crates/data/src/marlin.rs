@@ -11,12 +11,11 @@
 
 use crate::epd::{Label, Labelled, Outcome};
 use shakmaty::{
-    Bitboard, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Piece, Position, Role, Setup,
-    Square,
+    CastlingMode, Chess, Color, EnPassantMode, FromSetup, Piece, Position, Role, Square,
 };
 use std::num::NonZeroU32;
 
-use crate::records::{outcome_of, result_byte};
+use crate::records::{outcome_of, read_board, result_byte};
 pub use crate::records::{RecordError, RECORD};
 
 /// The role and castling mark of a piece nibble's low three bits.
@@ -46,25 +45,11 @@ pub fn read_record(record: &[u8; RECORD]) -> Result<Labelled, RecordError> {
 /// # Errors
 /// As [`read_record`]; a slice of another length is not a board.
 pub fn read_bytes(record: &[u8]) -> Result<Labelled, RecordError> {
-    if record.len() != RECORD {
-        return Err(RecordError::Pieces);
-    }
-    let occupied = Bitboard(u64::from_le_bytes(
-        record[0..8].try_into().expect("8 bytes"),
-    ));
-    if occupied.count() > 32 {
-        return Err(RecordError::Pieces);
-    }
-    let mut setup = Setup::empty();
-    for (k, square) in occupied.into_iter().enumerate() {
-        let nibble = (record[8 + k / 2] >> (4 * (k % 2))) & 0xF;
-        let (role, castles) = role_of(nibble & 7).ok_or(RecordError::Pieces)?;
+    let mut setup = read_board(record, |nibble| {
+        let (role, castles) = role_of(nibble & 7)?;
         let color = Color::from_white(nibble & 8 == 0);
-        setup.board.set_piece_at(square, Piece { color, role });
-        if castles {
-            setup.castling_rights.add(square);
-        }
-    }
+        Some((Piece { color, role }, castles))
+    })?;
     setup.turn = Color::from_white(record[24] & 0x80 == 0);
     setup.ep_square = Square::try_from(record[24] & 0x7F).ok();
     setup.halfmoves = u32::from(record[25]);

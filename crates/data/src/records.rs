@@ -184,3 +184,34 @@ pub fn for_each_position(
     }
     Ok(())
 }
+
+/// The board and castling rooks of a marlinformat or bulletformat record: the occupied
+/// squares (64 bits from byte 0) and a nibble per occupied square from byte 8, which
+/// `piece` reads as a piece and whether it is a rook its side may castle with.
+///
+/// # Errors
+/// A record of another length, more than 32 pieces, or a nibble that is no piece.
+pub(crate) fn read_board(
+    record: &[u8],
+    piece: impl Fn(u8) -> Option<(shakmaty::Piece, bool)>,
+) -> Result<shakmaty::Setup, RecordError> {
+    if record.len() != RECORD {
+        return Err(RecordError::Pieces);
+    }
+    let occupied = shakmaty::Bitboard(u64::from_le_bytes(
+        record[0..8].try_into().map_err(|_| RecordError::Pieces)?,
+    ));
+    if occupied.count() > 32 {
+        return Err(RecordError::Pieces);
+    }
+    let mut setup = shakmaty::Setup::empty();
+    for (k, square) in occupied.into_iter().enumerate() {
+        let nibble = (record[8 + k / 2] >> (4 * (k % 2))) & 0xF;
+        let (on, castles) = piece(nibble).ok_or(RecordError::Pieces)?;
+        setup.board.set_piece_at(square, on);
+        if castles {
+            setup.castling_rights.add(square);
+        }
+    }
+    Ok(setup)
+}

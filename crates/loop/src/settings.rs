@@ -71,7 +71,7 @@ pub struct LoopSettings {
     /// A sources file (as `texel tune --sources`): its mix tuned on in every round besides
     /// the loop's own positions, its phase distribution applied to the whole.
     #[cfg_attr(feature = "clap", arg(long))]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub sources: Option<PathBuf>,
     /// Tuning: values counting in fewer training positions are held (as `texel tune`).
     #[cfg_attr(feature = "clap", arg(allow_negative_numbers = true, long, default_value_t = LoopSettings::new("").min_support))]

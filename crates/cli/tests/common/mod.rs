@@ -228,3 +228,19 @@ pub fn assert_fits_as_planted(dir: &Path, trace: &Path, planted: &str, printed: 
     let (truth, end) = (error_on(&truth, "error:"), error_on(printed, "end:"));
     assert!(end <= truth, "tuned {end}, planted {truth}\n{printed}");
 }
+
+/// The EPD `lines` (`FEN [result]`) as 32-byte records written by `write` (marlinformat's
+/// or bulletformat's), the n-th with the made-up score `score(n)`.
+#[allow(dead_code, reason = "each test file compiles this module")]
+pub fn as_records(
+    lines: &str,
+    write: fn(&shakmaty::Chess, texel_data::Outcome, i32) -> [u8; 32],
+    score: impl Fn(usize) -> i32,
+) -> Vec<u8> {
+    let mut records = Vec::new();
+    for (i, line) in lines.lines().enumerate() {
+        let (l, _) = texel_data::parse_line(line, None, false).unwrap();
+        records.extend(write(&l.position, l.label.outcome().unwrap(), score(i)));
+    }
+    records
+}
