@@ -192,3 +192,29 @@ fn a_changed_source_refuses_a_resume_and_a_bad_sources_file_is_named() {
     let err = fails(texel().args(["error", "--sources"]).arg(path("typo.json")));
     assert!(err.contains("typo.json") && err.contains("capp"), "{err}");
 }
+
+#[test]
+fn compare_and_the_lab_read_a_sources_file_as_tune_does() {
+    let dir = tempfile::tempdir().unwrap();
+    sample(dir.path(), "white.epd", 3000);
+    let mix = r#"{ "version": 1, "sources": [ { "path": "white.epd", "cap": 2000 } ] }"#;
+    std::fs::write(dir.path().join("mix.json"), mix).unwrap();
+    let taken = "white.epd: 2000 positions in the mix (2000 taken of 3000 entries, 0 filtered)";
+    let compared = ok(texel()
+        .args([
+            "compare",
+            "--passes",
+            "1",
+            "--term",
+            "BISHOP_PAIR",
+            "--sources",
+        ])
+        .arg(dir.path().join("mix.json")));
+    assert!(compared.contains(taken), "{compared}");
+    let judged = ok(texel()
+        .args(["lab", "--passes", "1", "--family", "FixedV", "--sources"])
+        .arg(dir.path().join("mix.json"))
+        .arg("--out")
+        .arg(dir.path().join("lab")));
+    assert!(judged.contains(taken), "{judged}");
+}
