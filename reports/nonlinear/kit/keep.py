@@ -13,7 +13,7 @@ import sys
 
 results, dest = sys.argv[1], sys.argv[2]
 os.makedirs(dest, exist_ok=True)
-for name in ["setup.txt", "table.md"] + [f for f in os.listdir(results) if f.startswith("match-") and f.endswith(".txt")]:
+for name in ["setup.txt", "table.md", "heldout-start.txt"] + [f for f in os.listdir(results) if f.startswith("match-") and f.endswith(".txt")]:
     if os.path.exists(os.path.join(results, name)):
         shutil.copy(os.path.join(results, name), dest)
 for run in sorted(os.listdir(results)):
@@ -22,9 +22,13 @@ for run in sorted(os.listdir(results)):
         continue
     out = os.path.join(dest, run)
     os.makedirs(out, exist_ok=True)
-    for name in ["time-v.txt", "tuned.json", "final-error.txt"]:
+    for name in ["time-v.txt", "tuned.json", "final-error.txt", "heldout-error.txt"]:
         if os.path.exists(os.path.join(src, name)):
             shutil.copy(os.path.join(src, name), out)
+    if not os.path.exists(os.path.join(src, "summary.json")):
+        # A run outside the race's timing (a pull chosen on held-out games): its printout.
+        shutil.copy(os.path.join(src, "output.txt"), out)
+        continue
     with open(os.path.join(src, "summary.json")) as f:
         summary = json.load(f)
     points = summary["points"]
