@@ -352,6 +352,14 @@ impl TuneProgress {
     }
 }
 
+/// What a step off a saddle did, in words (`texel_tune::MAX_LIFTS`).
+pub(crate) fn lift_words(values: usize) -> String {
+    format!(
+        "Newton converged with values flat (a square at a zero sum) and stepped {values} of \
+         them off the saddle, along the error's most negative curvature; its iterations go on"
+    )
+}
+
 /// One line per pass: errors, what moved, the pass's own time and the run's.
 fn print_pass(r: &PassRecord, pass_seconds: f64) {
     let (pass, error, changed) = (r.pass, r.train_error, r.summary.changed);
@@ -369,6 +377,9 @@ fn print_pass(r: &PassRecord, pass_seconds: f64) {
             r.summary.moves,
             r.summary.probes,
         ),
+    }
+    if r.summary.lifted > 0 {
+        say_part!("; {}", lift_words(r.summary.lifted));
     }
     say_part!(", pass {pass_seconds:.1}s, total {:.1}s", r.seconds);
     if let Some(v) = r.validation_error {

@@ -187,6 +187,12 @@ fn show_tune(e: StreamEvent) {
             error,
             seconds,
         } => println!("polish {round}: {moved} values moved, error {error:.8} in {seconds:.2}s"),
+        StreamEvent::Lifted { values, error } => {
+            println!(
+                "{} (error {error:.8})",
+                crate::tune_show::lift_words(values)
+            )
+        }
         StreamEvent::Checkpoint(_) => {}
     }
 }

@@ -40,8 +40,9 @@ fn safety(counts: &[i64], offset: f64) -> (f64, f64) {
     (-0.0025 * mid * mid, -0.01 * END_WEIGHT * end)
 }
 
-/// Writes `n` positions of the planted evaluation as a text trace.
-fn planted(dir: &Path, n: usize) -> PathBuf {
+/// Writes `n` positions of the planted evaluation as a text trace, each side's danger sum's
+/// fixed part `offsets` (White's, Black's).
+fn planted(dir: &Path, n: usize, offsets: [f64; 2]) -> PathBuf {
     let mut text = HEADER.replace('\n', "");
     text.push('\n');
     let mut rng = Rng(54);
@@ -55,7 +56,7 @@ fn planted(dir: &Path, n: usize) -> PathBuf {
         for (c, (mid, end)) in pieces.iter().zip(PIECES) {
             eval += *c as f64 * (phase * mid + (1.0 - phase) * end);
         }
-        for ((side, counts), offset) in [1.0, -1.0].into_iter().zip(&sides).zip(DANGER_OFFSET) {
+        for ((side, counts), offset) in [1.0, -1.0].into_iter().zip(&sides).zip(offsets) {
             let (mid, end) = safety(counts, offset);
             eval += side * (phase * mid + (1.0 - phase) * end);
         }
@@ -64,7 +65,7 @@ fn planted(dir: &Path, n: usize) -> PathBuf {
         let inner: Vec<String> = [1, -1]
             .into_iter()
             .zip(&sides)
-            .zip(DANGER_OFFSET)
+            .zip(offsets)
             .map(|((side, c), offset)| {
                 format!(
                     r#"{{"term": 0, "side": {side}, "offset": {offset}, "coeffs": [[2, {}], [3, {}], [4, {}]]}}"#,
@@ -98,7 +99,7 @@ fn near(got: f64, want: f64, share: f64) -> bool {
 #[test]
 fn king_safety_s_clamped_square_and_weighed_line_are_recovered() {
     let dir = tempfile::tempdir().unwrap();
-    let text = planted(dir.path(), 80_000);
+    let text = planted(dir.path(), 80_000, DANGER_OFFSET);
     let bin = dir.path().join("nonlinear.bin");
     to_binary(&text, &bin);
     let out = dir.path().join("tuned.json");
@@ -147,6 +148,62 @@ fn king_safety_s_clamped_square_and_weighed_line_are_recovered() {
         .collect();
     assert!(in_memory.len() >= 3, "{printed}");
     assert_eq!(in_memory, streamed_newton, "{printed}\n{streamed_printed}");
+}
+
+#[test]
+fn king_safety_started_at_zero_is_lifted_off_its_saddle() {
+    // No fixed part in the danger sums: at a zero start every sum is 0, where the square has
+    // neither slope nor curvature and the weighed line is a product of two zeros, so no
+    // Gauss-Newton step moves a danger value or the weight, and the polish's ±1 probes move
+    // nothing in the endgame either.
+    let dir = tempfile::tempdir().unwrap();
+    let text = planted(dir.path(), 80_000, [0.0, 0.0]);
+    let bin = dir.path().join("nonlinear.bin");
+    to_binary(&text, &bin);
+    let start = dir.path().join("zero.json");
+    let zero = r#"{"PIECE": [[50, 50], [50, 50]], "DANGER": [[0, 0], [0, 0], [0, 0]], "DANGER_END_WEIGHT": 0}"#;
+    std::fs::write(&start, zero).unwrap();
+    let tune = |extra: &[&str], out: &Path| {
+        let mut cmd = texel();
+        cmd.args(["tune", "--k", "1", "--l2", "0", "--traces"])
+            .arg(&bin);
+        cmd.args(extra)
+            .arg("--params")
+            .arg(&start)
+            .arg("--out")
+            .arg(out);
+        let printed = stdout_of(&mut cmd);
+        (tuned(out), printed)
+    };
+    let (values, printed) = tune(&[], &dir.path().join("tuned.json"));
+    assert!(printed.contains("off the saddle"), "{printed}");
+    // The endgame's danger weights and their weight are seen only as products here.
+    let pair = |name: &str, k: usize| {
+        let v = &values[name][k];
+        (v[0].as_f64().unwrap(), v[1].as_f64().unwrap())
+    };
+    let weight = values["DANGER_END_WEIGHT"].as_f64().unwrap();
+    for (k, (mid, end)) in DANGER.into_iter().enumerate() {
+        let (m, e) = pair("DANGER", k);
+        assert!(near(m, mid, 0.2), "{values}\n{printed}");
+        assert!(
+            near(e * weight, end * END_WEIGHT, 0.3),
+            "{values}\n{printed}"
+        );
+    }
+    for (k, (mid, end)) in PIECES.into_iter().enumerate() {
+        let (m, e) = pair("PIECE", k);
+        assert!(
+            near(m, mid, 0.1) && near(e, end, 0.1),
+            "{values}\n{printed}"
+        );
+    }
+    assert_fits_as_planted(dir.path(), &bin, &planted_json(), &printed);
+    // Streamed, the same step off the saddle and the same values.
+    let streamed = ["--stream", "--chunk", "20000"];
+    let (again, streamed_printed) = tune(&streamed, &dir.path().join("streamed.json"));
+    assert!(streamed_printed.contains("off the saddle"));
+    assert_eq!(again, values, "{printed}\n{streamed_printed}");
 }
 
 /// The engine's own C source with the tuned values written in by `texel export --template`

@@ -91,6 +91,15 @@ impl Shape {
         }
     }
 
+    /// The second derivative of [`Shape::value`] in `x` (the right one at a bound): only a
+    /// square bends, by `2 · times` where its clamp does not hold the sum.
+    pub fn bend(&self, x: f64) -> f64 {
+        match (self.held(x), self.curve) {
+            (false, Curve::Square) => 2.0 * self.times,
+            _ => 0.0,
+        }
+    }
+
     /// The factor of the named parameter at `values` (1 without one).
     pub fn factor(&self, values: &[f64]) -> f64 {
         self.times_value.map_or(1.0, |slot| values[slot])

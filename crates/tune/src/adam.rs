@@ -157,6 +157,7 @@ impl<M: Model> Descent<'_, M> {
             moves: changed as u64,
             changed,
             probes,
+            lifted: 0,
         }
     }
 

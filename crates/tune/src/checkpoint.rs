@@ -231,6 +231,13 @@ struct NewtonFile {
     chord: Option<(Vec<Exact>, Exact)>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     curves_held: bool,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    lifts: u32,
+}
+
+/// Whether a count is zero (left out of the file).
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl NewtonFile {
@@ -243,6 +250,7 @@ impl NewtonFile {
             handed_over: n.handed_over,
             chord: n.chord.as_ref().map(|(at, d)| (exact(at), Exact(*d))),
             curves_held: n.curves_held,
+            lifts: n.lifts,
         }
     }
 
@@ -259,6 +267,7 @@ impl NewtonFile {
             handed_over: self.handed_over,
             chord: self.chord.map(|(at, d)| (floats(&at), d.0)),
             curves_held: self.curves_held,
+            lifts: self.lifts,
         })
     }
 }

@@ -100,6 +100,9 @@ pub struct PassSummary {
     pub changed: usize,
     /// Probes made.
     pub probes: u64,
+    /// Values a Newton iteration stepped off a saddle after it converged with them flat
+    /// (`newton::saddle`): the phase goes on from there.
+    pub lifted: usize,
 }
 
 /// `(before − after) / before`, zero for a zero `before`.
@@ -452,6 +455,7 @@ impl<'a, M: Model> Descent<'a, M> {
             moves: self.cursor.moves,
             changed: self.cursor.moved.iter().filter(|&&m| m).count(),
             probes: self.probes - self.cursor.probes_at_start,
+            lifted: 0,
         })
     }
 

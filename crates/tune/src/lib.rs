@@ -70,7 +70,7 @@ pub use job::{
 pub use lambda::{Lambda, LambdaError, SCORED_LAMBDA};
 pub use linear::{LinearDataset, BLOCK};
 pub use model::{Jacobian, Model, Move, Values};
-pub use newton::{NewtonState, RowBuilder, RowSink, NEWTON_TOLERANCE};
+pub use newton::{NewtonState, RowBuilder, RowSink, MAX_LIFTS, NEWTON_TOLERANCE};
 pub use outputs::{Cleared, OutputError, Outputs};
 pub use run::{
     run, Event, PassRecord, RunEnd, RunError, RunOptions, RunResult, ADAM_EPOCHS, ADAM_RATE,

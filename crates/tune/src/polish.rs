@@ -312,6 +312,7 @@ impl<M: Model> Descent<'_, M> {
             moves: moved as u64,
             changed: moved,
             probes: self.probe_count() - probes,
+            lifted: 0,
         }
     }
 }

@@ -93,6 +93,14 @@ pub enum StreamEvent {
         /// Its seconds.
         seconds: f64,
     },
+    /// Newton converged with values flat and stepped off the saddle
+    /// (`crate::newton::lift`); its iterations go on.
+    Lifted {
+        /// The flat values the step moved.
+        values: usize,
+        /// The mean training error of the real values after it.
+        error: f64,
+    },
     /// A polish round moved values.
     Polish {
         /// Its number, from 1.
@@ -128,6 +136,8 @@ pub struct StreamState {
     pub chord: Option<(Vec<f64>, f64)>,
     /// Newton iterations taken.
     pub iterations: u32,
+    /// Times Newton tried to step off a saddle (`crate::newton::MAX_LIFTS` at most).
+    pub lifts: u32,
     /// The mean training error at `x`.
     pub real_error: f64,
     /// Once Newton is done: the integer values (every value of the space) the polish is at,
@@ -294,6 +304,7 @@ impl Stream<'_> {
             damping: FIRST_DAMPING,
             chord: None,
             iterations: 0,
+            lifts: 0,
             real_error: f64::NAN,
             polish: None,
         };

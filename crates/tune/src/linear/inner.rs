@@ -5,6 +5,8 @@
 //! complexity moves the whole endgame part of a position's evaluation, so what it adds is
 //! settled only with the linear endgame part ([`Added::with`]).
 
+mod curvature;
+
 use super::form::{list, put};
 use std::io::{self, Read, Write};
 use texel_trace::{complexity_moved, InnerTerm, ParamSpace, TracedPosition};

@@ -102,6 +102,75 @@ pub(crate) fn gradient<M: Model>(
     })
 }
 
+/// How the positions of a set hold a tuned value at some point: whether any counts it
+/// (through its coefficients or an inner sum), and whether any moves with it.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Hold {
+    counted: bool,
+    moving: bool,
+}
+
+impl Hold {
+    /// How the positions of two sets together hold the value.
+    pub(crate) fn and(self, other: Hold) -> Hold {
+        Hold {
+            counted: self.counted || other.counted,
+            moving: self.moving || other.moving,
+        }
+    }
+
+    /// Whether the value is flat: counted, and no position moves with it.
+    pub(crate) fn is_flat(self) -> bool {
+        self.counted && !self.moving
+    }
+}
+
+/// Records how a Jacobian's rows hold each variable.
+struct Holds(Vec<Hold>);
+
+impl RowSink for Holds {
+    fn begin(&mut self, _start: usize, _len: usize) {}
+
+    fn push(&mut self, _position: usize, var: u32, derivative: f64) {
+        let hold = &mut self.0[var as usize];
+        hold.counted = true;
+        hold.moving |= derivative != 0.0;
+    }
+}
+
+/// How the positions of `ds` hold each value of `slots` at real values `x` (see [`Hold`]).
+pub(crate) fn holds<M: Model>(ds: &M, at: &[i32], slots: &[usize], x: &[f64]) -> Vec<Hold> {
+    let (_, point) = evals(ds, at, slots, x);
+    let jac = ChainRows {
+        model: ds,
+        inner: ds.composition().expect("a composed evaluation"),
+        point: &point,
+    };
+    let mut holds = Holds(vec![Hold::default(); slots.len()]);
+    for b in 0..jac.row_blocks() {
+        jac.block_rows(b, slots, &mut holds);
+    }
+    holds.0
+}
+
+/// The summed error's curvature among the variables `flat` (numbers among `slots`) at real
+/// values `x`, where the Jacobian's columns of those variables are zero: `Σ slope ·
+/// ∂²evaluation`, by rows (`flat.len()` squared). Their Gauss-Newton part is zero there.
+pub(crate) fn flat_curvature<M: Model>(
+    ds: &M,
+    (at, slots, x): (&[i32], &[usize], &[f64]),
+    flat: &[usize],
+    k: f64,
+) -> Vec<f64> {
+    let (q, point) = evals(ds, at, slots, x);
+    let now = derivatives(ds, &q, k);
+    let inner = ds.composition().expect("a composed evaluation");
+    let flat_slots: Vec<usize> = flat.iter().map(|&j| slots[j]).collect();
+    let mut out = vec![0.0; flat.len() * flat.len()];
+    inner.curvature(&point, &flat_slots, 0..ds.len(), &now.slopes, &mut out);
+    out
+}
+
 /// The positions in memory as Newton's passes through the chain rule.
 pub(super) struct Chained<'a, 'd, M: Model> {
     pub(super) descent: &'a Descent<'d, M>,
@@ -156,6 +225,17 @@ impl<M: Model> Passes for Chained<'_, '_, M> {
 
     fn lengths_per_pass(&self) -> usize {
         1
+    }
+
+    fn holds(&mut self, x: &[f64]) -> Result<Vec<Hold>, Infallible> {
+        let d = self.descent;
+        Ok(holds(d.dataset(), d.params().values(), self.slots, x))
+    }
+
+    fn flat_curvature(&mut self, x: &[f64], flat: &[usize]) -> Result<Vec<f64>, Infallible> {
+        let d = self.descent;
+        let at = (d.params().values(), self.slots, x);
+        Ok(flat_curvature(d.dataset(), at, flat, d.k()))
     }
 }
 

@@ -202,3 +202,108 @@ fn the_chain_rule_s_gradient_is_the_slope_of_the_error() {
         );
     }
 }
+
+/// King safety started at zero: a square of the middlegame danger sum and a line of the
+/// endgame's weighed by a parameter, neither clamped, every danger value and the weight at
+/// 0, beside a linear table. Entries: `TABLE` 0–1, `DANGER` 2–3 (tapered), `WEIGHT` 4;
+/// slots 0–3, 4–7, 8.
+fn saddle_space() -> ParamSpace {
+    let param = |name: &str, len: usize, tapered: bool, default: Vec<i32>| Param {
+        name: name.into(),
+        len,
+        tapered,
+        default,
+        group: None,
+        candidate: false,
+    };
+    let shape = |curve, times, times_value| Shape {
+        curve,
+        floor: None,
+        ceiling: None,
+        times,
+        times_value,
+    };
+    ParamSpace::new(vec![
+        param("TABLE", 2, true, vec![90, 110, 280, 310]),
+        param("DANGER", 2, true, vec![0; 4]),
+        param("WEIGHT", 1, false, vec![0]),
+    ])
+    .unwrap()
+    .with_inner(vec![InnerTerm {
+        name: "king_safety".into(),
+        mid: Some(shape(Curve::Square, -0.004, None)),
+        end: Some(shape(Curve::Linear, -0.02, Some(8))),
+    }])
+    .unwrap()
+}
+
+/// `n` random positions of [`saddle_space`], their danger sums without a fixed part.
+fn saddle_positions(n: usize, seed: u64) -> Vec<TracedPosition> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            let danger = |s: &mut u64, side: f32| InnerSum {
+                term: 0,
+                side,
+                offset: [0.0; 2],
+                coeffs: vec![
+                    Coef::Count(2, draw(s, 4) as f32),
+                    Coef::Count(3, draw(s, 3) as f32),
+                ],
+            };
+            TracedPosition {
+                result: draw(&mut s, 3) as f32 / 2.0,
+                phase: draw(&mut s, 25) as f32 / 24.0,
+                scale: 1.0,
+                coeffs: vec![
+                    Coef::Count(0, draw(&mut s, 3) as f32 - 1.0),
+                    Coef::Count(1, draw(&mut s, 3) as f32 - 1.0),
+                ],
+                inner: vec![danger(&mut s, 1.0), danger(&mut s, -1.0)],
+                ..TracedPosition::default()
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn at_a_zero_start_the_flat_values_curve_as_the_error_does() {
+    let (space, positions) = (saddle_space(), saddle_positions(3_000, 5));
+    let at = space.defaults();
+    let refs: Vec<&TracedPosition> = positions.iter().collect();
+    let mut ds = LinearDataset::new(&space, &refs, |p| p.result);
+    ds.rescore(&at);
+    let slots: Vec<usize> = (0..space.value_count()).collect();
+    let x: Vec<f64> = at.iter().map(|&v| f64::from(v)).collect();
+    let holds = chain::holds(&ds, &at, &slots, &x);
+    let flat: Vec<usize> = (0..slots.len()).filter(|&j| holds[j].is_flat()).collect();
+    assert_eq!(
+        flat,
+        vec![4, 5, 6, 7, 8],
+        "the danger values and their weight"
+    );
+    let k = 1.0;
+    let curvature = chain::flat_curvature(&ds, (&at, &slots, &x), &flat, k);
+    let n = flat.len();
+    let sum_at = |moves: &[(usize, f64)]| {
+        let mut y = x.clone();
+        moves.iter().for_each(|&(j, d)| y[j] += d);
+        chain::summed_error(&ds, &at, &slots, &y, k)
+    };
+    let h = 1e-2;
+    for (a, &ja) in flat.iter().enumerate() {
+        for (b, &jb) in flat.iter().enumerate() {
+            let fd = (sum_at(&[(ja, h), (jb, h)])
+                - sum_at(&[(ja, h), (jb, -h)])
+                - sum_at(&[(ja, -h), (jb, h)])
+                + sum_at(&[(ja, -h), (jb, -h)]))
+                / (4.0 * h * h);
+            let got = curvature[a * n + b];
+            assert!(
+                (fd - got).abs() <= 1e-4 * got.abs().max(1e-3),
+                "{ja}, {jb}: {fd} vs {got}"
+            );
+        }
+    }
+    assert!(curvature.iter().any(|&c| c != 0.0));
+}

@@ -7,6 +7,7 @@
 //! after a cut one; the phase ends when an iteration lowers the objective by less than
 //! [`NEWTON_TOLERANCE`] of itself.
 
+use super::chain::Hold;
 use super::rows::System;
 use super::solve::Factor;
 
@@ -54,6 +55,19 @@ pub(crate) trait Passes {
     /// How many step lengths one pass of [`Passes::sums_along`] judges (a pass that reads a
     /// file judges several; in memory a pass costs one length's work).
     fn lengths_per_pass(&self) -> usize;
+
+    /// How the training positions hold each variable at `x` (`chain::Hold`): an evaluation
+    /// linear in its values moves with every value it counts, so it holds none flat (the
+    /// answer is empty).
+    fn holds(&mut self, _x: &[f64]) -> Result<Vec<Hold>, Self::Error> {
+        Ok(Vec::new())
+    }
+
+    /// The summed error's curvature among the flat variables `flat` at `x`, by rows
+    /// (`chain::flat_curvature`); only asked where [`Passes::holds`] found them.
+    fn flat_curvature(&mut self, _x: &[f64], flat: &[usize]) -> Result<Vec<f64>, Self::Error> {
+        Ok(vec![0.0; flat.len() * flat.len()])
+    }
 }
 
 /// The L2 pull toward the anchors: `l2 · Σ (x − anchor)² / 10,000`.
@@ -72,7 +86,7 @@ impl Pull<'_> {
     }
 
     /// Its curvature per variable.
-    fn curvature(&self) -> f64 {
+    pub(crate) fn curvature(&self) -> f64 {
         2.0 * self.l2 / 10_000.0
     }
 
@@ -247,25 +261,7 @@ fn line_search<P: Passes>(
         let alphas: Vec<f64> = (halvings..(halvings + per).min(MAX_HALVINGS))
             .map(|h| 0.5f64.powi(h as i32))
             .collect();
-        let trials: Vec<(Vec<f64>, bool)> = alphas
-            .iter()
-            .map(|&alpha| {
-                let straight: Vec<f64> = x.iter().zip(p).map(|(x, p)| x + alpha * p).collect();
-                let bent = passes.project(&straight);
-                let is_straight = bent == straight;
-                (bent, is_straight)
-            })
-            .collect();
-        let sums = if trials.iter().all(|t| t.1) {
-            passes.sums_along(x, p, &alphas)?
-        } else {
-            let mut sums = Vec::with_capacity(trials.len());
-            for (y, _) in &trials {
-                sums.push(passes.sum_at(y)?);
-            }
-            sums
-        };
-        for (t, ((y, _), sum)) in trials.into_iter().zip(sums).enumerate() {
+        for (t, (y, sum)) in judged(passes, x, p, &alphas)?.into_iter().enumerate() {
             let value = sum + pull.penalty(&y);
             let predicted: f64 = y.iter().zip(x).zip(g).map(|((y, x), g)| (y - x) * g).sum();
             if value <= objective + ARMIJO * predicted.min(0.0) && value < objective {
@@ -281,4 +277,33 @@ fn line_search<P: Passes>(
         halvings += per;
     }
     Ok(None)
+}
+
+/// The points `x + α · p` for each of `alphas`, each moved into the declared constraints,
+/// with their summed errors: one pass of [`Passes::sums_along`] when none was bent.
+pub(crate) fn judged<P: Passes>(
+    passes: &mut P,
+    x: &[f64],
+    p: &[f64],
+    alphas: &[f64],
+) -> Result<Vec<(Vec<f64>, f64)>, P::Error> {
+    let trials: Vec<(Vec<f64>, bool)> = alphas
+        .iter()
+        .map(|&alpha| {
+            let straight: Vec<f64> = x.iter().zip(p).map(|(x, p)| x + alpha * p).collect();
+            let bent = passes.project(&straight);
+            let is_straight = bent == straight;
+            (bent, is_straight)
+        })
+        .collect();
+    let sums = if trials.iter().all(|t| t.1) {
+        passes.sums_along(x, p, alphas)?
+    } else {
+        let mut sums = Vec::with_capacity(trials.len());
+        for (y, _) in &trials {
+            sums.push(passes.sum_at(y)?);
+        }
+        sums
+    };
+    Ok(trials.into_iter().map(|t| t.0).zip(sums).collect())
 }

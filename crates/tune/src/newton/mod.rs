@@ -38,6 +38,7 @@ pub(crate) mod chain;
 mod chain_tests;
 mod iteration;
 pub(crate) mod rows;
+mod saddle;
 mod secant;
 mod solve;
 
@@ -49,6 +50,8 @@ pub use iteration::NEWTON_TOLERANCE;
 pub(crate) use iteration::{commit, propose, Memory, Passes, Proposal, Pull, FIRST_DAMPING};
 use rayon::prelude::*;
 pub use rows::{RowBuilder, RowSink};
+pub(crate) use saddle::lift;
+pub use saddle::MAX_LIFTS;
 use secant::Linearized;
 use serde::{Deserialize, Serialize};
 pub(crate) use solve::Factor;
@@ -78,6 +81,8 @@ pub struct NewtonState {
     /// The values the evaluation is not linear in are held for the polish (a secant step
     /// failed its exact check, or brought too little of the fall it promised).
     pub curves_held: bool,
+    /// Times the phase tried to step off a saddle (`saddle`), at most [`MAX_LIFTS`].
+    pub lifts: u32,
 }
 
 /// The unrounded error of every position at evaluations `q`: the sum, and each position's
@@ -146,6 +151,7 @@ impl<M: Model> Descent<'_, M> {
             handed_over: false,
             chord: None,
             curves_held: false,
+            lifts: 0,
         }
     }
 
@@ -245,6 +251,10 @@ impl<M: Model> Descent<'_, M> {
         state.error = sum / self.dataset().len() as f64;
         state.iterations += 1;
         state.handed_over = fall < NEWTON_TOLERANCE;
+        let mut lifted = 0;
+        if state.handed_over && self.dataset().composition().is_some() {
+            lifted = self.lift_off_saddle(&mut state, &phase, sum);
+        }
         let changed = self.round_to(&state.values);
         let error = state.error;
         self.newton = Some(state);
@@ -254,6 +264,42 @@ impl<M: Model> Descent<'_, M> {
             moves: changed as u64,
             changed,
             probes: 0,
+            lifted,
+        }
+    }
+
+    /// Where the phase converged at `phase.x` (summed error `sum`) with values flat, the step
+    /// off the saddle (`saddle`), taken into `state`, which goes on with fresh Newton
+    /// iterations; returns the flat values it moved (0: none, and the phase ends).
+    fn lift_off_saddle(&mut self, state: &mut NewtonState, phase: &Phase, sum: f64) -> usize {
+        if state.lifts >= MAX_LIFTS {
+            return 0;
+        }
+        state.lifts += 1;
+        let (x, pull) = (&phase.x, self.pull(phase));
+        let objective = sum + pull.penalty(x);
+        let mut passes = chain::Chained {
+            descent: self,
+            slots: &phase.slots,
+        };
+        let Ok(lift) = saddle::lift(&mut passes, x, &pull, objective);
+        let Some(lift) = lift else {
+            return 0;
+        };
+        for (&j, &v) in phase.vars.iter().zip(&lift.taken.x) {
+            state.values[j] = v;
+        }
+        state.error = lift.taken.sum / self.dataset().len() as f64;
+        (state.handed_over, state.damping, state.chord) = (false, FIRST_DAMPING, None);
+        self.newton_factor = None;
+        lift.values
+    }
+
+    /// The L2 pull of the phase's values.
+    fn pull<'p>(&self, phase: &'p Phase) -> Pull<'p> {
+        Pull {
+            l2: self.guards().l2,
+            anchor: &phase.anchor,
         }
     }
 
@@ -262,10 +308,7 @@ impl<M: Model> Descent<'_, M> {
     /// step found is checked exactly (`None` when that check fails) and whether those values
     /// are held from the next iteration on.
     fn newton_step(&mut self, memory: &mut Memory, phase: &Phase) -> Option<(Proposal, bool)> {
-        let pull = Pull {
-            l2: self.guards().l2,
-            anchor: &phase.anchor,
-        };
+        let pull = self.pull(phase);
         if self.dataset().composition().is_some() {
             let mut passes = chain::Chained {
                 descent: self,

@@ -7,8 +7,11 @@ use crate::error::real_sigmoid;
 use crate::linear::LinearDataset;
 use crate::model::Model;
 use crate::newton::chain;
+use crate::newton::chain::Hold;
 use crate::newton::rows::{self, System};
-use crate::newton::{commit, propose, Memory, Passes, Pull, NEWTON_TOLERANCE};
+use crate::newton::{
+    commit, lift, propose, Memory, Passes, Pull, FIRST_DAMPING, MAX_LIFTS, NEWTON_TOLERANCE,
+};
 use std::time::Instant;
 
 /// Step lengths one line-search pass judges: a pass costs the reading of the file, so it
@@ -53,19 +56,20 @@ impl Stream<'_> {
             let sum_now = tried.sum_now;
             let (fall, taken) = commit(&mut memory, tried, true);
             (state.damping, state.chord) = (memory.damping, memory.chord.clone());
-            let Some(taken) = taken else {
-                state.real_error = sum_now / self.trained;
-                break;
-            };
-            (state.x, state.iterations) = (taken.x, state.iterations + 1);
-            state.real_error = taken.sum / self.trained;
-            on(StreamEvent::Iteration {
-                number: state.iterations,
-                error: state.real_error,
-                fall,
-                seconds: clock.elapsed().as_secs_f64(),
-            });
-            if fall < NEWTON_TOLERANCE {
+            state.real_error = sum_now / self.trained;
+            if let Some(taken) = taken {
+                (state.x, state.iterations) = (taken.x, state.iterations + 1);
+                state.real_error = taken.sum / self.trained;
+                on(StreamEvent::Iteration {
+                    number: state.iterations,
+                    error: state.real_error,
+                    fall,
+                    seconds: clock.elapsed().as_secs_f64(),
+                });
+            }
+            if fall < NEWTON_TOLERANCE
+                && !self.lifted(&mut passes, state, (&pull, &mut memory), on)?
+            {
                 break;
             }
             on(StreamEvent::Checkpoint(state.clone()));
@@ -73,6 +77,37 @@ impl Stream<'_> {
         state.polish = Some((self.rounded(&state.x), 0));
         on(StreamEvent::Checkpoint(state.clone()));
         Ok(())
+    }
+
+    /// Where Newton converged with values flat: the step off the saddle
+    /// (`crate::newton::lift`), taken into `state` with a fresh damping; whether one was.
+    fn lifted(
+        &self,
+        passes: &mut StreamPasses,
+        state: &mut StreamState,
+        (pull, memory): (&Pull, &mut Memory),
+        on: &mut impl FnMut(StreamEvent),
+    ) -> Result<bool, StreamError> {
+        if !passes.composed || state.lifts >= MAX_LIFTS {
+            return Ok(false);
+        }
+        state.lifts += 1;
+        let objective = state.real_error * self.trained + pull.penalty(&state.x);
+        let Some(lift) = lift(passes, &state.x, pull, objective)? else {
+            return Ok(false);
+        };
+        (state.x, state.real_error) = (lift.taken.x, lift.taken.sum / self.trained);
+        *memory = Memory {
+            damping: FIRST_DAMPING,
+            chord: None,
+            factor: None,
+        };
+        (state.damping, state.chord) = (FIRST_DAMPING, None);
+        on(StreamEvent::Lifted {
+            values: lift.values,
+            error: state.real_error,
+        });
+        Ok(true)
     }
 
     /// `f` of each chunk of the training positions at real values `x` of the tuned slots
@@ -250,6 +285,27 @@ impl Passes for StreamPasses<'_, '_> {
     fn project(&self, x: &[f64]) -> Vec<f64> {
         // A trace's values declare no constraints.
         x.to_vec()
+    }
+
+    fn holds(&mut self, x: &[f64]) -> Result<Vec<Hold>, StreamError> {
+        if !self.composed {
+            return Ok(Vec::new());
+        }
+        let (at, slots) = (self.stream.start, &self.stream.slots);
+        let parts = self.each(|ds| chain::holds(ds, at, slots, x))?;
+        let both = |a: Vec<Hold>, b: Vec<Hold>| a.iter().zip(b).map(|(a, b)| a.and(b)).collect();
+        Ok(parts.into_iter().reduce(both).unwrap_or_default())
+    }
+
+    fn flat_curvature(&mut self, x: &[f64], flat: &[usize]) -> Result<Vec<f64>, StreamError> {
+        let (stream, k) = (self.stream, self.stream.k);
+        let at = (stream.start, stream.slots.as_slice(), x);
+        let parts = self.each(|ds| chain::flat_curvature(ds, at, flat, k))?;
+        let mut total = vec![0.0; flat.len() * flat.len()];
+        for part in parts {
+            total.iter_mut().zip(part).for_each(|(t, c)| *t += c);
+        }
+        Ok(total)
     }
 
     fn lengths_per_pass(&self) -> usize {

@@ -154,6 +154,7 @@ impl StreamSession<'_> {
             damping: newton.damping,
             chord: newton.chord,
             iterations,
+            lifts: newton.lifts,
             real_error: newton.error,
             polish: newton
                 .handed_over
@@ -194,6 +195,7 @@ impl StreamSession<'_> {
                     handed_over: state.polish.is_some(),
                     chord: state.chord.clone(),
                     curves_held: false,
+                    lifts: state.lifts,
                 }),
             },
             vars,
