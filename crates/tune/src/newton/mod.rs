@@ -18,7 +18,10 @@
 //! 1 %) the next iterations reuse that factored Hessian, a gradient pass each,
 //! until a step is cut; a checkpoint keeps where it was taken, so a resumed run takes the
 //! same one again. The phase ends when an iteration lowers the objective by less than
-//! [`NEWTON_TOLERANCE`] of itself; the values are then rounded and polished on the integer
+//! [`NEWTON_TOLERANCE`] of itself, unless values a composed evaluation leaves flat there (a
+//! square at a zero sum: king safety started at zero) have a direction of negative
+//! curvature: then the values step along it (`saddle`) and the iterations go on, at most
+//! [`MAX_LIFTS`] times. The values are then rounded and polished on the integer
 //! lattice (what the engine plays): a trace's by the rounds of `crate::polish` (the streamed
 //! run's too), texel's table by coordinate descent. Declared constraints hold
 //! for the real values too (each trial is projected onto them).
