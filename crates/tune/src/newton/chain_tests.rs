@@ -19,17 +19,21 @@ fn draw(seed: &mut u64, n: u64) -> u64 {
     *seed % n
 }
 
-/// Entries: `TABLE` 0–5 (tapered), `COMPLEXITY` 6–8 (plain), `DANGER` 9–10 (tapered),
-/// `DANGER_WEIGHT` 11. Slots: 0–11, 12–14, 15–18, 19.
-fn space() -> ParamSpace {
-    let param = |name: &str, len: usize, tapered: bool, default: Vec<i32>| Param {
+/// A parameter of no group, not a candidate.
+fn param(name: &str, len: usize, tapered: bool, default: Vec<i32>) -> Param {
+    Param {
         name: name.into(),
         len,
         tapered,
         default,
         group: None,
         candidate: false,
-    };
+    }
+}
+
+/// Entries: `TABLE` 0–5 (tapered), `COMPLEXITY` 6–8 (plain), `DANGER` 9–10 (tapered),
+/// `DANGER_WEIGHT` 11. Slots: 0–11, 12–14, 15–18, 19.
+fn space() -> ParamSpace {
     let shape = |curve, floor: Option<f64>, times, times_value| Shape {
         curve,
         floor,
@@ -208,14 +212,6 @@ fn the_chain_rule_s_gradient_is_the_slope_of_the_error() {
 /// 0, beside a linear table. Entries: `TABLE` 0–1, `DANGER` 2–3 (tapered), `WEIGHT` 4;
 /// slots 0–3, 4–7, 8.
 fn saddle_space() -> ParamSpace {
-    let param = |name: &str, len: usize, tapered: bool, default: Vec<i32>| Param {
-        name: name.into(),
-        len,
-        tapered,
-        default,
-        group: None,
-        candidate: false,
-    };
     let shape = |curve, times, times_value| Shape {
         curve,
         floor: None,
