@@ -51,12 +51,37 @@ impl Added {
     }
 }
 
-/// One count of a value in an inner sum: the sum (instance), its part, the count.
+/// One count of a value in an inner sum: the sum (instance) and its part in one word (the
+/// part in the lowest bit: 8 bytes a count, where tens of millions are kept), the count.
 #[derive(Copy, Clone, Debug)]
 struct Count {
-    instance: u32,
-    part: u8,
+    key: u32,
     count: f32,
+}
+
+impl Count {
+    /// `count` of sum `instance`'s part `part` (0 or 1; fewer than 2³¹ sums).
+    fn new(instance: u32, part: u8, count: f32) -> Count {
+        Count {
+            key: instance << 1 | u32::from(part & 1),
+            count,
+        }
+    }
+
+    /// The sum.
+    fn instance(&self) -> u32 {
+        self.key >> 1
+    }
+
+    /// The sum's part: 0 the middlegame, 1 the endgame.
+    fn part(&self) -> u8 {
+        (self.key & 1) as u8
+    }
+
+    /// The same count of sum `instance`.
+    fn of(self, instance: u32) -> Count {
+        Count::new(instance, self.part(), self.count)
+    }
 }
 
 /// The inner sums of a dataset's positions, in position order: what Newton differentiates
@@ -115,6 +140,7 @@ impl Inner {
         let (phase, scale) = (f64::from(p.phase), f64::from(p.scale));
         for u in &p.inner {
             let instance = self.position.len() as u32;
+            debug_assert!(instance < 1 << 31, "a count keeps 31 bits of its sum");
             self.position.push(at);
             self.term.push(u.term);
             let side = f64::from(u.side);
@@ -124,17 +150,32 @@ impl Inner {
             self.sums.push([0.0; 2]);
             for (part, slot, count) in u.counts(space) {
                 let count = count as f32;
-                self.counts[slot].push(Count {
-                    instance,
-                    part: part as u8,
-                    count,
-                });
+                self.counts[slot].push(Count::new(instance, part as u8, count));
             }
         }
         self.first.push(self.position.len() as u32);
         self.end_offset
             .push((1.0 - phase) * scale * f64::from(p.offset_end));
         self.added.push(Added::default());
+    }
+
+    /// Room for exactly the sums of `parts`, which [`Inner::extend`] appends next (tens of
+    /// millions of counts grown by doubling would hold up to twice their bytes).
+    pub(super) fn reserve_for<'a>(&mut self, parts: impl Iterator<Item = &'a Inner> + Clone) {
+        let total = |f: &dyn Fn(&Inner) -> usize| parts.clone().map(f).sum::<usize>();
+        let sums = total(&|p| p.position.len());
+        self.position.reserve_exact(sums);
+        self.term.reserve_exact(sums);
+        self.weight.reserve_exact(sums);
+        self.offset.reserve_exact(sums);
+        self.sums.reserve_exact(sums);
+        let positions = total(&|p| p.added.len());
+        self.first.reserve_exact(positions);
+        self.end_offset.reserve_exact(positions);
+        self.added.reserve_exact(positions);
+        for (slot, counts) in self.counts.iter_mut().enumerate() {
+            counts.reserve_exact(total(&|p| p.counts[slot].len()));
+        }
     }
 
     /// Appends `other`, whose positions follow these.
@@ -149,10 +190,7 @@ impl Inner {
         self.first
             .extend(other.first[1..].iter().map(|f| f + instances));
         for (mine, theirs) in self.counts.iter_mut().zip(other.counts) {
-            mine.extend(theirs.into_iter().map(|c| Count {
-                instance: c.instance + instances,
-                ..c
-            }));
+            mine.extend(theirs.into_iter().map(|c| c.of(c.instance() + instances)));
         }
         self.end_offset.extend(other.end_offset);
         self.added.extend(other.added);
@@ -196,7 +234,7 @@ impl Inner {
         for (slot, counts) in self.counts.iter().enumerate() {
             let v = value(slot);
             for c in counts {
-                sums[c.instance as usize][c.part as usize] += f64::from(c.count) * v;
+                sums[c.instance() as usize][c.part() as usize] += f64::from(c.count) * v;
             }
         }
         sums
@@ -243,12 +281,12 @@ impl Inner {
     fn moved_sums(&self, slot: usize, delta: i32) -> Vec<(usize, [f64; 2])> {
         let mut moved: Vec<(usize, [f64; 2])> = Vec::new();
         for c in &self.counts[slot] {
-            let k = c.instance as usize;
+            let k = c.instance() as usize;
             if moved.last().is_none_or(|m| m.0 != k) {
                 moved.push((k, self.sums[k]));
             }
             let last = moved.last_mut().expect("pushed");
-            last.1[c.part as usize] += f64::from(c.count) * f64::from(delta);
+            last.1[c.part() as usize] += f64::from(c.count) * f64::from(delta);
         }
         moved
     }
@@ -299,7 +337,7 @@ impl Inner {
     /// The positions a sum of which counts `slot` or a shape of which it multiplies.
     pub(super) fn positions_of(&self, slot: usize) -> Vec<u32> {
         let mut out: Vec<u32> = (self.counts[slot].iter())
-            .map(|c| self.position[c.instance as usize])
+            .map(|c| self.position[c.instance() as usize])
             .collect();
         for &(term, _) in &self.factor_of[slot] {
             let of_term = (0..self.term.len()).filter(|&k| self.term[k] == term);
@@ -337,11 +375,8 @@ impl Inner {
         for (mine, theirs) in out.counts.iter_mut().zip(&self.counts) {
             let kept = theirs
                 .iter()
-                .filter(|c| renumbered[c.instance as usize] != u32::MAX);
-            mine.extend(kept.map(|c| Count {
-                instance: renumbered[c.instance as usize],
-                ..*c
-            }));
+                .filter(|c| renumbered[c.instance() as usize] != u32::MAX);
+            mine.extend(kept.map(|c| c.of(renumbered[c.instance() as usize])));
         }
         out
     }
@@ -349,7 +384,9 @@ impl Inner {
     /// Bytes held.
     pub(super) fn memory_bytes(&self) -> usize {
         let per_sum = 4 + 4 + 16 + 16 + 16;
-        let counts: usize = self.counts.iter().map(|c| 12 * c.capacity()).sum();
+        let counts: usize = (self.counts.iter())
+            .map(|c| std::mem::size_of::<Count>() * c.capacity())
+            .sum();
         per_sum * self.position.capacity()
             + 4 * self.first.capacity()
             + 8 * self.end_offset.capacity()
@@ -382,12 +419,12 @@ impl Inner {
         let all = self.counts.iter().flatten();
         put(
             out,
-            &all.clone().map(|c| c.instance).collect::<Vec<_>>(),
+            &all.clone().map(|c| c.instance()).collect::<Vec<_>>(),
             u32::to_le_bytes,
         )?;
         put(
             out,
-            &all.clone().map(|c| c.part).collect::<Vec<_>>(),
+            &all.clone().map(|c| c.part()).collect::<Vec<_>>(),
             |b: u8| [b],
         )?;
         put(
@@ -436,11 +473,7 @@ impl Inner {
             let range = from..to as usize;
             inner.counts[slot] = range
                 .clone()
-                .map(|k| Count {
-                    instance: instances[k],
-                    part: parts[k],
-                    count: counts[k],
-                })
+                .map(|k| Count::new(instances[k], parts[k], counts[k]))
                 .collect();
             from = range.end;
         }
@@ -518,10 +551,13 @@ impl Inner {
     ) {
         let sums = self.first[positions.start]..self.first[positions.end];
         let counts = &self.counts[slot];
-        let from = counts.partition_point(|c| c.instance < sums.start);
-        for c in counts[from..].iter().take_while(|c| c.instance < sums.end) {
-            let k = c.instance as usize;
-            let part = c.part as usize;
+        let from = counts.partition_point(|c| c.instance() < sums.start);
+        for c in counts[from..]
+            .iter()
+            .take_while(|c| c.instance() < sums.end)
+        {
+            let k = c.instance() as usize;
+            let part = c.part() as usize;
             let term = &self.terms[self.term[k] as usize];
             if let Some(shape) = term.parts()[part] {
                 let x = point.sums[k][part];

@@ -369,6 +369,13 @@ impl LinearDataset {
             blocks: Vec::with_capacity(parts.len()),
             inner: Inner::new(space),
         };
+        if set.inner.is_used() {
+            let inners = parts
+                .iter()
+                .filter_map(|p| p.as_ref().ok())
+                .map(|p| &p.inner);
+            set.inner.reserve_for(inners);
+        }
         let mut extras = Vec::with_capacity(n);
         for part in parts {
             let part = part?;

@@ -29,9 +29,11 @@ impl Inner {
         let mut entries: Vec<Entry> = Vec::new();
         for (j, &slot) in flat.iter().enumerate() {
             let counts = &self.counts[slot];
-            let from = counts.partition_point(|c| c.instance < sums.start);
-            let within = counts[from..].iter().take_while(|c| c.instance < sums.end);
-            entries.extend(within.map(|c| (c.instance, c.part, j, f64::from(c.count))));
+            let from = counts.partition_point(|c| c.instance() < sums.start);
+            let within = counts[from..]
+                .iter()
+                .take_while(|c| c.instance() < sums.end);
+            entries.extend(within.map(|c| (c.instance(), c.part(), j, f64::from(c.count))));
         }
         entries.sort_by_key(|e| (e.0, e.1, e.2));
         // What a unit of the part's shape adds to the error's slope: the position's weight,
