@@ -989,6 +989,17 @@ fn a_streamed_run_keeps_the_run_protocol_of_an_in_memory_one() {
     convert(&inverted_text, &inverted);
     let other = fails(&mut tune(&inverted, &["--stream", "--resume", ckpt]).into());
     assert!(other.contains("other data"), "{other}");
+    // ... or on a trace that differs only in the fixed endgame part every position adds.
+    let shifted_text = dir.path().join("offset-end.trace");
+    let shifted = std::fs::read_to_string(&text)
+        .unwrap()
+        .replacen("\"version\": 1", "\"version\": 2", 1)
+        .replace("\"result\": ", "\"offset_end\": 3, \"result\": ");
+    std::fs::write(&shifted_text, shifted).unwrap();
+    let shifted = dir.path().join("offset-end.bin");
+    convert(&shifted_text, &shifted);
+    let other = fails(&mut tune(&shifted, &["--stream", "--resume", ckpt]).into());
+    assert!(other.contains("other data"), "{other}");
     // The same settings go on to the values of the run alone.
     stdout_of(&mut tune(&binary, &["--stream", "--resume", ckpt]).into());
     assert_eq!(values_of_file(&out), alone);

@@ -45,7 +45,7 @@
 //! assert_eq!(tuned.values, vec![100]);
 //! ```
 
-use crate::error::{fit_k, mean_error, samples};
+use crate::error::{choose_k, mean_error, samples, UnfitK};
 use crate::job::{JobError, TuneData, TuneJob, L2};
 use crate::lambda::Lambda;
 use crate::model::Model;
@@ -136,6 +136,9 @@ pub enum EngineTuneError {
     /// No position to tune on.
     #[error("no labelled position to tune on")]
     NoPositions,
+    /// K cannot be fitted to the start's evaluations.
+    #[error(transparent)]
+    K(#[from] UnfitK),
     /// The run failed (log or checkpoint).
     #[error(transparent)]
     Run(#[from] JobError),
@@ -145,7 +148,8 @@ pub enum EngineTuneError {
 /// its parameters as `tune` says.
 ///
 /// # Errors
-/// A bad selection or start, no positions, or a log or checkpoint that cannot be written.
+/// A bad selection or start, no positions, a K that cannot be fitted, or a log or
+/// checkpoint that cannot be written.
 pub fn tune_engine<E: Traceable>(
     engine: &E,
     positions: &[(E::Position, f32)],
@@ -164,7 +168,6 @@ pub fn tune_engine<E: Traceable>(
     let traced: Vec<TracedPosition> = positions
         .par_iter()
         .map(|(position, label)| TracedPosition {
-            inner: Vec::new(),
             result: *label,
             ..engine.trace(position)
         })
@@ -175,10 +178,10 @@ pub fn tune_engine<E: Traceable>(
     if train_set.is_empty() {
         return Err(EngineTuneError::NoPositions);
     }
-    let k = tune
-        .settings
-        .k
-        .unwrap_or_else(|| fit_k(&samples(&train_set)));
+    let k = match tune.settings.k {
+        Some(k) => k,
+        None => choose_k(&samples(&train_set))?.k(),
+    };
     let before = mean_error(&train_set, k);
     let mut data = TuneData {
         train: train_set,

@@ -14,8 +14,8 @@ use texel_data::held_out;
 use texel_data::splitmix64;
 use texel_files::Fingerprint;
 use texel_trace::{
-    is_binary, read_space, read_trace, BinaryTrace, Coef, ParamSpace, PositionSource, TraceError,
-    TracedPosition, ValuesFileError,
+    is_binary, read_space, read_trace, BinaryTrace, Coef, InnerSum, ParamSpace, PositionSource,
+    TraceError, TracedPosition, ValuesFileError,
 };
 
 /// A loaded trace.
@@ -60,26 +60,45 @@ fn fold_space(mut h: Fingerprint, space: &ParamSpace) -> Fingerprint {
     h
 }
 
-/// A hash of one position and whether it is held out (mixing each field in turn).
+/// A hash of one position and whether it is held out: every field the evaluation or the
+/// label reads, mixed in turn (taken apart whole, so a field added to the trace must be
+/// added here).
 fn position_hash(p: &TracedPosition, held: bool) -> u64 {
     let mix = |h: u64, x: u64| splitmix64(h ^ x);
+    let TracedPosition {
+        result,
+        score,
+        phase,
+        scale,
+        offset,
+        offset_end,
+        coeffs,
+        inner,
+    } = p;
     let mut h = u64::from(held);
     for x in [
-        p.result,
-        p.phase,
-        p.scale,
-        p.offset,
-        p.score.unwrap_or(-1.0),
+        *result,
+        *phase,
+        *scale,
+        *offset,
+        *offset_end,
+        score.unwrap_or(-1.0),
     ] {
         h = mix(h, u64::from(x.to_bits()));
     }
-    h = coeffs_hash(h, &p.coeffs);
-    for u in &p.inner {
-        h = mix(mix(h, u64::from(u.term)), u64::from(u.side.to_bits()));
-        for x in u.offset {
+    h = coeffs_hash(h, coeffs);
+    for InnerSum {
+        term,
+        side,
+        offset,
+        coeffs,
+    } in inner
+    {
+        h = mix(mix(h, u64::from(*term)), u64::from(side.to_bits()));
+        for x in offset {
             h = mix(h, u64::from(x.to_bits()));
         }
-        h = coeffs_hash(h, &u.coeffs);
+        h = coeffs_hash(h, coeffs);
     }
     h
 }
