@@ -92,7 +92,7 @@ fn planted(n: usize) -> Vec<(Board, f32)> {
     let (engine, space, mut s) = (KingSafetyEngine, KingSafetyEngine.space(), 5);
     (0..n)
         .map(|_| {
-            let mut side = |s: &mut u64| [draw(s, 4) as i32, draw(s, 2) as i32];
+            let side = |s: &mut u64| [draw(s, 4) as i32, draw(s, 2) as i32];
             let board = Board {
                 pawns: draw(&mut s, 5) as i32 - 2,
                 knights: draw(&mut s, 3) as i32 - 1,
