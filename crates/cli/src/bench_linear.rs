@@ -46,6 +46,7 @@ fn as_linear(trace: &Trace, result: f32, entries: &[u32]) -> TracedPosition {
         .collect();
     TracedPosition {
         inner: Vec::new(),
+        game: None,
         result,
         score: None,
         phase,

@@ -70,6 +70,7 @@ fn positions(space: &ParamSpace, n: usize) -> Vec<TracedPosition> {
             let draw = (r(1) >> 11) as f64 / (1u64 << 53) as f64;
             TracedPosition {
                 inner: Vec::new(),
+                game: None,
                 result: if draw < win { 1.0 } else { 0.0 },
                 score: None,
                 phase: phase as f32,

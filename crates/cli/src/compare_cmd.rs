@@ -100,7 +100,7 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
         let (space, given) = (subject.space, subject.given);
         let list = subjects_in_space(args, &space)?;
         let space_of = LabSpace::Outside(&space);
-        let given = crate::lab_cmd::judged_base_with_k(&args.data, &mut loaded, space_of, given);
+        let given = crate::lab_cmd::judged_base_with_k(&args.data, &mut loaded, space_of, given)?;
         let k = loaded.k;
         let mut lab = Lab::new(
             &mut loaded.train,

@@ -14,7 +14,7 @@ use texel_lab::{judged_base, LabEvent, LabJob, LabLog, LabSettings, LabSpace, Pr
 use texel_lab::{LabSubject, Verdict};
 use texel_loop::{GameProver, ProveSettings};
 use texel_run::Rerun;
-use texel_tune::error::{fit_k, samples};
+use texel_tune::error::{choose_k, samples};
 use texel_tune::Model;
 
 #[derive(Args)]
@@ -75,23 +75,31 @@ fn run_outside(args: &LabArgs, trace: &Path) -> Result<ExitCode> {
     let (space, given) = (subject.space, subject.given);
     let space = LabSpace::Outside(&space);
     let subjects = args.settings.subjects(space)?;
-    let base = judged_base_with_k(&args.data, &mut loaded, space, given);
+    let base = judged_base_with_k(&args.data, &mut loaded, space, given)?;
     judge(args, (space, subjects, base), &mut loaded, log, None)
 }
 
-/// The base of an outside lab ([`judged_base`]), K fitted on it unless `--k` is given.
+/// The base of an outside lab ([`judged_base`]), K chosen on it by the one K policy unless
+/// `--k` is given.
+///
+/// # Errors
+/// No K can be fitted to the base.
 pub(crate) fn judged_base_with_k<M: Model>(
     data: &DataArgs,
     loaded: &mut Loaded<M>,
     space: LabSpace<'_>,
     given: M::Values,
-) -> M::Values {
+) -> Result<M::Values> {
     let base = judged_base(space, loaded, given);
     if data.k.is_none() {
-        loaded.k = fit_k(&samples(&loaded.train));
-        say!("K fitted with the candidates at 0: {:.4}", loaded.k);
+        let chosen = choose_k(&samples(&loaded.train))?;
+        loaded.k = chosen.k();
+        say!(
+            "with the candidates at 0: {}",
+            crate::data_args::k_words(chosen)
+        );
     }
-    base
+    Ok(base)
 }
 
 /// Checks the lab's files against its inputs, then opens `OUT/lab.jsonl` deciding about an

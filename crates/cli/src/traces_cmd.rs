@@ -95,6 +95,7 @@ fn bench_positions(space: &ParamSpace, n: usize) -> Vec<TracedPosition> {
             let r = |k: u64| texel_data::splitmix64(i * 64 + k);
             TracedPosition {
                 inner: Vec::new(),
+                game: None,
                 result: [0.0, 0.5, 1.0][(r(0) % 3) as usize],
                 score: None,
                 phase: (r(1) % 25) as f32 / 24.0,

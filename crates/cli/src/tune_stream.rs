@@ -158,6 +158,7 @@ fn show(e: StreamSessionEvent) {
         StreamSessionEvent::Opening(Opening::Resuming(notes)) => {
             notes.iter().for_each(|n| println!("resume: {n}"))
         }
+        StreamSessionEvent::Split(split) => println!("{split}"),
         StreamSessionEvent::Surveyed(survey) => {
             if let Some(targets) = survey.targets.as_deref() {
                 println!("{targets}");

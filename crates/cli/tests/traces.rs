@@ -977,29 +977,22 @@ fn a_streamed_run_keeps_the_run_protocol_of_an_in_memory_one() {
         kind.contains("its run was in memory (without --stream)"),
         "{kind}"
     );
-    // ... or on another trace of as many positions (every result inverted): other data.
-    let inverted_text = dir.path().join("inverted.trace");
-    let flipped = std::fs::read_to_string(&text)
-        .unwrap()
-        .replace("\"result\": 1,", "\"result\": 2,")
+    // ... or on another trace of as many positions: every result inverted, or only the
+    // fixed endgame part every position adds moved.
+    let original = std::fs::read_to_string(&text).unwrap();
+    let inverted = (original.replace("\"result\": 1,", "\"result\": 2,"))
         .replace("\"result\": 0,", "\"result\": 1,")
         .replace("\"result\": 2,", "\"result\": 0,");
-    std::fs::write(&inverted_text, flipped).unwrap();
-    let inverted = dir.path().join("inverted.bin");
-    convert(&inverted_text, &inverted);
-    let other = fails(&mut tune(&inverted, &["--stream", "--resume", ckpt]).into());
-    assert!(other.contains("other data"), "{other}");
-    // ... or on a trace that differs only in the fixed endgame part every position adds.
-    let shifted_text = dir.path().join("offset-end.trace");
-    let shifted = std::fs::read_to_string(&text)
-        .unwrap()
-        .replacen("\"version\": 1", "\"version\": 2", 1)
+    let shifted = (original.replacen("\"version\": 1", "\"version\": 2", 1))
         .replace("\"result\": ", "\"offset_end\": 3, \"result\": ");
-    std::fs::write(&shifted_text, shifted).unwrap();
-    let shifted = dir.path().join("offset-end.bin");
-    convert(&shifted_text, &shifted);
-    let other = fails(&mut tune(&shifted, &["--stream", "--resume", ckpt]).into());
-    assert!(other.contains("other data"), "{other}");
+    for (name, changed) in [("inverted", inverted), ("offset-end", shifted)] {
+        let changed_text = dir.path().join(format!("{name}.trace"));
+        std::fs::write(&changed_text, changed).unwrap();
+        let changed = dir.path().join(format!("{name}.bin"));
+        convert(&changed_text, &changed);
+        let other = fails(&mut tune(&changed, &["--stream", "--resume", ckpt]).into());
+        assert!(other.contains("other data"), "{name}: {other}");
+    }
     // The same settings go on to the values of the run alone.
     stdout_of(&mut tune(&binary, &["--stream", "--resume", ckpt]).into());
     assert_eq!(values_of_file(&out), alone);
@@ -1048,4 +1041,64 @@ fn a_streamed_run_keeps_the_run_protocol_of_an_in_memory_one() {
         .args(&words[1..])
         .assert()
         .success();
+}
+
+/// A trace whose positions carry their game (ten positions a game, 600 games), held out
+/// with `--validate`: in memory and streamed, every game on one side, never on both.
+#[test]
+fn a_trace_with_game_ids_holds_out_whole_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = write_trace(dir.path(), 6_000, None);
+    let text: String = std::fs::read_to_string(&plain)
+        .unwrap()
+        .lines()
+        .enumerate()
+        .map(|(i, line)| match i {
+            0 => format!("{line}\n"),
+            i => format!("{{\"game\": {}, {}\n", (i - 1) / 10, &line[1..]),
+        })
+        .collect();
+    let games = dir.path().join("games.trace");
+    std::fs::write(&games, text).unwrap();
+    let binary = dir.path().join("games.bin");
+    common::to_binary(&games, &binary);
+    let split_of = |said: &str| -> [u64; 4] {
+        let line = said
+            .lines()
+            .find(|l| l.starts_with("held out by game: "))
+            .unwrap_or_else(|| panic!("no split said: {said}"));
+        let numbers: Vec<u64> = line
+            .split(|c: char| !c.is_ascii_digit())
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        numbers.try_into().unwrap_or_else(|_| panic!("{line}"))
+    };
+    let mut splits = Vec::new();
+    for (trace, extra) in [(&games, None), (&binary, None), (&binary, Some("--stream"))] {
+        let out = dir.path().join("tuned.json");
+        let said = stdout_of(
+            texel()
+                .args(["tune", "--k", "1", "--validate", "10", "--traces"])
+                .arg(trace)
+                .arg("--out")
+                .arg(&out)
+                .args(extra),
+        );
+        let [games_trained, trained, games_held, held] = split_of(&said);
+        // 600 games of ten positions each: a game on both sides would count twice.
+        assert_eq!(games_trained + games_held, 600, "{said}");
+        assert_eq!((trained, held), (10 * games_trained, 10 * games_held));
+        assert!((30..90).contains(&games_held), "{said}");
+        splits.push([games_trained, games_held]);
+    }
+    assert!(splits.windows(2).all(|w| w[0] == w[1]), "{splits:?}");
+    // The plain trace (no game ids) says what its held-out figures mean.
+    let said = stdout_of(
+        texel()
+            .args(["tune", "--k", "1", "--validate", "10", "--traces"])
+            .arg(&plain)
+            .arg("--out")
+            .arg(dir.path().join("plain.json")),
+    );
+    assert!(said.contains("6000 positions carry no game id"), "{said}");
 }

@@ -48,6 +48,7 @@ pub fn read_bytes(record: &[u8]) -> Result<Labelled, RecordError> {
         position,
         label: Label::from(outcome),
         score: Some(i32::from(score)),
+        game: None,
     })
 }
 

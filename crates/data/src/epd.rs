@@ -401,18 +401,37 @@ pub struct Labelled {
     /// The engine's own evaluation of the position in centipawns, white's point of view,
     /// when the line carries one (EPD's `ce` opcode, the side to move's view: `ce 35;`).
     pub score: Option<i32>,
+    /// The game the position comes from, when the line says (the `game` opcode: `game 17;`,
+    /// a number unique among the games of its file): the held-out split keeps a game's
+    /// positions on one side.
+    pub game: Option<u64>,
+}
+
+/// The operand of the opcode `name` in `rest` (`ce 35;`, `game 17;`), read as a `T`.
+fn operand<T: std::str::FromStr>(rest: &str, name: &str) -> Option<T> {
+    let mut words = rest.split_ascii_whitespace();
+    while let Some(word) = words.next() {
+        if word == name {
+            return words.next()?.trim_end_matches(';').parse().ok();
+        }
+    }
+    None
 }
 
 /// The operand of a `ce` opcode in `rest` (`ce 35;`, `ce -120`), as written: the side to
 /// move's centipawns.
 fn centipawn_evaluation(rest: &str) -> Option<i32> {
-    let mut words = rest.split_ascii_whitespace();
-    while let Some(word) = words.next() {
-        if word == "ce" {
-            return words.next()?.trim_end_matches(';').parse().ok();
-        }
-    }
-    None
+    operand(rest, "ce")
+}
+
+/// The operand of a `game` opcode in `rest` (`game 17;`): the position's game.
+fn game_number(rest: &str) -> Option<u64> {
+    operand(rest, "game")
+}
+
+/// The `game` opcode of a position of game `game`: ` game N;` (with its leading space).
+pub fn write_game(game: u64) -> String {
+    format!(" game {game};")
 }
 
 /// `ce` written for a position whose side to move is `turn` and whose evaluation is
@@ -598,6 +617,7 @@ pub fn parse_line(
         position,
         label,
         score,
+        game: game_number(rest),
     };
     Ok((labelled, format))
 }
@@ -633,6 +653,7 @@ fn parse_pedantic(fields: [&str; 7], stm_labels: bool) -> Result<(Labelled, Labe
         position,
         label,
         score,
+        game: None,
     };
     Ok((labelled, LabelFormat::Pedantic))
 }
@@ -642,6 +663,29 @@ mod tests {
     use super::*;
 
     const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+
+    #[test]
+    fn a_game_opcode_names_the_positions_game_in_any_label_form() {
+        let black = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -";
+        for (line, game, score) in [
+            (
+                format!("{START} 0 1 game 17; ce 35; [1.0]"),
+                Some(17),
+                Some(35),
+            ),
+            (format!("{black} game 4; c9 \"1-0\";"), Some(4), None),
+            (format!("{black} ce -20; game 9; 0.5"), Some(9), Some(20)),
+            (format!("{START} [0.5] [35]"), None, Some(35)),
+            (format!("{START} 0 1 game 5; [0.5] [35]"), Some(5), Some(35)),
+            (format!("{START} game x; [0.5]"), None, None),
+        ] {
+            let (l, _) = parse_line(&line, None, false).unwrap();
+            assert_eq!((l.game, l.score), (game, score), "{line}");
+        }
+        let written = format!("{START}{} [1.0]", write_game(1234));
+        let (l, format) = parse_line(&written, None, false).unwrap();
+        assert_eq!((l.game, format), (Some(1234), LabelFormat::Bracket));
+    }
 
     #[test]
     fn a_ce_opcode_is_the_engines_score_from_whites_view() {

@@ -13,11 +13,13 @@ mod input;
 pub mod marlin;
 mod mix;
 pub mod records;
+mod split;
 pub mod viri;
 
 pub use epd::{
-    numbers_are_scores, parse_line, write_evaluation, BadLine, Label, LabelFormat, LabelReading,
-    Labelled, Outcome,
+    numbers_are_scores, parse_line, write_evaluation, write_game, BadLine, Label, LabelFormat,
+    LabelReading, Labelled, Outcome,
 };
 pub use input::{block_lines, open_input, read_block, read_lines, Input};
 pub use mix::{held_out, sampled, splitmix64};
+pub use split::{game_key, GameSplit, SplitCounts};

@@ -176,9 +176,14 @@ pub fn for_each_position(
                 |r: Result<Labelled, RecordError>| r.map(|l| (l, format)).map_err(Into::into);
             match form.record_reader() {
                 Some(record) => each(no, read(record(unit))),
-                None => crate::viri::positions(unit)
-                    .into_iter()
-                    .for_each(|r| each(no, read(r))),
+                // A game's positions know its number in the file.
+                None => crate::viri::positions(unit).into_iter().for_each(|r| {
+                    let of_game = r.map(|l| Labelled {
+                        game: Some(no),
+                        ..l
+                    });
+                    each(no, read(of_game))
+                }),
             }
         }
     }

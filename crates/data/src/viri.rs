@@ -107,6 +107,7 @@ pub fn positions(game: &[u8]) -> Vec<Result<Labelled, RecordError>> {
             position: before,
             label,
             score: Some(i32::from(score)),
+            game: None,
         }));
     }
     out

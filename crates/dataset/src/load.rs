@@ -14,8 +14,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use texel_data::records::{RecordError, RecordForm};
 use texel_data::{
-    block_lines, held_out, open_input, read_block, BadLine, Label, LabelFormat, LabelReading,
-    Labelled,
+    block_lines, open_input, read_block, BadLine, GameSplit, Label, LabelFormat, LabelReading,
+    Labelled, SplitCounts,
 };
 use texel_eval::{Params, Trace, Tracer};
 use texel_files::Fingerprint;
@@ -75,6 +75,9 @@ pub struct LoadReport {
     pub targets: Option<String>,
     /// With a mix of sources: what each gave.
     pub sources: Vec<SourceTaken>,
+    /// What the held-out split holds: positions and games on each side, positions
+    /// without a game id.
+    pub split: SplitCounts,
 }
 
 impl LoadReport {
@@ -91,6 +94,9 @@ impl fmt::Display for LoadReport {
             write!(f, ", {} validation positions", self.validation)?;
         }
         write!(f, ", {} skipped", self.bad_lines())?;
+        if !self.split.nothing_held() {
+            write!(f, "\n  {}", self.split)?;
+        }
         if let Some(targets) = &self.targets {
             write!(f, "\n  {targets}")?;
         }
@@ -367,10 +373,13 @@ impl Sets {
 struct Loading<'p> {
     params: &'p Params,
     spare: Workspaces<'p>,
-    options: &'p LoadOptions,
     sets: Sets,
     report: LoadReport,
     index: u64,
+    /// The number of the file being read (game ids are kept apart per file).
+    source: u64,
+    /// The held-out split, by game where the positions know theirs.
+    split: GameSplit,
     /// The positions' engine scores.
     scores: Scores,
     /// Raised, the load ends after the block it is reading.
@@ -398,7 +407,7 @@ impl Loading<'_> {
             match result {
                 Ok((l, key, format)) => {
                     *formats.entry(*format).or_default() += 1;
-                    let held = held_out(self.index, self.options.validation_per_mille);
+                    let held = times > 0 && self.split.held(self.source, l.game, self.index);
                     let steps = l.label.steps();
                     // A position a mix counts more than once is in the same set each time.
                     for _ in 0..times {
@@ -550,13 +559,14 @@ pub fn load_until(
         interrupt,
         params,
         spare: Mutex::new(Vec::new()),
-        options,
         sets: Sets::default(),
         report: LoadReport {
             fingerprint: Fingerprint::new().value(),
             ..LoadReport::default()
         },
         index: 0,
+        source: 0,
+        split: GameSplit::new(options.validation_per_mille),
         scores: Scores::new(options.blend.lambda),
         taker: options.mix.as_deref().map(Taker::new),
     };
@@ -569,6 +579,7 @@ pub fn load_until(
         if let Some(taker) = &mut loading.taker {
             taker.start(n);
         }
+        loading.source = n as u64;
         loading.file(path, labels, &|bytes| progress(done + bytes))?;
         done += std::fs::metadata(path).map_or(0, |m| m.len());
     }
@@ -577,8 +588,10 @@ pub fn load_until(
         mut report,
         scores,
         taker,
+        split,
         ..
     } = loading;
+    report.split = split.counts();
     report.sources = taker.map_or_else(Vec::new, |t| t.taken);
     report.train = train.len();
     report.validation = validation.len();

@@ -11,7 +11,9 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 use texel_data::records::RecordForm;
-use texel_data::{bullet, marlin, open_input, BadLine, LabelReading, Labelled, Outcome};
+use texel_data::{
+    bullet, marlin, open_input, write_game, BadLine, LabelReading, Labelled, Outcome,
+};
 use texel_files::AtomicFile;
 
 /// What writing a PGN file's games as binary records did.
@@ -218,7 +220,8 @@ fn converted(l: &Labelled, to: Written) -> Option<Vec<u8>> {
         Written::Bracket => {
             let fen = Fen::from_position(&l.position, EnPassantMode::Legal);
             let scored = l.score.map_or(String::new(), |s| format!(" [{s}]"));
-            format!("{fen} [{}]{scored}\n", l.label).into_bytes()
+            let game = l.game.map_or(String::new(), write_game);
+            format!("{fen}{game} [{}]{scored}\n", l.label).into_bytes()
         }
         Written::Marlin => marlin::write_record(&l.position, l.label.outcome()?, score).to_vec(),
         Written::Bullet => bullet::write_record(&l.position, l.label.outcome()?, score).to_vec(),

@@ -270,9 +270,20 @@ fn quiet_leaf(searcher: &mut Searcher, pos: &Chess) -> (i32, Chess) {
     (score, leaf)
 }
 
-/// A candidate position ready to be written, or why it is not: the quiet position, its
-/// label and the engine's own score of it (centipawns, white's view) when known.
-type Candidate = Result<(Chess, Label, Option<i32>), &'static str>;
+/// A position ready to be written.
+struct Kept {
+    /// The quiet position.
+    leaf: Chess,
+    /// Its label.
+    label: Label,
+    /// The engine's own score of it (centipawns, White's view) when known.
+    score: Option<i32>,
+    /// The game it comes from (its number in the input) when known.
+    game: Option<u64>,
+}
+
+/// A candidate position ready to be written, or why it is not.
+type Candidate = Result<Kept, &'static str>;
 
 /// Quiesces a labelled position (keeping its engine score): skipped in check or with a
 /// mate score.
@@ -285,7 +296,12 @@ fn quiesce_labelled(searcher: &mut Searcher, l: &Labelled) -> Candidate {
     if score.abs() > MATE - 1000 {
         return Err("mate score");
     }
-    Ok((leaf, l.label, l.score))
+    Ok(Kept {
+        leaf,
+        label: l.label,
+        score: l.score,
+        game: l.game,
+    })
 }
 
 /// Lines or games processed per parallel batch.

@@ -1,14 +1,14 @@
 //! The importer's output: kept positions, deduplicated, written to a temporary file that is
 //! renamed over the output only when the import succeeds.
 
-use super::{io, Candidate, ImportError, ImportStats};
+use super::{io, Candidate, ImportError, ImportStats, Kept};
 use shakmaty::fen::Fen;
 use shakmaty::EnPassantMode;
 use shakmaty::Position;
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use texel_data::{write_evaluation, Label, LabelFormat};
+use texel_data::{write_evaluation, write_game, Label, LabelFormat};
 use texel_files::AtomicFile;
 use texel_search::key;
 
@@ -72,7 +72,12 @@ impl Output {
         candidate: Candidate,
     ) -> Result<(), ImportError> {
         stats.considered += 1;
-        let (leaf, label, score) = match candidate {
+        let Kept {
+            leaf,
+            label,
+            score,
+            game,
+        } = match candidate {
             Err(reason) => {
                 stats.skip(reason);
                 return Ok(());
@@ -83,8 +88,9 @@ impl Output {
             stats.skip("label is not a game result (output format)");
             return Ok(());
         }
+        let game = game.map_or(String::new(), write_game);
         let ce = score.map_or(String::new(), |s| write_evaluation(s, leaf.turn()));
-        let fen = || Fen::from_position(&leaf, EnPassantMode::Legal).to_string() + &ce;
+        let fen = || Fen::from_position(&leaf, EnPassantMode::Legal).to_string() + &game + &ce;
         match self.duplicates {
             Duplicates::Keep => self.emit(stats, &fen(), label),
             Duplicates::First => {

@@ -2,7 +2,7 @@
 
 use super::split::{GameText, Games};
 use super::{
-    io, pipeline, quiet_leaf, Candidate, ImportError, ImportOptions, ImportStats, Output,
+    io, pipeline, quiet_leaf, Candidate, ImportError, ImportOptions, ImportStats, Kept, Output,
     ScoreView, BATCH,
 };
 use pgn_reader::{RawComment, RawTag, Reader, SanPlus, Visitor};
@@ -20,7 +20,8 @@ use texel_search::{Searcher, MATE};
 pub(crate) struct RawGame {
     /// Input line the game starts on.
     line: u64,
-    /// Number of the game in the input (1-based), for the sampling seed.
+    /// Number of the game in the input (1-based): the sampling seed, and the game id its
+    /// positions are written with.
     number: u64,
     pub fen: Option<String>,
     result: Option<Outcome>,
@@ -230,7 +231,8 @@ fn process_game(g: &RawGame, o: &ImportOptions, searcher: &mut Searcher) -> Game
 /// A game replayed: its positions, each with the engine's score of it (White's view) when
 /// known, and its result.
 pub(crate) struct Replayed<'g> {
-    /// Number of the game in the input (1-based), for the sampling seed.
+    /// Number of the game in the input (1-based): the sampling seed, and the game id its
+    /// positions are written with.
     pub number: u64,
     pub positions: Vec<Chess>,
     pub scores: &'g [Option<i32>],
@@ -263,7 +265,12 @@ pub(crate) fn sample_game(
                 chosen.push(ply);
                 // The engine's own score of the position (the comment of the move that
                 // led to it), written beside the label for `--lambda`.
-                kept.push(Ok((leaf, Label::from(game.result), game.scores[ply])));
+                kept.push(Ok(Kept {
+                    leaf,
+                    label: Label::from(game.result),
+                    score: game.scores[ply],
+                    game: Some(game.number),
+                }));
             }
             Err(why) => skipped.push(why),
         }

@@ -617,3 +617,33 @@ fn games_cut_short_or_of_another_variant_are_skipped_and_counted() {
         "only the whole standard game counts"
     );
 }
+
+#[test]
+fn every_position_of_a_game_carries_the_games_number_and_keeps_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/games.pgn");
+    let out = dir.path().join("quiet.epd");
+    let stats = import_pgn(&pgn, &out, &ImportOptions::default(), &|_| {}).unwrap();
+    let games_of = |path: &PathBuf| -> Vec<u64> {
+        let text = std::fs::read_to_string(path).unwrap();
+        let lines = text.lines().map(|l| parse_line(l, None, false).unwrap().0);
+        lines.map(|l| l.game.expect("a game id")).collect()
+    };
+    let games = games_of(&out);
+    assert_eq!(games.len() as u64, stats.kept);
+    // Numbers of games in the file, from 1, in the file's order, a game's positions together.
+    assert!(
+        games.iter().all(|&g| (1..=stats.games).contains(&g)),
+        "{games:?}"
+    );
+    assert!(games.windows(2).all(|w| w[0] <= w[1]), "{games:?}");
+    assert!(
+        games.last() > games.first(),
+        "more than one game: {games:?}"
+    );
+    // Imported again as EPD, every position keeps its game.
+    let again = dir.path().join("again.epd");
+    import_epd(&out, &again, &ImportOptions::default(), &|_| {}).unwrap();
+    let kept = games_of(&again);
+    assert!(!kept.is_empty() && kept.iter().all(|g| games.contains(g)));
+}

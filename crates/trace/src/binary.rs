@@ -8,7 +8,8 @@
 //! position  = u32 length of the rest of the record in bytes, f32 result, f32 phase,
 //!             f32 scale, f32 offset, f32 score (NaN: none), u32 coefficient count,
 //!             coefficient*, then when there are any: u32 inner sum count, inner*, then
-//!             when not zero: f32 fixed endgame part
+//!             when not zero: f32 fixed endgame part, then when the position knows its
+//!             game: u64 game id (the fields before it then written even when empty)
 //! inner     = u32 term, f32 side, f32 middlegame offset, f32 endgame offset, u32
 //!             coefficient count, coefficient*
 //! coefficient = u32 tagged entry: the entry index in the low 30 bits, then by the top two
@@ -62,7 +63,8 @@ fn encode(p: &TracedPosition, buf: &mut Vec<u8>) {
         buf.extend_from_slice(&x.to_le_bytes());
     }
     encode_coeffs(&p.coeffs, buf);
-    if !p.inner.is_empty() || p.offset_end != 0.0 {
+    let game = p.game.is_some();
+    if !p.inner.is_empty() || p.offset_end != 0.0 || game {
         buf.extend_from_slice(&(p.inner.len() as u32).to_le_bytes());
         for u in &p.inner {
             buf.extend_from_slice(&u.term.to_le_bytes());
@@ -72,8 +74,11 @@ fn encode(p: &TracedPosition, buf: &mut Vec<u8>) {
             encode_coeffs(&u.coeffs, buf);
         }
     }
-    if p.offset_end != 0.0 {
+    if p.offset_end != 0.0 || game {
         buf.extend_from_slice(&p.offset_end.to_le_bytes());
+    }
+    if let Some(game) = p.game {
+        buf.extend_from_slice(&game.to_le_bytes());
     }
 }
 
@@ -118,6 +123,10 @@ impl<'a> Cursor<'a> {
 
     fn f32(&mut self) -> Option<f32> {
         Some(f32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
     }
 }
 
@@ -385,6 +394,10 @@ fn position(
         }
         into.offset_end = end;
     }
+    into.game = None;
+    if c.at < c.bytes.len() {
+        into.game = Some(c.u64().ok_or_else(short)?);
+    }
     (into.result, into.phase, into.scale, into.offset) = (result, phase, scale, offset);
     into.score = score;
     Ok(())
@@ -548,6 +561,7 @@ mod tests {
                     Coef::Count(1, -0.5),
                     Coef::Count(2, -128.0),
                 ],
+                game: None,
             },
             TracedPosition {
                 inner: Vec::new(),
@@ -558,6 +572,15 @@ mod tests {
                 offset: 0.0,
                 offset_end: 12.5,
                 coeffs: vec![Coef::Split(1, 0.25, 0.75), Coef::Count(2, 300.0)],
+                game: None,
+            },
+            TracedPosition {
+                result: 0.0,
+                phase: 1.0,
+                scale: 1.0,
+                coeffs: vec![Coef::Count(0, 1.0)],
+                game: Some(70_000_000_123),
+                ..TracedPosition::default()
             },
         ]
     }
@@ -568,11 +591,12 @@ mod tests {
         write_binary(&mut bytes, &space(), &positions()).unwrap();
         let (s, p) = decode(&bytes, Path::new("t.bin")).unwrap();
         assert_eq!((s, p), (space(), positions()));
-        // Small whole counts take five bytes.
+        // Small whole counts take five bytes; a game id eight, after an empty inner
+        // count and a zero fixed endgame part.
         let header = 8 + 4 + crate::text::header_line(&space()).len();
         assert_eq!(
             bytes.len(),
-            header + (28 + 5 + 8 + 5) + (28 + 12 + 8 + 4 + 4)
+            header + (28 + 5 + 8 + 5) + (28 + 12 + 8 + 4 + 4) + (28 + 5 + 4 + 4 + 8)
         );
     }
 
@@ -580,7 +604,7 @@ mod tests {
     fn runs_of_positions_read_from_the_file_decode_as_written() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.bin");
-        let all: Vec<TracedPosition> = (0..40).flat_map(|_| positions()).collect();
+        let all: Vec<TracedPosition> = (0..40).flat_map(|_| positions()).take(80).collect();
         let mut bytes = Vec::new();
         write_binary(&mut bytes, &space(), &all).unwrap();
         std::fs::write(&path, &bytes).unwrap();
@@ -628,7 +652,7 @@ mod tests {
         assert!(err(b"nonsense").contains("not a binary texel trace"));
         let cut = err(&bytes[..bytes.len() - 3]);
         assert!(
-            cut.starts_with("t.bin: byte ") && cut.contains(": position 2: cut short"),
+            cut.starts_with("t.bin: byte ") && cut.contains(": position 3: cut short"),
             "{cut}"
         );
         let mut wrong = bytes.clone();

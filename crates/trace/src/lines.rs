@@ -93,6 +93,8 @@ pub(crate) struct PositionLine {
     score: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     inner: Option<Vec<InnerLine>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    game: Option<u64>,
 }
 
 /// One coefficient: `[i, c]` or `[i, c_mid, c_end]`.
@@ -453,6 +455,7 @@ impl PositionLine {
             scale: (p.scale != 1.0).then_some(p.scale.into()),
             score: p.score.map(f64::from),
             inner: (!p.inner.is_empty()).then(|| p.inner.iter().map(InnerLine::of).collect()),
+            game: p.game,
         }
     }
 
@@ -489,6 +492,7 @@ impl PositionLine {
                         .map_err(|(f, w)| fault(format!("inner[{k}].{f}"), w))
                 })
                 .collect::<Result<Vec<_>, _>>()?,
+            game: self.game,
         })
     }
 }

@@ -47,6 +47,9 @@ pub struct TracedPosition {
     pub coeffs: Vec<Coef>,
     /// The inner sums (`crate::InnerSum`), for an evaluation that has inner terms.
     pub inner: Vec<InnerSum>,
+    /// The game the position comes from, when the trace says (a number unique among the
+    /// trace's games): the held-out split keeps a game's positions on one side.
+    pub game: Option<u64>,
 }
 
 impl TracedPosition {

@@ -51,7 +51,7 @@ use crate::lambda::Lambda;
 use crate::model::Model;
 use crate::select::{select_in_space, Selection, SelectionError};
 use crate::settings::TuneSettings;
-use crate::traces::{held_flags, split_sets};
+use crate::traces::{held_split, split_sets};
 use std::sync::atomic::AtomicBool;
 use texel_trace::{ParamSpace, TracedPosition};
 
@@ -172,7 +172,7 @@ pub fn tune_engine<E: Traceable>(
             ..engine.trace(position)
         })
         .collect();
-    let held = held_flags(traced.len(), tune.validation_per_mille);
+    let Ok((held, _)) = held_split(traced.as_slice(), tune.validation_per_mille);
     let Ok(split) = split_sets(&space, traced.as_slice(), &held, (&start, Lambda::RESULTS));
     let (train_set, validation_set) = (split.train, split.validation);
     if train_set.is_empty() {

@@ -27,7 +27,7 @@ use crate::linear::LinearDataset;
 use crate::model::Model;
 use crate::newton::FIRST_DAMPING;
 use crate::settings::{Streaming, TuneSettings};
-use crate::traces::{held_flags, target};
+use crate::traces::{held_split, target};
 use std::sync::atomic::{AtomicBool, Ordering};
 use texel_trace::{BinaryTrace, TraceError};
 
@@ -215,7 +215,7 @@ pub fn tune_streamed(
         let found = start.len();
         return Err(StreamError::Start { expected, found });
     }
-    let held = held_flags(trace.len(), labels.validation_per_mille);
+    let (held, _) = held_split(trace, labels.validation_per_mille)?;
     let trained = held.iter().filter(|&&h| !h).count();
     if trained == 0 {
         return Err(StreamError::Empty);

@@ -10,8 +10,8 @@ use crate::session::{Positions, Subject, SubjectError};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
-use texel_data::held_out;
 use texel_data::splitmix64;
+use texel_data::{GameSplit, SplitCounts};
 use texel_files::Fingerprint;
 use texel_trace::{
     is_binary, read_space, read_trace, BinaryTrace, Coef, InnerSum, ParamSpace, PositionSource,
@@ -34,6 +34,8 @@ pub struct TraceLoad {
     pub scored: usize,
     /// The share of the game result in each target, resolved for these positions.
     pub lambda: f64,
+    /// What the held-out split holds.
+    pub split: SplitCounts,
 }
 
 /// Folds the header into a fingerprint.
@@ -74,6 +76,7 @@ fn position_hash(p: &TracedPosition, held: bool) -> u64 {
         offset_end,
         coeffs,
         inner,
+        game,
     } = p;
     let mut h = u64::from(held);
     for x in [
@@ -86,6 +89,7 @@ fn position_hash(p: &TracedPosition, held: bool) -> u64 {
     ] {
         h = mix(h, u64::from(x.to_bits()));
     }
+    h = mix(h, game.map_or(u64::MAX, splitmix64));
     h = coeffs_hash(h, coeffs);
     for InnerSum {
         term,
@@ -117,10 +121,31 @@ fn coeffs_hash(mut h: u64, coeffs: &[Coef]) -> u64 {
     h
 }
 
-/// Which of `n` positions are held out for validation: about `per_mille` in 1,000, by a hash
-/// of each position's number (as `--epd` does).
-pub(crate) fn held_flags(n: usize, per_mille: u32) -> Vec<bool> {
-    (0..n as u64).map(|i| held_out(i, per_mille)).collect()
+/// Which positions of `source` are held out for validation, about `per_mille` in 1,000 (as
+/// `--epd` does: whole games where the positions carry their game, else position by
+/// position), and what the split holds. Nothing held out reads no position.
+///
+/// # Errors
+/// A position cannot be read.
+pub(crate) fn held_split<S: PositionSource + ?Sized>(
+    source: &S,
+    per_mille: u32,
+) -> Result<(Vec<bool>, SplitCounts), S::Error> {
+    let mut split = GameSplit::new(per_mille);
+    if per_mille == 0 {
+        let held = vec![false; source.len()];
+        let counts = SplitCounts {
+            positions: [source.len() as u64, 0],
+            ..SplitCounts::default()
+        };
+        return Ok((held, counts));
+    }
+    let mut held = Vec::with_capacity(source.len());
+    let all: Vec<usize> = (0..source.len()).collect();
+    source.for_each(&all, &mut TracedPosition::default(), |i, p| {
+        held.push(split.held(0, p.game, i as u64));
+    })?;
+    Ok((held, split.counts()))
 }
 
 /// The target a position is tuned toward: its game result, or with `lambda` below 1 and a
@@ -214,8 +239,8 @@ fn first_fault<S: PositionSource + ?Sized>(source: &S) -> Option<S::Error> {
 }
 
 /// Reads the trace at `path` (text or binary, told by its first bytes), holds out about
-/// `validation_per_mille` positions in 1,000 for validation (by a hash of each position's
-/// number, as `--epd` does), tunes each position toward its [`target`] with `lambda`
+/// `validation_per_mille` positions in 1,000 for validation (whole games where the positions
+/// carry their `game`, else by a hash of each position's number, as `--epd` does), tunes each position toward its [`target`] with `lambda`
 /// resolved for the file's positions, and scores both sets with the defaults of the header.
 ///
 /// # Errors
@@ -245,7 +270,7 @@ fn load_from<S: PositionSource + ?Sized>(
     source: &S,
     (validation_per_mille, lambda): (u32, Lambda),
 ) -> Result<TraceLoad, S::Error> {
-    let held = held_flags(source.len(), validation_per_mille);
+    let (held, counts) = held_split(source, validation_per_mille)?;
     let split = split_sets(&space, source, &held, (&space.defaults(), lambda))?;
     let mut start = fold_space(Fingerprint::new(), &space);
     let lambda = split.lambda;
@@ -262,6 +287,7 @@ fn load_from<S: PositionSource + ?Sized>(
         fingerprint,
         scored: split.scored,
         lambda,
+        split: counts,
     })
 }
 
@@ -371,6 +397,9 @@ impl Subject for TraceSubject {
             load.validation.len()
         );
         let n = load.train.len() + load.validation.len();
+        if !load.split.nothing_held() {
+            about += &format!("\n{}", load.split);
+        }
         if let Some(targets) = self.lambda.describe(load.scored, n) {
             about += &format!("\n{targets}");
         }

@@ -51,6 +51,7 @@ fn positions(n: usize, seed: u64) -> Vec<TracedPosition> {
                 .collect();
             TracedPosition {
                 inner: Vec::new(),
+                game: None,
                 result: draw(&mut s, 3) as f32 / 2.0,
                 score: None,
                 phase: draw(&mut s, 25) as f32 / 24.0,

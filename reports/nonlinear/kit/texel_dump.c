@@ -6,6 +6,7 @@
 ** the header carrying Stash's values as defaults, and FILE.k (its K in texel's base-10
 ** form); then exits. With TEXEL_VALUES=FILE (lines "index mid end", as texel export writes
 ** them from FILE.template) it prints those values as Stash's tuner prints its own, and exits.
+** With TEXEL_GAME_IN_SCORE set, each position's search score is written as its game.
 */
 
 #include <math.h>
@@ -111,7 +112,14 @@ static void texel_write_entry(FILE *f, const TunerEntry *e, const TupleVector *b
     texel_write_safety(f, e, base, WHITE);
     fprintf(f, ", ");
     texel_write_safety(f, e, base, BLACK);
-    fprintf(f, "]}\n");
+    fprintf(f, "]");
+    /* With TEXEL_GAME_IN_SCORE set, the positions file carries each position's game in the
+       search score Stash reads and, at its lambda of 1, never uses (as 16 bits): the
+       trace gets it as the position's game, so texel holds out whole games. */
+    if (getenv("TEXEL_GAME_IN_SCORE")) {
+        fprintf(f, ", \"game\": %u", (unsigned)(u16)e->search_score);
+    }
+    fprintf(f, "}\n");
 }
 
 static FILE *texel_open(const char *path, const char *suffix) {

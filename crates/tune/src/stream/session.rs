@@ -11,10 +11,11 @@ use crate::lambda::Lambda;
 use crate::newton::NewtonState;
 use crate::session::{Opening, RunFiles, SessionError};
 use crate::settings::TuneSettings;
-use crate::traces::{held_flags, survey_trace, TraceSubjectError, TraceSurvey};
+use crate::traces::{held_split, survey_trace, TraceSubjectError, TraceSurvey};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
+use texel_data::SplitCounts;
 use texel_trace::BinaryTrace;
 
 /// A streamed tune of a binary trace into its run's files.
@@ -43,6 +44,8 @@ pub struct StreamSession<'a> {
 pub enum StreamSessionEvent<'e> {
     /// The run's files were opened.
     Opening(Opening),
+    /// The positions were split: what the held-out side holds (when something is held).
+    Split(SplitCounts),
     /// The trace was surveyed.
     Surveyed(&'e TraceSurvey),
     /// The tune's own event (its checkpoints are written by the session).
@@ -68,7 +71,11 @@ impl StreamSession<'_> {
         let (_lock, resumed) = self.files.open::<Vec<i32>>(RunKind::Streamed, &mut |o| {
             on(StreamSessionEvent::Opening(o))
         })?;
-        let held = held_flags(self.trace.len(), self.validation_per_mille);
+        let (held, split) = held_split(self.trace, self.validation_per_mille)
+            .map_err(|e| SessionError::Streamed(e.into()))?;
+        if !split.nothing_held() {
+            on(StreamSessionEvent::Split(split));
+        }
         let mut streaming = self.settings.stream.clone().unwrap_or_default();
         let survey = survey_trace(self.trace, &held, self.lambda, streaming.chunk, interrupt)
             .map_err(|e| SessionError::Streamed(e.into()))?

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Stash's own problem with game ids: the games of stash-games.sh imported by texel (every
+# position from ply 8, quiesced, each line naming its game: `game N;`), written in Stash's
+# form with the game (mod 2^16) in the search score Stash reads and never uses at its lambda
+# of 1, traced by Stash's own tuner (reports/nonlinear/kit) with each position's game.
+#   STASH_GIT=<git dir> WORK=<scratch> bash stash-trace.sh GAMES.pgn...
+# Makes WORK/positions.epd, WORK/positions.stash, WORK/stash.trace (+ .k) and WORK/stash.bin.
+set -euo pipefail
+KIT=$(cd "$(dirname "$0")" && pwd)
+PROJECT=$(cd "$KIT/../../.." && pwd)
+NONLINEAR=$PROJECT/reports/nonlinear/kit
+TEXEL=${TEXEL:-$PROJECT/target/release/texel}
+WORK=${WORK:?set WORK to a scratch folder}
+export STASH_GIT WORK
+mkdir -p "$WORK"
+# One stream of games, so that game numbers run on across the pieces.
+cat "$@" > "$WORK/games.pgn"
+"$TEXEL" import --pgn "$WORK/games.pgn" --per-game 1000 --gap 1 --skip-plies 8 \
+  --win-min -100000 --draw-max 100000 --out "$WORK/positions.epd"
+# FEN, White's result, then the game as Stash's "score" (16 bits).
+awk '{l=$NF; gsub(/[][]/, "", l); g=0
+      for (i = 7; i < NF; i++) if ($i == "game") { g = $(i + 1); sub(/;/, "", g) }
+      print $1" "$2" "$3" "$4" "$5" "$6" "l" "(g % 32768)}' \
+  "$WORK/positions.epd" > "$WORK/positions.stash"
+TUNER=$(ITERATIONS=1000000 THREADS=2 bash "$NONLINEAR/build-stash.sh" | tail -1)
+TEXEL_GAME_IN_SCORE=1 TEXEL_TRACE_OUT="$WORK/stash.trace" "$TUNER" "$WORK/positions.stash" >/dev/null
+"$TEXEL" traces convert --input "$WORK/stash.trace" --out "$WORK/stash.bin" >/dev/null
+echo "$WORK/stash.bin: K $(cat "$WORK/stash.trace.k")"
