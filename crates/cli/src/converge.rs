@@ -77,7 +77,7 @@ pub fn bench_converge(files: Vec<PathBuf>, methods: &[BenchMethod], passes: bool
     let subject = TableSubject {
         files,
         options: LoadOptions {
-            validation_per_mille: 100,
+            held_out: texel_data::HeldOut::share(100),
             ..Default::default()
         },
         given: params.clone(),

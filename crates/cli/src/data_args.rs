@@ -4,6 +4,7 @@
 use anyhow::{Context, Result};
 use clap::Args;
 use std::path::PathBuf;
+use texel_data::HeldOut;
 use texel_data::{LabelFormat, LabelReading};
 use texel_dataset::{Blend, Dataset, LoadOptions, TableSubject};
 use texel_eval::Params;
@@ -50,7 +51,9 @@ pub struct DataArgs {
     /// Go on when more than 1% of the lines are bad.
     #[arg(long)]
     pub allow_bad: bool,
-    /// Hold out this percentage of positions (0 to 50) for validation (deterministic split).
+    /// Hold out this percentage (0 to 50) for validation: of the games, where the positions
+    /// name theirs (`game N;`), and of the other positions one by one. Default: 10 % of the
+    /// games, and none of the positions that name no game.
     #[arg(allow_negative_numbers = true, long, value_name = "PERCENT")]
     pub validate: Option<f64>,
     /// Starting parameter file (JSON); the table's defaults when absent.
@@ -202,7 +205,7 @@ pub fn table_subject(
         options: LoadOptions {
             mix: mix.map(std::sync::Arc::new),
             labels: label_reading(args.stm_labels, args.labels, args.label_format.as_deref()),
-            validation_per_mille: validation_per_mille(args),
+            held_out: held_out(args),
             allow_bad: args.allow_bad,
             blend: Blend {
                 lambda: args.lambda,
@@ -232,9 +235,17 @@ fn survey(path: &std::path::Path) -> Result<texel_dataset::Mix> {
     Ok(mix)
 }
 
-/// `--validate` in positions per 1,000.
-pub fn validation_per_mille(args: &DataArgs) -> u32 {
-    (args.validate.unwrap_or(0.0) * 10.0).round() as u32
+/// The share of the games held out when `--validate` is not given: a default run judges
+/// its table on games it never saw wherever the positions name their games.
+pub const DEFAULT_GAMES_HELD_PER_MILLE: u32 = 100;
+
+/// What `--validate` holds out: the percentage given, of the games and of the positions
+/// that name none; without it, [`DEFAULT_GAMES_HELD_PER_MILLE`] of the games only.
+pub fn held_out(args: &DataArgs) -> HeldOut {
+    match args.validate {
+        Some(percent) => HeldOut::share((percent * 10.0).round() as u32),
+        None => HeldOut::games(DEFAULT_GAMES_HELD_PER_MILLE),
+    }
 }
 
 /// Reads the positions of `subject` scored with `start` (a bar while EPD is read), prints

@@ -138,7 +138,11 @@ pub fn bench(n: usize) -> Result<()> {
             bytes as f64 / n as f64
         );
         let start = Instant::now();
-        let load = texel_tune::load_traces(&path, 0, texel_tune::Lambda::RESULTS)?;
+        let load = texel_tune::load_traces(
+            &path,
+            texel_data::HeldOut::NONE,
+            texel_tune::Lambda::RESULTS,
+        )?;
         let secs = start.elapsed().as_secs_f64();
         say!(
             "{form_name:<6} {:>9.0} positions/s loaded for tuning (read, {} bytes/position held, scored with the defaults)",

@@ -127,11 +127,11 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
         if args.stream || crate::tune_stream::too_large(args, path)? {
             return crate::tune_stream::run_streamed(args, path, &planned);
         }
-        let per_mille = crate::data_args::validation_per_mille(&args.data);
+        let held_out = crate::data_args::held_out(&args.data);
         let params = args.data.params.as_deref();
         let subject = TraceSubject {
             lambda: args.data.lambda,
-            ..TraceSubject::open(path, params, &selection(args), per_mille)?
+            ..TraceSubject::open(path, params, &selection(args), held_out)?
         };
         return tune(args, planned, subject);
     }

@@ -89,7 +89,7 @@ pub(crate) fn run_streamed(args: &TuneArgs, path: &Path, planned: &Planned) -> R
         slots: &slots,
         settings,
         lambda: args.data.lambda,
-        validation_per_mille: crate::data_args::validation_per_mille(&args.data),
+        held_out: crate::data_args::held_out(&args.data),
         files: RunFiles {
             outputs: &planned.outputs,
             resume: args.resume.as_deref(),

@@ -37,11 +37,11 @@ pub(crate) fn load_trace(
 ) -> Result<(Loaded<LinearDataset>, TraceSubject)> {
     check_ranges(args)?;
     start_threads(args)?;
-    let per_mille = crate::data_args::validation_per_mille(args);
+    let held_out = crate::data_args::held_out(args);
     let params = args.params.as_deref();
     let subject = TraceSubject {
         lambda: args.lambda,
-        ..TraceSubject::open(path, params, &Selection::default(), per_mille)?
+        ..TraceSubject::open(path, params, &Selection::default(), held_out)?
     };
     let loaded = load_subject(&subject, &subject.given, args.k10())?;
     Ok((loaded, subject))

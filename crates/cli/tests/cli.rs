@@ -838,7 +838,7 @@ fn tune_guards_are_reported_logged_and_switchable() {
     };
     let text = stdout_of(tune(&["--validate", "20", "--l2", "auto", "--log"]).arg(&log));
     assert!(
-        text.contains("held ") && text.contains("--min-support 0"),
+        text.contains("values at their start") && text.contains("--min-support 0"),
         "{text}"
     );
     assert!(text.contains("--l2 auto chose"), "{text}");
@@ -865,7 +865,7 @@ fn tune_guards_are_reported_logged_and_switchable() {
         "0",
         "--no-constraints",
     ]));
-    assert!(!text.contains("held "), "{text}");
+    assert!(!text.contains("values at their start"), "{text}");
     assert!(text.contains("(L2 pull 0, constraints off)"), "{text}");
     let err = fails(&mut tune(&["--l2", "auto"]));
     assert!(err.contains("--validate"), "{err}");

@@ -1092,13 +1092,25 @@ fn a_trace_with_game_ids_holds_out_whole_games() {
         splits.push([games_trained, games_held]);
     }
     assert!(splits.windows(2).all(|w| w[0] == w[1]), "{splits:?}");
-    // The plain trace (no game ids) says what its held-out figures mean.
-    let said = stdout_of(
-        texel()
-            .args(["tune", "--k", "1", "--validate", "10", "--traces"])
-            .arg(&plain)
-            .arg("--out")
-            .arg(dir.path().join("plain.json")),
-    );
+    let tune = |trace: &Path, validate: &[&str]| {
+        stdout_of(
+            texel()
+                .args(["tune", "--k", "1", "--traces"])
+                .arg(trace)
+                .args(validate)
+                .arg("--out")
+                .arg(dir.path().join("default.json")),
+        )
+    };
+    // Without --validate, 10 % of the games are held out all the same.
+    let said = tune(&games, &[]);
+    assert_eq!(split_of(&said)[2], splits[0][1], "{said}");
+    // The plain trace (no game ids) says what its held-out figures mean: positions held
+    // out one by one with --validate, none by default.
+    let said = tune(&plain, &["--validate", "10"]);
     assert!(said.contains("6000 positions carry no game id"), "{said}");
+    assert!(said.contains("held out one by one"), "{said}");
+    let said = tune(&plain, &[]);
+    assert!(said.contains("nothing held out for validation"), "{said}");
+    assert!(said.contains("none of them is held out"), "{said}");
 }

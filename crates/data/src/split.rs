@@ -17,11 +17,48 @@ pub fn game_key(source: u64, game: u64) -> u64 {
     splitmix64(splitmix64(GAMES ^ source) ^ game)
 }
 
+/// What a run holds out for validation: a share of the games, and whether positions that
+/// name no game are held out one by one at the same share.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct HeldOut {
+    /// Games (and, with `loose`, positions without a game id) in 1,000 held out.
+    pub per_mille: u32,
+    /// Positions without a game id are held out one by one (`--validate N` given); else
+    /// they are all trained on.
+    pub loose: bool,
+}
+
+impl HeldOut {
+    /// Nothing held out.
+    pub const NONE: HeldOut = HeldOut {
+        per_mille: 0,
+        loose: false,
+    };
+
+    /// `per_mille` in 1,000 of the games, and of the positions without a game id one by one
+    /// (`--validate N`).
+    pub fn share(per_mille: u32) -> HeldOut {
+        HeldOut {
+            per_mille,
+            loose: true,
+        }
+    }
+
+    /// `per_mille` in 1,000 of the games only: positions without a game id are all trained
+    /// on (a default run: a position held out beside its game's others says little).
+    pub fn games(per_mille: u32) -> HeldOut {
+        HeldOut {
+            per_mille,
+            loose: false,
+        }
+    }
+}
+
 /// Which positions are held out, position by position in the data's order, and what the
 /// split holds.
 #[derive(Clone, Debug, Default)]
 pub struct GameSplit {
-    per_mille: u32,
+    held_out: HeldOut,
     /// The games seen on each side (training, held out), by key.
     games: [HashSet<u64>; 2],
     /// The positions on each side.
@@ -31,10 +68,10 @@ pub struct GameSplit {
 }
 
 impl GameSplit {
-    /// A split holding about `per_mille` in 1,000 games (or loose positions) out.
-    pub fn new(per_mille: u32) -> GameSplit {
+    /// A split holding out what `held_out` says.
+    pub fn new(held_out: HeldOut) -> GameSplit {
         GameSplit {
-            per_mille,
+            held_out,
             ..GameSplit::default()
         }
     }
@@ -45,13 +82,13 @@ impl GameSplit {
         let held = match game {
             Some(game) => {
                 let key = game_key(source, game);
-                let held = held_out(key, self.per_mille);
+                let held = held_out(key, self.held_out.per_mille);
                 self.games[usize::from(held)].insert(key);
                 held
             }
             None => {
                 self.loose += 1;
-                held_out(index, self.per_mille)
+                self.held_out.loose && held_out(index, self.held_out.per_mille)
             }
         };
         self.positions[usize::from(held)] += 1;
@@ -64,6 +101,7 @@ impl GameSplit {
             positions: self.positions,
             games: self.games.each_ref().map(|g| g.len() as u64),
             loose: self.loose,
+            loose_held: self.held_out.loose,
         }
     }
 }
@@ -76,14 +114,17 @@ pub struct SplitCounts {
     pub positions: [u64; 2],
     /// Games for training, held out (those whose positions carry an id).
     pub games: [u64; 2],
-    /// Positions without a game id (held out one by one).
+    /// Positions without a game id.
     pub loose: u64,
+    /// Whether those are held out one by one (else all trained on).
+    pub loose_held: bool,
 }
 
 impl SplitCounts {
-    /// Whether nothing is held out.
+    /// Whether there is nothing to say: nothing held out, and no position kept from it
+    /// for want of a game id.
     pub fn nothing_held(&self) -> bool {
-        self.positions[1] == 0
+        self.positions[1] == 0 && (self.loose_held || self.loose == 0 || self.games[0] > 0)
     }
 }
 
@@ -99,20 +140,28 @@ impl fmt::Display for SplitCounts {
                 "held out by game: {g_train} games ({train} positions) for training, \
                  {g_held} games ({held} positions) held out"
             )?;
-        } else {
+        } else if self.loose_held {
             write!(
                 f,
                 "held out by position: {train} positions for training, {held} held out"
             )?;
+        } else {
+            write!(f, "nothing held out for validation")?;
         }
-        if self.loose > 0 {
-            write!(
+        match (self.loose, self.loose_held) {
+            (0, _) => {}
+            (n, true) => write!(
                 f,
-                "\n  {} positions carry no game id (EPD `game N;`, a trace's `game`): they are \
+                "\n  {n} positions carry no game id (EPD `game N;`, a trace's `game`): they are \
                  held out one by one, so held-out positions may share games with training \
-                 ones and the held-out error reads lower than on unseen games",
-                self.loose
-            )?;
+                 ones and the held-out error reads lower than on unseen games"
+            )?,
+            (n, false) => write!(
+                f,
+                "\n  {n} positions carry no game id (EPD `game N;`, a trace's `game`): none of \
+                 them is held out, so nothing judges the tune on games it never saw \
+                 (--validate N holds them out one by one, beside their games' other positions)"
+            )?,
         }
         Ok(())
     }
@@ -124,7 +173,7 @@ mod tests {
 
     #[test]
     fn a_games_positions_are_all_on_one_side() {
-        let mut split = GameSplit::new(100);
+        let mut split = GameSplit::new(HeldOut::games(100));
         let mut side = std::collections::HashMap::new();
         for index in 0..50_000u64 {
             let game = index % 997;
@@ -142,7 +191,7 @@ mod tests {
     fn the_same_id_in_two_sources_is_two_games_and_loose_positions_split_as_before() {
         let keys: HashSet<u64> = (0..4).map(|s| game_key(s, 7)).collect();
         assert_eq!(keys.len(), 4);
-        let mut split = GameSplit::new(300);
+        let mut split = GameSplit::new(HeldOut::share(300));
         for index in 0..1_000u64 {
             assert_eq!(split.held(0, None, index), held_out(index, 300));
         }
@@ -150,5 +199,10 @@ mod tests {
         assert_eq!(counts.loose, 1_000);
         let said = counts.to_string();
         assert!(said.contains("1000 positions carry no game id"), "{said}");
+        // Held out by game only (a default run), they all train, and the run says so.
+        let mut split = GameSplit::new(HeldOut::games(300));
+        assert!((0..1_000u64).all(|index| !split.held(0, None, index)));
+        let said = split.counts().to_string();
+        assert!(!split.counts().nothing_held() && said.contains("none of them is held out"));
     }
 }

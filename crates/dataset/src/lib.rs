@@ -10,7 +10,8 @@
 //! use texel_tune::Selection;
 //!
 //! let params = texel_eval::Params::default();
-//! let options = LoadOptions { validation_per_mille: 100, ..LoadOptions::default() };
+//! let held_out = texel_data::HeldOut::share(100);
+//! let options = LoadOptions { held_out, ..LoadOptions::default() };
 //! let files = [PathBuf::from("data/train.epd")];
 //! let (train, validation, report) = load(&files, &params, &options, &|_bytes| {})?;
 //! println!("{} training, {} validation positions", train.len(), validation.len());

@@ -14,8 +14,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use texel_data::records::{RecordError, RecordForm};
 use texel_data::{
-    block_lines, open_input, read_block, BadLine, GameSplit, Label, LabelFormat, LabelReading,
-    Labelled, SplitCounts,
+    block_lines, open_input, read_block, BadLine, GameSplit, HeldOut, Label, LabelFormat,
+    LabelReading, Labelled, SplitCounts,
 };
 use texel_eval::{Params, Trace, Tracer};
 use texel_files::Fingerprint;
@@ -32,7 +32,7 @@ pub struct LoadOptions {
     /// How the labels are read: the side they score, their format when given.
     pub labels: LabelReading,
     /// Share of positions held out for validation, in per mille (0 = none).
-    pub validation_per_mille: u32,
+    pub held_out: HeldOut,
     /// Go on even when more than 1% of the lines are bad.
     pub allow_bad: bool,
     /// How the engines' own scores (`ce`) mix into the targets (by default: when every
@@ -566,7 +566,7 @@ pub fn load_until(
         },
         index: 0,
         source: 0,
-        split: GameSplit::new(options.validation_per_mille),
+        split: GameSplit::new(options.held_out),
         scores: Scores::new(options.blend.lambda),
         taker: options.mix.as_deref().map(Taker::new),
     };

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 use tempfile::TempDir;
-use texel_data::BadLine;
+use texel_data::{BadLine, HeldOut};
 use texel_dataset::{load, LoadError, LoadOptions};
 use texel_eval::Params;
 
@@ -163,7 +163,7 @@ fn the_validation_split_is_deterministic() {
     let dir = tempfile::tempdir().unwrap();
     let path = file(&dir, "split.epd", &lines(GOOD_BRACKET, 2000));
     let options = LoadOptions {
-        validation_per_mille: 100,
+        held_out: HeldOut::share(100),
         ..Default::default()
     };
     let (t1, v1, _) = load(

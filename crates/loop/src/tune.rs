@@ -8,6 +8,7 @@ use crate::job::{LoopEnd, LoopEvent, LoopJob, Step};
 use crate::records::RoundErrors;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
+use texel_data::HeldOut;
 use texel_dataset::{
     select, Blend, Filters, LoadOptions, Mix, Side, Source, SourcesFile, TableSubject,
 };
@@ -97,7 +98,7 @@ impl LoopJob {
                 .map_or_else(|| self.tuning_files(round), Mix::paths),
             options: LoadOptions {
                 mix: mix.map(std::sync::Arc::new),
-                validation_per_mille: 100,
+                held_out: HeldOut::share(100),
                 blend: Blend {
                     lambda: self.settings.lambda,
                     k: None,
@@ -141,7 +142,12 @@ impl LoopJob {
         let best = self.settings.best();
         let subject = TraceSubject {
             lambda: self.settings.lambda,
-            ..TraceSubject::open(&trace, Some(&best), &Selection::default(), 100)?
+            ..TraceSubject::open(
+                &trace,
+                Some(&best),
+                &Selection::default(),
+                HeldOut::share(100),
+            )?
         };
         let session = self.session(subject, dir);
         let ended = session.run(interrupt, &|_| {}, &mut |e| on(LoopEvent::TuneOutside(e)))?;

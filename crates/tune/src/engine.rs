@@ -53,6 +53,7 @@ use crate::select::{select_in_space, Selection, SelectionError};
 use crate::settings::TuneSettings;
 use crate::traces::{held_split, split_sets};
 use std::sync::atomic::AtomicBool;
+use texel_data::HeldOut;
 use texel_trace::{ParamSpace, TracedPosition};
 
 /// An evaluation a Rust engine lets the tuner see: its parameters, and what each one
@@ -80,7 +81,7 @@ pub struct EngineTune {
     /// The values to start from (the space's defaults when `None`).
     pub start: Option<Vec<i32>>,
     /// Positions in 1,000 held out for validation (0: none).
-    pub validation_per_mille: u32,
+    pub held_out: HeldOut,
     /// How the tune runs: K (fitted to the start's evaluations when `None`), the guards,
     /// passes, method, log, checkpoint (in memory: `stream` is not read).
     pub settings: TuneSettings,
@@ -93,7 +94,7 @@ impl Default for EngineTune {
         EngineTune {
             selection: Selection::default(),
             start: None,
-            validation_per_mille: 0,
+            held_out: HeldOut::NONE,
             settings: TuneSettings {
                 min_support: 0,
                 l2: L2::Fixed(0.0),
@@ -172,7 +173,7 @@ pub fn tune_engine<E: Traceable>(
             ..engine.trace(position)
         })
         .collect();
-    let Ok((held, _)) = held_split(traced.as_slice(), tune.validation_per_mille);
+    let Ok((held, _)) = held_split(traced.as_slice(), tune.held_out);
     let Ok(split) = split_sets(&space, traced.as_slice(), &held, (&start, Lambda::RESULTS));
     let (train_set, validation_set) = (split.train, split.validation);
     if train_set.is_empty() {

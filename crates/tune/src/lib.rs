@@ -19,7 +19,7 @@
 //! let knights = Selection { groups: vec!["KnightV".into()], ..Selection::default() };
 //! let subject = TableSubject {
 //!     files: vec![PathBuf::from("data/train.epd")],
-//!     options: LoadOptions { validation_per_mille: 100, ..LoadOptions::default() },
+//!     options: LoadOptions { held_out: texel_data::HeldOut::share(100), ..LoadOptions::default() },
 //!     given: texel_eval::Params::default(),
 //!     vars: select(&knights)?,
 //!     rust: None,

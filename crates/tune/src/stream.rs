@@ -29,6 +29,7 @@ use crate::newton::FIRST_DAMPING;
 use crate::settings::{Streaming, TuneSettings};
 use crate::traces::{held_split, target};
 use std::sync::atomic::{AtomicBool, Ordering};
+use texel_data::HeldOut;
 use texel_trace::{BinaryTrace, TraceError};
 
 /// How a streamed trace's positions are labelled and split (what the in-memory load does
@@ -39,7 +40,7 @@ pub struct Labels {
     pub lambda: f64,
     /// Positions in 1,000 held out for validation (by a hash of each position's number, as
     /// the in-memory tune does).
-    pub validation_per_mille: u32,
+    pub held_out: HeldOut,
 }
 
 impl Default for Labels {
@@ -47,7 +48,7 @@ impl Default for Labels {
     fn default() -> Labels {
         Labels {
             lambda: 1.0,
-            validation_per_mille: 0,
+            held_out: HeldOut::NONE,
         }
     }
 }
@@ -215,7 +216,7 @@ pub fn tune_streamed(
         let found = start.len();
         return Err(StreamError::Start { expected, found });
     }
-    let (held, _) = held_split(trace, labels.validation_per_mille)?;
+    let (held, _) = held_split(trace, labels.held_out)?;
     let trained = held.iter().filter(|&&h| !h).count();
     if trained == 0 {
         return Err(StreamError::Empty);

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 use texel_data::splitmix64;
-use texel_data::{GameSplit, SplitCounts};
+use texel_data::{GameSplit, HeldOut, SplitCounts};
 use texel_files::Fingerprint;
 use texel_trace::{
     is_binary, read_space, read_trace, BinaryTrace, Coef, InnerSum, ParamSpace, PositionSource,
@@ -121,18 +121,18 @@ fn coeffs_hash(mut h: u64, coeffs: &[Coef]) -> u64 {
     h
 }
 
-/// Which positions of `source` are held out for validation, about `per_mille` in 1,000 (as
-/// `--epd` does: whole games where the positions carry their game, else position by
-/// position), and what the split holds. Nothing held out reads no position.
+/// Which positions of `source` are held out for validation as `held_out` says (as `--epd`
+/// does: whole games where the positions carry their game; the others one by one, or not at
+/// all), and what the split holds. Nothing held out reads no position.
 ///
 /// # Errors
 /// A position cannot be read.
 pub(crate) fn held_split<S: PositionSource + ?Sized>(
     source: &S,
-    per_mille: u32,
+    held_out: HeldOut,
 ) -> Result<(Vec<bool>, SplitCounts), S::Error> {
-    let mut split = GameSplit::new(per_mille);
-    if per_mille == 0 {
+    let mut split = GameSplit::new(held_out);
+    if held_out.per_mille == 0 {
         let held = vec![false; source.len()];
         let counts = SplitCounts {
             positions: [source.len() as u64, 0],
@@ -239,7 +239,7 @@ fn first_fault<S: PositionSource + ?Sized>(source: &S) -> Option<S::Error> {
 }
 
 /// Reads the trace at `path` (text or binary, told by its first bytes), holds out about
-/// `validation_per_mille` positions in 1,000 for validation (whole games where the positions
+/// `held_out` positions in 1,000 for validation (whole games where the positions
 /// carry their `game`, else by a hash of each position's number, as `--epd` does), tunes each position toward its [`target`] with `lambda`
 /// resolved for the file's positions, and scores both sets with the defaults of the header.
 ///
@@ -248,19 +248,15 @@ fn first_fault<S: PositionSource + ?Sized>(source: &S) -> Option<S::Error> {
 /// file and the line (or byte) and field.
 pub fn load_traces(
     path: &Path,
-    validation_per_mille: u32,
+    held_out: HeldOut,
     lambda: Lambda,
 ) -> Result<TraceLoad, TraceError> {
     if is_binary(path)? {
         let trace = BinaryTrace::read(path)?;
-        return load_from(
-            trace.space().clone(),
-            &trace,
-            (validation_per_mille, lambda),
-        );
+        return load_from(trace.space().clone(), &trace, (held_out, lambda));
     }
     let (space, positions) = read_trace(path)?;
-    let Ok(load) = load_from(space, positions.as_slice(), (validation_per_mille, lambda));
+    let Ok(load) = load_from(space, positions.as_slice(), (held_out, lambda));
     Ok(load)
 }
 
@@ -268,9 +264,9 @@ pub fn load_traces(
 fn load_from<S: PositionSource + ?Sized>(
     space: ParamSpace,
     source: &S,
-    (validation_per_mille, lambda): (u32, Lambda),
+    (held_out, lambda): (HeldOut, Lambda),
 ) -> Result<TraceLoad, S::Error> {
-    let (held, counts) = held_split(source, validation_per_mille)?;
+    let (held, counts) = held_split(source, held_out)?;
     let split = split_sets(&space, source, &held, (&space.defaults(), lambda))?;
     let mut start = fold_space(Fingerprint::new(), &space);
     let lambda = split.lambda;
@@ -305,7 +301,7 @@ pub struct TraceSubject {
     /// The values tuned.
     pub vars: Vec<Variable>,
     /// Positions in 1,000 held out for validation.
-    pub validation_per_mille: u32,
+    pub held_out: HeldOut,
     /// How much of each target is the game result, the rest the position's own score
     /// ([`target`]).
     pub lambda: Lambda,
@@ -344,7 +340,7 @@ impl TraceSubject {
         path: &Path,
         values: Option<&Path>,
         selection: &Selection,
-        validation_per_mille: u32,
+        held_out: HeldOut,
     ) -> Result<TraceSubject, TraceSubjectError> {
         let space = read_space(path)?;
         let given = match values {
@@ -357,7 +353,7 @@ impl TraceSubject {
             space,
             given,
             vars,
-            validation_per_mille,
+            held_out,
             lambda: Lambda::default(),
         })
     }
@@ -377,7 +373,7 @@ impl Subject for TraceSubject {
         _reading: &(dyn Fn(u64) + Sync),
     ) -> Result<Positions<LinearDataset>, SubjectError> {
         let began = Instant::now();
-        let mut load = load_traces(&self.path, self.validation_per_mille, self.lambda)?;
+        let mut load = load_traces(&self.path, self.held_out, self.lambda)?;
         let secs = began.elapsed().as_secs_f64();
         load.train.rescore(start);
         load.validation.rescore(start);

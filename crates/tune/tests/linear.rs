@@ -209,7 +209,7 @@ fn a_binary_trace_decoded_straight_into_blocks_loads_as_its_text_form() {
     let [binary, text] = write_both(dir.path(), &positions);
     let defaults = space().defaults();
     // Nothing held out: the training set is every position, in order, scored as defined.
-    let all = load_traces(&binary, 0, Lambda::RESULTS).unwrap();
+    let all = load_traces(&binary, texel_data::HeldOut::NONE, Lambda::RESULTS).unwrap();
     assert_eq!(all.train.len(), positions.len());
     for (i, p) in positions.iter().enumerate() {
         let want = p.eval(&space(), &defaults);
@@ -219,7 +219,8 @@ fn a_binary_trace_decoded_straight_into_blocks_loads_as_its_text_form() {
         );
     }
     // Held out: both forms give the same split, evaluations and fingerprint.
-    let [b, t] = [&binary, &text].map(|path| load_traces(path, 100, Lambda::RESULTS).unwrap());
+    let [b, t] = [&binary, &text]
+        .map(|path| load_traces(path, texel_data::HeldOut::share(100), Lambda::RESULTS).unwrap());
     assert_eq!(b.fingerprint, t.fingerprint);
     assert_ne!(
         b.fingerprint, all.fingerprint,
@@ -253,9 +254,13 @@ fn a_binary_trace_names_its_first_broken_position() {
     }
     std::fs::write(&binary, &bytes).unwrap();
     for per_mille in [0, 100] {
-        let err = texel_tune::load_traces(&binary, per_mille, texel_tune::Lambda::RESULTS)
-            .unwrap_err()
-            .to_string();
+        let err = texel_tune::load_traces(
+            &binary,
+            texel_data::HeldOut::share(per_mille),
+            texel_tune::Lambda::RESULTS,
+        )
+        .unwrap_err()
+        .to_string();
         let want = format!(": position {}: result: 2 is outside 0 to 1", first + 1);
         assert!(err.contains(&want), "{per_mille}: {err}");
     }

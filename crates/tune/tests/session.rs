@@ -46,7 +46,13 @@ fn write_pawn_trace(path: &Path, same: bool) {
 fn session(trace: &Path, out: PathBuf, record: Settings) -> Session<TraceSubject> {
     let subject = TraceSubject {
         lambda: texel_tune::Lambda::RESULTS,
-        ..TraceSubject::open(trace, None, &Selection::default(), 0).unwrap()
+        ..TraceSubject::open(
+            trace,
+            None,
+            &Selection::default(),
+            texel_data::HeldOut::NONE,
+        )
+        .unwrap()
     };
     Session {
         settings: TuneSettings {
@@ -170,19 +176,19 @@ fn a_lambda_below_one_mixes_the_score_into_each_target() {
     let trace = dir.path().join("t.jsonl");
     write_pawn_trace(&trace, true);
     // Every result a draw (0.5), every score 0.6: by hand, 0.25 · 0.5 + 0.75 · 0.6 = 0.575.
-    let mixed = load_traces(&trace, 0, Lambda::Given(0.25)).unwrap();
+    let mixed = load_traces(&trace, texel_data::HeldOut::NONE, Lambda::Given(0.25)).unwrap();
     assert_eq!((mixed.scored, mixed.lambda), (81, 0.25));
     for i in 0..mixed.train.len() {
         assert!((mixed.train.target(i) - 0.575).abs() < 1e-6);
     }
-    let results = load_traces(&trace, 0, Lambda::RESULTS).unwrap();
+    let results = load_traces(&trace, texel_data::HeldOut::NONE, Lambda::RESULTS).unwrap();
     assert!((0..results.train.len()).all(|i| results.train.target(i) == 0.5));
     assert_ne!(
         mixed.fingerprint, results.fingerprint,
         "other targets, other data"
     );
     // Auto: every position carries a score, so 0.25 (the same targets and data).
-    let auto = load_traces(&trace, 0, Lambda::Auto).unwrap();
+    let auto = load_traces(&trace, texel_data::HeldOut::NONE, Lambda::Auto).unwrap();
     assert_eq!(auto.lambda, texel_tune::SCORED_LAMBDA);
     assert_eq!(auto.fingerprint, mixed.fingerprint);
     assert!((0..auto.train.len()).all(|i| (auto.train.target(i) - 0.575).abs() < 1e-6));
@@ -196,9 +202,9 @@ fn a_lambda_below_one_mixes_the_score_into_each_target() {
         &positions,
     )
     .unwrap();
-    let auto = load_traces(&partial, 0, Lambda::Auto).unwrap();
+    let auto = load_traces(&partial, texel_data::HeldOut::NONE, Lambda::Auto).unwrap();
     assert_eq!((auto.scored, auto.lambda), (80, 1.0));
     assert!((0..auto.train.len()).all(|i| auto.train.target(i) == 0.5));
-    let given = load_traces(&partial, 0, Lambda::RESULTS).unwrap();
+    let given = load_traces(&partial, texel_data::HeldOut::NONE, Lambda::RESULTS).unwrap();
     assert_eq!(auto.fingerprint, given.fingerprint);
 }

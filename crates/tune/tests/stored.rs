@@ -26,7 +26,7 @@ fn tune(method: Method, warm_start: Option<usize>) -> serde_json::Value {
     let path = dir.path().join("data.epd");
     std::fs::write(&path, lines.join("\n")).unwrap();
     let options = LoadOptions {
-        validation_per_mille: 100,
+        held_out: texel_data::HeldOut::share(100),
         ..Default::default()
     };
     let params = Params::default();

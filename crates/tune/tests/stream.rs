@@ -40,7 +40,7 @@ fn settings() -> TuneSettings {
 /// Results alone, `per_mille` positions in 1,000 held out.
 fn held(per_mille: u32) -> Labels {
     Labels {
-        validation_per_mille: per_mille,
+        held_out: texel_data::HeldOut::share(per_mille),
         ..Labels::default()
     }
 }

@@ -113,11 +113,12 @@ static void texel_write_entry(FILE *f, const TunerEntry *e, const TupleVector *b
     fprintf(f, ", ");
     texel_write_safety(f, e, base, BLACK);
     fprintf(f, "]");
-    /* With TEXEL_GAME_IN_SCORE set, the positions file carries each position's game in the
-       search score Stash reads and, at its lambda of 1, never uses (as 16 bits): the
-       trace gets it as the position's game, so texel holds out whole games. */
+    /* With TEXEL_GAME_IN_SCORE set, the positions file carries each position's game
+       (below 2^15) in the search score Stash reads and, at its lambda of 1, never uses; Stash
+       turns it to White's view (negated with Black to move), so its size is the game: the
+       trace gets it as the position's game, and texel holds out whole games. */
     if (getenv("TEXEL_GAME_IN_SCORE")) {
-        fprintf(f, ", \"game\": %u", (unsigned)(u16)e->search_score);
+        fprintf(f, ", \"game\": %d", abs((int)e->search_score));
     }
     fprintf(f, "}\n");
 }

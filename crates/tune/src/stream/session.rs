@@ -15,7 +15,7 @@ use crate::traces::{held_split, survey_trace, TraceSubjectError, TraceSurvey};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
-use texel_data::SplitCounts;
+use texel_data::{HeldOut, SplitCounts};
 use texel_trace::BinaryTrace;
 
 /// A streamed tune of a binary trace into its run's files.
@@ -35,7 +35,7 @@ pub struct StreamSession<'a> {
     /// The share of the result in the targets, resolved once the scores are counted.
     pub lambda: Lambda,
     /// Positions in 1,000 held out for validation.
-    pub validation_per_mille: u32,
+    pub held_out: HeldOut,
     /// The run's files.
     pub files: RunFiles<'a>,
 }
@@ -71,8 +71,8 @@ impl StreamSession<'_> {
         let (_lock, resumed) = self.files.open::<Vec<i32>>(RunKind::Streamed, &mut |o| {
             on(StreamSessionEvent::Opening(o))
         })?;
-        let (held, split) = held_split(self.trace, self.validation_per_mille)
-            .map_err(|e| SessionError::Streamed(e.into()))?;
+        let (held, split) =
+            held_split(self.trace, self.held_out).map_err(|e| SessionError::Streamed(e.into()))?;
         if !split.nothing_held() {
             on(StreamSessionEvent::Split(split));
         }
@@ -89,7 +89,7 @@ impl StreamSession<'_> {
         }
         let labels = Labels {
             lambda: survey.lambda,
-            validation_per_mille: self.validation_per_mille,
+            held_out: self.held_out,
         };
         // The positions' tuner form beside the checkpoint while the tune runs.
         let form = format!("{}.form", self.files.outputs.checkpoint.display());

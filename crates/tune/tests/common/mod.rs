@@ -10,13 +10,13 @@ use texel_eval::Params;
 use texel_tune::texel_trace::{Coef, Param, ParamSpace, TracedPosition};
 
 /// The first `n` positions of the shipped data traced with `params`: training and
-/// validation sets (about `validation_per_mille` in 1,000 held out) and the data's
+/// validation sets (about `per_mille` in 1,000 held out) and the data's
 /// fingerprint.
 #[allow(
     dead_code,
     reason = "each test file compiles this module; stream.rs tunes traces"
 )]
-pub fn data(n: usize, params: &Params, validation_per_mille: u32) -> (Dataset, Dataset, u64) {
+pub fn data(n: usize, params: &Params, per_mille: u32) -> (Dataset, Dataset, u64) {
     let lines: Vec<&str> = include_str!("../../../../data/train.epd")
         .lines()
         .take(n)
@@ -25,7 +25,7 @@ pub fn data(n: usize, params: &Params, validation_per_mille: u32) -> (Dataset, D
     let path = dir.path().join("data.epd");
     std::fs::write(&path, lines.join("\n")).unwrap();
     let options = LoadOptions {
-        validation_per_mille,
+        held_out: texel_data::HeldOut::share(per_mille),
         ..Default::default()
     };
     let (train, validation, report) = load(&[path], params, &options, &|_| {}).unwrap();
