@@ -176,12 +176,13 @@ pub(crate) fn say_finished<V>(tuned: &Tuned<V>) {
     };
     say!("finished after {} passes: {why}", tuned.result.passes);
     if tuned.kept_start {
-        say!(
-            "no pass beat the start's validation error: the start is kept (the values written \
-             are the ones the run began from)"
-        );
+        say!("{START_KEPT}");
     }
 }
+
+/// What a run that gives its start back says, in memory or streamed.
+pub(crate) const START_KEPT: &str = "no pass beat the start's validation error: the start is \
+                                      kept (the values written are the ones the run began from)";
 
 /// Says whether a fresh run starts warm, and why.
 fn print_warm_start(options: &RunOptions, positions: usize) {

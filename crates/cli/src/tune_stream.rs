@@ -148,6 +148,9 @@ fn say_end(ended: &Streamed) {
         ended.polish_rounds,
         ended.tuned.len()
     );
+    if ended.kept_start {
+        println!("{}", crate::tune_show::START_KEPT);
+    }
     crate::data_args::say_errors("end", ended.k, ended.error, ended.validation);
 }
 

@@ -1043,6 +1043,52 @@ fn a_streamed_run_keeps_the_run_protocol_of_an_in_memory_one() {
         .success();
 }
 
+/// A trace with game ids started at the values that made its labels: whatever the tune fits
+/// of its training games' noise scores the held-out games worse, so in memory and streamed
+/// the start is given back, saying so.
+#[test]
+fn a_tune_that_only_fits_its_training_games_gives_its_start_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = write_trace(dir.path(), 400, None);
+    let text: String = (std::fs::read_to_string(&plain).unwrap().lines().enumerate())
+        .map(|(i, line)| match i {
+            0 => format!("{line}\n"),
+            i => format!("{{\"game\": {}, {}\n", (i - 1) / 10, &line[1..]),
+        })
+        .collect();
+    let (games, binary) = (dir.path().join("games.trace"), dir.path().join("games.bin"));
+    std::fs::write(&games, text).unwrap();
+    common::to_binary(&games, &binary);
+    let truth = dir.path().join("truth.json");
+    let values = r#"{"PIECE": [[100, 120], [300, 280], [500, 550]], "BONUS": 25}"#;
+    std::fs::write(&truth, values).unwrap();
+    for stream in [None, Some("--stream")] {
+        let out = dir.path().join("tuned.json");
+        let said = stdout_of(
+            texel()
+                .args([
+                    "tune",
+                    "--k",
+                    "1",
+                    "--l2",
+                    "0",
+                    "--min-support",
+                    "0",
+                    "--traces",
+                ])
+                .arg(&binary)
+                .arg("--params")
+                .arg(&truth)
+                .arg("--out")
+                .arg(&out)
+                .args(stream),
+        );
+        assert!(said.contains("held out by game: "), "{said}");
+        assert!(said.contains("the start is kept"), "{stream:?}: {said}");
+        assert_eq!(values_of_file(&out), values_of_file(&truth), "{said}");
+    }
+}
+
 /// A trace whose positions carry their game (ten positions a game, 600 games), held out
 /// with `--validate`: in memory and streamed, every game on one side, never on both.
 #[test]

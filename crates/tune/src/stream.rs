@@ -66,6 +66,9 @@ pub struct Streamed {
     pub error: f64,
     /// The mean validation error of [`Streamed::values`] (none held out: `None`).
     pub validation: Option<f64>,
+    /// The tuned values scored the held-out positions no better than the start: the start
+    /// is given back (as an in-memory run gives back its best, the start among them).
+    pub kept_start: bool,
     /// Newton iterations taken.
     pub iterations: u32,
     /// Polish rounds that moved values.
@@ -247,9 +250,10 @@ pub fn tune_streamed(
         stream.newton(&mut state, &mut on)?;
     }
     let (values, sum, limited) = stream.polish(&mut state, &mut on)?;
-    let validation = stream.validation_error(&values)?;
+    let (values, sum, validation, kept_start) = stream.kept_or_start(values, sum)?;
     Ok(Streamed {
         values,
+        kept_start,
         k: stream.k,
         real_error: state.real_error,
         error: sum / stream.trained,

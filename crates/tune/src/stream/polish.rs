@@ -79,6 +79,26 @@ impl Stream<'_> {
         Ok(parts.iter().sum())
     }
 
+    /// The tuned `values` (summed training error `sum`) with their mean validation error,
+    /// or the start's where the tuned values score the held-out positions no better; and
+    /// whether the start was given back.
+    pub(super) fn kept_or_start(
+        &self,
+        values: Vec<i32>,
+        sum: f64,
+    ) -> Result<(Vec<i32>, f64, Option<f64>, bool), StreamError> {
+        let Some(tuned) = self.validation_error(&values)? else {
+            return Ok((values, sum, None, false));
+        };
+        let start = self.validation_error(self.start)?.unwrap_or(f64::INFINITY);
+        if tuned < start || values == self.start {
+            return Ok((values, sum, Some(tuned), false));
+        }
+        let table = SigmoidTable::new(self.k);
+        let start_sum = self.integer_sum(false, self.start, &table)?;
+        Ok((self.start.to_vec(), start_sum, Some(start), true))
+    }
+
     /// The mean validation error of `values` (`None` when nothing is held out).
     pub(super) fn validation_error(&self, values: &[i32]) -> Result<Option<f64>, StreamError> {
         let held = self.held.iter().filter(|&&h| h).count();
