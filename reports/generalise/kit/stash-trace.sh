@@ -3,7 +3,7 @@
 # position from ply 8, quiesced, each line naming its game: `game N;`), written in Stash's
 # form with the game (mod 2^16) in the search score Stash reads and never uses at its lambda
 # of 1, traced by Stash's own tuner (reports/nonlinear/kit) with each position's game.
-#   STASH_GIT=<git dir> WORK=<scratch> bash stash-trace.sh GAMES.pgn...
+#   STASH_GIT=<git dir> WORK=<scratch> bash stash-trace.sh GAMES.pgn[.zst]...
 # Makes WORK/positions.epd, WORK/positions.stash, WORK/stash.trace (+ .k) and WORK/stash.bin.
 set -euo pipefail
 KIT=$(cd "$(dirname "$0")" && pwd)
@@ -14,7 +14,7 @@ WORK=${WORK:?set WORK to a scratch folder}
 export STASH_GIT WORK
 mkdir -p "$WORK"
 # One stream of games, so that game numbers run on across the pieces.
-cat "$@" > "$WORK/games.pgn"
+zstd -dcfq "$@" > "$WORK/games.pgn"   # plain or .zst pieces
 "$TEXEL" import --pgn "$WORK/games.pgn" --per-game 1000 --gap 1 --skip-plies 8 \
   --win-min -100000 --draw-max 100000 --out "$WORK/positions.epd"
 # FEN, White's result, then the game as Stash's "score" (16 bits).
