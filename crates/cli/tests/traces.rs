@@ -1043,22 +1043,29 @@ fn a_streamed_run_keeps_the_run_protocol_of_an_in_memory_one() {
         .success();
 }
 
+/// The trace of `write_trace` (left in `engine.trace`) with every ten positions one game
+/// (`game` 0, 1, ...), as text (`games.trace`) and binary (`games.bin`).
+fn write_game_trace(dir: &Path, n: usize) -> (PathBuf, PathBuf) {
+    let plain = write_trace(dir, n, None);
+    let text: String = (std::fs::read_to_string(plain).unwrap().lines().enumerate())
+        .map(|(i, line)| match i {
+            0 => format!("{line}\n"),
+            i => format!("{{\"game\": {}, {}\n", (i - 1) / 10, &line[1..]),
+        })
+        .collect();
+    let (games, binary) = (dir.join("games.trace"), dir.join("games.bin"));
+    std::fs::write(&games, text).unwrap();
+    common::to_binary(&games, &binary);
+    (games, binary)
+}
+
 /// A trace with game ids started at the values that made its labels: whatever the tune fits
 /// of its training games' noise scores the held-out games worse, so in memory and streamed
 /// the start is given back, saying so.
 #[test]
 fn a_tune_that_only_fits_its_training_games_gives_its_start_back() {
     let dir = tempfile::tempdir().unwrap();
-    let plain = write_trace(dir.path(), 400, None);
-    let text: String = (std::fs::read_to_string(&plain).unwrap().lines().enumerate())
-        .map(|(i, line)| match i {
-            0 => format!("{line}\n"),
-            i => format!("{{\"game\": {}, {}\n", (i - 1) / 10, &line[1..]),
-        })
-        .collect();
-    let (games, binary) = (dir.path().join("games.trace"), dir.path().join("games.bin"));
-    std::fs::write(&games, text).unwrap();
-    common::to_binary(&games, &binary);
+    let (_, binary) = write_game_trace(dir.path(), 400);
     let truth = dir.path().join("truth.json");
     let values = r#"{"PIECE": [[100, 120], [300, 280], [500, 550]], "BONUS": 25}"#;
     std::fs::write(&truth, values).unwrap();
@@ -1094,20 +1101,8 @@ fn a_tune_that_only_fits_its_training_games_gives_its_start_back() {
 #[test]
 fn a_trace_with_game_ids_holds_out_whole_games() {
     let dir = tempfile::tempdir().unwrap();
-    let plain = write_trace(dir.path(), 6_000, None);
-    let text: String = std::fs::read_to_string(&plain)
-        .unwrap()
-        .lines()
-        .enumerate()
-        .map(|(i, line)| match i {
-            0 => format!("{line}\n"),
-            i => format!("{{\"game\": {}, {}\n", (i - 1) / 10, &line[1..]),
-        })
-        .collect();
-    let games = dir.path().join("games.trace");
-    std::fs::write(&games, text).unwrap();
-    let binary = dir.path().join("games.bin");
-    common::to_binary(&games, &binary);
+    let (games, binary) = write_game_trace(dir.path(), 6_000);
+    let plain = dir.path().join("engine.trace");
     let split_of = |said: &str| -> [u64; 4] {
         let line = said
             .lines()
