@@ -130,10 +130,11 @@ pub struct TuneArgs {
           default_value_t = crate::guards::DEFAULT_MIN_SUPPORT)]
     pub min_support: usize,
     /// Pull every value toward its start: moving a value 100 units away costs as much
-    /// summed error as λ positions wrong by a whole result; `auto` picks λ on the validation
-    /// split; 0 switches the pull off.
+    /// summed error as λ positions wrong by a whole result; `auto` (the default) solves a
+    /// path of pulls, strongest first, and takes the one whose table scores the held-out
+    /// games best (0.1 when nothing is held out); 0 switches the pull off.
     #[arg(allow_negative_numbers = true, long, value_name = "λ|auto",
-          default_value_t = L2::Fixed(crate::guards::DEFAULT_L2))]
+          default_value_t = L2::Auto)]
     #[serde(with = "as_text")]
     pub l2: L2,
     /// Let values cross the orders and bounds the table declares (`rising`, `at_most 0`, ...).
@@ -472,7 +473,7 @@ mod tests {
                 run.adam_epochs
             )
         );
-        assert_eq!(d.l2, L2::Fixed(crate::guards::DEFAULT_L2));
+        assert_eq!(d.l2, L2::Auto);
         // A config that gives nothing leaves every default in place.
         let back: TuneArgs = serde_json::from_str("{}").unwrap();
         assert_eq!(

@@ -2,8 +2,8 @@
 //! support held at their start, the L2 pull toward the start (fixed or chosen on the
 //! validation split), and the declared constraints; the work is [`texel_tune::TuneJob`]'s.
 
-use texel_tune::{JobEvent, Model};
-pub use texel_tune::{DEFAULT_L2, DEFAULT_MIN_SUPPORT, L2};
+use texel_tune::{JobEvent, Model, PullChoice, PullPoint};
+pub use texel_tune::{DEFAULT_MIN_SUPPORT, L2};
 
 /// Says what a tune job reports before its run: the values held, the trials of `--l2
 /// auto`, and the start (`traces`: the values have no declared constraints).
@@ -14,8 +14,8 @@ pub fn say_begin<M: Model>(event: &JobEvent<M>, traces: bool) {
              positions (--min-support 0 tunes them)",
             held.len()
         ),
-        JobEvent::L2Trial(l2, error) => say!("--l2 auto: pull {l2}: validation {error:.8}"),
-        JobEvent::L2Chosen(best) => say!("--l2 auto chose {best}"),
+        JobEvent::Pull(point) => say!("{}", pull_words(point)),
+        JobEvent::PullChosen(choice) => say!("{}", choice_words(choice)),
         JobEvent::Fresh(vars, guards) => say!(
             "tuning {vars} variables (L2 pull {}, constraints {})",
             guards.l2,
@@ -29,6 +29,33 @@ pub fn say_begin<M: Model>(event: &JobEvent<M>, traces: bool) {
             say!("resuming after {passes} passes ({vars} variables)")
         }
         JobEvent::Run(_) => {}
+    }
+}
+
+/// A pull of `--l2 auto`'s path in words.
+pub fn pull_words(p: &PullPoint) -> String {
+    format!(
+        "--l2 auto: pull {}: training {:.8}, held out {:.8} ({} Newton iterations)",
+        p.l2, p.train, p.held_out, p.iterations
+    )
+}
+
+/// The pull `--l2 auto` chose in words.
+pub fn choice_words(choice: &PullChoice) -> String {
+    match *choice {
+        PullChoice::Path {
+            l2,
+            held_out,
+            start,
+            solved,
+        } => format!(
+            "--l2 auto chose pull {l2} of the {solved} solved: held out {held_out:.8} (the start \
+             {start:.8})"
+        ),
+        PullChoice::Default(l2) => format!(
+            "L2 pull {l2}: nothing is held out to choose it on (positions with game ids hold \
+             out 10 % of their games; --validate PERCENT holds out any; --l2 sets it)"
+        ),
     }
 }
 

@@ -113,9 +113,6 @@ pub fn explain(e: SessionError) -> anyhow::Error {
     }
     let hint = match &e {
         SessionError::Job(JobError::NothingToTune(_)) => ": lower --min-support",
-        SessionError::Job(JobError::AutoWithoutValidation) => {
-            " (--l2 auto): give --validate PERCENT"
-        }
         SessionError::Job(JobError::Resume(_)) => {
             " (give the --epd, --validate and selection the run began with)"
         }

@@ -209,6 +209,8 @@ pub struct TuneWatch<V = Params> {
     about: Vec<String>,
     /// The passes so far.
     pub passes: Vec<PassPoint>,
+    /// The path of pulls walked (`--l2 auto`) and the start's held-out error.
+    pub path: (Vec<texel_tune::PullPoint>, Option<f64>),
 }
 
 impl<V: Values> TuneWatch<V> {
@@ -227,6 +229,7 @@ impl<V: Values> TuneWatch<V> {
             k,
             about,
             passes: Vec::new(),
+            path: (Vec::new(), None),
         }
     }
 
@@ -250,6 +253,7 @@ impl<V: Values> TuneWatch<V> {
         report.about = self.about.clone();
         report.about.push(format!("{} passes", self.passes.len()));
         report.passes = self.passes.clone();
+        report.path = self.path.clone();
         report
     }
 }

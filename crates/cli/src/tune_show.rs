@@ -10,8 +10,8 @@ use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 use texel_tune::log::{PassKind, ValueChange};
 use texel_tune::{
-    Cleared, Descent, Ended, Event, JobEvent, Model, PassRecord, RunEnd, RunOptions, SessionEvent,
-    Tuned, Values, ADAM_EPOCHS_PER_PASS,
+    Cleared, Descent, Ended, Event, JobEvent, Model, PassRecord, PullChoice, RunEnd, RunOptions,
+    SessionEvent, Tuned, Values, ADAM_EPOCHS_PER_PASS,
 };
 
 /// What `texel tune` shows of a session, and the report page it keeps.
@@ -118,6 +118,18 @@ impl<'a, V: Values> TuneShow<'a, V> {
                     print_warm_start(&self.run, positions);
                 }
                 self.progress = Some(TuneProgress::new(*vars, error, seconds));
+            }
+            JobEvent::Pull(point) => {
+                if let Some(w) = self.watch.as_mut() {
+                    w.watch.path.0.push(*point);
+                }
+                crate::guards::say_begin(&event, traces);
+            }
+            JobEvent::PullChosen(PullChoice::Path { start, .. }) => {
+                if let Some(w) = self.watch.as_mut() {
+                    w.watch.path.1 = Some(*start);
+                }
+                crate::guards::say_begin(&event, traces);
             }
             _ => crate::guards::say_begin(&event, traces),
         }

@@ -197,6 +197,8 @@ fn show_tune(e: StreamEvent) {
                 crate::tune_show::lift_words(values)
             )
         }
+        StreamEvent::Pull(point) => println!("{}", crate::guards::pull_words(&point)),
+        StreamEvent::PullChosen(c) => println!("{}", crate::guards::choice_words(&c)),
         StreamEvent::Checkpoint(_) => {}
     }
 }

@@ -867,8 +867,10 @@ fn tune_guards_are_reported_logged_and_switchable() {
     ]));
     assert!(!text.contains("values at their start"), "{text}");
     assert!(text.contains("(L2 pull 0, constraints off)"), "{text}");
-    let err = fails(&mut tune(&["--l2", "auto"]));
-    assert!(err.contains("--validate"), "{err}");
+    // Nothing held out (no game ids, no --validate): the default pull, said so.
+    let text = stdout_of(&mut tune(&["--l2", "auto"]));
+    assert!(text.contains("L2 pull 0.1: nothing is held out"), "{text}");
+    assert!(!text.contains("--l2 auto: pull"), "{text}");
     let err = fails(&mut tune(&["--l2", "-1"]));
     assert!(err.contains("neither `auto` nor a number"), "{err}");
 }

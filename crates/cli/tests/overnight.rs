@@ -185,7 +185,7 @@ fn a_rerun_never_throws_away_a_checkpoint_and_a_resume_checks_the_settings() {
     // the run's own settings, is those words followed.
     for (flag, value, then, hint) in [
         ("--method", "adam", "newton", "give --method newton"),
-        ("--l2", "0.5", "0.1", "give --l2 0.1"),
+        ("--l2", "0.5", "auto", "give --l2 auto"),
         ("--min-support", "5", "1", "give --min-support 1"),
         ("--validate", "20", "10", "give --validate 10"),
         ("--k", "1.5", "not given", "leave out --k"),

@@ -1155,3 +1155,54 @@ fn a_trace_with_game_ids_holds_out_whole_games() {
     assert!(said.contains("nothing held out for validation"), "{said}");
     assert!(said.contains("none of them is held out"), "{said}");
 }
+
+/// The default pull is chosen on the held-out games by the path of pulls, the same in
+/// memory and streamed (the same pulls solved, the same choice, the same values written);
+/// a given `--l2` or a trace with nothing held out walks no path.
+#[test]
+fn the_default_pull_is_chosen_on_held_out_games_in_memory_and_streamed_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, binary) = write_game_trace(dir.path(), 6_000);
+    let tune = |out: &str, extra: &[&str]| {
+        let out = dir.path().join(out);
+        let said = stdout_of(
+            texel()
+                .args(["tune", "--k", "1", "--traces"])
+                .arg(&binary)
+                .arg("--out")
+                .arg(&out)
+                .args(extra),
+        );
+        (said, values_of_file(&out))
+    };
+    let path_of = |said: &str| -> Vec<String> {
+        (said.lines())
+            .filter(|l| l.starts_with("--l2 auto"))
+            .map(|l| l.split(" (").next().unwrap().to_string())
+            .collect()
+    };
+    let (memory, in_memory) = tune("memory.json", &[]);
+    let (streamed, in_stream) = tune("streamed.json", &["--stream"]);
+    let walked = path_of(&memory);
+    assert!(
+        walked[0].starts_with("--l2 auto: pull 100000: training "),
+        "{memory}"
+    );
+    assert!(
+        walked.last().unwrap().starts_with("--l2 auto chose pull "),
+        "{memory}"
+    );
+    assert_eq!(walked, path_of(&streamed), "{memory}\n{streamed}");
+    assert_eq!(in_memory, in_stream, "{memory}\n{streamed}");
+    let (given, _) = tune("given.json", &["--l2", "3"]);
+    assert!(path_of(&given).is_empty(), "{given}");
+    let plain = dir.path().join("engine.trace");
+    let said = stdout_of(
+        texel()
+            .args(["tune", "--k", "1", "--traces"])
+            .arg(&plain)
+            .arg("--out")
+            .arg(dir.path().join("plain.json")),
+    );
+    assert!(said.contains("L2 pull 0.1: nothing is held out"), "{said}");
+}

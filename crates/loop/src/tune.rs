@@ -16,6 +16,7 @@ use texel_eval::Params;
 use texel_tune::log::{kept_pass, read_tune_log};
 use texel_tune::{
     Outputs, RunEnd, RunOptions, Selection, Session, Subject, TraceSubject, TuneSettings,
+    DEFAULT_L2, L2,
 };
 
 /// Passes in a row without a new best validation error that end a round's tuning.
@@ -170,6 +171,10 @@ impl LoopJob {
         Session {
             settings: TuneSettings {
                 min_support: self.settings.min_support,
+                // A round's table is judged by its gate match, not by held-out games: the
+                // pull is fixed (a round's few games would mostly hold every value at
+                // its start).
+                l2: L2::Fixed(DEFAULT_L2),
                 run: RunOptions {
                     passes: self.settings.passes,
                     patience: Some(PATIENCE),

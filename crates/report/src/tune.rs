@@ -5,7 +5,7 @@ use crate::page::Page;
 use crate::plot::{Bar, BarPlot, LinePlot, Mark, PlotError, Series};
 use texel_tune::error::{chunked_sum, mean_error, samples, sigmoid, squared_error};
 use texel_tune::texel_trace::ParamSpace;
-use texel_tune::{Model, Values};
+use texel_tune::{Model, PullPoint, Values};
 
 /// One pass of the run, as its log line tells it.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -227,6 +227,8 @@ pub struct TuneReport {
     pub changes: Vec<Change>,
     /// Error removed per group (`None`: not measured yet, e.g. while the run goes on).
     pub group_gains: Option<Vec<(String, f64)>>,
+    /// The path of pulls `--l2 auto` walked (empty: none), and the start's held-out error.
+    pub path: (Vec<PullPoint>, Option<f64>),
 }
 
 impl TuneReport {
@@ -250,6 +252,7 @@ impl TuneReport {
             after: calibration(&now),
             changes: largest_changes(space, start_values, tuned, 30),
             group_gains: None,
+            path: (Vec::new(), None),
         }
     }
 
@@ -267,6 +270,19 @@ impl TuneReport {
              Newton's iterations and Adam's passes also show the error of their real values, \
              before rounding; the polish of the rounded values follows them.",
         );
+        if !self.path.0.is_empty() {
+            page.heading("Path of pulls");
+            page.figure(
+                "path-of-pulls",
+                &path_plot(&self.path.0, self.path.1).svg()?,
+                "Each pull --l2 auto solved (the path walks from the strongest, on the right, \
+                 leftwards until the held-out error has risen twice): the error of its \
+                 solution on the training positions and, rounded, on the held-out games. The \
+                 run goes on from the pull lowest on the held-out line; a held-out line above \
+                 the start's everywhere says the data cannot tell a better table than the \
+                 start, and the run gives the start back.",
+            );
+        }
         page.heading("Error against K");
         let lowest = |curve: &[(f64, f64)]| {
             curve
@@ -463,5 +479,40 @@ fn gains_plot(gains: &[(String, f64)]) -> BarPlot {
             })
             .collect(),
         categories: Vec::new(),
+    }
+}
+
+/// The path of pulls: training and held-out errors by the pull's decimal logarithm, and the
+/// start's held-out error.
+fn path_plot(points: &[PullPoint], start: Option<f64>) -> LinePlot {
+    let by = |f: fn(&PullPoint) -> f64| -> Vec<(f64, f64)> {
+        let mut xy: Vec<(f64, f64)> = points.iter().map(|p| (p.l2.log10(), f(p))).collect();
+        xy.sort_by(|a, b| a.0.total_cmp(&b.0));
+        xy
+    };
+    let held = by(|p| p.held_out);
+    let mut series = vec![
+        Series::new("held-out games", Mark::LineAndPoints, 1, held.clone()),
+        Series::new(
+            "training (real values)",
+            Mark::LineAndPoints,
+            0,
+            by(|p| p.train),
+        ),
+    ];
+    if let (Some(start), Some(first), Some(last)) = (start, held.first(), held.last()) {
+        let line = vec![(first.0, start), (last.0, start)];
+        series.push(Series::new(
+            "the start on held-out games",
+            Mark::Line,
+            2,
+            line,
+        ));
+    }
+    LinePlot {
+        title: "Error of each pull's table".into(),
+        x_label: "log10 of the L2 pull".into(),
+        y_label: "mean squared error (result − σ(K·eval))²".into(),
+        series,
     }
 }

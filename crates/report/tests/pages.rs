@@ -8,6 +8,7 @@ use texel_eval::params::Group;
 use texel_report::games::{loop_page, match_page, pairings, read_loop_lines, LoopRound};
 use texel_report::lab::{lab_page, read_lab};
 use texel_report::tune::{calibration, read_tune_log, Bucket, Change, PassPoint, TuneReport};
+use texel_tune::PullPoint;
 
 /// The SVG of figure `id`.
 fn figure<'h>(html: &'h str, id: &str) -> &'h str {
@@ -100,6 +101,7 @@ fn tune_report() -> TuneReport {
             (Group::ALL[0].name().to_string(), 2e-4),
             (Group::ALL[1].name().to_string(), 5e-5),
         ]),
+        path: (Vec::new(), None),
     }
 }
 
@@ -134,6 +136,33 @@ fn the_tune_page_holds_every_plot_with_its_points_and_bars() {
     );
     assert_eq!(bars(figure(&html, "largest-changes")), 3);
     assert_eq!(bars(figure(&html, "group-gains")), 2);
+}
+
+#[test]
+fn the_path_of_pulls_is_plotted_when_the_run_walked_one() {
+    let html = tune_report().page("Tuning run").unwrap().html();
+    assert!(
+        !html.contains("<figure id=\"path-of-pulls\">"),
+        "no path walked"
+    );
+    let mut report = tune_report();
+    let point = |l2: f64, held_out| PullPoint {
+        l2,
+        train: 0.03 - 0.0001 * l2.log10(),
+        held_out,
+        iterations: 2,
+    };
+    let path = vec![point(1e5, 0.032), point(3e4, 0.031), point(1e4, 0.0315)];
+    report.path = (path, Some(0.0325));
+    let html = report.page("Tuning run").unwrap().html();
+    let plot = figure(&html, "path-of-pulls");
+    assert_eq!(dots(plot), 3 + 3, "a dot per pull, training and held out");
+    assert!(has_text(plot, "held-out games") && has_text(plot, "training (real values)"));
+    assert!(has_text(plot, "the start on held-out games"));
+    assert!(
+        has_text(plot, "log10 of the L2 pull"),
+        "the x axis is labelled"
+    );
 }
 
 #[test]

@@ -193,6 +193,13 @@ impl<'a, M: Model> Descent<'a, M> {
         &self.params
     }
 
+    /// Newton goes on from where it is with the pull `l2` (its anchor kept), a fresh phase:
+    /// what a path of pulls does between its solves.
+    pub(crate) fn repull(&mut self, l2: f64) {
+        self.guards.l2 = l2;
+        self.restart_newton();
+    }
+
     /// The same descent with `guards`, anchored where it stands now.
     pub fn guarded(mut self, guards: Guards) -> Self {
         self.guards = guards;

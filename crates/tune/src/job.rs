@@ -38,10 +38,12 @@
 //! ```
 
 use crate::checkpoint::{fresh, Checkpoint, CheckpointError};
-use crate::descent::{Guards, Variable};
-use crate::guard::{best_pull, L2Search, L2_GRID};
+use crate::descent::{Descent, Guards, Variable};
+use crate::error::mean_error;
 use crate::log::{append_changes, changes, held_names, ValueChange};
 use crate::model::Model;
+use crate::newton::NewtonState;
+use crate::path::{walk, InMemory, PullChoice, PullPoint};
 use crate::run::{run, Event, RunError, RunOptions, RunResult};
 use crate::settings::TuneSettings;
 use std::path::PathBuf;
@@ -55,24 +57,22 @@ pub const DEFAULT_MIN_SUPPORT: usize = 20;
 /// The L2 pull used when none is given.
 pub const DEFAULT_L2: f64 = 0.1;
 
-/// Passes per trial of [`L2::Auto`].
-const AUTO_PASSES: usize = 4;
-
 /// The strength of the pull toward the start.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum L2 {
     /// This λ.
     Fixed(f64),
-    /// The λ of [`L2_GRID`] with the lowest validation error after a short tuning.
+    /// The pull of the path of pulls (`crate::path`) whose solution scores the held-out
+    /// positions best ([`DEFAULT_L2`] when nothing is held out).
     Auto,
 }
 
 impl L2 {
-    /// The pull given; none for [`L2::Auto`], which a run resolves before it tunes.
+    /// The pull given; [`DEFAULT_L2`] for [`L2::Auto`] until a run resolves it.
     pub fn fixed(self) -> f64 {
         match self {
             L2::Fixed(x) => x,
-            L2::Auto => 0.0,
+            L2::Auto => DEFAULT_L2,
         }
     }
 }
@@ -168,10 +168,10 @@ pub enum JobEvent<'e, M: Model> {
         /// The support they lack.
         min_support: usize,
     },
-    /// A trial of [`L2::Auto`]: the pull and the best validation error it reached.
-    L2Trial(f64, f64),
-    /// The pull [`L2::Auto`] chose.
-    L2Chosen(f64),
+    /// A pull of [`L2::Auto`]'s path solved.
+    Pull(PullPoint),
+    /// The pull [`L2::Auto`] chose, and how.
+    PullChosen(PullChoice),
     /// A fresh start: the variables tuned and the guards.
     Fresh(usize, Guards),
     /// A checkpoint continued after its passes, with its variables.
@@ -189,9 +189,6 @@ pub enum JobError {
          tuned value needs"
     )]
     NothingToTune(usize),
-    /// `L2::Auto` without validation positions.
-    #[error("the automatic L2 pull is picked on the validation split, and there is none")]
-    AutoWithoutValidation,
     /// The checkpoint does not continue this data and selection.
     #[error(transparent)]
     Resume(#[from] CheckpointError),
@@ -223,7 +220,7 @@ impl<V: crate::model::Values> TuneJob<V> {
         on: &mut dyn FnMut(JobEvent<M>),
     ) -> Result<Tuned<V>, JobError> {
         let (options, selected) = (self.settings.run.clone(), self.vars.clone());
-        let start = self.begin(data, on)?;
+        let start = self.begin(data, interrupt, on)?;
         let began = start.descent.anchor.clone();
         let held = held_names(&selected, &start.vars, name);
         let result = run_from(data, start, &options, interrupt, on)?;
@@ -248,11 +245,11 @@ impl<V: crate::model::Values> TuneJob<V> {
     /// checkpoint with its guards, or the one to continue after checking it fits.
     ///
     /// # Errors
-    /// Nothing left to tune, [`L2::Auto`] without validation positions, or a checkpoint of
-    /// other data or variables.
+    /// Nothing left to tune, or a checkpoint of other data or variables.
     pub fn begin<M: Model<Values = V>>(
         self,
         data: &mut TuneData<M>,
+        interrupt: &AtomicBool,
         on: &mut dyn FnMut(JobEvent<M>),
     ) -> Result<Checkpoint<V>, JobError> {
         let vars = self.held(data, on)?;
@@ -263,12 +260,22 @@ impl<V: crate::model::Values> TuneJob<V> {
             return Ok(c);
         }
         let guards = Guards {
-            l2: choose_l2(&self.settings, data, &self.start, &vars, on)?,
+            l2: 0.0,
             constraints: self.settings.constraints,
         };
+        let (l2, solution) = choose_l2(
+            self.settings.l2,
+            data,
+            (&self.start, &vars, guards),
+            interrupt,
+            on,
+        );
+        let guards = Guards { l2, ..guards };
         on(JobEvent::Fresh(vars.len(), guards));
         let (train, id) = (&data.train, data.fingerprint);
         let mut c = fresh(train, id, self.start, data.k, vars, guards);
+        // The run goes on from the chosen pull's solution.
+        c.descent.newton = solution;
         c.settings = self.record;
         Ok(c)
     }
@@ -295,35 +302,38 @@ impl<V: crate::model::Values> TuneJob<V> {
     }
 }
 
-/// The pull `settings` give: [`L2::Auto`] tunes briefly with each pull of [`L2_GRID`] and
-/// takes the one with the lowest validation error.
+/// The pull `l2` gives, and for [`L2::Auto`] the solution its run goes on from: the path
+/// of pulls (`crate::path`) walked over the training positions from `start` with the
+/// variables `vars` and `guards`, judged on the held-out positions (both sets are scored
+/// with `start` again afterwards); [`DEFAULT_L2`] when nothing is held out.
 fn choose_l2<M: Model>(
-    settings: &TuneSettings,
+    l2: L2,
     data: &mut TuneData<M>,
-    start: &M::Values,
-    vars: &[Variable],
+    (start, vars, guards): (&M::Values, &[Variable], Guards),
+    interrupt: &AtomicBool,
     on: &mut dyn FnMut(JobEvent<M>),
-) -> Result<f64, JobError> {
-    if let L2::Fixed(l2) = settings.l2 {
-        return Ok(l2);
+) -> (f64, Option<NewtonState>) {
+    if let L2::Fixed(l2) = l2 {
+        return (l2, None);
     }
     if data.validation.is_empty() {
-        return Err(JobError::AutoWithoutValidation);
+        on(JobEvent::PullChosen(PullChoice::Default(DEFAULT_L2)));
+        return (DEFAULT_L2, None);
     }
-    let search = L2Search {
-        start,
-        k: data.k,
-        vars,
-        constraints: settings.constraints,
-        passes: AUTO_PASSES,
+    let start_error = mean_error(&data.validation, data.k);
+    let descent = Descent::new(&mut data.train, start.clone(), data.k, vars.to_vec());
+    let mut solver = InMemory {
+        descent: descent.guarded(guards),
+        held_out: &mut data.validation,
     };
-    let trials = search.run(&mut data.train, &mut data.validation, &L2_GRID);
-    for &(l2, error) in &trials {
-        on(JobEvent::L2Trial(l2, error));
-    }
-    let best = best_pull(&trials);
-    on(JobEvent::L2Chosen(best));
-    Ok(best)
+    let fallback = (DEFAULT_L2, interrupt);
+    let Ok(walked) = walk(&mut solver, start_error, fallback, &mut |p| {
+        on(JobEvent::Pull(*p))
+    });
+    data.train.rescore(start);
+    data.validation.rescore(start);
+    on(JobEvent::PullChosen(walked.choice));
+    (walked.choice.l2(), walked.solution)
 }
 
 /// Runs from `start` on `data` with `options` until it ends or `interrupt` is raised, the run's

@@ -43,7 +43,6 @@ mod descent;
 mod engine;
 pub mod error;
 mod gradient;
-mod guard;
 mod job;
 mod lambda;
 mod linear;
@@ -51,6 +50,7 @@ pub mod log;
 mod model;
 pub mod newton;
 mod outputs;
+mod path;
 mod polish;
 mod run;
 mod select;
@@ -63,7 +63,6 @@ pub use adam::{AdamState, Method, ADAM_EPOCHS_PER_PASS, ADAM_TOLERANCE};
 pub use checkpoint::{checkpoint_kind, fresh, Checkpoint, CheckpointError, RunKind};
 pub use descent::{Cursor, Descent, DescentState, Guards, PassSummary, Variable};
 pub use engine::{tune_engine, EngineTune, EngineTuneError, EngineTuned, Traceable};
-pub use guard::{best_pull, L2Search, L2_GRID};
 pub use job::{
     run_from, JobError, JobEvent, TuneData, TuneJob, Tuned, DEFAULT_L2, DEFAULT_MIN_SUPPORT, L2,
 };
@@ -72,6 +71,7 @@ pub use linear::{LinearDataset, BLOCK};
 pub use model::{Jacobian, Model, Move, Values};
 pub use newton::{NewtonState, RowBuilder, RowSink, MAX_LIFTS, NEWTON_TOLERANCE};
 pub use outputs::{Cleared, OutputError, Outputs};
+pub use path::{PullChoice, PullPoint, PATIENCE, PULL_PATH};
 pub use run::{
     run, Event, PassRecord, RunEnd, RunError, RunOptions, RunResult, ADAM_EPOCHS, ADAM_RATE,
     AUTO_WARM_POSITIONS, WARM_SAMPLE,

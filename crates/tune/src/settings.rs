@@ -4,7 +4,7 @@
 //! resume with other settings is refused, naming the setting), and [`crate::Session`],
 //! [`crate::StreamSession`], [`crate::tune_engine`] and the loop read it.
 
-use crate::job::{DEFAULT_L2, DEFAULT_MIN_SUPPORT, L2};
+use crate::job::{DEFAULT_MIN_SUPPORT, L2};
 use crate::run::RunOptions;
 use std::path::PathBuf;
 
@@ -29,13 +29,14 @@ pub struct TuneSettings {
 }
 
 impl Default for TuneSettings {
-    /// K fitted, the default guards ([`DEFAULT_MIN_SUPPORT`], an L2 pull of
-    /// [`DEFAULT_L2`], constraints kept), the default run, in memory.
+    /// K fitted, the default guards ([`DEFAULT_MIN_SUPPORT`], the L2 pull
+    /// chosen by the path of pulls, [`crate::DEFAULT_L2`] when nothing is held out), constraints
+    /// kept, the default run, in memory.
     fn default() -> TuneSettings {
         TuneSettings {
             k: None,
             min_support: DEFAULT_MIN_SUPPORT,
-            l2: L2::Fixed(DEFAULT_L2),
+            l2: L2::Auto,
             constraints: true,
             run: RunOptions::default(),
             stream: None,
@@ -66,13 +67,12 @@ impl Default for Streaming {
 
 impl TuneSettings {
     /// A setting a streamed tune does not have, named by its option (it is Newton and its
-    /// polish over the whole trace, its L2 pull given, its values written at the end):
+    /// polish over the whole trace, its values written at the end):
     /// [`crate::StreamSession`] and [`crate::tune_streamed`] refuse it before any work.
     pub fn unstreamed(&self) -> Option<&'static str> {
         let run = &self.run;
         let defaults = RunOptions::default();
         [
-            ("--l2 auto", self.l2 == L2::Auto),
             ("--method", run.method != defaults.method),
             ("--patience", run.patience.is_some()),
             ("--warm-start", run.warm_start.is_some()),

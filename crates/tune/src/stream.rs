@@ -23,9 +23,11 @@
 //! written are those of the in-memory run.
 
 use crate::error::{choose_k, saturation_warning, KChoice, UnfitK};
+use crate::job::L2;
 use crate::linear::LinearDataset;
 use crate::model::Model;
 use crate::newton::FIRST_DAMPING;
+use crate::path::{PullChoice, PullPoint};
 use crate::settings::{Streaming, TuneSettings};
 use crate::traces::{held_split, target};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -116,6 +118,10 @@ pub enum StreamEvent {
         /// Its seconds.
         seconds: f64,
     },
+    /// A pull of the path of pulls solved (`--l2 auto`).
+    Pull(PullPoint),
+    /// The pull the path chose, and how.
+    PullChosen(PullChoice),
     /// Where the tune is now, for a checkpoint (after the start, every iteration and every
     /// polish round).
     Checkpoint(StreamState),
@@ -147,6 +153,8 @@ pub struct StreamState {
     /// Once Newton is done: the integer values (every value of the space) the polish is at,
     /// and its rounds so far.
     pub polish: Option<(Vec<i32>, u32)>,
+    /// The L2 pull toward the start (given, or chosen by the path of pulls).
+    pub l2: f64,
 }
 
 /// Why a streamed tune did not finish.
@@ -190,9 +198,6 @@ pub enum StreamError {
         found: usize,
     },
 }
-
-/// Iterations at most.
-const MAX_ITERATIONS: u32 = 200;
 
 /// Tunes the values `slots` of the binary trace `trace` from `start` (every value of its
 /// space), reading the positions from the file in every pass (see the module's page), or
@@ -241,11 +246,15 @@ pub fn tune_streamed(
     if let Some(path) = stream.streaming.form.clone() {
         stream.form = Some(stream.write_form(&path)?);
     }
+    let fresh = resume.is_none();
     let mut state = match resume {
         Some(state) => stream.resumed(state)?,
         None => stream.fresh(&mut on)?,
     };
-    (stream.k, stream.slots) = (state.k, state.tuned.clone());
+    (stream.k, stream.slots, stream.l2) = (state.k, state.tuned.clone(), state.l2);
+    if fresh && settings.l2 == L2::Auto {
+        state = stream.chosen_pull(state, &mut on)?;
+    }
     if state.polish.is_none() {
         stream.newton(&mut state, &mut on)?;
     }
@@ -274,7 +283,7 @@ struct Stream<'a> {
     settings: &'a TuneSettings,
     labels: Labels,
     streaming: Streaming,
-    /// The L2 pull (a given one: the search is refused).
+    /// The L2 pull (the path of pulls sets it for each of its solves).
     l2: f64,
     k: f64,
     interrupt: &'a AtomicBool,
@@ -312,6 +321,7 @@ impl Stream<'_> {
             lifts: 0,
             real_error: f64::NAN,
             polish: None,
+            l2: self.l2,
         };
         on(StreamEvent::Checkpoint(state.clone()));
         Ok(state)
@@ -420,6 +430,7 @@ impl Stream<'_> {
 
 mod form;
 mod passes;
+mod path;
 mod polish;
 mod session;
 

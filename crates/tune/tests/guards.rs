@@ -8,8 +8,12 @@ use texel_dataset::{load, select, Dataset, LoadOptions};
 use texel_eval::params::Handle;
 use texel_eval::table::{CONNECTED_PAWN_UNSTOPPABLE, KS_WEAK_BACK_RANK, PAWN_RACE_WIN};
 use texel_eval::Params;
+use texel_tune::error::mean_error;
 use texel_tune::error::{fit_k, samples};
-use texel_tune::{best_pull, Descent, Guards, L2Search, Selection, Variable};
+use texel_tune::{
+    Descent, Guards, JobEvent, PullChoice, Selection, TuneData, TuneJob, Variable, L2, PATIENCE,
+    PULL_PATH,
+};
 
 /// The shipped training data and its K.
 fn shipped() -> (Dataset, f64) {
@@ -116,29 +120,75 @@ fn the_l2_pull_shrinks_every_change_toward_the_start() {
     assert!(free > light && light > heavy, "{free} {light} {heavy}");
 }
 
-#[test]
-fn l2_auto_takes_the_pull_with_the_lowest_validation_error() {
-    assert_eq!(best_pull(&[(0.0, 0.3), (0.1, 0.2), (1.0, 0.2)]), 0.1);
-    assert_eq!(best_pull(&[(0.0, 0.1), (0.1, 0.2)]), 0.0);
-    let (mut train, k) = shipped();
-    let (mut validation, _) = shipped();
-    let vars = endgame_vars();
-    let start = Params::default();
-    let search = L2Search {
-        start: &start,
-        k,
-        vars: &vars,
-        constraints: true,
-        passes: 1,
+/// The shipped data split by `--validate 10`, scored with the defaults, and its K.
+fn shipped_split() -> TuneData<Dataset> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/train.epd");
+    let options = LoadOptions {
+        held_out: texel_data::HeldOut::share(100),
+        ..LoadOptions::default()
     };
-    let before = texel_tune::error::mean_error(&train, k);
-    let trials = search.run(&mut train, &mut validation, &[0.0, 1000.0]);
-    assert_eq!(trials.len(), 2);
-    // Validating on the training data itself: the free tuning must win.
-    assert!(trials[0].1 < trials[1].1, "{trials:?}");
+    let (train, validation, _) = load(&[path], &Params::default(), &options, &|_| {}).unwrap();
+    let k = fit_k(&samples(&train));
+    TuneData {
+        train,
+        validation,
+        k,
+        fingerprint: 0,
+    }
+}
+
+#[test]
+fn l2_auto_walks_the_path_of_pulls_and_the_run_goes_on_from_the_best_on_held_out_positions() {
+    let mut data = shipped_split();
+    let before = mean_error(&data.validation, data.k);
+    let job = TuneJob::new(Params::default(), endgame_vars());
+    assert_eq!(job.settings.l2, L2::Auto, "the default");
+    let (mut points, mut chosen, mut guards) = (Vec::new(), None, None);
+    let never = AtomicBool::new(false);
+    let start = job
+        .begin(&mut data, &never, &mut |e| match e {
+            JobEvent::Pull(p) => points.push(p),
+            JobEvent::PullChosen(c) => chosen = Some(c),
+            JobEvent::Fresh(_, g) => guards = Some(g),
+            _ => {}
+        })
+        .unwrap();
+    // Strongest first, in the path's order, until two pulls in a row score worse.
+    assert!(points.len() > PATIENCE, "{points:?}");
+    assert!(points.iter().zip(PULL_PATH).all(|(p, l2)| p.l2 == l2));
+    let best = points
+        .iter()
+        .fold(points[0], |b, p| match p.held_out < b.held_out {
+            true => *p,
+            false => b,
+        });
+    let Some(PullChoice::Path {
+        l2,
+        held_out,
+        start: start_error,
+        solved,
+    }) = chosen
+    else {
+        panic!("no path: {chosen:?}");
+    };
     assert_eq!(
-        texel_tune::error::mean_error(&train, k),
-        before,
-        "scored with the start again"
+        (l2, held_out, solved),
+        (best.l2, best.held_out, points.len())
     );
+    assert_eq!((start_error, guards.unwrap().l2), (before, l2));
+    // The weakest pulls fit the training positions best.
+    assert!(points.last().unwrap().train < points[0].train, "{points:?}");
+    // The run goes on from the chosen pull's Newton solution; the data is scored with the
+    // start again.
+    let newton = start.descent.newton.expect("the solution to go on from");
+    assert_eq!((newton.iterations, newton.handed_over), (0, false));
+    assert_ne!(
+        newton.values,
+        start
+            .vars
+            .iter()
+            .map(|v| f64::from(Params::default().flat()[v.slot]))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(mean_error(&data.validation, data.k), before);
 }

@@ -10,8 +10,8 @@ use std::sync::atomic::AtomicBool;
 use texel_tune::error::KChoice;
 use texel_tune::texel_trace::{write_binary, BinaryTrace};
 use texel_tune::{
-    tune_streamed, Labels, StreamError, StreamEvent, StreamState, Streamed, Streaming,
-    TuneSettings, L2,
+    tune_streamed, Labels, PullChoice, StreamError, StreamEvent, StreamState, Streamed, Streaming,
+    TuneSettings, DEFAULT_L2, L2, PULL_PATH,
 };
 
 /// 30,000 planted positions written as a binary trace in `dir`.
@@ -212,13 +212,71 @@ fn settings_a_streamed_tune_does_not_have_are_refused_by_their_option() {
     let mut patient = settings();
     patient.run.patience = Some(2);
     assert_eq!(refused(patient), "--patience");
-    let searching = TuneSettings {
-        l2: L2::Auto,
-        ..settings()
-    };
-    assert_eq!(refused(searching), "--l2 auto");
     let mut cd = settings();
     cd.run.method = texel_tune::Method::Cd;
     let said = StreamError::Unstreamed(refused(cd)).to_string();
     assert!(said.starts_with("--method is not for --stream"), "{said}");
+}
+
+/// `--l2 auto` streamed: the path of pulls, strongest first, judged on the held-out
+/// positions; on planted labels the held-out error falls as the pull weakens, so the path
+/// walks to its end and the run, going on from the weakest pull's solution, finds the truth.
+#[test]
+fn a_streamed_tune_walks_the_path_of_pulls_on_its_held_out_positions() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = BinaryTrace::read(&planted_trace(dir.path())).unwrap();
+    let slots: Vec<usize> = (0..13).collect();
+    let auto = TuneSettings {
+        l2: L2::Auto,
+        ..settings()
+    };
+    let (mut points, mut chosen, mut states) = (Vec::new(), None, Vec::new());
+    let never = AtomicBool::new(false);
+    let ended = tune_streamed(
+        &trace,
+        (&[0; 13], &slots),
+        (&auto, held(100)),
+        None,
+        &never,
+        |e| match e {
+            StreamEvent::Pull(p) => points.push(p),
+            StreamEvent::PullChosen(c) => chosen = Some(c),
+            StreamEvent::Checkpoint(s) => states.push(s),
+            _ => {}
+        },
+    )
+    .unwrap();
+    assert_eq!(points.iter().map(|p| p.l2).collect::<Vec<_>>(), PULL_PATH);
+    assert!(
+        points.windows(2).all(|w| w[1].held_out <= w[0].held_out),
+        "{points:?}"
+    );
+    let Some(PullChoice::Path { l2, held_out, .. }) = chosen else {
+        panic!("{chosen:?}");
+    };
+    let last = points.last().unwrap();
+    assert_eq!((l2, held_out), (last.l2, last.held_out));
+    assert_eq!(ended.values, TRUTH.to_vec());
+    // Checkpoints after the choice keep its pull: a resume goes on with it.
+    assert!(
+        states.last().is_some_and(|s| s.l2 == l2),
+        "{:?}",
+        states.last()
+    );
+    // Nothing held out: the default pull, said so.
+    let (mut chosen, mut pulls) = (None, 0);
+    tune_streamed(
+        &trace,
+        (&[0; 13], &slots),
+        (&auto, held(0)),
+        None,
+        &never,
+        |e| match e {
+            StreamEvent::Pull(_) => pulls += 1,
+            StreamEvent::PullChosen(c) => chosen = Some(c),
+            _ => {}
+        },
+    )
+    .unwrap();
+    assert_eq!((chosen, pulls), (Some(PullChoice::Default(DEFAULT_L2)), 0));
 }

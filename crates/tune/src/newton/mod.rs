@@ -61,6 +61,9 @@ pub(crate) use solve::Factor;
 use std::convert::Infallible;
 use texel_trace::in_bounds;
 
+/// Newton's iterations in one phase at most (a run's pass limit may stop it sooner).
+pub(crate) const MAX_ITERATIONS: u32 = 200;
+
 /// A step that moves values by secants must bring at least this share of the fall the
 /// linearization promised, or those values are held from the next iteration on.
 const FAITHFUL: f64 = 0.75;
@@ -86,6 +89,22 @@ pub struct NewtonState {
     pub curves_held: bool,
     /// Times the phase tried to step off a saddle (`saddle`), at most [`MAX_LIFTS`].
     pub lifts: u32,
+}
+
+impl NewtonState {
+    /// A fresh phase going on from these real values: the first damping, no chord, no
+    /// iteration, lift or hold yet (as a path of pulls goes on from one pull's solution).
+    pub(crate) fn restarted(self) -> NewtonState {
+        NewtonState {
+            damping: FIRST_DAMPING,
+            iterations: 0,
+            handed_over: false,
+            chord: None,
+            curves_held: false,
+            lifts: 0,
+            ..self
+        }
+    }
 }
 
 /// The unrounded error of every position at evaluations `q`: the sum, and each position's
@@ -419,6 +438,14 @@ impl<M: Model> Descent<'_, M> {
             params.set_value(slot, target);
         }
         moves
+    }
+
+    /// Newton starts a fresh phase from where it is (at the current values when it has not
+    /// begun), its factored Hessian dropped.
+    pub(crate) fn restart_newton(&mut self) {
+        let state = self.newton.take().unwrap_or_else(|| self.newton_start());
+        self.newton = Some(state.restarted());
+        self.newton_factor = None;
     }
 
     /// Newton iterations taken.

@@ -2,7 +2,7 @@
 //! the file once, chunk by chunk, and Newton's iterations are the one iteration of
 //! `crate::newton` (the same as in memory).
 
-use super::{Stream, StreamError, StreamEvent, StreamState, MAX_ITERATIONS};
+use super::{Stream, StreamError, StreamEvent, StreamState};
 use crate::error::real_sigmoid;
 use crate::linear::LinearDataset;
 use crate::model::Model;
@@ -10,7 +10,8 @@ use crate::newton::chain;
 use crate::newton::chain::Hold;
 use crate::newton::rows::{self, System};
 use crate::newton::{
-    commit, lift, propose, Memory, Passes, Pull, FIRST_DAMPING, MAX_LIFTS, NEWTON_TOLERANCE,
+    commit, lift, propose, Memory, Passes, Pull, FIRST_DAMPING, MAX_ITERATIONS, MAX_LIFTS,
+    NEWTON_TOLERANCE,
 };
 use std::time::Instant;
 

@@ -166,6 +166,7 @@ impl StreamSession<'_> {
             polish: newton
                 .handed_over
                 .then(|| (c.descent.params.clone(), rounds)),
+            l2: c.descent.guards.l2,
         })
     }
 
@@ -186,7 +187,7 @@ impl StreamSession<'_> {
                 params: params.to_vec(),
                 anchor: self.start.to_vec(),
                 guards: Guards {
-                    l2: self.settings.l2.fixed(),
+                    l2: state.l2,
                     constraints: false,
                 },
                 sum: state.real_error,

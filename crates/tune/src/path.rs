@@ -1,0 +1,231 @@
+//! The path of pulls (`--l2 auto`, the default): which L2 pull toward the start gives the
+//! table that predicts games the tune never saw best.
+//!
+//! Newton solves the training positions at each pull of [`PULL_PATH`], strongest first, each
+//! solve warm-started from the one before (a stronger pull's optimum is near a weaker
+//! one's, so a solve takes a few iterations). Each solution is rounded and scored on the
+//! held-out positions (held out by game where the positions name their games); the pull
+//! whose solution scores them best is chosen (the stronger of equals), and the run goes on
+//! from that solution with that pull: its Newton iterations, then the polish. The path ends
+//! early once [`PATIENCE`] pulls in a row score the held-out positions worse than the best
+//! so far (a pull that scores them as well as the best is not worse): past its best pull the held-out error only rises as the pull weakens, and the
+//! weak pulls are the slow solves. One walk serves every run: the positions in memory
+//! and those read from a file each answer [`PullSolver`].
+
+mod memory;
+
+pub(crate) use memory::InMemory;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The pulls the path solves, strongest first (a pull of λ costs moving a value 100 units
+/// as much summed error as λ positions wrong by a whole result).
+pub const PULL_PATH: [f64; 15] = [
+    1e5, 3e4, 1e4, 3e3, 1e3, 300.0, 100.0, 30.0, 10.0, 3.0, 1.0, 0.3, 0.1, 0.03, 0.01,
+];
+
+/// The path ends after this many pulls in a row score the held-out positions worse than
+/// its best so far.
+pub const PATIENCE: usize = 2;
+
+/// One pull of the path and what its solve reached.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct PullPoint {
+    /// The pull.
+    pub l2: f64,
+    /// The mean training error of the solve's real values.
+    pub train: f64,
+    /// The mean error of its rounded values on the held-out positions.
+    pub held_out: f64,
+    /// Newton iterations the solve took.
+    pub iterations: u64,
+}
+
+/// How a run's pull was chosen.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum PullChoice {
+    /// The path's pull with the lowest held-out error.
+    Path {
+        /// The pull.
+        l2: f64,
+        /// Its solution's held-out error.
+        held_out: f64,
+        /// The start's held-out error.
+        start: f64,
+        /// Pulls solved.
+        solved: usize,
+    },
+    /// Nothing is held out to judge a pull on: the default pull.
+    Default(f64),
+}
+
+impl PullChoice {
+    /// The pull chosen.
+    pub fn l2(self) -> f64 {
+        match self {
+            PullChoice::Path { l2, .. } | PullChoice::Default(l2) => l2,
+        }
+    }
+}
+
+/// Where the positions answer the path: a Newton solve at a pull, warm-started where the
+/// last one ended, and the held-out error of its values rounded.
+pub(crate) trait PullSolver {
+    /// What a solve ends at (the run goes on from the chosen one).
+    type Solution;
+    /// Why a solve failed (reading a file).
+    type Error;
+
+    /// Newton's iterations at pull `l2` from where the last solve ended (the start at
+    /// first) until they converge: the mean training error of the real values and the
+    /// iterations taken.
+    fn solve(&mut self, l2: f64) -> Result<(f64, u64), Self::Error>;
+
+    /// The mean held-out error of the last solve's values, rounded.
+    fn held_out(&mut self) -> Result<f64, Self::Error>;
+
+    /// Where the last solve ended.
+    fn solution(&self) -> Self::Solution;
+}
+
+/// The path walked: the pulls solved, the chosen one, and its solution.
+pub(crate) struct Walked<S> {
+    /// The choice.
+    pub choice: PullChoice,
+    /// The chosen pull's solution (`None`: no pull was solved before an interrupt).
+    pub solution: Option<S>,
+}
+
+/// Walks [`PULL_PATH`] with `solver` (see the module's page), `start` being the start's
+/// held-out error; `on` hears of every pull solved. An `interrupt` ends the path after the
+/// solve under way; with no pull solved the choice is `fallback`.
+pub(crate) fn walk<S: PullSolver>(
+    solver: &mut S,
+    start: f64,
+    (fallback, interrupt): (f64, &AtomicBool),
+    on: &mut dyn FnMut(&PullPoint),
+) -> Result<Walked<S::Solution>, S::Error> {
+    let mut best: Option<(PullPoint, S::Solution)> = None;
+    let (mut worse, mut solved) = (0, 0);
+    for &l2 in &PULL_PATH {
+        if interrupt.load(Ordering::SeqCst) || worse >= PATIENCE {
+            break;
+        }
+        let (train, iterations) = solver.solve(l2)?;
+        let held_out = solver.held_out()?;
+        let point = PullPoint {
+            l2,
+            train,
+            held_out,
+            iterations,
+        };
+        on(&point);
+        solved += 1;
+        match &best {
+            Some((b, _)) if b.held_out < held_out => worse += 1,
+            // Equal: the stronger pull stays the best (a weak pull that moves nothing
+            // more is no reason to end the path).
+            Some((b, _)) if b.held_out == held_out => {}
+            _ => (best, worse) = (Some((point, solver.solution())), 0),
+        }
+    }
+    let Some((point, solution)) = best else {
+        return Ok(Walked {
+            choice: PullChoice::Default(fallback),
+            solution: None,
+        });
+    };
+    let choice = PullChoice::Path {
+        l2: point.l2,
+        held_out: point.held_out,
+        start,
+        solved,
+    };
+    Ok(Walked {
+        choice,
+        solution: Some(solution),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::convert::Infallible;
+
+    /// A solver whose held-out error is a given function of the pull.
+    struct Curve<F: Fn(f64) -> f64> {
+        held: F,
+        at: f64,
+        solves: Vec<f64>,
+    }
+
+    impl<F: Fn(f64) -> f64> PullSolver for Curve<F> {
+        type Solution = f64;
+        type Error = Infallible;
+
+        fn solve(&mut self, l2: f64) -> Result<(f64, u64), Infallible> {
+            self.solves.push(l2);
+            self.at = l2;
+            Ok((1.0 / (1.0 + l2), 1))
+        }
+
+        fn held_out(&mut self) -> Result<f64, Infallible> {
+            Ok((self.held)(self.at))
+        }
+
+        fn solution(&self) -> f64 {
+            self.at
+        }
+    }
+
+    fn walk_curve(held: impl Fn(f64) -> f64) -> (Walked<f64>, Vec<f64>) {
+        let mut solver = Curve {
+            held,
+            at: f64::NAN,
+            solves: Vec::new(),
+        };
+        let never = AtomicBool::new(false);
+        let Ok(walked) = walk(&mut solver, 1.0, (0.1, &never), &mut |_| {});
+        (walked, solver.solves)
+    }
+
+    #[test]
+    fn the_pull_with_the_lowest_held_out_error_is_chosen_and_the_path_stops_past_it() {
+        // Held-out error lowest at a pull of 100.
+        let (walked, solves) = walk_curve(|l2: f64| (l2.log10() - 2.0).powi(2));
+        assert_eq!(walked.choice.l2(), 100.0);
+        assert_eq!(walked.solution, Some(100.0));
+        assert_eq!(solves, [1e5, 3e4, 1e4, 3e3, 1e3, 300.0, 100.0, 30.0, 10.0]);
+        let PullChoice::Path { solved, start, .. } = walked.choice else {
+            panic!("not the path's choice");
+        };
+        assert_eq!((solved, start), (9, 1.0));
+    }
+
+    #[test]
+    fn the_stronger_of_equal_pulls_is_chosen_and_equal_pulls_do_not_end_the_path() {
+        let (walked, solves) = walk_curve(|_| 0.5);
+        assert_eq!(walked.choice.l2(), 1e5);
+        assert_eq!(solves, PULL_PATH);
+        // Nothing moves until a pull of 30, the best at 10.
+        let (walked, solves) = walk_curve(|l2: f64| match l2 {
+            l2 if l2 > 30.0 => 0.5,
+            10.0 => 0.3,
+            _ => 0.4,
+        });
+        assert_eq!(walked.choice.l2(), 10.0);
+        assert_eq!(solves.last(), Some(&1.0));
+    }
+
+    #[test]
+    fn an_interrupt_before_any_solve_falls_back() {
+        let mut solver = Curve {
+            held: |_| 0.0,
+            at: 0.0,
+            solves: Vec::new(),
+        };
+        let raised = AtomicBool::new(true);
+        let Ok(walked) = walk(&mut solver, 1.0, (0.1, &raised), &mut |_| {});
+        assert_eq!(walked.choice, PullChoice::Default(0.1));
+        assert!(walked.solution.is_none() && solver.solves.is_empty());
+    }
+}

@@ -1,0 +1,45 @@
+//! The positions in memory walking the path of pulls: a [`Descent`] over the training
+//! positions takes Newton's iterations at each pull, the held-out positions are rescored
+//! with its rounded values.
+
+use super::PullSolver;
+use crate::descent::Descent;
+use crate::error::mean_error;
+use crate::model::Model;
+use crate::newton::{NewtonState, MAX_ITERATIONS};
+use std::convert::Infallible;
+
+/// A descent over the training positions and the held-out positions it is judged on.
+pub(crate) struct InMemory<'a, 'd, M: Model> {
+    /// Newton over the training positions (its anchor the start).
+    pub descent: Descent<'d, M>,
+    /// The held-out positions.
+    pub held_out: &'a mut M,
+}
+
+impl<M: Model> PullSolver for InMemory<'_, '_, M> {
+    type Solution = NewtonState;
+    type Error = Infallible;
+
+    fn solve(&mut self, l2: f64) -> Result<(f64, u64), Infallible> {
+        self.descent.repull(l2);
+        let mut taken = 0;
+        while taken < MAX_ITERATIONS && !self.descent.newton_handed_over() {
+            self.descent.newton_iteration();
+            self.descent.refresh();
+            taken += 1;
+        }
+        let error = self.descent.real_error().unwrap_or(self.descent.error());
+        Ok((error, u64::from(taken)))
+    }
+
+    fn held_out(&mut self) -> Result<f64, Infallible> {
+        self.held_out.rescore(self.descent.params());
+        Ok(mean_error(self.held_out, self.descent.k()))
+    }
+
+    fn solution(&self) -> NewtonState {
+        let state = self.descent.newton.clone();
+        state.expect("a solve ran").restarted()
+    }
+}

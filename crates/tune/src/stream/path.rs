@@ -1,0 +1,83 @@
+//! The streamed positions walking the path of pulls (`crate::path`): each solve is the
+//! streamed Newton at one pull, each judgement a pass over the held-out positions.
+
+use super::{Stream, StreamError, StreamEvent, StreamState};
+use crate::job::DEFAULT_L2;
+use crate::newton::FIRST_DAMPING;
+use crate::path::{walk, PullChoice, PullSolver};
+
+/// A streamed tune's state, moved from pull to pull.
+struct OnPath<'s, 'a> {
+    stream: &'s mut Stream<'a>,
+    state: StreamState,
+}
+
+impl PullSolver for OnPath<'_, '_> {
+    type Solution = StreamState;
+    type Error = StreamError;
+
+    fn solve(&mut self, l2: f64) -> Result<(f64, u64), StreamError> {
+        self.stream.l2 = l2;
+        let state = &mut self.state;
+        restart(state);
+        state.l2 = l2;
+        // The path's solves are not checkpointed: a run stopped on the path walks it again.
+        self.stream.newton(state, &mut |_| {})?;
+        Ok((state.real_error, u64::from(state.iterations)))
+    }
+
+    fn held_out(&mut self) -> Result<f64, StreamError> {
+        let (values, _) = self
+            .state
+            .polish
+            .as_ref()
+            .expect("a solve rounds its values");
+        let error = self.stream.validation_error(values)?;
+        Ok(error.expect("the path is walked only with positions held out"))
+    }
+
+    fn solution(&self) -> StreamState {
+        self.state.clone()
+    }
+}
+
+/// A fresh Newton phase from `state`'s real values: the first damping, no chord, no
+/// iteration or lift yet, not rounded.
+fn restart(state: &mut StreamState) {
+    (state.damping, state.chord) = (FIRST_DAMPING, None);
+    (state.iterations, state.lifts, state.polish) = (0, 0, None);
+}
+
+impl Stream<'_> {
+    /// The pull of `--l2 auto` and the state the run goes on from: the path of pulls walked
+    /// from `state` and judged on the held-out positions, or [`DEFAULT_L2`] from `state`
+    /// when nothing is held out.
+    pub(super) fn chosen_pull(
+        &mut self,
+        state: StreamState,
+        on: &mut impl FnMut(StreamEvent),
+    ) -> Result<StreamState, StreamError> {
+        let Some(start) = self.validation_error(self.start)? else {
+            on(StreamEvent::PullChosen(PullChoice::Default(DEFAULT_L2)));
+            self.l2 = DEFAULT_L2;
+            return Ok(StreamState {
+                l2: DEFAULT_L2,
+                ..state
+            });
+        };
+        let fallback = (DEFAULT_L2, self.interrupt);
+        let mut solver = OnPath {
+            stream: self,
+            state: state.clone(),
+        };
+        let walked = walk(&mut solver, start, fallback, &mut |p| {
+            on(StreamEvent::Pull(*p))
+        })?;
+        on(StreamEvent::PullChosen(walked.choice));
+        let mut next = walked.solution.unwrap_or(state);
+        restart(&mut next);
+        (self.l2, next.l2) = (walked.choice.l2(), walked.choice.l2());
+        on(StreamEvent::Checkpoint(next.clone()));
+        Ok(next)
+    }
+}
