@@ -133,7 +133,7 @@ fn finish(ended: Result<Streamed, SessionError>, planned: &Planned) -> Result<Ex
 
 /// Prints how a streamed run ended, in the in-memory run's words.
 fn say_end(ended: &Streamed) {
-    let passes = ended.iterations + ended.polish_rounds;
+    let passes = ended.iterations + u64::from(ended.polish_rounds);
     let why = match ended.limited {
         true => "pass limit reached",
         false => {

@@ -26,7 +26,7 @@ use crate::error::{choose_k, saturation_warning, KChoice, UnfitK};
 use crate::job::L2;
 use crate::linear::LinearDataset;
 use crate::model::Model;
-use crate::newton::FIRST_DAMPING;
+use crate::newton::{NewtonState, FIRST_DAMPING};
 use crate::path::{PullChoice, PullPoint};
 use crate::settings::{Streaming, TuneSettings};
 use crate::traces::{held_split, target};
@@ -72,7 +72,7 @@ pub struct Streamed {
     /// is given back (as an in-memory run gives back its best, the start among them).
     pub kept_start: bool,
     /// Newton iterations taken.
-    pub iterations: u32,
+    pub iterations: u64,
     /// Polish rounds that moved values.
     pub polish_rounds: u32,
     /// The pass limit ended the run before it converged.
@@ -91,7 +91,7 @@ pub enum StreamEvent {
     /// A Newton iteration was taken.
     Iteration {
         /// Its number, from 1.
-        number: u32,
+        number: u64,
         /// The mean training error of the real values after it.
         error: f64,
         /// How much it lowered the objective, as a share of it.
@@ -137,19 +137,10 @@ pub struct StreamState {
     pub k: f64,
     /// The slots tuned.
     pub tuned: Vec<usize>,
-    /// Newton's real values of the tuned slots.
-    pub x: Vec<f64>,
-    /// Marquardt's damping for the next iteration.
-    pub damping: f64,
-    /// Where the Hessian the next iteration reuses was taken (real values) and its damping;
-    /// `None` when the next iteration takes a fresh one.
-    pub chord: Option<(Vec<f64>, f64)>,
-    /// Newton iterations taken.
-    pub iterations: u32,
-    /// Times Newton tried to step off a saddle (`crate::newton::MAX_LIFTS` at most).
-    pub lifts: u32,
-    /// The mean training error at `x`.
-    pub real_error: f64,
+    /// Newton's state, the in-memory run's: its real values of the tuned slots (in the
+    /// order of `tuned`), damping, chord, iterations, lifts, the mean training error there,
+    /// and whether it handed over to the polish.
+    pub newton: NewtonState,
     /// Once Newton is done: the integer values (every value of the space) the polish is at,
     /// and its rounds so far.
     pub polish: Option<(Vec<i32>, u32)>,
@@ -264,10 +255,10 @@ pub fn tune_streamed(
         values,
         kept_start,
         k: stream.k,
-        real_error: state.real_error,
+        real_error: state.newton.error,
         error: sum / stream.trained,
         validation,
-        iterations: state.iterations,
+        iterations: state.newton.iterations,
         polish_rounds: state.polish.map_or(0, |p| p.1),
         limited,
         tuned: stream.slots,
@@ -310,16 +301,20 @@ impl Stream<'_> {
             positions: self.trace.len(),
             k: self.k,
             tuned: self.slots.clone(),
-            x: self
-                .slots
-                .iter()
-                .map(|&s| f64::from(self.start[s]))
-                .collect(),
-            damping: FIRST_DAMPING,
-            chord: None,
-            iterations: 0,
-            lifts: 0,
-            real_error: f64::NAN,
+            newton: NewtonState {
+                values: self
+                    .slots
+                    .iter()
+                    .map(|&s| f64::from(self.start[s]))
+                    .collect(),
+                damping: FIRST_DAMPING,
+                iterations: 0,
+                error: f64::NAN,
+                handed_over: false,
+                chord: None,
+                curves_held: false,
+                lifts: 0,
+            },
             polish: None,
             l2: self.l2,
         };
@@ -335,7 +330,9 @@ impl Stream<'_> {
             return wrong(format!("{} positions, the trace has {n}", state.positions));
         }
         let asked: std::collections::HashSet<usize> = self.slots.iter().copied().collect();
-        if state.x.len() != state.tuned.len() || state.tuned.iter().any(|s| !asked.contains(s)) {
+        if state.newton.values.len() != state.tuned.len()
+            || state.tuned.iter().any(|s| !asked.contains(s))
+        {
             return wrong("it tunes values this run does not select".into());
         }
         let values = self.trace.space().value_count();

@@ -93,7 +93,7 @@ fn a_streamed_tune_resumes_from_any_checkpoint_to_the_same_end() {
     assert!(states.len() >= 3, "{}", states.len());
     let in_newton = states
         .iter()
-        .find(|s| s.iterations == 2 && s.polish.is_none());
+        .find(|s| s.newton.iterations == 2 && s.polish.is_none());
     let polishing = states.iter().find(|s| s.polish.is_some());
     for state in [in_newton, polishing] {
         let (resumed, _) = tune(&path, Some(state.unwrap().clone()));

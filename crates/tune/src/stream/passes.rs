@@ -40,30 +40,31 @@ impl Stream<'_> {
             anchor: &anchor,
         };
         let mut memory = Memory {
-            damping: state.damping,
-            chord: state.chord.clone(),
+            damping: state.newton.damping,
+            chord: state.newton.chord.clone(),
             factor: None,
         };
-        let limit = MAX_ITERATIONS.min(u32::try_from(self.settings.run.passes).unwrap_or(u32::MAX));
+        let limit = u64::from(MAX_ITERATIONS).min(self.settings.run.passes as u64);
         let mut passes = StreamPasses {
             stream: self,
             ahead: None,
             composed: !self.trace.space().inner().is_empty(),
             chord: false,
         };
-        while state.iterations < limit {
+        while state.newton.iterations < limit {
             let clock = Instant::now();
-            let tried = propose(&mut passes, &state.x, &pull, &mut memory)?;
+            let newton = &mut state.newton;
+            let tried = propose(&mut passes, &newton.values, &pull, &mut memory)?;
             let sum_now = tried.sum_now;
             let (fall, taken) = commit(&mut memory, tried, true);
-            (state.damping, state.chord) = (memory.damping, memory.chord.clone());
-            state.real_error = sum_now / self.trained;
+            (newton.damping, newton.chord) = (memory.damping, memory.chord.clone());
+            newton.error = sum_now / self.trained;
             if let Some(taken) = taken {
-                (state.x, state.iterations) = (taken.x, state.iterations + 1);
-                state.real_error = taken.sum / self.trained;
+                (newton.values, newton.iterations) = (taken.x, newton.iterations + 1);
+                newton.error = taken.sum / self.trained;
                 on(StreamEvent::Iteration {
-                    number: state.iterations,
-                    error: state.real_error,
+                    number: newton.iterations,
+                    error: newton.error,
                     fall,
                     seconds: clock.elapsed().as_secs_f64(),
                 });
@@ -75,7 +76,8 @@ impl Stream<'_> {
             }
             on(StreamEvent::Checkpoint(state.clone()));
         }
-        state.polish = Some((self.rounded(&state.x), 0));
+        state.polish = Some((self.rounded(&state.newton.values), 0));
+        state.newton.handed_over = true;
         on(StreamEvent::Checkpoint(state.clone()));
         Ok(())
     }
@@ -89,24 +91,25 @@ impl Stream<'_> {
         (pull, memory): (&Pull, &mut Memory),
         on: &mut impl FnMut(StreamEvent),
     ) -> Result<bool, StreamError> {
-        if !passes.composed || state.lifts >= MAX_LIFTS {
+        let newton = &mut state.newton;
+        if !passes.composed || newton.lifts >= MAX_LIFTS {
             return Ok(false);
         }
-        state.lifts += 1;
-        let objective = state.real_error * self.trained + pull.penalty(&state.x);
-        let Some(lift) = lift(passes, &state.x, pull, objective)? else {
+        newton.lifts += 1;
+        let objective = newton.error * self.trained + pull.penalty(&newton.values);
+        let Some(lift) = lift(passes, &newton.values, pull, objective)? else {
             return Ok(false);
         };
-        (state.x, state.real_error) = (lift.taken.x, lift.taken.sum / self.trained);
+        (newton.values, newton.error) = (lift.taken.x, lift.taken.sum / self.trained);
         *memory = Memory {
             damping: FIRST_DAMPING,
             chord: None,
             factor: None,
         };
-        (state.damping, state.chord) = (FIRST_DAMPING, None);
+        (newton.damping, newton.chord) = (FIRST_DAMPING, None);
         on(StreamEvent::Lifted {
             values: lift.values,
-            error: state.real_error,
+            error: newton.error,
         });
         Ok(true)
     }

@@ -3,7 +3,6 @@
 
 use super::{Stream, StreamError, StreamEvent, StreamState};
 use crate::job::DEFAULT_L2;
-use crate::newton::FIRST_DAMPING;
 use crate::path::{walk, PullChoice, PullSolver};
 
 /// A streamed tune's state, moved from pull to pull.
@@ -23,7 +22,7 @@ impl PullSolver for OnPath<'_, '_> {
         state.l2 = l2;
         // The path's solves are not checkpointed: a run stopped on the path walks it again.
         self.stream.newton(state, &mut |_| {})?;
-        Ok((state.real_error, u64::from(state.iterations)))
+        Ok((state.newton.error, state.newton.iterations))
     }
 
     fn held_out(&mut self) -> Result<f64, StreamError> {
@@ -41,11 +40,10 @@ impl PullSolver for OnPath<'_, '_> {
     }
 }
 
-/// A fresh Newton phase from `state`'s real values: the first damping, no chord, no
-/// iteration or lift yet, not rounded.
+/// A fresh Newton phase from `state`'s real values (`NewtonState::restarted`), not rounded.
 fn restart(state: &mut StreamState) {
-    (state.damping, state.chord) = (FIRST_DAMPING, None);
-    (state.iterations, state.lifts, state.polish) = (0, 0, None);
+    state.newton = state.newton.clone().restarted();
+    state.polish = None;
 }
 
 impl Stream<'_> {

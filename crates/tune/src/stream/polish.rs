@@ -47,7 +47,7 @@ impl Stream<'_> {
             table: &table,
         };
         loop {
-            if (state.iterations + rounds) as usize >= self.settings.run.passes {
+            if (state.newton.iterations + u64::from(rounds)) as usize >= self.settings.run.passes {
                 return Ok((values, sum, true));
             }
             let clock = Instant::now();

@@ -8,7 +8,6 @@ use super::{tune_streamed, Labels, StreamError, StreamEvent, StreamState, Stream
 use crate::checkpoint::{Checkpoint, CheckpointError, RunKind};
 use crate::descent::{Cursor, DescentState, Guards, Variable};
 use crate::lambda::Lambda;
-use crate::newton::NewtonState;
 use crate::session::{Opening, RunFiles, SessionError};
 use crate::settings::TuneSettings;
 use crate::traces::{held_split, survey_trace, TraceSubjectError, TraceSurvey};
@@ -150,22 +149,17 @@ impl StreamSession<'_> {
             .descent
             .newton
             .ok_or_else(|| bad("it keeps no Newton state"))?;
-        let iterations =
-            u32::try_from(newton.iterations).map_err(|_| bad("too many iterations"))?;
-        let rounds = (c.passes as u64).saturating_sub(newton.iterations) as u32;
+        let rounds = (c.passes as u64).saturating_sub(newton.iterations);
+        let rounds = u32::try_from(rounds).map_err(|_| bad("too many polish rounds"))?;
+        let polish = newton
+            .handed_over
+            .then(|| (c.descent.params.clone(), rounds));
         Ok(StreamState {
             positions: c.positions,
             k: c.k,
             tuned: c.vars.iter().map(|v| v.slot).collect(),
-            x: newton.values,
-            damping: newton.damping,
-            chord: newton.chord,
-            iterations,
-            lifts: newton.lifts,
-            real_error: newton.error,
-            polish: newton
-                .handed_over
-                .then(|| (c.descent.params.clone(), rounds)),
+            newton,
+            polish,
             l2: c.descent.guards.l2,
         })
     }
@@ -182,7 +176,7 @@ impl StreamSession<'_> {
             k: state.k,
             positions: state.positions,
             data,
-            passes: (state.iterations + rounds) as usize,
+            passes: (state.newton.iterations + u64::from(rounds)) as usize,
             descent: DescentState {
                 params: params.to_vec(),
                 anchor: self.start.to_vec(),
@@ -190,21 +184,12 @@ impl StreamSession<'_> {
                     l2: state.l2,
                     constraints: false,
                 },
-                sum: state.real_error,
+                sum: state.newton.error,
                 gains: vec![(0.0, 0); vars.len()],
                 probes: 0,
                 cursor: Cursor::default(),
                 adam: None,
-                newton: Some(NewtonState {
-                    values: state.x.clone(),
-                    damping: state.damping,
-                    iterations: u64::from(state.iterations),
-                    error: state.real_error,
-                    handed_over: state.polish.is_some(),
-                    chord: state.chord.clone(),
-                    curves_held: false,
-                    lifts: state.lifts,
-                }),
+                newton: Some(state.newton.clone()),
             },
             vars,
             best: None,
