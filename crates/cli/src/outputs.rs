@@ -9,7 +9,7 @@ use crate::paths::Files;
 use anyhow::Result;
 use std::path::{Path, PathBuf};
 use texel_dataset::LoadError;
-use texel_tune::{JobError, OutputError, Outputs, SessionError};
+use texel_tune::{JobError, OutputError, Outputs, RunKind, SessionError, StreamError};
 
 /// The outputs of a tune, as planned from its flags.
 pub struct Planned {
@@ -111,7 +111,14 @@ pub fn explain(e: SessionError) -> anyhow::Error {
     if let SessionError::Outputs(e) = e {
         return explain_outputs(e);
     }
+    if let SessionError::Streamed(StreamError::Unstreamed(what)) = e {
+        return anyhow::anyhow!(crate::tune_stream::unstreamed_words(what));
+    }
     let hint = match &e {
+        SessionError::Kind { then, .. } => match then {
+            RunKind::Streamed => ": give --stream to continue it",
+            RunKind::Memory => ": leave out --stream to continue it",
+        },
         SessionError::Job(JobError::NothingToTune(_)) => ": lower --min-support",
         SessionError::Job(JobError::Resume(_)) => {
             " (give the --epd, --validate and selection the run began with)"

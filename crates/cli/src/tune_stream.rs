@@ -11,8 +11,23 @@ use std::process::ExitCode;
 use texel_tune::texel_trace::{is_binary, BinaryTrace};
 use texel_tune::{
     select_in_space, Opening, RunFiles, SessionError, StreamError, StreamEvent, StreamSession,
-    StreamSessionEvent, Streamed,
+    StreamSessionEvent, Streamed, Unstreamed,
 };
+
+/// What a streamed run is, said when it is asked for what it does not take.
+const STREAMED_RUN: &str = "(a streamed run is Newton and its polish, its values written at the \
+                            end, its checkpoint after every iteration)";
+
+/// The option that asks a streamed run for what it does not take, in words.
+pub(crate) fn unstreamed_words(what: Unstreamed) -> String {
+    let flag = match what {
+        Unstreamed::Method => "--method",
+        Unstreamed::Patience => "--patience",
+        Unstreamed::WarmStart => "--warm-start",
+        Unstreamed::Log => "--log",
+    };
+    format!("{flag} is not for --stream {STREAMED_RUN}")
+}
 
 /// What a streamed run cannot take before anything is read: the report page (a page of
 /// passes it does not log) and an empty chunk. The settings it does not have are refused by
@@ -20,8 +35,7 @@ use texel_tune::{
 fn refuse_unstreamed(args: &TuneArgs) -> Result<()> {
     anyhow::ensure!(
         args.report.is_none(),
-        "--report is not for --stream (a streamed run is Newton and its polish, its values \
-         written at the end, its checkpoint after every iteration)"
+        "--report is not for --stream {STREAMED_RUN}"
     );
     anyhow::ensure!(args.chunk > 0, "--chunk must be at least 1 position");
     Ok(())
@@ -55,7 +69,7 @@ pub(crate) fn run_streamed(args: &TuneArgs, path: &Path, planned: &Planned) -> R
     refuse_unstreamed(args)?;
     let settings = crate::tune_cmd::tune_settings(args, true);
     if let Some(what) = settings.unstreamed() {
-        return Err(StreamError::Unstreamed(what).into());
+        anyhow::bail!(unstreamed_words(what));
     }
     anyhow::ensure!(
         is_binary(path)?,

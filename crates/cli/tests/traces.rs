@@ -974,7 +974,7 @@ fn a_streamed_run_keeps_the_run_protocol_of_an_in_memory_one() {
         .into(),
     );
     assert!(
-        kind.contains("its run was in memory (without --stream)"),
+        kind.contains("its run was in memory, this one is streamed: leave out --stream"),
         "{kind}"
     );
     // ... or on another trace of as many positions: every result inverted, or only the

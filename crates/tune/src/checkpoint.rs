@@ -56,11 +56,11 @@ pub enum RunKind {
 }
 
 impl RunKind {
-    /// The kind in words, with the flag that gives it.
+    /// The kind in words.
     pub fn describe(self) -> &'static str {
         match self {
-            RunKind::Memory => "in memory (without --stream)",
-            RunKind::Streamed => "streamed (--stream)",
+            RunKind::Memory => "in memory",
+            RunKind::Streamed => "streamed",
         }
     }
 }
@@ -396,8 +396,7 @@ impl<V: Values> Checkpoint<V> {
         if self.vars != vars {
             return Err(bad(format!(
                 "it tunes another selection ({} variables; this command selects {}): give the \
-                 --group/--param/--exclude/--freeze-material/--min-support and steps of the run \
-                 that wrote it",
+                 selection, least support and steps of the run that wrote it",
                 self.vars.len(),
                 vars.len()
             )));

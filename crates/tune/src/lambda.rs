@@ -24,9 +24,9 @@ pub enum Lambda {
     Given(f64),
 }
 
-/// `--lambda` is neither `auto` nor a share from 0 to 1.
+/// λ is neither `auto` nor a share from 0 to 1.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("--lambda is the share of the game result in each target, 0 to 1, or auto, not {0}")]
+#[error("λ is the share of the game result in each target, 0 to 1, or auto, not {0}")]
 pub struct LambdaError(pub String);
 
 impl Lambda {

@@ -81,7 +81,7 @@ pub use session::{
     load_data, Ended, LoadedData, Opening, Positions, RunFiles, Session, SessionError,
     SessionEvent, Subject, SubjectError,
 };
-pub use settings::{Streaming, TuneSettings};
+pub use settings::{Streaming, TuneSettings, Unstreamed};
 pub use stream::{
     tune_streamed, Labels, StreamError, StreamEvent, StreamSession, StreamSessionEvent,
     StreamState, Streamed,

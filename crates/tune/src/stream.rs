@@ -28,7 +28,7 @@ use crate::linear::LinearDataset;
 use crate::model::Model;
 use crate::newton::{NewtonState, FIRST_DAMPING};
 use crate::path::{PullChoice, PullPoint};
-use crate::settings::{Streaming, TuneSettings};
+use crate::settings::{Streaming, TuneSettings, Unstreamed};
 use crate::traces::{held_split, target};
 use std::sync::atomic::{AtomicBool, Ordering};
 use texel_data::HeldOut;
@@ -174,12 +174,12 @@ pub enum StreamError {
     /// K cannot be fitted to the start.
     #[error(transparent)]
     K(#[from] UnfitK),
-    /// A setting a streamed tune does not have (named by its option).
+    /// A setting a streamed tune does not have.
     #[error(
-        "{0} is not for --stream (a streamed run is Newton and its polish, its values written \
-         at the end, its checkpoint after every iteration)"
+        "a streamed run does not take {0} (it is Newton and its polish, its values written at \
+         the end, its checkpoint after every iteration)"
     )]
-    Unstreamed(&'static str),
+    Unstreamed(Unstreamed),
     /// The start values do not fit the trace's space.
     #[error("{found} start values for a space of {expected}")]
     Start {

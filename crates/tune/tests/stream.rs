@@ -11,7 +11,7 @@ use texel_tune::error::KChoice;
 use texel_tune::texel_trace::{write_binary, BinaryTrace};
 use texel_tune::{
     tune_streamed, Labels, PullChoice, StreamError, StreamEvent, StreamState, Streamed, Streaming,
-    TuneSettings, DEFAULT_L2, L2, PULL_PATH,
+    TuneSettings, Unstreamed, DEFAULT_L2, L2, PULL_PATH,
 };
 
 /// 30,000 planted positions written as a binary trace in `dir`.
@@ -211,11 +211,14 @@ fn settings_a_streamed_tune_does_not_have_are_refused_by_their_option() {
     };
     let mut patient = settings();
     patient.run.patience = Some(2);
-    assert_eq!(refused(patient), "--patience");
+    assert_eq!(refused(patient), Unstreamed::Patience);
     let mut cd = settings();
     cd.run.method = texel_tune::Method::Cd;
     let said = StreamError::Unstreamed(refused(cd)).to_string();
-    assert!(said.starts_with("--method is not for --stream"), "{said}");
+    assert!(
+        said.starts_with("a streamed run does not take a method other"),
+        "{said}"
+    );
 }
 
 /// `--l2 auto` streamed: the path of pulls, strongest first, judged on the held-out
