@@ -9,11 +9,7 @@ pub use texel_tune::{DEFAULT_MIN_SUPPORT, L2};
 /// auto`, and the start (`traces`: the values have no declared constraints).
 pub fn say_begin<M: Model>(event: &JobEvent<M>, traces: bool) {
     match event {
-        JobEvent::Held { held, min_support } => say!(
-            "held {} values at their start: they count in fewer than {min_support} training \
-             positions (--min-support 0 tunes them)",
-            held.len()
-        ),
+        JobEvent::Held { held, min_support } => say!("{}", held_words(held.len(), *min_support)),
         JobEvent::Pull(point) => say!("{}", pull_words(point)),
         JobEvent::PullChosen(choice) => say!("{}", choice_words(choice)),
         JobEvent::Fresh(vars, guards) => say!(
@@ -30,6 +26,14 @@ pub fn say_begin<M: Model>(event: &JobEvent<M>, traces: bool) {
         }
         JobEvent::Run(_) => {}
     }
+}
+
+/// Values held for want of support, in words.
+pub fn held_words(count: usize, min_support: usize) -> String {
+    format!(
+        "held {count} values at their start: they count in fewer than {min_support} training \
+         positions (--min-support 0 tunes them)"
+    )
 }
 
 /// A pull of `--l2 auto`'s path in words.

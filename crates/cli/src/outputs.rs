@@ -119,7 +119,8 @@ pub fn explain(e: SessionError) -> anyhow::Error {
             RunKind::Streamed => ": give --stream to continue it",
             RunKind::Memory => ": leave out --stream to continue it",
         },
-        SessionError::Job(JobError::NothingToTune(_)) => ": lower --min-support",
+        SessionError::Job(JobError::NothingToTune(_))
+        | SessionError::Streamed(StreamError::NothingToTune(_)) => ": lower --min-support",
         SessionError::Job(JobError::Resume(_)) => {
             " (give the --epd, --validate and selection the run began with)"
         }

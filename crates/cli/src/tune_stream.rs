@@ -211,6 +211,9 @@ fn show_tune(e: StreamEvent) {
                 crate::tune_show::lift_words(values)
             )
         }
+        StreamEvent::Held { slots, min_support } => {
+            println!("{}", crate::guards::held_words(slots.len(), min_support))
+        }
         StreamEvent::Pull(point) => println!("{}", crate::guards::pull_words(&point)),
         StreamEvent::PullChosen(c) => println!("{}", crate::guards::choice_words(&c)),
         StreamEvent::Checkpoint(_) => {}

@@ -184,11 +184,8 @@ pub enum JobEvent<'e, M: Model> {
 #[derive(Debug, thiserror::Error)]
 pub enum JobError {
     /// Every selected value has too little support.
-    #[error(
-        "every selected value counts in fewer than {0} training positions, the least support a \
-         tuned value needs"
-    )]
-    NothingToTune(usize),
+    #[error(transparent)]
+    NothingToTune(#[from] NothingToTune),
     /// The checkpoint does not continue this data and selection.
     #[error(transparent)]
     Resume(#[from] CheckpointError),
@@ -287,20 +284,45 @@ impl<V: crate::model::Values> TuneJob<V> {
         on: &mut dyn FnMut(JobEvent<M>),
     ) -> Result<Vec<Variable>, JobError> {
         let min = self.settings.min_support;
-        let (kept, held): (Vec<Variable>, Vec<Variable>) =
-            (self.vars.iter()).partition(|v| min == 0 || data.train.support(&[v.slot]) >= min);
+        let support = |v: &Variable| data.train.support(&[v.slot]);
+        let (kept, held) = hold_unsupported(&self.vars, support, min)?;
         if !held.is_empty() {
             on(JobEvent::Held {
                 held,
                 min_support: min,
             });
         }
-        match kept.is_empty() {
-            true => Err(JobError::NothingToTune(min)),
-            false => Ok(kept),
-        }
+        Ok(kept)
     }
 }
+
+/// `items` split into those at least `min` training positions use (by `support`; all of
+/// them when `min` is 0) and those held at their start: the one support hold of every run,
+/// in memory or streamed.
+///
+/// # Errors
+/// Every item is held.
+pub(crate) fn hold_unsupported<T: Clone>(
+    items: &[T],
+    support: impl Fn(&T) -> usize,
+    min: usize,
+) -> Result<(Vec<T>, Vec<T>), NothingToTune> {
+    let (kept, held): (Vec<T>, Vec<T>) =
+        (items.iter().cloned()).partition(|item| min == 0 || support(item) >= min);
+    match kept.is_empty() {
+        true => Err(NothingToTune(min)),
+        false => Ok((kept, held)),
+    }
+}
+
+/// Every selected value counts in fewer training positions than the least support a tuned
+/// value needs (the number).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "every selected value counts in fewer than {0} training positions, the least support a \
+     tuned value needs"
+)]
+pub struct NothingToTune(pub usize);
 
 /// The pull `l2` gives, and for [`L2::Auto`] the solution its run goes on from: the path
 /// of pulls (`crate::path`) walked over the training positions from `start` with the

@@ -64,7 +64,8 @@ pub use checkpoint::{checkpoint_kind, fresh, Checkpoint, CheckpointError, RunKin
 pub use descent::{Cursor, Descent, DescentState, Guards, PassSummary, Variable};
 pub use engine::{tune_engine, EngineTune, EngineTuneError, EngineTuned, Traceable};
 pub use job::{
-    run_from, JobError, JobEvent, TuneData, TuneJob, Tuned, DEFAULT_L2, DEFAULT_MIN_SUPPORT, L2,
+    run_from, JobError, JobEvent, NothingToTune, TuneData, TuneJob, Tuned, DEFAULT_L2,
+    DEFAULT_MIN_SUPPORT, L2,
 };
 pub use lambda::{Lambda, LambdaError, SCORED_LAMBDA};
 pub use linear::{LinearDataset, BLOCK};

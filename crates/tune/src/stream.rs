@@ -23,7 +23,7 @@
 //! written are those of the in-memory run.
 
 use crate::error::{choose_k, saturation_warning, KChoice, UnfitK};
-use crate::job::L2;
+use crate::job::{hold_unsupported, NothingToTune, L2};
 use crate::linear::LinearDataset;
 use crate::model::Model;
 use crate::newton::{NewtonState, FIRST_DAMPING};
@@ -88,6 +88,14 @@ pub enum StreamEvent {
     Fitted(KChoice),
     /// A warning on the start's evaluations (saturated at the K in use).
     Warning(String),
+    /// Values held at their start: they count in fewer than `min_support` training
+    /// positions.
+    Held {
+        /// Their slots.
+        slots: Vec<usize>,
+        /// The support they lack.
+        min_support: usize,
+    },
     /// A Newton iteration was taken.
     Iteration {
         /// Its number, from 1.
@@ -160,6 +168,9 @@ pub enum StreamError {
     /// No position is left for training.
     #[error("no training positions")]
     Empty,
+    /// Every selected value has too little support.
+    #[error(transparent)]
+    NothingToTune(#[from] NothingToTune),
     /// The scratch file of the tuner form cannot be written or read.
     #[error("the scratch file {}: {cause}", path.display())]
     Form {
@@ -296,7 +307,7 @@ impl Stream<'_> {
         if let Some(warning) = saturation_warning(&samples, self.k) {
             on(StreamEvent::Warning(warning));
         }
-        self.slots = self.supported()?;
+        self.slots = self.supported(on)?;
         let state = StreamState {
             positions: self.trace.len(),
             k: self.k,
@@ -395,9 +406,11 @@ impl Stream<'_> {
         Ok(samples)
     }
 
-    /// The slots asked that at least `min_support` training positions use: one pass.
-    fn supported(&self) -> Result<Vec<usize>, StreamError> {
-        if self.settings.min_support == 0 {
+    /// The slots asked that at least `min_support` training positions use (one pass), the
+    /// others held and said.
+    fn supported(&self, on: &mut impl FnMut(StreamEvent)) -> Result<Vec<usize>, StreamError> {
+        let min = self.settings.min_support;
+        if min == 0 {
             return Ok(self.slots.clone());
         }
         let parts = self.chunks(false, self.start, |ds| {
@@ -408,14 +421,16 @@ impl Stream<'_> {
         for part in parts {
             support.iter_mut().zip(part).for_each(|(t, n)| *t += n);
         }
-        let enough = support.iter().map(|&n| n >= self.settings.min_support);
-        Ok(self
-            .slots
-            .iter()
-            .zip(enough)
-            .filter(|p| p.1)
-            .map(|p| *p.0)
-            .collect())
+        let counted: Vec<(usize, usize)> = self.slots.iter().copied().zip(support).collect();
+        let (kept, held) = hold_unsupported(&counted, |c| c.1, min)?;
+        if !held.is_empty() {
+            let slots = held.iter().map(|c| c.0).collect();
+            on(StreamEvent::Held {
+                slots,
+                min_support: min,
+            });
+        }
+        Ok(kept.iter().map(|c| c.0).collect())
     }
 
     /// How far real values `x` of the tuned slots are from the start.

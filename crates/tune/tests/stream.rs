@@ -10,8 +10,8 @@ use std::sync::atomic::AtomicBool;
 use texel_tune::error::KChoice;
 use texel_tune::texel_trace::{write_binary, BinaryTrace};
 use texel_tune::{
-    tune_streamed, Labels, PullChoice, StreamError, StreamEvent, StreamState, Streamed, Streaming,
-    TuneSettings, Unstreamed, DEFAULT_L2, L2, PULL_PATH,
+    tune_streamed, Labels, NothingToTune, PullChoice, StreamError, StreamEvent, StreamState,
+    Streamed, Streaming, TuneSettings, Unstreamed, DEFAULT_L2, L2, PULL_PATH,
 };
 
 /// 30,000 planted positions written as a binary trace in `dir`.
@@ -282,4 +282,56 @@ fn a_streamed_tune_walks_the_path_of_pulls_on_its_held_out_positions() {
     )
     .unwrap();
     assert_eq!((chosen, pulls), (Some(PullChoice::Default(DEFAULT_L2)), 0));
+}
+
+/// The one support hold: values fewer training positions use than `min_support` are held
+/// and said, the others tuned; none left is refused as in memory.
+#[test]
+fn a_streamed_tune_holds_the_values_too_few_positions_use() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = BinaryTrace::read(&planted_trace(dir.path())).unwrap();
+    let slots: Vec<usize> = (0..13).collect();
+    let never = AtomicBool::new(false);
+    let holding = |min_support| TuneSettings {
+        min_support,
+        ..settings()
+    };
+    let mut on_hold = Vec::new();
+    let ended = tune_streamed(
+        &trace,
+        (&[0; 13], &slots),
+        (&holding(17_000), held(0)),
+        None,
+        &never,
+        |e| {
+            if let StreamEvent::Held { slots, min_support } = e {
+                assert_eq!(min_support, 17_000);
+                on_hold = slots;
+            }
+        },
+    )
+    .unwrap();
+    assert!(
+        !on_hold.is_empty() && !ended.tuned.is_empty(),
+        "{on_hold:?} {:?}",
+        ended.tuned
+    );
+    let mut all: Vec<usize> = on_hold.iter().chain(&ended.tuned).copied().collect();
+    all.sort_unstable();
+    assert_eq!(all, slots, "every slot either held or tuned");
+    let refused = tune_streamed(
+        &trace,
+        (&[0; 13], &slots),
+        (&holding(30_001), held(0)),
+        None,
+        &never,
+        |_| {},
+    );
+    assert!(
+        matches!(
+            refused,
+            Err(StreamError::NothingToTune(NothingToTune(30_001)))
+        ),
+        "{refused:?}"
+    );
 }
