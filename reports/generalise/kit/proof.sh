@@ -16,7 +16,7 @@ TEXEL=${TEXEL:-$PROJECT/target/release/texel}
 STASH=${STASH:?set STASH to Stash as released}
 WORK=${WORK:?set WORK}
 STASH_TUNED=${STASH_TUNED:-$PROJECT/reports/nonlinear/run-2026-11-27-selfplay/stash/printed.txt}
-export STASH_GIT WORK
+export STASH_GIT WORK TEXEL
 R=$1
 GAMES=${2:-1000}
 NODES=${3:-5000}
@@ -24,13 +24,7 @@ mkdir -p "$R/default"
 /usr/bin/time -v "$TEXEL" tune --traces "$WORK/stash.bin" --k "$(cat "$WORK/stash.trace.k")" \
   --threads 2 --fresh --out "$R/default/tuned.json" --report "$R/default/report.html" \
   > "$R/default/output.txt" 2> "$R/default/time-v.txt"
-# texel's values printed by Stash's own printer (which runs once Stash has fitted its K).
-"$TEXEL" export --space "$WORK/stash.trace" --params "$R/default/tuned.json" \
-  --template "$WORK/stash.trace.template" --out "$R/default/values.txt" > /dev/null
-head -100 "$WORK/positions.stash" > "$WORK/few.stash"
-TUNER=$(ls "$WORK"/stash/src/stash-tune-* | head -1)
-TEXEL_VALUES="$R/default/values.txt" "$TUNER" "$WORK/few.stash" > "$R/default/printed.txt"
-ours=$(bash "$NONLINEAR/build-engine.sh" "$R/default/printed.txt" texel-default | tail -1)
+ours=$(bash "$KIT/engine-of.sh" "$R/default" texel-default)
 theirs=$(bash "$NONLINEAR/build-engine.sh" "$STASH_TUNED" stash-tuned | tail -1)
 play() {
   "$TEXEL" match --engine "name=texel-default,cmd=$ours" --engine "name=$1,cmd=$2" \
