@@ -59,7 +59,36 @@ pub struct Shape {
     pub times_value: Option<usize>,
 }
 
+/// A part's factor is refused from this size on: no evaluation in centipawns needs it, and
+/// Newton's real values overflow with it.
+pub const MAX_TIMES: f64 = 1e6;
+
 impl Shape {
+    /// What makes this shape mean nothing, as (its field, why): a bound or factor that is not
+    /// a number, a floor above the ceiling (the part would be a constant, its values never
+    /// move), a factor of 0 (the part adds nothing) or of [`MAX_TIMES`] and more.
+    pub fn problem(&self) -> Option<(&'static str, String)> {
+        let bounds = [("floor", self.floor), ("ceiling", self.ceiling)];
+        if let Some((field, _)) = bounds.iter().find(|b| b.1.is_some_and(|x| !x.is_finite())) {
+            return Some((field, "must be a number".into()));
+        }
+        if let (Some(floor), Some(ceiling)) = (self.floor, self.ceiling) {
+            if floor > ceiling {
+                let why =
+                    format!("{floor} is above the ceiling {ceiling}: the part would be a constant");
+                return Some(("floor", why));
+            }
+        }
+        let times = self.times;
+        if times == 0.0 || !times.is_finite() || times.abs() >= MAX_TIMES {
+            let why = format!(
+                "{times} is not a factor a part can have (not 0, below {MAX_TIMES} in size)"
+            );
+            return Some(("times", why));
+        }
+        None
+    }
+
     /// The sum as the shape takes it: clamped to its floor and ceiling.
     fn clamped(&self, x: f64) -> f64 {
         let x = self.floor.map_or(x, |f| x.max(f));

@@ -375,21 +375,30 @@ impl ShapeLine {
             .ok_or_else(|| fault("shape", "must be \"linear\", \"square\" or \"complexity\""))?;
         let times_value = (self.times_param.as_deref())
             .map(|name| {
-                space.plain_slot(name).ok_or_else(|| {
-                    fault(
+                let known = space.params().iter().any(|p| p.name == name);
+                space.plain_slot(name).ok_or_else(|| match known {
+                    true => fault(
                         "times_param",
                         format!("{name:?} is not a plain single value"),
-                    )
+                    ),
+                    false => fault(
+                        "times_param",
+                        format!("{name:?} names no parameter of the header"),
+                    ),
                 })
             })
             .transpose()?;
-        Ok(Shape {
+        let shape = Shape {
             curve,
             floor: self.floor,
             ceiling: self.ceiling,
             times: self.times.unwrap_or(1.0),
             times_value,
-        })
+        };
+        match shape.problem() {
+            Some((field, why)) => Err(fault(field, why)),
+            None => Ok(shape),
+        }
     }
 }
 

@@ -183,9 +183,8 @@ impl ParamSpace {
                 ));
             }
             for shape in t.parts().into_iter().flatten() {
-                let finite = [Some(shape.times), shape.floor, shape.ceiling];
-                if !finite.iter().flatten().all(|x| x.is_finite()) {
-                    return Err(bad("its factor and bounds must be numbers"));
+                if let Some((field, why)) = shape.problem() {
+                    return Err(bad(&format!("{field}: {why}")));
                 }
                 let plain = |slot: usize| {
                     let p = self.starts.partition_point(|&s| s <= slot) - 1;

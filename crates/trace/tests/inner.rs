@@ -107,6 +107,33 @@ fn broken_inner_terms_name_the_line_and_field() {
             "t.jsonl:1: inner[0].end.times_param: \"PAWN\" is not a plain single value",
         ),
         (
+            header.replace(
+                r#""times_param": "DANGER_END_WEIGHT""#,
+                r#""times_param": "DANGER_END_WEIGTH""#,
+            ),
+            one_line(POSITION),
+            "t.jsonl:1: inner[0].end.times_param: \"DANGER_END_WEIGTH\" names no parameter",
+        ),
+        (
+            header.replace(
+                r#""floor": 0, "ceiling": 100"#,
+                r#""floor": 10, "ceiling": -10"#,
+            ),
+            one_line(POSITION),
+            "t.jsonl:1: inner[0].end.floor: 10 is above the ceiling -10: the part would be a \
+             constant",
+        ),
+        (
+            header.replace(r#""times": -0.01"#, r#""times": 1e308"#),
+            one_line(POSITION),
+            "t.jsonl:1: inner[0].mid.times: 100000000",
+        ),
+        (
+            header.replace(r#""times": -0.01"#, r#""times": 0"#),
+            one_line(POSITION),
+            "t.jsonl:1: inner[0].mid.times: 0 is not a factor a part can have",
+        ),
+        (
             header.clone(),
             one_line(POSITION).replace(r#""term": 0, "side": -1"#, r#""term": 3, "side": -1"#),
             "t.jsonl:2: inner[1].term: must be the number of one of the header's 1 inner terms",

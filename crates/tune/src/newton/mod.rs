@@ -431,6 +431,10 @@ impl<M: Model> Descent<'_, M> {
     /// Moves `slot` of `params` to `x` rounded, where its bounds and the declared
     /// constraints allow; whether it moved.
     fn round_into(&self, params: &mut M::Values, slot: usize, x: f64) -> bool {
+        if !x.is_finite() {
+            // A real value that is no number keeps the integer it has.
+            return false;
+        }
         let target = x.round().clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32;
         let allowed = !self.guards().constraints || params.allows_value(slot, target);
         let moves = target != params.values()[slot] && allowed && in_bounds(target);

@@ -15,7 +15,8 @@ impl Stream<'_> {
         let mut values = self.start.to_vec();
         for (&slot, &x) in self.slots.iter().zip(x) {
             let v = x.round() as i32;
-            if in_bounds(v) {
+            // A real value that is no number keeps the integer it has.
+            if x.is_finite() && in_bounds(v) {
                 values[slot] = v;
             }
         }
