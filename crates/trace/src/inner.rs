@@ -66,7 +66,7 @@ pub const MAX_TIMES: f64 = 1e6;
 impl Shape {
     /// What makes this shape mean nothing, as (its field, why): a bound or factor that is not
     /// a number, a floor above the ceiling (the part would be a constant, its values never
-    /// move), a factor of 0 (the part adds nothing) or of [`MAX_TIMES`] and more.
+    /// move), a factor of 0 (the part adds nothing) or of `MAX_TIMES` (a million) and more.
     pub fn problem(&self) -> Option<(&'static str, String)> {
         let bounds = [("floor", self.floor), ("ceiling", self.ceiling)];
         if let Some((field, _)) = bounds.iter().find(|b| b.1.is_some_and(|x| !x.is_finite())) {
