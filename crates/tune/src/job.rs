@@ -42,7 +42,6 @@ use crate::descent::{Descent, Guards, Variable};
 use crate::error::mean_error;
 use crate::log::{append_changes, changes, held_names, ValueChange};
 use crate::model::Model;
-use crate::newton::NewtonState;
 use crate::path::{walk, InMemory, PullChoice, PullPoint};
 use crate::run::{run, Event, RunError, RunOptions, RunResult};
 use crate::settings::TuneSettings;
@@ -260,7 +259,7 @@ impl<V: crate::model::Values> TuneJob<V> {
             l2: 0.0,
             constraints: self.settings.constraints,
         };
-        let (l2, solution) = choose_l2(
+        let l2 = choose_l2(
             self.settings.l2,
             data,
             (&self.start, &vars, guards),
@@ -271,8 +270,6 @@ impl<V: crate::model::Values> TuneJob<V> {
         on(JobEvent::Fresh(vars.len(), guards));
         let (train, id) = (&data.train, data.fingerprint);
         let mut c = fresh(train, id, self.start, data.k, vars, guards);
-        // The run goes on from the chosen pull's solution.
-        c.descent.newton = solution;
         c.settings = self.record;
         Ok(c)
     }
@@ -324,8 +321,7 @@ pub(crate) fn hold_unsupported<T: Clone>(
 )]
 pub struct NothingToTune(pub usize);
 
-/// The pull `l2` gives, and for [`L2::Auto`] the solution its run goes on from: the path
-/// of pulls (`crate::path`) walked over the training positions from `start` with the
+/// The pull `l2` gives: for [`L2::Auto`] the path of pulls (`crate::path`) walked over the training positions from `start` with the
 /// variables `vars` and `guards`, judged on the held-out positions (both sets are scored
 /// with `start` again afterwards); [`DEFAULT_L2`] when nothing is held out.
 fn choose_l2<M: Model>(
@@ -334,13 +330,13 @@ fn choose_l2<M: Model>(
     (start, vars, guards): (&M::Values, &[Variable], Guards),
     interrupt: &AtomicBool,
     on: &mut dyn FnMut(JobEvent<M>),
-) -> (f64, Option<NewtonState>) {
+) -> f64 {
     if let L2::Fixed(l2) = l2 {
-        return (l2, None);
+        return l2;
     }
     if data.validation.is_empty() {
         on(JobEvent::PullChosen(PullChoice::Default(DEFAULT_L2)));
-        return (DEFAULT_L2, None);
+        return DEFAULT_L2;
     }
     let start_error = mean_error(&data.validation, data.k);
     let descent = Descent::new(&mut data.train, start.clone(), data.k, vars.to_vec());
@@ -349,13 +345,13 @@ fn choose_l2<M: Model>(
         held_out: &mut data.validation,
     };
     let fallback = (DEFAULT_L2, interrupt);
-    let Ok(walked) = walk(&mut solver, start_error, fallback, &mut |p| {
+    let Ok(choice) = walk(&mut solver, start_error, fallback, &mut |p| {
         on(JobEvent::Pull(*p))
     });
     data.train.rescore(start);
     data.validation.rescore(start);
-    on(JobEvent::PullChosen(walked.choice));
-    (walked.choice.l2(), walked.solution)
+    on(JobEvent::PullChosen(choice));
+    choice.l2()
 }
 
 /// Runs from `start` on `data` with `options` until it ends or `interrupt` is raised, the run's

@@ -5,8 +5,9 @@
 //! solve warm-started from the one before (a stronger pull's optimum is near a weaker
 //! one's, so a solve takes a few iterations). Each solution is rounded and scored on the
 //! held-out positions (held out by game where the positions name their games); the pull
-//! whose solution scores them best is chosen (the stronger of equals), and the run goes on
-//! from that solution with that pull: its Newton iterations, then the polish. The path ends
+//! whose solution scores them best is chosen (the stronger of equals), and the run tunes at
+//! that pull from the start: its Newton iterations, then the polish (a run that went on
+//! from the path's solution would resume from a checkpoint less exactly). The path ends
 //! early once [`PATIENCE`] pulls in a row score the held-out positions worse than the best
 //! so far (a pull that scores them as well as the best is not worse): past its best pull the held-out error only rises as the pull weakens, and the
 //! weak pulls are the slow solves. One walk serves every run: the positions in memory
@@ -70,8 +71,6 @@ impl PullChoice {
 /// Where the positions answer the path: a Newton solve at a pull, warm-started where the
 /// last one ended, and the held-out error of its values rounded.
 pub(crate) trait PullSolver {
-    /// What a solve ends at (the run goes on from the chosen one).
-    type Solution;
     /// Why a solve failed (reading a file).
     type Error;
 
@@ -82,17 +81,6 @@ pub(crate) trait PullSolver {
 
     /// The mean held-out error of the last solve's values, rounded.
     fn held_out(&mut self) -> Result<f64, Self::Error>;
-
-    /// Where the last solve ended.
-    fn solution(&self) -> Self::Solution;
-}
-
-/// The path walked: the pulls solved, the chosen one, and its solution.
-pub(crate) struct Walked<S> {
-    /// The choice.
-    pub choice: PullChoice,
-    /// The chosen pull's solution (`None`: no pull was solved before an interrupt).
-    pub solution: Option<S>,
 }
 
 /// Walks [`PULL_PATH`] with `solver` (see the module's page), `start` being the start's
@@ -103,8 +91,8 @@ pub(crate) fn walk<S: PullSolver>(
     start: f64,
     (fallback, interrupt): (f64, &AtomicBool),
     on: &mut dyn FnMut(&PullPoint),
-) -> Result<Walked<S::Solution>, S::Error> {
-    let mut best: Option<(PullPoint, S::Solution)> = None;
+) -> Result<PullChoice, S::Error> {
+    let mut best: Option<PullPoint> = None;
     let (mut worse, mut solved) = (0, 0);
     for &l2 in &PULL_PATH {
         if interrupt.load(Ordering::SeqCst) || worse >= PATIENCE {
@@ -121,28 +109,21 @@ pub(crate) fn walk<S: PullSolver>(
         on(&point);
         solved += 1;
         match &best {
-            Some((b, _)) if b.held_out < held_out => worse += 1,
+            Some(b) if b.held_out < held_out => worse += 1,
             // Equal: the stronger pull stays the best (a weak pull that moves nothing
             // more is no reason to end the path).
-            Some((b, _)) if b.held_out == held_out => {}
-            _ => (best, worse) = (Some((point, solver.solution())), 0),
+            Some(b) if b.held_out == held_out => {}
+            _ => (best, worse) = (Some(point), 0),
         }
     }
-    let Some((point, solution)) = best else {
-        return Ok(Walked {
-            choice: PullChoice::Default(fallback),
-            solution: None,
-        });
-    };
-    let choice = PullChoice::Path {
-        l2: point.l2,
-        held_out: point.held_out,
-        start,
-        solved,
-    };
-    Ok(Walked {
-        choice,
-        solution: Some(solution),
+    Ok(match best {
+        Some(point) => PullChoice::Path {
+            l2: point.l2,
+            held_out: point.held_out,
+            start,
+            solved,
+        },
+        None => PullChoice::Default(fallback),
     })
 }
 
@@ -159,7 +140,6 @@ mod tests {
     }
 
     impl<F: Fn(f64) -> f64> PullSolver for Curve<F> {
-        type Solution = f64;
         type Error = Infallible;
 
         fn solve(&mut self, l2: f64) -> Result<(f64, u64), Infallible> {
@@ -171,13 +151,9 @@ mod tests {
         fn held_out(&mut self) -> Result<f64, Infallible> {
             Ok((self.held)(self.at))
         }
-
-        fn solution(&self) -> f64 {
-            self.at
-        }
     }
 
-    fn walk_curve(held: impl Fn(f64) -> f64) -> (Walked<f64>, Vec<f64>) {
+    fn walk_curve(held: impl Fn(f64) -> f64) -> (PullChoice, Vec<f64>) {
         let mut solver = Curve {
             held,
             at: f64::NAN,
@@ -192,10 +168,9 @@ mod tests {
     fn the_pull_with_the_lowest_held_out_error_is_chosen_and_the_path_stops_past_it() {
         // Held-out error lowest at a pull of 100.
         let (walked, solves) = walk_curve(|l2: f64| (l2.log10() - 2.0).powi(2));
-        assert_eq!(walked.choice.l2(), 100.0);
-        assert_eq!(walked.solution, Some(100.0));
+        assert_eq!(walked.l2(), 100.0);
         assert_eq!(solves, [1e5, 3e4, 1e4, 3e3, 1e3, 300.0, 100.0, 30.0, 10.0]);
-        let PullChoice::Path { solved, start, .. } = walked.choice else {
+        let PullChoice::Path { solved, start, .. } = walked else {
             panic!("not the path's choice");
         };
         assert_eq!((solved, start), (9, 1.0));
@@ -204,7 +179,7 @@ mod tests {
     #[test]
     fn the_stronger_of_equal_pulls_is_chosen_and_equal_pulls_do_not_end_the_path() {
         let (walked, solves) = walk_curve(|_| 0.5);
-        assert_eq!(walked.choice.l2(), 1e5);
+        assert_eq!(walked.l2(), 1e5);
         assert_eq!(solves, PULL_PATH);
         // Nothing moves until a pull of 30, the best at 10.
         let (walked, solves) = walk_curve(|l2: f64| match l2 {
@@ -212,7 +187,7 @@ mod tests {
             10.0 => 0.3,
             _ => 0.4,
         });
-        assert_eq!(walked.choice.l2(), 10.0);
+        assert_eq!(walked.l2(), 10.0);
         assert_eq!(solves.last(), Some(&1.0));
     }
 
@@ -225,7 +200,7 @@ mod tests {
         };
         let raised = AtomicBool::new(true);
         let Ok(walked) = walk(&mut solver, 1.0, (0.1, &raised), &mut |_| {});
-        assert_eq!(walked.choice, PullChoice::Default(0.1));
-        assert!(walked.solution.is_none() && solver.solves.is_empty());
+        assert_eq!(walked, PullChoice::Default(0.1));
+        assert!(solver.solves.is_empty());
     }
 }

@@ -6,7 +6,7 @@ use super::PullSolver;
 use crate::descent::Descent;
 use crate::error::mean_error;
 use crate::model::Model;
-use crate::newton::{NewtonState, MAX_ITERATIONS};
+use crate::newton::MAX_ITERATIONS;
 use std::convert::Infallible;
 
 /// A descent over the training positions and the held-out positions it is judged on.
@@ -18,7 +18,6 @@ pub(crate) struct InMemory<'a, 'd, M: Model> {
 }
 
 impl<M: Model> PullSolver for InMemory<'_, '_, M> {
-    type Solution = NewtonState;
     type Error = Infallible;
 
     fn solve(&mut self, l2: f64) -> Result<(f64, u64), Infallible> {
@@ -36,10 +35,5 @@ impl<M: Model> PullSolver for InMemory<'_, '_, M> {
     fn held_out(&mut self) -> Result<f64, Infallible> {
         self.held_out.rescore(self.descent.params());
         Ok(mean_error(self.held_out, self.descent.k()))
-    }
-
-    fn solution(&self) -> NewtonState {
-        let state = self.descent.newton.clone();
-        state.expect("a solve ran").restarted()
     }
 }

@@ -12,7 +12,6 @@ struct OnPath<'s, 'a> {
 }
 
 impl PullSolver for OnPath<'_, '_> {
-    type Solution = StreamState;
     type Error = StreamError;
 
     fn solve(&mut self, l2: f64) -> Result<(f64, u64), StreamError> {
@@ -34,10 +33,6 @@ impl PullSolver for OnPath<'_, '_> {
         let error = self.stream.validation_error(values)?;
         Ok(error.expect("the path is walked only with positions held out"))
     }
-
-    fn solution(&self) -> StreamState {
-        self.state.clone()
-    }
 }
 
 /// A fresh Newton phase from `state`'s real values (`NewtonState::restarted`), not rounded.
@@ -47,9 +42,9 @@ fn restart(state: &mut StreamState) {
 }
 
 impl Stream<'_> {
-    /// The pull of `--l2 auto` and the state the run goes on from: the path of pulls walked
-    /// from `state` and judged on the held-out positions, or [`DEFAULT_L2`] from `state`
-    /// when nothing is held out.
+    /// `state` (the fresh start) with the pull of `--l2 auto`: the path of pulls walked
+    /// from it and judged on the held-out positions, or [`DEFAULT_L2`] when nothing is held
+    /// out.
     pub(super) fn chosen_pull(
         &mut self,
         state: StreamState,
@@ -68,13 +63,16 @@ impl Stream<'_> {
             stream: self,
             state: state.clone(),
         };
-        let walked = walk(&mut solver, start, fallback, &mut |p| {
+        let choice = walk(&mut solver, start, fallback, &mut |p| {
             on(StreamEvent::Pull(*p))
         })?;
-        on(StreamEvent::PullChosen(walked.choice));
-        let mut next = walked.solution.unwrap_or(state);
-        restart(&mut next);
-        (self.l2, next.l2) = (walked.choice.l2(), walked.choice.l2());
+        on(StreamEvent::PullChosen(choice));
+        // The run tunes at the chosen pull from the start, as in memory.
+        self.l2 = choice.l2();
+        let next = StreamState {
+            l2: self.l2,
+            ..state
+        };
         on(StreamEvent::Checkpoint(next.clone()));
         Ok(next)
     }
