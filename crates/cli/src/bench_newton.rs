@@ -163,10 +163,10 @@ pub fn bench_stream(n: usize) -> Result<()> {
         k: Some(1.0),
         min_support: 0,
         l2: L2::Fixed(0.0),
-        stream: Some(Streaming {
+        stream: Streaming {
             form: Some(dir.path().join("bench.form")),
             ..Streaming::default()
-        }),
+        },
         ..TuneSettings::default()
     };
     settings.run.passes = 30;

@@ -137,6 +137,11 @@ impl Screen {
             SessionEvent::Job(e) => e,
             SessionEvent::Resuming(_) | SessionEvent::Cleared(_) => return,
             SessionEvent::CheckpointKept(e) => return eprintln!("note: {e}"),
+            SessionEvent::Streaming(_) => return,
+            SessionEvent::Stream(e) => {
+                let words = crate::tune_traces::stream_words(e);
+                return words.into_iter().for_each(|w| say!("{w}"));
+            }
         };
         match &event {
             JobEvent::Fresh(vars, _) | JobEvent::Resumed(_, vars) => {

@@ -47,7 +47,6 @@ mod settings_tests;
 mod traces_cmd;
 mod tune_cmd;
 mod tune_show;
-mod tune_stream;
 mod tune_traces;
 
 use clap::{Parser, Subcommand};

@@ -1,9 +1,8 @@
-//! `--memory`: how much memory a tune may take, and whether a binary trace's tuner form
-//! fits in it (if not, the tune streams the trace, as `--stream`).
+//! `--memory`: how much memory a tune may take, written as a size (the library decides
+//! whether a binary trace's tuner form fits in it: `texel_tune::Holding`).
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
-use std::path::Path;
 
 /// A size in bytes, written `12G`, `800M`, `64K` (powers of 1,024; `GiB`, `MB`, ... read
 /// alike) or as plain bytes.
@@ -62,27 +61,6 @@ impl<'de> Deserialize<'de> for MemorySize {
             .map_or_else(|| value.to_string(), str::to_string);
         text.parse().map_err(serde::de::Error::custom)
     }
-}
-
-/// The default budget: half the machine's memory (8 GiB where the machine does not say).
-pub fn default_budget() -> MemorySize {
-    let total = std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|text| {
-            let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
-            let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-            Some(kib * 1024)
-        });
-    MemorySize(total.map_or(8 << 30, |t| t / 2))
-}
-
-/// About what an in-memory tune of the binary trace at `path` takes: its tuner form,
-/// measured at 1.3 to 1.6 times the file (columns, labels, sums, Newton's vectors; the race
-/// trace's 181 MB peak at 295 MB, twenty times it at 4.5 GiB). Newton's Hessian sums add
-/// `64 n²` bytes for `n` tuned values (72 MB for 1,066), not counted.
-pub fn in_memory_need(path: &Path) -> std::io::Result<MemorySize> {
-    let file = std::fs::metadata(path)?.len();
-    Ok(MemorySize(file / 2 * 3))
 }
 
 #[cfg(test)]

@@ -9,7 +9,9 @@ use crate::paths::Files;
 use anyhow::Result;
 use std::path::{Path, PathBuf};
 use texel_dataset::LoadError;
-use texel_tune::{JobError, OutputError, Outputs, RunKind, SessionError, StreamError};
+use texel_tune::{
+    JobError, OutputError, Outputs, RunKind, SessionError, StreamError, TraceSubjectError,
+};
 
 /// The outputs of a tune, as planned from its flags.
 pub struct Planned {
@@ -112,7 +114,16 @@ pub fn explain(e: SessionError) -> anyhow::Error {
         return explain_outputs(e);
     }
     if let SessionError::Streamed(StreamError::Unstreamed(what)) = e {
-        return anyhow::anyhow!(crate::tune_stream::unstreamed_words(what));
+        return anyhow::anyhow!(crate::tune_traces::unstreamed_words(what));
+    }
+    if let SessionError::Subject(cause) = &e {
+        if let Some(TraceSubjectError::NotBinary(path)) = cause.downcast_ref() {
+            return anyhow::anyhow!(
+                "{e}: `texel traces convert --input {} --out {}.bin` writes one",
+                path.display(),
+                path.with_extension("").display()
+            );
+        }
     }
     let hint = match &e {
         SessionError::Kind { then, .. } => match then {

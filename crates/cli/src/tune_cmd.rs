@@ -92,8 +92,8 @@ pub(crate) fn check_tune_ranges(args: &TuneArgs) -> Result<()> {
 }
 
 /// How the tune runs, read off the arguments once (in memory or streamed alike): K, the
-/// guards, the run's passes, patience and method, and `--stream`'s chunk when `streamed`.
-pub(crate) fn tune_settings(args: &TuneArgs, streamed: bool) -> TuneSettings {
+/// guards, the run's passes, patience and method, and `--chunk` (read when the run streams).
+pub(crate) fn tune_settings(args: &TuneArgs) -> TuneSettings {
     TuneSettings {
         k: args.data.k10(),
         min_support: args.min_support,
@@ -110,10 +110,10 @@ pub(crate) fn tune_settings(args: &TuneArgs, streamed: bool) -> TuneSettings {
             log: args.log.clone(),
             ..RunOptions::default()
         },
-        stream: streamed.then_some(Streaming {
+        stream: Streaming {
             chunk: args.chunk,
             form: None,
-        }),
+        },
     }
 }
 
@@ -124,13 +124,12 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
     start_threads(&args.data)?;
     if let Some(path) = &args.data.traces {
         crate::tune_traces::refuse_texel_only(args)?;
-        if args.stream || crate::tune_stream::too_large(args, path)? {
-            return crate::tune_stream::run_streamed(args, path, &planned);
-        }
+        crate::tune_traces::refuse_unstreamed(args)?;
         let held_out = crate::data_args::held_out(&args.data);
         let params = args.data.params.as_deref();
         let subject = TraceSubject {
             lambda: args.data.lambda,
+            holding: crate::tune_traces::holding(args),
             ..TraceSubject::open(path, params, &selection(args), held_out)?
         };
         return tune(args, planned, subject);
@@ -161,7 +160,7 @@ fn tune<S: Subject>(
         |r, (name, value)| r.fixed(&name, value),
     );
     let epd = args.data.traces.is_none();
-    let settings = tune_settings(args, false);
+    let settings = tune_settings(args);
     let mut show = TuneShow::new(
         (args, settings.run.clone()),
         subject.space(),

@@ -10,8 +10,8 @@ use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 use texel_tune::log::{PassKind, ValueChange};
 use texel_tune::{
-    Cleared, Descent, Ended, Event, JobEvent, Model, PassRecord, PullChoice, RunEnd, RunOptions,
-    SessionEvent, Tuned, Values, ADAM_EPOCHS_PER_PASS,
+    Cleared, Descent, EndData, Ended, Event, JobEvent, Model, PassRecord, PullChoice, RunEnd,
+    RunOptions, SessionEvent, Tuned, Values, ADAM_EPOCHS_PER_PASS,
 };
 
 /// What `texel tune` shows of a session, and the report page it keeps.
@@ -80,6 +80,17 @@ impl<'a, V: Values> TuneShow<'a, V> {
             }
             SessionEvent::Job(e) => self.job(e),
             SessionEvent::CheckpointKept(e) => eprintln!("note: {e}"),
+            SessionEvent::Streaming(why) => {
+                let report = self.args.report.is_some();
+                if let Some(words) = crate::tune_traces::streaming_words(why, report) {
+                    say!("{words}");
+                }
+            }
+            SessionEvent::Stream(e) => {
+                if let Some(words) = crate::tune_traces::stream_words(e) {
+                    say!("{words}");
+                }
+            }
         }
     }
 
@@ -139,14 +150,17 @@ impl<'a, V: Values> TuneShow<'a, V> {
     /// the finished page. The exit code: 130 when interrupted.
     pub(crate) fn ended<M: Model<Values = V>>(
         &self,
-        mut ended: Ended<M>,
+        ended: Ended<M>,
         planned: &Planned,
     ) -> Result<std::process::ExitCode> {
         if let Some(bar) = &self.progress {
             bar.finish();
         }
         let tuned = &ended.tuned;
-        say_changes(&tuned.changes);
+        let in_memory = matches!(ended.data, EndData::Memory(_));
+        if in_memory || tuned.result.end != RunEnd::Interrupted {
+            say_changes(&tuned.changes);
+        }
         if tuned.result.end == RunEnd::Interrupted {
             let ckpt = planned.outputs.checkpoint.display();
             say!(
@@ -157,11 +171,21 @@ impl<'a, V: Values> TuneShow<'a, V> {
             );
             return Ok(std::process::ExitCode::from(130));
         }
-        say_finished(tuned);
-        print_errors(&ended.data, "end");
-        crate::outputs::say_written(planned, self.args.rust.as_deref());
-        if let Some(w) = &self.watch {
-            w.finished(&mut ended.data.train, &ended.tuned.result.params)?;
+        match ended.data {
+            EndData::Memory(mut data) => {
+                say_finished(tuned);
+                print_errors(&data, "end");
+                crate::outputs::say_written(planned, self.args.rust.as_deref());
+                if let Some(w) = &self.watch {
+                    w.finished(&mut data.train, &tuned.result.params)?;
+                }
+            }
+            EndData::Streamed(figures) => {
+                if let Some(figures) = figures {
+                    crate::tune_traces::say_streamed_end(&figures);
+                }
+                crate::outputs::say_written(planned, None);
+            }
         }
         Ok(std::process::ExitCode::SUCCESS)
     }

@@ -48,14 +48,14 @@ impl Lambda {
         let lambda = self.resolve(scored, positions);
         let why = match self {
             Lambda::Auto if lambda < 1.0 => {
-                " (λ auto: every position carries its engine's score; --lambda 1 for results \
-                 alone)"
+                " (λ auto: every position carries its engine's score; a λ of 1 tunes on the \
+                 results alone)"
                     .to_string()
             }
             Lambda::Auto if scored > 0 => {
                 return Some(format!(
                     "targets: results alone (λ auto: {scored} of {positions} positions carry \
-                     a score, not every one; --lambda {SCORED_LAMBDA} mixes them in)"
+                     a score, not every one; a λ of {SCORED_LAMBDA} mixes them in)"
                 ))
             }
             _ if lambda < 1.0 => String::new(),

@@ -43,6 +43,7 @@ mod descent;
 mod engine;
 pub mod error;
 mod gradient;
+mod holding;
 mod job;
 mod lambda;
 mod linear;
@@ -63,6 +64,7 @@ pub use adam::{AdamState, Method, ADAM_EPOCHS_PER_PASS, ADAM_TOLERANCE};
 pub use checkpoint::{checkpoint_kind, fresh, Checkpoint, CheckpointError, RunKind};
 pub use descent::{Cursor, Descent, DescentState, Guards, PassSummary, Variable};
 pub use engine::{tune_engine, EngineTune, EngineTuneError, EngineTuned, Traceable};
+pub use holding::{default_budget, in_memory_need, Holding, StreamPlan, StreamWhy};
 pub use job::{
     run_from, JobError, JobEvent, NothingToTune, TuneData, TuneJob, Tuned, DEFAULT_L2,
     DEFAULT_MIN_SUPPORT, L2,
@@ -79,14 +81,11 @@ pub use run::{
 };
 pub use select::{select_in_space, Selection, SelectionError};
 pub use session::{
-    load_data, Ended, LoadedData, Opening, Positions, RunFiles, Session, SessionError,
+    load_data, EndData, Ended, LoadedData, Opening, Positions, RunFiles, Session, SessionError,
     SessionEvent, Subject, SubjectError,
 };
 pub use settings::{Streaming, TuneSettings, Unstreamed};
-pub use stream::{
-    tune_streamed, Labels, StreamError, StreamEvent, StreamSession, StreamSessionEvent,
-    StreamState, Streamed,
-};
+pub use stream::{tune_streamed, Labels, StreamError, StreamEvent, StreamState, Streamed};
 pub use texel_trace;
 pub use traces::{
     load_traces, survey_trace, target, TraceLoad, TraceSubject, TraceSubjectError, TraceSurvey,

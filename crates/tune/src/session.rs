@@ -8,16 +8,20 @@
 use crate::checkpoint::{Checkpoint, CheckpointError, RunKind};
 use crate::descent::Variable;
 use crate::error::{choose_k, samples, saturation_warning, single_result, KChoice, UnfitK};
+use crate::holding::{StreamPlan, StreamWhy};
 use crate::job::{JobError, JobEvent, TuneData, TuneJob, Tuned};
 use crate::model::{Model, Values};
 use crate::outputs::{Cleared, OutputError, Outputs};
 use crate::run::RunEnd;
 use crate::settings::TuneSettings;
+use crate::stream::{StreamEvent, Streamed};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use texel_files::RunLock;
 use texel_run::{SettingChanged, Settings};
 use texel_trace::ParamSpace;
+
+mod streamed;
 
 /// What a subject's own failures are (reading its positions, writing its values).
 pub type SubjectError = Box<dyn std::error::Error + Send + Sync>;
@@ -68,6 +72,20 @@ pub trait Subject {
     /// as (name, value): e.g. what each source of a mix gives. None by default.
     fn recorded(&self) -> Vec<(String, String)> {
         Vec::new()
+    }
+
+    /// Whether this run reads the positions from their file in every pass instead of
+    /// loading them (`crate::holding`: a binary trace asked to, too large for the memory
+    /// budget, or a streamed run's checkpoint continued from `resume`), and its data then.
+    /// `None`, the default: the positions are loaded.
+    ///
+    /// # Errors
+    /// The trace or the checkpoint cannot be looked at, or cannot be streamed.
+    fn streamed(
+        &self,
+        _resume: Option<&Path>,
+    ) -> Result<Option<StreamPlan<<Self::Model as Model>::Values>>, SubjectError> {
+        Ok(None)
     }
 
     /// Writes the tuned values to `out` (and whatever else the subject writes).
@@ -251,6 +269,11 @@ pub enum SessionEvent<'e, M: Model> {
     },
     /// The tune's own event; what the callback returns stops or continues the run.
     Job(JobEvent<'e, M>),
+    /// The positions are read from their file in every pass, not loaded (before the files
+    /// are opened), and why.
+    Streaming(StreamWhy),
+    /// A streamed run's own event.
+    Stream(StreamEvent),
     /// The tuned values were written, but the checkpoint could not be removed.
     CheckpointKept(OutputError),
 }
@@ -260,8 +283,18 @@ pub struct Ended<M: Model> {
     /// The tune: its end (an interrupted run wrote nothing but its checkpoint), values,
     /// changes.
     pub tuned: Tuned<M::Values>,
-    /// The data, scored with the tuned values unless the run was interrupted.
-    pub data: TuneData<M>,
+    /// The data of a run in memory, or a streamed run's figures.
+    pub data: EndData<M>,
+}
+
+/// What a tune on files keeps of its data at the end.
+pub enum EndData<M> {
+    /// The positions in memory, scored with the tuned values unless the run was
+    /// interrupted.
+    Memory(TuneData<M>),
+    /// A streamed run's figures (`None` when it was interrupted): K, errors, Newton
+    /// iterations and polish rounds.
+    Streamed(Option<Box<Streamed>>),
 }
 
 /// A tune on files: the subject, the outputs, and how the run goes.
@@ -272,7 +305,7 @@ pub struct Session<S> {
     /// Where the run writes (the run's log and checkpoint are these).
     pub outputs: Outputs,
     /// How the run goes (K, guards, passes, method; its log and checkpoint are the
-    /// outputs'; `stream` is a [`crate::StreamSession`]'s).
+    /// outputs'; `stream` is read when the subject streams its positions).
     pub settings: TuneSettings,
     /// The checkpoint to continue.
     pub resume: Option<PathBuf>,
@@ -307,16 +340,17 @@ impl<S: Subject> Session<S> {
         reading: &(dyn Fn(u64) + Sync),
         on: &mut dyn FnMut(SessionEvent<S::Model>),
     ) -> Result<Ended<S::Model>, SessionError> {
-        let files = RunFiles {
-            outputs: &self.outputs,
-            resume: self.resume.as_deref(),
-            fresh: self.fresh,
-            record: self.record.as_ref(),
-        };
-        let (_lock, resumed) = files.open::<ValuesOf<S>>(RunKind::Memory, &mut |o| match o {
-            Opening::Cleared(c) => on(SessionEvent::Cleared(c)),
-            Opening::Resuming(notes) => on(SessionEvent::Resuming(notes)),
-        })?;
+        let plan =
+            (self.subject.streamed(self.resume.as_deref())).map_err(SessionError::Subject)?;
+        if let Some(plan) = plan {
+            return self.run_streamed(plan, interrupt, on);
+        }
+        let (_lock, resumed) =
+            self.files()
+                .open::<ValuesOf<S>>(RunKind::Memory, &mut |o| match o {
+                    Opening::Cleared(c) => on(SessionEvent::Cleared(c)),
+                    Opening::Resuming(notes) => on(SessionEvent::Resuming(notes)),
+                })?;
         let start = resumed.as_ref().map_or_else(
             || self.subject.given().clone(),
             |c| c.descent.params.clone(),
@@ -346,7 +380,18 @@ impl<S: Subject> Session<S> {
         if tuned.result.end != RunEnd::Interrupted {
             self.finish(&tuned.result.params, &mut data, on)?;
         }
+        let data = EndData::Memory(data);
         Ok(Ended { tuned, data })
+    }
+
+    /// The run's files and how it treats an earlier run's.
+    fn files(&self) -> RunFiles<'_> {
+        RunFiles {
+            outputs: &self.outputs,
+            resume: self.resume.as_deref(),
+            fresh: self.fresh,
+            record: self.record.as_ref(),
+        }
     }
 
     /// The tune job from `start` (or continuing `resumed`).

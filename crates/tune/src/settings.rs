@@ -1,8 +1,8 @@
 //! How a tune runs, declared once: the same record whether the positions are texel's own,
 //! another engine's trace in memory, or a binary trace read from its file in every pass.
 //! The CLI and its config file fill it (`texel tune`'s options), a checkpoint records it (a
-//! resume with other settings is refused, naming the setting), and [`crate::Session`],
-//! [`crate::StreamSession`], [`crate::tune_engine`] and the loop read it.
+//! resume with other settings is refused, naming the setting), and [`crate::Session`] (in
+//! memory or streamed), [`crate::tune_engine`] and the loop read it.
 
 use crate::job::{DEFAULT_MIN_SUPPORT, L2};
 use crate::run::RunOptions;
@@ -23,15 +23,15 @@ pub struct TuneSettings {
     pub constraints: bool,
     /// Passes, patience, method (a session's log and checkpoint are its outputs').
     pub run: RunOptions,
-    /// Read a binary trace's positions from its file in every pass instead of keeping them
-    /// (`None`: in memory).
-    pub stream: Option<Streaming>,
+    /// How a run that reads its positions from their file in every pass reads them (the
+    /// subject chooses whether it does: `crate::holding`).
+    pub stream: Streaming,
 }
 
 impl Default for TuneSettings {
     /// K fitted, the default guards ([`DEFAULT_MIN_SUPPORT`], the L2 pull
     /// chosen by the path of pulls, [`crate::DEFAULT_L2`] when nothing is held out), constraints
-    /// kept, the default run, in memory.
+    /// kept, the default run, the default chunk when streamed.
     fn default() -> TuneSettings {
         TuneSettings {
             k: None,
@@ -39,7 +39,7 @@ impl Default for TuneSettings {
             l2: L2::Auto,
             constraints: true,
             run: RunOptions::default(),
-            stream: None,
+            stream: Streaming::default(),
         }
     }
 }
@@ -51,7 +51,7 @@ pub struct Streaming {
     pub chunk: usize,
     /// A scratch file for the positions' tuner form while the tune runs (written in one
     /// pass, read back in every other, removed at the end); `None`: every pass decodes the
-    /// trace's records again. A [`crate::StreamSession`] keeps it beside its checkpoint.
+    /// trace's records again. A streamed [`crate::Session`] keeps it beside its checkpoint.
     pub form: Option<PathBuf>,
 }
 
@@ -92,7 +92,7 @@ impl std::fmt::Display for Unstreamed {
 
 impl TuneSettings {
     /// A setting a streamed tune does not have:
-    /// [`crate::StreamSession`] and [`crate::tune_streamed`] refuse it before any work.
+    /// a streamed [`crate::Session`] and [`crate::tune_streamed`] refuse it before any work.
     pub fn unstreamed(&self) -> Option<Unstreamed> {
         let run = &self.run;
         let defaults = RunOptions::default();

@@ -79,6 +79,17 @@ pub struct Streamed {
     pub limited: bool,
     /// The slots tuned (those of the ones asked that enough positions use).
     pub tuned: Vec<usize>,
+    /// The slots asked that were held at their start for want of support.
+    pub held: Vec<usize>,
+    /// The tuned slots whose values changed, with the training positions each counts in.
+    pub support: Vec<(usize, usize)>,
+}
+
+impl Streamed {
+    /// Passes taken: Newton's iterations and the polish rounds.
+    pub fn passes(&self) -> usize {
+        (self.iterations + u64::from(self.polish_rounds)) as usize
+    }
 }
 
 /// What a streamed tune reports as it goes.
@@ -154,6 +165,14 @@ pub struct StreamState {
     pub polish: Option<(Vec<i32>, u32)>,
     /// The L2 pull toward the start (given, or chosen by the path of pulls).
     pub l2: f64,
+}
+
+impl StreamState {
+    /// Passes taken: Newton's iterations and the polish rounds.
+    pub fn passes(&self) -> usize {
+        let rounds = self.polish.as_ref().map_or(0, |p| p.1);
+        (self.newton.iterations + u64::from(rounds)) as usize
+    }
 }
 
 /// Why a streamed tune did not finish.
@@ -238,7 +257,7 @@ pub fn tune_streamed(
         slots: slots.to_vec(),
         settings,
         labels,
-        streaming: settings.stream.clone().unwrap_or_default(),
+        streaming: settings.stream.clone(),
         l2: settings.l2.fixed(),
         k: settings.k.unwrap_or(1.0),
         interrupt,
@@ -262,7 +281,11 @@ pub fn tune_streamed(
     }
     let (values, sum, limited) = stream.polish(&mut state, &mut on)?;
     let (values, sum, validation, kept_start) = stream.kept_or_start(values, sum)?;
+    let support = stream.changed_support(&values)?;
+    let held = slots.iter().filter(|s| !stream.slots.contains(s));
     Ok(Streamed {
+        held: held.copied().collect(),
+        support,
         values,
         kept_start,
         k: stream.k,
@@ -413,15 +436,7 @@ impl Stream<'_> {
         if min == 0 {
             return Ok(self.slots.clone());
         }
-        let parts = self.chunks(false, self.start, |ds| {
-            let each = self.slots.iter().map(|&s| ds.support(&[s]));
-            each.collect::<Vec<usize>>()
-        })?;
-        let mut support = vec![0; self.slots.len()];
-        for part in parts {
-            support.iter_mut().zip(part).for_each(|(t, n)| *t += n);
-        }
-        let counted: Vec<(usize, usize)> = self.slots.iter().copied().zip(support).collect();
+        let counted = self.support_of(&self.slots)?;
         let (kept, held) = hold_unsupported(&counted, |c| c.1, min)?;
         if !held.is_empty() {
             let slots = held.iter().map(|c| c.0).collect();
@@ -431,6 +446,31 @@ impl Stream<'_> {
             });
         }
         Ok(kept.iter().map(|c| c.0).collect())
+    }
+
+    /// The tuned slots whose `values` differ from the start, with the training positions
+    /// each counts in (one pass, when any changed).
+    fn changed_support(&self, values: &[i32]) -> Result<Vec<(usize, usize)>, StreamError> {
+        let changed: Vec<usize> = (self.slots.iter().copied())
+            .filter(|&s| values[s] != self.start[s])
+            .collect();
+        match changed.is_empty() {
+            true => Ok(Vec::new()),
+            false => self.support_of(&changed),
+        }
+    }
+
+    /// Each of `slots` with the training positions it counts in (one pass).
+    fn support_of(&self, slots: &[usize]) -> Result<Vec<(usize, usize)>, StreamError> {
+        let parts = self.chunks(false, self.start, |ds| {
+            let each = slots.iter().map(|&s| ds.support(&[s]));
+            each.collect::<Vec<usize>>()
+        })?;
+        let mut support = vec![0; slots.len()];
+        for part in parts {
+            support.iter_mut().zip(part).for_each(|(t, n)| *t += n);
+        }
+        Ok(slots.iter().copied().zip(support).collect())
     }
 
     /// How far real values `x` of the tuned slots are from the start.
@@ -444,6 +484,3 @@ mod form;
 mod passes;
 mod path;
 mod polish;
-mod session;
-
-pub use session::{StreamSession, StreamSessionEvent};

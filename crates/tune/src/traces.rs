@@ -2,6 +2,7 @@
 //! sets of an outside engine's linear evaluation.
 
 use crate::descent::Variable;
+use crate::holding::{stream_why, Holding, StreamPlan};
 use crate::lambda::Lambda;
 use crate::linear::LinearDataset;
 use crate::model::Model;
@@ -305,6 +306,8 @@ pub struct TraceSubject {
     /// How much of each target is the game result, the rest the position's own score
     /// ([`target`]).
     pub lambda: Lambda,
+    /// Whether a run loads the positions or reads them from the file in every pass.
+    pub holding: Holding,
 }
 
 /// Why a trace cannot be a tune's subject.
@@ -322,6 +325,9 @@ pub enum TraceSubjectError {
     /// The trace holds no training position.
     #[error("{0}: no position to tune on")]
     Empty(PathBuf),
+    /// Asked to stream a text trace.
+    #[error("{} is a text trace: a streamed run reads a binary one", .0.display())]
+    NotBinary(PathBuf),
     /// Targets that mix in the score, but no position has one.
     #[error(
         "{0}: no position carries a score, so a target of λ · result + (1 − λ) · score has \
@@ -355,6 +361,7 @@ impl TraceSubject {
             vars,
             held_out,
             lambda: Lambda::default(),
+            holding: Holding::default(),
         })
     }
 }
@@ -425,6 +432,27 @@ impl Subject for TraceSubject {
 
     fn save(&self, values: &Vec<i32>, out: &Path) -> Result<(), SubjectError> {
         Ok(self.space.save_values(values, out)?)
+    }
+
+    fn streamed(
+        &self,
+        resume: Option<&Path>,
+    ) -> Result<Option<StreamPlan<Vec<i32>>>, SubjectError> {
+        let Some(why) = stream_why(&self.path, self.holding, resume)? else {
+            return Ok(None);
+        };
+        if !texel_trace::is_binary(&self.path)? {
+            return Err(TraceSubjectError::NotBinary(self.path.clone()).into());
+        }
+        Ok(Some(StreamPlan {
+            trace: BinaryTrace::read(&self.path)?,
+            why,
+            start: self.given.clone(),
+            slots: self.vars.iter().map(|v| v.slot).collect(),
+            lambda: self.lambda,
+            held_out: self.held_out,
+            values: |values| values,
+        }))
     }
 }
 

@@ -128,10 +128,10 @@ fn stream(bytes: &[u8]) -> Result<bool, TestCaseError> {
     let mut settings = texel_tune::TuneSettings {
         min_support: 0,
         l2: texel_tune::L2::Fixed(0.0),
-        stream: Some(texel_tune::Streaming {
+        stream: texel_tune::Streaming {
             chunk: 16,
             form: None,
-        }),
+        },
         ..Default::default()
     };
     settings.run.passes = 6;

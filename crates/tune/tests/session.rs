@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use texel_run::Settings;
 use texel_tune::texel_trace::{write_trace, Coef, Param, ParamSpace, TracedPosition};
 use texel_tune::{
-    Event, JobEvent, Method, OutputError, Outputs, RunEnd, RunOptions, Selection, Session,
-    SessionError, SessionEvent, TraceSubject, TuneSettings,
+    EndData, Event, Holding, JobEvent, Method, OutputError, Outputs, RunEnd, RunOptions, Selection,
+    Session, SessionError, SessionEvent, StreamWhy, TraceSubject, TuneSettings,
 };
 
 /// One value, centipawns per pawn White has more; results as 100 a pawn at K = 1 would
@@ -207,4 +207,72 @@ fn a_lambda_below_one_mixes_the_score_into_each_target() {
     assert!((0..auto.train.len()).all(|i| auto.train.target(i) == 0.5));
     let given = load_traces(&partial, texel_data::HeldOut::NONE, Lambda::RESULTS).unwrap();
     assert_eq!(auto.fingerprint, given.fingerprint);
+}
+
+/// The session of `session` run the default way (Newton, then the polish) with the trace
+/// held as `holding` says: the run's events (whether it said it streams), its end's data
+/// (in memory or streamed) and the values it wrote.
+fn held_run(trace: &Path, out: PathBuf, holding: Holding) -> (Option<StreamWhy>, bool, String) {
+    let mut s = session(trace, out.clone(), Settings::default());
+    s.settings.run.method = Method::default();
+    s.subject.holding = holding;
+    let mut why = None;
+    let ended = s
+        .run(&AtomicBool::new(false), &|_| {}, &mut |e| {
+            if let SessionEvent::Streaming(w) = e {
+                why = Some(w);
+            }
+        })
+        .unwrap();
+    let streamed = matches!(ended.data, EndData::Streamed(Some(_)));
+    assert!(ended.tuned.changes.iter().all(|c| c.support > 0));
+    (why, streamed, std::fs::read_to_string(&out).unwrap())
+}
+
+#[test]
+fn the_subject_chooses_to_stream_a_binary_trace_past_its_budget_and_ends_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = dir.path().join("t.jsonl");
+    write_pawn_trace(&text, false);
+    let (space, positions) = texel_tune::texel_trace::read_trace(&text).unwrap();
+    let binary = dir.path().join("t.bin");
+    let mut file = std::fs::File::create(&binary).unwrap();
+    texel_tune::texel_trace::write_binary(&mut file, &space, &positions).unwrap();
+    drop(file);
+    // Within the budget: in memory, nothing said.
+    let roomy = held_run(
+        &binary,
+        dir.path().join("a.json"),
+        Holding::Budget(u64::MAX),
+    );
+    assert_eq!((roomy.0, roomy.1), (None, false));
+    // Past it: streamed, saying how much memory it would have needed.
+    let need = texel_tune::in_memory_need(&binary).unwrap();
+    let tight = held_run(
+        &binary,
+        dir.path().join("b.json"),
+        Holding::Budget(need - 1),
+    );
+    let budget = need - 1;
+    assert_eq!(tight.0, Some(StreamWhy::TooLarge { need, budget }));
+    assert!(tight.1, "a streamed end");
+    assert_eq!(tight.2, roomy.2, "the same values written either way");
+    // A text trace is always loaded within a budget, and refused when asked to stream.
+    let text_run = held_run(&text, dir.path().join("c.json"), Holding::Budget(0));
+    assert_eq!((text_run.0, text_run.1), (None, false));
+    let mut asked = session(&text, dir.path().join("d.json"), Settings::default());
+    asked.subject.holding = Holding::Stream;
+    let err = (asked.run(&AtomicBool::new(false), &|_| {}, &mut |_| {}))
+        .err()
+        .unwrap();
+    assert!(
+        err.to_string()
+            .contains("a streamed run reads a binary one"),
+        "{err}"
+    );
+    let left = std::fs::read_dir(dir.path()).unwrap().count();
+    assert_eq!(
+        left, 5,
+        "the traces and three outputs, no checkpoint or lock"
+    );
 }

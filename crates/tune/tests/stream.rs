@@ -29,10 +29,10 @@ fn settings() -> TuneSettings {
         k: Some(1.0),
         min_support: 0,
         l2: L2::Fixed(0.0),
-        stream: Some(Streaming {
+        stream: Streaming {
             chunk: 4_096,
             form: None,
-        }),
+        },
         ..TuneSettings::default()
     }
 }
@@ -174,10 +174,10 @@ fn the_tuner_form_kept_in_a_scratch_file_gives_the_decoded_runs_end_and_goes() {
     let slots: Vec<usize> = (0..13).collect();
     let scratch = dir.path().join("run.form");
     let settings = TuneSettings {
-        stream: Some(Streaming {
+        stream: Streaming {
             chunk: 4_096,
             form: Some(scratch.clone()),
-        }),
+        },
         ..settings()
     };
     let never = AtomicBool::new(false);

@@ -6,7 +6,10 @@
 ** the header carrying Stash's values as defaults, and FILE.k (its K in texel's base-10
 ** form); then exits. With TEXEL_VALUES=FILE (lines "index mid end", as texel export writes
 ** them from FILE.template) it prints those values as Stash's tuner prints its own, and exits.
-** With TEXEL_GAME_IN_SCORE set, each position's search score is written as its game.
+** With TEXEL_GAME_IN_SCORE set, each position's search score is written as its game. With
+** TEXEL_SIDE=FILE (a line "game score" for each line of the positions file, the score White's
+** centipawns or "nan"), the positions file's search score holds its line number modulo 2^15
+** instead, and each position gets its game and its score (a win probability by Stash's K).
 */
 
 #include <math.h>
@@ -15,6 +18,12 @@
 #include <string.h>
 
 #include "tuner.h"
+
+/* One line of the side file: its game and its score as a win probability (NaN: none). */
+typedef struct {
+    long game;
+    f64 score;
+} TexelSide;
 
 /* The parameter that starts at each index: its name and length (0: none starts there). */
 typedef struct {
@@ -83,7 +92,8 @@ static void texel_write_safety(FILE *f, const TunerEntry *e, const TupleVector *
     fprintf(f, "], \"offset\": [%.17g, %.17g]}", untraced[0], untraced[1]);
 }
 
-static void texel_write_entry(FILE *f, const TunerEntry *e, const TupleVector *base) {
+static void texel_write_entry(FILE *f, const TunerEntry *e, const TupleVector *base,
+    const TexelSide *side) {
     /* The linear part the counts do not give: the whole tapered score, less Stash's own
        (integer) king safety, less the counted terms. */
     const Score wmg = scorepair_midgame(e->king_safety[WHITE]);
@@ -117,10 +127,56 @@ static void texel_write_entry(FILE *f, const TunerEntry *e, const TupleVector *b
        (below 2^15) in the search score Stash reads and, at its lambda of 1, never uses; Stash
        turns it to White's view (negated with Black to move), so its size is the game: the
        trace gets it as the position's game, and texel holds out whole games. */
-    if (getenv("TEXEL_GAME_IN_SCORE")) {
+    if (side) {
+        fprintf(f, ", \"game\": %ld", side->game);
+        if (!isnan(side->score)) fprintf(f, ", \"score\": %.17g", side->score);
+    } else if (getenv("TEXEL_GAME_IN_SCORE")) {
         fprintf(f, ", \"game\": %d", abs((int)e->search_score));
     }
     fprintf(f, "}\n");
+}
+
+/* The side file: each line of the positions file, its game and White's score. */
+typedef struct {
+    TexelSide *lines;
+    usize size;
+    usize next; /* the first line the next loaded position may be */
+} TexelSides;
+
+static void texel_read_sides(const char *path, TexelSides *sides, f64 k) {
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        perror(path);
+        exit(EXIT_FAILURE);
+    }
+    usize capacity = 1 << 20;
+    sides->lines = malloc(sizeof(TexelSide) * capacity);
+    sides->size = 0;
+    sides->next = 0;
+    long game;
+    char score[64];
+    while (fscanf(f, "%ld %63s", &game, score) == 2) {
+        if (sides->size == capacity) {
+            capacity *= 2;
+            sides->lines = realloc(sides->lines, sizeof(TexelSide) * capacity);
+        }
+        const f64 cp = strcmp(score, "nan") ? atof(score) : NAN;
+        sides->lines[sides->size++] = (TexelSide) {game, isnan(cp) ? NAN : 1.0 / (1.0 + exp(-k * cp))};
+    }
+    fclose(f);
+}
+
+/* The line a loaded position came from: the first from `next` on whose number modulo 2^15 is
+   the one the position's search score carries (Stash skips few lines, never 2^15 in a row). */
+static const TexelSide *texel_side_of(TexelSides *sides, const TunerEntry *e) {
+    const usize mod = (usize)abs((int)e->search_score);
+    const usize line = sides->next + ((mod + 32768 - sides->next % 32768) % 32768);
+    if (line >= sides->size) {
+        fprintf(stderr, "TEXEL_SIDE: no line %zu for a loaded position\n", (size_t)line);
+        exit(EXIT_FAILURE);
+    }
+    sides->next = line + 1;
+    return &sides->lines[line];
 }
 
 static FILE *texel_open(const char *path, const char *suffix) {
@@ -172,7 +228,14 @@ void texel_trace_dump(const TunerDataset *dataset, f64 k) {
     }
     FILE *f = texel_open(out, "");
     texel_write_header(f, params, &base);
-    for (usize i = 0; i < dataset->size; ++i) texel_write_entry(f, &dataset->entries[i], &base);
+    const char *side_path = getenv("TEXEL_SIDE");
+    TexelSides sides = {NULL, 0, 0};
+    if (side_path) texel_read_sides(side_path, &sides, k);
+    for (usize i = 0; i < dataset->size; ++i) {
+        const TunerEntry *e = &dataset->entries[i];
+        texel_write_entry(f, e, &base, side_path ? texel_side_of(&sides, e) : NULL);
+    }
+    free(sides.lines);
     fclose(f);
     /* Stash's sigmoid is 1 / (1 + exp(-k q)); texel's base-10 K is k * 400 / ln 10. */
     FILE *kf = texel_open(out, ".k");
