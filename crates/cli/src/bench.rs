@@ -267,7 +267,7 @@ fn bench_tune(args: &BenchArgs) -> Result<()> {
     }
     let all = kinds.iter().fold((0.0, 0), |a, k| (a.0 + k.0, a.1 + k.1));
     line(all, "in all");
-    if let Some(peak) = peak_memory() {
+    if let Some(peak) = crate::memory::peak_memory() {
         say!(
             "peak       {:>10.1} bytes/position (the process's peak resident memory of the \
              whole bench: loading, passes, the linear trace, probes)",
@@ -307,21 +307,13 @@ fn bench_load(args: &BenchArgs, params: &Params) -> Result<texel_dataset::Datase
         "memory     {:>10.1} bytes/position",
         train.memory_bytes() as f64 / n as f64
     );
-    if let Some(peak) = peak_memory() {
+    if let Some(peak) = crate::memory::peak_memory() {
         say!(
             "peak       {:>10.1} bytes/position (the process's peak resident memory after loading)",
             peak as f64 / n as f64
         );
     }
     Ok(train)
-}
-
-/// The process's peak resident memory in bytes (Linux: `VmHWM` of `/proc/self/status`).
-pub(crate) fn peak_memory() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
 }
 
 /// Times a full error pass and a full rescore (20 rounds each); returns their seconds.

@@ -138,7 +138,7 @@ pub fn bench_method(n: usize, method: Method) -> Result<()> {
         &mut on,
     )?;
     say!("tuned in {:.2} s", began.elapsed().as_secs_f64());
-    if let Some(peak) = crate::bench::peak_memory() {
+    if let Some(peak) = crate::memory::peak_memory() {
         say!("peak memory {:.0} MiB", peak as f64 / (1 << 20) as f64);
     }
     Ok(())
@@ -199,7 +199,7 @@ pub fn bench_stream(n: usize) -> Result<()> {
         began.elapsed().as_secs_f64(),
         tuned.error
     );
-    if let Some(peak) = crate::bench::peak_memory() {
+    if let Some(peak) = crate::memory::peak_memory() {
         say!("peak memory {:.0} MiB", peak as f64 / (1 << 20) as f64);
     }
     Ok(())

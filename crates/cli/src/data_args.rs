@@ -9,7 +9,7 @@ use texel_data::{LabelFormat, LabelReading};
 use texel_dataset::{Blend, Dataset, LoadOptions, TableSubject};
 use texel_eval::Params;
 use texel_tune::error::mean_error;
-use texel_tune::{Lambda, Model, SessionError, Subject, Variable};
+use texel_tune::{Lambda, Model, Subject, Variable};
 
 /// Options shared by every command that reads labelled positions (in a tuning config, keys
 /// of the same names).
@@ -265,7 +265,7 @@ pub fn load_subject<S: Subject>(
     let never = std::sync::atomic::AtomicBool::new(false);
     let loaded = texel_tune::load_data(subject, start, k, &never, &|b| pb.set_position(b));
     pb.finish_and_clear();
-    let loaded = loaded.map_err(|e| explain(e, subject.bytes() > 0))?;
+    let loaded = loaded.map_err(|e| crate::explain::explain(e, subject.bytes() > 0))?;
     say!("{}", loaded.about);
     if let Some(chosen) = loaded.chosen_k {
         say!("{}", k_words(chosen));
@@ -282,33 +282,6 @@ pub fn k_words(chosen: texel_tune::error::KChoice) -> String {
             format!("{}; --k chooses another", chosen.describe())
         }
     }
-}
-
-/// What to give when K cannot be fitted (`epd`: the positions are labelled EPD, whose
-/// labels `--stm-labels` reads from the side to move's view).
-pub fn k_hint(unfit: &texel_tune::error::UnfitK, epd: bool) -> &'static str {
-    match unfit {
-        texel_tune::error::UnfitK::Unrelated { .. } if epd => {
-            " with --k; labels from the side to move's view: --labels stm"
-        }
-        _ => {
-            " with --k (texel's sigmoid is base 10: a base-e K such as texel-tuner's 2.7 is \
-             --k 1.1726, i.e. 2.7 / ln 10)"
-        }
-    }
-}
-
-/// A session's error with what the user can do about it, in the CLI's flags (`epd`: the
-/// positions are labelled EPD).
-pub fn explain(e: SessionError, epd: bool) -> anyhow::Error {
-    let hint = match &e {
-        SessionError::OneResult { .. } if epd => {
-            " (labels from one side's view? --labels stm reads them as the side to move's)"
-        }
-        SessionError::K(unfit) => k_hint(unfit, epd),
-        _ => return crate::outputs::explain(e),
-    };
-    anyhow::anyhow!("{e}{hint}")
 }
 
 /// Starts the worker threads `--threads` asks for (all cores when absent).

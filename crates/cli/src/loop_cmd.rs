@@ -3,7 +3,7 @@
 //! positions, and gates the result with a fixed-node SPRT match against the current best;
 //! this file adds the flags, the messages, the progress bars and the exit codes.
 
-use crate::tune_show::TuneProgress;
+use crate::run_words::TuneProgress;
 use anyhow::Result;
 use clap::Args;
 use indicatif::ProgressBar;
@@ -119,10 +119,10 @@ impl Screen {
         if let Some(t) = self.tune.take() {
             t.finish();
         }
-        crate::tune_show::say_changes(&tuned.changes);
+        crate::run_words::say_changes(&tuned.changes);
         match &tuned.result.end {
             RunEnd::Interrupted => say!("interrupted: the tuning's checkpoint is kept"),
-            _ => crate::tune_show::say_finished(tuned),
+            _ => crate::run_words::say_finished(tuned),
         }
     }
 
@@ -139,7 +139,7 @@ impl Screen {
             SessionEvent::CheckpointKept(e) => return eprintln!("note: {e}"),
             SessionEvent::Streaming(_) => return,
             SessionEvent::Stream(e) => {
-                let words = crate::tune_traces::stream_words(e);
+                let words = crate::run_words::stream_words(e);
                 return words.into_iter().for_each(|w| say!("{w}"));
             }
         };

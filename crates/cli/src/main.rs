@@ -28,6 +28,7 @@ mod convert_cmd;
 mod data_args;
 mod error_cmd;
 mod eval_cmd;
+mod explain;
 mod guards;
 mod import_cmd;
 mod lab_cmd;
@@ -41,6 +42,7 @@ mod params_cmd;
 mod paths;
 mod report_cmd;
 mod resume;
+mod run_words;
 mod selfplay_cmd;
 #[cfg(test)]
 mod settings_tests;

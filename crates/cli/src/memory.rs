@@ -1,5 +1,6 @@
-//! `--memory`: how much memory a tune may take, written as a size (the library decides
-//! whether a binary trace's tuner form fits in it: `texel_tune::Holding`).
+//! Memory: how much a tune may take (`--memory`), written as a size (the library decides
+//! whether a binary trace's tuner form fits in it: `texel_tune::Holding`), and how much the
+//! process took at its peak (the benches print it).
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -61,6 +62,14 @@ impl<'de> Deserialize<'de> for MemorySize {
             .map_or_else(|| value.to_string(), str::to_string);
         text.parse().map_err(serde::de::Error::custom)
     }
+}
+
+/// The process's peak resident memory in bytes (Linux: `VmHWM` of `/proc/self/status`).
+pub(crate) fn peak_memory() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
 }
 
 #[cfg(test)]

@@ -8,10 +8,7 @@ use crate::config::TuneArgs;
 use crate::paths::Files;
 use anyhow::Result;
 use std::path::{Path, PathBuf};
-use texel_dataset::LoadError;
-use texel_tune::{
-    JobError, OutputError, Outputs, RunKind, SessionError, StreamError, TraceSubjectError,
-};
+use texel_tune::Outputs;
 
 /// The outputs of a tune, as planned from its flags.
 pub struct Planned {
@@ -88,61 +85,6 @@ pub fn say_written(planned: &Planned, rust: Option<&Path>) {
     if let Some(path) = rust {
         say!("wrote the tuned table as Rust to {}", path.display());
     }
-}
-
-/// An outputs error with the flags that get past it.
-fn explain_outputs(e: OutputError) -> anyhow::Error {
-    match e {
-        OutputError::EarlierCheckpoint(ckpt) => anyhow::anyhow!(
-            "{} holds the checkpoint of an earlier run of these outputs: continue it with \
-             --resume {}, or start again with --fresh (which deletes it)",
-            ckpt.display(),
-            ckpt.display()
-        ),
-        OutputError::EarlierLog(log) => anyhow::anyhow!(
-            "--log {} holds the passes of an earlier run: give another --log, continue that \
-             run with --resume, or start again with --fresh (which empties it)",
-            log.display()
-        ),
-        e => e.into(),
-    }
-}
-
-/// A session's error with the flags that get past it.
-pub fn explain(e: SessionError) -> anyhow::Error {
-    if let SessionError::Outputs(e) = e {
-        return explain_outputs(e);
-    }
-    if let SessionError::Streamed(StreamError::Unstreamed(what)) = e {
-        return anyhow::anyhow!(crate::tune_traces::unstreamed_words(what));
-    }
-    if let SessionError::Subject(cause) = &e {
-        if let Some(TraceSubjectError::NotBinary(path)) = cause.downcast_ref() {
-            return anyhow::anyhow!(
-                "{e}: `texel traces convert --input {} --out {}.bin` writes one",
-                path.display(),
-                path.with_extension("").display()
-            );
-        }
-    }
-    let hint = match &e {
-        SessionError::Kind { then, .. } => match then {
-            RunKind::Streamed => ": give --stream to continue it",
-            RunKind::Memory => ": leave out --stream to continue it",
-        },
-        SessionError::Job(JobError::NothingToTune(_))
-        | SessionError::Streamed(StreamError::NothingToTune(_)) => ": lower --min-support",
-        SessionError::Job(JobError::Resume(_)) => {
-            " (give the --epd, --validate and selection the run began with)"
-        }
-        SessionError::Subject(e) => match e.downcast_ref::<LoadError>() {
-            Some(LoadError::TooManyBad { .. }) => "\ngive --allow-bad to go on anyway",
-            Some(LoadError::NoScores) => ": --lambda 1 tunes on the results alone",
-            _ => "",
-        },
-        _ => "",
-    };
-    anyhow::anyhow!("{e}{hint}")
 }
 
 #[cfg(test)]

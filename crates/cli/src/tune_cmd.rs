@@ -179,6 +179,6 @@ fn tune<S: Subject>(
     let stop = crate::catch_interrupts()?;
     let ended = session
         .run(stop, &|b| reading.set_position(b), &mut |e| show.event(e))
-        .map_err(|e| crate::data_args::explain(e, epd))?;
+        .map_err(|e| crate::explain::explain(e, epd))?;
     show.ended(ended, &planned)
 }

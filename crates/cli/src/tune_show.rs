@@ -6,12 +6,12 @@ use crate::config::TuneArgs;
 use crate::data_args::{print_errors, Loaded};
 use crate::outputs::Planned;
 use crate::report_cmd::TuneWatch;
+use crate::run_words::{say_changes, say_cleared, say_finished, TuneProgress};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
-use texel_tune::log::{PassKind, ValueChange};
 use texel_tune::{
-    Cleared, Descent, EndData, Ended, Event, JobEvent, Model, PassRecord, PullChoice, RunEnd,
-    RunOptions, SessionEvent, Tuned, Values, ADAM_EPOCHS_PER_PASS,
+    Descent, EndData, Ended, JobEvent, Model, PassRecord, PullChoice, RunEnd, RunOptions,
+    SessionEvent, Values,
 };
 
 /// What `texel tune` shows of a session, and the report page it keeps.
@@ -82,12 +82,12 @@ impl<'a, V: Values> TuneShow<'a, V> {
             SessionEvent::CheckpointKept(e) => eprintln!("note: {e}"),
             SessionEvent::Streaming(why) => {
                 let report = self.args.report.is_some();
-                if let Some(words) = crate::tune_traces::streaming_words(why, report) {
+                if let Some(words) = crate::run_words::streaming_words(why, report) {
                     say!("{words}");
                 }
             }
             SessionEvent::Stream(e) => {
-                if let Some(words) = crate::tune_traces::stream_words(e) {
+                if let Some(words) = crate::run_words::stream_words(e) {
                     say!("{words}");
                 }
             }
@@ -182,7 +182,7 @@ impl<'a, V: Values> TuneShow<'a, V> {
             }
             EndData::Streamed(figures) => {
                 if let Some(figures) = figures {
-                    crate::tune_traces::say_streamed_end(&figures);
+                    crate::run_words::say_streamed_end(&figures);
                 }
                 crate::outputs::say_written(planned, None);
             }
@@ -190,35 +190,6 @@ impl<'a, V: Values> TuneShow<'a, V> {
         Ok(std::process::ExitCode::SUCCESS)
     }
 }
-
-/// Says what `--fresh` cleared of an earlier run.
-pub(crate) fn say_cleared(cleared: &Cleared) {
-    match cleared {
-        Cleared::Checkpoint(path) => {
-            say!("--fresh: removed the earlier checkpoint {}", path.display())
-        }
-        Cleared::Log(path) => say!("--fresh: emptied the earlier log {}", path.display()),
-    }
-}
-
-/// Says why a run that was not interrupted ended, and when validation kept its start.
-pub(crate) fn say_finished<V>(tuned: &Tuned<V>) {
-    let why = match tuned.result.end {
-        RunEnd::Converged => {
-            "converged (the last pass moved nothing, or gained less than its method's tolerance)"
-        }
-        RunEnd::PassLimit => "pass limit reached",
-        _ => "validation error stopped improving (kept the parameters best on validation)",
-    };
-    say!("finished after {} passes: {why}", tuned.result.passes);
-    if tuned.kept_start {
-        say!("{START_KEPT}");
-    }
-}
-
-/// What a run that gives its start back says, in memory or streamed.
-pub(crate) const START_KEPT: &str = "no pass beat the start's validation error: the start is \
-                                      kept (the values written are the ones the run began from)";
 
 /// Says whether a fresh run starts warm, and why.
 fn print_warm_start(options: &RunOptions, positions: usize) {
@@ -291,160 +262,5 @@ impl<V: Values> Watching<V> {
         let page = self.watch.during(descent.dataset(), descent.params())?;
         page.write(&self.path)
             .with_context(|| format!("cannot write {}", self.path.display()))
-    }
-}
-
-/// The progress of a pass: a bar while the variables are walked, then, while the values
-/// with a stored gain are moved (the pass ends when none is left), a spinner with how
-/// many are left, so the bar is never full before the pass ends.
-struct PassBar {
-    pb: indicatif::ProgressBar,
-    moving: bool,
-}
-
-impl PassBar {
-    const WALK: &'static str =
-        "pass {msg} {bar:30} {pos}/{len} variables walked, {elapsed} elapsed, eta {eta}";
-    const MOVE: &'static str =
-        "pass {msg} {spinner} walk done, moving the values with a stored gain: {prefix} left";
-
-    fn new(vars: usize) -> PassBar {
-        PassBar {
-            pb: crate::progress_bar(vars as u64, Self::WALK),
-            moving: false,
-        }
-    }
-
-    fn show(&mut self, walked: usize, pending: usize, message: String) {
-        let moving = pending > 0;
-        if moving != self.moving {
-            let template = if moving { Self::MOVE } else { Self::WALK };
-            let style = indicatif::ProgressStyle::with_template(template).expect("valid");
-            self.pb.set_style(style);
-            self.moving = moving;
-        }
-        self.pb.set_position(walked as u64);
-        self.pb.set_prefix(pending.to_string());
-        self.pb.set_message(message);
-    }
-}
-
-/// A tuning run as the terminal shows it: a bar for each pass, a line after it.
-pub(crate) struct TuneProgress {
-    bar: PassBar,
-    start_error: f64,
-    last_seconds: f64,
-}
-
-impl TuneProgress {
-    /// For a run over `vars` variables from `start_error`, `seconds` into it.
-    pub(crate) fn new(vars: usize, start_error: f64, seconds: f64) -> TuneProgress {
-        TuneProgress {
-            bar: PassBar::new(vars),
-            start_error,
-            last_seconds: seconds,
-        }
-    }
-
-    /// Shows `event`; after a pass, calls `on_pass` (a failure is a warning).
-    pub(crate) fn show<M: Model>(
-        &mut self,
-        event: &Event<M>,
-        on_pass: &mut dyn FnMut(&PassRecord, &Descent<M>) -> Result<()>,
-    ) {
-        match event {
-            Event::Progress {
-                pass,
-                walked,
-                pending,
-                moves,
-                error,
-                sample,
-                ..
-            } => {
-                let message = match sample {
-                    Some(n) => format!("{pass} (warm start on 1/{n}): error {error:.8}"),
-                    None => format!(
-                        "{pass}: error {error:.8} (down {:.2e})",
-                        self.start_error - error
-                    ),
-                };
-                (self.bar).show(*walked, *pending, format!("{message}, {moves} moves"));
-            }
-            Event::Pass(r, descent) => {
-                let pass_seconds = r.seconds - self.last_seconds;
-                self.bar.pb.suspend(|| print_pass(r, pass_seconds));
-                self.last_seconds = r.seconds;
-                if let Err(e) = on_pass(r, descent) {
-                    (self.bar.pb).suspend(|| eprintln!("warning: report not written: {e:#}"));
-                }
-            }
-            Event::Checkpoint(_) => {}
-        }
-    }
-
-    /// Clears the bar.
-    pub(crate) fn finish(&self) {
-        self.bar.pb.finish_and_clear();
-    }
-}
-
-/// What a step off a saddle did, in words (`texel_tune::MAX_LIFTS`).
-pub(crate) fn lift_words(values: usize) -> String {
-    format!(
-        "Newton converged with values flat (a square at a zero sum) and stepped {values} of \
-         them off the saddle, along the error's most negative curvature; its iterations go on"
-    )
-}
-
-/// One line per pass: errors, what moved, the pass's own time and the run's.
-fn print_pass(r: &PassRecord, pass_seconds: f64) {
-    let (pass, error, changed) = (r.pass, r.train_error, r.summary.changed);
-    let kind = match r.kind {
-        PassKind::Newton => "Newton iteration".to_string(),
-        _ => format!("{ADAM_EPOCHS_PER_PASS} Adam epochs"),
-    };
-    match r.real_error {
-        Some(real) => say_part!(
-            "pass {pass}: error {error:.8} ({kind}; real values {real:.8}), \
-             {changed} values moved"
-        ),
-        None => say_part!(
-            "pass {pass}: error {error:.8}, {changed} variables moved ({} moves, {} probes)",
-            r.summary.moves,
-            r.summary.probes,
-        ),
-    }
-    if r.summary.lifted > 0 {
-        say_part!("; {}", lift_words(r.summary.lifted));
-    }
-    say_part!(", pass {pass_seconds:.1}s, total {:.1}s", r.seconds);
-    if let Some(v) = r.validation_error {
-        say_part!(", validation {v:.8}");
-    }
-    if let Some(n) = r.sample {
-        say_part!(" (warm start: error of about one segment in {n})");
-    }
-    say!();
-}
-
-/// Prints how many values changed and the 20 largest changes with their support.
-pub(crate) fn say_changes(changes: &[ValueChange]) {
-    if changes.is_empty() {
-        say!("no value changed");
-        return;
-    }
-    say!(
-        "{} values changed; the largest (support: positions it counts in):",
-        changes.len()
-    );
-    for c in changes.iter().take(20) {
-        let (b, a) = (c.before, c.after);
-        say!(
-            "  {:<40} {b:>6} -> {a:>6} ({:+}), support {}",
-            c.value,
-            a - b,
-            c.support
-        );
     }
 }

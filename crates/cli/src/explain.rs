@@ -1,0 +1,105 @@
+//! A failed tune session in the CLI's words: the library's errors carry kinds and values,
+//! and this names the flags that get past them.
+
+use texel_dataset::LoadError;
+use texel_tune::{
+    JobError, OutputError, RunKind, SessionError, StreamError, TraceSubjectError, Unstreamed,
+};
+
+/// What a streamed run is, said when it is asked for what it does not take.
+pub(crate) const STREAMED_RUN: &str =
+    "(a streamed run is Newton and its polish, its values written at the \
+                            end, its checkpoint after every iteration)";
+
+/// The option that asks a streamed run for what it does not take, in words.
+pub(crate) fn unstreamed_words(what: Unstreamed) -> String {
+    let flag = match what {
+        Unstreamed::Method => "--method",
+        Unstreamed::Patience => "--patience",
+        Unstreamed::WarmStart => "--warm-start",
+        Unstreamed::Log => "--log",
+    };
+    format!("{flag} is not for --stream {STREAMED_RUN}")
+}
+
+/// A session's error with what the user can do about it, in the CLI's flags (`epd`: the
+/// positions are labelled EPD).
+pub fn explain(e: SessionError, epd: bool) -> anyhow::Error {
+    let hint = match &e {
+        SessionError::OneResult { .. } if epd => {
+            " (labels from one side's view? --labels stm reads them as the side to move's)"
+        }
+        SessionError::K(unfit) => k_hint(unfit, epd),
+        _ => return explain_session(e),
+    };
+    anyhow::anyhow!("{e}{hint}")
+}
+
+/// An outputs error with the flags that get past it.
+fn explain_outputs(e: OutputError) -> anyhow::Error {
+    match e {
+        OutputError::EarlierCheckpoint(ckpt) => anyhow::anyhow!(
+            "{} holds the checkpoint of an earlier run of these outputs: continue it with \
+             --resume {}, or start again with --fresh (which deletes it)",
+            ckpt.display(),
+            ckpt.display()
+        ),
+        OutputError::EarlierLog(log) => anyhow::anyhow!(
+            "--log {} holds the passes of an earlier run: give another --log, continue that \
+             run with --resume, or start again with --fresh (which empties it)",
+            log.display()
+        ),
+        e => e.into(),
+    }
+}
+
+/// A session's error with the flags that get past it.
+fn explain_session(e: SessionError) -> anyhow::Error {
+    if let SessionError::Outputs(e) = e {
+        return explain_outputs(e);
+    }
+    if let SessionError::Streamed(StreamError::Unstreamed(what)) = e {
+        return anyhow::anyhow!(unstreamed_words(what));
+    }
+    if let SessionError::Subject(cause) = &e {
+        if let Some(TraceSubjectError::NotBinary(path)) = cause.downcast_ref() {
+            return anyhow::anyhow!(
+                "{e}: `texel traces convert --input {} --out {}.bin` writes one",
+                path.display(),
+                path.with_extension("").display()
+            );
+        }
+    }
+    let hint = match &e {
+        SessionError::Kind { then, .. } => match then {
+            RunKind::Streamed => ": give --stream to continue it",
+            RunKind::Memory => ": leave out --stream to continue it",
+        },
+        SessionError::Job(JobError::NothingToTune(_))
+        | SessionError::Streamed(StreamError::NothingToTune(_)) => ": lower --min-support",
+        SessionError::Job(JobError::Resume(_)) => {
+            " (give the --epd, --validate and selection the run began with)"
+        }
+        SessionError::Subject(e) => match e.downcast_ref::<LoadError>() {
+            Some(LoadError::TooManyBad { .. }) => "\ngive --allow-bad to go on anyway",
+            Some(LoadError::NoScores) => ": --lambda 1 tunes on the results alone",
+            _ => "",
+        },
+        _ => "",
+    };
+    anyhow::anyhow!("{e}{hint}")
+}
+
+/// What to give when K cannot be fitted (`epd`: the positions are labelled EPD, whose
+/// labels `--stm-labels` reads from the side to move's view).
+pub fn k_hint(unfit: &texel_tune::error::UnfitK, epd: bool) -> &'static str {
+    match unfit {
+        texel_tune::error::UnfitK::Unrelated { .. } if epd => {
+            " with --k; labels from the side to move's view: --labels stm"
+        }
+        _ => {
+            " with --k (texel's sigmoid is base 10: a base-e K such as texel-tuner's 2.7 is \
+             --k 1.1726, i.e. 2.7 / ln 10)"
+        }
+    }
+}

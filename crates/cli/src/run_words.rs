@@ -1,0 +1,271 @@
+//! A tune run on the terminal, in memory or streamed alike: a bar for each pass and a line
+//! after it (a streamed run's Newton iterations and polish rounds a line each), why the run
+//! streams, what changed, and how it ended.
+
+use crate::memory::MemorySize;
+use anyhow::Result;
+use texel_tune::log::{PassKind, ValueChange};
+use texel_tune::{
+    Cleared, Descent, Event, Model, PassRecord, RunEnd, StreamEvent, StreamWhy, Streamed, Tuned,
+    ADAM_EPOCHS_PER_PASS,
+};
+
+/// Says what `--fresh` cleared of an earlier run.
+pub(crate) fn say_cleared(cleared: &Cleared) {
+    match cleared {
+        Cleared::Checkpoint(path) => {
+            say!("--fresh: removed the earlier checkpoint {}", path.display())
+        }
+        Cleared::Log(path) => say!("--fresh: emptied the earlier log {}", path.display()),
+    }
+}
+
+/// Says why a run that was not interrupted ended, and when validation kept its start.
+pub(crate) fn say_finished<V>(tuned: &Tuned<V>) {
+    let why = match tuned.result.end {
+        RunEnd::Converged => {
+            "converged (the last pass moved nothing, or gained less than its method's tolerance)"
+        }
+        RunEnd::PassLimit => "pass limit reached",
+        _ => "validation error stopped improving (kept the parameters best on validation)",
+    };
+    say!("finished after {} passes: {why}", tuned.result.passes);
+    if tuned.kept_start {
+        say!("{START_KEPT}");
+    }
+}
+
+/// What a run that gives its start back says, in memory or streamed.
+pub(crate) const START_KEPT: &str = "no pass beat the start's validation error: the start is \
+                                      kept (the values written are the ones the run began from)";
+
+/// The progress of a pass: a bar while the variables are walked, then, while the values
+/// with a stored gain are moved (the pass ends when none is left), a spinner with how
+/// many are left, so the bar is never full before the pass ends.
+struct PassBar {
+    pb: indicatif::ProgressBar,
+    moving: bool,
+}
+
+impl PassBar {
+    const WALK: &'static str =
+        "pass {msg} {bar:30} {pos}/{len} variables walked, {elapsed} elapsed, eta {eta}";
+    const MOVE: &'static str =
+        "pass {msg} {spinner} walk done, moving the values with a stored gain: {prefix} left";
+
+    fn new(vars: usize) -> PassBar {
+        PassBar {
+            pb: crate::progress_bar(vars as u64, Self::WALK),
+            moving: false,
+        }
+    }
+
+    fn show(&mut self, walked: usize, pending: usize, message: String) {
+        let moving = pending > 0;
+        if moving != self.moving {
+            let template = if moving { Self::MOVE } else { Self::WALK };
+            let style = indicatif::ProgressStyle::with_template(template).expect("valid");
+            self.pb.set_style(style);
+            self.moving = moving;
+        }
+        self.pb.set_position(walked as u64);
+        self.pb.set_prefix(pending.to_string());
+        self.pb.set_message(message);
+    }
+}
+
+/// A tuning run as the terminal shows it: a bar for each pass, a line after it.
+pub(crate) struct TuneProgress {
+    bar: PassBar,
+    start_error: f64,
+    last_seconds: f64,
+}
+
+impl TuneProgress {
+    /// For a run over `vars` variables from `start_error`, `seconds` into it.
+    pub(crate) fn new(vars: usize, start_error: f64, seconds: f64) -> TuneProgress {
+        TuneProgress {
+            bar: PassBar::new(vars),
+            start_error,
+            last_seconds: seconds,
+        }
+    }
+
+    /// Shows `event`; after a pass, calls `on_pass` (a failure is a warning).
+    pub(crate) fn show<M: Model>(
+        &mut self,
+        event: &Event<M>,
+        on_pass: &mut dyn FnMut(&PassRecord, &Descent<M>) -> Result<()>,
+    ) {
+        match event {
+            Event::Progress {
+                pass,
+                walked,
+                pending,
+                moves,
+                error,
+                sample,
+                ..
+            } => {
+                let message = match sample {
+                    Some(n) => format!("{pass} (warm start on 1/{n}): error {error:.8}"),
+                    None => format!(
+                        "{pass}: error {error:.8} (down {:.2e})",
+                        self.start_error - error
+                    ),
+                };
+                (self.bar).show(*walked, *pending, format!("{message}, {moves} moves"));
+            }
+            Event::Pass(r, descent) => {
+                let pass_seconds = r.seconds - self.last_seconds;
+                self.bar.pb.suspend(|| print_pass(r, pass_seconds));
+                self.last_seconds = r.seconds;
+                if let Err(e) = on_pass(r, descent) {
+                    (self.bar.pb).suspend(|| eprintln!("warning: report not written: {e:#}"));
+                }
+            }
+            Event::Checkpoint(_) => {}
+        }
+    }
+
+    /// Clears the bar.
+    pub(crate) fn finish(&self) {
+        self.bar.pb.finish_and_clear();
+    }
+}
+
+/// What a step off a saddle did, in words (`texel_tune::MAX_LIFTS`).
+pub(crate) fn lift_words(values: usize) -> String {
+    format!(
+        "Newton converged with values flat (a square at a zero sum) and stepped {values} of \
+         them off the saddle, along the error's most negative curvature; its iterations go on"
+    )
+}
+
+/// One line per pass: errors, what moved, the pass's own time and the run's.
+fn print_pass(r: &PassRecord, pass_seconds: f64) {
+    let (pass, error, changed) = (r.pass, r.train_error, r.summary.changed);
+    let kind = match r.kind {
+        PassKind::Newton => "Newton iteration".to_string(),
+        _ => format!("{ADAM_EPOCHS_PER_PASS} Adam epochs"),
+    };
+    match r.real_error {
+        Some(real) => say_part!(
+            "pass {pass}: error {error:.8} ({kind}; real values {real:.8}), \
+             {changed} values moved"
+        ),
+        None => say_part!(
+            "pass {pass}: error {error:.8}, {changed} variables moved ({} moves, {} probes)",
+            r.summary.moves,
+            r.summary.probes,
+        ),
+    }
+    if r.summary.lifted > 0 {
+        say_part!("; {}", lift_words(r.summary.lifted));
+    }
+    say_part!(", pass {pass_seconds:.1}s, total {:.1}s", r.seconds);
+    if let Some(v) = r.validation_error {
+        say_part!(", validation {v:.8}");
+    }
+    if let Some(n) = r.sample {
+        say_part!(" (warm start: error of about one segment in {n})");
+    }
+    say!();
+}
+
+/// Prints how many values changed and the 20 largest changes with their support.
+pub(crate) fn say_changes(changes: &[ValueChange]) {
+    if changes.is_empty() {
+        say!("no value changed");
+        return;
+    }
+    say!(
+        "{} values changed; the largest (support: positions it counts in):",
+        changes.len()
+    );
+    for c in changes.iter().take(20) {
+        let (b, a) = (c.before, c.after);
+        say!(
+            "  {:<40} {b:>6} -> {a:>6} ({:+}), support {}",
+            c.value,
+            a - b,
+            c.support
+        );
+    }
+}
+
+/// Why the run reads the positions from the file in every pass, in words (`None`: asked,
+/// nothing to say).
+pub(crate) fn streaming_words(why: StreamWhy, report: bool) -> Option<String> {
+    let said = match why {
+        StreamWhy::Asked => return None,
+        StreamWhy::Resumed => "the checkpoint is a streamed run's: it goes on streamed".into(),
+        StreamWhy::TooLarge { need, budget } => {
+            let (need, budget) = (MemorySize(need), MemorySize(budget));
+            format!(
+                "tuned in memory it would take about {need}, more than --memory {budget}: \
+                 streamed instead (as --stream; --memory {need} keeps it in memory)"
+            )
+        }
+    };
+    let page = match report {
+        true => "; --report draws no page of a streamed run",
+        false => "",
+    };
+    Some(format!("{said}{page}"))
+}
+
+/// Says how a streamed run ended, in the in-memory run's words.
+pub(crate) fn say_streamed_end(ended: &Streamed) {
+    let why = match ended.limited {
+        true => "pass limit reached",
+        false => {
+            "converged (the last pass moved nothing, or gained less than its method's tolerance)"
+        }
+    };
+    say!(
+        "finished after {} passes ({} Newton iterations, real values {:.8}; {} polish \
+         rounds; {} values tuned): {why}",
+        ended.passes(),
+        ended.iterations,
+        ended.real_error,
+        ended.polish_rounds,
+        ended.tuned.len()
+    );
+    if ended.kept_start {
+        say!("{}", START_KEPT);
+    }
+    crate::data_args::say_errors("end", ended.k, ended.error, ended.validation);
+}
+
+/// One event of a streamed run, in words (`None`: nothing to say).
+pub(crate) fn stream_words(e: StreamEvent) -> Option<String> {
+    Some(match e {
+        StreamEvent::Fitted(chosen) => crate::data_args::k_words(chosen),
+        StreamEvent::Warning(warning) => warning,
+        StreamEvent::Iteration {
+            number,
+            error,
+            fall,
+            seconds,
+        } => format!(
+            "newton {number}: error {error:.8} (objective -{:.3} %) in {seconds:.2}s",
+            100.0 * fall
+        ),
+        StreamEvent::Polish {
+            round,
+            moved,
+            error,
+            seconds,
+        } => format!("polish {round}: {moved} values moved, error {error:.8} in {seconds:.2}s"),
+        StreamEvent::Lifted { values, error } => {
+            format!("{} (error {error:.8})", lift_words(values))
+        }
+        StreamEvent::Held { slots, min_support } => {
+            crate::guards::held_words(slots.len(), min_support)
+        }
+        StreamEvent::Pull(point) => crate::guards::pull_words(&point),
+        StreamEvent::PullChosen(c) => crate::guards::choice_words(&c),
+        StreamEvent::Checkpoint(_) => return None,
+    })
+}
