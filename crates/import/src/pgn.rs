@@ -347,10 +347,11 @@ fn judge(
     if evals.iter().any(|e| e.abs() >= o.decided_cp) {
         return Err("game already decided");
     }
-    let keep = match result {
-        Outcome::WhiteWins => evals.iter().all(|&e| e > o.win_min_cp),
-        Outcome::BlackWins => evals.iter().all(|&e| -e > o.win_min_cp),
-        Outcome::Draw => evals.iter().any(|e| e.abs() < o.draw_max_cp),
+    let keep = match (result, o.win_min_cp, o.draw_max_cp) {
+        (Outcome::WhiteWins, Some(min), _) => evals.iter().all(|&e| e > min),
+        (Outcome::BlackWins, Some(min), _) => evals.iter().all(|&e| -e > min),
+        (Outcome::Draw, _, Some(max)) => evals.iter().any(|e| e.abs() < max),
+        _ => true,
     };
     match (keep, result) {
         (true, _) => Ok(leaf),

@@ -261,16 +261,7 @@ fn mixed_label_formats_and_a_byte_order_mark_are_read() {
         "bom.pgn",
         &format!("\u{feff}{}", commented_game("1-0", None)),
     );
-    let stats = import_pgn(
-        &pgn,
-        &out,
-        &ImportOptions {
-            win_min_cp: -10_000,
-            ..ImportOptions::default()
-        },
-        &|_| {},
-    )
-    .unwrap();
+    let stats = import_pgn(&pgn, &out, &ImportOptions::default(), &|_| {}).unwrap();
     assert_eq!(stats.games_skipped.len(), 0, "{stats}");
 }
 
@@ -433,6 +424,7 @@ fn cutechess_scores_in_the_movers_view_are_read_as_such() {
         gap: 3,
         per_game: 4,
         score_from_pgn: true,
+        win_min_cp: Some(texel_import::WRITE_UP_WIN_MIN),
         ..ImportOptions::default()
     };
     let out = input.with_extension("epd");
@@ -463,8 +455,28 @@ fn result_and_score_filters_keep_what_the_write_up_keeps() {
         gap: 3,
         per_game: 4,
         score_from_pgn: true,
+        win_min_cp: Some(texel_import::WRITE_UP_WIN_MIN),
+        draw_max_cp: Some(texel_import::WRITE_UP_DRAW_MAX),
         ..ImportOptions::default()
     };
+    // By default nothing is filtered by its result: the game the filter drops is kept.
+    let unfiltered = ImportOptions {
+        win_min_cp: None,
+        draw_max_cp: None,
+        ..options.clone()
+    };
+    let losing_winner = temp(
+        &dir,
+        "unfiltered.pgn",
+        &commented_game("1-0", Some("+0.50")),
+    );
+    let out = losing_winner.with_extension("epd");
+    let kept = stats_of(import_pgn(&losing_winner, &out, &unfiltered, &|_| {}));
+    assert!(
+        (2..=4).contains(&kept.kept) && kept.skipped.is_empty(),
+        "{kept}"
+    );
+    assert_eq!(ImportOptions::default().win_min_cp, None);
     let cases = [
         ("1-0", Some("+0.50"), "winner filter"),
         ("1-0", Some("+1.50"), ""),

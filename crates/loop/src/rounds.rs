@@ -38,13 +38,18 @@ pub const GATE_ADJUDICATION: Adjudication = Adjudication {
 };
 
 /// How the loop samples labelled positions from a game: up to 25, 3 plies apart, after the
-/// first 8, judged by the games' own score comments.
+/// first 8, judged by the games' own score comments (a decided game's end left out) and by
+/// the Slow Chess write-up's result filter. `texel import` no longer filters by result (on
+/// Stash's games the filter lost, `reports/generalise/`); the loop keeps it until a loop
+/// measures otherwise: on the few games of a round, unfiltered positions leave K unfittable.
 fn sampling() -> ImportOptions {
     ImportOptions {
         per_game: 25,
         gap: 3,
         skip_plies: 8,
         score_from_pgn: true,
+        win_min_cp: Some(texel_import::WRITE_UP_WIN_MIN),
+        draw_max_cp: Some(texel_import::WRITE_UP_DRAW_MAX),
         ..ImportOptions::default()
     }
 }
