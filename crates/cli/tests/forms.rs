@@ -557,3 +557,58 @@ fn the_shipped_games_convert_to_viriformat_and_marlinformat_that_read_alike() {
     );
     assert!(refused.contains("--pgn"), "{refused}");
 }
+
+#[test]
+fn a_conversion_with_nothing_to_write_leaves_the_existing_output_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("kept.marlin");
+    let records = ok(texel()
+        .args(["convert", "--to", "marlin", "--epd"])
+        .arg(shipped("sample-scored.epd"))
+        .arg("--out")
+        .arg(&out));
+    assert!(records.contains("wrote"), "{records}");
+    let before = std::fs::read(&out).unwrap();
+    // Every label a fraction: no record can hold it.
+    let fractions = dir.path().join("fractions.epd");
+    let line = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1 [0.75]\n";
+    std::fs::write(&fractions, line.repeat(3)).unwrap();
+    let said = fails(
+        texel()
+            .args(["convert", "--to", "marlin", "--epd"])
+            .arg(&fractions)
+            .arg("--out")
+            .arg(&out),
+    );
+    assert!(
+        said.contains("nothing to write as marlinformat records"),
+        "{said}"
+    );
+    assert!(said.contains("3 not a game result"), "{said}");
+    // Games without a score comment: no searched position.
+    let pgn = dir.path().join("plain.pgn");
+    std::fs::write(
+        &pgn,
+        "[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n",
+    )
+    .unwrap();
+    let said = fails(
+        texel()
+            .args(["convert", "--to", "bullet", "--pgn"])
+            .arg(&pgn)
+            .arg("--out")
+            .arg(&out),
+    );
+    assert!(
+        said.contains("nothing to write as bulletformat records"),
+        "{said}"
+    );
+    assert!(said.contains("games skipped"), "{said}");
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        before,
+        "the records file untouched"
+    );
+    let left = std::fs::read_dir(dir.path()).unwrap().count();
+    assert_eq!(left, 3, "no temporary file left");
+}

@@ -76,8 +76,41 @@ pub fn pgn_to_records(
         writer.write_all(&bytes).map_err(io(out))?;
         bytes.clear();
     }
+    if done.written == 0 {
+        let what = match form {
+            RecordForm::Viri => "viriformat games",
+            RecordForm::Marlin => "marlinformat records",
+            RecordForm::Bullet => "bulletformat records",
+        };
+        return Err(nothing(pgn, out, what, &done.skipped, "games"));
+    }
     writer.finish().map_err(io(out))?;
     Ok(done)
+}
+
+/// Nothing converted from `input`: the error that leaves `out` as it was, with what was
+/// skipped (`of`: games or positions) by reason.
+fn nothing<K: std::fmt::Display>(
+    input: &Path,
+    out: &Path,
+    what: &'static str,
+    skipped: &BTreeMap<K, u64>,
+    of: &str,
+) -> ImportError {
+    let reasons: Vec<String> = skipped
+        .iter()
+        .map(|(why, n)| format!("{n} {why}"))
+        .collect();
+    let why = match reasons.is_empty() {
+        true => format!(" (it holds no {of})"),
+        false => format!(" ({of} skipped: {})", reasons.join(", ")),
+    };
+    ImportError::NothingConverted {
+        input: input.to_path_buf(),
+        out: out.to_path_buf(),
+        what,
+        why,
+    }
 }
 
 /// The searched part of a game: the position before its first move with a score, that
@@ -207,6 +240,14 @@ pub fn convert_positions(
             scores: scores.unwrap_or(0),
             whole_numbers,
         });
+    }
+    if done.written == 0 {
+        let what = match to {
+            Written::Bracket => "labelled lines",
+            Written::Marlin => "marlinformat records",
+            Written::Bullet => "bulletformat records",
+        };
+        return Err(nothing(input, out, what, &done.skipped, "positions"));
     }
     writer.finish().map_err(io(out))?;
     Ok(done)

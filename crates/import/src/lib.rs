@@ -260,6 +260,18 @@ pub enum ImportError {
     /// Every position was skipped (or there was none): nothing was written.
     #[error("no position was kept, nothing written\n{0}")]
     NothingKept(Box<ImportStats>),
+    /// A conversion found nothing to write: the output is left as it was.
+    #[error("{}: nothing to write as {what}{why}; {} is left as it was", input.display(), out.display())]
+    NothingConverted {
+        /// The input.
+        input: PathBuf,
+        /// The output, untouched.
+        out: PathBuf,
+        /// The form asked for.
+        what: &'static str,
+        /// What was skipped, in words (empty: the input held nothing).
+        why: String,
+    },
 }
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> ImportError + '_ {
