@@ -110,6 +110,39 @@ impl SelfplayArgs {
         }
     }
 
+    /// The files made from the games besides the PGN (`--epd`, `--marlin`, `--viri`,
+    /// `--bullet`), with their flags.
+    fn made_from_games(&self) -> Vec<(&'static str, &PathBuf)> {
+        let asked = [
+            ("--epd", &self.epd),
+            ("--marlin", &self.marlin),
+            ("--viri", &self.viri),
+            ("--bullet", &self.bullet),
+        ];
+        asked
+            .into_iter()
+            .filter_map(|(f, p)| Some((f, p.as_ref()?)))
+            .collect()
+    }
+
+    /// An existing file that the run would replace, refused as the PGN is without
+    /// `--resume` (which makes it again from every game) or `--fresh`.
+    fn refuse_earlier_outputs(&self) -> Result<()> {
+        if self.resume || self.fresh {
+            return Ok(());
+        }
+        for (flag, path) in self.made_from_games() {
+            anyhow::ensure!(
+                !path.exists(),
+                "{flag} {} exists: a run writes it from its games at the end; give --fresh to \
+                 replace it, or --resume to go on with the PGN's games and write it from all of \
+                 them",
+                path.display()
+            );
+        }
+        Ok(())
+    }
+
     /// The self-play job of these flags, after checking the files and numbers.
     pub fn job(&self) -> Result<SelfplayJob> {
         crate::paths::Files::new()
@@ -123,6 +156,7 @@ impl SelfplayArgs {
             .check()?;
         anyhow::ensure!(self.games > 0, "--games must be at least 1");
         anyhow::ensure!(self.threads != Some(0), "--threads must be at least 1");
+        self.refuse_earlier_outputs()?;
         Ok(SelfplayJob {
             params: self.params.clone(),
             limit: self.limit(),
@@ -199,6 +233,14 @@ pub fn run(args: &SelfplayArgs) -> Result<ExitCode> {
     );
     if report.interrupted {
         say!("interrupted: the finished games are in the PGN");
+        let unwritten: Vec<&str> = args.made_from_games().iter().map(|(f, _)| *f).collect();
+        if !unwritten.is_empty() {
+            say!(
+                "not written: {} (made from the games at the end; --resume finishes the run \
+                 and writes them)",
+                unwritten.join(", ")
+            );
+        }
         return Ok(ExitCode::from(130));
     }
     if let Some(epd) = &args.epd {

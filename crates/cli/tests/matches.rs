@@ -313,3 +313,43 @@ fn an_odd_number_of_games_says_it_plays_one_more() {
     );
     assert!(err.contains("--max-plies must be at least 1"), "{err}");
 }
+
+#[test]
+fn selfplay_keeps_an_earlier_records_file_and_says_what_a_stop_left_unwritten() {
+    let tmp = tempfile::tempdir().unwrap();
+    let openings = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/openings.epd");
+    let (pgn, marlin) = (tmp.path().join("g.pgn"), tmp.path().join("g.marlin"));
+    std::fs::write(&marlin, b"an earlier run's records").unwrap();
+    let run = |games: &str, extra: &[&str]| {
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("texel"));
+        c.args(["selfplay", "--games", games, "--nodes", "400", "--openings"])
+            .arg(&openings)
+            .arg("--pgn")
+            .arg(&pgn)
+            .arg("--marlin")
+            .arg(&marlin)
+            .args(extra);
+        c
+    };
+    // Refused as the PGN would be, before a game is played.
+    let refused = fails(&mut assert_cmd::Command::from_std(run("2", &[])));
+    assert!(
+        refused.contains("--marlin") && refused.contains("--fresh"),
+        "{refused}"
+    );
+    assert_eq!(std::fs::read(&marlin).unwrap(), b"an earlier run's records");
+    assert!(!pgn.exists(), "nothing played");
+    // --fresh replaces it with the new games' records.
+    stdout_of(&mut assert_cmd::Command::from_std(run("2", &["--fresh"])));
+    let records = std::fs::read(&marlin).unwrap();
+    assert!(!records.is_empty() && records.len() % 32 == 0);
+    // A stopped run says what it did not write.
+    let said = tmp.path().join("said.txt");
+    let mut stopped = run("24", &["--fresh"]);
+    stopped.stdout(std::fs::File::create(&said).unwrap());
+    std::fs::remove_file(&pgn).unwrap();
+    let code = interrupt_after_two_games(stopped.spawn().unwrap(), &pgn);
+    assert_eq!(code, Some(130));
+    let text = std::fs::read_to_string(&said).unwrap();
+    assert!(text.contains("not written: --marlin"), "{text}");
+}
