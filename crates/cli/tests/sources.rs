@@ -191,6 +191,17 @@ fn a_changed_source_refuses_a_resume_and_a_bad_sources_file_is_named() {
     .unwrap();
     let err = fails(texel().args(["error", "--sources"]).arg(path("typo.json")));
     assert!(err.contains("typo.json") && err.contains("capp"), "{err}");
+    // One file named twice, once as ./: its positions would count twice.
+    std::fs::write(
+        path("twice.json"),
+        r#"{ "version": 1, "sources": [ { "path": "white.epd" }, { "path": "./white.epd" } ] }"#,
+    )
+    .unwrap();
+    let err = fails(texel().args(["error", "--sources"]).arg(path("twice.json")));
+    assert!(
+        err.contains("sources 1") && err.contains("same file") && err.contains("weight"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -139,7 +139,29 @@ impl SourcesFile {
         for source in &mut file.sources {
             source.path = dir.join(&source.path);
         }
+        file.refuse_one_file_twice().map_err(wrong)?;
         Ok(file)
+    }
+
+    /// Two sources that are one file (named alike, or `./x.epd` and `x.epd`, or linked),
+    /// refused: each would count its positions again.
+    fn refuse_one_file_twice(&self) -> Result<(), String> {
+        let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let files: Vec<PathBuf> = self.sources.iter().map(|s| real(&s.path)).collect();
+        for (j, file) in files.iter().enumerate() {
+            if let Some(i) = files[..j].iter().position(|f| f == file) {
+                let (a, b) = (&self.sources[i].path, &self.sources[j].path);
+                return Err(format!(
+                    "sources {} ({}) and {} ({}) are the same file: its positions would count \
+                     twice (a \"weight\" of 2 counts a source's positions twice)",
+                    i + 1,
+                    a.display(),
+                    j + 1,
+                    b.display()
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The first value out of range, in words.
