@@ -170,6 +170,10 @@ fn a_changed_source_refuses_a_resume_and_a_bad_sources_file_is_named() {
     let ckpt = ckpt.to_str().unwrap();
     let err = fails(&mut tune(&["--resume", ckpt]).into());
     assert!(err.contains("source 1") && err.contains("50000"), "{err}");
+    assert!(
+        err.contains("restore source 1 as it was") && !err.contains("for each of"),
+        "{err}"
+    );
     write_mix(60_000);
     let resumed = ok(&mut tune(&["--resume", ckpt]).into());
     assert!(resumed.contains("resuming after "), "{resumed}");

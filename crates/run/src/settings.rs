@@ -74,6 +74,7 @@ impl std::error::Error for SettingChanged {}
 
 impl SettingChanged {
     /// What gives the setting its value of when the run began, as words of the command:
+    /// a setting of the data that is no flag (a sources file's source) by restoring it,
     /// a setting not given then by leaving its flag out, `true` by the flag alone, a list
     /// by the flag for each entry, the start values by their file, a file's contents by
     /// the file as it was.
@@ -81,6 +82,10 @@ impl SettingChanged {
         let (name, then) = (&self.name, self.then.as_str());
         if let Some(flag) = name.strip_prefix(crate::record::CONTENTS) {
             return format!("give {flag} the files with the contents the run began with");
+        }
+        if !name.starts_with('-') {
+            // A setting of the data (a source of a sources file), not a flag.
+            return format!("restore {name} as it was when the run began");
         }
         match then {
             "not given" | "false" => format!("leave out {name}"),
