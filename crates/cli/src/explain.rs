@@ -70,6 +70,11 @@ fn explain_session(e: SessionError) -> anyhow::Error {
             );
         }
     }
+    if let SessionError::Subject(cause) = &e {
+        if let Some(LoadError::Binary { listed, .. }) = cause.downcast_ref() {
+            return anyhow::anyhow!("{e}: {}", binary_hint(*listed));
+        }
+    }
     let hint = match &e {
         SessionError::Kind { then, .. } => match then {
             RunKind::Streamed => ": give --stream to continue it",
@@ -88,6 +93,18 @@ fn explain_session(e: SessionError) -> anyhow::Error {
         _ => "",
     };
     anyhow::anyhow!("{e}{hint}")
+}
+
+/// How to name a binary file's form: in its source of a sources file (`source`, from 1), or
+/// by the flag.
+pub fn binary_hint(source: Option<usize>) -> String {
+    match source {
+        Some(n) => format!(
+            "give source {n} of the sources file its \"format\": \"marlin\", \"bullet\" or \
+             \"viri\""
+        ),
+        None => "give --format marlin, --format bullet or --format viri".into(),
+    }
 }
 
 /// What to give when K cannot be fitted (`epd`: the positions are labelled EPD, whose

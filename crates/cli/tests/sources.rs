@@ -54,6 +54,20 @@ fn three_forms_mix_with_caps_weights_filters_and_a_side_to_move_source() {
         .arg("--out")
         .arg(path("t.json")));
     assert!(path("t.json").exists(), "{tuned}");
+    // Its form left out, the marlin source is named by its place in the file, not by a flag
+    // that --sources would refuse.
+    let unnamed = mix.replace(r#""format": "marlin", "#, "");
+    std::fs::write(path("unnamed.json"), unnamed).unwrap();
+    let said = fails(
+        texel()
+            .args(["error", "--sources"])
+            .arg(path("unnamed.json")),
+    );
+    assert!(
+        said.contains(r#"give source 3 of the sources file its "format""#)
+            && !said.contains("--format"),
+        "{said}"
+    );
     // A position of the marlin file counts when its move number is 40 or more.
     let late = (text.lines().take(1000).skip(1).step_by(2))
         .filter(|l| l.split(' ').nth(5).unwrap().parse::<u32>().unwrap() >= 40)

@@ -179,14 +179,15 @@ pub enum LoadError {
     },
     /// A binary file read as text: its form must be named.
     #[error(
-        "{}: binary records, not text lines: name their form, --format marlin \
-         (marlinformat's 32-byte records), --format bullet (bulletformat's) or --format viri \
-         (viriformat's games)",
+        "{}: binary records, not text lines: their form must be named (marlin: \
+         marlinformat's 32-byte records; bullet: bulletformat's; viri: viriformat's games)",
         path.display()
     )]
     Binary {
         /// The file.
         path: PathBuf,
+        /// Its number in the sources file it was listed in (from 1), when it was.
+        listed: Option<usize>,
     },
     /// Scores were to be mixed in, but no position carries one.
     #[error(
@@ -451,6 +452,7 @@ impl Loading<'_> {
             if std::mem::take(&mut first) && form.is_none() && looks_binary(&text) {
                 return Err(LoadError::Binary {
                     path: path.to_path_buf(),
+                    listed: self.taker.is_some().then_some(self.source as usize + 1),
                 });
             }
             let lines = match form {
