@@ -93,15 +93,15 @@ fn games(args: &ConvertArgs) -> Result<()> {
     let Some(pgn) = args.pgn.as_deref() else {
         anyhow::bail!("give the positions as --epd FILE or the games as --pgn FILE");
     };
-    let (form, what) = match args.to {
-        To::Marlin => (RecordForm::Marlin, "marlinformat records"),
-        To::Bullet => (RecordForm::Bullet, "bulletformat records"),
-        To::Viri => (RecordForm::Viri, "viriformat games"),
+    let form = match args.to {
+        To::Marlin => RecordForm::Marlin,
+        To::Bullet => RecordForm::Bullet,
+        To::Viri => RecordForm::Viri,
         To::Bracket => anyhow::bail!(
             "--to bracket from games: `texel import --pgn` samples, quiesces and labels them"
         ),
     };
     let done = texel_import::pgn_to_records(pgn, &args.out, form, args.pgn_scores)?;
-    say!("{}", done.describe(what, &args.out));
+    say!("{}", done.describe(form.holds(), &args.out));
     Ok(())
 }

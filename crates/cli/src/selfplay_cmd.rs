@@ -257,16 +257,16 @@ pub fn run(args: &SelfplayArgs) -> Result<ExitCode> {
 fn write_records(args: &SelfplayArgs) -> Result<()> {
     use texel_data::records::RecordForm;
     let asked = [
-        (&args.marlin, RecordForm::Marlin, "marlinformat records"),
-        (&args.viri, RecordForm::Viri, "viriformat games"),
-        (&args.bullet, RecordForm::Bullet, "bulletformat records"),
+        (&args.marlin, RecordForm::Marlin),
+        (&args.viri, RecordForm::Viri),
+        (&args.bullet, RecordForm::Bullet),
     ];
-    for (path, form, what) in asked {
+    for (path, form) in asked {
         let Some(path) = path else { continue };
         // The arena writes its score comments from White's view.
         let view = texel_import::ScoreView::White;
         let done = texel_import::pgn_to_records(&args.pgn, path, form, view)?;
-        say!("{}", done.describe(what, path));
+        say!("{}", done.describe(form.holds(), path));
     }
     Ok(())
 }

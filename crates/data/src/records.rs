@@ -42,6 +42,16 @@ pub enum RecordForm {
 }
 
 impl RecordForm {
+    /// What a file of this form holds, in words: `marlinformat records`, `bulletformat
+    /// records`, `viriformat games`.
+    pub fn holds(self) -> &'static str {
+        match self {
+            RecordForm::Marlin => "marlinformat records",
+            RecordForm::Bullet => "bulletformat records",
+            RecordForm::Viri => "viriformat games",
+        }
+    }
+
     /// Reads whole units (records or games) of `reader` into `block` (emptied first) until
     /// it holds at least `bytes` bytes or the input ends; `false` when nothing was left.
     ///

@@ -77,12 +77,7 @@ pub fn pgn_to_records(
         bytes.clear();
     }
     if done.written == 0 {
-        let what = match form {
-            RecordForm::Viri => "viriformat games",
-            RecordForm::Marlin => "marlinformat records",
-            RecordForm::Bullet => "bulletformat records",
-        };
-        return Err(nothing(pgn, out, what, &done.skipped, "games"));
+        return Err(nothing(pgn, out, form.holds(), &done.skipped, "games"));
     }
     writer.finish().map_err(io(out))?;
     Ok(done)
@@ -244,8 +239,8 @@ pub fn convert_positions(
     if done.written == 0 {
         let what = match to {
             Written::Bracket => "labelled lines",
-            Written::Marlin => "marlinformat records",
-            Written::Bullet => "bulletformat records",
+            Written::Marlin => RecordForm::Marlin.holds(),
+            Written::Bullet => RecordForm::Bullet.holds(),
         };
         return Err(nothing(input, out, what, &done.skipped, "positions"));
     }

@@ -44,52 +44,20 @@ impl<S: Subject> Session<S> {
                 Opening::Resuming(notes) => SessionEvent::Resuming(notes),
             })
         })?;
-        let (held, split) =
-            held_split(&plan.trace, plan.held_out).map_err(|e| SessionError::Streamed(e.into()))?;
-        let mut streaming = self.settings.stream.clone();
-        let survey = survey_trace(&plan.trace, &held, plan.lambda, streaming.chunk, interrupt)
-            .map_err(|e| SessionError::Streamed(e.into()))?
-            .ok_or(SessionError::Stopped)?;
-        if survey.lambda < 1.0 && survey.scored == 0 {
-            let path = self.subject.source().into();
-            let no_scores = TraceSubjectError::NoScores(path);
-            return Err(SessionError::Subject(Box::new(no_scores)));
-        }
-        let mut about = format!(
-            "{}: {} positions, {} values to tune, read from the file {} at a time in every pass",
-            self.subject.source(),
-            plan.trace.len(),
-            plan.slots.len(),
-            streaming.chunk
-        );
-        if !split.nothing_held() {
-            about += &format!("\n{split}");
-        }
-        if let Some(targets) = survey.targets.as_deref() {
-            about += &format!("\n{targets}");
-        }
-        on(SessionEvent::Loaded {
-            about: &about,
-            chosen_k: None,
-        });
-        let labels = Labels {
-            lambda: survey.lambda,
-            held_out: plan.held_out,
-        };
+        let (labels, fingerprint) = self.surveyed(&plan, interrupt, on)?;
         // The positions' tuner form beside the checkpoint while the tune runs.
         let form = format!("{}.form", self.outputs.checkpoint.display());
-        streaming.form = Some(form.into());
         let mut settings = self.settings.clone();
-        settings.stream = streaming;
+        settings.stream.form = Some(form.into());
         let keeper = Keeper {
             start: &plan.start,
-            fingerprint: survey.fingerprint,
+            fingerprint,
             record: self.record.as_ref(),
             earlier: resumed.as_ref().map_or(0.0, |c| c.seconds),
             clock: Instant::now(),
         };
         let state = match resumed {
-            Some(c) => Some(self.continued(c, survey.fingerprint)?),
+            Some(c) => Some(self.continued(c, fingerprint)?),
             None => None,
         };
         let mut saved = Ok(());
@@ -117,6 +85,49 @@ impl<S: Subject> Session<S> {
             Err(e) => Err(SessionError::Streamed(e)),
             Ok(tuned) => self.streamed_end(start, tuned, plan.values, on),
         }
+    }
+
+    /// The trace surveyed for the run (its split, λ resolved on the scores it holds, its
+    /// fingerprint), what it holds said; its labels and fingerprint.
+    fn surveyed(
+        &self,
+        plan: &StreamPlan<ValuesOf<S>>,
+        interrupt: &AtomicBool,
+        on: &mut dyn FnMut(SessionEvent<S::Model>),
+    ) -> Result<(Labels, u64), SessionError> {
+        let streamed = |e: texel_trace::TraceError| SessionError::Streamed(e.into());
+        let (held, split) = held_split(&plan.trace, plan.held_out).map_err(streamed)?;
+        let chunk = self.settings.stream.chunk;
+        let survey = survey_trace(&plan.trace, &held, plan.lambda, chunk, interrupt)
+            .map_err(streamed)?
+            .ok_or(SessionError::Stopped)?;
+        if survey.lambda < 1.0 && survey.scored == 0 {
+            let path = self.subject.source().into();
+            let no_scores = TraceSubjectError::NoScores(path);
+            return Err(SessionError::Subject(Box::new(no_scores)));
+        }
+        let mut about = format!(
+            "{}: {} positions, {} values to tune, read from the file {chunk} at a time in every \
+             pass",
+            self.subject.source(),
+            plan.trace.len(),
+            plan.slots.len(),
+        );
+        if !split.nothing_held() {
+            about += &format!("\n{split}");
+        }
+        if let Some(targets) = survey.targets.as_deref() {
+            about += &format!("\n{targets}");
+        }
+        on(SessionEvent::Loaded {
+            about: &about,
+            chosen_k: None,
+        });
+        let labels = Labels {
+            lambda: survey.lambda,
+            held_out: plan.held_out,
+        };
+        Ok((labels, survey.fingerprint))
     }
 
     /// A streamed run interrupted after `last` (its checkpoint kept): nothing written.
