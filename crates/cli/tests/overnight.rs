@@ -477,6 +477,73 @@ fn a_second_run_on_the_same_outputs_is_refused_while_the_first_lives() {
     assert!(out.is_file() && !lock.exists() && !ckpt.exists());
 }
 
+/// A tune reading its positions from a pipe: it takes its locks, then waits for the
+/// positions, so that another run can be tried while it lives.
+fn waiting_tune(dir: &Path, out: &Path) -> (std::process::Child, std::path::PathBuf) {
+    let pipe = dir.join("pipe.epd");
+    let made = std::process::Command::new("mkfifo").arg(&pipe).status();
+    assert!(made.unwrap().success());
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("texel"));
+    cmd.args(["tune", "--passes", "1", "--group", "KnightV", "--epd"])
+        .arg(&pipe)
+        .arg("--out")
+        .arg(out)
+        .stdout(std::process::Stdio::null());
+    (cmd.spawn().unwrap(), pipe)
+}
+
+#[test]
+fn no_file_of_a_live_run_may_be_another_runs_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let epd = sample(tmp.path(), "s.epd", 300);
+    let out = tmp.path().join("t.json");
+    let (mut first, pipe) = waiting_tune(tmp.path(), &out);
+    let scratch_lock = tmp.path().join("t.json.ckpt.form.lock");
+    let started = std::time::Instant::now();
+    while !scratch_lock.exists() {
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "the first run never locked"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let pid = first.id().to_string();
+    for theirs in [
+        "t.json.ckpt",
+        "t.json.ckpt.form",
+        "t.json.ckpt.lock",
+        "t.json",
+    ] {
+        let err = fails(
+            texel()
+                .args(["tune", "--passes", "1", "--group", "KnightV", "--epd"])
+                .arg(&epd)
+                .arg("--out")
+                .arg(tmp.path().join(theirs)),
+        );
+        assert!(
+            err.contains(&format!("another run (process {pid})")),
+            "{theirs}: {err}"
+        );
+    }
+    std::fs::write(&pipe, std::fs::read(&epd).unwrap()).unwrap();
+    assert!(first.wait().unwrap().success());
+    // The first run ended as if alone: its values are a lone run's, nothing of it is left.
+    let alone = tmp.path().join("alone.json");
+    ok(texel()
+        .args(["tune", "--passes", "1", "--group", "KnightV", "--epd"])
+        .arg(&epd)
+        .arg("--out")
+        .arg(&alone));
+    assert_eq!(bytes(&out), bytes(&alone));
+    let mut left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["alone.json", "pipe.epd", "s.epd", "t.json"]);
+}
+
 #[test]
 fn a_log_holds_one_run_a_second_run_is_refused_or_starts_it_afresh() {
     let tmp = tempfile::tempdir().unwrap();

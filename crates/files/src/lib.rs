@@ -13,7 +13,7 @@ mod lock;
 pub use atomic::AtomicFile;
 pub use fingerprint::Fingerprint;
 pub use lines::{read_versioned_lines, LinesError, VersionedLine};
-pub use lock::{LockError, RunLock};
+pub use lock::{LockError, RunLock, RunLocks};
 use std::path::{Path, PathBuf};
 
 /// Writes `bytes` to a temporary file beside `path`, then renames it over `path`, so a

@@ -1,7 +1,8 @@
 //! One run per output: a run takes a lock file beside its outputs before it touches them,
 //! holding its process id, and removes it when it ends. A second run on the same outputs is
 //! refused at once, naming the first; a lock left by a process that is gone (killed) is
-//! taken over.
+//! taken over. A run that writes several files locks each ([`RunLocks`]), so that no file of
+//! a live run — its lock files included — can be another run's output.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -36,8 +37,9 @@ impl std::fmt::Display for LockError {
         match self {
             LockError::Held { path, pid } => write!(
                 f,
-                "another run (process {pid}) is using these outputs: {} says so; wait for it \
-                 to end, or delete that file if process {pid} is not a texel run",
+                "another run (process {pid}) is using {}: {} says so; wait for it to end, or \
+                 delete that file if process {pid} is not a texel run",
+                guarded(path).display(),
                 path.display()
             ),
             LockError::Io { path, cause } => write!(f, "{}: {cause}", path.display()),
@@ -96,6 +98,7 @@ impl RunLock {
         if path == Path::new("-") || crate::is_special_file(path) {
             return Ok(None);
         }
+        live_lock(path)?;
         let mut lock = path.as_os_str().to_owned();
         lock.push(".lock");
         RunLock::acquire(Path::new(&lock)).map(Some)
@@ -104,6 +107,64 @@ impl RunLock {
     /// The lock file.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+}
+
+/// The locks of every file a run writes, taken together: all or none.
+#[derive(Debug, Default)]
+pub struct RunLocks(Vec<RunLock>);
+
+impl RunLocks {
+    /// Takes the lock beside each of `paths` (see [`RunLock::beside`]); a path named twice is
+    /// locked once. Where one is held, those already taken are released and the answer names
+    /// the holder.
+    ///
+    /// # Errors
+    /// A live process holds one of them, one of them is a live run's lock file, or a lock
+    /// file cannot be made.
+    pub fn beside_each<'a>(
+        paths: impl IntoIterator<Item = &'a Path>,
+    ) -> Result<RunLocks, LockError> {
+        let mut named: Vec<&Path> = Vec::new();
+        for path in paths {
+            if !named.contains(&path) {
+                named.push(path);
+            }
+        }
+        let mut locks = RunLocks::default();
+        for path in named {
+            locks.0.extend(RunLock::beside(path)?);
+        }
+        Ok(locks)
+    }
+
+    /// The lock files held.
+    pub fn paths(&self) -> impl Iterator<Item = &Path> {
+        self.0.iter().map(RunLock::path)
+    }
+}
+
+/// Refuses as an output a file that is a live run's lock (`X.lock` naming a running
+/// process): writing it would take the other run's guard away.
+fn live_lock(path: &Path) -> Result<(), LockError> {
+    if path.extension() != Some("lock".as_ref()) {
+        return Ok(());
+    }
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    match text.trim().parse() {
+        Ok(pid) if alive(pid) => Err(LockError::Held {
+            path: path.to_path_buf(),
+            pid,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The file a lock file guards: its own name less `.lock`.
+fn guarded(lock: &Path) -> PathBuf {
+    match lock.extension() {
+        Some(e) if e == "lock" => lock.with_extension(""),
+        _ => lock.to_path_buf(),
     }
 }
 
@@ -175,5 +236,30 @@ mod tests {
         std::fs::write(&path, "4294967295\n").unwrap();
         let taken = RunLock::acquire(&path).unwrap();
         assert_eq!(std::fs::read_to_string(taken.path()).unwrap().trim(), mine);
+    }
+
+    #[test]
+    fn every_file_of_a_run_is_locked_and_a_live_lock_is_no_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("t.json");
+        let ckpt = dir.path().join("t.json.ckpt");
+        let first = RunLocks::beside_each([out.as_path(), ckpt.as_path(), ckpt.as_path()]);
+        let first = first.unwrap();
+        assert_eq!(
+            first.paths().count(),
+            2,
+            "a path named twice is locked once"
+        );
+        // A second run writing the first's checkpoint, or its lock file, is refused.
+        let lock = dir.path().join("t.json.ckpt.lock");
+        for theirs in [&ckpt, &lock] {
+            let held = RunLocks::beside_each([dir.path().join("u.json").as_path(), theirs]);
+            let err = held.unwrap_err();
+            assert!(matches!(err, LockError::Held { .. }), "{err}");
+            assert!(err.to_string().contains("t.json.ckpt:"), "{err}");
+        }
+        assert!(!dir.path().join("u.json.lock").exists(), "all or none");
+        drop(first);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 }

@@ -1,10 +1,11 @@
 //! Where a tune on files writes, checked before any data is loaded, so that a long run never
 //! ends unable to save and Ctrl-C never overwrites a finished result: the tuned values, the
-//! checkpoint (written on the way, removed when the run ends normally), the pass log and any
-//! further file the caller writes (a report page, the table as Rust).
+//! checkpoint (written on the way, removed when the run ends normally), a streamed run's
+//! scratch file, the pass log and any further file the caller writes (a report page, the
+//! table as Rust). Each is locked while the run lives, so none can be another run's output.
 
 use std::path::{Path, PathBuf};
-use texel_files::{LockError, RunLock};
+use texel_files::{LockError, RunLocks};
 
 /// The files of one tune run.
 #[derive(Clone, Debug)]
@@ -83,6 +84,12 @@ impl Outputs {
         }
     }
 
+    /// The positions' tuner form a streamed run keeps beside its checkpoint while it runs
+    /// (`OUT.ckpt.form`).
+    pub fn scratch(&self) -> PathBuf {
+        PathBuf::from(format!("{}.form", self.checkpoint.display()))
+    }
+
     /// Every output with what it is.
     fn named(&self) -> Vec<(&Path, &str)> {
         let mut named: Vec<(&Path, &str)> = vec![
@@ -105,8 +112,9 @@ impl Outputs {
             .try_for_each(|(path, what)| writable(path, what))
     }
 
-    /// Makes the outputs ready for a run: checked writable, locked for this run (held until
-    /// the lock is dropped; a checkpoint that is a device keeps nothing to guard), and an
+    /// Makes the outputs ready for a run: checked writable, each locked for this run, the
+    /// scratch file too (held until the locks are dropped; a device keeps nothing to
+    /// guard), and an
     /// earlier run's checkpoint and log kept unless the run continues them (`resume`) or
     /// starts afresh (`fresh`: removed and emptied, listed in the answer).
     ///
@@ -117,9 +125,13 @@ impl Outputs {
         &self,
         resume: bool,
         fresh: bool,
-    ) -> Result<(Option<RunLock>, Vec<Cleared>), OutputError> {
+    ) -> Result<(RunLocks, Vec<Cleared>), OutputError> {
         self.check_writable()?;
-        let lock = RunLock::beside(&self.checkpoint)?;
+        let scratch = self.scratch();
+        let every = self.named().into_iter().map(|(path, _)| path);
+        // The checkpoint's lock first: its name is the one the guides give.
+        let first = [self.checkpoint.as_path(), scratch.as_path()];
+        let lock = RunLocks::beside_each(first.into_iter().chain(every))?;
         let mut cleared = Vec::new();
         if resume {
             return Ok((lock, cleared));

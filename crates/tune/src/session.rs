@@ -17,7 +17,7 @@ use crate::settings::TuneSettings;
 use crate::stream::{StreamEvent, Streamed};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use texel_files::RunLock;
+use texel_files::RunLocks;
 use texel_run::{SettingChanged, Settings};
 use texel_trace::ParamSpace;
 
@@ -465,7 +465,7 @@ impl RunFiles<'_> {
         &self,
         kind: RunKind,
         on: &mut dyn FnMut(Opening),
-    ) -> Result<(Option<RunLock>, Option<Checkpoint<V>>), SessionError> {
+    ) -> Result<(RunLocks, Option<Checkpoint<V>>), SessionError> {
         let (lock, cleared) = self.outputs.prepare(self.resume.is_some(), self.fresh)?;
         cleared.into_iter().for_each(|c| on(Opening::Cleared(c)));
         let Some(path) = self.resume else {

@@ -32,7 +32,9 @@ pub(super) fn list<const N: usize, T>(
     let mut count = [0; 8];
     input.read_exact(&mut count)?;
     let count = usize::try_from(u64::from_le_bytes(count)).map_err(io::Error::other)?;
-    let mut out = Vec::with_capacity(count);
+    // The count is the file's word: grown as the bytes come, so a torn or foreign file ends
+    // in a read error, never in an allocation it cannot back.
+    let mut out = Vec::with_capacity(count.min(1 << 16));
     let mut buffer = vec![0; count.min(1 << 16) * N];
     let mut left = count;
     while left > 0 {
@@ -126,5 +128,24 @@ impl LinearDataset {
             blocks,
             inner,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_count_the_file_cannot_back_is_a_read_error_not_an_allocation() {
+        let mut bytes = u64::MAX.to_le_bytes().to_vec();
+        bytes.extend([0; 64]);
+        let read = list(&mut bytes.as_slice(), f32::from_le_bytes);
+        assert_eq!(read.unwrap_err().kind(), io::ErrorKind::UnexpectedEof);
+        let mut whole = 2u64.to_le_bytes().to_vec();
+        whole.extend(1.5f32.to_le_bytes().into_iter().chain(2f32.to_le_bytes()));
+        assert_eq!(
+            list(&mut whole.as_slice(), f32::from_le_bytes).unwrap(),
+            [1.5, 2.0]
+        );
     }
 }

@@ -46,9 +46,8 @@ impl<S: Subject> Session<S> {
         })?;
         let (labels, fingerprint) = self.surveyed(&plan, interrupt, on)?;
         // The positions' tuner form beside the checkpoint while the tune runs.
-        let form = format!("{}.form", self.outputs.checkpoint.display());
         let mut settings = self.settings.clone();
-        settings.stream.form = Some(form.into());
+        settings.stream.form = Some(self.outputs.scratch());
         let keeper = Keeper {
             start: &plan.start,
             fingerprint,
