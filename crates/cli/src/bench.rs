@@ -1,6 +1,6 @@
 //! `texel bench`: search nodes per second, evaluations and traces per second, tuner speed.
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -380,20 +380,26 @@ fn probe_times(
 }
 
 fn bench_eval(args: &BenchArgs) -> Result<()> {
-    let text = match &args.positions {
-        Some(p) => {
-            std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?
-        }
-        None => SAMPLE_POSITIONS.to_string(),
+    let (name, text) = match &args.positions {
+        Some(p) => (
+            p.display().to_string(),
+            std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
+        ),
+        None => ("the shipped sample".into(), SAMPLE_POSITIONS.to_string()),
     };
-    let positions = text
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .enumerate()
-        .map(|(i, l)| parse_fen(l).map_err(|e| anyhow::anyhow!("line {}: {e}", i + 1)))
+    let positions = (text.lines().enumerate())
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| parse_fen(l).map_err(|e| anyhow::anyhow!("{name}:{}: {e}", i + 1)))
         .collect::<Result<Vec<_>>>()?;
     let params = bench_params(args)?;
     let n = positions.len() * args.rounds;
+    if n == 0 {
+        bail!(
+            "{name}: nothing to time ({} positions x {} rounds; a FEN a line)",
+            positions.len(),
+            args.rounds
+        );
+    }
 
     let start = Instant::now();
     let mut checksum = 0i64;

@@ -73,7 +73,8 @@ pub fn run(args: &ConvertArgs) -> Result<()> {
             "--to viri writes games: give them as --pgn (positions alone make no viriformat game)"
         ),
     };
-    let done = texel_import::convert_positions(epd, reading, &args.out, to)?;
+    let done = texel_import::convert_positions(epd, reading, &args.out, to)
+        .map_err(|e| crate::explain::explain_import(e, "--format"))?;
     for (why, n) in &done.skipped {
         say!("skipped, {why}: {n}");
     }

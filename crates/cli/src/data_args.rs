@@ -227,7 +227,7 @@ fn survey(path: &std::path::Path) -> Result<texel_dataset::Mix> {
         check = check.read("a source", Some(f));
     }
     check.check()?;
-    let mix = texel_dataset::Mix::survey(&file)?;
+    let mix = texel_dataset::Mix::survey(&file).map_err(crate::explain::explain_load)?;
     say!("sources of {}:", path.display());
     for taken in &mix.taken {
         say!("  {taken}");

@@ -1,6 +1,7 @@
 //! A failed tune session in the CLI's words: the library's errors carry kinds and values,
 //! and this names the flags that get past them.
 
+use texel_data::records::RecordForm;
 use texel_dataset::LoadError;
 use texel_tune::{
     JobError, OutputError, RunKind, SessionError, StreamError, TraceSubjectError, Unstreamed,
@@ -71,8 +72,8 @@ fn explain_session(e: SessionError) -> anyhow::Error {
         }
     }
     if let SessionError::Subject(cause) = &e {
-        if let Some(LoadError::Binary { listed, .. }) = cause.downcast_ref() {
-            return anyhow::anyhow!("{e}: {}", binary_hint(*listed));
+        if let Some(hint) = cause.downcast_ref().and_then(load_hint) {
+            return anyhow::anyhow!("{e}: {hint}");
         }
     }
     let hint = match &e {
@@ -95,15 +96,54 @@ fn explain_session(e: SessionError) -> anyhow::Error {
     anyhow::anyhow!("{e}{hint}")
 }
 
-/// How to name a binary file's form: in its source of a sources file (`source`, from 1), or
-/// by the flag.
-pub fn binary_hint(source: Option<usize>) -> String {
-    match source {
-        Some(n) => format!(
+/// How to read a file the load refused for its form, if that is why.
+fn load_hint(e: &LoadError) -> Option<String> {
+    match e {
+        LoadError::Binary { listed, .. } => Some(form_hint(*listed, None)),
+        LoadError::WrongForm { listed, wrong, .. } => Some(form_hint(*listed, Some(wrong.looks))),
+        _ => None,
+    }
+}
+
+/// A load's error, with how to read a file refused for its form.
+pub fn explain_load(e: LoadError) -> anyhow::Error {
+    match load_hint(&e) {
+        Some(hint) => anyhow::anyhow!("{e}: {hint}"),
+        None => e.into(),
+    }
+}
+
+/// How to name a binary file's form (`form`, when its records say which; any of the three
+/// otherwise): in its source of a sources file (`source`, from 1), or by the flag.
+pub fn form_hint(source: Option<usize>, form: Option<RecordForm>) -> String {
+    let word = |form: RecordForm| match form {
+        RecordForm::Marlin => "marlin",
+        RecordForm::Bullet => "bullet",
+        RecordForm::Viri => "viri",
+    };
+    match (source, form) {
+        (Some(n), Some(form)) => format!(
+            "give source {n} of the sources file its \"format\": \"{}\"",
+            word(form)
+        ),
+        (Some(n), None) => format!(
             "give source {n} of the sources file its \"format\": \"marlin\", \"bullet\" or \
              \"viri\""
         ),
-        None => "give --format marlin, --format bullet or --format viri".into(),
+        (None, Some(form)) => format!("give --format {}", word(form)),
+        (None, None) => "give --format marlin, --format bullet or --format viri".into(),
+    }
+}
+
+/// An import's or conversion's error, with how to name the form of a records file read in
+/// another (`flag`: the command's flag for the input's form).
+pub fn explain_import(e: texel_import::ImportError, flag: &str) -> anyhow::Error {
+    match &e {
+        texel_import::ImportError::WrongForm { wrong, .. } => {
+            let hint = form_hint(None, Some(wrong.looks)).replace("--format", flag);
+            anyhow::anyhow!("{e}: {hint}")
+        }
+        _ => e.into(),
     }
 }
 

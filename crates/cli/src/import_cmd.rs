@@ -171,7 +171,7 @@ pub fn run(args: &ImportArgs) -> Result<()> {
             let input = input.expect("one input").display();
             bail!("{input}: {e}\n(is it the right kind of file for --epd / --pgn?)")
         }
-        other => other?,
+        other => other.map_err(|e| crate::explain::explain_import(e, "--label-format"))?,
     };
     bar.finish_and_clear();
     let secs = start.elapsed().as_secs_f64();

@@ -249,8 +249,9 @@ pub(crate) fn stream_words(e: StreamEvent) -> Option<String> {
             fall,
             seconds,
         } => format!(
+            // `fall` is the drop over the new objective; said as a share of the old one.
             "newton {number}: error {error:.8} (objective -{:.3} %) in {seconds:.2}s",
-            100.0 * fall
+            100.0 * fall / (1.0 + fall)
         ),
         StreamEvent::Polish {
             round,
@@ -268,4 +269,22 @@ pub(crate) fn stream_words(e: StreamEvent) -> Option<String> {
         StreamEvent::PullChosen(c) => crate::guards::choice_words(&c),
         StreamEvent::Checkpoint(_) => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_newton_line_says_the_fall_as_a_share_of_the_objective_before_it() {
+        // From 2.89 to 1: a fall of 1.89 over the new objective, 65.4 % of the old one.
+        let line = stream_words(StreamEvent::Iteration {
+            number: 1,
+            error: 0.1,
+            fall: 1.89,
+            seconds: 1.0,
+        });
+        let line = line.unwrap();
+        assert!(line.contains("(objective -65.398 %)"), "{line}");
+    }
 }

@@ -262,6 +262,19 @@ fn bench_eval_reports_rates() {
     let text = stdout_of(texel().args(["bench", "eval", "--rounds", "1"]));
     assert!(text.contains("evals/s"));
     assert!(text.contains("traces/s"));
+    // Nothing to time is said, not printed as rates of NaN; a bad line is named by its
+    // line in the file, blank lines counted.
+    let tmp = tempfile::tempdir().unwrap();
+    let fens = tmp.path().join("p.fen");
+    std::fs::write(&fens, "\n\n").unwrap();
+    let err = fails(texel().args(["bench", "eval", "--positions"]).arg(&fens));
+    assert!(
+        err.contains("p.fen: nothing to time") && !err.contains("NaN"),
+        "{err}"
+    );
+    std::fs::write(&fens, "\n8/8/8/8/8/8/8/8 w - - 0 1\n").unwrap();
+    let err = fails(texel().args(["bench", "eval", "--positions"]).arg(&fens));
+    assert!(err.contains("p.fen:2:"), "{err}");
 }
 
 #[test]

@@ -612,3 +612,106 @@ fn a_conversion_with_nothing_to_write_leaves_the_existing_output_as_it_was() {
     let left = std::fs::read_dir(dir.path()).unwrap().count();
     assert_eq!(left, 3, "no temporary file left");
 }
+
+#[test]
+fn a_records_file_read_in_the_other_form_is_refused_naming_its_own() {
+    // bulletformat and marlinformat are both 32 bytes a record: a file of one read as the
+    // other is refused, by every command that reads it, naming the form its records are.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(sample(dir.path(), "s.epd", 300)).unwrap();
+    let bullet = dir.path().join("p.bullet");
+    std::fs::write(
+        &bullet,
+        as_records(&text, texel_data::bullet::write_record, |i| i as i32),
+    )
+    .unwrap();
+    let marlin = dir.path().join("p.marlin");
+    std::fs::write(
+        &marlin,
+        as_records(&text, texel_data::marlin::write_record, |i| i as i32),
+    )
+    .unwrap();
+    let out = dir.path().join("out.epd");
+    let out = out.to_str().unwrap();
+    for (file, asked, holds) in [(&bullet, "marlin", "bullet"), (&marlin, "bullet", "marlin")] {
+        let said = format!("it holds {holds}format records, not {asked}format records");
+        let (flag, label_flag) = (
+            format!("--format {holds}"),
+            format!("--label-format {holds}"),
+        );
+        let runs: [(&[&str], &str); 4] = [
+            (&["error", "--format", asked], &flag),
+            (
+                &["tune", "--passes", "1", "--out", out, "--format", asked],
+                &flag,
+            ),
+            (
+                &["import", "--out", out, "--label-format", asked],
+                &label_flag,
+            ),
+            (
+                &[
+                    "convert", "--to", "bracket", "--out", out, "--format", asked,
+                ],
+                &flag,
+            ),
+        ];
+        for (args, hint) in runs {
+            let err = fails(texel().args(args).arg("--epd").arg(file));
+            assert!(err.contains(&said) && err.contains(hint), "{args:?}: {err}");
+            assert!(!Path::new(out).exists(), "{args:?} wrote nothing");
+        }
+    }
+}
+
+#[test]
+fn records_whose_every_score_is_zero_carry_none_and_tune_as_their_results() {
+    // What texel's own writers give a position without a score, read as none: the load
+    // says so, and λ auto tunes on the results as --lambda 1 does.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(sample(dir.path(), "s.epd", 2000)).unwrap();
+    let file = dir.path().join("p.marlin");
+    std::fs::write(
+        &file,
+        as_records(&text, texel_data::marlin::write_record, |_| 0),
+    )
+    .unwrap();
+    let tune = |extra: &[&str]| {
+        let out = dir.path().join("t.json");
+        let printed = ok(texel()
+            .args([
+                "tune", "--passes", "2", "--group", "KnightV", "--format", "marlin",
+            ])
+            .args(extra)
+            .arg("--epd")
+            .arg(&file)
+            .arg("--out")
+            .arg(&out));
+        (printed, std::fs::read(&out).unwrap())
+    };
+    let (auto, auto_values) = tune(&[]);
+    assert!(
+        auto.contains("p.marlin: 2000 positions of marlinformat records, none with a score"),
+        "{auto}"
+    );
+    let (results, results_values) = tune(&["--lambda", "1"]);
+    let end = |printed: &str| {
+        printed
+            .lines()
+            .find(|l| l.starts_with("end:"))
+            .map(str::to_owned)
+    };
+    assert_eq!(end(&auto), end(&results), "{auto}\n{results}");
+    assert_eq!(auto_values, results_values);
+    // A file with scores says so.
+    std::fs::write(
+        &file,
+        as_records(&text, texel_data::marlin::write_record, |i| i as i32 % 50),
+    )
+    .unwrap();
+    let (scored, _) = tune(&[]);
+    assert!(
+        scored.contains("2000 positions of marlinformat records, each with a score"),
+        "{scored}"
+    );
+}

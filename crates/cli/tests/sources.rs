@@ -68,6 +68,19 @@ fn three_forms_mix_with_caps_weights_filters_and_a_side_to_move_source() {
             && !said.contains("--format"),
         "{said}"
     );
+    // Named as the other 32-byte form, it is refused at the survey, named by its place.
+    let bullet = mix.replace(r#""format": "marlin""#, r#""format": "bullet""#);
+    std::fs::write(path("bullet.json"), bullet).unwrap();
+    let said = fails(
+        texel()
+            .args(["error", "--sources"])
+            .arg(path("bullet.json")),
+    );
+    assert!(
+        said.contains("it holds marlinformat records, not bulletformat")
+            && said.contains(r#"give source 3 of the sources file its "format": "marlin""#),
+        "{said}"
+    );
     // A position of the marlin file counts when its move number is 40 or more.
     let late = (text.lines().take(1000).skip(1).step_by(2))
         .filter(|l| l.split(' ').nth(5).unwrap().parse::<u32>().unwrap() >= 40)
@@ -143,6 +156,31 @@ fn a_phase_distribution_keeps_as_many_positions_as_its_scarcest_stretch_allows()
     assert!(
         printed.contains(&want),
         "{late} late, {early} early\n{printed}"
+    );
+    // A distribution asking for a stretch no position reaches keeps nothing: refused naming
+    // the stretch, not blaming the file. In 25 stretches, stretch k holds phase k − 1.
+    let low: String = (text.lines())
+        .filter(|l| phase(l) <= 12)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(dir.path().join("low.epd"), &low).unwrap();
+    let empty = 24;
+    let mut shares = vec![0; 25];
+    shares[empty] = 1;
+    shares[phase(low.lines().next().unwrap()) as usize] = 1;
+    let mix = format!(
+        r#"{{ "version": 1, "sources": [ {{ "path": "low.epd" }} ], "phases": {shares:?} }}"#
+    );
+    std::fs::write(dir.path().join("mix.json"), mix).unwrap();
+    let err = fails(
+        texel()
+            .args(["error", "--sources"])
+            .arg(dir.path().join("mix.json")),
+    );
+    let named = format!("a share of stretch {} of 25", empty + 1);
+    assert!(
+        err.contains(&named) && err.contains("share of 0") && !err.contains("no usable"),
+        "{err}"
     );
 }
 

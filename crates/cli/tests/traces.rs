@@ -774,17 +774,23 @@ fn documented_writer() -> String {
 }
 
 /// The Python writer printed in `docs/trace-format.md`, run as printed (python3 with the
-/// `chess` package: `pip install chess`; `.ci/run` installs it) on shipped positions: its
-/// trace reads back whole, and tunes from the engine's own values by its group.
+/// `chess` package: `pip install chess`; `.ci/run` installs it) on what `texel import`
+/// writes from the shipped games (`game N; ce N;` after each FEN): its trace reads back
+/// whole with every position's game, and tunes from the engine's own values by its group.
 #[test]
 fn the_documented_python_writer_tunes_by_its_group_from_its_own_values() {
     let dir = tempfile::tempdir().unwrap();
-    let lines: String = include_str!("../../../data/train.epd")
-        .lines()
-        .take(3_000)
-        .map(|l| format!("{l}\n"))
-        .collect();
-    std::fs::write(dir.path().join("quiet.epd"), lines).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    stdout_of(
+        texel()
+            .arg("import")
+            .arg("--pgn")
+            .arg(root.join("data/games.pgn.gz"))
+            .arg("--out")
+            .arg(dir.path().join("quiet.epd")),
+    );
+    let imported = std::fs::read_to_string(dir.path().join("quiet.epd")).unwrap();
+    assert!(imported.contains(" game 1; ce "), "the importer's fields");
     std::fs::write(dir.path().join("writer.py"), documented_writer()).unwrap();
     let run = std::process::Command::new("python3")
         .arg("writer.py")
@@ -818,8 +824,12 @@ fn the_documented_python_writer_tunes_by_its_group_from_its_own_values() {
         k > 0.1,
         "K fitted to the engine's own values, not the grid floor: {k}"
     );
+    assert!(
+        !text.contains("carry no game id"),
+        "every position knows its game: {text}"
+    );
     let (start, end) = (error_on(&text, "start"), error_on(&text, "end"));
-    assert!(end < start && end < 0.1, "{start} -> {end}\n{text}");
+    assert!(end < 0.97 * start, "{start} -> {end}\n{text}");
     let pawn = &values_of_file(&out)["PAWN_PST"];
     assert!(
         pawn[20][0].as_i64().unwrap() > 30,

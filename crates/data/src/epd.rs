@@ -139,7 +139,7 @@ pub enum LabelFormat {
     /// A trailing `1-0`, `0-1` or `1/2-1/2`.
     Result,
     /// A bare trailing `1`, `0.5` or `0` (also `1.0`, `0.0`, or any score from 0 to 1); as
-    /// Sirius writes it, `| 35cp | 1.0`, with the score before it.
+    /// Sirius writes it, `| 35cp | 1.0` or `| 35 | 1.0`, with the score before it.
     Decimal,
     /// A trailing `; w`, `; d` or `; b` (White won, a draw, Black won) as in Clockwork's
     /// data.
@@ -327,10 +327,16 @@ impl LabelFormat {
                 let close = open + after[open..].find(']')?;
                 after[open + 1..close].trim().parse().ok()
             }
-            // Sirius's `| 35cp | 1.0`: the score between bars before the result.
+            // Sirius's `| 35cp | 1.0` or `| 35 | 1.0`: the score between bars before the
+            // result.
             LabelFormat::Decimal => {
                 let field = rest.rsplit('|').nth(1)?.trim();
-                field.strip_suffix("cp")?.trim().parse().ok()
+                field
+                    .strip_suffix("cp")
+                    .unwrap_or(field)
+                    .trim()
+                    .parse()
+                    .ok()
             }
             _ => None,
         }
@@ -751,6 +757,8 @@ mod tests {
             // Sirius's: the score between bars, then the result.
             (format!("{START} 0 1 | 35cp | 1.0"), false, (1.0, Some(35))),
             (format!("{black} 0 1 | -7cp | 0.5"), false, (0.5, Some(-7))),
+            (format!("{START} 0 1 | 35 | 1.0"), false, (1.0, Some(35))),
+            (format!("{black} 0 1 | -7 | 0.0"), false, (0.0, Some(-7))),
             // Labels of the side to move turn the score with the result.
             (format!("{black} 1.0 35"), true, (0.0, Some(-35))),
         ] {

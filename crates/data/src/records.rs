@@ -159,17 +159,30 @@ impl From<RecordError> for crate::epd::BadLine {
 /// record or game is not one.
 pub type Read = Result<(Labelled, crate::LabelFormat), crate::epd::BadLine>;
 
+/// Why a file's positions could not be read on.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// A read error, or a binary input that ends inside a record or game.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// A records file whose records read as another form.
+    #[error(transparent)]
+    WrongForm(#[from] crate::WrongForm),
+}
+
 /// Reads every position of `reader` in `reading`'s form (text lines, detected or named,
-/// or a binary form named), one at a time in file order: `each` gets the number of the
-/// line, record or game it comes from and the position or why there is none.
+/// or a binary form named, judged on its first block: [`RecordForm::survey`]), one at a
+/// time in file order: `each` gets the number of the line, record or game it comes from
+/// and the position or why there is none.
 ///
 /// # Errors
-/// A read error, or a binary input that ends inside a record or game.
+/// A read error, a binary input that ends inside a record or game, or one whose records
+/// are of another form.
 pub fn for_each_position(
     reader: &mut dyn std::io::BufRead,
     reading: crate::LabelReading,
     each: &mut dyn FnMut(u64, Read),
-) -> std::io::Result<()> {
+) -> Result<(), ReadError> {
     let (mut block, mut count) = (Vec::new(), 0);
     const BLOCK: usize = 1 << 20;
     let Some((format, form)) = reading.format.and_then(|f| Some((f, f.record_form()?))) else {
@@ -180,10 +193,16 @@ pub fn for_each_position(
         }
         return Ok(());
     };
+    let mut survey = None;
     while form.read_block(reader, BLOCK, &mut block)? {
+        let survey = match survey {
+            Some(s) => s,
+            None => *survey.insert(form.survey(&block)?),
+        };
         for (no, unit) in form.units(&block, &mut count) {
-            let read =
-                |r: Result<Labelled, RecordError>| r.map(|l| (l, format)).map_err(Into::into);
+            let read = |r: Result<Labelled, RecordError>| {
+                r.map(|l| (survey.label(l), format)).map_err(Into::into)
+            };
             match form.record_reader() {
                 Some(record) => each(no, read(record(unit))),
                 // A game's positions know its number in the file.

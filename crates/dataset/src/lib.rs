@@ -22,6 +22,7 @@
 
 mod blend;
 mod dataset;
+mod file_labels;
 mod load;
 mod load_phases;
 mod select;
@@ -31,6 +32,7 @@ mod touch;
 
 pub use blend::{blended_target, Blend};
 pub use dataset::{Dataset, DatasetFull, TableCache};
+pub use file_labels::FileLabels;
 pub use load::{load, load_until, total_bytes, BadLines, LoadError, LoadOptions, LoadReport};
 pub use load_phases::{load_phases, LoadPhases};
 pub use select::select;

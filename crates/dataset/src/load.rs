@@ -3,6 +3,7 @@
 
 use crate::blend::{Blend, Scores};
 use crate::dataset::{Dataset, DatasetBuilder, Part, SegmentBuilder, SEGMENT};
+use crate::file_labels::FileLabels;
 use crate::sources::{Mix, SourceTaken, Taker};
 use rayon::prelude::*;
 use shakmaty::zobrist::Zobrist64;
@@ -15,7 +16,7 @@ use std::sync::Mutex;
 use texel_data::records::{RecordError, RecordForm};
 use texel_data::{
     block_lines, open_input, read_block, BadLine, GameSplit, HeldOut, Label, LabelFormat,
-    LabelReading, Labelled, SplitCounts,
+    LabelReading, Labelled, SplitCounts, Survey,
 };
 use texel_eval::{Params, Trace, Tracer};
 use texel_files::Fingerprint;
@@ -61,8 +62,8 @@ pub struct LoadReport {
     pub train: usize,
     /// Positions held out for validation.
     pub validation: usize,
-    /// The label formats found in each file (detected line by line), with their line counts.
-    pub formats: Vec<(PathBuf, BTreeMap<LabelFormat, u64>)>,
+    /// What each file held: its label forms (detected line by line) and scores.
+    pub files: Vec<FileLabels>,
     /// A hash of every loaded position and label, in file order (with the validation
     /// split): a checkpoint made on other data is refused by it.
     pub fingerprint: u64,
@@ -103,14 +104,8 @@ impl fmt::Display for LoadReport {
         if let Some((_, k)) = self.blended {
             write!(f, " (scores as win probabilities at K {k:.4})")?;
         }
-        for (path, formats) in self.formats.iter().filter(|f| f.1.len() > 1) {
-            let counts: Vec<String> = formats.iter().map(|(k, n)| format!("{k} {n}")).collect();
-            write!(
-                f,
-                "\n  {}: mixed label formats ({})",
-                path.display(),
-                counts.join(", ")
-            )?;
+        for file in &self.files {
+            write!(f, "\n  {file}")?;
         }
         for source in &self.sources {
             write!(f, "\n  {source}")?;
@@ -177,6 +172,31 @@ pub enum LoadError {
         /// Lines whose number label is 0 or 1.
         whole_numbers: u64,
     },
+    /// A sources file's phase distribution asks for stretches that hold no position: the
+    /// balance would keep nothing.
+    #[error(
+        "the sources file's phases ask for a share of stretch {} of {stretches} (1 the pawn \
+         endings, {stretches} full material), and no position of its sources is there: the \
+         balance keeps as many positions as its scarcest stretch allows, here none. Give that \
+         stretch a share of 0, or add sources that reach it",
+        empty.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+    )]
+    EmptyPhases {
+        /// The stretches asked for that hold nothing (from 1).
+        empty: Vec<usize>,
+        /// How many stretches the distribution has.
+        stretches: usize,
+    },
+    /// A records file whose records read as another form than the one it was read as.
+    #[error("{}: {wrong}", path.display())]
+    WrongForm {
+        /// The file.
+        path: PathBuf,
+        /// The form asked and the form its records read as.
+        wrong: texel_data::WrongForm,
+        /// Its number in the sources file it was listed in (from 1), when it was.
+        listed: Option<usize>,
+    },
     /// A binary file read as text: its form must be named.
     #[error(
         "{}: binary records, not text lines: their form must be named (marlin: \
@@ -236,7 +256,11 @@ pub(crate) type Numbered = (u64, Parsed);
 /// Parses a batch of units (lines, records or games) in parallel into `parsed` (emptied
 /// first; its memory is reused from batch to batch, so no fresh pages are touched): one
 /// position a line or record, every position of a game.
-fn parse_batch(units: &[(u64, &[u8])], labels: LabelReading, parsed: &mut Vec<Numbered>) {
+fn parse_batch(
+    units: &[(u64, &[u8])],
+    (labels, survey): (LabelReading, Survey),
+    parsed: &mut Vec<Numbered>,
+) {
     parsed.clear();
     // Pieces of at most 1,024 units, so both threads finish a batch at nearly the same time.
     let units = units.par_iter().with_max_len(1024);
@@ -246,11 +270,12 @@ fn parse_batch(units: &[(u64, &[u8])], labels: LabelReading, parsed: &mut Vec<Nu
     };
     match form.record_reader() {
         Some(read) => {
+            let read = move |record| read(record).map(|l| survey.label(l));
             parsed.par_extend(units.map(|&(no, record)| (no, parsed_record(read(record), format))))
         }
         None => parsed.par_extend(units.flat_map_iter(|&(no, game)| {
             let each = texel_data::viri::positions(game).into_iter();
-            each.map(move |read| (no, parsed_record(read, format)))
+            each.map(move |read| (no, parsed_record(read.map(|l| survey.label(l)), format)))
         })),
     }
 }
@@ -392,12 +417,7 @@ struct Loading<'p> {
 impl Loading<'_> {
     /// Sorts a parsed batch of `path` in file order: bad lines into the report, positions
     /// into the training and the validation set (their indices).
-    fn sort(
-        &mut self,
-        path: &Path,
-        parsed: &[Numbered],
-        formats: &mut BTreeMap<LabelFormat, u64>,
-    ) -> [Picks; 2] {
+    fn sort(&mut self, path: &Path, parsed: &[Numbered], file: &mut FileLabels) -> [Picks; 2] {
         let mut sets = [Vec::new(), Vec::new()];
         for (i, (no, result)) in parsed.iter().enumerate() {
             self.report.lines += 1;
@@ -407,7 +427,7 @@ impl Loading<'_> {
             };
             match result {
                 Ok((l, key, format)) => {
-                    *formats.entry(*format).or_default() += 1;
+                    file.count(*format, l.score.is_some());
                     let held = times > 0 && self.split.held(self.source, l.game, self.index);
                     let steps = l.label.steps();
                     // A position a mix counts more than once is in the same set each time.
@@ -442,19 +462,21 @@ impl Loading<'_> {
         progress: &dyn Fn(u64),
     ) -> Result<(), LoadError> {
         let mut input = open_input(path).map_err(|e| io(path, e))?;
-        let mut formats = BTreeMap::new();
+        let mut file = FileLabels {
+            path: path.to_path_buf(),
+            ..FileLabels::default()
+        };
         let (mut line_no, mut text, mut parsed) = (0u64, Vec::new(), Vec::new());
         let mut traced: Option<[Vec<Part>; 2]> = None;
         let mut numbers = ScoreSigns::default();
         let form = labels.format.and_then(LabelFormat::record_form);
-        let mut first = true;
+        let mut survey = None;
         while read_unit(&mut *input.reader, form, &mut text).map_err(|e| io(path, e))? {
-            if std::mem::take(&mut first) && form.is_none() && looks_binary(&text) {
-                return Err(LoadError::Binary {
-                    path: path.to_path_buf(),
-                    listed: self.taker.is_some().then_some(self.source as usize + 1),
-                });
-            }
+            let survey = match survey {
+                Some(s) => s,
+                None => *survey.insert(self.first_block(path, form, &text)?),
+            };
+            file.zero_scores = !survey.scored;
             let lines = match form {
                 Some(form) => form.units(&text, &mut line_no),
                 None => block_lines(&text, &mut line_no),
@@ -462,11 +484,11 @@ impl Loading<'_> {
             let sets = &mut self.sets;
             let (appended, ()) = rayon::join(
                 || sets.append(traced.take()),
-                || parse_batch(&lines, labels, &mut parsed),
+                || parse_batch(&lines, (labels, survey), &mut parsed),
             );
             appended?;
             numbers.count(&parsed);
-            let picks = self.sort(path, &parsed, &mut formats);
+            let picks = self.sort(path, &parsed, &mut file);
             traced = Some(trace_batch(&parsed, &picks, self.params, &self.spare));
             progress(input.position());
             if self.interrupt.load(Ordering::SeqCst) {
@@ -481,8 +503,32 @@ impl Loading<'_> {
                 whole_numbers: numbers.whole_numbers,
             });
         }
-        self.report.formats.push((path.to_path_buf(), formats));
+        self.report.files.push(file);
         Ok(())
+    }
+}
+
+impl Loading<'_> {
+    /// Judges a file by its first block: a binary file read as text is refused, a records
+    /// file whose records read as another form is refused, and a records file's scores are
+    /// kept or, all 0, read as none ([`RecordForm::survey`]).
+    fn first_block(
+        &self,
+        path: &Path,
+        form: Option<RecordForm>,
+        block: &[u8],
+    ) -> Result<Survey, LoadError> {
+        let listed = self.taker.is_some().then_some(self.source as usize + 1);
+        let path = path.to_path_buf();
+        match form {
+            None if looks_binary(block) => Err(LoadError::Binary { path, listed }),
+            None => Ok(Survey { scored: true }),
+            Some(form) => (form.survey(block)).map_err(|wrong| LoadError::WrongForm {
+                path,
+                wrong,
+                listed,
+            }),
+        }
     }
 }
 

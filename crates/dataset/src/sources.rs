@@ -261,8 +261,8 @@ impl Mix {
     /// # Errors
     /// A source that cannot be read.
     pub fn survey(file: &SourcesFile) -> Result<Mix, crate::LoadError> {
-        let entries = (file.sources.iter())
-            .map(|s| sweep_source(s, &mut |_| {}))
+        let entries = (file.sources.iter().enumerate())
+            .map(|(n, s)| sweep_source((n, s), &mut |_| {}))
             .collect::<Result<Vec<u64>, _>>()?;
         let mut mix = Mix {
             sources: file.sources.clone(),
@@ -273,6 +273,14 @@ impl Mix {
         if let Some(shares) = &file.phases {
             let mut taker = Taker::stretches(&mix, shares.len());
             mix.sweep(&mut taker)?;
+            let empty: Vec<usize> = (shares.iter().zip(&taker.seen).enumerate())
+                .filter(|(_, (&share, &seen))| share > 0.0 && seen == 0)
+                .map(|(k, _)| k + 1)
+                .collect();
+            if !empty.is_empty() {
+                let stretches = shares.len();
+                return Err(crate::LoadError::EmptyPhases { empty, stretches });
+            }
             mix.keep = Some(keep_rates(shares, &taker.seen));
         }
         let mut taker = Taker::new(&mix);
@@ -285,7 +293,7 @@ impl Mix {
     fn sweep(&self, taker: &mut Taker) -> Result<(), crate::LoadError> {
         for (n, source) in self.sources.iter().enumerate() {
             taker.start(n);
-            sweep_source(source, &mut |read| {
+            sweep_source((n, source), &mut |read| {
                 taker.take(read);
             })?;
         }
@@ -303,10 +311,10 @@ impl Mix {
     }
 }
 
-/// Reads every entry of a source, handing each (its position, if it is one) to `each`;
-/// the number of entries.
+/// Reads every entry of a source (its number in the file from 0), handing each (its
+/// position, if it is one) to `each`; the number of entries.
 fn sweep_source(
-    source: &Source,
+    (n, source): (usize, &Source),
     each: &mut dyn FnMut(Option<&Labelled>),
 ) -> Result<u64, crate::LoadError> {
     let path = &source.path;
@@ -316,8 +324,16 @@ fn sweep_source(
         entries += 1;
         each(read.ok().map(|(l, _)| l).as_ref());
     };
-    texel_data::records::for_each_position(&mut *input.reader, source.reading(), &mut count)
-        .map_err(|e| crate::load::io(path, e))?;
+    let read =
+        texel_data::records::for_each_position(&mut *input.reader, source.reading(), &mut count);
+    read.map_err(|e| match e {
+        texel_data::records::ReadError::Io(cause) => crate::load::io(path, cause),
+        texel_data::records::ReadError::WrongForm(wrong) => crate::LoadError::WrongForm {
+            path: path.to_path_buf(),
+            wrong,
+            listed: Some(n + 1),
+        },
+    })?;
     Ok(entries)
 }
 

@@ -33,9 +33,9 @@ fn files_with_different_formats_load_together() {
     .unwrap();
     assert_eq!((train.len(), report.lines, report.bad_lines()), (15, 15, 0));
     let formats: Vec<Vec<String>> = report
-        .formats
+        .files
         .iter()
-        .map(|(_, f)| f.keys().map(ToString::to_string).collect())
+        .map(|f| f.formats.keys().map(ToString::to_string).collect())
         .collect();
     assert_eq!(formats, vec![vec!["[1.0]"], vec!["c9 \"1-0\";"]]);
 }
@@ -63,7 +63,11 @@ fn a_file_that_mixes_label_formats_is_read_whole() {
     .unwrap();
     assert_eq!((train.len(), report.bad_lines()), (300, 0));
     assert_eq!(
-        report.formats[0].1.values().copied().collect::<Vec<_>>(),
+        report.files[0]
+            .formats
+            .values()
+            .copied()
+            .collect::<Vec<_>>(),
         vec![100, 100, 100]
     );
     assert!(

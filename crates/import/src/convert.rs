@@ -4,7 +4,7 @@
 
 use super::pgn::{finished, parse_games, replay, start_of, RawGame};
 use super::split::Games;
-use super::{io, ImportError, ScoreView};
+use super::{io, unread, ImportError, ScoreView};
 use shakmaty::fen::Fen;
 use shakmaty::{Chess, EnPassantMode, Move, Position};
 use std::collections::BTreeMap;
@@ -224,7 +224,7 @@ pub fn convert_positions(
         }
     };
     texel_data::records::for_each_position(&mut *file.reader, reading, &mut each)
-        .map_err(io(input))?;
+        .map_err(unread(input))?;
     if let Some(e) = failed {
         return Err(io(out)(e));
     }

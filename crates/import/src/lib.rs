@@ -240,6 +240,14 @@ pub enum ImportError {
         /// The cause.
         cause: std::io::Error,
     },
+    /// A records file whose records read as another form than the one it was read as.
+    #[error("{}: {wrong}", path.display())]
+    WrongForm {
+        /// The file.
+        path: PathBuf,
+        /// The form asked and the form its records read as.
+        wrong: texel_data::WrongForm,
+    },
     /// The options contradict each other.
     #[error("{0}")]
     Options(String),
@@ -272,6 +280,17 @@ pub enum ImportError {
         /// What was skipped, in words (empty: the input held nothing).
         why: String,
     },
+}
+
+/// The error of reading `path`'s positions.
+fn unread(path: &Path) -> impl Fn(texel_data::records::ReadError) -> ImportError + '_ {
+    move |e| match e {
+        texel_data::records::ReadError::Io(cause) => io(path)(cause),
+        texel_data::records::ReadError::WrongForm(wrong) => ImportError::WrongForm {
+            path: path.to_path_buf(),
+            wrong,
+        },
+    }
 }
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> ImportError + '_ {

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use std::path::Path;
 use std::sync::atomic::Ordering;
 use texel_data::records::{RecordError, RecordForm};
-use texel_data::{open_input, Labelled};
+use texel_data::{open_input, Labelled, Survey};
 use texel_search::Searcher;
 
 /// Why a record (or a game) is skipped, as the import counts it.
@@ -48,6 +48,14 @@ pub(crate) fn import_records(
         Ok(units.map(|(no, unit)| (no, unit.to_vec())).collect())
     };
     let first = read_batch()?;
+    let head: Vec<u8> = first
+        .iter()
+        .flat_map(|(_, unit)| unit.iter().copied())
+        .collect();
+    let survey = form.survey(&head).map_err(|wrong| ImportError::WrongForm {
+        path: input.to_path_buf(),
+        wrong,
+    })?;
     let report = || progress(bytes.load(Ordering::Relaxed));
     let whole = |_: &ImportStats| Ok(());
     match form.record_reader() {
@@ -58,7 +66,7 @@ pub(crate) fn import_records(
                     .map_init(
                         || Searcher::new(o.params.clone(), 0),
                         |s, (_, record)| match read(record) {
-                            Ok(l) => quiesce_labelled(s, &l),
+                            Ok(l) => quiesce_labelled(s, &survey.label(l)),
                             Err(e) => Err(reason(e)),
                         },
                     )
@@ -75,7 +83,9 @@ pub(crate) fn import_records(
                     .par_iter()
                     .map_init(
                         || Searcher::new(o.params.clone(), 0),
-                        |s, (number, game)| vec![(*number, game_yield(*number, game, o, s))],
+                        |s, (number, game)| {
+                            vec![(*number, game_yield(*number, game, survey, o, s))]
+                        },
                     )
                     .collect()
             };
@@ -89,10 +99,19 @@ pub(crate) fn import_records(
 }
 
 /// What a viriformat game yields: its positions (each before a move, with that move's
-/// score) sampled and filtered as a PGN game's; a game with a bad record or move is skipped.
-fn game_yield(number: u64, game: &[u8], o: &ImportOptions, s: &mut Searcher) -> GameYield {
-    let read: Result<Vec<Labelled>, RecordError> =
-        texel_data::viri::positions(game).into_iter().collect();
+/// score, none where the file has none) sampled and filtered as a PGN game's; a game with a
+/// bad record or move is skipped.
+fn game_yield(
+    number: u64,
+    game: &[u8],
+    survey: Survey,
+    o: &ImportOptions,
+    s: &mut Searcher,
+) -> GameYield {
+    let read: Result<Vec<Labelled>, RecordError> = (texel_data::viri::positions(game))
+        .into_iter()
+        .map(|r| r.map(|l| survey.label(l)))
+        .collect();
     let positions = match read {
         Ok(positions) => positions,
         Err(e) => return (Err(reason(e)), vec![]),

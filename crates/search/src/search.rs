@@ -21,6 +21,9 @@ const MATE_BOUND: i32 = MATE - 1_000;
 /// The deepest ply the search reaches (quiescence included).
 const MAX_PLY: usize = 128;
 
+/// The deepest iteration a search runs (a deeper `go depth` or `go mate` searches to it).
+pub(crate) const DEEPEST: u32 = MAX_PLY as u32 - 8;
+
 /// The result of a search.
 #[derive(Clone, Debug)]
 pub struct SearchResult {
@@ -232,7 +235,7 @@ impl Searcher {
         }
         let lines = limits.multipv.clamp(1, legal.len());
         let mut scores = vec![0; lines];
-        let max_depth = limits.max_depth(MAX_PLY as u32 - 8);
+        let max_depth = limits.max_depth(DEEPEST);
         let every = limits.searchmoves.is_empty();
         let mut reporting = Reporting { start, report };
         for depth in 1..=max_depth {

@@ -62,6 +62,13 @@ pub enum SpaceError {
     /// A parameter has no name or no entries.
     #[error("parameter {0:?} needs a name and at least one entry")]
     Empty(String),
+    /// A name that cannot be written where names go (`{{NAME[i].mid}}` in a template, a
+    /// `--group`, a values file): blanks, control characters, brackets or braces.
+    #[error(
+        "parameter {0:?}: a name holds no blanks, control characters, brackets or braces \
+         (it is written as NAME[i].mid and {{{{NAME}}}})"
+    )]
+    BadName(String),
     /// A default beyond ±[`crate::VALUE_BOUND`].
     #[error("parameter {name:?}: default {value} is beyond ±{bound}, the most a value may be")]
     Bound {
@@ -110,6 +117,12 @@ pub struct ParamSpace {
     inner: Vec<InnerTerm>,
 }
 
+/// Whether `name` can stand where names are written: no blank, control character,
+/// bracket or brace.
+fn writable_name(name: &str) -> bool {
+    !(name.chars()).any(|c| c.is_whitespace() || c.is_control() || "[]{}".contains(c))
+}
+
 impl ParamSpace {
     /// A space of `params`, checked: names unique and non-empty, defaults of the right shape.
     ///
@@ -122,6 +135,9 @@ impl ParamSpace {
         for p in &params {
             if p.name.is_empty() || p.len == 0 {
                 return Err(SpaceError::Empty(p.name.clone()));
+            }
+            if !writable_name(&p.name) {
+                return Err(SpaceError::BadName(p.name.clone()));
             }
             if p.len > MAX_VALUES {
                 return Err(SpaceError::TooLarge(p.len));
@@ -169,6 +185,11 @@ impl ParamSpace {
             let bad = |what: &str| SpaceError::Inner(format!("inner term {:?}: {what}", t.name));
             if t.name.is_empty() || !seen.insert(t.name.as_str()) {
                 return Err(bad("needs a name of its own"));
+            }
+            if !writable_name(&t.name) {
+                return Err(bad(
+                    "a name holds no blanks, control characters, brackets or braces",
+                ));
             }
             if t.mid.is_none() && t.end.is_none() {
                 return Err(bad("needs a mid or an end part"));
@@ -414,5 +435,14 @@ pub(crate) mod tests {
             err.contains("\"PAWN\"") && err.contains("2147483647") && err.contains("10000"),
             "{err}"
         );
+        for name in [" ", "KING SAFETY", "PST[1]", "A{B}", "TAB\t"] {
+            let mut named = small().params().to_vec();
+            named[0].name = name.into();
+            let err = ParamSpace::new(named).unwrap_err();
+            assert_eq!(err, SpaceError::BadName(name.into()), "{name:?}");
+        }
+        let mut fine = small().params().to_vec();
+        fine[0].name = "pst.pawn_2".into();
+        assert!(ParamSpace::new(fine).is_ok());
     }
 }

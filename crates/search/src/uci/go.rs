@@ -84,6 +84,12 @@ pub(super) fn parse_go(line: &str, pos: &Chess) -> (Go, Vec<String>) {
         ("btime", "binc")
     };
     let small = |v: u64| v.min(u64::from(u32::MAX)) as u32;
+    if let Some(depth) = get("depth").filter(|&d| d > u64::from(crate::search::DEEPEST)) {
+        let deepest = crate::search::DEEPEST;
+        notes.push(format!(
+            "go: depth {depth} is beyond the deepest search, {deepest}; searching to {deepest}"
+        ));
+    }
     let limits = Limits {
         depth: get("depth").map(small),
         nodes: get("nodes"),
@@ -163,6 +169,11 @@ mod tests {
         assert_eq!(l.moves_to_go, Some(5));
         assert!(notes.is_empty());
         assert_eq!(search("go depth 7", Color::White).0.depth, Some(7));
+        let (_, notes) = search("go depth 99999999999999", Color::White);
+        assert_eq!(
+            notes,
+            ["go: depth 99999999999999 is beyond the deepest search, 120; searching to 120"]
+        );
     }
 
     #[test]
