@@ -125,6 +125,7 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
     if let Some(path) = &args.data.traces {
         crate::tune_traces::refuse_texel_only(args)?;
         crate::tune_traces::refuse_unstreamed(args)?;
+        crate::tune_traces::refuse_text_budget(args, path)?;
         let held_out = crate::data_args::held_out(&args.data);
         let params = args.data.params.as_deref();
         let subject = TraceSubject {
@@ -137,6 +138,11 @@ pub fn run_tune(args: &TuneArgs) -> Result<ExitCode> {
     anyhow::ensure!(
         !args.stream,
         "--stream tunes a binary trace (--traces FILE.bin); texel's own table tunes in memory"
+    );
+    anyhow::ensure!(
+        args.memory.is_none(),
+        "--memory is the budget of a binary trace (--traces FILE.bin), past which it streams; \
+         texel's own table tunes in memory"
     );
     let vars = selected(args)?;
     let given = crate::load_params(args.data.params.as_deref())?;

@@ -32,6 +32,22 @@ pub(crate) fn refuse_unstreamed(args: &TuneArgs) -> Result<()> {
     Ok(())
 }
 
+/// `--memory` on a text trace, refused: a text trace loads in memory whatever the budget
+/// (only a binary one streams past it).
+pub(crate) fn refuse_text_budget(args: &TuneArgs, path: &Path) -> Result<()> {
+    if args.memory.is_some() && !texel_tune::texel_trace::is_binary(path)? {
+        anyhow::bail!(
+            "--memory is the budget past which a binary trace streams, and {} is a text trace, \
+             loaded in memory whatever the budget: `texel traces convert --input {} --out {}.bin` \
+             writes the binary form",
+            path.display(),
+            path.display(),
+            path.with_extension("").display()
+        );
+    }
+    Ok(())
+}
+
 /// The options of `--epd` that have no meaning for a trace, refused by name.
 pub(crate) fn refuse_texel_only(args: &TuneArgs) -> Result<()> {
     let texel_only = [

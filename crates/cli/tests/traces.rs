@@ -1018,6 +1018,23 @@ fn a_streamed_run_keeps_the_run_protocol_of_an_in_memory_one() {
         budget.contains("more than --memory 64K: streamed instead") && budget.contains("newton 1:"),
         "{budget}"
     );
+    // --memory is a binary trace's budget: a text trace or texel's table, which load in
+    // memory whatever it says, are refused rather than loaded as if it held.
+    let text_budget = fails(
+        texel()
+            .args(["tune", "--memory", "64K", "--traces"])
+            .arg(&text),
+    );
+    assert!(
+        text_budget.contains("is a text trace") && text_budget.contains("texel traces convert"),
+        "{text_budget}"
+    );
+    let epd = common::sample(dir.path(), "s.epd", 100);
+    let table_budget = fails(texel().args(["tune", "--memory", "64K", "--epd"]).arg(&epd));
+    assert!(
+        table_budget.contains("--memory is the budget of a binary trace"),
+        "{table_budget}"
+    );
     // --passes caps a streamed run as an in-memory one; the help says it keeps a checkpoint.
     let capped = stdout_of(
         texel()
