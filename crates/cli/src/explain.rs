@@ -143,6 +143,9 @@ pub fn explain_import(e: texel_import::ImportError, flag: &str) -> anyhow::Error
             let hint = form_hint(None, Some(wrong.looks)).replace("--format", flag);
             anyhow::anyhow!("{e}: {hint}")
         }
+        texel_import::ImportError::TooManyBad { .. } => {
+            anyhow::anyhow!("{e}\ngive --allow-bad to write the good lines anyway")
+        }
         _ => e.into(),
     }
 }

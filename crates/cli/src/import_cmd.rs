@@ -112,6 +112,9 @@ pub struct ImportArgs {
     /// What to do with a position (after quiescing) that was written already.
     #[arg(long, value_enum, default_value = "first")]
     duplicates: Dups,
+    /// Write the good lines of an EPD input even when more than 1% of its lines are bad.
+    #[arg(long)]
+    allow_bad: bool,
     #[command(flatten)]
     sample: SampleArgs,
     /// Seed of the per-game sampling.
@@ -149,6 +152,7 @@ pub fn run(args: &ImportArgs) -> Result<()> {
             Dups::Average => Duplicates::Average,
             Dups::Keep => Duplicates::Keep,
         },
+        allow_bad: args.allow_bad,
         ..args.sample.options(args.seed, params)
     };
     let input = args.epd.as_ref().or(args.pgn.as_ref());

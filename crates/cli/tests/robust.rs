@@ -273,6 +273,36 @@ fn an_import_that_keeps_nothing_fails() {
     );
     assert!(err.contains("malformed FEN"), "reasons are counted: {err}");
     assert!(!out.exists());
+    // More than 1 % of the lines bad (a label missing on every fourth): refused as a load
+    // refuses them, nothing written; --allow-bad writes the good ones.
+    let lines: String = include_str!("../../../data/train.epd")
+        .lines()
+        .take(200)
+        .enumerate()
+        .map(|(i, l)| match i % 4 {
+            3 => format!("{}\n", &l[..l.rfind(' ').unwrap()]),
+            _ => format!("{l}\n"),
+        })
+        .collect();
+    let epd = tmp.path().join("some-unlabelled.epd");
+    std::fs::write(&epd, lines).unwrap();
+    let import = |extra: &[&str]| {
+        let mut cmd = texel();
+        cmd.args(["import", "--epd"])
+            .arg(&epd)
+            .arg("--out")
+            .arg(&out)
+            .args(extra);
+        cmd
+    };
+    let err = fails(&mut import(&[]));
+    assert!(
+        err.contains("50 of 200 lines are bad") && err.contains("--allow-bad"),
+        "{err}"
+    );
+    assert!(!out.exists());
+    ok(&mut import(&["--allow-bad"]));
+    assert!(out.exists());
 }
 
 #[test]

@@ -66,6 +66,9 @@ pub struct ImportOptions {
     pub seed: u64,
     /// Parameters of the quiescence search.
     pub params: Arc<Params>,
+    /// Write the good lines of an EPD input even when more than 1 % of its lines are bad
+    /// (a position or label that cannot be read), as a load does with `allow_bad`.
+    pub allow_bad: bool,
 }
 
 impl Default for ImportOptions {
@@ -84,6 +87,7 @@ impl Default for ImportOptions {
             pgn_scores: ScoreView::White,
             seed: 1,
             params: Arc::new(Params::default()),
+            allow_bad: false,
         }
     }
 }
@@ -247,6 +251,20 @@ pub enum ImportError {
         path: PathBuf,
         /// The form asked and the form its records read as.
         wrong: texel_data::WrongForm,
+    },
+    /// More than 1 % of an EPD input's lines are bad, and bad lines are not allowed.
+    #[error(
+        "{}: {bad} of {lines} lines are bad (a position or label that cannot be read: more \
+         than 1 %, the most an import takes unless told to allow bad lines); nothing written",
+        path.display()
+    )]
+    TooManyBad {
+        /// The input.
+        path: PathBuf,
+        /// Its bad lines.
+        bad: u64,
+        /// Its lines.
+        lines: u64,
     },
     /// The options contradict each other.
     #[error("{0}")]
@@ -412,11 +430,9 @@ pub fn import_epd(
                         }
                         quiesce_labelled(s, &l)
                     }
-                    Err(BadLine::MalformedFen) => Err("malformed FEN"),
-                    Err(BadLine::IllegalPosition) => Err("illegal position"),
-                    Err(BadLine::MissingLabel | BadLine::UnknownLabel) => {
-                        Err("missing or unknown label")
-                    }
+                    Err(BadLine::MalformedFen) => Err(BAD_LINES[0]),
+                    Err(BadLine::IllegalPosition) => Err(BAD_LINES[1]),
+                    Err(BadLine::MissingLabel | BadLine::UnknownLabel) => Err(BAD_LINES[2]),
                     Err(BadLine::ScoreLabel) => Err(SCORE_LABEL),
                 },
             )
@@ -427,9 +443,33 @@ pub fn import_epd(
     };
     let bytes = file.bytes_read.clone();
     let report = || progress(bytes.load(Ordering::Relaxed));
-    let check =
-        |stats: &ImportStats| refuse_scores(input, stats, whole_numbers.load(Ordering::Relaxed));
+    let check = |stats: &ImportStats| {
+        refuse_scores(input, stats, whole_numbers.load(Ordering::Relaxed))?;
+        refuse_bad(input, stats, o.allow_bad)
+    };
     pipeline(first, read_batch, quiesce, out, write, (report, check))
+}
+
+/// The reasons an EPD line is bad (it cannot be read), as the import counts them.
+const BAD_LINES: [&str; 3] = [
+    "malformed FEN",
+    "illegal position",
+    "missing or unknown label",
+];
+
+/// Refuses an import of `input` where more than 1 % of the lines are bad, unless
+/// `allow_bad`: the rule a load follows (an input of bad lines only is left to the
+/// refusal of an import that keeps nothing, which names their reasons).
+fn refuse_bad(input: &Path, stats: &ImportStats, allow_bad: bool) -> Result<(), ImportError> {
+    let bad: u64 = BAD_LINES.iter().filter_map(|r| stats.skipped.get(*r)).sum();
+    match !allow_bad && bad * 100 > stats.considered && bad < stats.considered {
+        true => Err(ImportError::TooManyBad {
+            path: input.to_path_buf(),
+            bad,
+            lines: stats.considered,
+        }),
+        false => Ok(()),
+    }
 }
 
 /// The reason a line's label is an evaluation score, as the import counts it.
