@@ -34,6 +34,8 @@ pub(crate) struct RawGame {
     /// The movetext ended with a result (`1-0`, `*`, ...): the game was written whole. A
     /// game without one was cut short (a killed writer, a full disk) and is skipped.
     terminated: bool,
+    /// The result the movetext ends with, when it is one (`*` is none).
+    ended_as: Option<Outcome>,
     /// The `Variant` tag names a game other than standard chess.
     variant: bool,
     /// The `Termination` tag says the game was lost off the board (time, a crash, an
@@ -177,8 +179,19 @@ impl Visitor for Collect {
         ControlFlow::Continue(())
     }
 
-    fn outcome(&mut self, g: &mut RawGame, _outcome: pgn_reader::Outcome) -> ControlFlow<RawGame> {
+    fn outcome(&mut self, g: &mut RawGame, outcome: pgn_reader::Outcome) -> ControlFlow<RawGame> {
+        use shakmaty::{Color, KnownOutcome};
         g.terminated = true;
+        g.ended_as = match outcome {
+            pgn_reader::Outcome::Known(KnownOutcome::Decisive {
+                winner: Color::White,
+            }) => Some(Outcome::WhiteWins),
+            pgn_reader::Outcome::Known(KnownOutcome::Decisive {
+                winner: Color::Black,
+            }) => Some(Outcome::BlackWins),
+            pgn_reader::Outcome::Known(KnownOutcome::Draw) => Some(Outcome::Draw),
+            pgn_reader::Outcome::Unknown => None,
+        };
         ControlFlow::Continue(())
     }
 
@@ -206,6 +219,9 @@ pub(crate) fn finished(g: &RawGame) -> Result<Outcome, &'static str> {
     };
     if !g.terminated {
         return Err("cut short (no result after the moves)");
+    }
+    if g.ended_as.is_some_and(|ended| ended != result) {
+        return Err("its Result tag and the result after its moves disagree");
     }
     Ok(result)
 }

@@ -33,7 +33,25 @@ fn epd_positions_become_their_quiet_leaves() {
          nonsense [1.0]\n",
     );
     let out = input.with_file_name("epd-out.epd");
-    let stats = import_epd(&input, &out, &ImportOptions::default(), &|_| {}).unwrap();
+    // One line in five is bad: refused by default (more than 1 %), counted when allowed.
+    let refused = import_epd(&input, &out, &ImportOptions::default(), &|_| {}).unwrap_err();
+    assert!(
+        matches!(
+            refused,
+            ImportError::TooManyBad {
+                bad: 1,
+                lines: 5,
+                ..
+            }
+        ),
+        "{refused}"
+    );
+    assert!(!out.exists(), "nothing written");
+    let allowed = ImportOptions {
+        allow_bad: true,
+        ..ImportOptions::default()
+    };
+    let stats = import_epd(&input, &out, &allowed, &|_| {}).unwrap();
     assert_eq!((stats.considered, stats.kept), (5, 2), "{stats}");
     assert_eq!(stats.skipped.get("duplicate"), Some(&1));
     assert_eq!(
@@ -63,7 +81,10 @@ fn epd_positions_become_their_quiet_leaves() {
 fn labels_that_are_scores_operands_or_glued_are_read_right() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.epd");
-    let options = ImportOptions::default();
+    let options = ImportOptions {
+        allow_bad: true,
+        ..ImportOptions::default()
+    };
     // Plain numbers, some far outside 0 to 1: centipawns, so 0 and 1 are too. Refused whole.
     let scores = temp(
         &dir,
@@ -139,6 +160,7 @@ fn pgn_oddities_are_counted_and_skipped() {
     text += "garbage between games %%% \n\n";
     text += &game("0-1", "1. e4 e5 2. Nf3 Nc\u{e9}6 3. Bb5");
     text += "[Event \"fen\"]\n[FEN \"not a fen\"]\n[Result \"1-0\"]\n\n1. e4 1-0\n\n";
+    text += "[Event \"disagree\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 0-1\n\n";
     text += "[Event \"cut\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf";
     // Latin-1 é: not UTF-8.
     let bytes = text.replace('\u{e9}', "\u{1}").into_bytes();
@@ -162,7 +184,13 @@ fn pgn_oddities_are_counted_and_skipped() {
     // The `*` game and the garbage (read as a game without a result) are unfinished; the
     // illegal king move, the null move and the non-UTF-8 move make three illegal games; the
     // bad FEN tag is reported; the game whose text stops in a move was cut short.
-    assert_eq!(stats.games, 10, "{stats}");
+    assert_eq!(stats.games, 11, "{stats}");
+    let disagree = "its Result tag and the result after its moves disagree";
+    assert_eq!(skipped(disagree), 1, "{stats}");
+    assert_eq!(
+        stats.games_skipped[disagree].1,
+        vec![line_of("[Event \"disagree\"]")]
+    );
     assert_eq!(skipped("unfinished"), 2, "{stats}");
     assert_eq!(skipped("illegal move"), 3, "{stats}");
     assert_eq!(skipped("bad FEN tag"), 1, "{stats}");
