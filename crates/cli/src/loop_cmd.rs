@@ -83,10 +83,11 @@ impl Screen {
                 }
             }
             LoopEvent::Imported(file, stats) => say!(
-                "{}: {} games, {} positions",
+                "{}: {} games, {} positions{}",
                 file.display(),
                 stats.games,
-                stats.kept
+                stats.kept,
+                skipped_games(file, stats)
             ),
             LoopEvent::Played(round, games, positions) => {
                 self.games_done();
@@ -220,4 +221,17 @@ pub fn run(args: &LoopArgs) -> Result<ExitCode> {
         }
         LoopEnd::Waiting => ExitCode::from(3),
     })
+}
+
+/// The games of `file` the import skipped, by reason, each with the lines its first ones
+/// begin on (a torn last game among them): empty when none was.
+fn skipped_games(file: &std::path::Path, stats: &texel_import::ImportStats) -> String {
+    (stats.games_skipped.iter())
+        .map(|(reason, (count, lines))| {
+            let at: Vec<String> = (lines.iter())
+                .map(|l| format!("{}:{l}", file.display()))
+                .collect();
+            format!("; skipped {count}: {reason} (first at {})", at.join(", "))
+        })
+        .collect()
 }

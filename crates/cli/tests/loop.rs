@@ -247,9 +247,20 @@ fn a_loop_fed_from_outside_waits_for_games_and_for_the_verdict() {
             .arg("--pgn")
             .arg(games.join("games.pgn")),
     );
+    // A torn last game (a writer killed mid-game) is read, skipped and named.
+    let pgn = games.join("games.pgn");
+    let mut text = std::fs::read_to_string(&pgn).unwrap();
+    let torn_at = text.lines().count() + 1;
+    text += "[Event \"torn\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf";
+    std::fs::write(&pgn, text).unwrap();
     let (code, text) = run(&[]);
     assert_eq!(code, Some(3), "{text}");
-    assert!(text.contains("24 outside games"), "{text}");
+    assert!(text.contains("25 outside games"), "{text}");
+    let named = format!(
+        "skipped 1: cut short (no result after the moves) (first at {}:{torn_at})",
+        pgn.display()
+    );
+    assert!(text.contains(&named), "{text}");
     assert!(
         text.contains("round 1 waits for its gate") && text.contains("fastchess"),
         "{text}"
@@ -265,7 +276,7 @@ fn a_loop_fed_from_outside_waits_for_games_and_for_the_verdict() {
     let line = first_round(&dir);
     assert_eq!(
         (line["games"].as_u64(), &line["gate"]["outside"]),
-        (Some(24), &true.into())
+        (Some(25), &true.into())
     );
     assert_eq!(line["gate"]["passed"], true);
     assert_eq!(
