@@ -83,6 +83,7 @@ fn explain_session(e: SessionError) -> anyhow::Error {
         },
         SessionError::Job(JobError::NothingToTune(_))
         | SessionError::Streamed(StreamError::NothingToTune(_)) => ": lower --min-support",
+        SessionError::Spent { .. } => ": give --passes above it",
         SessionError::Job(JobError::Resume(_)) => {
             " (give the --epd, --validate and selection the run began with)"
         }

@@ -214,7 +214,24 @@ fn a_rerun_never_throws_away_a_checkpoint_and_a_resume_checks_the_settings() {
         );
         assert!(err.contains(&format!("{hint} to continue it")), "{err}");
     }
+    // A checkpoint that records more passes than the run may make (edited by hand) has
+    // nothing left: refused, not "finished" with the checkpoint's values as if tuned.
+    let text = String::from_utf8(saved.clone()).unwrap();
+    let passes = text.find("\"passes\":").expect("the passes done");
+    let done: String = text[passes + 9..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    let edited = text.replacen(&format!("\"passes\":{done}"), "\"passes\":999999", 1);
+    std::fs::write(&ckpt, edited).unwrap();
     let more = [&resume[..], &["--passes", "4"]].concat();
+    let err = fails(&mut tune(&epd, &out, &more).into());
+    assert!(
+        err.contains("999999 passes done") && err.contains("give --passes above it"),
+        "{err}"
+    );
+    assert!(!out.exists());
+    std::fs::write(&ckpt, &saved).unwrap();
     let text = ok(&mut tune(&epd, &out, &more).into());
     assert!(text.contains("--passes changed from 3 to 4"), "{text}");
     assert!(out.exists() && !ckpt.exists());

@@ -130,6 +130,20 @@ pub enum SessionError {
     /// The checkpoint to continue cannot be read.
     #[error(transparent)]
     Checkpoint(#[from] CheckpointError),
+    /// The checkpoint records as many passes as the run may make, or more: nothing is left
+    /// to run (a checkpoint edited by hand, or a run stopped at its limit).
+    #[error(
+        "cannot resume {path}: it records {passes} passes done, and this run makes at most \
+         {cap}: nothing is left to run (a larger pass limit goes on from it)"
+    )]
+    Spent {
+        /// The checkpoint.
+        path: PathBuf,
+        /// The passes it records.
+        passes: usize,
+        /// The run's pass limit.
+        cap: usize,
+    },
     /// The checkpoint is of a run of the other kind.
     #[error(
         "cannot resume {path}: its run was {}, this one is {}",
@@ -391,6 +405,7 @@ impl<S: Subject> Session<S> {
             resume: self.resume.as_deref(),
             fresh: self.fresh,
             record: self.record.as_ref(),
+            cap: self.settings.run.passes,
         }
     }
 
@@ -450,6 +465,8 @@ pub struct RunFiles<'a> {
     pub fresh: bool,
     /// The settings record the run keeps; a resume compares it with the checkpoint's.
     pub record: Option<&'a Settings>,
+    /// The run's pass limit: a checkpoint that records as many passes has nothing left.
+    pub cap: usize,
 }
 
 impl RunFiles<'_> {
@@ -472,6 +489,13 @@ impl RunFiles<'_> {
             return Ok((lock, None));
         };
         let checkpoint = Checkpoint::<V>::read(path)?;
+        if checkpoint.passes >= self.cap {
+            return Err(SessionError::Spent {
+                path: path.to_path_buf(),
+                passes: checkpoint.passes,
+                cap: self.cap,
+            });
+        }
         if checkpoint.kind != kind {
             return Err(SessionError::Kind {
                 path: path.to_path_buf(),
