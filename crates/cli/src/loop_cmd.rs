@@ -55,7 +55,9 @@ impl Screen {
             say!("resuming after {kept} games in {}", pgn.display());
         }
         let template = format!("{what} {{bar:40}} {{pos}}/{{len}} games, {{per_sec}}, eta {{eta}}");
-        self.games = Some(crate::progress_bar(options.total_games(), &template));
+        let bar = crate::progress_bar(options.total_games(), &template);
+        bar.set_prefix(what.to_string());
+        self.games = Some(bar);
     }
 
     /// Clears the bar of the games.
@@ -80,6 +82,7 @@ impl Screen {
             LoopEvent::Game(p) | LoopEvent::GateGame(p) => {
                 if let Some(bar) = &self.games {
                     bar.set_position(p.done.into());
+                    plain_progress(bar);
                 }
             }
             LoopEvent::Imported(file, stats) => say!(
@@ -234,4 +237,13 @@ fn skipped_games(file: &std::path::Path, stats: &texel_import::ImportStats) -> S
             format!("; skipped {count}: {reason} (first at {})", at.join(", "))
         })
         .collect()
+}
+
+/// Outside a terminal, where the bar is hidden, a line at every tenth of the games, so
+/// that a log shows the games moving (self-play takes minutes a round).
+fn plain_progress(bar: &ProgressBar) {
+    let (done, total) = (bar.position(), bar.length().unwrap_or(0));
+    if bar.is_hidden() && done > 0 && done.is_multiple_of((total / 10).max(1)) {
+        say!("{} {done}/{total} games", bar.prefix());
+    }
 }

@@ -69,8 +69,19 @@ fn a_failing_gate_keeps_the_old_best_and_a_rerun_goes_on() {
         c.arg("--epd").arg(&epd);
         c
     };
-    // A gate that asks for +990 Elo never passes.
-    assert!(tiny_loop(&dir, "1", "990,1000").status().unwrap().success());
+    // A gate that asks for +990 Elo never passes. Outside a terminal the games' progress
+    // is said in lines (the bar is hidden there).
+    let run = tiny_loop(&dir, "1", "990,1000")
+        .stdout(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "{said}");
+    assert!(
+        said.contains("selfplay 24/24 games")
+            && (said.lines()).any(|l| l.starts_with("gate ") && l.ends_with(" games")),
+        "{said}"
+    );
     let start = texel_eval::Params::default();
     let best = texel_eval::Params::load(&dir.join("best.json")).unwrap();
     assert_eq!(best, start, "the old best stays");
