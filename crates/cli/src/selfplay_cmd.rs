@@ -233,24 +233,29 @@ pub fn run(args: &SelfplayArgs) -> Result<ExitCode> {
     );
     if report.interrupted {
         say!("interrupted: the finished games are in the PGN");
-        let unwritten: Vec<&str> = args.made_from_games().iter().map(|(f, _)| *f).collect();
-        if !unwritten.is_empty() {
+        if games > 0 && !args.made_from_games().is_empty() {
+            write_outputs(args, &job)?;
             say!(
-                "not written: {} (made from the games at the end; --resume finishes the run \
-                 and writes them)",
-                unwritten.join(", ")
+                "written from the {games} finished games; --resume finishes the run and \
+                 writes them again from all its games"
             );
         }
         return Ok(ExitCode::from(130));
     }
+    write_outputs(args, &job)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes what is made from the games of the PGN: the labelled positions (`--epd`) and the
+/// records asked for.
+fn write_outputs(args: &SelfplayArgs, job: &SelfplayJob) -> Result<()> {
     if let Some(epd) = &args.epd {
         let sample = args.sample.options(job.seed, Default::default());
         let stats = job.label(epd, &sample)?;
         eprintln!("{stats}");
         say!("wrote {} positions to {}", stats.kept, epd.display());
     }
-    write_records(args)?;
-    Ok(ExitCode::SUCCESS)
+    write_records(args)
 }
 
 /// Writes the games of the PGN as marlinformat, viriformat or bulletformat where asked.

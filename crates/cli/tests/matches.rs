@@ -315,7 +315,7 @@ fn an_odd_number_of_games_says_it_plays_one_more() {
 }
 
 #[test]
-fn selfplay_keeps_an_earlier_records_file_and_says_what_a_stop_left_unwritten() {
+fn selfplay_keeps_an_earlier_records_file_and_a_stop_writes_its_finished_games() {
     let tmp = tempfile::tempdir().unwrap();
     let openings = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/openings.epd");
     let (pgn, marlin) = (tmp.path().join("g.pgn"), tmp.path().join("g.marlin"));
@@ -343,7 +343,8 @@ fn selfplay_keeps_an_earlier_records_file_and_says_what_a_stop_left_unwritten() 
     stdout_of(&mut assert_cmd::Command::from_std(run("2", &["--fresh"])));
     let records = std::fs::read(&marlin).unwrap();
     assert!(!records.is_empty() && records.len() % 32 == 0);
-    // A stopped run says what it did not write.
+    // A stopped run writes the records of its finished games, and says so.
+    std::fs::write(&marlin, b"an earlier run's records").unwrap();
     let said = tmp.path().join("said.txt");
     let mut stopped = run("24", &["--fresh"]);
     stopped.stdout(std::fs::File::create(&said).unwrap());
@@ -351,5 +352,23 @@ fn selfplay_keeps_an_earlier_records_file_and_says_what_a_stop_left_unwritten() 
     let code = interrupt_after_two_games(stopped.spawn().unwrap(), &pgn);
     assert_eq!(code, Some(130));
     let text = std::fs::read_to_string(&said).unwrap();
-    assert!(text.contains("not written: --marlin"), "{text}");
+    assert!(
+        text.contains("finished games; --resume finishes the run"),
+        "{text}"
+    );
+    let records = std::fs::read(&marlin).unwrap();
+    assert!(!records.is_empty() && records.len() % 32 == 0, "{text}");
+    let again = tmp.path().join("again.marlin");
+    stdout_of(
+        texel()
+            .args(["convert", "--to", "marlin", "--pgn"])
+            .arg(&pgn)
+            .arg("--out")
+            .arg(&again),
+    );
+    assert_eq!(
+        records,
+        std::fs::read(&again).unwrap(),
+        "the finished games' records"
+    );
 }
