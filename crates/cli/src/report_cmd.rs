@@ -146,6 +146,7 @@ fn tune_report(args: &ReportArgs, log: &Path) -> Result<Page> {
         let about = about(&args.data, loaded.k);
         let mut watch = TuneWatch::new(&loaded.train, space, &start, loaded.k, about);
         watch.passes = passes_of(log, loaded.fingerprint)?;
+        watch.path = path_of(log)?;
         loaded.train.rescore(&tuned);
         return watch.finished(&mut loaded.train, &tuned);
     }
@@ -156,6 +157,7 @@ fn tune_report(args: &ReportArgs, log: &Path) -> Result<Page> {
     let about = about(&args.data, loaded.k);
     let mut watch = TuneWatch::new(&loaded.train, space, &start, loaded.k, about);
     watch.passes = passes_of(log, loaded.fingerprint)?;
+    watch.path = path_of(log)?;
     loaded.train.rescore(&tuned);
     watch.finished(&mut loaded.train, &tuned)
 }
@@ -181,6 +183,12 @@ fn passes_of(log: &Path, data: u64) -> Result<Vec<PassPoint>> {
         ),
     }
     Ok(texel_report::tune::pass_points(&lines))
+}
+
+/// The path of pulls the latest run of the tune log `log` walked, if it walked one.
+fn path_of(log: &Path) -> Result<(Vec<texel_tune::PullPoint>, Option<f64>)> {
+    let text = read(log)?;
+    texel_tune::log::read_tune_path(&text).with_context(|| log.display().to_string())
 }
 
 /// Lines about the data of a run.

@@ -91,8 +91,19 @@ fn tune_writes_its_page_and_report_rebuilds_it_from_the_log() {
             .arg("--report")
             .arg(&page),
     );
-    let passes = std::fs::read_to_string(&log).unwrap().lines().count() - 1;
+    let logged = std::fs::read_to_string(&log).unwrap();
+    let passes = logged.lines().filter(|l| l.contains("\"pass\":")).count();
     assert!(passes >= 1, "{printed}");
+    let pulls = printed
+        .lines()
+        .filter(|l| l.starts_with("--l2 auto: pull "))
+        .count();
+    assert!(pulls >= 2, "a path of pulls walked: {printed}");
+    assert_eq!(
+        logged.matches("\"pull\":").count(),
+        pulls,
+        "the log keeps the path"
+    );
     check_tune_page(&std::fs::read_to_string(&page).unwrap(), &printed, passes);
     // The page again from the log, on the data (validation split) given.
     let report = |validate: &str, page: &Path| {
@@ -109,7 +120,14 @@ fn tune_writes_its_page_and_report_rebuilds_it_from_the_log() {
     };
     let again = tmp.path().join("again.html");
     stdout_of(&mut report("10", &again));
-    check_tune_page(&std::fs::read_to_string(&again).unwrap(), &printed, passes);
+    let again_html = std::fs::read_to_string(&again).unwrap();
+    check_tune_page(&again_html, &printed, passes);
+    let first_html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(
+        figure(&again_html, "path-of-pulls"),
+        figure(&first_html, "path-of-pulls"),
+        "the path drawn from the log as the run drew it"
+    );
     // The log of a run on other data (here: another validation split) draws no page.
     let other = tmp.path().join("other.html");
     let err = fails(&mut report("20", &other));

@@ -259,13 +259,28 @@ impl<V: crate::model::Values> TuneJob<V> {
             l2: 0.0,
             constraints: self.settings.constraints,
         };
+        let (mut path, mut start) = (Vec::new(), None);
         let l2 = choose_l2(
             self.settings.l2,
             data,
             (&self.start, &vars, guards),
             interrupt,
-            on,
+            &mut |event| {
+                match &event {
+                    JobEvent::Pull(point) => path.push(*point),
+                    JobEvent::PullChosen(PullChoice::Path { start: s, .. }) => start = Some(*s),
+                    _ => {}
+                }
+                on(event)
+            },
         );
+        if let (Some(log), Some(start)) = (&self.settings.run.log, start) {
+            let logged = crate::log::append_path(log, &path, start);
+            logged.map_err(|cause| JobError::Log {
+                path: log.clone(),
+                cause,
+            })?;
+        }
         let guards = Guards { l2, ..guards };
         on(JobEvent::Fresh(vars.len(), guards));
         let (train, id) = (&data.train, data.fingerprint);

@@ -1,5 +1,6 @@
-//! The tune log (`texel tune --log`): one JSON line per pass as the run goes, and at the end
-//! a line with the values held for want of support and every change. The tuner writes
+//! The tune log (`texel tune --log`): a line per pull of the path `--l2 auto` walks before
+//! the run, one JSON line per pass as the run goes, and at the end a line with the values
+//! held for want of support and every change. The tuner writes
 //! these records and the report and the loop read them back through the same types.
 
 use serde::{Deserialize, Serialize};
@@ -95,6 +96,24 @@ pub struct ChangesLine {
     pub changes: Vec<ValueChange>,
 }
 
+/// One pull of the path of pulls a run walked before its passes (`crate::path`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PullLine {
+    /// [`TUNE_LOG_VERSION`].
+    #[serde(default = "version_one")]
+    pub version: u32,
+    /// The pull.
+    pub pull: f64,
+    /// The mean training error of its solve's real values.
+    pub pull_train_error: f64,
+    /// Its rounded values' mean error on the held-out positions.
+    pub pull_held_out_error: f64,
+    /// Newton iterations the solve took.
+    pub iterations: u64,
+    /// The start's mean error on the held-out positions.
+    pub start_held_out_error: f64,
+}
+
 /// A line of the tune log.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
@@ -103,6 +122,8 @@ pub enum TuneLogLine {
     Pass(PassLine),
     /// The changes at the end of a run.
     Changes(ChangesLine),
+    /// A pull of the path walked before the passes.
+    Pull(PullLine),
 }
 
 impl VersionedLine for TuneLogLine {
@@ -113,6 +134,7 @@ impl VersionedLine for TuneLogLine {
         match self {
             TuneLogLine::Pass(p) => p.version,
             TuneLogLine::Changes(c) => c.version,
+            TuneLogLine::Pull(p) => p.version,
         }
     }
 }
@@ -139,6 +161,59 @@ pub fn read_tune_log(text: &str) -> Result<Vec<PassLine>, TuneLogError> {
         passes.push(p);
     }
     Ok(passes)
+}
+
+/// The path of pulls of the latest run in a tune log that walked one, and the start's
+/// held-out error (empty and `None` when none did): the pull lines after the last pass or
+/// changes line that precedes them.
+///
+/// # Errors
+/// A line that is not a tune log line, or of another version.
+pub fn read_tune_path(text: &str) -> Result<(Vec<crate::PullPoint>, Option<f64>), TuneLogError> {
+    let (mut path, mut start, mut after_run) = (Vec::new(), None, false);
+    for record in read_versioned_lines::<TuneLogLine>(text)? {
+        let TuneLogLine::Pull(p) = record else {
+            after_run = true;
+            continue;
+        };
+        if std::mem::take(&mut after_run) {
+            path.clear();
+        }
+        start = Some(p.start_held_out_error);
+        path.push(crate::PullPoint {
+            l2: p.pull,
+            train: p.pull_train_error,
+            held_out: p.pull_held_out_error,
+            iterations: p.iterations,
+        });
+    }
+    Ok((path, start))
+}
+
+/// Appends the path of pulls a run walked (`points`, from a start whose held-out error is
+/// `start`) to the log at `path`.
+///
+/// # Errors
+/// The log cannot be written.
+pub fn append_path(
+    path: &std::path::Path,
+    points: &[crate::PullPoint],
+    start: f64,
+) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut f = texel_files::open_lines_for_append(path)?;
+    for p in points {
+        let line = TuneLogLine::Pull(PullLine {
+            version: TUNE_LOG_VERSION,
+            pull: p.l2,
+            pull_train_error: p.train,
+            pull_held_out_error: p.held_out,
+            iterations: p.iterations,
+            start_held_out_error: start,
+        });
+        writeln!(f, "{}", serde_json::to_string(&line).expect("plain data"))?;
+    }
+    Ok(())
 }
 
 /// The pass whose parameters a run with a validation set keeps: the lowest validation error
@@ -268,5 +343,34 @@ mod tests {
         assert_eq!(serde_json::from_str::<TuneLogLine>(&text).unwrap(), line);
         let passes = read_tune_log(&format!("{text}\n")).unwrap();
         assert_eq!(kept_pass(&passes).unwrap().pass, 3);
+    }
+
+    #[test]
+    fn the_latest_runs_path_of_pulls_is_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("log.jsonl");
+        let point = |l2: f64| crate::PullPoint {
+            l2,
+            train: 0.02,
+            held_out: 0.03 - l2 / 1e6,
+            iterations: 2,
+        };
+        append_path(&log, &[point(1000.0)], 0.031).unwrap();
+        std::fs::write(
+            &log,
+            std::fs::read_to_string(&log).unwrap() + "{\"pass\":1,\"train_error\":0.02}\n",
+        )
+        .unwrap();
+        append_path(&log, &[point(100.0), point(10.0)], 0.032).unwrap();
+        let text = std::fs::read_to_string(&log).unwrap();
+        let (path, start) = read_tune_path(&text).unwrap();
+        assert_eq!(path, [point(100.0), point(10.0)], "the second run's path");
+        assert_eq!(start, Some(0.032));
+        assert_eq!(
+            read_tune_log(&text).unwrap().len(),
+            1,
+            "pull lines are no passes"
+        );
+        assert_eq!(read_tune_path("").unwrap(), (Vec::new(), None));
     }
 }
