@@ -53,5 +53,10 @@ git diff --cached --stat
 git commit -qm "KNIGHT_ON_RIM: derived figures"
 
 # Every test of the workspace, as the README runs them.
-cargo test --release --workspace 2>&1 | tail -n 3
-echo "== every test passes with KNIGHT_ON_RIM in ($WORK/texel)"
+if cargo test --release --workspace > "$WORK/tests.log" 2>&1; then
+  echo "== every test passes with KNIGHT_ON_RIM in: $(grep -c '^test result: ok' "$WORK/tests.log") test binaries ($WORK/texel)"
+else
+  grep -E "^test .* FAILED$|panicked at" "$WORK/tests.log"
+  echo "== tests failed with KNIGHT_ON_RIM in: $WORK/tests.log"
+  exit 1
+fi
