@@ -102,9 +102,21 @@ impl Scores {
         if scored == 0 {
             return Err(LoadError::NoScores);
         }
-        let k = match k {
-            Some(k) => k,
-            None => choose_k(&score_samples(train, &self.sets[0]))?.k(),
+        let fitted = match k {
+            Some(k) => Ok(k),
+            None => choose_k(&score_samples(train, &self.sets[0])).map(|fit| fit.k()),
+        };
+        let k = match fitted {
+            Ok(k) => k,
+            // λ auto mixes the scores in only where they can be read as win probabilities.
+            Err(unfit) if self.lambda == Lambda::Auto => {
+                report.targets = Some(format!(
+                    "targets: results alone (λ auto: every position carries a score, but no K \
+                     turns the scores into win probabilities: {unfit})"
+                ));
+                return Ok(());
+            }
+            Err(unfit) => return Err(unfit.into()),
         };
         train.blend_labels(&self.sets[0], lambda, k);
         validation.blend_labels(&self.sets[1], lambda, k);

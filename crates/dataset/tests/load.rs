@@ -371,4 +371,34 @@ fn scores_mix_into_the_targets_of_the_positions_that_carry_one() {
     let bare = file(&dir, "bare.epd", &format!("{white} [1.0]\n"));
     let err = load(&[bare], &Params::default(), &options, &|_| {}).unwrap_err();
     assert!(matches!(err, LoadError::NoScores), "{err}");
+    // Scores that no K turns into win probabilities (60 centipawns each, the results decided):
+    // λ auto tunes on the results and says why; a λ given below 1 is refused.
+    let tiny = file(
+        &dir,
+        "tiny.epd",
+        &format!("{white} ce 60; [1.0]\n{black} ce 60; [0.0]\n").repeat(50),
+    );
+    let fitted = LoadOptions::default();
+    let (_, _, report) = load(
+        std::slice::from_ref(&tiny),
+        &Params::default(),
+        &fitted,
+        &|_| {},
+    )
+    .unwrap();
+    assert_eq!(report.blended, None);
+    let note = report.targets.unwrap();
+    assert!(
+        note.contains("results alone") && note.contains("no K"),
+        "{note}"
+    );
+    let quarter = LoadOptions {
+        blend: Blend {
+            lambda: Lambda::Given(0.25),
+            k: None,
+        },
+        ..LoadOptions::default()
+    };
+    let err = load(&[tiny], &Params::default(), &quarter, &|_| {}).unwrap_err();
+    assert!(matches!(err, LoadError::BlendK(_)), "{err}");
 }
