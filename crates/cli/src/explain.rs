@@ -64,11 +64,7 @@ fn explain_session(e: SessionError) -> anyhow::Error {
     }
     if let SessionError::Subject(cause) = &e {
         if let Some(TraceSubjectError::NotBinary(path)) = cause.downcast_ref() {
-            return anyhow::anyhow!(
-                "{e}: `texel traces convert --input {} --out {}.bin` writes one",
-                path.display(),
-                path.with_extension("").display()
-            );
+            return anyhow::anyhow!("{e}: `{}` writes one", to_binary_command(path));
         }
     }
     if let SessionError::Subject(cause) = &e {
@@ -95,6 +91,15 @@ fn explain_session(e: SessionError) -> anyhow::Error {
         _ => "",
     };
     anyhow::anyhow!("{e}{hint}")
+}
+
+/// The command that writes the binary form of the text trace `path`, beside it.
+pub fn to_binary_command(path: &std::path::Path) -> String {
+    format!(
+        "texel traces convert --input {} --out {}.bin",
+        path.display(),
+        path.with_extension("").display()
+    )
 }
 
 /// How to read a file the load refused for its form, if that is why.

@@ -38,11 +38,9 @@ pub(crate) fn refuse_text_budget(args: &TuneArgs, path: &Path) -> Result<()> {
     if args.memory.is_some() && !texel_tune::texel_trace::is_binary(path)? {
         anyhow::bail!(
             "--memory is the budget past which a binary trace streams, and {} is a text trace, \
-             loaded in memory whatever the budget: `texel traces convert --input {} --out {}.bin` \
-             writes the binary form",
+             loaded in memory whatever the budget: `{}` writes the binary form",
             path.display(),
-            path.display(),
-            path.with_extension("").display()
+            crate::explain::to_binary_command(path)
         );
     }
     Ok(())

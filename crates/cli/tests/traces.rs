@@ -1029,6 +1029,13 @@ fn a_streamed_run_keeps_the_run_protocol_of_an_in_memory_one() {
         text_budget.contains("is a text trace") && text_budget.contains("texel traces convert"),
         "{text_budget}"
     );
+    let command = text_budget
+        .split('`')
+        .nth(1)
+        .expect("a command in backquotes");
+    let words: Vec<&str> = command.split_whitespace().collect();
+    assert_eq!(words[0], "texel", "{text_budget}");
+    texel().args(&words[1..]).assert().success();
     let epd = common::sample(dir.path(), "s.epd", 100);
     let table_budget = fails(texel().args(["tune", "--memory", "64K", "--epd"]).arg(&epd));
     assert!(
