@@ -75,9 +75,14 @@ impl Screen {
             }
             LoopEvent::Playing(_, options, kept) => self.games_bar("selfplay", options, kept),
             LoopEvent::Gating(_, options, kept) => self.games_bar("gate", options, kept),
+            LoopEvent::TuningKeptBest(round, why) => {
+                if let Some(t) = self.tune.take() {
+                    t.finish();
+                }
+                say!("round {round}: its positions cannot be tuned on, the best table is kept: {why}")
+            }
             LoopEvent::GateSkipped(round) => say!(
-                "round {round}: the tuning kept its start (no pass beat it on validation): \
-                 nothing to gate, the best table stays"
+                "round {round}: the tuning kept its start: nothing to gate, the best table stays"
             ),
             LoopEvent::Game(p) | LoopEvent::GateGame(p) => {
                 if let Some(bar) = &self.games {

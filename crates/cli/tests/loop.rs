@@ -138,17 +138,40 @@ fn a_failing_gate_keeps_the_old_best_and_a_rerun_goes_on() {
     );
 }
 
+/// The first `n` games of the shipped Stockfish games that black won, as PGN text.
+fn black_wins(n: usize) -> String {
+    let gz =
+        std::fs::File::open(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/games.pgn.gz"))
+            .unwrap();
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(gz), &mut text).unwrap();
+    text.split("\n\n[Event ")
+        .map(|g| format!("[Event {}\n\n", g.trim_start_matches("[Event ").trim_end()))
+        .filter(|g| g.contains("[Result \"0-1\"]"))
+        .take(n)
+        .collect()
+}
+
 #[test]
-fn a_round_whose_tuning_keeps_its_start_plays_no_gate() {
+fn a_round_whose_positions_cannot_be_tuned_keeps_the_best_and_plays_no_gate() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("run");
-    // On the round's held-out games (seed 4) no pass beats the start.
+    let (dir, games) = (tmp.path().join("run"), tmp.path().join("games"));
+    // Fixed games, whatever the table plays: every one a black win, so every position the
+    // round keeps says 0-1 and no K or error can be fitted.
+    std::fs::create_dir_all(games.join("round-01")).unwrap();
+    std::fs::write(games.join("round-01/won.pgn"), black_wins(6)).unwrap();
     let text = stdout_of(&mut assert_cmd::Command::from_std({
         let mut c = tiny_loop(&dir, "1", "0,10");
-        c.args(["--seed", "4"]);
+        c.arg("--games-from").arg(&games);
+        c.args(["--pgn-scores", "white"]);
         c.stdout(std::process::Stdio::piped());
         c
     }));
+    assert!(
+        text.contains("round 1: its positions cannot be tuned on, the best table is kept")
+            && text.contains("0-1 (black wins)"),
+        "{text}"
+    );
     assert!(text.contains("nothing to gate"), "{text}");
     let tuned = texel_eval::Params::load(&dir.join("round-01/tuned.json")).unwrap();
     assert_eq!(tuned, texel_eval::Params::default(), "the start was kept");

@@ -49,6 +49,9 @@ pub enum LoopEvent<'e> {
     TuneOutside(SessionEvent<'e, LinearDataset>),
     /// An outside engine's tuning ended (or was interrupted).
     TunedOutside(&'e Tuned<Vec<i32>>),
+    /// A round's positions cannot be tuned on (one result, or no K fits them): the round
+    /// keeps the best table as its tuned one, and plays no gate.
+    TuningKeptBest(u32, &'e texel_tune::SessionError),
     /// A round's gate is not played: the tuning kept the round's start, the best itself.
     GateSkipped(u32),
     /// A round's gate match starts: its match and the games kept from a stopped run.
@@ -65,7 +68,7 @@ pub enum LoopEvent<'e> {
 }
 
 /// Copies `from` over `to` (through a temporary file: `to` is whole or as it was).
-fn copy_file(from: &Path, to: &Path) -> Result<(), LoopError> {
+pub(crate) fn copy_file(from: &Path, to: &Path) -> Result<(), LoopError> {
     let bytes = std::fs::read(from).map_err(io(from))?;
     texel_files::write_atomically(to, &bytes).map_err(io(to))
 }

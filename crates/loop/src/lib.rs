@@ -46,4 +46,4 @@ pub use prove::{GameProver, ProveSettings};
 pub use records::{read_rounds, GateLine, LoopFileError, RoundErrors, RoundLine, LOOP_VERSION};
 pub use rounds::{outside_games_dir, pgn_files, GATE_ADJUDICATION};
 pub use selfplay::{SelfplayEvent, SelfplayJob, ADJUDICATION, RANDOM_PLIES};
-pub use settings::{Gate, LoopSettings, Verdict};
+pub use settings::{Gate, LoopSettings, ResultFilter, Verdict};

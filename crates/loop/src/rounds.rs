@@ -7,7 +7,7 @@ use crate::error::{io, LoopError};
 use crate::job::{LoopEnd, LoopEvent, LoopJob, Step};
 use crate::records::GateLine;
 use crate::selfplay::{all_cores, SelfplayEvent, SelfplayJob, ADJUDICATION, RANDOM_PLIES};
-use crate::settings::Gate;
+use crate::settings::{Gate, ResultFilter};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use texel_arena::elo::Sprt;
@@ -38,18 +38,23 @@ pub const GATE_ADJUDICATION: Adjudication = Adjudication {
 };
 
 /// How the loop samples labelled positions from a game: up to 25, 3 plies apart, after the
-/// first 8, judged by the games' own score comments (a decided game's end left out) and by
-/// the Slow Chess write-up's result filter. `texel import` no longer filters by result (on
-/// Stash's games the filter lost, `reports/generalise/`); the loop keeps it until a loop
-/// measures otherwise: on the few games of a round, unfiltered positions leave K unfittable.
-fn sampling() -> ImportOptions {
+/// first 8, judged by the games' own score comments (a decided game's end left out) and,
+/// with `filter` the write-up's, by the Slow Chess write-up's result filter.
+fn sampling(filter: ResultFilter) -> ImportOptions {
+    let (win_min_cp, draw_max_cp) = match filter {
+        ResultFilter::WriteUp => (
+            Some(texel_import::WRITE_UP_WIN_MIN),
+            Some(texel_import::WRITE_UP_DRAW_MAX),
+        ),
+        ResultFilter::None => (None, None),
+    };
     ImportOptions {
         per_game: 25,
         gap: 3,
         skip_plies: 8,
         score_from_pgn: true,
-        win_min_cp: Some(texel_import::WRITE_UP_WIN_MIN),
-        draw_max_cp: Some(texel_import::WRITE_UP_DRAW_MAX),
+        win_min_cp,
+        draw_max_cp,
         ..ImportOptions::default()
     }
 }
@@ -151,7 +156,7 @@ impl LoopJob {
             if report.interrupted {
                 return Ok(Err(LoopEnd::Interrupted));
             }
-            selfplay.label(&positions, &sampling())?;
+            selfplay.label(&positions, &sampling(s.result_filter))?;
         }
         let kept = line_count(&positions)?;
         on(LoopEvent::Played(round, games as u64, kept));
@@ -260,7 +265,7 @@ impl LoopJob {
             pgn_scores: view,
             seed: self.settings.seed,
             params: std::sync::Arc::new(best),
-            ..sampling()
+            ..sampling(self.settings.result_filter)
         };
         let (mut games, mut text) = (0, String::new());
         let part = positions.with_extension("epd.part");

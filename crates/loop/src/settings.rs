@@ -35,6 +35,18 @@ pub enum Verdict {
     Fail,
 }
 
+/// Which positions of a round's games the loop keeps, judged by the game's result.
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ResultFilter {
+    /// The Slow Chess write-up's: a position whose score says a win (100 cp or more) is kept
+    /// only from a game that side won, one near a draw (within 150 cp) only from a drawn game.
+    WriteUp,
+    /// Every sampled position, whatever the game's result.
+    None,
+}
+
 /// The openings of self-play, gates and proofs when none are given.
 pub(crate) const DEFAULT_OPENINGS: &str = "data/openings.epd";
 
@@ -122,6 +134,10 @@ pub struct LoopSettings {
     /// otherwise.
     #[cfg_attr(feature = "clap", arg(allow_negative_numbers = true, long, value_name = "λ|auto", default_value_t = LoopSettings::new("").lambda))]
     pub lambda: Lambda,
+    /// Which sampled positions a round keeps by its game's result: `write-up` (a winning
+    /// score only from a won game, a drawish one only from a drawn game) or `none`.
+    #[cfg_attr(feature = "clap", arg(long, value_enum, default_value_t = LoopSettings::new("").result_filter))]
+    pub result_filter: ResultFilter,
     /// Tune an outside engine instead of texel's table: its description (a JSON file, see
     /// docs/engine-description.md) says how it plays with a values file, how it traces
     /// positions, and the values it starts from.
@@ -153,6 +169,7 @@ impl LoopSettings {
             pgn_scores: texel_import::ScoreView::Mover,
             gate: Gate::Own,
             lambda: Lambda::Auto,
+            result_filter: ResultFilter::WriteUp,
             engine: None,
         }
     }
@@ -268,9 +285,11 @@ impl LoopSettings {
             _ => Role::Fixed,
         };
         let epd: Vec<&Path> = self.epd.iter().map(PathBuf::as_path).collect();
-        // Loops recorded before λ was auto tuned on results alone unless it was given.
+        // Loops recorded before λ was auto tuned on results alone unless it was given, and
+        // loops recorded before the result filter was a setting filtered as the write-up.
         let settings = Settings::of_record(self, role)
             .default_was(&flag_of("lambda"), Lambda::RESULTS)
+            .default_was(&flag_of("result_filter"), "write-up")
             .with_contents("epd", &epd)?
             .with_contents(
                 "sources",
@@ -311,6 +330,22 @@ mod tests {
         s.lambda = Lambda::Given(0.25);
         let err = old.check_resume(&s.fingerprint().unwrap()).unwrap_err();
         assert_eq!((err.then.as_str(), err.now.as_str()), ("1", "0.25"));
+    }
+
+    #[test]
+    fn a_loop_recorded_before_the_result_filter_was_a_setting_filtered_as_the_write_up() {
+        let mut s = LoopSettings::new("run");
+        s.openings = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/openings.epd").into();
+        s.result_filter = ResultFilter::WriteUp;
+        let mut old = s.fingerprint().unwrap();
+        assert_eq!(
+            old.fixed.remove("--result-filter").as_deref(),
+            Some("write-up")
+        );
+        assert_eq!(old.check_resume(&s.fingerprint().unwrap()), Ok(vec![]));
+        s.result_filter = ResultFilter::None;
+        let err = old.check_resume(&s.fingerprint().unwrap()).unwrap_err();
+        assert_eq!((err.then.as_str(), err.now.as_str()), ("write-up", "none"));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use crate::engine::EngineDescription;
 use crate::error::{io, LoopError};
-use crate::job::{LoopEnd, LoopEvent, LoopJob, Step};
+use crate::job::{copy_file, LoopEnd, LoopEvent, LoopJob, Step};
 use crate::records::RoundErrors;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -56,7 +56,8 @@ impl LoopJob {
     }
 
     /// Step 2: tunes into `tuned.json` (unless a stopped run already did), then the errors
-    /// of the pass whose values were kept, from the tuning's log.
+    /// of the pass whose values were kept, from the tuning's log. Positions that cannot be
+    /// tuned on (one result, or no K fits them: a round of few games) keep the best table.
     pub(crate) fn tune_round(
         &self,
         round: u32,
@@ -64,13 +65,22 @@ impl LoopJob {
         interrupt: &AtomicBool,
         on: &mut dyn FnMut(LoopEvent),
     ) -> Step<RoundErrors> {
-        let log = dir.join("tune-log.jsonl");
-        if !dir.join("tuned.json").exists() {
-            if let Err(end) = self.tune(round, dir, interrupt, on)? {
-                return Ok(Err(end));
+        let (log, tuned) = (dir.join("tune-log.jsonl"), dir.join("tuned.json"));
+        if !tuned.exists() {
+            match self.tune(round, dir, interrupt, on) {
+                Ok(Ok(())) => {}
+                Ok(Err(end)) => return Ok(Err(end)),
+                Err(LoopError::Tune(unfit)) if unfit.positions_unfit() => {
+                    copy_file(&self.settings.best(), &tuned)?;
+                    on(LoopEvent::TuningKeptBest(round, &unfit));
+                }
+                Err(e) => return Err(e),
             }
         }
-        let text = std::fs::read_to_string(&log).map_err(io(&log))?;
+        let text = match std::fs::read_to_string(&log) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            read => read.map_err(io(&log))?,
+        };
         let passes =
             read_tune_log(&text).map_err(|cause| LoopError::TuneLog { path: log, cause })?;
         let kept = kept_pass(&passes);

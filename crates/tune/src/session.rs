@@ -197,6 +197,14 @@ pub enum SessionError {
     Stopped,
 }
 
+impl SessionError {
+    /// Whether the positions themselves cannot be tuned on: they have one result, or no K
+    /// turns their evaluations into win probabilities (too few, or too one-sided).
+    pub fn positions_unfit(&self) -> bool {
+        matches!(self, SessionError::OneResult { .. } | SessionError::K(_))
+    }
+}
+
 /// A result in words.
 fn result_words(result: f64) -> String {
     match result {
