@@ -314,6 +314,36 @@ impl LabelFormat {
         }
     }
 
+    /// The text of `rest` (trimmed, after the position) before this format's label: what
+    /// only EPD operations may fill. Sirius's score field (`| 35 |`) belongs to the label.
+    fn text_before_label(self, rest: &str) -> &str {
+        let last_words = |n: usize| {
+            let mut end = rest.len();
+            for _ in 0..n {
+                let word = rest[..end].trim_end();
+                end = word
+                    .rfind(|c: char| c.is_ascii_whitespace())
+                    .map_or(0, |i| i + 1);
+            }
+            &rest[..end]
+        };
+        match self {
+            LabelFormat::C9 => rest.find("c9").map_or(rest, |at| &rest[..at]),
+            LabelFormat::Bracket => rest.find('[').map_or(rest, |at| &rest[..at]),
+            LabelFormat::Result => last_words(1),
+            LabelFormat::Decimal => {
+                let before = last_words(1);
+                before.find('|').map_or(before, |at| &before[..at])
+            }
+            LabelFormat::ResultScore => last_words(2),
+            LabelFormat::Letter => rest.trim_end_matches(['w', 'd', 'b']),
+            LabelFormat::Marlin
+            | LabelFormat::Bullet
+            | LabelFormat::Viri
+            | LabelFormat::Pedantic => "",
+        }
+    }
+
     /// The engine's score a line in this format carries after its position (`rest`), in
     /// centipawns from White's view as written (EPD's `ce` is the side to move's and is
     /// turned by the caller); `None` when it carries none.
@@ -389,6 +419,29 @@ pub fn numbers_are_scores(scores: u64, whole_numbers: u64) -> bool {
     whole_numbers > 0 && scores > 0 && scores * 5 >= scores + whole_numbers
 }
 
+/// Whether `text` is nothing but EPD operations: each an opcode followed by operands and
+/// ended by `;` (a `;` inside a quoted operand ends nothing).
+fn epd_operations(text: &str) -> bool {
+    let opens_with_opcode = |operation: &str| {
+        let first = operation.split_ascii_whitespace().next();
+        first.is_none_or(is_opcode)
+    };
+    let (mut quoted, mut start) = (false, 0);
+    for (at, c) in text.char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            ';' if !quoted => {
+                if !opens_with_opcode(&text[start..at]) {
+                    return false;
+                }
+                start = at + 1;
+            }
+            _ => {}
+        }
+    }
+    !quoted && text[start..].trim().is_empty()
+}
+
 /// Whether `word` is an EPD opcode (`ce`, `acd`, `c0`): a letter, then letters, digits or
 /// `_`.
 fn is_opcode(word: &str) -> bool {
@@ -460,16 +513,20 @@ pub enum BadLine {
     UnknownLabel,
     /// The label is a number outside 0..1: an evaluation score, not a game result.
     ScoreLabel,
+    /// Text between the position and the label that no label form reads and that is not
+    /// EPD operations (`opcode operands;`).
+    UnreadText,
 }
 
 impl BadLine {
     /// Every reason, in report order.
-    pub const ALL: [BadLine; 5] = [
+    pub const ALL: [BadLine; 6] = [
         BadLine::MalformedFen,
         BadLine::IllegalPosition,
         BadLine::MissingLabel,
         BadLine::UnknownLabel,
         BadLine::ScoreLabel,
+        BadLine::UnreadText,
     ];
 }
 
@@ -482,6 +539,10 @@ impl fmt::Display for BadLine {
             BadLine::UnknownLabel => "unknown label",
             BadLine::ScoreLabel => {
                 "a score, not a game result (labels are results: 1-0, 1/2-1/2, [0.5], 0)"
+            }
+            BadLine::UnreadText => {
+                "text before the label that no label form reads and no EPD operation \
+                 (`opcode operands;`) holds"
             }
         })
     }
@@ -611,6 +672,9 @@ pub fn parse_line(
         None => LabelFormat::detect_trimmed(rest),
     };
     let (format, mut label) = found.ok_or_else(|| unknown_label(rest))?;
+    if !epd_operations(format.text_before_label(rest)) {
+        return Err(BadLine::UnreadText);
+    }
     let black = position.turn() == Color::Black;
     let mut written = format.white_score(rest);
     if stm_labels && black {
@@ -669,6 +733,43 @@ mod tests {
     use super::*;
 
     const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+
+    #[test]
+    fn text_before_a_label_must_be_epd_operations() {
+        let black = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -";
+        for rest in [
+            "[1.0]",
+            "0 1 game 17; ce 35; [1.0]",
+            "c0 \"a; b\"; bm e4; c9 \"1-0\";",
+            "ce -20; game 9; 0.5",
+            "| 35 | 1.0",
+            "game 3; | 35cp | 0.5",
+            "id \"x\"; 1-0",
+            "ce 5; 1.0 35",
+            "; w",
+            "[0.5] [35] trailing words after the label",
+        ] {
+            let line = format!("{black} {rest}");
+            assert!(parse_line(&line, None, false).is_ok(), "{line}");
+        }
+        for rest in [
+            "hello [1.0]",
+            "hello world 1-0",
+            "abc | 0.5",
+            "ce 35 [1.0]",
+            "id \"open; [1.0]",
+            "-3 x; [0.5]",
+            "junk c9 \"1-0\";",
+            "x 1.0 35",
+        ] {
+            let line = format!("{black} {rest}");
+            assert_eq!(
+                parse_line(&line, None, false).map(|(_, f)| f),
+                Err(BadLine::UnreadText),
+                "{line}"
+            );
+        }
+    }
 
     #[test]
     fn a_game_opcode_names_the_positions_game_in_any_label_form() {

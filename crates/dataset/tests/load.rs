@@ -120,6 +120,7 @@ fn bad_lines_are_counted_by_reason_with_line_numbers() {
     text.push_str("8/8/8/8/8/8/8/8 w - - 0 1 [0.5]\n");
     text.push_str("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1\n");
     text.push_str("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1 [7.0]\n");
+    text.push_str("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1 stray words [1.0]\n");
     let path = file(&dir, "bad.epd", &text);
     let err = load(
         std::slice::from_ref(&path),
@@ -131,19 +132,20 @@ fn bad_lines_are_counted_by_reason_with_line_numbers() {
     let LoadError::TooManyBad { bad, lines, report } = err else {
         panic!("expected too many bad lines")
     };
-    assert_eq!((bad, lines), (4, 304));
+    assert_eq!((bad, lines), (5, 305));
     let at = |r: BadLine| report.bad[&r].examples.clone();
     let name = path.display().to_string();
     assert_eq!(at(BadLine::MalformedFen), vec![format!("{name}:301")]);
     assert_eq!(at(BadLine::IllegalPosition), vec![format!("{name}:304")]);
     assert_eq!(at(BadLine::MissingLabel), vec![format!("{name}:305")]);
     assert_eq!(at(BadLine::ScoreLabel), vec![format!("{name}:306")]);
+    assert_eq!(at(BadLine::UnreadText), vec![format!("{name}:307")]);
     let options = LoadOptions {
         allow_bad: true,
         ..Default::default()
     };
     let (train, _, report) = load(&[path], &Params::default(), &options, &|_| {}).unwrap();
-    assert_eq!((train.len(), report.bad_lines()), (300, 4));
+    assert_eq!((train.len(), report.bad_lines()), (300, 5));
     assert!(report.to_string().contains("malformed FEN: 1 (first at"));
 }
 

@@ -433,6 +433,7 @@ pub fn import_epd(
                     Err(BadLine::MalformedFen) => Err(BAD_LINES[0]),
                     Err(BadLine::IllegalPosition) => Err(BAD_LINES[1]),
                     Err(BadLine::MissingLabel | BadLine::UnknownLabel) => Err(BAD_LINES[2]),
+                    Err(BadLine::UnreadText) => Err(BAD_LINES[3]),
                     Err(BadLine::ScoreLabel) => Err(SCORE_LABEL),
                 },
             )
@@ -451,10 +452,11 @@ pub fn import_epd(
 }
 
 /// The reasons an EPD line is bad (it cannot be read), as the import counts them.
-const BAD_LINES: [&str; 3] = [
+const BAD_LINES: [&str; 4] = [
     "malformed FEN",
     "illegal position",
     "missing or unknown label",
+    "text before the label that is no EPD operation",
 ];
 
 /// Refuses an import of `input` where more than 1 % of the lines are bad, unless
