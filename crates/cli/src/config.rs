@@ -72,6 +72,11 @@ pub struct TuneArgs {
     /// validation.
     #[arg(allow_negative_numbers = true, long)]
     pub patience: Option<usize>,
+    /// End the run by this wall-clock time from its start (`8h`, `90m`, `45s`), as a
+    /// converged run ends: the values so far written, the checkpoint removed. A pass under
+    /// way when the time runs out finishes first.
+    #[arg(long, value_name = "DURATION")]
+    pub max_time: Option<crate::max_time::MaxTime>,
     /// Append one JSON line per pass (pass, errors, moves, seconds) to this file.
     #[arg(long)]
     pub log: Option<PathBuf>,

@@ -79,7 +79,10 @@ impl Screen {
                 if let Some(t) = self.tune.take() {
                     t.finish();
                 }
-                say!("round {round}: its positions cannot be tuned on, the best table is kept: {why}")
+                say!(
+                    "round {round}: its positions cannot be tuned on, the best table is kept \
+                     (more --games a round give the tuning more to fit): {why}"
+                )
             }
             LoopEvent::GateSkipped(round) => say!(
                 "round {round}: the tuning kept its start: nothing to gate, the best table stays"

@@ -36,6 +36,7 @@ mod loop_cmd;
 mod loop_outside;
 mod manpage;
 mod match_cmd;
+mod max_time;
 mod memory;
 mod outputs;
 mod params_cmd;

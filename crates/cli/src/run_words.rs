@@ -20,15 +20,24 @@ pub(crate) fn say_cleared(cleared: &Cleared) {
     }
 }
 
-/// Says why a run that was not interrupted ended, and when validation kept its start.
-pub(crate) fn say_finished<V>(tuned: &Tuned<V>) {
-    let why = match tuned.result.end {
+/// Why a run that was not interrupted ended, in words.
+fn end_words(end: RunEnd) -> &'static str {
+    match end {
         RunEnd::Converged => {
             "converged (the last pass moved nothing, or gained less than its method's tolerance)"
         }
         RunEnd::PassLimit => "pass limit reached",
-        _ => "validation error stopped improving (kept the parameters best on validation)",
-    };
+        RunEnd::TimeLimit => "time limit reached (--max-time): the values so far are written",
+        RunEnd::Patience => {
+            "validation error stopped improving (kept the parameters best on validation)"
+        }
+        RunEnd::Interrupted => "interrupted (the checkpoint is kept)",
+    }
+}
+
+/// Says why a run that was not interrupted ended, and when validation kept its start.
+pub(crate) fn say_finished<V>(tuned: &Tuned<V>) {
+    let why = end_words(tuned.result.end);
     say!("finished after {} passes: {why}", tuned.result.passes);
     if tuned.kept_start {
         say!("{START_KEPT}");
@@ -217,12 +226,7 @@ pub(crate) fn streaming_words(why: StreamWhy, report: bool) -> Option<String> {
 
 /// Says how a streamed run ended, in the in-memory run's words.
 pub(crate) fn say_streamed_end(ended: &Streamed) {
-    let why = match ended.limited {
-        true => "pass limit reached",
-        false => {
-            "converged (the last pass moved nothing, or gained less than its method's tolerance)"
-        }
-    };
+    let why = end_words(ended.limited.unwrap_or(RunEnd::Converged));
     say!(
         "finished after {} passes ({} Newton iterations, real values {:.8}; {} polish \
          rounds; {} values tuned): {why}",

@@ -45,7 +45,7 @@ fn selected(args: &TuneArgs) -> Result<Vec<Variable>> {
 /// `--params` gives (recorded by content; the data is compared by its own fingerprint).
 pub(crate) fn settings_record(args: &TuneArgs, start: &[i32]) -> Settings {
     let role = |key: &str| match key {
-        "passes" | "patience" => Role::Length,
+        "passes" | "patience" | "max_time" => Role::Length,
         // The data is compared by its fingerprint, a mix of sources by what it asks and gives.
         "epd" | "sources" | "traces" | "params" | "allow_bad" | "threads" => Role::Ignored,
         "out" | "rust" | "log" | "report" | "checkpoint" | "checkpoint_secs" => Role::Ignored,
@@ -108,6 +108,7 @@ pub(crate) fn tune_settings(args: &TuneArgs) -> TuneSettings {
             adam_epochs: args.adam_epochs,
             warm_start: args.warm_start,
             log: args.log.clone(),
+            deadline: (args.max_time.as_ref()).map(|m| std::time::Instant::now() + m.duration),
             ..RunOptions::default()
         },
         stream: Streaming {

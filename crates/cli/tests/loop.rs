@@ -157,13 +157,13 @@ fn a_round_whose_positions_cannot_be_tuned_keeps_the_best_and_plays_no_gate() {
     let tmp = tempfile::tempdir().unwrap();
     let (dir, games) = (tmp.path().join("run"), tmp.path().join("games"));
     // Fixed games, whatever the table plays: every one a black win, so every position the
-    // round keeps says 0-1 and no K or error can be fitted.
+    // round keeps says 0-1 (its targets the results alone) and no K or error can be fitted.
     std::fs::create_dir_all(games.join("round-01")).unwrap();
     std::fs::write(games.join("round-01/won.pgn"), black_wins(6)).unwrap();
     let text = stdout_of(&mut assert_cmd::Command::from_std({
         let mut c = tiny_loop(&dir, "1", "0,10");
         c.arg("--games-from").arg(&games);
-        c.args(["--pgn-scores", "white"]);
+        c.args(["--pgn-scores", "white", "--lambda", "1"]);
         c.stdout(std::process::Stdio::piped());
         c
     }));

@@ -1251,3 +1251,54 @@ fn the_default_pull_is_chosen_on_held_out_games_in_memory_and_streamed_alike() {
     );
     assert!(said.contains("L2 pull 0.1: nothing is held out"), "{said}");
 }
+
+#[test]
+fn a_time_limit_ends_a_run_as_a_finished_one_in_memory_and_streamed() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = write_trace(dir.path(), 3000, None);
+    let binary = dir.path().join("engine.bin");
+    texel()
+        .args(["traces", "convert", "--input"])
+        .arg(&text)
+        .arg("--out")
+        .arg(&binary)
+        .assert()
+        .success();
+    let start = dir.path().join("start.json");
+    std::fs::write(
+        &start,
+        r#"{"PIECE": [[50, 50], [50, 50], [50, 50]], "BONUS": 3}"#,
+    )
+    .unwrap();
+    // A millisecond is gone before the positions are read: no pass begins, and the run ends
+    // as a finished one, its values (the start's) written and no checkpoint left.
+    for extra in [&[][..], &["--stream"]] {
+        let out = dir.path().join("limited.json");
+        let printed = stdout_of(
+            texel()
+                .args(["tune", "--k", "1", "--max-time", "1ms", "--traces"])
+                .arg(&binary)
+                .arg("--params")
+                .arg(&start)
+                .args(extra)
+                .arg("--out")
+                .arg(&out),
+        );
+        assert!(
+            printed.contains("time limit reached (--max-time)"),
+            "{extra:?}: {printed}"
+        );
+        let written: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        let given: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&start).unwrap()).unwrap();
+        assert_eq!(written["PIECE"], given["PIECE"], "{extra:?}: {printed}");
+        assert!(!dir.path().join("limited.json.ckpt").exists(), "{extra:?}");
+        std::fs::remove_file(&out).unwrap();
+    }
+    fails(
+        texel()
+            .args(["tune", "--max-time", "3d", "--traces"])
+            .arg(&binary),
+    );
+}

@@ -65,7 +65,8 @@ pub struct LoopSettings {
     /// Rounds in all (a rerun with more rounds goes on).
     #[cfg_attr(feature = "clap", arg(allow_negative_numbers = true, long, default_value_t = LoopSettings::new("").rounds))]
     pub rounds: u32,
-    /// Self-play games per round.
+    /// Self-play games per round (many short games: three rounds of 200 at 5,000 nodes
+    /// kept their start, one of 3,000 at 1,000 passed its gate, reports/loop-filter/).
     #[cfg_attr(feature = "clap", arg(allow_negative_numbers = true, long, default_value_t = LoopSettings::new("").games))]
     pub games: u32,
     /// Nodes per move in self-play and in the gate match.
@@ -134,8 +135,9 @@ pub struct LoopSettings {
     /// otherwise.
     #[cfg_attr(feature = "clap", arg(allow_negative_numbers = true, long, value_name = "λ|auto", default_value_t = LoopSettings::new("").lambda))]
     pub lambda: Lambda,
-    /// Which sampled positions a round keeps by its game's result: `write-up` (a winning
-    /// score only from a won game, a drawish one only from a drawn game) or `none`.
+    /// Which sampled positions a round keeps by its game's result: `none` (every one) or
+    /// `write-up` (a winning score only from a won game, a drawish one only from a drawn
+    /// game; it lost 67 Elo to `none` in play, reports/loop-filter/).
     #[cfg_attr(feature = "clap", arg(long, value_enum, default_value_t = LoopSettings::new("").result_filter))]
     pub result_filter: ResultFilter,
     /// Tune an outside engine instead of texel's table: its description (a JSON file, see
@@ -152,8 +154,8 @@ impl LoopSettings {
         LoopSettings {
             dir: dir.into(),
             rounds: 3,
-            games: 200,
-            nodes: 5000,
+            games: 3000,
+            nodes: 1000,
             params: None,
             from_zero: false,
             epd: Vec::new(),
@@ -169,7 +171,7 @@ impl LoopSettings {
             pgn_scores: texel_import::ScoreView::Mover,
             gate: Gate::Own,
             lambda: Lambda::Auto,
-            result_filter: ResultFilter::WriteUp,
+            result_filter: ResultFilter::None,
             engine: None,
         }
     }
@@ -353,7 +355,7 @@ mod tests {
         let s = LoopSettings::new("run");
         assert_eq!(
             (s.rounds, s.games, s.nodes, s.gate),
-            (3, 200, 5000, Gate::Own)
+            (3, 3000, 1000, Gate::Own)
         );
         assert_eq!(s.sprt, SprtTest::logistic(0.0, 10.0));
         assert_eq!(s.best(), PathBuf::from("run/best.json"));

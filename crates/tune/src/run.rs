@@ -37,6 +37,16 @@ pub struct RunOptions {
     /// less than `WARM_GAIN` (0.5 %), then goes on with all of it. `Some(0)` or `Some(1)`: no warm
     /// start; `None`: [`WARM_SAMPLE`] from [`AUTO_WARM_POSITIONS`] training positions on.
     pub warm_start: Option<usize>,
+    /// When the run ends at the latest: the first pass that would begin later does not, and
+    /// the run ends as a converged one does (values written, checkpoint removed).
+    pub deadline: Option<Instant>,
+}
+
+impl RunOptions {
+    /// Whether the deadline has passed.
+    pub fn out_of_time(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
 }
 
 impl Default for RunOptions {
@@ -53,6 +63,7 @@ impl Default for RunOptions {
             adam_rate: ADAM_RATE,
             adam_epochs: ADAM_EPOCHS,
             warm_start: None,
+            deadline: None,
         }
     }
 }
@@ -150,7 +161,7 @@ pub struct PassRecord {
 }
 
 /// How a run ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum RunEnd {
     /// The method converged: a coordinate pass moved nothing, Newton's polish or Adam stopped
     /// paying (their tolerances).
@@ -161,6 +172,8 @@ pub enum RunEnd {
     Patience,
     /// Stopped from outside (Ctrl-C); the checkpoint holds the state.
     Interrupted,
+    /// The time limit was reached: the run ended as a converged one does.
+    TimeLimit,
 }
 
 /// The result of a run.
@@ -485,6 +498,9 @@ impl<M: Model> Runner<'_, '_, M> {
         events: &mut dyn FnMut(Event<M>),
     ) -> Result<Option<RunResult<M::Values>>, RunError> {
         while self.standing.passes - self.standing.warm_passes < self.options.passes {
+            if self.options.out_of_time() {
+                return Ok(Some(self.standing.finish(&self.descent, RunEnd::TimeLimit)));
+            }
             let Some(summary) = self.pass(events)? else {
                 self.save()?;
                 if let Some(path) = &self.options.checkpoint {

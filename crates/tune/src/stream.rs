@@ -75,8 +75,8 @@ pub struct Streamed {
     pub iterations: u64,
     /// Polish rounds that moved values.
     pub polish_rounds: u32,
-    /// The pass limit ended the run before it converged.
-    pub limited: bool,
+    /// The limit (passes or time) that ended the run before it converged, if one did.
+    pub limited: Option<crate::RunEnd>,
     /// The slots tuned (those of the ones asked that enough positions use).
     pub tuned: Vec<usize>,
     /// The slots asked that were held at their start for want of support.

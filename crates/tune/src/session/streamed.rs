@@ -170,10 +170,7 @@ impl<S: Subject> Session<S> {
         let name = |slot: usize| self.subject.name(slot);
         let result = RunResult {
             params,
-            end: match tuned.limited {
-                true => RunEnd::PassLimit,
-                false => RunEnd::Converged,
-            },
+            end: tuned.limited.unwrap_or(RunEnd::Converged),
             passes: tuned.passes(),
         };
         let changed = Tuned {

@@ -51,7 +51,7 @@ impl Stream<'_> {
             composed: !self.trace.space().inner().is_empty(),
             chord: false,
         };
-        while state.newton.iterations < limit {
+        while state.newton.iterations < limit && !self.settings.run.out_of_time() {
             let clock = Instant::now();
             let newton = &mut state.newton;
             let tried = propose(&mut passes, &newton.values, &pull, &mut memory)?;

@@ -6,6 +6,7 @@ use crate::descent::Variable;
 use crate::error::SigmoidTable;
 use crate::model::Model;
 use crate::polish::{probe_changes, round, summed_error, trial_sums, Lattice, Moves, Objective};
+use crate::RunEnd;
 use std::time::Instant;
 use texel_trace::in_bounds;
 
@@ -24,13 +25,13 @@ impl Stream<'_> {
     }
 
     /// The polish from where `state` is: the values, their summed training error, and
-    /// whether the pass limit stopped it. Its rounds are those of memory (`crate::polish`),
-    /// each reading a pass over the chunks.
+    /// the limit that stopped it (pass or time), if one did. Its rounds are those of memory
+    /// (`crate::polish`), each reading a pass over the chunks.
     pub(super) fn polish(
         &self,
         state: &mut StreamState,
         on: &mut impl FnMut(StreamEvent),
-    ) -> Result<(Vec<i32>, f64, bool), StreamError> {
+    ) -> Result<(Vec<i32>, f64, Option<RunEnd>), StreamError> {
         let table = SigmoidTable::new(self.k);
         let (mut values, mut rounds) = state.polish.clone().expect("Newton is done");
         let mut sum = self.integer_sum(false, &values, &table)?;
@@ -49,7 +50,10 @@ impl Stream<'_> {
         };
         loop {
             if (state.newton.iterations + u64::from(rounds)) as usize >= self.settings.run.passes {
-                return Ok((values, sum, true));
+                return Ok((values, sum, Some(RunEnd::PassLimit)));
+            }
+            if self.settings.run.out_of_time() {
+                return Ok((values, sum, Some(RunEnd::TimeLimit)));
             }
             let clock = Instant::now();
             let Some(done) = round(&mut lattice, (&values, sum), &vars, &objective)? else {
@@ -65,7 +69,7 @@ impl Stream<'_> {
             state.polish = Some((values.clone(), rounds));
             on(StreamEvent::Checkpoint(state.clone()));
         }
-        Ok((values, sum, false))
+        Ok((values, sum, None))
     }
 
     /// The summed error of the rounded evaluations at `values` over the training (or
