@@ -17,6 +17,20 @@ fn write_trace(dir: &Path, n: usize, bad_line: Option<usize>) -> PathBuf {
     planted_trace(dir.join("engine.trace"), n, bad_line, false, 1.0)
 }
 
+/// The trace of `write_trace` in the binary form (`traces convert`), as `dir/engine.bin`.
+fn binary_trace(dir: &Path, n: usize) -> PathBuf {
+    let text = write_trace(dir, n, None);
+    let binary = dir.join("engine.bin");
+    texel()
+        .args(["traces", "convert", "--input"])
+        .arg(&text)
+        .arg("--out")
+        .arg(&binary)
+        .assert()
+        .success();
+    binary
+}
+
 /// The trace of `write_trace` with each position's score: its true win probability (the
 /// result is a draw from it).
 fn write_scored_trace(dir: &Path, n: usize) -> PathBuf {
@@ -694,15 +708,7 @@ fn a_base_e_k_is_read_as_k_over_ln_10() {
 #[test]
 fn a_zero_start_tunes_at_the_conventional_k_in_memory_and_streamed() {
     let dir = tempfile::tempdir().unwrap();
-    let text = write_trace(dir.path(), 3000, None);
-    let binary = dir.path().join("engine.bin");
-    texel()
-        .args(["traces", "convert", "--input"])
-        .arg(&text)
-        .arg("--out")
-        .arg(&binary)
-        .assert()
-        .success();
+    let binary = binary_trace(dir.path(), 3000);
     let zero = dir.path().join("zero.json");
     std::fs::write(&zero, r#"{"PIECE": [[0, 0], [0, 0], [0, 0]], "BONUS": 0}"#).unwrap();
     let tune = |out: &str, extra: &[&str]| {
@@ -1255,15 +1261,7 @@ fn the_default_pull_is_chosen_on_held_out_games_in_memory_and_streamed_alike() {
 #[test]
 fn a_time_limit_ends_a_run_as_a_finished_one_in_memory_and_streamed() {
     let dir = tempfile::tempdir().unwrap();
-    let text = write_trace(dir.path(), 3000, None);
-    let binary = dir.path().join("engine.bin");
-    texel()
-        .args(["traces", "convert", "--input"])
-        .arg(&text)
-        .arg("--out")
-        .arg(&binary)
-        .assert()
-        .success();
+    let binary = binary_trace(dir.path(), 3000);
     let start = dir.path().join("start.json");
     std::fs::write(
         &start,
