@@ -145,6 +145,8 @@ pub struct Descent<'a, M: Model> {
     /// The factored Hessian Newton's chord steps reuse (not kept in checkpoints: taken
     /// again from [`NewtonState::chord`]).
     pub(crate) newton_factor: Option<Factor>,
+    /// The polish's last probes, which the next round updates (see [`Model::probe_since`]).
+    pub(crate) probed: Option<crate::polish::Probed>,
 }
 
 impl<M: Model + std::fmt::Debug> std::fmt::Debug for Descent<'_, M> {
@@ -178,6 +180,7 @@ impl<'a, M: Model> Descent<'a, M> {
             adam: None,
             newton: None,
             newton_factor: None,
+            probed: None,
         };
         d.reset_errors();
         d

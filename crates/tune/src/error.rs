@@ -76,6 +76,17 @@ impl SigmoidTable {
     }
 }
 
+/// Units a squared error is counted in where sums must not depend on the order of their
+/// terms (a lattice probe, updated or read anew): 2⁻³² each. A sum of units is exact for
+/// up to 2³¹ positions, and far finer than any change a probe measures.
+pub(crate) const ERROR_UNITS: f64 = 4_294_967_296.0;
+
+/// A change of squared error in whole [`ERROR_UNITS`] (ties to even: one instruction).
+#[inline]
+pub(crate) fn error_units(change: f64) -> i64 {
+    (change * ERROR_UNITS).round_ties_even() as i64
+}
+
 /// `Σ f(i)` for `i` in `0..n`, summed per [`CHUNK`] and then in chunk order.
 pub fn chunked_sum(n: usize, f: impl Fn(usize) -> f64 + Sync) -> f64 {
     let chunks: Vec<f64> = (0..n.div_ceil(CHUNK))

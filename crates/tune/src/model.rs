@@ -61,6 +61,24 @@ pub trait Model: Jacobian + Send + Sync + Sized {
     /// position's squared error now. Nothing is changed but `cache`.
     fn probe(&self, cache: &mut Self::Cache, mv: Move<'_, Self::Values>, errors: &[f64]) -> f64;
 
+    /// How many times the positions have been scored or moved (see
+    /// [`Model::probe_since`]; 0 for models that do not count).
+    fn scorings(&self) -> u64 {
+        0
+    }
+
+    /// [`Model::probe`] of `mv` read only over the positions changed since scoring number
+    /// `scoring` (see [`Model::scorings`]), from `before`: its change then. `None` where the
+    /// model kept no record of those positions (it then is probed anew).
+    fn probe_since(
+        &self,
+        _mv: Move<'_, Self::Values>,
+        _errors: &[f64],
+        _before: (u64, f64),
+    ) -> Option<f64> {
+        None
+    }
+
     /// Makes `mv` for good in the positions: their cached evaluations and their entries in
     /// `errors` (the values themselves are the descent's).
     fn apply(&mut self, cache: &mut Self::Cache, mv: Move<'_, Self::Values>, errors: &mut [f64]);

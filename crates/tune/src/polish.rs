@@ -20,12 +20,17 @@
 //! The readings are a [`Lattice`]: [`Descent::polish_round`] reads the positions in memory,
 //! the streamed tune reads them chunk by chunk, and both score them through the same
 //! functions of one dataset ([`probe_changes`], [`trial_sums`], [`summed_error`]), so a
-//! problem tuned either way ends at the same values.
+//! problem tuned either way ends at the same values. A probe counts each position's change
+//! in whole error units ([`crate::error::ERROR_UNITS`]), so its sum is the same in any
+//! order: in memory, a round's probes are the last round's updated over the positions its
+//! moves changed where the model keeps them ([`Model::probe_since`]: a trace linear in
+//! every value, a few moves), and are those of a full reading to the last bit. A trial of
+//! linear moves reads only the positions they move.
 
 use crate::descent::{relative_fall, Descent, PassSummary, Variable};
-use crate::error::{chunked_sum, SigmoidTable};
+use crate::error::{chunked_sum, error_units, SigmoidTable, ERROR_UNITS};
 use crate::model::{Model, Move, Values};
-use crate::newton::rows;
+use rayon::prelude::*;
 use texel_trace::in_bounds;
 
 /// Readings of trials a round takes at most after its probes: each takes the best prefix
@@ -52,6 +57,15 @@ pub(crate) trait Lattice<V> {
         moves: &Moves,
         sizes: &[usize],
     ) -> Result<Vec<f64>, Self::Error>;
+}
+
+/// A reading's probes, kept for the next: the moves asked, the change of each, and the
+/// scoring of the positions they were read at.
+#[derive(Clone, Debug)]
+pub(crate) struct Probed {
+    scoring: u64,
+    moves: Vec<(usize, i32)>,
+    changes: Vec<f64>,
 }
 
 /// What a polish minimises besides the error: the L2 pull toward `anchor`, and whether
@@ -234,10 +248,35 @@ pub(crate) fn probe_changes<M: Model>(
         .collect()
 }
 
+/// [`probe_changes`] where `ds` can update `before`'s changes (the same moves asked at
+/// the scoring before its last) over the positions its last scoring changed; each move
+/// it cannot update is probed anew. The changes are the same either way.
+fn probes_since<M: Model>(
+    ds: &M,
+    cache: &mut M::Cache,
+    (values, errors): (&M::Values, &[f64]),
+    before: &Probed,
+    sigmoid: &SigmoidTable,
+) -> Vec<f64> {
+    let each = |&(slot, delta): &(usize, i32)| Move {
+        values,
+        slot,
+        delta,
+        sigmoid,
+    };
+    (before.moves.iter().zip(&before.changes))
+        .map(|(m, &was)| {
+            ds.probe_since(each(m), errors, (before.scoring, was))
+                .unwrap_or_else(|| ds.probe(cache, each(m), errors))
+        })
+        .collect()
+}
+
 /// `ds`'s summed error with the first `size` of `moves` made from `values` (at which `ds`
-/// is scored), for each of `sizes`. Where every moved value is linear, a trial's evaluations
-/// are the cached ones moved by the Jacobian, then rounded; otherwise each trial is scored
-/// anew, and `ds` is left scored at the last one.
+/// is scored), for each of `sizes`. Where every moved value is linear, a trial moves the
+/// cached evaluations by the Jacobian and reads only the positions it moves (their change
+/// counted in whole error units, added to the summed error now); otherwise each trial is
+/// scored anew, and `ds` is left scored at the last one.
 pub(crate) fn trial_sums<M: Model>(
     ds: &mut M,
     values: &M::Values,
@@ -253,15 +292,41 @@ pub(crate) fn trial_sums<M: Model>(
         });
         return each.collect();
     }
+    let now = summed_error(ds, table);
+    let ds = &*ds;
+    let parts: Vec<Vec<i64>> = (0..ds.row_blocks())
+        .into_par_iter()
+        .map(|b| block_trials(ds, b, moves, sizes, table))
+        .collect();
+    (0..sizes.len())
+        .map(|t| now + parts.iter().map(|p| p[t]).sum::<i64>() as f64 / ERROR_UNITS)
+        .collect()
+}
+
+/// For each of `sizes`, the change of block `b`'s summed error (error units) with the
+/// first `size` of the linear `moves` made.
+fn block_trials<M: Model>(
+    ds: &M,
+    b: usize,
+    moves: &Moves,
+    sizes: &[usize],
+    table: &SigmoidTable,
+) -> Vec<i64> {
+    let (start, len) = ds.block_span(b);
     let slots: Vec<usize> = moves.iter().map(|m| m.0).collect();
+    let direction: Vec<f64> = moves.iter().map(|m| f64::from(m.1)).collect();
+    let mut q = vec![0.0; len];
     let each = sizes.iter().map(|&size| {
-        let mut direction = vec![0.0; slots.len()];
-        for (d, m) in direction.iter_mut().zip(&moves[..size]) {
-            *d = f64::from(m.1);
+        q.iter_mut().for_each(|x| *x = 0.0);
+        ds.block_product(b, &slots[..size], &direction[..size], &mut q);
+        let mut change = 0;
+        for (j, &moved) in q.iter().enumerate().filter(|(_, &m)| m != 0.0) {
+            let (i, target) = (start + j, ds.target(start + j));
+            let new = (ds.exact_eval(i) + moved).round() as i32;
+            let was = table.squared_error(ds.eval(i), target);
+            change += error_units(table.squared_error(new, target) - was);
         }
-        let q = rows::product(&*ds, &slots, &direction);
-        let rounded = |i: usize| (ds.exact_eval(i) + q[i]).round() as i32;
-        chunked_sum(ds.len(), |i| table.squared_error(rounded(i), ds.target(i)))
+        change
     });
     each.collect()
 }
@@ -271,8 +336,18 @@ impl<M: Model> Lattice<M::Values> for Descent<'_, M> {
 
     fn probes(&mut self, values: &M::Values, moves: &Moves) -> Result<Vec<f64>, Self::Error> {
         self.count_probes(moves.len() as u64);
+        let before = self.probed.take().filter(|b| b.moves == moves);
         let (ds, cache, errors, table) = self.probing();
-        Ok(probe_changes(ds, cache, (values, errors), moves, table))
+        let changes = match &before {
+            Some(before) => probes_since(ds, cache, (values, errors), before, table),
+            None => probe_changes(ds, cache, (values, errors), moves, table),
+        };
+        self.probed = Some(Probed {
+            scoring: self.dataset().scorings(),
+            moves: moves.to_vec(),
+            changes: changes.clone(),
+        });
+        Ok(changes)
     }
 
     fn trials(

@@ -127,6 +127,7 @@ impl LinearDataset {
             free_end: Vec::new(),
             blocks,
             inner,
+            rescoring: Default::default(),
         })
     }
 }

@@ -13,10 +13,12 @@
 mod form;
 mod full_pass;
 mod inner;
+mod since;
 
 pub use inner::Inner;
 pub(crate) use inner::InnerPoint;
 
+use crate::error::{error_units, ERROR_UNITS};
 use crate::model::{Jacobian, Model, Move};
 use crate::newton::RowSink;
 use rayon::prelude::*;
@@ -274,6 +276,8 @@ pub struct LinearDataset {
     blocks: Vec<Block>,
     /// The positions' inner sums, when the trace has inner terms.
     inner: Inner,
+    /// What the last scoring changed, for probes updated over those positions.
+    rescoring: since::Rescoring,
 }
 
 /// A position's sums under the current values: whole counts times middlegame, endgame and
@@ -368,6 +372,7 @@ impl LinearDataset {
             free_end: Vec::new(),
             blocks: Vec::with_capacity(parts.len()),
             inner: Inner::new(space),
+            rescoring: since::Rescoring::default(),
         };
         if set.inner.is_used() {
             let inners = parts
@@ -405,6 +410,7 @@ impl LinearDataset {
             + 8 * self.free_end.capacity()
             + self.blocks.iter().map(Block::memory_bytes).sum::<usize>()
             + self.inner.memory_bytes()
+            + self.rescoring.memory_bytes()
     }
 
     /// Whether the trace has inner terms (`inner`): its evaluation is not linear in the
@@ -454,7 +460,6 @@ impl LinearDataset {
         self.tapers[i][1] * self.sums[i].end as f64 + self.free_end(i)
     }
 
-    /// The sums of the positions of `block` under `values`, from scratch.
     /// The weighted endgame values of the positions of `block` under `values` (see
     /// `free_end`), from scratch.
     fn block_free_end(&self, block: &Block, values: &[i32]) -> Vec<f64> {
@@ -469,6 +474,7 @@ impl LinearDataset {
         free_end
     }
 
+    /// The sums of the positions of `block` under `values`, from scratch.
     fn block_sums(&self, block: &Block, values: &[i32]) -> Vec<Sums> {
         let n = block.len as usize;
         // A tapered entry's two values move together: one packed multiply-add for both.
@@ -520,13 +526,14 @@ impl LinearDataset {
     }
 
     /// The change of `block`'s summed error if linear `mv` were made (`errors`: every
-    /// position's squared error now).
+    /// position's squared error now), in error units.
     #[inline]
-    fn block_change(&self, block: &Block, mv: Move<'_, Vec<i32>>, errors: &[f64]) -> f64 {
-        let mut sum = 0.0;
+    fn block_change(&self, block: &Block, mv: Move<'_, Vec<i32>>, errors: &[f64]) -> i64 {
+        let mut sum = 0;
         self.for_slot(block, mv.slot, |i, step| {
             let new = centipawns(self.value(i, self.sums[i].moved(step, mv.delta)));
-            sum += mv.sigmoid.squared_error(new, f64::from(self.targets[i])) - errors[i];
+            let error = mv.sigmoid.squared_error(new, f64::from(self.targets[i]));
+            sum += error_units(error - errors[i]);
         });
         sum
     }
@@ -663,7 +670,10 @@ impl Model for LinearDataset {
             .par_iter()
             .map(|b| self.block_sums(b, values))
             .collect();
-        self.sums = parts.concat();
+        let sums = parts.concat();
+        let linear = !self.inner.is_used();
+        self.rescoring.rescored(&self.sums, &sums, linear);
+        self.sums = sums;
         if self.inner.has_complexity() {
             let parts: Vec<Vec<f64>> = (self.blocks.par_iter())
                 .map(|b| self.block_free_end(b, values))
@@ -683,6 +693,7 @@ impl Model for LinearDataset {
             free_end: Vec::new(),
             blocks: Vec::new(),
             inner: Inner::default(),
+            rescoring: since::Rescoring::default(),
         };
         let mut kept = Vec::new();
         let chosen = self.blocks.iter().enumerate();
@@ -743,21 +754,36 @@ impl Model for LinearDataset {
         // Not a column's move: an inner sum or a complexity reads the value.
         if !Model::linear(self, mv.slot) {
             let changes = self.eval_changes(mv.values, mv.slot, delta);
-            return (changes.iter())
+            let units: i64 = (changes.iter())
                 .map(|&(i, d)| {
                     let i = i as usize;
                     let new = centipawns(self.exact_eval(i) + d);
-                    k.squared_error(new, f64::from(self.targets[i])) - errors[i]
+                    error_units(k.squared_error(new, f64::from(self.targets[i])) - errors[i])
                 })
                 .sum();
+            return units as f64 / ERROR_UNITS;
         }
-        let blocks: Vec<f64> = (self.blocks.par_iter())
+        let blocks: Vec<i64> = (self.blocks.par_iter())
             .map(|block| self.block_change(block, mv, errors))
             .collect();
-        blocks.iter().sum()
+        blocks.iter().sum::<i64>() as f64 / ERROR_UNITS
+    }
+
+    fn scorings(&self) -> u64 {
+        self.rescoring.count()
+    }
+
+    fn probe_since(
+        &self,
+        mv: Move<'_, Vec<i32>>,
+        errors: &[f64],
+        before: (u64, f64),
+    ) -> Option<f64> {
+        self.probe_update(mv, errors, before)
     }
 
     fn apply(&mut self, _cache: &mut (), mv: Move<'_, Vec<i32>>, errors: &mut [f64]) {
+        self.rescoring.moved();
         let mut moves = Vec::new();
         for block in &self.blocks {
             self.for_slot(block, mv.slot, |i, step| moves.push((i, step)));

@@ -174,7 +174,8 @@ fn probes_and_moves_of_a_composed_dataset_stay_exact() {
     let tracked = descent.error();
     assert!(tracked < before);
     let scratch = descent.refresh();
-    assert!((tracked - scratch).abs() < 1e-12, "{tracked} vs {scratch}");
+    // Within half an error unit (2⁻³²) a probed position: see `crate::error::ERROR_UNITS`.
+    assert!((tracked - scratch).abs() < 1e-10, "{tracked} vs {scratch}");
 }
 
 #[test]
