@@ -146,8 +146,9 @@ impl TuneProgress {
 /// What a step off a saddle did, in words (`texel_tune::MAX_LIFTS`).
 pub(crate) fn lift_words(values: usize) -> String {
     format!(
-        "Newton converged with values flat (a square at a zero sum) and stepped {values} of \
-         them off the saddle, along the error's most negative curvature; its iterations go on"
+        "values flat (a square at a zero sum, a sum weighed by a weight at zero) where Newton \
+         started or converged: {values} of them stepped off the saddle, along the error's most \
+         negative curvature; its iterations go on"
     )
 }
 

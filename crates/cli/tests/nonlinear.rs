@@ -206,6 +206,42 @@ fn king_safety_started_at_zero_is_lifted_off_its_saddle() {
     assert_eq!(again, values, "{printed}\n{streamed_printed}");
 }
 
+#[test]
+fn king_safety_from_a_zero_start_of_its_danger_and_weight_ends_as_planted() {
+    // The danger sums keep their fixed parts, so only the values they count and the endgame
+    // weight start at zero: a first Gauss-Newton step would move the weight alone (by the
+    // fixed parts, to the wrong sign), the endgame danger values would follow it below zero,
+    // and their clamp would hold the endgame part dead. Stepped off that saddle first, the
+    // tune ends at or below the planted values' error, in memory and streamed alike.
+    let dir = tempfile::tempdir().unwrap();
+    let text = planted(dir.path(), 80_000, DANGER_OFFSET);
+    let bin = dir.path().join("nonlinear.bin");
+    to_binary(&text, &bin);
+    let start = dir.path().join("zero.json");
+    let zero = r#"{"PIECE": [[50, 50], [50, 50]], "DANGER": [[0, 0], [0, 0], [0, 0]], "DANGER_END_WEIGHT": 0}"#;
+    std::fs::write(&start, zero).unwrap();
+    let mut ends = Vec::new();
+    for extra in [&[][..], &["--stream", "--chunk", "20000"][..]] {
+        let out = dir.path().join("tuned.json");
+        let mut cmd = texel();
+        cmd.args(["tune", "--k", "1", "--l2", "0", "--traces"])
+            .arg(&bin)
+            .args(extra)
+            .arg("--params")
+            .arg(&start)
+            .arg("--out")
+            .arg(&out);
+        let printed = stdout_of(&mut cmd);
+        assert!(printed.contains("off the saddle"), "{printed}");
+        assert_fits_as_planted(dir.path(), &bin, &planted_json(), &printed);
+        let values = tuned(&out);
+        let weight = values["DANGER_END_WEIGHT"].as_f64().unwrap();
+        assert!(weight > 0.0, "the weight's sign as planted: {values}\n{printed}");
+        ends.push(values);
+    }
+    assert_eq!(ends[0], ends[1]);
+}
+
 /// The engine's own C source with the tuned values written in by `texel export --template`
 /// (the non-linear parameters like any other) compiles, and prints the values tuned.
 fn exported_source_compiles_with(dir: &Path, bin: &Path, out: &Path, values: &serde_json::Value) {

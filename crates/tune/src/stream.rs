@@ -118,7 +118,7 @@ pub enum StreamEvent {
         /// Its seconds.
         seconds: f64,
     },
-    /// Newton converged with values flat and stepped off the saddle
+    /// Newton started or converged with values flat and stepped off the saddle
     /// (`crate::newton::lift`); its iterations go on.
     Lifted {
         /// The flat values the step moved.

@@ -208,6 +208,11 @@ impl Inner {
         !self.is_used() || (self.counts[slot].is_empty() && self.factor_of[slot].is_empty())
     }
 
+    /// Whether `slot` weighs a part of an inner term (its `times_param`).
+    pub(crate) fn weighs(&self, slot: usize) -> bool {
+        self.factor_of.get(slot).is_some_and(|f| !f.is_empty())
+    }
+
     /// What position `i`'s sums give now.
     #[inline]
     pub(crate) fn added(&self, i: usize) -> Added {

@@ -108,6 +108,9 @@ pub(crate) fn gradient<M: Model>(
 pub(crate) struct Hold {
     counted: bool,
     moving: bool,
+    /// The value weighs a part of an inner term (`times_param`) and is zero: the values
+    /// that part's sums count are flat by it, and a step off the saddle moves it with them.
+    zero_weight: bool,
 }
 
 impl Hold {
@@ -116,12 +119,18 @@ impl Hold {
         Hold {
             counted: self.counted || other.counted,
             moving: self.moving || other.moving,
+            zero_weight: self.zero_weight || other.zero_weight,
         }
     }
 
     /// Whether the value is flat: counted, and no position moves with it.
     pub(crate) fn is_flat(self) -> bool {
         self.counted && !self.moving
+    }
+
+    /// Whether the value is a weight at zero (see the field).
+    pub(crate) fn is_zero_weight(self) -> bool {
+        self.zero_weight
     }
 }
 
@@ -149,6 +158,9 @@ pub(crate) fn holds<M: Model>(ds: &M, at: &[i32], slots: &[usize], x: &[f64]) ->
     let mut holds = Holds(vec![Hold::default(); slots.len()]);
     for b in 0..jac.row_blocks() {
         jac.block_rows(b, slots, &mut holds);
+    }
+    for ((hold, &slot), &x) in holds.0.iter_mut().zip(slots).zip(x) {
+        hold.zero_weight = x == 0.0 && jac.inner.weighs(slot);
     }
     holds.0
 }

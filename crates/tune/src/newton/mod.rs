@@ -234,6 +234,7 @@ impl<M: Model> Descent<'_, M> {
     pub fn newton_iteration(&mut self) -> PassSummary {
         let mut state = self.newton.take().unwrap_or_else(|| self.newton_start());
         let mut phase = self.phase(&state);
+        let lifted_first = self.lift_at_start(&mut state, &mut phase);
         let secants = phase.linear < phase.slots.len();
         // The state keeps where a chord's Hessian was taken by variable, the iteration by
         // the phase's values.
@@ -273,9 +274,9 @@ impl<M: Model> Descent<'_, M> {
         state.error = sum / self.dataset().len() as f64;
         state.iterations += 1;
         state.handed_over = fall < NEWTON_TOLERANCE;
-        let mut lifted = 0;
+        let mut lifted = lifted_first;
         if state.handed_over && self.dataset().composition().is_some() {
-            lifted = self.lift_off_saddle(&mut state, &phase, sum);
+            lifted = self.lift_off_saddle(&mut state, &phase, Some(sum));
         }
         let changed = self.round_to(&state.values);
         let error = state.error;
@@ -290,16 +291,35 @@ impl<M: Model> Descent<'_, M> {
         }
     }
 
+    /// Before the first iteration of a composed evaluation, the step off a saddle its start
+    /// is on (a danger sum and its weight both at zero: no Gauss-Newton step moves them
+    /// together), taken into `state` and `phase`; returns the flat values it moved.
+    fn lift_at_start(&mut self, state: &mut NewtonState, phase: &mut Phase) -> usize {
+        if state.iterations > 0 || state.lifts > 0 || self.dataset().composition().is_none() {
+            return 0;
+        }
+        let lifted = self.lift_off_saddle(state, phase, None);
+        if lifted > 0 {
+            *phase = self.phase(state);
+        }
+        lifted
+    }
+
     /// Where the phase converged at `phase.x` (summed error `sum`) with values flat, the step
     /// off the saddle (`saddle`), taken into `state`, which goes on with fresh Newton
     /// iterations; returns the flat values it moved (0: none, and the phase ends).
-    fn lift_off_saddle(&mut self, state: &mut NewtonState, phase: &Phase, sum: f64) -> usize {
+    fn lift_off_saddle(
+        &mut self,
+        state: &mut NewtonState,
+        phase: &Phase,
+        sum: Option<f64>,
+    ) -> usize {
         if state.lifts >= MAX_LIFTS {
             return 0;
         }
         state.lifts += 1;
         let (x, pull) = (&phase.x, self.pull(phase));
-        let objective = sum + pull.penalty(x);
+        let objective = sum.map(|sum| sum + pull.penalty(x));
         let mut passes = chain::Chained {
             descent: self,
             slots: &phase.slots,

@@ -8,6 +8,14 @@
 //! lengths ±1, ±2, ±4, … ±4,096 (the best one that lowers the objective), and Newton goes on
 //! from there with slopes to follow. A value its clamp holds everywhere has no curvature
 //! either; nothing local says where its sums come alive, and it stays.
+//!
+//! A weight at zero (a part's `times_param`) flattens every value its part's sums count,
+//! though its own column moves where those sums have fixed parts: it joins them, since the
+//! error twists between a weight and the values it weighs. Such a start (a king safety's
+//! danger values and endgame weight at zero) is looked at before Newton's first iteration
+//! too: a first Gauss-Newton step would move the weight alone, by whatever its sums' fixed
+//! parts say, and can send it to the wrong sign, where the danger values follow it into a
+//! basin in which their clamp holds the sums dead.
 
 use super::iteration::{judged, Passes, Pull, Taken};
 
@@ -26,22 +34,28 @@ pub(crate) struct Lift {
     pub values: usize,
 }
 
-/// The step off a saddle at `x` (objective `objective`), if the flat values there have a
-/// direction of negative curvature along which the objective falls.
+/// The step off a saddle at `x` (objective `objective`, or read at `x` when `None`), if the
+/// flat values there have a direction of negative curvature along which the objective
+/// falls.
 pub(crate) fn lift<P: Passes>(
     passes: &mut P,
     x: &[f64],
     pull: &Pull,
-    objective: f64,
+    objective: Option<f64>,
 ) -> Result<Option<Lift>, P::Error> {
     let holds = passes.holds(x)?;
-    let flat: Vec<usize> = (holds.iter().enumerate())
-        .filter(|(_, h)| h.is_flat())
-        .map(|(j, _)| j)
-        .collect();
-    if flat.is_empty() {
+    if !holds.iter().any(|h| h.is_flat()) {
         return Ok(None);
     }
+    // The flat values, and the weights at zero that hold parts of them flat.
+    let flat: Vec<usize> = (holds.iter().enumerate())
+        .filter(|(_, h)| h.is_flat() || h.is_zero_weight())
+        .map(|(j, _)| j)
+        .collect();
+    let objective = match objective {
+        Some(objective) => objective,
+        None => passes.sum_at(x)? + pull.penalty(x),
+    };
     let n = flat.len();
     let mut curvature = passes.flat_curvature(x, &flat)?;
     (0..n).for_each(|j| curvature[j * n + j] += pull.curvature());

@@ -51,6 +51,10 @@ impl Stream<'_> {
             composed: !self.trace.space().inner().is_empty(),
             chord: false,
         };
+        if state.newton.iterations == 0 && state.newton.lifts == 0 {
+            // A start on a saddle is stepped off before the first iteration, as in memory.
+            self.lifted(&mut passes, state, (&pull, &mut memory), on)?;
+        }
         while state.newton.iterations < limit && !self.settings.run.out_of_time() {
             let clock = Instant::now();
             let newton = &mut state.newton;
@@ -82,7 +86,7 @@ impl Stream<'_> {
         Ok(())
     }
 
-    /// Where Newton converged with values flat: the step off the saddle
+    /// Where Newton starts or converged with values flat: the step off the saddle
     /// (`crate::newton::lift`), taken into `state` with a fresh damping; whether one was.
     fn lifted(
         &self,
@@ -96,7 +100,9 @@ impl Stream<'_> {
             return Ok(false);
         }
         newton.lifts += 1;
-        let objective = newton.error * self.trained + pull.penalty(&newton.values);
+        // A fresh state's error is not known yet (NaN): the lift reads it.
+        let objective = (!newton.error.is_nan())
+            .then(|| newton.error * self.trained + pull.penalty(&newton.values));
         let Some(lift) = lift(passes, &newton.values, pull, objective)? else {
             return Ok(false);
         };
