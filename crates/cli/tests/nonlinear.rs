@@ -212,34 +212,43 @@ fn king_safety_from_a_zero_start_of_its_danger_and_weight_ends_as_planted() {
     // weight start at zero: a first Gauss-Newton step would move the weight alone (by the
     // fixed parts, to the wrong sign), the endgame danger values would follow it below zero,
     // and their clamp would hold the endgame part dead. Stepped off that saddle first, the
-    // tune ends at or below the planted values' error, in memory and streamed alike.
+    // tune ends at or below the planted values' error. From a weight of 5 the danger values
+    // and the weight meet in a curved valley (their product right, the split wrong) where
+    // Newton's steps are cut short: it goes on through it. In memory and streamed alike.
     let dir = tempfile::tempdir().unwrap();
     let text = planted(dir.path(), 80_000, DANGER_OFFSET);
     let bin = dir.path().join("nonlinear.bin");
     to_binary(&text, &bin);
-    let start = dir.path().join("zero.json");
-    let zero = r#"{"PIECE": [[50, 50], [50, 50]], "DANGER": [[0, 0], [0, 0], [0, 0]], "DANGER_END_WEIGHT": 0}"#;
-    std::fs::write(&start, zero).unwrap();
-    let mut ends = Vec::new();
-    for extra in [&[][..], &["--stream", "--chunk", "20000"][..]] {
-        let out = dir.path().join("tuned.json");
-        let mut cmd = texel();
-        cmd.args(["tune", "--k", "1", "--l2", "0", "--traces"])
-            .arg(&bin)
-            .args(extra)
-            .arg("--params")
-            .arg(&start)
-            .arg("--out")
-            .arg(&out);
-        let printed = stdout_of(&mut cmd);
-        assert!(printed.contains("off the saddle"), "{printed}");
-        assert_fits_as_planted(dir.path(), &bin, &planted_json(), &printed);
-        let values = tuned(&out);
-        let weight = values["DANGER_END_WEIGHT"].as_f64().unwrap();
-        assert!(weight > 0.0, "the weight's sign as planted: {values}\n{printed}");
-        ends.push(values);
+    let start = dir.path().join("start.json");
+    for weight in [0, 5] {
+        let values = format!(
+            r#"{{"PIECE": [[50, 50], [50, 50]], "DANGER": [[0, 0], [0, 0], [0, 0]], "DANGER_END_WEIGHT": {weight}}}"#
+        );
+        std::fs::write(&start, values).unwrap();
+        let mut ends = Vec::new();
+        for extra in [&[][..], &["--stream", "--chunk", "20000"][..]] {
+            let out = dir.path().join("tuned.json");
+            let mut cmd = texel();
+            cmd.args(["tune", "--k", "1", "--l2", "0", "--traces"])
+                .arg(&bin)
+                .args(extra)
+                .arg("--params")
+                .arg(&start)
+                .arg("--out")
+                .arg(&out);
+            let printed = stdout_of(&mut cmd);
+            assert!(
+                weight != 0 || printed.contains("off the saddle"),
+                "{printed}"
+            );
+            assert_fits_as_planted(dir.path(), &bin, &planted_json(), &printed);
+            let values = tuned(&out);
+            let tuned_weight = values["DANGER_END_WEIGHT"].as_f64().unwrap();
+            assert!(tuned_weight > 0.0, "the weight's sign: {values}\n{printed}");
+            ends.push(values);
+        }
+        assert_eq!(ends[0], ends[1], "from a weight of {weight}");
     }
-    assert_eq!(ends[0], ends[1]);
 }
 
 /// The engine's own C source with the tuned values written in by `texel export --template`

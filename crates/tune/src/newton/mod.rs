@@ -18,9 +18,11 @@
 //! 1 %) the next iterations reuse that factored Hessian, a gradient pass each,
 //! until a step is cut; a checkpoint keeps where it was taken, so a resumed run takes the
 //! same one again. The phase ends when an iteration lowers the objective by less than
-//! [`NEWTON_TOLERANCE`] of itself, unless values a composed evaluation leaves flat there (a
-//! square at a zero sum: king safety started at zero) have a direction of negative
-//! curvature: then the values step along it (`saddle`) and the iterations go on, at most
+//! [`NEWTON_TOLERANCE`] of itself (a step its line search cut short does not end it where
+//! tuned values multiply: `iteration::ends_phase`), unless values a composed evaluation
+//! leaves flat there (a square at a zero sum, a sum weighed by a weight at zero: king
+//! safety started at zero) have a direction of negative curvature: then the values step
+//! along it (`saddle`, also before the first iteration) and the iterations go on, at most
 //! [`MAX_LIFTS`] times. The values are then rounded and polished on the integer
 //! lattice (what the engine plays): a trace's by the rounds of `crate::polish` (the streamed
 //! run's too), texel's table by coordinate descent. Declared constraints hold
@@ -50,7 +52,9 @@ use crate::error::{chunked_sum, real_sigmoid, CHUNK};
 use crate::model::{Jacobian, Model, Values};
 use iteration::Taken;
 pub use iteration::NEWTON_TOLERANCE;
-pub(crate) use iteration::{commit, propose, Memory, Passes, Proposal, Pull, FIRST_DAMPING};
+pub(crate) use iteration::{
+    commit, ends_phase, propose, Memory, Passes, Proposal, Pull, FIRST_DAMPING,
+};
 use rayon::prelude::*;
 pub use rows::{RowBuilder, RowSink};
 pub(crate) use saddle::lift;
@@ -253,6 +257,7 @@ impl<M: Model> Descent<'_, M> {
         state.curves_held |= hold_curves;
         let sum_now = tried.sum_now;
         let (fall, taken) = commit(&mut memory, tried, !secants);
+        let cut = taken.as_ref().is_some_and(|t| !t.full);
         let sum = match taken {
             Some(taken) => {
                 phase.x = taken.x;
@@ -273,7 +278,9 @@ impl<M: Model> Descent<'_, M> {
         }
         state.error = sum / self.dataset().len() as f64;
         state.iterations += 1;
-        state.handed_over = fall < NEWTON_TOLERANCE;
+        let products = (self.dataset().composition())
+            .is_some_and(|inner| phase.slots.iter().any(|&s| inner.weighs(s)));
+        state.handed_over = ends_phase(fall, cut, products);
         let mut lifted = lifted_first;
         if state.handed_over && self.dataset().composition().is_some() {
             lifted = self.lift_off_saddle(&mut state, &phase, Some(sum));

@@ -10,8 +10,8 @@ use crate::newton::chain;
 use crate::newton::chain::Hold;
 use crate::newton::rows::{self, System};
 use crate::newton::{
-    commit, lift, propose, Memory, Passes, Pull, FIRST_DAMPING, MAX_ITERATIONS, MAX_LIFTS,
-    NEWTON_TOLERANCE,
+    commit, ends_phase, lift, propose, Memory, Passes, Pull, FIRST_DAMPING, MAX_ITERATIONS,
+    MAX_LIFTS,
 };
 use std::time::Instant;
 
@@ -51,6 +51,9 @@ impl Stream<'_> {
             composed: !self.trace.space().inner().is_empty(),
             chord: false,
         };
+        let products = (self.trace.space().inner().iter())
+            .flat_map(|term| term.parts())
+            .any(|shape| shape.is_some_and(|s| s.times_value.is_some()));
         if state.newton.iterations == 0 && state.newton.lifts == 0 {
             // A start on a saddle is stepped off before the first iteration, as in memory.
             self.lifted(&mut passes, state, (&pull, &mut memory), on)?;
@@ -61,6 +64,7 @@ impl Stream<'_> {
             let tried = propose(&mut passes, &newton.values, &pull, &mut memory)?;
             let sum_now = tried.sum_now;
             let (fall, taken) = commit(&mut memory, tried, true);
+            let cut = taken.as_ref().is_some_and(|t| !t.full);
             (newton.damping, newton.chord) = (memory.damping, memory.chord.clone());
             newton.error = sum_now / self.trained;
             if let Some(taken) = taken {
@@ -73,7 +77,7 @@ impl Stream<'_> {
                     seconds: clock.elapsed().as_secs_f64(),
                 });
             }
-            if fall < NEWTON_TOLERANCE
+            if ends_phase(fall, cut, products)
                 && !self.lifted(&mut passes, state, (&pull, &mut memory), on)?
             {
                 break;
