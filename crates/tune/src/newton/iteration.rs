@@ -12,7 +12,7 @@ use super::rows::System;
 use super::solve::Factor;
 
 /// The Newton phase ends after an iteration that lowers the objective by less than this
-/// share of it (see [`ends_phase`]).
+/// share of it (see `ends_phase`).
 pub const NEWTON_TOLERANCE: f64 = 1e-4;
 
 /// Whether an iteration that lowered the objective by `fall` (relative) ends the Newton
