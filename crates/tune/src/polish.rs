@@ -229,12 +229,15 @@ pub(crate) fn summed_error<M: Model>(ds: &M, table: &SigmoidTable) -> f64 {
 }
 
 /// The change of `ds`'s summed error for each of `moves` made alone from `values` (at
-/// which `ds` is scored; `errors` its positions' squared errors there).
+/// which `ds` is scored; `errors` its positions' squared errors there). Given `before`
+/// (the same moves probed at the scoring before `ds`'s last), a move `ds` can update over
+/// the positions its last scoring changed is updated, any other probed anew: the changes
+/// are the same either way.
 pub(crate) fn probe_changes<M: Model>(
     ds: &M,
     cache: &mut M::Cache,
     (values, errors): (&M::Values, &[f64]),
-    moves: &Moves,
+    (moves, before): (&Moves, Option<&Probed>),
     sigmoid: &SigmoidTable,
 ) -> Vec<f64> {
     let each = |&(slot, delta): &(usize, i32)| Move {
@@ -243,32 +246,12 @@ pub(crate) fn probe_changes<M: Model>(
         delta,
         sigmoid,
     };
-    (moves.iter())
-        .map(|m| ds.probe(cache, each(m), errors))
-        .collect()
-}
-
-/// [`probe_changes`] where `ds` can update `before`'s changes (the same moves asked at
-/// the scoring before its last) over the positions its last scoring changed; each move
-/// it cannot update is probed anew. The changes are the same either way.
-fn probes_since<M: Model>(
-    ds: &M,
-    cache: &mut M::Cache,
-    (values, errors): (&M::Values, &[f64]),
-    before: &Probed,
-    sigmoid: &SigmoidTable,
-) -> Vec<f64> {
-    let each = |&(slot, delta): &(usize, i32)| Move {
-        values,
-        slot,
-        delta,
-        sigmoid,
+    let updated = |n: usize, m| {
+        let b = before?;
+        ds.probe_since(each(m), errors, (b.scoring, b.changes[n]))
     };
-    (before.moves.iter().zip(&before.changes))
-        .map(|(m, &was)| {
-            ds.probe_since(each(m), errors, (before.scoring, was))
-                .unwrap_or_else(|| ds.probe(cache, each(m), errors))
-        })
+    (moves.iter().enumerate())
+        .map(|(n, m)| updated(n, m).unwrap_or_else(|| ds.probe(cache, each(m), errors)))
         .collect()
 }
 
@@ -338,10 +321,7 @@ impl<M: Model> Lattice<M::Values> for Descent<'_, M> {
         self.count_probes(moves.len() as u64);
         let before = self.probed.take().filter(|b| b.moves == moves);
         let (ds, cache, errors, table) = self.probing();
-        let changes = match &before {
-            Some(before) => probes_since(ds, cache, (values, errors), before, table),
-            None => probe_changes(ds, cache, (values, errors), moves, table),
-        };
+        let changes = probe_changes(ds, cache, (values, errors), (moves, before.as_ref()), table);
         self.probed = Some(Probed {
             scoring: self.dataset().scorings(),
             moves: moves.to_vec(),

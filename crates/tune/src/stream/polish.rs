@@ -131,7 +131,7 @@ impl Lattice<Vec<i32>> for Chunked<'_, '_> {
             let errors: Vec<f64> = (0..ds.len())
                 .map(|i| table.squared_error(ds.eval(i), ds.target(i)))
                 .collect();
-            probe_changes(ds, &mut (), (values, &errors), moves, table)
+            probe_changes(ds, &mut (), (values, &errors), (moves, None), table)
         })?;
         Ok(added(parts, moves.len()))
     }
