@@ -163,7 +163,7 @@ impl InnerTerm {
 /// The endgame score `end` moved by the complexity `c`: toward zero by at most `|end|`, or
 /// away from it (`sign(end) · max(c, −|end|)` added; nothing at `end` = 0).
 pub fn complexity_moved(end: f64, c: f64) -> f64 {
-    match end == 0.0 {
+    match crate::is_zero_end(end) {
         true => end,
         false => end + end.signum() * c.max(-end.abs()),
     }

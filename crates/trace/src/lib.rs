@@ -5,6 +5,7 @@
 
 mod binary;
 mod bytes;
+mod exact;
 mod inner;
 mod lines;
 mod source;
@@ -17,6 +18,7 @@ mod values_file;
 pub use binary::{
     is_binary, read_binary, read_space, read_trace, write_binary, BinaryTrace, MAGIC,
 };
+pub use exact::{centipawns, exact_fraction, is_zero_end, MAX_DENOMINATOR, SLACK};
 pub use inner::{complexity_moved, inner_eval, Curve, InnerSum, InnerTerm, Shape};
 pub use source::PositionSource;
 pub use space::{Param, ParamSpace, SpaceError, MAX_VALUES};

@@ -55,10 +55,11 @@ pub struct TracedPosition {
 impl TracedPosition {
     /// The evaluation with flat `values` of `space`, centipawns from White's view.
     pub fn eval(&self, space: &ParamSpace, values: &[i32]) -> f64 {
-        let (p, s) = (f64::from(self.phase), f64::from(self.scale));
-        let mut sum = f64::from(self.offset);
+        let (p, s) = self.taper();
+        let (offset, offset_end) = self.fixed();
+        let mut sum = offset;
         // The endgame part: what endgame values and the fixed endgame part add.
-        let mut end = (1.0 - p) * s * f64::from(self.offset_end);
+        let mut end = (1.0 - p) * s * offset_end;
         for c in &self.coeffs {
             let (entry, mid_weight, end_weight) = match *c {
                 Coef::Count(i, n) => (i, f64::from(n) * p, f64::from(n) * (1.0 - p)),

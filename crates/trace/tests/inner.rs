@@ -233,3 +233,24 @@ fn a_complexity_is_an_end_part_alone() {
         "{err}"
     );
 }
+
+#[test]
+fn a_zero_endgame_score_stays_zero_though_its_tapered_parts_are_inexact() {
+    // E = 1 + 5 − 6 = 0 at phase 7/24 and scale 0.75: its tapered parts add up to −4e-16
+    // in 64 bits, and a complexity of 50 must still leave it alone.
+    let text = r#"{"format": "texel-trace", "version": 2, "params": [
+  {"name": "A", "len": 2, "tapered": true, "default": [[10, 1], [20, 1]]},
+  {"name": "COMPLEXITY", "len": 1, "default": 50}],
+ "inner": [{"name": "complexity", "end": {"shape": "complexity"}}]}
+{"result": 0.5, "phase": 0.29166667, "scale": 0.75, "offset_end": -6, "coeffs": [[0, 1], [1, 5]],
+ "inner": [{"term": 0, "coeffs": [[2, 1]]}]}"#;
+    let lines: Vec<&str> = text.split_inclusive("]}\n").collect();
+    let text = format!("{}\n{}\n", one_line(lines[0]), one_line(lines[1]));
+    let (space, positions) = read(&text).unwrap();
+    let eval = positions[0].eval(&space, &space.defaults());
+    let middlegame = 7.0 / 24.0 * (10.0 + 5.0 * 20.0);
+    assert!(
+        (eval - middlegame).abs() < 1e-9,
+        "{eval} against {middlegame}"
+    );
+}

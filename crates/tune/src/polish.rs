@@ -305,7 +305,7 @@ fn block_trials<M: Model>(
         let mut change = 0;
         for (j, &moved) in q.iter().enumerate().filter(|(_, &m)| m != 0.0) {
             let (i, target) = (start + j, ds.target(start + j));
-            let new = (ds.exact_eval(i) + moved).round() as i32;
+            let new = texel_trace::centipawns(ds.exact_eval(i) + moved);
             let was = table.squared_error(ds.eval(i), target);
             change += error_units(table.squared_error(new, target) - was);
         }

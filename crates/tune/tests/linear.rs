@@ -353,3 +353,57 @@ fn a_probe_updated_over_the_changed_positions_is_the_probe_read_anew() {
     ds.rescore(&values);
     assert_eq!(updated(&ds, &values, (scoring, &before)), None);
 }
+
+/// Position `i`'s evaluation in an engine's whole numbers, 192ths of a centipawn: its
+/// phase in 24ths, scale in 8ths, fixed part in 16ths and whole counts (no split ones).
+fn in_192ths(space: &ParamSpace, p: &TracedPosition, values: &[i32]) -> i64 {
+    let (k, j) = (
+        (p.phase * 24.0).round() as i64,
+        (p.scale * 8.0).round() as i64,
+    );
+    let (mut mid, mut end, mut plain) = (0, 0, 0);
+    for c in &p.coeffs {
+        let Coef::Count(entry, n) = *c else {
+            unreachable!("whole counts only")
+        };
+        let (param, at) = space.entry(entry as usize).unwrap();
+        let n = n as i64;
+        match param.tapered {
+            true => {
+                (mid, end) = (
+                    mid + n * i64::from(values[at]),
+                    end + n * i64::from(values[at + 1]),
+                )
+            }
+            false => plain += n * i64::from(values[at]),
+        }
+    }
+    12 * (p.offset * 16.0).round() as i64 + 8 * k * mid + (24 - k) * j * end + 192 * plain
+}
+
+#[test]
+fn whole_centipawns_are_an_engine_s_a_half_away_from_zero() {
+    let space = space();
+    let mut positions = positions(20_000, 4);
+    let mut s = 11;
+    for p in &mut positions {
+        p.coeffs.retain(|c| matches!(c, Coef::Count(..)));
+        p.scale = (4 + draw(&mut s, 5)) as f32 / 8.0;
+        p.offset = (draw(&mut s, 801) as f32 - 400.0) / 16.0;
+    }
+    let mut ds = dataset(&positions);
+    let mut halves = 0;
+    for _ in 0..3 {
+        let values: Vec<i32> = (0..space.value_count())
+            .map(|_| draw(&mut s, 401) as i32 - 200)
+            .collect();
+        ds.rescore(&values);
+        for (i, p) in positions.iter().enumerate() {
+            let exact = in_192ths(&space, p, &values);
+            let engine = exact.signum() * ((2 * exact.abs() + 192) / 384);
+            assert_eq!(i64::from(ds.eval(i)), engine, "{i}: {exact}/192");
+            halves += usize::from(exact.abs() % 192 == 96);
+        }
+    }
+    assert!(halves >= 50, "{halves} evaluations are halves");
+}

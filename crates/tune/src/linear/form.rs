@@ -76,7 +76,7 @@ impl LinearDataset {
     /// Writes the dataset's tuner form, without its sums.
     pub(crate) fn write_form(&self, out: &mut impl Write) -> io::Result<()> {
         put(out, &self.targets, f32::to_le_bytes)?;
-        put(out, &self.offsets, f32::to_le_bytes)?;
+        put(out, &self.offsets, f64::to_le_bytes)?;
         let tapers: Vec<f64> = self.tapers.iter().flatten().copied().collect();
         put(out, &tapers, f64::to_le_bytes)?;
         let spans: Vec<u32> = self.blocks.iter().flat_map(|b| [b.start, b.len]).collect();
@@ -98,7 +98,7 @@ impl LinearDataset {
         input: &mut impl Read,
     ) -> io::Result<LinearDataset> {
         let targets = list(input, f32::from_le_bytes)?;
-        let offsets = list(input, f32::from_le_bytes)?;
+        let offsets = list(input, f64::from_le_bytes)?;
         let tapers: Vec<f64> = list(input, f64::from_le_bytes)?;
         let spans: Vec<u32> = list(input, u32::from_le_bytes)?;
         let n = targets.len();

@@ -9,7 +9,7 @@ mod curvature;
 
 use super::form::{list, put};
 use std::io::{self, Read, Write};
-use texel_trace::{complexity_moved, InnerTerm, ParamSpace, TracedPosition};
+use texel_trace::{complexity_moved, is_zero_end, InnerTerm, ParamSpace, TracedPosition};
 
 /// What a position's inner sums give at some values: their addition to the evaluation
 /// (complexity aside), its endgame part with the position's fixed endgame part, and the
@@ -43,7 +43,7 @@ impl Added {
             return (1.0, 0.0);
         };
         let end = linear_end + self.end;
-        match (end == 0.0, c < -end.abs()) {
+        match (is_zero_end(end), c < -end.abs()) {
             (true, _) => (1.0, 0.0),
             (false, true) => (0.0, 0.0),
             (false, false) => (1.0, end.signum()),
@@ -137,7 +137,7 @@ impl Inner {
     /// Adds the sums of position `p` (the next position) of `space`.
     pub(super) fn add(&mut self, space: &ParamSpace, p: &TracedPosition) {
         let at = self.first.len() as u32 - 1;
-        let (phase, scale) = (f64::from(p.phase), f64::from(p.scale));
+        let (phase, scale) = p.taper();
         for u in &p.inner {
             let instance = self.position.len() as u32;
             debug_assert!(instance < 1 << 31, "a count keeps 31 bits of its sum");
@@ -154,8 +154,7 @@ impl Inner {
             }
         }
         self.first.push(self.position.len() as u32);
-        self.end_offset
-            .push((1.0 - phase) * scale * f64::from(p.offset_end));
+        self.end_offset.push((1.0 - phase) * scale * p.fixed().1);
         self.added.push(Added::default());
     }
 

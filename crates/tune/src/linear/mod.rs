@@ -22,7 +22,7 @@ use crate::error::{error_units, ERROR_UNITS};
 use crate::model::{Jacobian, Model, Move};
 use crate::newton::RowSink;
 use rayon::prelude::*;
-use texel_trace::{Coef, ParamSpace, PositionSource, TracedPosition};
+use texel_trace::{centipawns, Coef, ParamSpace, PositionSource, TracedPosition};
 
 /// Positions per block.
 pub const BLOCK: usize = 8192;
@@ -154,7 +154,7 @@ fn merged(pairs: &mut Vec<(u32, f64)>) {
 impl Rows {
     /// Adds position `p` (number `at` in its block), with `layout` of its space.
     fn add(&mut self, layout: &Layout, p: &TracedPosition, at: u16) {
-        let (phase, scale) = (f64::from(p.phase), f64::from(p.scale));
+        let (phase, scale) = p.taper();
         let (counts, weights) = (&mut self.row_counts, &mut self.row_weights);
         counts.clear();
         weights.clear();
@@ -212,7 +212,7 @@ struct BlockPart<X> {
     block: Block,
     inner: Inner,
     targets: Vec<f32>,
-    offsets: Vec<f32>,
+    offsets: Vec<f64>,
     tapers: Vec<[f64; 2]>,
     extras: Vec<X>,
 }
@@ -239,11 +239,9 @@ impl<X> BlockPart<X> {
                 inner.add(space, p);
             }
             targets.push(label(p));
-            let phase = f64::from(p.phase);
-            let end = (1.0 - phase) * f64::from(p.scale);
-            // Kept as 32-bit floats, formed in 64 bits.
-            offsets.push((f64::from(p.offset) + end * f64::from(p.offset_end)) as f32);
-            tapers.push([phase, end]);
+            let ((phase, scale), (offset, offset_end)) = (p.taper(), p.fixed());
+            offsets.push(offset + (1.0 - phase) * scale * offset_end);
+            tapers.push([phase, (1.0 - phase) * scale]);
             extras.push(extra(p));
         })?;
         Ok(BlockPart {
@@ -264,7 +262,7 @@ pub struct LinearDataset {
     /// Each position's label: White's score, 0 to 1.
     targets: Vec<f32>,
     /// Each position's fixed part of the evaluation, centipawns.
-    offsets: Vec<f32>,
+    offsets: Vec<f64>,
     /// Each position's weight of middlegame values (its phase) and of endgame values
     /// (`(1 − phase) · scale`).
     tapers: Vec<[f64; 2]>,
@@ -404,7 +402,8 @@ impl LinearDataset {
 
     /// Bytes held in memory.
     pub fn memory_bytes(&self) -> usize {
-        4 * (self.targets.capacity() + self.offsets.capacity())
+        4 * self.targets.capacity()
+            + 8 * self.offsets.capacity()
             + 16 * self.tapers.capacity()
             + std::mem::size_of::<Sums>() * self.sums.capacity()
             + 8 * self.free_end.capacity()
@@ -443,7 +442,7 @@ impl LinearDataset {
     #[inline]
     fn linear_value(&self, i: usize, s: Sums) -> f64 {
         let [m, e] = self.tapers[i];
-        let o = f64::from(self.offsets[i]);
+        let o = self.offsets[i];
         o + m * s.mid as f64 + e * s.end as f64 + s.plain as f64 + s.free
     }
 
@@ -636,12 +635,6 @@ fn pack(mid: i32, end: i32) -> i64 {
 fn unpack(x: i64) -> (i64, i64) {
     let end = i64::from(x as i32);
     ((x - end) >> 32, end)
-}
-
-/// An evaluation in whole centipawns, as an engine computes it.
-#[inline]
-fn centipawns(eval: f64) -> i32 {
-    eval.round() as i32
 }
 
 impl Model for LinearDataset {

@@ -110,7 +110,7 @@ impl LinearDataset {
         let to = from + positions[from..].partition_point(|&p| p < end);
         let (k, delta) = (mv.sigmoid, mv.delta);
         let error = |i: usize, s: Sums| {
-            let eval = super::centipawns(self.linear_value(i, s));
+            let eval = texel_trace::centipawns(self.linear_value(i, s));
             k.squared_error(eval, f64::from(self.targets[i]))
         };
         let mut sum = 0;
