@@ -306,10 +306,10 @@ impl<'a, M: Model> Descent<'a, M> {
         (&*self.ds, &mut self.cache, &self.errors, &self.sigmoid)
     }
 
-    /// The dataset to score anew (the caller refreshes before the descent reads it again),
-    /// and the error function.
-    pub(crate) fn scoring(&mut self) -> (&mut M, &SigmoidTable) {
-        (&mut *self.ds, &self.sigmoid)
+    /// The dataset and its probing state to make trial moves in and unmake (the caller
+    /// refreshes before the descent reads the positions again), and the error function.
+    pub(crate) fn trialing(&mut self) -> (&mut M, &mut M::Cache, &SigmoidTable) {
+        (&mut *self.ds, &mut self.cache, &self.sigmoid)
     }
 
     /// How every position's unrounded evaluation moves if `slot` moved by `delta` (counted as

@@ -83,6 +83,13 @@ pub trait Model: Jacobian + Send + Sync + Sized {
     /// `errors` (the values themselves are the descent's).
     fn apply(&mut self, cache: &mut Self::Cache, mv: Move<'_, Self::Values>, errors: &mut [f64]);
 
+    /// About how many positions a move of `slot` reaches (an upper bound, read without a
+    /// pass over them): what making it for good costs beside a full scoring. Every
+    /// position, unless the model knows better.
+    fn reach(&self, _slot: usize) -> usize {
+        self.len()
+    }
+
     /// Whether the evaluation is linear in `slot`: its gradient is a column sum. Values a
     /// curve or formula reads are not (their gradient is a central difference of probes).
     fn linear(&self, slot: usize) -> bool;

@@ -258,10 +258,11 @@ pub(crate) fn probe_changes<M: Model>(
 /// `ds`'s summed error with the first `size` of `moves` made from `values` (at which `ds`
 /// is scored), for each of `sizes`. Where every moved value is linear, a trial moves the
 /// cached evaluations by the Jacobian and reads only the positions it moves (their change
-/// counted in whole error units, added to the summed error now); otherwise each trial is
-/// scored anew, and `ds` is left scored at the last one.
+/// counted in whole error units, added to the summed error now); otherwise the moves are
+/// made one after another, each over the positions it moves, and unmade after the largest
+/// trial ([`made_trials`]). `ds` is left scored at `values`.
 pub(crate) fn trial_sums<M: Model>(
-    ds: &mut M,
+    (ds, cache): (&mut M, &mut M::Cache),
     values: &M::Values,
     moves: &Moves,
     sizes: &[usize],
@@ -269,11 +270,8 @@ pub(crate) fn trial_sums<M: Model>(
 ) -> Vec<f64> {
     let linear = ds.composition().is_none() && moves.iter().all(|m| ds.linear(m.0));
     if !linear {
-        let each = sizes.iter().map(|&size| {
-            ds.rescore(&moved(values, &moves[..size]));
-            summed_error(ds, table)
-        });
-        return each.collect();
+        let largest_made = made_sizes(&*ds, moves, sizes);
+        return made_trials((ds, cache), (values, moves), (sizes, largest_made), table);
     }
     let now = summed_error(ds, table);
     let ds = &*ds;
@@ -284,6 +282,76 @@ pub(crate) fn trial_sums<M: Model>(
     (0..sizes.len())
         .map(|t| now + parts.iter().map(|p| p[t]).sum::<i64>() as f64 / ERROR_UNITS)
         .collect()
+}
+
+/// [`trial_sums`] of moves that are not all linear. The trials of up to `largest_made`
+/// moves make them for good in turn (the positions each reaches, their evaluations and
+/// errors), read the summed error where a trial's moves are made, and unmake them in
+/// reverse order; the larger ones score every position anew, after which `ds` is scored
+/// at `values` again. [`trial_sums`] draws the line where it costs least ([`made_sizes`]).
+pub(crate) fn made_trials<M: Model>(
+    (ds, cache): (&mut M, &mut M::Cache),
+    (values, moves): (&M::Values, &Moves),
+    (sizes, largest_made): (&[usize], usize),
+    table: &SigmoidTable,
+) -> Vec<f64> {
+    let made = |size: usize| size <= largest_made;
+    let mut sums = vec![0.0; sizes.len()];
+    let mut errors: Vec<f64> = (0..ds.len())
+        .map(|i| table.squared_error(ds.eval(i), ds.target(i)))
+        .collect();
+    let mut at = values.clone();
+    let mut step = |(ds, errors): (&mut M, &mut [f64]), at: &mut M::Values, (slot, delta)| {
+        let mv = Move {
+            values: &*at,
+            slot,
+            delta,
+            sigmoid: table,
+        };
+        ds.apply(cache, mv, errors);
+        at.set_value(slot, at.values()[slot] + delta);
+    };
+    for (n, &m) in moves[..largest_made].iter().enumerate() {
+        step((ds, &mut errors), &mut at, m);
+        for (t, _) in sizes.iter().enumerate().filter(|s| *s.1 == n + 1) {
+            sums[t] = chunked_sum(ds.len(), |i| errors[i]);
+        }
+    }
+    for &(slot, delta) in moves[..largest_made].iter().rev() {
+        step((ds, &mut errors), &mut at, (slot, -delta));
+    }
+    let scored: Vec<usize> = (0..sizes.len()).filter(|&t| !made(sizes[t])).collect();
+    for &t in &scored {
+        ds.rescore(&moved(values, &moves[..sizes[t]]));
+        sums[t] = summed_error(ds, table);
+    }
+    if !scored.is_empty() {
+        ds.rescore(values);
+    }
+    sums
+}
+
+/// The largest of `sizes` whose trials [`made_trials`] makes move by move (0: none): the
+/// one that costs least, a move made and unmade costing twice the positions it reaches and a
+/// trial scored anew every position (and one more scoring back when there is one).
+pub(crate) fn made_sizes<M: Model>(ds: &M, moves: &Moves, sizes: &[usize]) -> usize {
+    let mut ascending = sizes.to_vec();
+    ascending.sort_unstable();
+    let (n, mut reached, mut done) = (ds.len(), 0usize, 0usize);
+    let scored = |left: usize| n * (left + usize::from(left > 0));
+    let mut best = (scored(sizes.len()), 0);
+    for (k, &size) in ascending.iter().enumerate() {
+        reached += moves[done..size]
+            .iter()
+            .map(|m| ds.reach(m.0))
+            .sum::<usize>();
+        done = size;
+        let cost = 2 * reached + scored(sizes.len() - k - 1);
+        if cost < best.0 {
+            best = (cost, size);
+        }
+    }
+    best.1
 }
 
 /// For each of `sizes`, the change of block `b`'s summed error (error units) with the
@@ -336,8 +404,8 @@ impl<M: Model> Lattice<M::Values> for Descent<'_, M> {
         moves: &Moves,
         sizes: &[usize],
     ) -> Result<Vec<f64>, Self::Error> {
-        let (ds, table) = self.scoring();
-        Ok(trial_sums(ds, values, moves, sizes, table))
+        let (ds, cache, table) = self.trialing();
+        Ok(trial_sums((ds, cache), values, moves, sizes, table))
     }
 }
 

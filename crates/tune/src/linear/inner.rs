@@ -352,6 +352,15 @@ impl Inner {
         out
     }
 
+    /// About how many positions a move of `slot` reaches through the sums (at most): its
+    /// counts, or every sum of a term it weighs.
+    pub(super) fn reach(&self, slot: usize) -> usize {
+        match self.factor_of.get(slot).is_some_and(|f| !f.is_empty()) {
+            true => self.position.len(),
+            false => self.counts.get(slot).map_or(0, Vec::len),
+        }
+    }
+
     /// The sums of the positions `kept` (rising), renumbered from 0: a sample's.
     pub(super) fn only(&self, kept: &[usize]) -> Inner {
         let mut out = Inner {

@@ -800,6 +800,14 @@ impl Model for LinearDataset {
         }
     }
 
+    fn reach(&self, slot: usize) -> usize {
+        let (entry, _) = self.layout.slots[slot];
+        let columns: usize = (self.blocks.iter())
+            .map(|b| b.counts.get(entry as usize).0.len() + b.weights.get(slot).0.len())
+            .sum();
+        columns + self.inner.reach(slot)
+    }
+
     fn linear(&self, slot: usize) -> bool {
         let end = self.layout.slots[slot].1 == Part::End;
         self.inner.linear(slot) && !(end && self.inner.has_complexity())

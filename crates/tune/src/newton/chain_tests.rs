@@ -179,6 +179,59 @@ fn probes_and_moves_of_a_composed_dataset_stay_exact() {
 }
 
 #[test]
+fn trials_made_move_by_move_score_what_trials_scored_anew_do() {
+    use crate::error::SigmoidTable;
+    use crate::polish::{made_sizes, made_trials, summed_error};
+    let (space, positions) = (space(), positions(5_000, 5));
+    let values = space.defaults();
+    let mut ds = scored(&positions, &values);
+    let table = SigmoidTable::new(fit_k(&samples(&ds)));
+    let before: Vec<f64> = (0..ds.len()).map(|i| ds.exact_eval(i)).collect();
+    // Three table values (each in about a third of the positions), then a danger weight
+    // (two sums a position), an endgame value, the parameter factor, a complexity weight.
+    let moves = [
+        (0, 1),
+        (3, 2),
+        (5, -1),
+        (16, 3),
+        (1, -2),
+        (19, 4),
+        (12, 5),
+        (17, -3),
+    ];
+    let sizes = [8, 4, 2, 1];
+    // Making a move costs twice its reach, scoring anew every position for each trial.
+    let one_by_one: Vec<usize> = (1..=8).rev().collect();
+    assert_eq!(
+        made_sizes(&ds, &moves[3..4], &[1]),
+        0,
+        "a danger weight alone"
+    );
+    assert_eq!(
+        made_sizes(&ds, &moves, &one_by_one),
+        3,
+        "the table values made"
+    );
+    // Trials of up to 0, 2 and 8 moves made one by one, the rest scored anew.
+    for largest_made in [0, 2, 8] {
+        let with = (&sizes[..], largest_made);
+        let sums = made_trials((&mut ds, &mut ()), (&values, &moves), with, &table);
+        for (&size, &sum) in sizes.iter().zip(&sums) {
+            let mut moved = values.clone();
+            moves[..size].iter().for_each(|&(s, d)| moved[s] += d);
+            let anew = summed_error(&scored(&positions, &moved), &table);
+            assert!((sum - anew).abs() < 1e-9, "{size} moves: {sum} vs {anew}");
+        }
+    }
+    for (i, &was) in before.iter().enumerate() {
+        assert!(
+            (ds.exact_eval(i) - was).abs() < 1e-9,
+            "{i} is scored at the start"
+        );
+    }
+}
+
+#[test]
 fn the_chain_rule_s_gradient_is_the_slope_of_the_error() {
     let (space, positions) = (space(), positions(3_000, 4));
     let at = space.defaults();

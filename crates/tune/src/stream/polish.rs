@@ -144,7 +144,7 @@ impl Lattice<Vec<i32>> for Chunked<'_, '_> {
     ) -> Result<Vec<f64>, StreamError> {
         let table = self.table;
         let parts = self.stream.chunks(false, values, |ds| {
-            trial_sums(ds, values, moves, sizes, table)
+            trial_sums((ds, &mut ()), values, moves, sizes, table)
         })?;
         Ok(added(parts, sizes.len()))
     }
