@@ -8,8 +8,13 @@
 mod curvature;
 
 use super::form::{list, put};
+use rayon::prelude::*;
 use std::io::{self, Read, Write};
 use texel_trace::{complexity_moved, is_zero_end, InnerTerm, ParamSpace, TracedPosition};
+
+/// Sums a thread adds up at a time when every sum is scored anew (a few hundred in the
+/// unit tests, whose datasets then span many).
+const SUM_SPAN: usize = if cfg!(test) { 1 << 8 } else { 1 << 16 };
 
 /// What a position's inner sums give at some values: their addition to the evaluation
 /// (complexity aside), its endgame part with the position's fixed endgame part, and the
@@ -232,15 +237,24 @@ impl Inner {
         out
     }
 
-    /// Every sum, `value` giving each slot's value.
-    fn sums_with(&self, value: impl Fn(usize) -> f64) -> Vec<[f64; 2]> {
+    /// Every sum, `value` giving each slot's value: the sums in fixed spans, on any thread,
+    /// each adding its counts in slot order (the same sums as one thread's).
+    fn sums_with(&self, value: impl Fn(usize) -> f64 + Sync) -> Vec<[f64; 2]> {
         let mut sums = self.offset.clone();
-        for (slot, counts) in self.counts.iter().enumerate() {
-            let v = value(slot);
-            for c in counts {
-                sums[c.instance() as usize][c.part() as usize] += f64::from(c.count) * v;
-            }
-        }
+        let values: Vec<f64> = (0..self.counts.len()).map(value).collect();
+        sums.par_chunks_mut(SUM_SPAN)
+            .enumerate()
+            .for_each(|(span, sums)| {
+                let first = (span * SUM_SPAN) as u32;
+                let end = first + sums.len() as u32;
+                for (counts, &v) in self.counts.iter().zip(&values) {
+                    let from = counts.partition_point(|c| c.instance() < first);
+                    for c in counts[from..].iter().take_while(|c| c.instance() < end) {
+                        let at = (c.instance() - first) as usize;
+                        sums[at][c.part() as usize] += f64::from(c.count) * v;
+                    }
+                }
+            });
         sums
     }
 
@@ -251,9 +265,10 @@ impl Inner {
         }
         let value = |slot: usize| f64::from(values[slot]);
         self.sums = self.sums_with(value);
-        for i in 0..self.added.len() {
-            self.added[i] = self.position_added(i, |k| self.sums[k], value);
-        }
+        let added = (0..self.added.len()).into_par_iter().with_min_len(4096);
+        self.added = added
+            .map(|i| self.position_added(i, |k| self.sums[k], value))
+            .collect();
     }
 
     /// What position `i`'s sums give, sum `k` being `sum(k)`, `value` giving each slot's
@@ -312,6 +327,9 @@ impl Inner {
         moved: &[(usize, [f64; 2])],
     ) -> Vec<(u32, Added)> {
         let after = |s: usize| f64::from(values[s] + if s == slot { delta } else { 0 });
+        if self.factor_of[slot].is_empty() {
+            return self.added_over(moved, after);
+        }
         let sum = |k: usize| match moved.binary_search_by_key(&k, |m| m.0) {
             Ok(at) => moved[at].1,
             Err(_) => self.sums[k],
@@ -319,6 +337,26 @@ impl Inner {
         (self.positions_of(slot).into_iter())
             .map(|i| (i, self.position_added(i as usize, sum, after)))
             .collect()
+    }
+
+    /// [`Inner::added_after`] of a slot that only counts in sums: the positions of the
+    /// `moved` sums (rising, so a position's come together), read in one sweep.
+    fn added_over(
+        &self,
+        moved: &[(usize, [f64; 2])],
+        value: impl Fn(usize) -> f64 + Copy,
+    ) -> Vec<(u32, Added)> {
+        let mut out: Vec<(u32, Added)> = Vec::new();
+        let mut rest = moved;
+        while let Some(&(k, _)) = rest.first() {
+            let i = self.position[k];
+            let own = rest.iter().take_while(|m| self.position[m.0] == i).count();
+            let (mine, later) = rest.split_at(own);
+            let sum = |k: usize| mine.iter().find(|m| m.0 == k).map_or(self.sums[k], |m| m.1);
+            out.push((i, self.position_added(i as usize, sum, value)));
+            rest = later;
+        }
+        out
     }
 
     /// Moves `slot` by `delta` from `values` for good: the sums it counts in, and what the
