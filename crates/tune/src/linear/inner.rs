@@ -340,8 +340,35 @@ impl Inner {
     }
 
     /// [`Inner::added_after`] of a slot that only counts in sums: the positions of the
-    /// `moved` sums (rising, so a position's come together), read in one sweep.
+    /// `moved` sums (rising, so a position's come together), in spans of about
+    /// [`SUM_SPAN`] / 16 sums cut between positions, on any thread.
     fn added_over(
+        &self,
+        moved: &[(usize, [f64; 2])],
+        value: impl Fn(usize) -> f64 + Copy + Sync,
+    ) -> Vec<(u32, Added)> {
+        let mut spans = Vec::new();
+        let mut rest = moved;
+        while rest.len() > SUM_SPAN / 16 {
+            let mut cut = SUM_SPAN / 16;
+            let last = self.position[rest[cut - 1].0];
+            cut += rest[cut..]
+                .iter()
+                .take_while(|m| self.position[m.0] == last)
+                .count();
+            let (span, later) = rest.split_at(cut);
+            spans.push(span);
+            rest = later;
+        }
+        spans.push(rest);
+        let parts: Vec<Vec<(u32, Added)>> = (spans.into_par_iter())
+            .map(|span| self.added_in(span, value))
+            .collect();
+        parts.concat()
+    }
+
+    /// [`Inner::added_over`] of one span of moved sums, read in one sweep.
+    fn added_in(
         &self,
         moved: &[(usize, [f64; 2])],
         value: impl Fn(usize) -> f64 + Copy,

@@ -747,7 +747,8 @@ impl Model for LinearDataset {
         // Not a column's move: an inner sum or a complexity reads the value.
         if !Model::linear(self, mv.slot) {
             let changes = self.eval_changes(mv.values, mv.slot, delta);
-            let units: i64 = (changes.iter())
+            // Whole error units: the same sum in any order, on any thread.
+            let units: i64 = (changes.par_iter().with_min_len(4096))
                 .map(|&(i, d)| {
                     let i = i as usize;
                     let new = centipawns(self.exact_eval(i) + d);
