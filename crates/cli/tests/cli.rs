@@ -278,6 +278,21 @@ fn bench_eval_reports_rates() {
 }
 
 #[test]
+fn bench_traces_reports_the_bytes_a_linear_and_a_composed_position_hold() {
+    let text = stdout_of(texel().args(["bench", "traces", "--repeat", "1"]));
+    let held = |kind: &str| -> usize {
+        let line = (text.lines())
+            .find(|l| l.starts_with(&format!("{kind} binary")) && l.contains("held"))
+            .unwrap_or_else(|| panic!("no {kind} line in {text}"));
+        let before = line.split(" bytes/position held").next().unwrap();
+        before.rsplit(' ').next().unwrap().parse().unwrap()
+    };
+    let (linear, composed) = (held("linear"), held("composed"));
+    // The composed positions hold their two danger sums beside the same coefficients.
+    assert!(linear > 0 && composed > linear, "{text}");
+}
+
+#[test]
 fn bench_import_reports_games_and_positions_per_second() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().to_path_buf();
