@@ -162,7 +162,7 @@ pub fn bench(n: usize) -> Result<()> {
     Ok(())
 }
 
-/// [`bench`] of one evaluation.
+/// [`bench()`] of one evaluation.
 fn bench_one(n: usize, composed: bool) -> Result<()> {
     let space = bench_space(composed);
     let positions = bench_positions(&space, n);
