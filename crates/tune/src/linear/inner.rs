@@ -10,11 +10,28 @@ mod curvature;
 use super::form::{list, put};
 use rayon::prelude::*;
 use std::io::{self, Read, Write};
-use texel_trace::{complexity_moved, is_zero_end, InnerTerm, ParamSpace, TracedPosition};
+use std::ops::Range;
+use texel_trace::{complexity_moved, is_zero_end, Coef, InnerTerm, ParamSpace, TracedPosition};
 
 /// Sums a thread adds up at a time when every sum is scored anew (a few hundred in the
 /// unit tests, whose datasets then span many).
 const SUM_SPAN: usize = if cfg!(test) { 1 << 8 } else { 1 << 16 };
+
+/// Appends `items` to `list`, which then holds `share.0` of `share.1` positions' items:
+/// where the list has no room for them, it first takes room for the whole at the rate so far
+/// (and a sixty-fourth more).
+fn extend_toward<T>(
+    list: &mut Vec<T>,
+    (done, total): (usize, usize),
+    items: impl ExactSizeIterator<Item = T>,
+) {
+    let after = list.len() + items.len();
+    if after > list.capacity() {
+        let whole = (after as u128 * total as u128 / done.max(1) as u128) as usize;
+        list.reserve_exact(whole.max(after) + after / 64 - list.len());
+    }
+    list.extend(items);
+}
 
 /// What a position's inner sums give at some values: their addition to the evaluation
 /// (complexity aside), its endgame part with the position's fixed endgame part, and the
@@ -56,37 +73,66 @@ impl Added {
     }
 }
 
-/// One count of a value in an inner sum: the sum (instance) and its part in one word (the
-/// part in the lowest bit: 8 bytes a count, where tens of millions are kept), the count.
+/// One count of an entry in an inner sum: the sum (instance) and the parts it counts in
+/// packed in one word (the parts in the lowest two bits: 8 bytes a count, where tens of
+/// millions are kept), the count. A whole count counts in both parts of its sum, once for
+/// both values of a tapered entry; a split one is two counts, one a part.
 #[derive(Copy, Clone, Debug)]
 struct Count {
     key: u32,
     count: f32,
 }
 
+/// The parts a count counts in, or a slot reads: bit 0 the middlegame sum, bit 1 the endgame.
+type Parts = u8;
+
+/// The middlegame part, the endgame part, both.
+const MID: Parts = 0b01;
+const END: Parts = 0b10;
+const BOTH: Parts = 0b11;
+
 impl Count {
-    /// `count` of sum `instance`'s part `part` (0 or 1; fewer than 2³¹ sums).
-    fn new(instance: u32, part: u8, count: f32) -> Count {
+    /// `count` of sum `instance` in parts `parts` (fewer than 2³⁰ sums).
+    fn new(instance: u32, parts: Parts, count: f32) -> Count {
+        debug_assert!(instance < 1 << 30, "a count keeps 30 bits of its sum");
         Count {
-            key: instance << 1 | u32::from(part & 1),
+            key: instance << 2 | u32::from(parts & BOTH),
             count,
         }
     }
 
     /// The sum.
     fn instance(&self) -> u32 {
-        self.key >> 1
+        self.key >> 2
     }
 
-    /// The sum's part: 0 the middlegame, 1 the endgame.
-    fn part(&self) -> u8 {
-        (self.key & 1) as u8
+    /// The parts it counts in.
+    fn parts(&self) -> Parts {
+        (self.key & u32::from(BOTH)) as Parts
     }
 
     /// The same count of sum `instance`.
     fn of(self, instance: u32) -> Count {
-        Count::new(instance, self.part(), self.count)
+        Count::new(instance, self.parts(), self.count)
     }
+}
+
+/// Per value slot of `space`, its entry and the parts of a sum its value is counted in.
+fn slot_parts(space: &ParamSpace) -> Vec<(u32, Parts)> {
+    let layout = super::Layout::new(space);
+    let parts = |part| match part {
+        super::Part::Mid => MID,
+        super::Part::End => END,
+        super::Part::Plain => BOTH,
+    };
+    (layout.slots.iter())
+        .map(|&(entry, part)| (entry, parts(part)))
+        .collect()
+}
+
+/// Every part of `parts`: 0 the middlegame, 1 the endgame.
+fn each_part(parts: Parts) -> impl Iterator<Item = u8> {
+    (0..2).filter(move |p| parts >> p & 1 == 1)
 }
 
 /// The inner sums of a dataset's positions, in position order: what Newton differentiates
@@ -104,8 +150,11 @@ pub struct Inner {
     sums: Vec<[f64; 2]>,
     /// Per position (and one past the last): where its sums begin.
     first: Vec<u32>,
-    /// Per value slot: the counts of it, and the terms a part of which it multiplies.
+    /// Per entry, its counts, sums rising; per value slot, its entry and the parts of a sum
+    /// its value is counted in (a tapered entry's middlegame value in the middlegame sum);
+    /// and the terms a part of which it multiplies.
     counts: Vec<Vec<Count>>,
+    slots: Vec<(u32, Parts)>,
     factor_of: Vec<Vec<(u32, u8)>>,
     /// Per position: its fixed endgame part (tapered), and what its sums give now.
     end_offset: Vec<f64>,
@@ -127,11 +176,27 @@ impl Inner {
         }
         Inner {
             terms: space.inner().to_vec(),
-            counts: vec![Vec::new(); slots],
+            counts: vec![Vec::new(); space.entry_count()],
+            slots: slot_parts(space),
             factor_of,
             first: vec![0],
             ..Inner::default()
         }
+    }
+
+    /// The counts of `slot`'s value in the sums `within` (instances): (sum, part, count),
+    /// sums rising, in the order they were added.
+    fn slot_counts(
+        &self,
+        slot: usize,
+        within: Range<u32>,
+    ) -> impl Iterator<Item = (u32, u8, f32)> + '_ {
+        let (entry, reads) = self.slots[slot];
+        let counts = &self.counts[entry as usize];
+        let from = counts.partition_point(|c| c.instance() < within.start);
+        (counts[from..].iter())
+            .take_while(move |c| c.instance() < within.end)
+            .flat_map(move |c| each_part(c.parts() & reads).map(|p| (c.instance(), p, c.count)))
     }
 
     /// Whether the space has inner terms.
@@ -140,7 +205,7 @@ impl Inner {
     }
 
     /// Adds the sums of position `p` (the next position) of `space`.
-    pub(super) fn add(&mut self, space: &ParamSpace, p: &TracedPosition) {
+    pub(super) fn add(&mut self, p: &TracedPosition) {
         let at = self.first.len() as u32 - 1;
         let (phase, scale) = p.taper();
         for u in &p.inner {
@@ -153,9 +218,15 @@ impl Inner {
                 .push([side * phase, side * (1.0 - phase) * scale]);
             self.offset.push(u.offset.map(f64::from));
             self.sums.push([0.0; 2]);
-            for (part, slot, count) in u.counts(space) {
-                let count = count as f32;
-                self.counts[slot].push(Count::new(instance, part as u8, count));
+            for c in &u.coeffs {
+                let counts = match *c {
+                    Coef::Count(i, n) => [(i, BOTH, n), (i, 0, 0.0)],
+                    Coef::Split(i, m, e) if m == e => [(i, BOTH, m), (i, 0, 0.0)],
+                    Coef::Split(i, m, e) => [(i, MID, m), (i, END, e)],
+                };
+                for (entry, parts, n) in counts.into_iter().filter(|c| c.1 != 0) {
+                    self.counts[entry as usize].push(Count::new(instance, parts, n));
+                }
             }
         }
         self.first.push(self.position.len() as u32);
@@ -163,41 +234,42 @@ impl Inner {
         self.added.push(Added::default());
     }
 
-    /// Room for exactly the sums of `parts`, which [`Inner::extend`] appends next (tens of
-    /// millions of counts grown by doubling would hold up to twice their bytes).
-    pub(super) fn reserve_for<'a>(&mut self, parts: impl Iterator<Item = &'a Inner> + Clone) {
-        let total = |f: &dyn Fn(&Inner) -> usize| parts.clone().map(f).sum::<usize>();
-        let sums = total(&|p| p.position.len());
-        self.position.reserve_exact(sums);
-        self.term.reserve_exact(sums);
-        self.weight.reserve_exact(sums);
-        self.offset.reserve_exact(sums);
-        self.sums.reserve_exact(sums);
-        let positions = total(&|p| p.added.len());
-        self.first.reserve_exact(positions);
-        self.end_offset.reserve_exact(positions);
-        self.added.reserve_exact(positions);
-        for (slot, counts) in self.counts.iter_mut().enumerate() {
-            counts.reserve_exact(total(&|p| p.counts[slot].len()));
+    /// Appends `other`, whose positions follow these, of `total` positions in all: each list
+    /// that runs out of room takes what its share so far says the whole will need (grown by
+    /// doubling, tens of millions of counts could hold up to twice their bytes).
+    pub(super) fn extend(&mut self, other: Inner, total: usize) {
+        let (positions, instances) = (self.added.len() as u32, self.position.len() as u32);
+        let share = (positions as usize + other.added.len(), total);
+        extend_toward(
+            &mut self.position,
+            share,
+            other.position.iter().map(|p| p + positions),
+        );
+        extend_toward(&mut self.term, share, other.term.into_iter());
+        extend_toward(&mut self.weight, share, other.weight.into_iter());
+        extend_toward(&mut self.offset, share, other.offset.into_iter());
+        extend_toward(&mut self.sums, share, other.sums.into_iter());
+        let first = other.first[1..].iter().map(|f| f + instances);
+        extend_toward(&mut self.first, share, first);
+        for (mine, theirs) in self.counts.iter_mut().zip(other.counts) {
+            let renumbered = theirs.into_iter().map(|c| c.of(c.instance() + instances));
+            extend_toward(mine, share, renumbered);
         }
+        extend_toward(&mut self.end_offset, share, other.end_offset.into_iter());
+        extend_toward(&mut self.added, share, other.added.into_iter());
     }
 
-    /// Appends `other`, whose positions follow these.
-    pub(super) fn extend(&mut self, other: Inner) {
-        let (positions, instances) = (self.added.len() as u32, self.position.len() as u32);
-        self.position
-            .extend(other.position.iter().map(|p| p + positions));
-        self.term.extend(other.term);
-        self.weight.extend(other.weight);
-        self.offset.extend(other.offset);
-        self.sums.extend(other.sums);
-        self.first
-            .extend(other.first[1..].iter().map(|f| f + instances));
-        for (mine, theirs) in self.counts.iter_mut().zip(other.counts) {
-            mine.extend(theirs.into_iter().map(|c| c.of(c.instance() + instances)));
-        }
-        self.end_offset.extend(other.end_offset);
-        self.added.extend(other.added);
+    /// Gives back the room no list filled.
+    pub(super) fn shrink_to_fit(&mut self) {
+        self.position.shrink_to_fit();
+        self.term.shrink_to_fit();
+        self.weight.shrink_to_fit();
+        self.offset.shrink_to_fit();
+        self.sums.shrink_to_fit();
+        self.first.shrink_to_fit();
+        self.counts.iter_mut().for_each(Vec::shrink_to_fit);
+        self.end_offset.shrink_to_fit();
+        self.added.shrink_to_fit();
     }
 
     /// Whether a term is a complexity: every endgame value then moves the evaluation
@@ -209,7 +281,9 @@ impl Inner {
     /// Whether the evaluation is linear in `slot`: no sum counts it, no shape multiplies
     /// by it.
     pub(super) fn linear(&self, slot: usize) -> bool {
-        !self.is_used() || (self.counts[slot].is_empty() && self.factor_of[slot].is_empty())
+        !self.is_used()
+            || (self.slot_counts(slot, 0..u32::MAX).next().is_none()
+                && self.factor_of[slot].is_empty())
     }
 
     /// Whether `slot` weighs a part of an inner term (its `times_param`).
@@ -241,17 +315,15 @@ impl Inner {
     /// each adding its counts in slot order (the same sums as one thread's).
     fn sums_with(&self, value: impl Fn(usize) -> f64 + Sync) -> Vec<[f64; 2]> {
         let mut sums = self.offset.clone();
-        let values: Vec<f64> = (0..self.counts.len()).map(value).collect();
+        let values: Vec<f64> = (0..self.slots.len()).map(value).collect();
         sums.par_chunks_mut(SUM_SPAN)
             .enumerate()
             .for_each(|(span, sums)| {
                 let first = (span * SUM_SPAN) as u32;
                 let end = first + sums.len() as u32;
-                for (counts, &v) in self.counts.iter().zip(&values) {
-                    let from = counts.partition_point(|c| c.instance() < first);
-                    for c in counts[from..].iter().take_while(|c| c.instance() < end) {
-                        let at = (c.instance() - first) as usize;
-                        sums[at][c.part() as usize] += f64::from(c.count) * v;
+                for (slot, &v) in values.iter().enumerate() {
+                    for (k, part, count) in self.slot_counts(slot, first..end) {
+                        sums[(k - first) as usize][part as usize] += f64::from(count) * v;
                     }
                 }
             });
@@ -299,13 +371,13 @@ impl Inner {
     /// sums rising.
     fn moved_sums(&self, slot: usize, delta: i32) -> Vec<(usize, [f64; 2])> {
         let mut moved: Vec<(usize, [f64; 2])> = Vec::new();
-        for c in &self.counts[slot] {
-            let k = c.instance() as usize;
+        for (k, part, count) in self.slot_counts(slot, 0..u32::MAX) {
+            let k = k as usize;
             if moved.last().is_none_or(|m| m.0 != k) {
                 moved.push((k, self.sums[k]));
             }
             let last = moved.last_mut().expect("pushed");
-            last.1[c.part() as usize] += f64::from(c.count) * f64::from(delta);
+            last.1[part as usize] += f64::from(count) * f64::from(delta);
         }
         moved
     }
@@ -405,8 +477,8 @@ impl Inner {
 
     /// The positions a sum of which counts `slot` or a shape of which it multiplies.
     pub(super) fn positions_of(&self, slot: usize) -> Vec<u32> {
-        let mut out: Vec<u32> = (self.counts[slot].iter())
-            .map(|c| self.position[c.instance() as usize])
+        let mut out: Vec<u32> = (self.slot_counts(slot, 0..u32::MAX))
+            .map(|(k, _, _)| self.position[k as usize])
             .collect();
         for &(term, _) in &self.factor_of[slot] {
             let of_term = (0..self.term.len()).filter(|&k| self.term[k] == term);
@@ -422,7 +494,7 @@ impl Inner {
     pub(super) fn reach(&self, slot: usize) -> usize {
         match self.factor_of.get(slot).is_some_and(|f| !f.is_empty()) {
             true => self.position.len(),
-            false => self.counts.get(slot).map_or(0, Vec::len),
+            false => (self.slots.get(slot)).map_or(0, |s| self.counts[s.0 as usize].len()),
         }
     }
 
@@ -431,6 +503,7 @@ impl Inner {
         let mut out = Inner {
             terms: self.terms.clone(),
             counts: vec![Vec::new(); self.counts.len()],
+            slots: self.slots.clone(),
             factor_of: self.factor_of.clone(),
             first: vec![0],
             ..Inner::default()
@@ -497,13 +570,8 @@ impl Inner {
         let all = self.counts.iter().flatten();
         put(
             out,
-            &all.clone().map(|c| c.instance()).collect::<Vec<_>>(),
+            &all.clone().map(|c| c.key).collect::<Vec<_>>(),
             u32::to_le_bytes,
-        )?;
-        put(
-            out,
-            &all.clone().map(|c| c.part()).collect::<Vec<_>>(),
-            |b: u8| [b],
         )?;
         put(
             out,
@@ -530,8 +598,7 @@ impl Inner {
         inner.first = list(input, u32::from_le_bytes)?;
         inner.end_offset = list(input, f64::from_le_bytes)?;
         let starts: Vec<u32> = list(input, u32::from_le_bytes)?;
-        let instances: Vec<u32> = list(input, u32::from_le_bytes)?;
-        let parts: Vec<u8> = list(input, |b: [u8; 1]| b[0])?;
+        let keys: Vec<u32> = list(input, u32::from_le_bytes)?;
         let counts: Vec<f32> = list(input, f32::from_le_bytes)?;
         let sums = inner.position.len();
         let fits = inner.term.len() == sums
@@ -540,18 +607,20 @@ impl Inner {
             && inner.first.len() == n + 1
             && inner.end_offset.len() == n
             && starts.len() == inner.counts.len()
-            && starts.last().map_or(0, |&s| s as usize) == instances.len()
-            && parts.len() == instances.len()
-            && counts.len() == instances.len();
+            && starts.last().map_or(0, |&s| s as usize) == keys.len()
+            && counts.len() == keys.len();
         if !fits {
             return Err(io::Error::other("not a tuner form"));
         }
         let mut from = 0;
-        for (slot, &to) in starts.iter().enumerate() {
+        for (entry, &to) in starts.iter().enumerate() {
             let range = from..to as usize;
-            inner.counts[slot] = range
+            inner.counts[entry] = range
                 .clone()
-                .map(|k| Count::new(instances[k], parts[k], counts[k]))
+                .map(|k| Count {
+                    key: keys[k],
+                    count: counts[k],
+                })
                 .collect();
             from = range.end;
         }
@@ -628,20 +697,14 @@ impl Inner {
         out: &mut Vec<(usize, f64)>,
     ) {
         let sums = self.first[positions.start]..self.first[positions.end];
-        let counts = &self.counts[slot];
-        let from = counts.partition_point(|c| c.instance() < sums.start);
-        for c in counts[from..]
-            .iter()
-            .take_while(|c| c.instance() < sums.end)
-        {
-            let k = c.instance() as usize;
-            let part = c.part() as usize;
+        for (k, part, count) in self.slot_counts(slot, sums.clone()) {
+            let (k, part) = (k as usize, part as usize);
             let term = &self.terms[self.term[k] as usize];
             if let Some(shape) = term.parts()[part] {
                 let x = point.sums[k][part];
                 let d = self.weight[k][part] * shape.slope(x) * shape.factor(&point.real);
                 let gate = self.gate(point, k, part);
-                out.push((self.position[k] as usize, gate * d * f64::from(c.count)));
+                out.push((self.position[k] as usize, gate * d * f64::from(count)));
             }
         }
         for &(t, part) in &self.factor_of[slot] {

@@ -236,7 +236,7 @@ impl<X> BlockPart<X> {
         source.for_each(chosen, &mut scratch, |at, p| {
             rows.add(layout, p, at as u16);
             if inner.is_used() {
-                inner.add(space, p);
+                inner.add(p);
             }
             targets.push(label(p));
             let ((phase, scale), (offset, offset_end)) = (p.taper(), p.fixed());
@@ -355,11 +355,6 @@ impl LinearDataset {
         X: Send,
     {
         let layout = Layout::new(space);
-        let parts: Vec<Result<BlockPart<X>, S::Error>> = (chosen.par_chunks(BLOCK).enumerate())
-            .map(|(b, chunk)| {
-                BlockPart::build((&layout, space), source, chunk, b * BLOCK, &label, &extra)
-            })
-            .collect();
         let n = chosen.len();
         let mut set = LinearDataset {
             layout,
@@ -368,29 +363,35 @@ impl LinearDataset {
             tapers: Vec::with_capacity(n),
             sums: vec![Sums::default(); n],
             free_end: Vec::new(),
-            blocks: Vec::with_capacity(parts.len()),
+            blocks: Vec::with_capacity(n.div_ceil(BLOCK)),
             inner: Inner::new(space),
             rescoring: since::Rescoring::default(),
         };
-        if set.inner.is_used() {
-            let inners = parts
-                .iter()
-                .filter_map(|p| p.as_ref().ok())
-                .map(|p| &p.inner);
-            set.inner.reserve_for(inners);
-        }
         let mut extras = Vec::with_capacity(n);
-        for part in parts {
-            let part = part?;
-            set.targets.extend(part.targets);
-            set.offsets.extend(part.offsets);
-            set.tapers.extend(part.tapers);
-            set.blocks.push(part.block);
-            if set.inner.is_used() {
-                set.inner.extend(part.inner);
+        // Two blocks a thread at a time, appended in order: the parts held at once stay a
+        // few blocks (all built first, they would hold the whole dataset twice).
+        let group = 2 * BLOCK * rayon::current_num_threads();
+        for (g, chunk) in chosen.chunks(group).enumerate() {
+            let parts: Vec<Result<BlockPart<X>, S::Error>> = (chunk.par_chunks(BLOCK))
+                .enumerate()
+                .map(|(b, chunk)| {
+                    let start = g * group + b * BLOCK;
+                    BlockPart::build((&set.layout, space), source, chunk, start, &label, &extra)
+                })
+                .collect();
+            for part in parts {
+                let part = part?;
+                set.targets.extend(part.targets);
+                set.offsets.extend(part.offsets);
+                set.tapers.extend(part.tapers);
+                set.blocks.push(part.block);
+                if set.inner.is_used() {
+                    set.inner.extend(part.inner, n);
+                }
+                extras.extend(part.extras);
             }
-            extras.extend(part.extras);
         }
+        set.inner.shrink_to_fit();
         Ok((set, extras))
     }
 

@@ -294,25 +294,31 @@ pub fn system<J: Jacobian>(
     let (n, blocks) = (slots.len(), model.row_blocks());
     let per = blocks.div_ceil(GROUPS).max(1);
     let faint = FAINT * curvatures.iter().fold(0.0, |m: f64, &c| m.max(c));
-    let groups: Vec<System> = (0..blocks.div_ceil(per))
-        .into_par_iter()
-        .map(|g| {
-            let mut split = FaintSplit {
-                sum: System::zero(n),
-                rows: RowBuilder::default(),
-                slopes,
-                curvatures,
-                faint,
-            };
-            for b in g * per..((g + 1) * per).min(blocks) {
-                model.block_rows(b, slots, &mut split);
-                split.sum.add_rows(&split.rows.sorted(), slopes, curvatures);
-            }
-            split.sum
-        })
-        .collect();
+    let group = |g: usize| {
+        let mut split = FaintSplit {
+            sum: System::zero(n),
+            rows: RowBuilder::default(),
+            slopes,
+            curvatures,
+            faint,
+        };
+        for b in g * per..((g + 1) * per).min(blocks) {
+            model.block_rows(b, slots, &mut split);
+            split.sum.add_rows(&split.rows.sorted(), slopes, curvatures);
+        }
+        split.sum
+    };
+    // A group a thread at a time, each added as soon as its turn comes: a few Hessians
+    // held, not one a group.
+    let (groups, window) = (blocks.div_ceil(per), rayon::current_num_threads().max(1));
     let mut total = System::zero(n);
-    groups.iter().for_each(|g| total.add_system(g));
+    for first in (0..groups).step_by(window) {
+        let sums: Vec<System> = (first..(first + window).min(groups))
+            .into_par_iter()
+            .map(group)
+            .collect();
+        sums.iter().for_each(|g| total.add_system(g));
+    }
     total.mirror();
     total
 }

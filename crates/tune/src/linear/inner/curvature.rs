@@ -28,12 +28,8 @@ impl Inner {
         let sums = self.first[positions.start]..self.first[positions.end];
         let mut entries: Vec<Entry> = Vec::new();
         for (j, &slot) in flat.iter().enumerate() {
-            let counts = &self.counts[slot];
-            let from = counts.partition_point(|c| c.instance() < sums.start);
-            let within = counts[from..]
-                .iter()
-                .take_while(|c| c.instance() < sums.end);
-            entries.extend(within.map(|c| (c.instance(), c.part(), j, f64::from(c.count))));
+            let within = self.slot_counts(slot, sums.clone());
+            entries.extend(within.map(|(k, part, count)| (k, part, j, f64::from(count))));
         }
         entries.sort_by_key(|e| (e.0, e.1, e.2));
         // What a unit of the part's shape adds to the error's slope: the position's weight,
