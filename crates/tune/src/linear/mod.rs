@@ -25,7 +25,7 @@ use rayon::prelude::*;
 use texel_trace::{centipawns, Coef, ParamSpace, PositionSource, TracedPosition};
 
 /// Positions per block.
-pub const BLOCK: usize = 8192;
+pub const BLOCK: usize = 4096;
 // Positions in a block are indexed by `u16` and masked by `% BLOCK`.
 const _: () = assert!(BLOCK.is_power_of_two() && BLOCK <= 1 << 16);
 
