@@ -130,11 +130,6 @@ fn slot_parts(space: &ParamSpace) -> Vec<(u32, Parts)> {
         .collect()
 }
 
-/// Every part of `parts`: 0 the middlegame, 1 the endgame.
-fn each_part(parts: Parts) -> impl Iterator<Item = u8> {
-    (0..2).filter(move |p| parts >> p & 1 == 1)
-}
-
 /// The inner sums of a dataset's positions, in position order: what Newton differentiates
 /// through ([`crate::Model::composition`]).
 #[derive(Clone, Debug, Default)]
@@ -184,19 +179,34 @@ impl Inner {
         }
     }
 
-    /// The counts of `slot`'s value in the sums `within` (instances): (sum, part, count),
-    /// sums rising, in the order they were added.
-    fn slot_counts(
-        &self,
-        slot: usize,
-        within: Range<u32>,
-    ) -> impl Iterator<Item = (u32, u8, f32)> + '_ {
+    /// `f(sum, part, count)` of every count of `slot`'s value in the sums `within`
+    /// (instances), sums rising, in the order they were added.
+    #[inline]
+    fn each_count(&self, slot: usize, within: Range<u32>, mut f: impl FnMut(u32, usize, f32)) {
         let (entry, reads) = self.slots[slot];
         let counts = &self.counts[entry as usize];
-        let from = counts.partition_point(|c| c.instance() < within.start);
-        (counts[from..].iter())
-            .take_while(move |c| c.instance() < within.end)
-            .flat_map(move |c| each_part(c.parts() & reads).map(|p| (c.instance(), p, c.count)))
+        let from = match within.start {
+            0 => 0,
+            start => counts.partition_point(|c| c.instance() < start),
+        };
+        for c in &counts[from..] {
+            let (k, parts) = (c.instance(), c.parts() & reads);
+            if k >= within.end {
+                break;
+            }
+            if parts & MID != 0 {
+                f(k, 0, c.count);
+            }
+            if parts & END != 0 {
+                f(k, 1, c.count);
+            }
+        }
+    }
+
+    /// Whether a sum counts `slot`'s value.
+    fn counts(&self, slot: usize) -> bool {
+        let (entry, reads) = self.slots[slot];
+        (self.counts[entry as usize].iter()).any(|c| c.parts() & reads != 0)
     }
 
     /// Whether the space has inner terms.
@@ -281,9 +291,7 @@ impl Inner {
     /// Whether the evaluation is linear in `slot`: no sum counts it, no shape multiplies
     /// by it.
     pub(super) fn linear(&self, slot: usize) -> bool {
-        !self.is_used()
-            || (self.slot_counts(slot, 0..u32::MAX).next().is_none()
-                && self.factor_of[slot].is_empty())
+        !self.is_used() || (!self.counts(slot) && self.factor_of[slot].is_empty())
     }
 
     /// Whether `slot` weighs a part of an inner term (its `times_param`).
@@ -322,9 +330,9 @@ impl Inner {
                 let first = (span * SUM_SPAN) as u32;
                 let end = first + sums.len() as u32;
                 for (slot, &v) in values.iter().enumerate() {
-                    for (k, part, count) in self.slot_counts(slot, first..end) {
-                        sums[(k - first) as usize][part as usize] += f64::from(count) * v;
-                    }
+                    self.each_count(slot, first..end, |k, part, count| {
+                        sums[(k - first) as usize][part] += f64::from(count) * v;
+                    });
                 }
             });
         sums
@@ -371,14 +379,14 @@ impl Inner {
     /// sums rising.
     fn moved_sums(&self, slot: usize, delta: i32) -> Vec<(usize, [f64; 2])> {
         let mut moved: Vec<(usize, [f64; 2])> = Vec::new();
-        for (k, part, count) in self.slot_counts(slot, 0..u32::MAX) {
+        self.each_count(slot, 0..u32::MAX, |k, part, count| {
             let k = k as usize;
             if moved.last().is_none_or(|m| m.0 != k) {
                 moved.push((k, self.sums[k]));
             }
             let last = moved.last_mut().expect("pushed");
-            last.1[part as usize] += f64::from(count) * f64::from(delta);
-        }
+            last.1[part] += f64::from(count) * f64::from(delta);
+        });
         moved
     }
 
@@ -477,9 +485,10 @@ impl Inner {
 
     /// The positions a sum of which counts `slot` or a shape of which it multiplies.
     pub(super) fn positions_of(&self, slot: usize) -> Vec<u32> {
-        let mut out: Vec<u32> = (self.slot_counts(slot, 0..u32::MAX))
-            .map(|(k, _, _)| self.position[k as usize])
-            .collect();
+        let mut out: Vec<u32> = Vec::new();
+        self.each_count(slot, 0..u32::MAX, |k, _, _| {
+            out.push(self.position[k as usize]);
+        });
         for &(term, _) in &self.factor_of[slot] {
             let of_term = (0..self.term.len()).filter(|&k| self.term[k] == term);
             out.extend(of_term.map(|k| self.position[k]));
@@ -697,8 +706,8 @@ impl Inner {
         out: &mut Vec<(usize, f64)>,
     ) {
         let sums = self.first[positions.start]..self.first[positions.end];
-        for (k, part, count) in self.slot_counts(slot, sums.clone()) {
-            let (k, part) = (k as usize, part as usize);
+        self.each_count(slot, sums.clone(), |k, part, count| {
+            let k = k as usize;
             let term = &self.terms[self.term[k] as usize];
             if let Some(shape) = term.parts()[part] {
                 let x = point.sums[k][part];
@@ -706,7 +715,7 @@ impl Inner {
                 let gate = self.gate(point, k, part);
                 out.push((self.position[k] as usize, gate * d * f64::from(count)));
             }
-        }
+        });
         for &(t, part) in &self.factor_of[slot] {
             let part = part as usize;
             let shape = self.terms[t as usize].parts()[part].expect("a part with a factor");
@@ -715,5 +724,33 @@ impl Inner {
                 out.push((self.position[k] as usize, self.gate(point, k, part) * d));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::extend_toward;
+
+    #[test]
+    fn a_list_takes_room_for_the_whole_at_the_rate_so_far() {
+        let mut list: Vec<u32> = Vec::new();
+        // 10 items for the first 5 of 50 positions: room for about 100.
+        extend_toward(&mut list, (5, 50), 0..10);
+        let room = list.capacity();
+        assert!((100..=110).contains(&room), "{room}");
+        // Appends within the estimate take no new room.
+        for done in 6..=45 {
+            extend_toward(&mut list, (done, 50), 0..2);
+        }
+        assert_eq!((list.len(), list.capacity()), (90, room));
+        // Beyond it, room for the whole at the new rate, not twice the list.
+        extend_toward(&mut list, (50, 50), 0..40);
+        assert_eq!(list.len(), 130);
+        assert!(
+            (130..=135).contains(&list.capacity()),
+            "{}",
+            list.capacity()
+        );
+        assert_eq!(list[..12], [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1]);
     }
 }

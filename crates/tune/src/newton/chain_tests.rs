@@ -78,13 +78,19 @@ fn positions(n: usize, seed: u64) -> Vec<TracedPosition> {
                     _ => Coef::Count(entry, count),
                 });
             }
+            // A danger value counted apart in each part now and then (a split count, kept
+            // as one count a part), or by a fraction.
             let danger = |s: &mut u64, side: f32| InnerSum {
                 term: 0,
                 side,
                 offset: [draw(s, 61) as f32 - 40.0; 2],
                 coeffs: vec![
                     Coef::Count(9, draw(s, 4) as f32),
-                    Coef::Count(10, draw(s, 3) as f32),
+                    match draw(s, 4) {
+                        0 => Coef::Split(10, draw(s, 3) as f32, draw(s, 3) as f32 - 1.0),
+                        1 => Coef::Count(10, 0.5 * draw(s, 3) as f32),
+                        _ => Coef::Count(10, draw(s, 3) as f32),
+                    },
                 ],
             };
             let complexity = InnerSum {
@@ -93,7 +99,9 @@ fn positions(n: usize, seed: u64) -> Vec<TracedPosition> {
                 offset: [0.0, draw(&mut s, 41) as f32 - 20.0],
                 coeffs: vec![
                     Coef::Count(6, draw(&mut s, 16) as f32),
-                    Coef::Count(7, draw(&mut s, 2) as f32),
+                    // A plain value's split count: only its endgame count reaches the
+                    // complexity.
+                    Coef::Split(7, 3.0, draw(&mut s, 2) as f32),
                     Coef::Count(8, 1.0),
                 ],
             };

@@ -28,8 +28,9 @@ impl Inner {
         let sums = self.first[positions.start]..self.first[positions.end];
         let mut entries: Vec<Entry> = Vec::new();
         for (j, &slot) in flat.iter().enumerate() {
-            let within = self.slot_counts(slot, sums.clone());
-            entries.extend(within.map(|(k, part, count)| (k, part, j, f64::from(count))));
+            self.each_count(slot, sums.clone(), |k, part, count| {
+                entries.push((k, part as u8, j, f64::from(count)));
+            });
         }
         entries.sort_by_key(|e| (e.0, e.1, e.2));
         // What a unit of the part's shape adds to the error's slope: the position's weight,
