@@ -118,17 +118,19 @@ impl LinearDataset {
             });
         }
         let inner = super::Inner::read(space, n, input)?;
-        Ok(LinearDataset {
+        let mut set = LinearDataset {
             layout: super::Layout::new(space),
             targets,
             offsets,
-            tapers: tapers.chunks_exact(2).map(|t| [t[0], t[1]]).collect(),
+            tapers: Default::default(),
             sums: vec![Sums::default(); n],
             free_end: Vec::new(),
             blocks,
             inner,
             rescoring: Default::default(),
-        })
+        };
+        set.set_tapers(tapers.chunks_exact(2).map(|t| [t[0], t[1]]).collect());
+        Ok(set)
     }
 }
 

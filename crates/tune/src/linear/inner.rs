@@ -11,6 +11,7 @@ use super::form::{list, put};
 use rayon::prelude::*;
 use std::io::{self, Read, Write};
 use std::ops::Range;
+use std::sync::Arc;
 use texel_trace::{complexity_moved, is_zero_end, Coef, InnerTerm, ParamSpace, TracedPosition};
 
 /// Sums a thread adds up at a time when every sum is scored anew (a few hundred in the
@@ -35,12 +36,12 @@ fn extend_toward<T>(
 
 /// What a position's inner sums give at some values: their addition to the evaluation
 /// (complexity aside), its endgame part with the position's fixed endgame part, and the
-/// position's complexity (tapered) when it has one.
+/// position's complexity (tapered; 0 where it has none, as a complexity of 0 moves nothing).
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub(crate) struct Added {
     all: f64,
     end: f64,
-    complexity: Option<f64>,
+    complexity: f64,
 }
 
 impl Added {
@@ -49,8 +50,8 @@ impl Added {
     #[inline]
     pub(crate) fn with(&self, linear_end: f64) -> f64 {
         match self.complexity {
-            None => self.all,
-            Some(c) => {
+            0.0 => self.all,
+            c => {
                 let end = linear_end + self.end;
                 self.all + complexity_moved(end, c) - end
             }
@@ -61,11 +62,8 @@ impl Added {
     /// the complexity holds the endgame part at zero, else 1), and the derivative in the
     /// complexity (the endgame part's sign where the complexity moves it freely).
     fn gates(&self, linear_end: f64) -> (f64, f64) {
-        let Some(c) = self.complexity else {
-            return (1.0, 0.0);
-        };
         let end = linear_end + self.end;
-        match (is_zero_end(end), c < -end.abs()) {
+        match (is_zero_end(end), self.complexity < -end.abs()) {
             (true, _) => (1.0, 0.0),
             (false, true) => (0.0, 0.0),
             (false, false) => (1.0, end.signum()),
@@ -135,12 +133,15 @@ fn slot_parts(space: &ParamSpace) -> Vec<(u32, Parts)> {
 #[derive(Clone, Debug, Default)]
 pub struct Inner {
     terms: Vec<InnerTerm>,
-    /// Per sum: its position, its term, its side times the taper weight of each part, and
-    /// the part of each sum that is not tuned.
+    /// Per sum: its position, its term, its side (1 White's, −1 Black's) and the part of
+    /// each sum that is not tuned.
     position: Vec<u32>,
     term: Vec<u32>,
-    weight: Vec<[f64; 2]>,
-    offset: Vec<[f64; 2]>,
+    side: Vec<f32>,
+    offset: Vec<[f32; 2]>,
+    /// Per position, the weight of its middlegame and endgame parts: the dataset's own
+    /// tapers, shared ([`Inner::share_tapers`]).
+    tapers: Arc<Vec<[f64; 2]>>,
     /// Per sum: its middlegame and endgame sums at the current values.
     sums: Vec<[f64; 2]>,
     /// Per position (and one past the last): where its sums begin.
@@ -223,10 +224,8 @@ impl Inner {
             debug_assert!(instance < 1 << 31, "a count keeps 31 bits of its sum");
             self.position.push(at);
             self.term.push(u.term);
-            let side = f64::from(u.side);
-            self.weight
-                .push([side * phase, side * (1.0 - phase) * scale]);
-            self.offset.push(u.offset.map(f64::from));
+            self.side.push(u.side);
+            self.offset.push(u.offset);
             self.sums.push([0.0; 2]);
             for c in &u.coeffs {
                 let counts = match *c {
@@ -256,7 +255,7 @@ impl Inner {
             other.position.iter().map(|p| p + positions),
         );
         extend_toward(&mut self.term, share, other.term.into_iter());
-        extend_toward(&mut self.weight, share, other.weight.into_iter());
+        extend_toward(&mut self.side, share, other.side.into_iter());
         extend_toward(&mut self.offset, share, other.offset.into_iter());
         extend_toward(&mut self.sums, share, other.sums.into_iter());
         let first = other.first[1..].iter().map(|f| f + instances);
@@ -273,7 +272,7 @@ impl Inner {
     pub(super) fn shrink_to_fit(&mut self) {
         self.position.shrink_to_fit();
         self.term.shrink_to_fit();
-        self.weight.shrink_to_fit();
+        self.side.shrink_to_fit();
         self.offset.shrink_to_fit();
         self.sums.shrink_to_fit();
         self.first.shrink_to_fit();
@@ -305,12 +304,25 @@ impl Inner {
         self.added.get(i).copied().unwrap_or_default()
     }
 
+    /// The position's tapers as the dataset has them: each position's weight of its
+    /// middlegame and endgame parts.
+    pub(super) fn share_tapers(&mut self, tapers: &Arc<Vec<[f64; 2]>>) {
+        self.tapers = Arc::clone(tapers);
+    }
+
+    /// Sum `k`'s side times its position's weight of each part.
+    #[inline]
+    fn weight(&self, k: usize) -> [f64; 2] {
+        let side = f64::from(self.side[k]);
+        self.tapers[self.position[k] as usize].map(|w| side * w)
+    }
+
     /// What each part of sum `k` gives at sums `sums` (tapered), `value` giving each slot's
     /// value.
     fn contribution(&self, k: usize, sums: [f64; 2], value: impl Fn(usize) -> f64) -> [f64; 2] {
         let term = &self.terms[self.term[k] as usize];
         let mut out = [0.0; 2];
-        let parts = term.parts().into_iter().zip(sums).zip(self.weight[k]);
+        let parts = term.parts().into_iter().zip(sums).zip(self.weight(k));
         for (o, ((shape, x), w)) in out.iter_mut().zip(parts) {
             if let Some(s) = shape {
                 *o = w * s.value(x) * s.times_value.map_or(1.0, &value);
@@ -322,7 +334,7 @@ impl Inner {
     /// Every sum, `value` giving each slot's value: the sums in fixed spans, on any thread,
     /// each adding its counts in slot order (the same sums as one thread's).
     fn sums_with(&self, value: impl Fn(usize) -> f64 + Sync) -> Vec<[f64; 2]> {
-        let mut sums = self.offset.clone();
+        let mut sums: Vec<[f64; 2]> = (self.offset.iter()).map(|o| o.map(f64::from)).collect();
         let values: Vec<f64> = (0..self.slots.len()).map(value).collect();
         sums.par_chunks_mut(SUM_SPAN)
             .enumerate()
@@ -366,7 +378,7 @@ impl Inner {
         for k in self.first[i] as usize..self.first[i + 1] as usize {
             let [mid, end] = self.contribution(k, sum(k), &value);
             if self.terms[self.term[k] as usize].is_complexity() {
-                *added.complexity.get_or_insert(0.0) += end;
+                added.complexity += end;
             } else {
                 added.all += mid + end;
                 added.end += end;
@@ -524,7 +536,7 @@ impl Inner {
                 *slot = out.position.len() as u32;
                 out.position.push(out.added.len() as u32);
                 out.term.push(self.term[k]);
-                out.weight.push(self.weight[k]);
+                out.side.push(self.side[k]);
                 out.offset.push(self.offset[k]);
                 out.sums.push(self.sums[k]);
             }
@@ -543,7 +555,8 @@ impl Inner {
 
     /// Bytes held.
     pub(super) fn memory_bytes(&self) -> usize {
-        let per_sum = 4 + 4 + 16 + 16 + 16;
+        // Position, term, side, offset and sums; the tapers are the dataset's.
+        let per_sum = 4 + 4 + 4 + 8 + 16;
         let counts: usize = (self.counts.iter())
             .map(|c| std::mem::size_of::<Count>() * c.capacity())
             .sum();
@@ -564,9 +577,9 @@ impl Inner {
             return Ok(());
         }
         put(out, &self.term, u32::to_le_bytes)?;
-        let flat = |pairs: &[[f64; 2]]| -> Vec<f64> { pairs.iter().flatten().copied().collect() };
-        put(out, &flat(&self.weight), f64::to_le_bytes)?;
-        put(out, &flat(&self.offset), f64::to_le_bytes)?;
+        let flat = |pairs: &[[f32; 2]]| -> Vec<f32> { pairs.iter().flatten().copied().collect() };
+        put(out, &self.side, f32::to_le_bytes)?;
+        put(out, &flat(&self.offset), f32::to_le_bytes)?;
         put(out, &self.first, u32::to_le_bytes)?;
         put(out, &self.end_offset, f64::to_le_bytes)?;
         let starts: Vec<u32> = (self.counts.iter())
@@ -598,12 +611,12 @@ impl Inner {
             inner.added = vec![Added::default(); n];
             return Ok(inner);
         }
-        let pairs = |flat: Vec<f64>| -> Vec<[f64; 2]> {
+        let pairs = |flat: Vec<f32>| -> Vec<[f32; 2]> {
             flat.chunks_exact(2).map(|p| [p[0], p[1]]).collect()
         };
         inner.term = list(input, u32::from_le_bytes)?;
-        inner.weight = pairs(list(input, f64::from_le_bytes)?);
-        inner.offset = pairs(list(input, f64::from_le_bytes)?);
+        inner.side = list(input, f32::from_le_bytes)?;
+        inner.offset = pairs(list(input, f32::from_le_bytes)?);
         inner.first = list(input, u32::from_le_bytes)?;
         inner.end_offset = list(input, f64::from_le_bytes)?;
         let starts: Vec<u32> = list(input, u32::from_le_bytes)?;
@@ -611,7 +624,7 @@ impl Inner {
         let counts: Vec<f32> = list(input, f32::from_le_bytes)?;
         let sums = inner.position.len();
         let fits = inner.term.len() == sums
-            && inner.weight.len() == sums
+            && inner.side.len() == sums
             && inner.offset.len() == sums
             && inner.first.len() == n + 1
             && inner.end_offset.len() == n
@@ -633,7 +646,7 @@ impl Inner {
                 .collect();
             from = range.end;
         }
-        inner.sums = inner.offset.clone();
+        inner.sums = (inner.offset.iter()).map(|o| o.map(f64::from)).collect();
         inner.added = vec![Added::default(); n];
         Ok(inner)
     }
@@ -711,7 +724,7 @@ impl Inner {
             let term = &self.terms[self.term[k] as usize];
             if let Some(shape) = term.parts()[part] {
                 let x = point.sums[k][part];
-                let d = self.weight[k][part] * shape.slope(x) * shape.factor(&point.real);
+                let d = self.weight(k)[part] * shape.slope(x) * shape.factor(&point.real);
                 let gate = self.gate(point, k, part);
                 out.push((self.position[k] as usize, gate * d * f64::from(count)));
             }
@@ -720,7 +733,7 @@ impl Inner {
             let part = part as usize;
             let shape = self.terms[t as usize].parts()[part].expect("a part with a factor");
             for k in (sums.start as usize..sums.end as usize).filter(|&k| self.term[k] == t) {
-                let d = self.weight[k][part] * shape.value(point.sums[k][part]);
+                let d = self.weight(k)[part] * shape.value(point.sums[k][part]);
                 out.push((self.position[k] as usize, self.gate(point, k, part) * d));
             }
         }

@@ -22,6 +22,7 @@ use crate::error::{error_units, ERROR_UNITS};
 use crate::model::{Jacobian, Model, Move};
 use crate::newton::RowSink;
 use rayon::prelude::*;
+use std::sync::Arc;
 use texel_trace::{centipawns, Coef, ParamSpace, PositionSource, TracedPosition};
 
 /// Positions per block.
@@ -265,7 +266,7 @@ pub struct LinearDataset {
     offsets: Vec<f64>,
     /// Each position's weight of middlegame values (its phase) and of endgame values
     /// (`(1 − phase) · scale`).
-    tapers: Vec<[f64; 2]>,
+    tapers: Arc<Vec<[f64; 2]>>,
     /// Each position's sums under the current values.
     sums: Vec<Sums>,
     /// Where a complexity reads the endgame part: each position's weighted endgame values
@@ -360,14 +361,14 @@ impl LinearDataset {
             layout,
             targets: Vec::with_capacity(n),
             offsets: Vec::with_capacity(n),
-            tapers: Vec::with_capacity(n),
+            tapers: Arc::default(),
             sums: vec![Sums::default(); n],
             free_end: Vec::new(),
             blocks: Vec::with_capacity(n.div_ceil(BLOCK)),
             inner: Inner::new(space),
             rescoring: since::Rescoring::default(),
         };
-        let mut extras = Vec::with_capacity(n);
+        let (mut tapers, mut extras) = (Vec::with_capacity(n), Vec::with_capacity(n));
         // Two blocks a thread at a time, appended in order: the parts held at once stay a
         // few blocks (all built first, they would hold the whole dataset twice). One at a
         // time in the unit tests, whose datasets then take several turns.
@@ -389,7 +390,7 @@ impl LinearDataset {
                 let part = part?;
                 set.targets.extend(part.targets);
                 set.offsets.extend(part.offsets);
-                set.tapers.extend(part.tapers);
+                tapers.extend(part.tapers);
                 set.blocks.push(part.block);
                 if set.inner.is_used() {
                     set.inner.extend(part.inner, n);
@@ -398,7 +399,14 @@ impl LinearDataset {
             }
         }
         set.inner.shrink_to_fit();
+        set.set_tapers(tapers);
         Ok((set, extras))
+    }
+
+    /// Takes each position's tapers, shared with its inner sums.
+    fn set_tapers(&mut self, tapers: Vec<[f64; 2]>) {
+        self.tapers = Arc::new(tapers);
+        self.inner.share_tapers(&self.tapers);
     }
 
     /// Gives every position a new target (`targets`, one a position, in order).
@@ -688,14 +696,14 @@ impl Model for LinearDataset {
             layout: self.layout.clone(),
             targets: Vec::new(),
             offsets: Vec::new(),
-            tapers: Vec::new(),
+            tapers: Arc::default(),
             sums: Vec::new(),
             free_end: Vec::new(),
             blocks: Vec::new(),
             inner: Inner::default(),
             rescoring: since::Rescoring::default(),
         };
-        let mut kept = Vec::new();
+        let (mut kept, mut tapers) = (Vec::new(), Vec::new());
         let chosen = self.blocks.iter().enumerate();
         for (_, block) in chosen.filter(|&(i, _)| texel_data::sampled(i, n)) {
             let range = block.start as usize..(block.start + block.len) as usize;
@@ -707,7 +715,7 @@ impl Model for LinearDataset {
             sample
                 .offsets
                 .extend_from_slice(&self.offsets[range.clone()]);
-            sample.tapers.extend_from_slice(&self.tapers[range.clone()]);
+            tapers.extend_from_slice(&self.tapers[range.clone()]);
             sample.sums.extend_from_slice(&self.sums[range.clone()]);
             if !self.free_end.is_empty() {
                 sample
@@ -720,6 +728,7 @@ impl Model for LinearDataset {
         if self.inner.is_used() {
             sample.inner = self.inner.only(&kept);
         }
+        sample.set_tapers(tapers);
         sample
     }
 

@@ -37,7 +37,7 @@ impl Inner {
         // the sum's side and taper, and the complexity's gate.
         let weight = |k: usize, part: usize| {
             let i = self.position[k] as usize;
-            weights[i - positions.start] * self.weight[k][part] * self.gate(point, k, part)
+            weights[i - positions.start] * self.weight(k)[part] * self.gate(point, k, part)
         };
         let n = flat.len();
         for group in entries.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
