@@ -9,6 +9,9 @@
 use crate::error::real_sigmoid;
 use crate::model::{Jacobian, Model};
 use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 /// Where a model puts one block's Jacobian entries ([`crate::Jacobian::block_rows`]).
 pub trait RowSink {
@@ -308,19 +311,53 @@ pub fn system<J: Jacobian>(
         }
         split.sum
     };
-    // A group a thread at a time, each added as soon as its turn comes: a few Hessians
-    // held, not one a group.
-    let (groups, window) = (blocks.div_ceil(per), rayon::current_num_threads().max(1));
-    let mut total = System::zero(n);
-    for first in (0..groups).step_by(window) {
-        let sums: Vec<System> = (first..(first + window).min(groups))
-            .into_par_iter()
-            .map(group)
-            .collect();
-        sums.iter().for_each(|g| total.add_system(g));
-    }
+    // Each thread takes the next group when it is free, and each group's sums join the
+    // total in group order as soon as the groups before them have: a few Hessians held at
+    // once, not one a group.
+    let groups = blocks.div_ceil(per);
+    let taken = AtomicUsize::new(0);
+    let fold = Mutex::new(Fold {
+        next: 0,
+        waiting: BTreeMap::new(),
+        total: System::zero(n),
+    });
+    (0..rayon::current_num_threads().max(1))
+        .into_par_iter()
+        .for_each(|_| loop {
+            let g = taken.fetch_add(1, Ordering::Relaxed);
+            if g >= groups {
+                break;
+            }
+            let sum = group(g);
+            let mut fold = fold.lock().unwrap_or_else(PoisonError::into_inner);
+            fold.waiting.insert(g, sum);
+            fold.add_ready();
+        });
+    let mut total = fold
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner)
+        .total;
     total.mirror();
     total
+}
+
+/// Groups' sums joining a total in group order.
+struct Fold {
+    /// The group whose sums join next.
+    next: usize,
+    /// Sums of later groups, done before it.
+    waiting: BTreeMap<usize, System>,
+    total: System,
+}
+
+impl Fold {
+    /// Adds every waiting group's sums whose turn has come.
+    fn add_ready(&mut self) {
+        while let Some(sum) = self.waiting.remove(&self.next) {
+            self.total.add_system(&sum);
+            self.next += 1;
+        }
+    }
 }
 
 /// A block's Jacobian entries as [`system`] takes them: a faint position's go straight to
