@@ -233,10 +233,10 @@ fn bench_import(args: &BenchArgs) -> Result<()> {
 }
 
 fn bench_tune(args: &BenchArgs) -> Result<()> {
-    use texel_tune::error::{choose_k, samples};
+    use texel_tune::error::{samples, take_k};
     let params = Params::default();
     let mut train = bench_load(args, &params)?;
-    let k = choose_k(&samples(&train))?.k();
+    let k = take_k(None, &samples(&train))?.k;
     let (pass_secs, rescore_secs) = bench_full_passes(&mut train, &params, k);
     crate::bench_linear::bench_linear_pass(&args.epd, args.repeat, train.len(), rescore_secs)?;
     let vars = texel_dataset::select(&texel_tune::Selection::default())?;

@@ -109,25 +109,7 @@ pub fn bench_method(n: usize, method: Method) -> Result<()> {
     say!("{n} synthetic positions, 296 values, 30 coefficients each; K 1, from zero; {method}");
     let began = Instant::now();
     let mut last = 0.0;
-    let mut on = |e: Event<LinearDataset>| {
-        if let Event::Pass(r, _) = e {
-            let seconds = r.seconds - last;
-            let kind = match (r.kind, r.real_error) {
-                (PassKind::Adam, Some(real)) => format!(
-                    "{ADAM_EPOCHS_PER_PASS} Adam epochs, {:.4} s an epoch, real values {real:.8}",
-                    seconds / ADAM_EPOCHS_PER_PASS as f64
-                ),
-                (_, Some(real)) => format!("Newton, real values {real:.8}"),
-                (_, None) => "polish".to_string(),
-            };
-            say!(
-                "pass {:>2}: {seconds:.3} s ({kind}), error {:.8}",
-                r.pass,
-                r.train_error
-            );
-            last = r.seconds;
-        }
-    };
+    let mut on = |e: Event<LinearDataset>| say_pass(&e, &mut last);
     let never = std::sync::atomic::AtomicBool::new(false);
     run(
         &mut train,
@@ -149,7 +131,7 @@ pub fn bench_method(n: usize, method: Method) -> Result<()> {
 /// printing every Newton iteration's and polish round's seconds and the peak memory: the
 /// cost of a streamed pass against `texel bench newton`'s in-memory one.
 pub fn bench_stream(n: usize) -> Result<()> {
-    use texel_tune::{Labels, StreamEvent, Streaming, TuneSettings, L2};
+    use texel_tune::{JobEvent, Labels, StreamEvent, StreamRun, Streaming, TuneSettings, L2};
     let space = space();
     let dir = tempfile::tempdir()?;
     let path = dir.path().join("bench.bin");
@@ -173,27 +155,14 @@ pub fn bench_stream(n: usize) -> Result<()> {
     say!("{n} synthetic positions, 296 values, 30 coefficients each; K 1, from zero; streamed");
     let began = Instant::now();
     let never = std::sync::atomic::AtomicBool::new(false);
-    let show = |e: StreamEvent| match e {
-        StreamEvent::Iteration {
-            number,
-            error,
-            seconds,
-            ..
-        } => {
-            say!("newton {number:>2}: {seconds:.3} s, real values {error:.8}")
+    let mut last = 0.0;
+    let show = |e: StreamEvent| {
+        if let StreamEvent::Job(JobEvent::Run(e)) = e {
+            say_pass(&e, &mut last);
         }
-        StreamEvent::Polish {
-            round,
-            moved,
-            error,
-            seconds,
-        } => {
-            say!("polish {round:>2}: {seconds:.3} s, {moved} values moved, error {error:.8}")
-        }
-        _ => {}
     };
-    let labels = (&settings, Labels::default());
-    let tuned = texel_tune::tune_streamed(&trace, (&zero, &slots), labels, None, &never, show)?;
+    let run = StreamRun::new(&settings, Labels::default());
+    let tuned = texel_tune::tune_streamed(&trace, (&zero, &slots), run, None, &never, show)?;
     say!(
         "tuned in {:.2} s (the tuner form written once, read back in every pass), error {:.8}",
         began.elapsed().as_secs_f64(),
@@ -203,4 +172,27 @@ pub fn bench_stream(n: usize) -> Result<()> {
         say!("peak memory {:.0} MiB", peak as f64 / (1 << 20) as f64);
     }
     Ok(())
+}
+
+/// A pass of a bench's run in a line: its seconds (since the last, `last`), what it was,
+/// its error.
+fn say_pass(e: &Event<LinearDataset>, last: &mut f64) {
+    let Event::Pass(r, _) = e else {
+        return;
+    };
+    let seconds = r.seconds - *last;
+    let kind = match (r.kind, r.real_error) {
+        (PassKind::Adam, Some(real)) => format!(
+            "{ADAM_EPOCHS_PER_PASS} Adam epochs, {:.4} s an epoch, real values {real:.8}",
+            seconds / ADAM_EPOCHS_PER_PASS as f64
+        ),
+        (_, Some(real)) => format!("Newton, real values {real:.8}"),
+        (_, None) => format!("polish, {} values moved", r.summary.changed),
+    };
+    say!(
+        "pass {:>2}: {seconds:.3} s ({kind}), error {:.8}",
+        r.pass,
+        r.train_error
+    );
+    *last = r.seconds;
 }

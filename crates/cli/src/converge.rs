@@ -138,10 +138,10 @@ fn converge(
         };
         let error = match event {
             // A warm start's errors are its sample's: not the table's error.
-            Event::Progress {
+            Event::Progress(texel_tune::Progress {
                 sample: Some(_), ..
-            } => return,
-            Event::Progress { error, .. } => error,
+            }) => return,
+            Event::Progress(texel_tune::Progress { error, .. }) => error,
             Event::Pass(r, _) => {
                 if passes {
                     let s = began.elapsed().as_secs_f64();

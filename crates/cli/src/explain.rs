@@ -9,16 +9,13 @@ use texel_tune::{
 
 /// What a streamed run is, said when it is asked for what it does not take.
 pub(crate) const STREAMED_RUN: &str =
-    "(a streamed run is Newton and its polish, its values written at the \
-                            end, its checkpoint after every iteration)";
+    "(a streamed run is Newton and its polish over the whole trace)";
 
 /// The option that asks a streamed run for what it does not take, in words.
 pub(crate) fn unstreamed_words(what: Unstreamed) -> String {
     let flag = match what {
         Unstreamed::Method => "--method",
-        Unstreamed::Patience => "--patience",
         Unstreamed::WarmStart => "--warm-start",
-        Unstreamed::Log => "--log",
     };
     format!("{flag} is not for --stream {STREAMED_RUN}")
 }

@@ -14,7 +14,7 @@ use texel_lab::{judged_base, LabEvent, LabJob, LabLog, LabSettings, LabSpace, Pr
 use texel_lab::{LabSubject, Verdict};
 use texel_loop::{GameProver, ProveSettings};
 use texel_run::Rerun;
-use texel_tune::error::{choose_k, samples};
+use texel_tune::error::{samples, take_k};
 use texel_tune::Model;
 
 #[derive(Args)]
@@ -92,12 +92,17 @@ pub(crate) fn judged_base_with_k<M: Model>(
 ) -> Result<M::Values> {
     let base = judged_base(space, loaded, given);
     if data.k.is_none() {
-        let chosen = choose_k(&samples(&loaded.train))?;
-        loaded.k = chosen.k();
-        say!(
-            "with the candidates at 0: {}",
-            crate::data_args::k_words(chosen)
-        );
+        let taken = take_k(None, &samples(&loaded.train))?;
+        loaded.k = taken.k;
+        if let Some(chosen) = taken.chosen {
+            say!(
+                "with the candidates at 0: {}",
+                crate::data_args::k_words(chosen)
+            );
+        }
+        if let Some(warning) = taken.warning {
+            say!("{warning}");
+        }
     }
     Ok(base)
 }

@@ -83,6 +83,10 @@ impl PassBar {
     }
 }
 
+/// What a pass's end is given to: its record, and the descent where the positions are in
+/// memory.
+pub(crate) type OnPass<'a, M> = dyn FnMut(&PassRecord, Option<&Descent<M>>) -> Result<()> + 'a;
+
 /// A tuning run as the terminal shows it: a bar for each pass, a line after it.
 pub(crate) struct TuneProgress {
     bar: PassBar,
@@ -101,13 +105,9 @@ impl TuneProgress {
     }
 
     /// Shows `event`; after a pass, calls `on_pass` (a failure is a warning).
-    pub(crate) fn show<M: Model>(
-        &mut self,
-        event: &Event<M>,
-        on_pass: &mut dyn FnMut(&PassRecord, &Descent<M>) -> Result<()>,
-    ) {
+    pub(crate) fn show<M: Model>(&mut self, event: &Event<M>, on_pass: &mut OnPass<M>) {
         match event {
-            Event::Progress {
+            Event::Progress(texel_tune::Progress {
                 pass,
                 walked,
                 pending,
@@ -115,7 +115,7 @@ impl TuneProgress {
                 error,
                 sample,
                 ..
-            } => {
+            }) => {
                 let message = match sample {
                     Some(n) => format!("{pass} (warm start on 1/{n}): error {error:.8}"),
                     None => format!(
@@ -129,7 +129,7 @@ impl TuneProgress {
                 let pass_seconds = r.seconds - self.last_seconds;
                 self.bar.pb.suspend(|| print_pass(r, pass_seconds));
                 self.last_seconds = r.seconds;
-                if let Err(e) = on_pass(r, descent) {
+                if let Err(e) = on_pass(r, *descent) {
                     (self.bar.pb).suspend(|| eprintln!("warning: report not written: {e:#}"));
                 }
             }
@@ -227,14 +227,14 @@ pub(crate) fn streaming_words(why: StreamWhy, report: bool) -> Option<String> {
 
 /// Says how a streamed run ended, in the in-memory run's words.
 pub(crate) fn say_streamed_end(ended: &Streamed) {
-    let why = end_words(ended.limited.unwrap_or(RunEnd::Converged));
+    let why = end_words(ended.end);
     say!(
         "finished after {} passes ({} Newton iterations, real values {:.8}; {} polish \
          rounds; {} values tuned): {why}",
-        ended.passes(),
+        ended.passes,
         ended.iterations,
         ended.real_error,
-        ended.polish_rounds,
+        ended.passes as u64 - ended.iterations.min(ended.passes as u64),
         ended.tuned.len()
     );
     if ended.kept_start {
@@ -243,53 +243,13 @@ pub(crate) fn say_streamed_end(ended: &Streamed) {
     crate::data_args::say_errors("end", ended.k, ended.error, ended.validation);
 }
 
-/// One event of a streamed run, in words (`None`: nothing to say).
+/// What a streamed run says besides what a run in memory says: the K it chose, a warning
+/// on its start.
 pub(crate) fn stream_words(e: StreamEvent) -> Option<String> {
-    Some(match e {
-        StreamEvent::Fitted(chosen) => crate::data_args::k_words(chosen),
-        StreamEvent::Warning(warning) => warning,
-        StreamEvent::Iteration {
-            number,
-            error,
-            fall,
-            seconds,
-        } => format!(
-            // `fall` is the drop over the new objective; said as a share of the old one.
-            "newton {number}: error {error:.8} (objective -{:.3} %) in {seconds:.2}s",
-            100.0 * fall / (1.0 + fall)
-        ),
-        StreamEvent::Polish {
-            round,
-            moved,
-            error,
-            seconds,
-        } => format!("polish {round}: {moved} values moved, error {error:.8} in {seconds:.2}s"),
-        StreamEvent::Lifted { values, error } => {
-            format!("{} (error {error:.8})", lift_words(values))
-        }
-        StreamEvent::Held { slots, min_support } => {
-            crate::guards::held_words(slots.len(), min_support)
-        }
-        StreamEvent::Pull(point) => crate::guards::pull_words(&point),
-        StreamEvent::PullChosen(c) => crate::guards::choice_words(&c),
-        StreamEvent::Checkpoint(_) => return None,
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_newton_line_says_the_fall_as_a_share_of_the_objective_before_it() {
-        // From 2.89 to 1: a fall of 1.89 over the new objective, 65.4 % of the old one.
-        let line = stream_words(StreamEvent::Iteration {
-            number: 1,
-            error: 0.1,
-            fall: 1.89,
-            seconds: 1.0,
-        });
-        let line = line.unwrap();
-        assert!(line.contains("(objective -65.398 %)"), "{line}");
+    match e {
+        StreamEvent::Fitted(chosen) => Some(crate::data_args::k_words(chosen)),
+        StreamEvent::Warning(warning) => Some(warning),
+        // The session shows a streamed run's own events as a run in memory's.
+        StreamEvent::Job(_) => None,
     }
 }

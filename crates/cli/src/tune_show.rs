@@ -116,9 +116,9 @@ impl<'a, V: Values> TuneShow<'a, V> {
             JobEvent::Run(e) => {
                 if let Some(bar) = self.progress.as_mut() {
                     let watch = &mut self.watch;
-                    bar.show(e, &mut |record, descent| match watch.as_mut() {
-                        Some(w) => w.pass(record, descent),
-                        None => Ok(()),
+                    bar.show(e, &mut |record, descent| match (watch.as_mut(), descent) {
+                        (Some(w), Some(descent)) => w.pass(record, descent),
+                        _ => Ok(()),
                     });
                 }
             }

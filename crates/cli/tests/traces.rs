@@ -882,7 +882,7 @@ fn a_streamed_tune_ends_as_the_in_memory_one_and_resumes_after_ctrl_c() {
     assert!(!dir.path().join("straight.json.ckpt").exists());
     let out = dir.path().join("stopped.json");
     let stopped = tune(&binary, &out, &["--stream", "--chunk", "30000"]);
-    let (code, said) = common::interrupt_when(stopped, |l| l.starts_with("newton 1:"));
+    let (code, said) = common::interrupt_when(stopped, |l| l.starts_with("pass 1:"));
     assert_eq!(code, Some(130), "{said}");
     let ckpt = dir.path().join("stopped.json.ckpt");
     assert!(ckpt.exists() && !out.exists(), "{said}");
@@ -939,7 +939,7 @@ fn a_streamed_run_keeps_the_run_protocol_of_an_in_memory_one() {
     let (code, said, _) = common::when_ready(
         tune(&binary, &["--stream"]),
         false,
-        |l| l.starts_with("newton 1:"),
+        |l| l.starts_with("pass 1:"),
         |first| {
             second = fails(&mut tune(&binary, &["--stream", "--fresh"]).into());
             assert!(second.contains(&first.id().to_string()), "{second}");
@@ -952,7 +952,7 @@ fn a_streamed_run_keeps_the_run_protocol_of_an_in_memory_one() {
     // Stopped, then resumed with a changed setting: refused, naming it.
     std::fs::remove_file(&out).unwrap();
     let (code, said) =
-        common::interrupt_when(tune(&binary, &["--stream"]), |l| l.starts_with("newton 1:"));
+        common::interrupt_when(tune(&binary, &["--stream"]), |l| l.starts_with("pass 1:"));
     assert_eq!(code, Some(130), "{said}");
     let ckpt = dir.path().join("tuned.json.ckpt");
     let ckpt = ckpt.to_str().unwrap();
@@ -1021,7 +1021,7 @@ fn a_streamed_run_keeps_the_run_protocol_of_an_in_memory_one() {
             .arg(dir.path().join("budget.json")),
     );
     assert!(
-        budget.contains("more than --memory 64K: streamed instead") && budget.contains("newton 1:"),
+        budget.contains("more than --memory 64K: streamed instead") && budget.contains("pass 1:"),
         "{budget}"
     );
     // --memory is a binary trace's budget: a text trace or texel's table, which load in

@@ -506,32 +506,54 @@ pub fn fresh<M: Model>(
     vars: Vec<Variable>,
     guards: Guards,
 ) -> Checkpoint<M::Values> {
-    let gains = vec![(0.0, 0); vars.len()];
-    Checkpoint {
-        kind: RunKind::Memory,
-        k,
-        positions: train.len(),
-        data,
-        passes: 0,
-        descent: DescentState {
-            sum: crate::error::chunked_sum(train.len(), |i| {
-                crate::error::squared_error(k, train.eval(i), train.target(i))
-            }),
+    let sum = crate::error::chunked_sum(train.len(), |i| {
+        crate::error::squared_error(k, train.eval(i), train.target(i))
+    });
+    let start = DescentState::starting(params, guards, sum, vars.len());
+    Checkpoint::begun(RunKind::Memory, (k, data, train.len()), start, vars)
+}
+
+impl<V: Clone> DescentState<V> {
+    /// A descent of `vars` variables that has not moved from `params` (the pull's anchor
+    /// too), whose summed error is `sum` (NaN: not read yet), Newton not begun.
+    pub(crate) fn starting(params: V, guards: Guards, sum: f64, vars: usize) -> Self {
+        DescentState {
+            sum,
             anchor: params.clone(),
             guards,
             params,
-            gains,
+            gains: vec![(0.0, 0); vars],
             probes: 0,
             cursor: Cursor::default(),
             adam: None,
             newton: None,
-        },
-        vars,
-        best: None,
-        rises: 0,
-        seconds: 0.0,
-        warm: None,
-        warm_passes: 0,
-        settings: None,
+        }
+    }
+}
+
+impl<V> Checkpoint<V> {
+    /// The checkpoint of a run of `kind` that has not started: K `k`, the fingerprint
+    /// `data` of its `positions` training positions, the descent `start` of `vars`.
+    pub(crate) fn begun(
+        kind: RunKind,
+        (k, data, positions): (f64, u64, usize),
+        start: DescentState<V>,
+        vars: Vec<Variable>,
+    ) -> Self {
+        Checkpoint {
+            kind,
+            k,
+            positions,
+            data,
+            passes: 0,
+            descent: start,
+            vars,
+            best: None,
+            rises: 0,
+            seconds: 0.0,
+            warm: None,
+            warm_passes: 0,
+            settings: None,
+        }
     }
 }

@@ -45,7 +45,7 @@
 //! assert_eq!(tuned.values, vec![100]);
 //! ```
 
-use crate::error::{choose_k, mean_error, samples, UnfitK};
+use crate::error::{mean_error, samples, take_k, UnfitK};
 use crate::job::{JobError, TuneData, TuneJob, L2};
 use crate::lambda::Lambda;
 use crate::model::Model;
@@ -179,10 +179,7 @@ pub fn tune_engine<E: Traceable>(
     if train_set.is_empty() {
         return Err(EngineTuneError::NoPositions);
     }
-    let k = match tune.settings.k {
-        Some(k) => k,
-        None => choose_k(&samples(&train_set))?.k(),
-    };
+    let k = take_k(tune.settings.k, &samples(&train_set))?.k;
     let before = mean_error(&train_set, k);
     let mut data = TuneData {
         train: train_set,

@@ -270,6 +270,37 @@ pub fn choose_k(samples: &[(i32, f64)]) -> Result<KChoice, UnfitK> {
     }
 }
 
+/// K as every run takes it: the one given, or the one [`choose_k`] chooses; and the
+/// warning of [`saturation_warning`] where the start's evaluations saturate at it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KTaken {
+    /// The K the run tunes at.
+    pub k: f64,
+    /// How it was chosen, when it was not given.
+    pub chosen: Option<KChoice>,
+    /// The start's evaluations saturate at it.
+    pub warning: Option<String>,
+}
+
+/// The one K policy of a run, in memory or streamed, texel's or a Rust engine's: `given`,
+/// or chosen on `samples` (the start's evaluations and targets of the first [`K_SAMPLE`]
+/// training positions).
+///
+/// # Errors
+/// No K is given and none can be chosen ([`choose_k`]).
+pub fn take_k(given: Option<f64>, samples: &[(i32, f64)]) -> Result<KTaken, UnfitK> {
+    let chosen = match given {
+        Some(_) => None,
+        None => Some(choose_k(samples)?),
+    };
+    let k = given.unwrap_or_else(|| chosen.map_or(0.0, KChoice::k));
+    Ok(KTaken {
+        k,
+        chosen,
+        warning: saturation_warning(samples, k),
+    })
+}
+
 /// The share of `samples` whose expected score at `k` lies within 0.001 of 0 or 1: their
 /// errors hardly move with the values.
 pub fn saturated_share(samples: &[(i32, f64)], k: f64) -> f64 {

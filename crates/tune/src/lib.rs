@@ -76,8 +76,8 @@ pub use newton::{NewtonState, RowBuilder, RowSink, MAX_LIFTS, NEWTON_TOLERANCE};
 pub use outputs::{Cleared, OutputError, Outputs};
 pub use path::{PullChoice, PullPoint, PATIENCE, PULL_PATH};
 pub use run::{
-    run, Event, PassRecord, RunEnd, RunError, RunOptions, RunResult, ADAM_EPOCHS, ADAM_RATE,
-    AUTO_WARM_POSITIONS, WARM_SAMPLE,
+    run, Event, PassRecord, Progress, RunEnd, RunError, RunOptions, RunResult, ADAM_EPOCHS,
+    ADAM_RATE, AUTO_WARM_POSITIONS, WARM_SAMPLE,
 };
 pub use select::{select_in_space, Selection, SelectionError};
 pub use session::{
@@ -85,7 +85,7 @@ pub use session::{
     SessionEvent, Subject, SubjectError,
 };
 pub use settings::{Streaming, TuneSettings, Unstreamed};
-pub use stream::{tune_streamed, Labels, StreamError, StreamEvent, StreamState, Streamed};
+pub use stream::{tune_streamed, Labels, StreamError, StreamEvent, StreamRun, Streamed};
 pub use texel_trace;
 pub use traces::{
     load_traces, survey_trace, target, TraceLoad, TraceSubject, TraceSubjectError, TraceSurvey,

@@ -7,7 +7,7 @@
 
 use crate::checkpoint::{Checkpoint, CheckpointError, RunKind};
 use crate::descent::Variable;
-use crate::error::{choose_k, samples, saturation_warning, single_result, KChoice, UnfitK};
+use crate::error::{samples, single_result, take_k, KChoice, UnfitK};
 use crate::holding::{StreamPlan, StreamWhy};
 use crate::job::{JobError, JobEvent, TuneData, TuneJob, Tuned};
 use crate::model::{Model, Values};
@@ -240,26 +240,21 @@ pub fn load_data<S: Subject>(
             result,
         });
     }
-    let start_samples = samples(&p.train);
-    let chosen_k = match k {
-        Some(_) => None,
-        None => Some(choose_k(&start_samples)?),
-    };
-    let k = k.unwrap_or_else(|| chosen_k.map_or(0.0, KChoice::k));
+    let taken = take_k(k, &samples(&p.train))?;
     let mut about = p.about;
-    if let Some(warning) = saturation_warning(&start_samples, k) {
+    if let Some(warning) = taken.warning {
         about = format!("{about}\n{warning}");
     }
     let data = TuneData {
         train: p.train,
         validation: p.validation,
-        k,
+        k: taken.k,
         fingerprint: p.fingerprint,
     };
     Ok(LoadedData {
         data,
         about,
-        chosen_k,
+        chosen_k: taken.chosen,
     })
 }
 
@@ -295,7 +290,7 @@ pub enum SessionEvent<'e, M: Model> {
     /// are opened), and why.
     Streaming(StreamWhy),
     /// A streamed run's own event.
-    Stream(StreamEvent),
+    Stream(StreamEvent<'e>),
     /// The tuned values were written, but the checkpoint could not be removed.
     CheckpointKept(OutputError),
 }

@@ -66,26 +66,20 @@ impl Default for Streaming {
 }
 
 /// A setting a streamed tune does not have (it is Newton and its polish over the whole
-/// trace, its values written at the end): the CLI names each by its option.
+/// trace): the CLI names each by its option.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Unstreamed {
     /// A method other than Newton's.
     Method,
-    /// Patience on the validation error.
-    Patience,
     /// A warm start on a sample.
     WarmStart,
-    /// A log of its passes.
-    Log,
 }
 
 impl std::fmt::Display for Unstreamed {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             Unstreamed::Method => "a method other than Newton's",
-            Unstreamed::Patience => "patience",
             Unstreamed::WarmStart => "a warm start",
-            Unstreamed::Log => "a log of its passes",
         })
     }
 }
@@ -98,9 +92,7 @@ impl TuneSettings {
         let defaults = RunOptions::default();
         [
             (Unstreamed::Method, run.method != defaults.method),
-            (Unstreamed::Patience, run.patience.is_some()),
             (Unstreamed::WarmStart, run.warm_start.is_some()),
-            (Unstreamed::Log, run.log.is_some()),
         ]
         .into_iter()
         .find_map(|(what, given)| given.then_some(what))

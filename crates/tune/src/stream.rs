@@ -21,18 +21,29 @@
 //! sets of the moves that gain. Chunks are summed in order and each chunk's sums in a fixed
 //! order of blocks, so the result does not depend on the number of threads; the values
 //! written are those of the in-memory run.
+//!
+//! The iterations and rounds are passes of the one run (`crate::run`, over the
+//! `tuner::StreamTuner`): after each, the training error of the rounded values from scratch
+//! (a pass more after a Newton iteration; a round knows it) and the held-out error, the log
+//! line, the best values on validation, patience, the limits and the checkpoint, as in
+//! memory.
 
-use crate::error::{choose_k, saturation_warning, KChoice, UnfitK};
-use crate::job::{hold_unsupported, NothingToTune, L2};
+use crate::checkpoint::{Checkpoint, RunKind};
+use crate::descent::{DescentState, Guards, Variable};
+use crate::error::{take_k, KChoice, UnfitK};
+use crate::job::{hold_unsupported, JobEvent, NothingToTune, L2};
 use crate::linear::LinearDataset;
 use crate::model::Model;
 use crate::newton::{NewtonState, FIRST_DAMPING};
-use crate::path::{PullChoice, PullPoint};
+use crate::run::{RunEnd, RunError, RunResult};
 use crate::settings::{Streaming, TuneSettings, Unstreamed};
 use crate::traces::{held_split, target};
+use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use texel_data::HeldOut;
+use texel_run::Settings;
 use texel_trace::{BinaryTrace, TraceError};
+use tuner::StreamTuner;
 
 /// How a streamed trace's positions are labelled and split (what the in-memory load does
 /// for a [`crate::TraceSubject`]).
@@ -58,7 +69,8 @@ impl Default for Labels {
 /// What a streamed tune ends with.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Streamed {
-    /// Every value of the trace's space (the untuned ones as they started).
+    /// Every value of the trace's space (the untuned ones as they started): the best on
+    /// validation where positions are held out (the start among them), else the last.
     pub values: Vec<i32>,
     /// The K used.
     pub k: f64,
@@ -73,10 +85,10 @@ pub struct Streamed {
     pub kept_start: bool,
     /// Newton iterations taken.
     pub iterations: u64,
-    /// Polish rounds that moved values.
-    pub polish_rounds: u32,
-    /// The limit (passes or time) that ended the run before it converged, if one did.
-    pub limited: Option<crate::RunEnd>,
+    /// Passes taken: Newton's iterations and the polish rounds.
+    pub passes: usize,
+    /// How the run ended (interrupted: its checkpoint holds where it was).
+    pub end: RunEnd,
     /// The slots tuned (those of the ones asked that enough positions use).
     pub tuned: Vec<usize>,
     /// The slots asked that were held at their start for want of support.
@@ -85,93 +97,40 @@ pub struct Streamed {
     pub support: Vec<(usize, usize)>,
 }
 
-impl Streamed {
-    /// Passes taken: Newton's iterations and the polish rounds.
-    pub fn passes(&self) -> usize {
-        (self.iterations + u64::from(self.polish_rounds)) as usize
-    }
-}
-
-/// What a streamed tune reports as it goes.
-#[derive(Clone, Debug, PartialEq)]
-pub enum StreamEvent {
+/// What a streamed tune reports as it goes: the K chosen, a warning on the start, and what
+/// a tune in memory reports (values held, the path of pulls, the start, every pass).
+pub enum StreamEvent<'e> {
     /// K was chosen (not given): fitted, or the convention.
     Fitted(KChoice),
     /// A warning on the start's evaluations (saturated at the K in use).
     Warning(String),
-    /// Values held at their start: they count in fewer than `min_support` training
-    /// positions.
-    Held {
-        /// Their slots.
-        slots: Vec<usize>,
-        /// The support they lack.
-        min_support: usize,
-    },
-    /// A Newton iteration was taken.
-    Iteration {
-        /// Its number, from 1.
-        number: u64,
-        /// The mean training error of the real values after it.
-        error: f64,
-        /// How much it lowered the objective, as a share of it.
-        fall: f64,
-        /// Its seconds.
-        seconds: f64,
-    },
-    /// Newton started or converged with values flat and stepped off the saddle
-    /// (`crate::newton::lift`); its iterations go on.
-    Lifted {
-        /// The flat values the step moved.
-        values: usize,
-        /// The mean training error of the real values after it.
-        error: f64,
-    },
-    /// A polish round moved values.
-    Polish {
-        /// Its number, from 1.
-        round: u32,
-        /// Values moved.
-        moved: usize,
-        /// The mean training error of the integer values after it.
-        error: f64,
-        /// Its seconds.
-        seconds: f64,
-    },
-    /// A pull of the path of pulls solved (`--l2 auto`).
-    Pull(PullPoint),
-    /// The pull the path chose, and how.
-    PullChosen(PullChoice),
-    /// Where the tune is now, for a checkpoint (after the start, every iteration and every
-    /// polish round).
-    Checkpoint(StreamState),
+    /// The tune's own event, as a tune in memory reports it (a pass's descent is `None`).
+    Job(JobEvent<'e, LinearDataset>),
 }
 
-/// Where a streamed tune is: what its checkpoint keeps (as the one checkpoint format,
-/// [`crate::Checkpoint`] of kind streamed), and what it resumes from.
-#[derive(Clone, Debug, PartialEq)]
-pub struct StreamState {
-    /// Positions of the trace it tunes.
-    pub positions: usize,
-    /// The K used.
-    pub k: f64,
-    /// The slots tuned.
-    pub tuned: Vec<usize>,
-    /// Newton's state, the in-memory run's: its real values of the tuned slots (in the
-    /// order of `tuned`), damping, chord, iterations, lifts, the mean training error there,
-    /// and whether it handed over to the polish.
-    pub newton: NewtonState,
-    /// Once Newton is done: the integer values (every value of the space) the polish is at,
-    /// and its rounds so far.
-    pub polish: Option<(Vec<i32>, u32)>,
-    /// The L2 pull toward the start (given, or chosen by the path of pulls).
-    pub l2: f64,
+/// A streamed tune's setup besides its trace and values.
+#[derive(Clone, Debug)]
+pub struct StreamRun<'a> {
+    /// How the tune runs (its log and checkpoint are written where its run says).
+    pub settings: &'a TuneSettings,
+    /// How the positions are labelled and split.
+    pub labels: Labels,
+    /// The fingerprint of the trace, labels and split a checkpoint is made for (a resume
+    /// of another is refused).
+    pub fingerprint: u64,
+    /// The settings record the checkpoints keep (a resume compares it).
+    pub record: Option<Settings>,
 }
 
-impl StreamState {
-    /// Passes taken: Newton's iterations and the polish rounds.
-    pub fn passes(&self) -> usize {
-        let rounds = self.polish.as_ref().map_or(0, |p| p.1);
-        (self.newton.iterations + u64::from(rounds)) as usize
+impl<'a> StreamRun<'a> {
+    /// A run with `settings` on positions labelled by `labels`, fingerprint 0, no record.
+    pub fn new(settings: &'a TuneSettings, labels: Labels) -> StreamRun<'a> {
+        StreamRun {
+            settings,
+            labels,
+            fingerprint: 0,
+            record: None,
+        }
     }
 }
 
@@ -205,10 +164,7 @@ pub enum StreamError {
     #[error(transparent)]
     K(#[from] UnfitK),
     /// A setting a streamed tune does not have.
-    #[error(
-        "a streamed run does not take {0} (it is Newton and its polish, its values written at \
-         the end, its checkpoint after every iteration)"
-    )]
+    #[error("a streamed run does not take {0} (it is Newton and its polish over the whole trace)")]
     Unstreamed(Unstreamed),
     /// The start values do not fit the trace's space.
     #[error("{found} start values for a space of {expected}")]
@@ -218,25 +174,42 @@ pub enum StreamError {
         /// Values given.
         found: usize,
     },
+    /// The run around the tune failed (its log or checkpoint).
+    #[error(transparent)]
+    Run(RunError),
+}
+
+impl From<RunError> for StreamError {
+    /// A reading of the positions that failed inside the run is the stream's own error.
+    fn from(e: RunError) -> StreamError {
+        match e {
+            RunError::Positions(cause) => match cause.downcast::<StreamError>() {
+                Ok(own) => *own,
+                Err(other) => StreamError::Run(RunError::Positions(other)),
+            },
+            e => StreamError::Run(e),
+        }
+    }
 }
 
 /// Tunes the values `slots` of the binary trace `trace` from `start` (every value of its
 /// space), reading the positions from the file in every pass (see the module's page), or
-/// goes on from `resume` (a checkpoint's state of the same trace). `interrupt` is looked at
-/// between chunks; `on` hears of every iteration and polish round, and of each state to
-/// checkpoint.
+/// goes on from `resume` (a checkpoint of the same trace, of kind streamed). Its passes
+/// are the one run's (`crate::run`): log, checkpoint, validation, limits. `interrupt` is
+/// looked at between chunks; `on` hears what the tune does.
 ///
 /// # Errors
-/// The trace cannot be read, the start or checkpoint does not fit, no position trains, or
-/// `interrupt`.
+/// The trace cannot be read, the start or checkpoint does not fit, no position trains,
+/// `interrupt` before the run began, or its log or checkpoint cannot be written.
 pub fn tune_streamed(
     trace: &BinaryTrace,
     (start, slots): (&[i32], &[usize]),
-    (settings, labels): (&TuneSettings, Labels),
-    resume: Option<StreamState>,
+    run: StreamRun,
+    resume: Option<Checkpoint<Vec<i32>>>,
     interrupt: &AtomicBool,
     mut on: impl FnMut(StreamEvent),
 ) -> Result<Streamed, StreamError> {
+    let settings = run.settings;
     if let Some(what) = settings.unstreamed() {
         return Err(StreamError::Unstreamed(what));
     }
@@ -245,7 +218,7 @@ pub fn tune_streamed(
         let found = start.len();
         return Err(StreamError::Start { expected, found });
     }
-    let (held, _) = held_split(trace, labels.held_out)?;
+    let (held, _) = held_split(trace, run.labels.held_out)?;
     let trained = held.iter().filter(|&&h| !h).count();
     if trained == 0 {
         return Err(StreamError::Empty);
@@ -255,125 +228,205 @@ pub fn tune_streamed(
         held,
         start,
         slots: slots.to_vec(),
-        settings,
-        labels,
+        run: run.clone(),
         streaming: settings.stream.clone(),
-        l2: settings.l2.fixed(),
         k: settings.k.unwrap_or(1.0),
         interrupt,
+        whole: Cell::new(false),
         trained: trained as f64,
         form: None,
     };
     if let Some(path) = stream.streaming.form.clone() {
         stream.form = Some(stream.write_form(&path)?);
     }
-    let fresh = resume.is_none();
-    let mut state = match resume {
-        Some(state) => stream.resumed(state)?,
+    let begun = match resume {
+        Some(c) => stream.resumed(c, &mut on)?,
         None => stream.fresh(&mut on)?,
     };
-    (stream.k, stream.slots, stream.l2) = (state.k, state.tuned.clone(), state.l2);
-    if fresh && settings.l2 == L2::Auto {
-        state = stream.chosen_pull(state, &mut on)?;
-    }
-    if state.polish.is_none() {
-        stream.newton(&mut state, &mut on)?;
-    }
-    let (values, sum, limited) = stream.polish(&mut state, &mut on)?;
-    let (values, sum, validation, kept_start) = stream.kept_or_start(values, sum)?;
-    let support = stream.changed_support(&values)?;
-    let held = slots.iter().filter(|s| !stream.slots.contains(s));
-    Ok(Streamed {
-        held: held.copied().collect(),
-        support,
-        values,
-        kept_start,
-        k: stream.k,
-        real_error: state.newton.error,
-        error: sum / stream.trained,
-        validation,
-        iterations: state.newton.iterations,
-        polish_rounds: state.polish.map_or(0, |p| p.1),
-        limited,
-        tuned: stream.slots,
-    })
+    let (result, tuner) = crate::run::drive(
+        StreamTuner::new(&stream, begun.descent.clone()),
+        (&begun, RunKind::Streamed, trace.len()),
+        &settings.run,
+        interrupt,
+        &mut |e| on(StreamEvent::Job(JobEvent::Run(e))),
+    )?;
+    stream.ended(result, &tuner, slots)
 }
 
 /// One streamed tune's inputs.
-struct Stream<'a> {
+pub(crate) struct Stream<'a> {
     trace: &'a BinaryTrace,
     held: Vec<bool>,
     start: &'a [i32],
+    /// The slots tuned (those asked that enough positions use, once the hold is done).
     slots: Vec<usize>,
-    settings: &'a TuneSettings,
-    labels: Labels,
+    run: StreamRun<'a>,
     streaming: Streaming,
-    /// The L2 pull (the path of pulls sets it for each of its solves).
-    l2: f64,
     k: f64,
     interrupt: &'a AtomicBool,
+    /// Raised while a reading must not stop half-way (the errors a finished pass is judged
+    /// by): the interrupt is then looked at after it.
+    whole: Cell<bool>,
     trained: f64,
     /// The positions' tuner form, once written.
     form: Option<form::FormFile>,
 }
 
 impl Stream<'_> {
-    /// The state of a fresh tune: K (fitted when not given), the slots enough positions
-    /// use, Newton at the start values.
-    fn fresh(&mut self, on: &mut impl FnMut(StreamEvent)) -> Result<StreamState, StreamError> {
-        let samples = self.start_samples()?;
-        if self.settings.k.is_none() {
-            let chosen = choose_k(&samples)?;
-            self.k = chosen.k();
+    /// The checkpoint of a fresh tune: K (fitted when not given), the slots enough
+    /// positions use, the pull (given, or chosen by the path of pulls), Newton at the start.
+    fn fresh(
+        &mut self,
+        on: &mut impl FnMut(StreamEvent),
+    ) -> Result<Checkpoint<Vec<i32>>, StreamError> {
+        let taken = take_k(self.run.settings.k, &self.start_samples()?)?;
+        self.k = taken.k;
+        if let Some(chosen) = taken.chosen {
             on(StreamEvent::Fitted(chosen));
         }
-        if let Some(warning) = saturation_warning(&samples, self.k) {
+        if let Some(warning) = taken.warning {
             on(StreamEvent::Warning(warning));
         }
         self.slots = self.supported(on)?;
-        let state = StreamState {
-            positions: self.trace.len(),
-            k: self.k,
-            tuned: self.slots.clone(),
-            newton: NewtonState {
-                values: self
-                    .slots
-                    .iter()
-                    .map(|&s| f64::from(self.start[s]))
-                    .collect(),
-                damping: FIRST_DAMPING,
-                iterations: 0,
-                error: f64::NAN,
-                handed_over: false,
-                chord: None,
-                curves_held: false,
-                lifts: 0,
-            },
-            polish: None,
-            l2: self.l2,
-        };
-        on(StreamEvent::Checkpoint(state.clone()));
-        Ok(state)
+        let mut begun = self.checkpoint(self.run.settings.l2.fixed());
+        if self.run.settings.l2 == L2::Auto {
+            let choice = self.chosen_pull(&begun.descent, on)?;
+            on(StreamEvent::Job(JobEvent::PullChosen(choice)));
+            begun.descent.guards.l2 = choice.l2();
+        }
+        on(StreamEvent::Job(JobEvent::Fresh(
+            self.slots.len(),
+            begun.descent.guards,
+        )));
+        Ok(begun)
     }
 
-    /// `state` checked against this trace and selection.
-    fn resumed(&self, state: StreamState) -> Result<StreamState, StreamError> {
+    /// The checkpoint a fresh tune at pull `l2` begins from.
+    fn checkpoint(&self, l2: f64) -> Checkpoint<Vec<i32>> {
+        let vars: Vec<Variable> = (self.slots.iter())
+            .map(|&slot| Variable { slot, step: 1 })
+            .collect();
+        let guards = Guards {
+            l2,
+            constraints: false,
+        };
+        let mut start = DescentState::starting(self.start.to_vec(), guards, f64::NAN, vars.len());
+        start.newton = Some(self.newton_start());
+        let figures = (self.k, self.run.fingerprint, self.trace.len());
+        let mut begun = Checkpoint::begun(RunKind::Streamed, figures, start, vars);
+        begun.settings = self.run.record.clone();
+        begun
+    }
+
+    /// Newton's state at the start values of the tuned slots.
+    fn newton_start(&self) -> NewtonState {
+        NewtonState {
+            values: self.anchor(),
+            damping: FIRST_DAMPING,
+            iterations: 0,
+            error: f64::NAN,
+            handed_over: false,
+            chord: None,
+            curves_held: false,
+            lifts: 0,
+        }
+    }
+
+    /// The start values of the tuned slots, as reals (the L2 pull's anchor).
+    fn anchor(&self) -> Vec<f64> {
+        self.slots
+            .iter()
+            .map(|&s| f64::from(self.start[s]))
+            .collect()
+    }
+
+    /// Whether the trace's evaluation multiplies tuned values (a weight that is a value).
+    fn products(&self) -> bool {
+        (self.trace.space().inner().iter())
+            .flat_map(|term| term.parts())
+            .any(|shape| shape.is_some_and(|s| s.times_value.is_some()))
+    }
+
+    /// Checkpoint `c` checked against this trace, selection and data, said; K and the
+    /// slots tuned taken from it.
+    fn resumed(
+        &mut self,
+        c: Checkpoint<Vec<i32>>,
+        on: &mut impl FnMut(StreamEvent),
+    ) -> Result<Checkpoint<Vec<i32>>, StreamError> {
         let wrong = |why: String| Err(StreamError::Checkpoint(why));
-        if state.positions != self.trace.len() {
+        if c.positions != self.trace.len() {
             let n = self.trace.len();
-            return wrong(format!("{} positions, the trace has {n}", state.positions));
+            return wrong(format!("{} positions, the trace has {n}", c.positions));
+        }
+        if c.data != self.run.fingerprint {
+            return wrong(
+                "it was made for other data (the positions, their labels or scores, the \
+                 validation share or λ differ)"
+                    .into(),
+            );
         }
         let asked: std::collections::HashSet<usize> = self.slots.iter().copied().collect();
-        if state.newton.values.len() != state.tuned.len()
-            || state.tuned.iter().any(|s| !asked.contains(s))
-        {
+        if c.vars.iter().any(|v| !asked.contains(&v.slot)) {
             return wrong("it tunes values this run does not select".into());
         }
         let values = self.trace.space().value_count();
-        if state.polish.as_ref().is_some_and(|p| p.0.len() != values) {
-            return wrong(format!("its polish is not at {values} values"));
+        if c.descent.params.len() != values {
+            return wrong(format!("its values are not the {values} of the trace"));
         }
-        Ok(state)
+        let newton = c.descent.newton.as_ref();
+        if newton.is_none_or(|n| n.values.len() != c.vars.len()) {
+            return wrong("it keeps no Newton state of its values".into());
+        }
+        (self.k, self.slots) = (c.k, c.vars.iter().map(|v| v.slot).collect());
+        on(StreamEvent::Job(JobEvent::Resumed(c.passes, c.vars.len())));
+        Ok(c)
+    }
+
+    /// What the run ended with: its values' errors, the support of those that changed.
+    fn ended(
+        &self,
+        result: RunResult<Vec<i32>>,
+        tuner: &StreamTuner,
+        asked: &[usize],
+    ) -> Result<Streamed, StreamError> {
+        let values = result.params;
+        let table = crate::error::SigmoidTable::new(self.k);
+        let sum = match tuner.values == values && tuner.sum().is_some() {
+            true => tuner.sum().unwrap_or_default(),
+            false => self.whole(|| self.integer_sum(false, &values, &table))?,
+        };
+        let validation = self.whole(|| self.validation_error(&values))?;
+        let support = self.whole(|| self.changed_support(&values))?;
+        let validated = validation.is_some() && result.passes > 0;
+        let held = asked.iter().filter(|s| !self.slots.contains(s));
+        Ok(Streamed {
+            held: held.copied().collect(),
+            support,
+            kept_start: validated && values == self.start,
+            values,
+            k: self.k,
+            real_error: tuner.newton.error,
+            error: sum / self.trained,
+            validation,
+            iterations: tuner.newton.iterations,
+            passes: result.passes,
+            end: result.end,
+            tuned: self.slots.clone(),
+        })
+    }
+
+    /// Whether the interrupt stops the reading under way.
+    fn stopped(&self) -> bool {
+        !self.whole.get() && self.interrupt.load(Ordering::Relaxed)
+    }
+
+    /// `f`, its readings not stopped half-way by the interrupt.
+    fn whole<T>(&self, f: impl FnOnce() -> T) -> T {
+        let was = self.whole.replace(true);
+        let answer = f();
+        self.whole.set(was);
+        answer
     }
 
     /// `f` of each chunk of the training (or validation) positions, in order, each scored
@@ -390,7 +443,7 @@ impl Stream<'_> {
         let (n, size) = (self.trace.len(), self.streaming.chunk.max(1));
         let mut out = Vec::new();
         for first in (0..n).step_by(size) {
-            if self.interrupt.load(Ordering::Relaxed) {
+            if self.stopped() {
                 return Err(StreamError::Stopped);
             }
             let chosen: Vec<usize> = (first..(first + size).min(n))
@@ -405,7 +458,7 @@ impl Stream<'_> {
 
     /// The positions `chosen` decoded from the file, labelled and scored at `values`.
     fn decoded(&self, chosen: &[usize], values: &[i32]) -> Result<LinearDataset, StreamError> {
-        let lambda = self.labels.lambda;
+        let lambda = self.run.labels.lambda;
         let label = |p: &texel_trace::TracedPosition| target(p, lambda);
         let space = self.trace.space();
         let (mut ds, _) = LinearDataset::from_source(space, self.trace, chosen, label, |_| ())?;
@@ -432,18 +485,20 @@ impl Stream<'_> {
     /// The slots asked that at least `min_support` training positions use (one pass), the
     /// others held and said.
     fn supported(&self, on: &mut impl FnMut(StreamEvent)) -> Result<Vec<usize>, StreamError> {
-        let min = self.settings.min_support;
+        let min = self.run.settings.min_support;
         if min == 0 {
             return Ok(self.slots.clone());
         }
         let counted = self.support_of(&self.slots)?;
         let (kept, held) = hold_unsupported(&counted, |c| c.1, min)?;
         if !held.is_empty() {
-            let slots = held.iter().map(|c| c.0).collect();
-            on(StreamEvent::Held {
-                slots,
+            let held = (held.iter())
+                .map(|&(slot, _)| Variable { slot, step: 1 })
+                .collect();
+            on(StreamEvent::Job(JobEvent::Held {
+                held,
                 min_support: min,
-            });
+            }));
         }
         Ok(kept.iter().map(|c| c.0).collect())
     }
@@ -484,3 +539,4 @@ mod form;
 mod passes;
 mod path;
 mod polish;
+mod tuner;

@@ -110,7 +110,7 @@ fn adam_then_cd_hands_over_and_resumes_exactly() {
     let dir = tempfile::tempdir().unwrap();
     let mut seen = 0;
     let first = tune(dir.path(), Method::AdamThenCd, 7, &mut |e| {
-        seen += matches!(e, Event::Progress { pass: 3, .. }) as usize;
+        seen += matches!(e, Event::Progress(texel_tune::Progress { pass: 3, .. })) as usize;
         seen == 1
     });
     assert_eq!((first.0.end, first.0.passes), (RunEnd::Interrupted, 2));
@@ -122,11 +122,11 @@ fn adam_then_cd_hands_over_and_resumes_exactly() {
     let second = tune(dir.path(), Method::AdamThenCd, 7, &mut |e| {
         matches!(
             e,
-            Event::Progress {
+            Event::Progress(texel_tune::Progress {
                 pass: 6,
                 walked: 10,
                 ..
-            }
+            })
         )
     });
     assert_eq!((second.0.end, second.0.passes), (RunEnd::Interrupted, 5));

@@ -135,7 +135,7 @@ fn stream(bytes: &[u8]) -> Result<bool, TestCaseError> {
         ..Default::default()
     };
     settings.run.passes = 6;
-    let labels = (&settings, texel_tune::Labels::default());
+    let labels = texel_tune::StreamRun::new(&settings, texel_tune::Labels::default());
     let tuned = texel_tune::tune_streamed(&trace, (&start, &slots), labels, None, &never, |_| {});
     if let Ok(t) = tuned {
         // A mean squared error of targets and expected scores in 0 to 1.

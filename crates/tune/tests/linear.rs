@@ -174,7 +174,7 @@ fn a_warm_start_tunes_a_sample_of_the_blocks_first() {
         &options,
         &never,
         &mut |e| {
-            if let Event::Pass(record, descent) = e {
+            if let Event::Pass(record, Some(descent)) = e {
                 samples.push((record.sample, descent.dataset().len()));
             }
         },

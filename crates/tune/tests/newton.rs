@@ -264,7 +264,7 @@ fn newton_on_the_table_is_the_same_on_one_or_two_threads_and_resumes_exactly() {
     let dir = tempfile::tempdir().unwrap();
     let mut seen = 0;
     let first = tune_table(dir.path(), &mut |e| {
-        seen += matches!(e, Event::Progress { pass: 3, .. }) as usize;
+        seen += matches!(e, Event::Progress(texel_tune::Progress { pass: 3, .. })) as usize;
         seen == 1
     });
     assert_eq!((first.end, first.passes), (RunEnd::Interrupted, 2));
@@ -285,7 +285,7 @@ fn newton_moves_the_values_curves_and_formulas_read_with_the_rest() {
     let dir = tempfile::tempdir().unwrap();
     let mut seen = 0;
     tune_table(dir.path(), &mut |e| {
-        seen += matches!(e, Event::Progress { pass: 2, .. }) as usize;
+        seen += matches!(e, Event::Progress(texel_tune::Progress { pass: 2, .. })) as usize;
         seen == 1
     });
     let ckpt = Checkpoint::<Params>::read(&dir.path().join("run.ckpt")).unwrap();

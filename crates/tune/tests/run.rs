@@ -66,7 +66,7 @@ fn an_interrupted_run_resumes_to_exactly_the_same_values() {
     let mut calls = 0;
     let halt = AtomicBool::new(false);
     let first = run(&mut train, &mut validation, start, &opts, &halt, &mut |e| {
-        calls += matches!(e, Event::Progress { .. }) as usize;
+        calls += matches!(e, Event::Progress(texel_tune::Progress { .. })) as usize;
         if calls == 40 {
             halt.store(true, Ordering::SeqCst);
         }
@@ -79,13 +79,13 @@ fn an_interrupted_run_resumes_to_exactly_the_same_values() {
     let (mut train, mut validation, _) = data(1500, &checkpoint.descent.params, 0);
     let halt = AtomicBool::new(false);
     let mut stop_in_moves = |e: Event<Dataset>| match e {
-        Event::Progress {
+        Event::Progress(texel_tune::Progress {
             pass: 2,
             walked,
             vars,
             moves,
             ..
-        } if walked == vars && moves >= 3 => halt.store(true, Ordering::SeqCst),
+        }) if walked == vars && moves >= 3 => halt.store(true, Ordering::SeqCst),
         _ => {}
     };
     let second = run(
@@ -305,7 +305,7 @@ fn a_warm_start_tunes_a_sample_first_and_resumes_exactly() {
         &opts,
         &AtomicBool::new(false),
         &mut |e| {
-            if let Event::Progress { error, .. } = e {
+            if let Event::Progress(texel_tune::Progress { error, .. }) = e {
                 first_progress.get_or_insert(error);
             }
         },
@@ -369,7 +369,7 @@ fn stop_and_resume(
         opts,
         &halt,
         &mut |e| {
-            if let Event::Progress { sample: s, .. } = e {
+            if let Event::Progress(texel_tune::Progress { sample: s, .. }) = e {
                 calls += usize::from(s == sample);
             }
             if calls == 30 {
@@ -409,20 +409,20 @@ fn after_the_walk_a_pass_goes_on_while_values_have_a_stored_gain() {
         &options(dir.path(), "pending"),
         &AtomicBool::new(false),
         &mut |e| match e {
-            Event::Progress {
+            Event::Progress(texel_tune::Progress {
                 walked,
                 vars,
                 pending,
                 ..
-            } => {
+            }) => {
                 assert!(
                     walked == vars || pending == 0,
                     "pending only after the walk"
                 );
                 pending_seen.push(pending);
             }
-            Event::Pass(_, descent) => ends.push(descent.pending()),
-            Event::Checkpoint(_) => {}
+            Event::Pass(_, Some(descent)) => ends.push(descent.pending()),
+            Event::Pass(_, None) | Event::Checkpoint(_) => {}
         },
     )
     .unwrap();

@@ -78,7 +78,7 @@ fn a_session_writes_its_values_and_continues_a_stopped_run() {
     // Stopped at its first pass: nothing but the checkpoint is written.
     let stop = AtomicBool::new(false);
     let stop_at_pass = &mut |e: SessionEvent<_>| {
-        if let SessionEvent::Job(JobEvent::Run(Event::Progress { .. })) = e {
+        if let SessionEvent::Job(JobEvent::Run(Event::Progress(texel_tune::Progress { .. }))) = e {
             stop.store(true, Ordering::SeqCst);
         }
     };

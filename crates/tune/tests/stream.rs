@@ -10,8 +10,9 @@ use std::sync::atomic::AtomicBool;
 use texel_tune::error::KChoice;
 use texel_tune::texel_trace::{write_binary, BinaryTrace};
 use texel_tune::{
-    tune_streamed, Labels, NothingToTune, PullChoice, StreamError, StreamEvent, StreamState,
-    Streamed, Streaming, TuneSettings, Unstreamed, DEFAULT_L2, L2, PULL_PATH,
+    tune_streamed, Checkpoint, Event, JobEvent, Labels, NothingToTune, PullChoice, RunEnd,
+    StreamError, StreamEvent, StreamRun, Streamed, Streaming, TuneSettings, Unstreamed, DEFAULT_L2,
+    L2, PULL_PATH,
 };
 
 /// 30,000 planted positions written as a binary trace in `dir`.
@@ -46,25 +47,27 @@ fn held(per_mille: u32) -> Labels {
 }
 
 /// The streamed tune of the planted trace from zero, from `resume` if given, with every
-/// state it checkpointed.
-fn tune(path: &Path, resume: Option<StreamState>) -> (Streamed, Vec<StreamState>) {
+/// checkpoint it wrote (read after each pass), its checkpoint beside the trace.
+fn tune(
+    path: &Path,
+    resume: Option<Checkpoint<Vec<i32>>>,
+) -> (Streamed, Vec<Checkpoint<Vec<i32>>>) {
     let trace = BinaryTrace::read(path).unwrap();
     let slots: Vec<usize> = (0..13).collect();
+    let kept = path.with_extension("checkpoint");
+    let mut settings = settings();
+    settings.run.checkpoint = Some(kept.clone());
     let mut states = Vec::new();
     let never = AtomicBool::new(false);
-    let ended = tune_streamed(
-        &trace,
-        (&[0; 13], &slots),
-        (&settings(), held(0)),
-        resume,
-        &never,
-        |e| {
-            if let StreamEvent::Checkpoint(s) = e {
-                states.push(s);
-            }
-        },
-    )
+    let run = StreamRun::new(&settings, held(0));
+    let ended = tune_streamed(&trace, (&[0; 13], &slots), run, resume, &never, |e| {
+        if let StreamEvent::Job(JobEvent::Run(Event::Pass(..))) = e {
+            states.extend(Checkpoint::<Vec<i32>>::read(&kept).ok());
+        }
+    })
     .unwrap();
+    states.extend(Checkpoint::<Vec<i32>>::read(&kept).ok());
+    std::fs::remove_file(&kept).unwrap();
     (ended, states)
 }
 
@@ -91,10 +94,10 @@ fn a_streamed_tune_resumes_from_any_checkpoint_to_the_same_end() {
     let path = planted_trace(dir.path());
     let (ended, states) = tune(&path, None);
     assert!(states.len() >= 3, "{}", states.len());
-    let in_newton = states
-        .iter()
-        .find(|s| s.newton.iterations == 2 && s.polish.is_none());
-    let polishing = states.iter().find(|s| s.polish.is_some());
+    let newton = |s: &Checkpoint<Vec<i32>>| s.descent.newton.clone().unwrap();
+    let in_newton = (states.iter()).find(|s| newton(s).iterations == 2 && !newton(s).handed_over);
+    // Newton handed over: the next pass is the polish's.
+    let polishing = states.iter().find(|s| newton(s).handed_over);
     for state in [in_newton, polishing] {
         let (resumed, _) = tune(&path, Some(state.unwrap().clone()));
         assert_eq!(resumed, ended);
@@ -108,25 +111,22 @@ fn a_raised_interrupt_stops_a_streamed_tune_and_a_foreign_checkpoint_is_refused(
     let trace = BinaryTrace::read(&path).unwrap();
     let slots: Vec<usize> = (0..13).collect();
     let raised = AtomicBool::new(true);
-    let stopped = tune_streamed(
-        &trace,
-        (&[0; 13], &slots),
-        (&settings(), held(0)),
-        None,
-        &raised,
-        |_| {},
-    );
-    assert!(matches!(stopped, Err(StreamError::Stopped)), "{stopped:?}");
+    let plain = settings();
+    let run = StreamRun::new(&plain, held(0));
+    let stopped = tune_streamed(&trace, (&[0; 13], &slots), run, None, &raised, |_| {});
+    let stopped = stopped.unwrap();
+    assert_eq!((stopped.end, stopped.passes), (RunEnd::Interrupted, 0));
     let (_, states) = tune(&path, None);
-    let foreign = StreamState {
+    let foreign = Checkpoint {
         positions: 29_999,
         ..states[0].clone()
     };
     let never = AtomicBool::new(false);
+    let run = StreamRun::new(&plain, held(0));
     let refused = tune_streamed(
         &trace,
         (&[0; 13], &slots),
-        (&settings(), held(0)),
+        run,
         Some(foreign),
         &never,
         |_| {},
@@ -148,7 +148,7 @@ fn a_streamed_tune_without_k_fits_it_on_the_first_training_positions_at_the_star
     let ended = tune_streamed(
         &trace,
         (&TRUTH, &[0]),
-        (&settings, held(0)),
+        StreamRun::new(&settings, held(0)),
         None,
         &never,
         |e| {
@@ -182,14 +182,15 @@ fn the_tuner_form_kept_in_a_scratch_file_gives_the_decoded_runs_end_and_goes() {
     };
     let never = AtomicBool::new(false);
     let mut seen = false;
-    let labels = (&settings, held(100));
+    let labels = StreamRun::new(&settings, held(100));
     let formed = tune_streamed(&trace, (&[0; 13], &slots), labels, None, &never, |_| {
         seen |= scratch.exists();
     })
     .unwrap();
     assert!(seen, "the form is written while the tune runs");
     assert!(!scratch.exists(), "and removed when it ends");
-    let decoding = (&self::settings(), held(100));
+    let plain = self::settings();
+    let decoding = StreamRun::new(&plain, held(100));
     let again = tune_streamed(&trace, (&[0; 13], &slots), decoding, None, &never, |_| {}).unwrap();
     assert_eq!(formed, again);
     assert_eq!(decoded.values, formed.values);
@@ -203,15 +204,15 @@ fn settings_a_streamed_tune_does_not_have_are_refused_by_their_option() {
     let trace = BinaryTrace::read(&planted_trace(dir.path())).unwrap();
     let never = AtomicBool::new(false);
     let refused = |settings: TuneSettings| {
-        let labels = (&settings, held(0));
+        let labels = StreamRun::new(&settings, held(0));
         match tune_streamed(&trace, (&TRUTH, &[0]), labels, None, &never, |_| {}) {
             Err(StreamError::Unstreamed(what)) => what,
             other => panic!("not refused: {other:?}"),
         }
     };
-    let mut patient = settings();
-    patient.run.patience = Some(2);
-    assert_eq!(refused(patient), Unstreamed::Patience);
+    let mut warm = settings();
+    warm.run.warm_start = Some(8);
+    assert_eq!(refused(warm), Unstreamed::WarmStart);
     let mut cd = settings();
     cd.run.method = texel_tune::Method::Cd;
     let said = StreamError::Unstreamed(refused(cd)).to_string();
@@ -229,22 +230,26 @@ fn a_streamed_tune_walks_the_path_of_pulls_on_its_held_out_positions() {
     let dir = tempfile::tempdir().unwrap();
     let trace = BinaryTrace::read(&planted_trace(dir.path())).unwrap();
     let slots: Vec<usize> = (0..13).collect();
-    let auto = TuneSettings {
+    let kept = dir.path().join("run.checkpoint");
+    let mut auto = TuneSettings {
         l2: L2::Auto,
         ..settings()
     };
+    auto.run.checkpoint = Some(kept.clone());
     let (mut points, mut chosen, mut states) = (Vec::new(), None, Vec::new());
     let never = AtomicBool::new(false);
     let ended = tune_streamed(
         &trace,
         (&[0; 13], &slots),
-        (&auto, held(100)),
+        StreamRun::new(&auto, held(100)),
         None,
         &never,
         |e| match e {
-            StreamEvent::Pull(p) => points.push(p),
-            StreamEvent::PullChosen(c) => chosen = Some(c),
-            StreamEvent::Checkpoint(s) => states.push(s),
+            StreamEvent::Job(JobEvent::Pull(p)) => points.push(p),
+            StreamEvent::Job(JobEvent::PullChosen(c)) => chosen = Some(c),
+            StreamEvent::Job(JobEvent::Run(Event::Pass(..))) => {
+                states.extend(Checkpoint::<Vec<i32>>::read(&kept).ok())
+            }
             _ => {}
         },
     )
@@ -262,7 +267,7 @@ fn a_streamed_tune_walks_the_path_of_pulls_on_its_held_out_positions() {
     assert_eq!(ended.values, TRUTH.to_vec());
     // Checkpoints after the choice keep its pull: a resume goes on with it.
     assert!(
-        states.last().is_some_and(|s| s.l2 == l2),
+        states.last().is_some_and(|s| s.descent.guards.l2 == l2),
         "{:?}",
         states.last()
     );
@@ -271,12 +276,12 @@ fn a_streamed_tune_walks_the_path_of_pulls_on_its_held_out_positions() {
     tune_streamed(
         &trace,
         (&[0; 13], &slots),
-        (&auto, held(0)),
+        StreamRun::new(&auto, held(0)),
         None,
         &never,
         |e| match e {
-            StreamEvent::Pull(_) => pulls += 1,
-            StreamEvent::PullChosen(c) => chosen = Some(c),
+            StreamEvent::Job(JobEvent::Pull(_)) => pulls += 1,
+            StreamEvent::Job(JobEvent::PullChosen(c)) => chosen = Some(c),
             _ => {}
         },
     )
@@ -300,13 +305,13 @@ fn a_streamed_tune_holds_the_values_too_few_positions_use() {
     let ended = tune_streamed(
         &trace,
         (&[0; 13], &slots),
-        (&holding(17_000), held(0)),
+        StreamRun::new(&holding(17_000), held(0)),
         None,
         &never,
         |e| {
-            if let StreamEvent::Held { slots, min_support } = e {
+            if let StreamEvent::Job(JobEvent::Held { held, min_support }) = e {
                 assert_eq!(min_support, 17_000);
-                on_hold = slots;
+                on_hold = held.iter().map(|v| v.slot).collect();
             }
         },
     )
@@ -322,7 +327,7 @@ fn a_streamed_tune_holds_the_values_too_few_positions_use() {
     let refused = tune_streamed(
         &trace,
         (&[0; 13], &slots),
-        (&holding(30_001), held(0)),
+        StreamRun::new(&holding(30_001), held(0)),
         None,
         &never,
         |_| {},
@@ -334,4 +339,33 @@ fn a_streamed_tune_holds_the_values_too_few_positions_use() {
         ),
         "{refused:?}"
     );
+}
+
+/// A streamed tune's passes are the one run's: a log line after each, as in memory, every
+/// pass judged on the held-out positions, and the values kept the best there.
+#[test]
+fn a_streamed_tune_logs_its_passes_and_keeps_the_best_on_validation() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = BinaryTrace::read(&planted_trace(dir.path())).unwrap();
+    let slots: Vec<usize> = (0..13).collect();
+    let log = dir.path().join("passes.jsonl");
+    let mut logged = settings();
+    logged.run.log = Some(log.clone());
+    let mut passes = Vec::new();
+    let never = AtomicBool::new(false);
+    let run = StreamRun::new(&logged, held(100));
+    let ended = tune_streamed(&trace, (&[0; 13], &slots), run, None, &never, |e| {
+        if let StreamEvent::Job(JobEvent::Run(Event::Pass(r, None))) = e {
+            passes.push(r.clone());
+        }
+    })
+    .unwrap();
+    assert_eq!(passes.len(), ended.passes);
+    let lines = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(lines.lines().count(), passes.len(), "{lines}");
+    let held_out: Vec<f64> = passes.iter().filter_map(|r| r.validation_error).collect();
+    assert_eq!(held_out.len(), passes.len());
+    let best = held_out.iter().copied().fold(f64::INFINITY, f64::min);
+    assert_eq!(ended.validation, Some(best));
+    assert_eq!(ended.values, TRUTH.to_vec());
 }

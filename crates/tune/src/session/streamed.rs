@@ -6,25 +6,15 @@
 //! changed — with the positions never held.
 
 use super::{EndData, Ended, Opening, Session, SessionError, SessionEvent, Subject, ValuesOf};
-use crate::checkpoint::{Checkpoint, CheckpointError, RunKind};
-use crate::descent::{Cursor, DescentState, Guards, Variable};
+use crate::checkpoint::{CheckpointError, RunKind};
 use crate::holding::StreamPlan;
-use crate::job::Tuned;
+use crate::job::{JobEvent, Tuned};
 use crate::log::ValueChange;
-use crate::run::{RunEnd, RunResult};
-use crate::stream::{tune_streamed, Labels, StreamError, StreamEvent, StreamState, Streamed};
+use crate::model::Model;
+use crate::run::{Event, RunEnd, RunResult};
+use crate::stream::{tune_streamed, Labels, StreamError, StreamEvent, StreamRun, Streamed};
 use crate::traces::{held_split, survey_trace, TraceSubjectError};
 use std::sync::atomic::AtomicBool;
-use std::time::Instant;
-
-/// A streamed run's checkpoints: where it began, and what its files are.
-struct Keeper<'a> {
-    start: &'a [i32],
-    fingerprint: u64,
-    record: Option<&'a texel_run::Settings>,
-    earlier: f64,
-    clock: Instant,
-}
 
 impl<S: Subject> Session<S> {
     /// The whole streamed run of `plan` (see the module's page).
@@ -45,43 +35,34 @@ impl<S: Subject> Session<S> {
             })
         })?;
         let (labels, fingerprint) = self.surveyed(&plan, interrupt, on)?;
-        // The positions' tuner form beside the checkpoint while the tune runs.
         let mut settings = self.settings.clone();
+        // The positions' tuner form beside the checkpoint while the tune runs.
         settings.stream.form = Some(self.outputs.scratch());
-        let keeper = Keeper {
-            start: &plan.start,
+        settings.run.log = self.outputs.log.clone();
+        settings.run.checkpoint = Some(self.outputs.checkpoint.clone());
+        let run = StreamRun {
+            settings: &settings,
+            labels,
             fingerprint,
-            record: self.record.as_ref(),
-            earlier: resumed.as_ref().map_or(0.0, |c| c.seconds),
-            clock: Instant::now(),
+            record: self.record.clone(),
         };
-        let state = match resumed {
-            Some(c) => Some(self.continued(c, fingerprint)?),
-            None => None,
-        };
-        let mut saved = Ok(());
-        let mut last = state.clone();
-        let tuned = tune_streamed(
-            &plan.trace,
-            (&plan.start, &plan.slots),
-            (&settings, labels),
-            state,
-            interrupt,
-            |e| match e {
-                StreamEvent::Checkpoint(state) => {
-                    if saved.is_ok() {
-                        saved = keeper.checkpoint(&state).save(&self.outputs.checkpoint);
-                    }
-                    last = Some(state);
-                }
-                e => on(SessionEvent::Stream(e)),
-            },
-        );
-        saved?;
+        let slots = (plan.start.as_slice(), plan.slots.as_slice());
+        let tuned = tune_streamed(&plan.trace, slots, run, resumed, interrupt, |e| match e {
+            StreamEvent::Job(e) => on(SessionEvent::Job(retyped(e))),
+            e => on(SessionEvent::Stream(e)),
+        });
         let start = std::mem::take(&mut plan.start);
         match tuned {
-            Err(StreamError::Stopped) => Ok(self.stopped(start, last, plan.values)),
+            Err(StreamError::Stopped) => Err(SessionError::Stopped),
+            Err(StreamError::Checkpoint(reason)) => {
+                let path = self.resume.clone().unwrap_or_default();
+                let unusable = CheckpointError::Unusable { path, reason };
+                Err(SessionError::Checkpoint(unusable))
+            }
             Err(e) => Err(SessionError::Streamed(e)),
+            Ok(tuned) if tuned.end == RunEnd::Interrupted => {
+                Ok(self.stopped(start, tuned.passes, plan.values))
+            }
             Ok(tuned) => self.streamed_end(start, tuned, plan.values, on),
         }
     }
@@ -129,14 +110,13 @@ impl<S: Subject> Session<S> {
         Ok((labels, survey.fingerprint))
     }
 
-    /// A streamed run interrupted after `last` (its checkpoint kept): nothing written.
+    /// A streamed run interrupted after `passes` (its checkpoint kept): nothing written.
     fn stopped(
         &self,
         start: Vec<i32>,
-        last: Option<StreamState>,
+        passes: usize,
         values: fn(Vec<i32>) -> ValuesOf<S>,
     ) -> Ended<S::Model> {
-        let passes = last.map_or(0, |s| s.passes());
         let result = RunResult {
             params: values(start),
             end: RunEnd::Interrupted,
@@ -170,8 +150,8 @@ impl<S: Subject> Session<S> {
         let name = |slot: usize| self.subject.name(slot);
         let result = RunResult {
             params,
-            end: tuned.limited.unwrap_or(RunEnd::Converged),
-            passes: tuned.passes(),
+            end: tuned.end,
+            passes: tuned.passes,
         };
         let changed = Tuned {
             result,
@@ -182,40 +162,6 @@ impl<S: Subject> Session<S> {
         Ok(Ended {
             tuned: changed,
             data: EndData::Streamed(Some(Box::new(tuned))),
-        })
-    }
-
-    /// The state a checkpoint of this kind continues, checked against the survey's
-    /// fingerprint.
-    fn continued(
-        &self,
-        c: Checkpoint<Vec<i32>>,
-        fingerprint: u64,
-    ) -> Result<StreamState, SessionError> {
-        let path = self.resume.as_deref().unwrap_or(&self.outputs.checkpoint);
-        let bad = |reason: &str| {
-            SessionError::Checkpoint(CheckpointError::Unusable {
-                path: path.to_path_buf(),
-                reason: reason.into(),
-            })
-        };
-        if c.data != fingerprint {
-            return Err(bad(
-                "it was made for other data (the positions, their labels or scores, \
-                 the validation share or λ differ)",
-            ));
-        }
-        let newton = (c.descent.newton).ok_or_else(|| bad("it keeps no Newton state"))?;
-        let rounds = (c.passes as u64).saturating_sub(newton.iterations);
-        let rounds = u32::try_from(rounds).map_err(|_| bad("too many polish rounds"))?;
-        let polish = (newton.handed_over).then(|| (c.descent.params.clone(), rounds));
-        Ok(StreamState {
-            positions: c.positions,
-            k: c.k,
-            tuned: c.vars.iter().map(|v| v.slot).collect(),
-            newton,
-            polish,
-            l2: c.descent.guards.l2,
         })
     }
 }
@@ -236,41 +182,18 @@ fn changes(start: &[i32], tuned: &Streamed, name: &dyn Fn(usize) -> String) -> V
     changed
 }
 
-impl Keeper<'_> {
-    /// `state` in the one checkpoint format, of kind streamed.
-    fn checkpoint(&self, state: &StreamState) -> Checkpoint<Vec<i32>> {
-        let vars: Vec<Variable> = (state.tuned.iter())
-            .map(|&slot| Variable { slot, step: 1 })
-            .collect();
-        let rounds = state.polish.as_ref().map_or(0, |p| p.1);
-        let params = state.polish.as_ref().map_or(self.start, |p| &p.0);
-        Checkpoint {
-            kind: RunKind::Streamed,
-            k: state.k,
-            positions: state.positions,
-            data: self.fingerprint,
-            passes: (state.newton.iterations + u64::from(rounds)) as usize,
-            descent: DescentState {
-                params: params.to_vec(),
-                anchor: self.start.to_vec(),
-                guards: Guards {
-                    l2: state.l2,
-                    constraints: false,
-                },
-                sum: state.newton.error,
-                gains: vec![(0.0, 0); vars.len()],
-                probes: 0,
-                cursor: Cursor::default(),
-                adam: None,
-                newton: Some(state.newton.clone()),
-            },
-            vars,
-            best: None,
-            rises: 0,
-            seconds: self.earlier + self.clock.elapsed().as_secs_f64(),
-            warm: None,
-            warm_passes: 0,
-            settings: self.record.cloned(),
-        }
+/// A streamed tune's event as the session's model's: a pass's descent is `None` there.
+fn retyped<M: Model>(e: JobEvent<crate::LinearDataset>) -> JobEvent<M> {
+    match e {
+        JobEvent::Held { held, min_support } => JobEvent::Held { held, min_support },
+        JobEvent::Pull(p) => JobEvent::Pull(p),
+        JobEvent::PullChosen(c) => JobEvent::PullChosen(c),
+        JobEvent::Fresh(vars, guards) => JobEvent::Fresh(vars, guards),
+        JobEvent::Resumed(passes, vars) => JobEvent::Resumed(passes, vars),
+        JobEvent::Run(run) => JobEvent::Run(match run {
+            Event::Progress(progress) => Event::Progress(progress),
+            Event::Pass(record, _) => Event::Pass(record, None),
+            Event::Checkpoint(path) => Event::Checkpoint(path),
+        }),
     }
 }

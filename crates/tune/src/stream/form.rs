@@ -7,7 +7,6 @@ use super::{Stream, StreamError};
 use crate::linear::LinearDataset;
 use std::io::{BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
 
 /// One chunk's training or validation positions in the file.
 struct Blob {
@@ -77,7 +76,7 @@ impl FormFile {
         let mut input = BufReader::with_capacity(1 << 20, file);
         let (mut out, mut at, values) = (Vec::new(), 0, values.to_vec());
         for blob in self.blobs.iter().filter(|b| b.validation == validation) {
-            if stream.interrupt.load(Ordering::Relaxed) {
+            if stream.stopped() {
                 return Err(StreamError::Stopped);
             }
             let skip = i64::try_from(blob.offset - at).map_err(std::io::Error::other);
@@ -115,7 +114,7 @@ impl Stream<'_> {
         };
         let (n, size) = (self.trace.len(), self.streaming.chunk.max(1));
         for first in (0..n).step_by(size) {
-            if self.interrupt.load(Ordering::Relaxed) {
+            if self.stopped() {
                 return Err(StreamError::Stopped);
             }
             for validation in [false, true] {

@@ -2,18 +2,14 @@
 //! the file once, chunk by chunk, and Newton's iterations are the one iteration of
 //! `crate::newton` (the same as in memory).
 
-use super::{Stream, StreamError, StreamEvent, StreamState};
+use super::{Stream, StreamError};
 use crate::error::real_sigmoid;
 use crate::linear::LinearDataset;
 use crate::model::Model;
 use crate::newton::chain;
 use crate::newton::chain::Hold;
 use crate::newton::rows::{self, System};
-use crate::newton::{
-    commit, ends_phase, lift, propose, Memory, Passes, Pull, FIRST_DAMPING, MAX_ITERATIONS,
-    MAX_LIFTS,
-};
-use std::time::Instant;
+use crate::newton::Passes;
 
 /// Step lengths one line-search pass judges: a pass costs the reading of the file, so it
 /// judges eight lengths (1, ½, … 1/128) at once.
@@ -23,107 +19,6 @@ const LENGTHS_PER_PASS: usize = 8;
 const CHORD_LENGTHS_PER_PASS: usize = 2;
 
 impl Stream<'_> {
-    /// Newton's iterations from `state` until one lowers the objective by less than
-    /// `NEWTON_TOLERANCE` of it (or none can); then the values rounded for the polish.
-    pub(super) fn newton(
-        &self,
-        state: &mut StreamState,
-        on: &mut impl FnMut(StreamEvent),
-    ) -> Result<(), StreamError> {
-        let anchor: Vec<f64> = self
-            .slots
-            .iter()
-            .map(|&s| f64::from(self.start[s]))
-            .collect();
-        let pull = Pull {
-            l2: self.l2,
-            anchor: &anchor,
-        };
-        let mut memory = Memory {
-            damping: state.newton.damping,
-            chord: state.newton.chord.clone(),
-            factor: None,
-        };
-        let limit = u64::from(MAX_ITERATIONS).min(self.settings.run.passes as u64);
-        let mut passes = StreamPasses {
-            stream: self,
-            ahead: None,
-            composed: !self.trace.space().inner().is_empty(),
-            chord: false,
-        };
-        let products = (self.trace.space().inner().iter())
-            .flat_map(|term| term.parts())
-            .any(|shape| shape.is_some_and(|s| s.times_value.is_some()));
-        if state.newton.iterations == 0 && state.newton.lifts == 0 {
-            // A start on a saddle is stepped off before the first iteration, as in memory.
-            self.lifted(&mut passes, state, (&pull, &mut memory), on)?;
-        }
-        while state.newton.iterations < limit && !self.settings.run.out_of_time() {
-            let clock = Instant::now();
-            let newton = &mut state.newton;
-            let tried = propose(&mut passes, &newton.values, &pull, &mut memory)?;
-            let sum_now = tried.sum_now;
-            let (fall, taken) = commit(&mut memory, tried, true);
-            let cut = taken.as_ref().is_some_and(|t| !t.full);
-            (newton.damping, newton.chord) = (memory.damping, memory.chord.clone());
-            newton.error = sum_now / self.trained;
-            if let Some(taken) = taken {
-                (newton.values, newton.iterations) = (taken.x, newton.iterations + 1);
-                newton.error = taken.sum / self.trained;
-                on(StreamEvent::Iteration {
-                    number: newton.iterations,
-                    error: newton.error,
-                    fall,
-                    seconds: clock.elapsed().as_secs_f64(),
-                });
-            }
-            if ends_phase(fall, cut, products)
-                && !self.lifted(&mut passes, state, (&pull, &mut memory), on)?
-            {
-                break;
-            }
-            on(StreamEvent::Checkpoint(state.clone()));
-        }
-        state.polish = Some((self.rounded(&state.newton.values), 0));
-        state.newton.handed_over = true;
-        on(StreamEvent::Checkpoint(state.clone()));
-        Ok(())
-    }
-
-    /// Where Newton starts or converged with values flat: the step off the saddle
-    /// (`crate::newton::lift`), taken into `state` with a fresh damping; whether one was.
-    fn lifted(
-        &self,
-        passes: &mut StreamPasses,
-        state: &mut StreamState,
-        (pull, memory): (&Pull, &mut Memory),
-        on: &mut impl FnMut(StreamEvent),
-    ) -> Result<bool, StreamError> {
-        let newton = &mut state.newton;
-        if !passes.composed || newton.lifts >= MAX_LIFTS {
-            return Ok(false);
-        }
-        newton.lifts += 1;
-        // A fresh state's error is not known yet (NaN): the lift reads it.
-        let objective = (!newton.error.is_nan())
-            .then(|| newton.error * self.trained + pull.penalty(&newton.values));
-        let Some(lift) = lift(passes, &newton.values, pull, objective)? else {
-            return Ok(false);
-        };
-        (newton.values, newton.error) = (lift.taken.x, lift.taken.sum / self.trained);
-        *memory = Memory {
-            damping: FIRST_DAMPING,
-            chord: None,
-            factor: None,
-        };
-        (newton.damping, newton.chord) = (FIRST_DAMPING, None);
-        on(StreamEvent::Lifted {
-            values: lift.values,
-            error: newton.error,
-        });
-        Ok(true)
-    }
-
     /// `f` of each chunk of the training positions at real values `x` of the tuned slots
     /// (`delta`: their distance from the start), the chunks' answers in order.
     fn at<T>(
@@ -141,16 +36,28 @@ impl Stream<'_> {
 /// near the optimum a step is taken whole and the next iterations are chord steps, which
 /// then need no pass of their own for their gradient (a fresh iteration's pass costs a
 /// few per cent more for it).
-struct StreamPasses<'s, 'a> {
+pub(super) struct StreamPasses<'s, 'a> {
     stream: &'s Stream<'a>,
     /// The values at the whole step of the last line search, their summed error and
     /// gradient.
-    ahead: Option<(Vec<f64>, SumGradient)>,
+    pub ahead: Option<(Vec<f64>, SumGradient)>,
     /// The trace composes inner sums: every answer goes through the chain rule
     /// (`crate::newton::chain`), each chunk scored at the start values.
-    composed: bool,
+    pub composed: bool,
     /// The last pass asked for was a gradient: the iteration is a chord step.
     chord: bool,
+}
+
+impl<'s, 'a> StreamPasses<'s, 'a> {
+    /// The passes of `stream`, knowing the gradient `ahead` of the last line search.
+    pub fn new(stream: &'s Stream<'a>, ahead: Option<(Vec<f64>, SumGradient)>) -> Self {
+        StreamPasses {
+            stream,
+            ahead,
+            composed: !stream.trace.space().inner().is_empty(),
+            chord: false,
+        }
+    }
 }
 
 impl StreamPasses<'_, '_> {
@@ -161,7 +68,7 @@ impl StreamPasses<'_, '_> {
 }
 
 /// A summed error and its gradient.
-type SumGradient = (f64, Vec<f64>);
+pub(super) type SumGradient = (f64, Vec<f64>);
 
 /// The summed error and gradient of chunk answers, added in order.
 fn added(parts: Vec<rows::ErrorGradient>, n: usize) -> SumGradient {

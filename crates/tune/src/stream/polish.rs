@@ -1,13 +1,11 @@
-//! The streamed polish on the integer lattice: the rounds of `crate::polish`, each of their
-//! readings (the probes, then the trials) a pass over the chunks.
+//! The streamed polish on the integer lattice: the rounds of `crate::polish` (taken by
+//! `super::tuner`), each of their readings (the probes, then the trials) a pass over the
+//! chunks; the integer errors of the training and held-out positions.
 
-use super::{Stream, StreamError, StreamEvent, StreamState};
-use crate::descent::Variable;
+use super::{Stream, StreamError};
 use crate::error::SigmoidTable;
 use crate::model::Model;
-use crate::polish::{probe_changes, round, summed_error, trial_sums, Lattice, Moves, Objective};
-use crate::RunEnd;
-use std::time::Instant;
+use crate::polish::{probe_changes, summed_error, trial_sums, Lattice, Moves};
 use texel_trace::in_bounds;
 
 impl Stream<'_> {
@@ -24,54 +22,6 @@ impl Stream<'_> {
         values
     }
 
-    /// The polish from where `state` is: the values, their summed training error, and
-    /// the limit that stopped it (pass or time), if one did. Its rounds are those of memory
-    /// (`crate::polish`), each reading a pass over the chunks.
-    pub(super) fn polish(
-        &self,
-        state: &mut StreamState,
-        on: &mut impl FnMut(StreamEvent),
-    ) -> Result<(Vec<i32>, f64, Option<RunEnd>), StreamError> {
-        let table = SigmoidTable::new(self.k);
-        let (mut values, mut rounds) = state.polish.clone().expect("Newton is done");
-        let mut sum = self.integer_sum(false, &values, &table)?;
-        let vars: Vec<Variable> = (self.slots.iter())
-            .map(|&slot| Variable { slot, step: 1 })
-            .collect();
-        let anchor = self.start.to_vec();
-        let objective = Objective {
-            anchor: &anchor,
-            l2: self.l2,
-            constraints: false,
-        };
-        let mut lattice = Chunked {
-            stream: self,
-            table: &table,
-        };
-        loop {
-            if (state.newton.iterations + u64::from(rounds)) as usize >= self.settings.run.passes {
-                return Ok((values, sum, Some(RunEnd::PassLimit)));
-            }
-            if self.settings.run.out_of_time() {
-                return Ok((values, sum, Some(RunEnd::TimeLimit)));
-            }
-            let clock = Instant::now();
-            let Some(done) = round(&mut lattice, (&values, sum), &vars, &objective)? else {
-                break;
-            };
-            (values, sum, rounds) = (done.values, done.sum, rounds + 1);
-            on(StreamEvent::Polish {
-                round: rounds,
-                moved: done.moved,
-                error: sum / self.trained,
-                seconds: clock.elapsed().as_secs_f64(),
-            });
-            state.polish = Some((values.clone(), rounds));
-            on(StreamEvent::Checkpoint(state.clone()));
-        }
-        Ok((values, sum, None))
-    }
-
     /// The summed error of the rounded evaluations at `values` over the training (or
     /// validation) positions: one pass.
     pub(super) fn integer_sum(
@@ -82,26 +32,6 @@ impl Stream<'_> {
     ) -> Result<f64, StreamError> {
         let parts = self.chunks(validation, values, |ds| summed_error(ds, table))?;
         Ok(parts.iter().sum())
-    }
-
-    /// The tuned `values` (summed training error `sum`) with their mean validation error,
-    /// or the start's where the tuned values score the held-out positions no better; and
-    /// whether the start was given back.
-    pub(super) fn kept_or_start(
-        &self,
-        values: Vec<i32>,
-        sum: f64,
-    ) -> Result<(Vec<i32>, f64, Option<f64>, bool), StreamError> {
-        let Some(tuned) = self.validation_error(&values)? else {
-            return Ok((values, sum, None, false));
-        };
-        let start = self.validation_error(self.start)?.unwrap_or(f64::INFINITY);
-        if tuned < start || values == self.start {
-            return Ok((values, sum, Some(tuned), false));
-        }
-        let table = SigmoidTable::new(self.k);
-        let start_sum = self.integer_sum(false, self.start, &table)?;
-        Ok((self.start.to_vec(), start_sum, Some(start), true))
     }
 
     /// The mean validation error of `values` (`None` when nothing is held out).
@@ -117,9 +47,11 @@ impl Stream<'_> {
 }
 
 /// The training positions read chunk by chunk, as a polish round reads them.
-struct Chunked<'s, 'a> {
-    stream: &'s Stream<'a>,
-    table: &'s SigmoidTable,
+pub(super) struct Chunked<'s, 'a> {
+    /// The stream read.
+    pub stream: &'s Stream<'a>,
+    /// The error function of the integer evaluations.
+    pub table: &'s SigmoidTable,
 }
 
 impl Lattice<Vec<i32>> for Chunked<'_, '_> {

@@ -1,0 +1,109 @@
+//! A run over positions in memory: the start checked against the data, a warm start on a
+//! sample where the method takes one, then the one run over all of them.
+
+use super::runner::{open_log, Runner};
+use super::standing::Standing;
+use super::tuner::Loaded;
+use super::{Event, RunEnd, RunError, RunOptions, RunResult};
+use crate::checkpoint::{Checkpoint, CheckpointError, RunKind};
+use crate::descent::Descent;
+use crate::model::Model;
+use std::sync::atomic::AtomicBool;
+
+/// Refuses a start made for another number of training positions or values.
+fn check_start<M: Model>(
+    train: &M,
+    start: &Checkpoint<M::Values>,
+    options: &RunOptions,
+) -> Result<(), RunError> {
+    let values = crate::Values::values(&start.descent.params).len();
+    let reason = if start.positions != train.len() {
+        format!(
+            "made for {} training positions, the data has {}",
+            start.positions,
+            train.len()
+        )
+    } else if values != train.slot_count() {
+        format!(
+            "made for {values} values, the evaluation has {}",
+            train.slot_count()
+        )
+    } else {
+        return Ok(());
+    };
+    let path = options.checkpoint.clone().unwrap_or_default();
+    Err(CheckpointError::Unusable { path, reason }.into())
+}
+
+/// The warm start's sample of a run from `start` over `positions`: a checkpoint's, or on a
+/// fresh start the options'.
+fn warm_of<V>(start: &Checkpoint<V>, options: &RunOptions, positions: usize) -> Option<usize> {
+    start.warm.or_else(|| {
+        let fresh = start.passes == 0 && !start.descent.cursor.active;
+        options.warm_sample(positions).filter(|_| fresh)
+    })
+}
+
+/// Runs passes until convergence, the pass limit, patience, or `interrupt` is raised (it is
+/// looked at after every event: Ctrl-C, or the caller's own reason).
+/// Starts from `start` (a fresh checkpoint, `passes` 0) — the training set must be traced
+/// with `start.descent.params`. With validation positions, the values kept are those with
+/// the lowest validation error of the start and every pass.
+///
+/// # Errors
+/// A checkpoint made for other data, or a log or checkpoint that cannot be written.
+pub fn run<M: Model>(
+    train: &mut M,
+    validation: &mut M,
+    start: Checkpoint<M::Values>,
+    options: &RunOptions,
+    interrupt: &AtomicBool,
+    events: &mut dyn FnMut(Event<M>),
+) -> Result<RunResult<M::Values>, RunError> {
+    check_start(train, &start, options)?;
+    let warm = warm_of(&start, options, train.len());
+    let (k, vars) = (start.k, start.vars.clone());
+    let (mut standing, mut log) = (
+        Standing::new(&start, RunKind::Memory, train.len(), warm),
+        open_log(options)?,
+    );
+    let mut state = start.descent;
+    if let Some(n) = warm {
+        let mut sample = train.sample(n);
+        sample.rescore(&state.params);
+        let mut descent = Descent::resume(&mut sample, state, k, vars.clone());
+        if start.warm.is_none() {
+            // A fresh run's error sum is that of every position: the sample's from scratch.
+            descent.refresh();
+        }
+        standing.warm_error = descent.error();
+        let tuner = Loaded {
+            descent,
+            validation: &mut *validation,
+        };
+        let mut runner = Runner::new(tuner, standing, (options, log), interrupt);
+        runner.judge_start()?;
+        if let Some(result) = runner.passes(events)? {
+            return Ok(result);
+        }
+        state = runner.tuner.descent.state();
+        state.gains.fill((0.0, 0));
+        (standing, log) = (runner.standing, runner.log);
+    }
+    let mut descent = Descent::resume(train, state, k, vars);
+    if warm.is_some() {
+        // Over all positions from the warm start's values: every error from scratch.
+        descent.refresh();
+    }
+    let tuner = Loaded {
+        descent,
+        validation,
+    };
+    let mut runner = Runner::new(tuner, standing, (options, log), interrupt);
+    match warm {
+        Some(_) => runner.save()?,
+        None => runner.judge_start()?,
+    }
+    let result = runner.passes(events)?;
+    Ok(result.unwrap_or_else(|| runner.finish(RunEnd::PassLimit)))
+}

@@ -1,0 +1,289 @@
+//! The streamed positions as the run's [`Tuner`]: each Newton iteration and each polish
+//! round reads the file (the iteration's passes in `passes`, the round's in `polish`), and
+//! the values the run stands at are kept as the checkpoint keeps them (Newton's state,
+//! its real values rounded, their summed training error once read).
+
+use super::passes::{StreamPasses, SumGradient};
+use super::polish::Chunked;
+use super::{Stream, StreamError};
+use crate::descent::{relative_fall, Cursor, DescentState, Guards, PassSummary, Variable};
+use crate::error::SigmoidTable;
+use crate::linear::LinearDataset;
+use crate::newton::{
+    commit, ends_phase, lift, propose, Factor, Memory, NewtonState, Pull, FIRST_DAMPING, MAX_LIFTS,
+};
+use crate::polish::{round, Objective};
+use crate::run::{RunError, Tuner};
+
+/// A streamed tune's values and Newton's memory between passes.
+pub(crate) struct StreamTuner<'s, 'a> {
+    pub(super) stream: &'s Stream<'a>,
+    /// The tuned values (Newton's real values rounded; every value of the space).
+    pub(super) values: Vec<i32>,
+    /// Newton's state.
+    pub(super) newton: NewtonState,
+    /// The summed training error of `values` (NaN until read).
+    sum: f64,
+    /// The L2 pull toward the start (given, or chosen by the path of pulls).
+    l2: f64,
+    /// The factored Hessian Newton's chord steps reuse (taken again after a resume).
+    factor: Option<Factor>,
+    /// The line search's gradient at its whole step, which a chord step reuses.
+    ahead: Option<(Vec<f64>, SumGradient)>,
+    /// The tuned slots as variables of step 1.
+    vars: Vec<Variable>,
+    /// The error function of the integer evaluations.
+    table: SigmoidTable,
+}
+
+impl<'s, 'a> StreamTuner<'s, 'a> {
+    /// The tuner of `stream` at `state` (a fresh start's or a checkpoint's).
+    pub(super) fn new(stream: &'s Stream<'a>, state: DescentState<Vec<i32>>) -> Self {
+        let newton = state.newton.unwrap_or_else(|| stream.newton_start());
+        StreamTuner {
+            stream,
+            values: state.params,
+            newton,
+            sum: state.sum,
+            l2: state.guards.l2,
+            factor: None,
+            ahead: None,
+            vars: (stream.slots.iter())
+                .map(|&slot| Variable { slot, step: 1 })
+                .collect(),
+            table: SigmoidTable::new(stream.k),
+        }
+    }
+
+    /// The summed training error of the values now, once read.
+    pub(super) fn sum(&self) -> Option<f64> {
+        Some(self.sum).filter(|s| !s.is_nan())
+    }
+
+    /// The summed training error of the values now (one pass when not known).
+    fn summed(&mut self) -> Result<f64, StreamError> {
+        if self.sum.is_nan() {
+            self.sum = self.stream.integer_sum(false, &self.values, &self.table)?;
+        }
+        Ok(self.sum)
+    }
+
+    /// Newton's state restarted at pull `l2` from where it is (a path of pulls' next
+    /// solve): a fresh phase, no factor.
+    pub(super) fn repull(&mut self, l2: f64) {
+        self.newton = self.newton.clone().restarted();
+        (self.factor, self.ahead, self.l2) = (None, None, l2);
+    }
+
+    /// One Newton iteration (the lift off a saddle before the first, and where the phase
+    /// would end), then the values rounded; `Stopped` leaves everything as it was.
+    pub(super) fn iterate(&mut self) -> Result<PassSummary, StreamError> {
+        let stream = self.stream;
+        let anchor = stream.anchor();
+        let pull = Pull {
+            l2: self.l2,
+            anchor: &anchor,
+        };
+        let mut passes = StreamPasses::new(stream, self.ahead.take());
+        let mut newton = self.newton.clone();
+        let mut lifted = 0;
+        if newton.iterations == 0 && newton.lifts == 0 {
+            // A start on a saddle is stepped off before the first iteration, as in memory.
+            lifted = self.lifted(&mut passes, &mut newton, &pull)?;
+        }
+        let mut memory = Memory {
+            damping: newton.damping,
+            chord: newton.chord.clone(),
+            factor: if lifted > 0 { None } else { self.factor.take() },
+        };
+        let tried = propose(&mut passes, &newton.values, &pull, &mut memory)?;
+        let sum_now = tried.sum_now;
+        let (fall, taken) = commit(&mut memory, tried, true);
+        let cut = taken.as_ref().is_some_and(|t| !t.full);
+        (newton.damping, newton.chord) = (memory.damping, memory.chord);
+        newton.error = sum_now / stream.trained;
+        if let Some(taken) = taken {
+            newton.values = taken.x;
+            newton.error = taken.sum / stream.trained;
+        }
+        newton.iterations += 1;
+        self.factor = memory.factor;
+        if ends_phase(fall, cut, stream.products()) {
+            let more = self.lifted(&mut passes, &mut newton, &pull)?;
+            newton.handed_over = more == 0;
+            lifted += more;
+        }
+        self.ahead = passes.ahead;
+        Ok(self.moved_to(newton, fall, lifted))
+    }
+
+    /// Newton at `newton` now, its values rounded: what the iteration did.
+    fn moved_to(&mut self, newton: NewtonState, fall: f64, lifted: usize) -> PassSummary {
+        let values = self.stream.rounded(&newton.values);
+        let changed = (values.iter().zip(&self.values))
+            .filter(|(a, b)| a != b)
+            .count();
+        if changed > 0 {
+            (self.values, self.sum) = (values, f64::NAN);
+        }
+        self.newton = newton;
+        PassSummary {
+            error: self.newton.error,
+            fall,
+            moves: changed as u64,
+            changed,
+            probes: 0,
+            lifted,
+        }
+    }
+
+    /// Where Newton starts or converged with values flat: the step off the saddle
+    /// (`crate::newton::lift`), taken into `newton` with a fresh damping; the flat values it
+    /// moved (0: none).
+    fn lifted(
+        &mut self,
+        passes: &mut StreamPasses,
+        newton: &mut NewtonState,
+        pull: &Pull,
+    ) -> Result<usize, StreamError> {
+        if !passes.composed || newton.lifts >= MAX_LIFTS {
+            return Ok(0);
+        }
+        newton.lifts += 1;
+        let trained = self.stream.trained;
+        // A fresh state's error is not known yet (NaN): the lift reads it.
+        let objective =
+            (!newton.error.is_nan()).then(|| newton.error * trained + pull.penalty(&newton.values));
+        let Some(lift) = lift(passes, &newton.values, pull, objective)? else {
+            return Ok(0);
+        };
+        (newton.values, newton.error) = (lift.taken.x, lift.taken.sum / trained);
+        (newton.damping, newton.chord) = (FIRST_DAMPING, None);
+        self.factor = None;
+        Ok(lift.values)
+    }
+
+    /// One round of the polish; `Stopped` leaves everything as it was.
+    fn polished(&mut self) -> Result<PassSummary, StreamError> {
+        let sum = self.summed()?;
+        let anchor = self.stream.start.to_vec();
+        let objective = Objective {
+            anchor: &anchor,
+            l2: self.l2,
+            constraints: false,
+        };
+        let mut lattice = Chunked {
+            stream: self.stream,
+            table: &self.table,
+        };
+        let done = round(&mut lattice, (&self.values, sum), &self.vars, &objective)?;
+        let moved = done.as_ref().map_or(0, |r| r.moved);
+        if let Some(done) = done {
+            (self.values, self.sum) = (done.values, done.sum);
+        }
+        let trained = self.stream.trained;
+        Ok(PassSummary {
+            error: self.sum / trained,
+            fall: relative_fall(sum, self.sum),
+            moves: moved as u64,
+            changed: moved,
+            probes: 2 * self.vars.len() as u64,
+            lifted: 0,
+        })
+    }
+}
+
+/// A pass's answer, or `None` where the interrupt stopped it.
+fn stopped_or<T>(answer: Result<T, StreamError>) -> Result<Option<T>, RunError> {
+    match answer {
+        Ok(t) => Ok(Some(t)),
+        Err(StreamError::Stopped) => Ok(None),
+        Err(e) => Err(RunError::Positions(Box::new(e))),
+    }
+}
+
+/// A reading of the positions that must not stop half-way.
+fn read<T>(answer: Result<T, StreamError>) -> Result<T, RunError> {
+    answer.map_err(|e| RunError::Positions(Box::new(e)))
+}
+
+impl<'d, 's: 'd, 'a: 'd> Tuner<'d> for StreamTuner<'s, 'a> {
+    type Model = LinearDataset;
+
+    fn descent(&self) -> Option<&crate::Descent<'d, LinearDataset>> {
+        None
+    }
+
+    fn descent_mut(&mut self) -> Option<&mut crate::Descent<'d, LinearDataset>> {
+        None
+    }
+
+    fn newton_iteration(&mut self) -> Result<Option<PassSummary>, RunError> {
+        let done = self.iterate();
+        stopped_or(done)
+    }
+
+    fn polish_round(&mut self) -> Result<Option<PassSummary>, RunError> {
+        let done = self.polished();
+        stopped_or(done)
+    }
+
+    fn lattice_polish(&self) -> bool {
+        true
+    }
+
+    fn train_error(&mut self) -> Result<f64, RunError> {
+        let sum = self.stream.whole(|| self.summed());
+        Ok(read(sum)? / self.stream.trained)
+    }
+
+    fn validation_error(&mut self) -> Result<Option<f64>, RunError> {
+        let stream = self.stream;
+        read(stream.whole(|| stream.validation_error(&self.values)))
+    }
+
+    fn newton_iterations(&self) -> u64 {
+        self.newton.iterations
+    }
+
+    fn newton_handed_over(&self) -> bool {
+        self.newton.handed_over
+    }
+
+    fn hand_over_to_polish(&mut self) {
+        self.newton.handed_over = true;
+    }
+
+    fn real_error(&self) -> Option<f64> {
+        Some(self.newton.error).filter(|e| !e.is_nan())
+    }
+
+    fn error(&self) -> f64 {
+        self.sum / self.stream.trained
+    }
+
+    fn params(&self) -> &Vec<i32> {
+        &self.values
+    }
+
+    fn state(&self) -> DescentState<Vec<i32>> {
+        DescentState {
+            params: self.values.clone(),
+            anchor: self.stream.start.to_vec(),
+            guards: Guards {
+                l2: self.l2,
+                constraints: false,
+            },
+            sum: self.sum,
+            gains: vec![(0.0, 0); self.vars.len()],
+            probes: 0,
+            cursor: Cursor::default(),
+            adam: None,
+            newton: Some(self.newton.clone()),
+        }
+    }
+
+    fn variables(&self) -> usize {
+        self.vars.len()
+    }
+}
