@@ -106,23 +106,11 @@ pub trait Model: Jacobian + Send + Sync + Sized {
         false
     }
 
-    /// The inner sums of an evaluation that composes them (a trace with inner terms):
-    /// Newton then differentiates through them (the chain rule) rather than taking secants.
-    /// `None` for every other model.
-    fn composition(&self) -> Option<&crate::linear::Inner> {
+    /// The evaluation's own exact answers to Newton where its columns cannot give them (a
+    /// trace whose positions compose inner sums: through the chain rule); `None`, the
+    /// default: Newton reads the columns, and secants of the values they do not cover.
+    fn exact(&self) -> Option<&dyn crate::newton::Exact> {
         None
-    }
-
-    /// Whether `slot` is an endgame value: one a complexity of the composition reads
-    /// through the endgame part (false for models without one).
-    fn end_slot(&self, _slot: usize) -> bool {
-        false
-    }
-
-    /// The endgame part of position `i`'s evaluation its linear entries add at the cached
-    /// values (what a complexity reads beside the inner sums; 0 for models without one).
-    fn linear_end(&self, _i: usize) -> f64 {
-        0.0
     }
 
     /// How each position's unrounded evaluation moves under `mv`, for every position it

@@ -268,7 +268,7 @@ pub(crate) fn trial_sums<M: Model>(
     sizes: &[usize],
     table: &SigmoidTable,
 ) -> Vec<f64> {
-    let linear = ds.composition().is_none() && moves.iter().all(|m| ds.linear(m.0));
+    let linear = ds.exact().is_none() && moves.iter().all(|m| ds.linear(m.0));
     if !linear {
         let largest_made = made_sizes(&*ds, moves, sizes);
         return made_trials((ds, cache), (values, moves), (sizes, largest_made), table);

@@ -340,13 +340,6 @@ impl Stream<'_> {
             .collect()
     }
 
-    /// Whether the trace's evaluation multiplies tuned values (a weight that is a value).
-    fn products(&self) -> bool {
-        (self.trace.space().inner().iter())
-            .flat_map(|term| term.parts())
-            .any(|shape| shape.is_some_and(|s| s.times_value.is_some()))
-    }
-
     /// Checkpoint `c` checked against this trace, selection and data, said; K and the
     /// slots tuned taken from it.
     fn resumed(
@@ -526,12 +519,6 @@ impl Stream<'_> {
             support.iter_mut().zip(part).for_each(|(t, n)| *t += n);
         }
         Ok(slots.iter().copied().zip(support).collect())
-    }
-
-    /// How far real values `x` of the tuned slots are from the start.
-    fn delta(&self, x: &[f64]) -> Vec<f64> {
-        let at = self.slots.iter().map(|&s| f64::from(self.start[s]));
-        x.iter().zip(at).map(|(x, a)| x - a).collect()
     }
 }
 

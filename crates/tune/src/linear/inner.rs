@@ -129,7 +129,7 @@ fn slot_parts(space: &ParamSpace) -> Vec<(u32, Parts)> {
 }
 
 /// The inner sums of a dataset's positions, in position order: what Newton differentiates
-/// through ([`crate::Model::composition`]).
+/// through ([`crate::Model::exact`]).
 #[derive(Clone, Debug, Default)]
 pub struct Inner {
     terms: Vec<InnerTerm>,

@@ -10,9 +10,13 @@
 //! probe reads one column, block by block in order; the full pass adds each block's columns
 //! into its positions' sums, so sums never depend on the number of threads.
 
+mod chain;
+#[cfg(test)]
+mod chain_tests;
 mod form;
 mod full_pass;
 mod inner;
+mod real;
 mod since;
 
 pub use inner::Inner;
@@ -469,6 +473,11 @@ impl LinearDataset {
         self.linear_value(i, s) + added.with(end + free_end)
     }
 
+    /// Whether `slot` is an endgame value: one a complexity reads through the endgame part.
+    fn end_slot(&self, slot: usize) -> bool {
+        self.layout.slots[slot].1 == Part::End
+    }
+
     /// The endgame part of position `i`'s evaluation that its linear entries add now.
     fn linear_end(&self, i: usize) -> f64 {
         self.tapers[i][1] * self.sums[i].end as f64 + self.free_end(i)
@@ -830,14 +839,6 @@ impl Model for LinearDataset {
         self.inner.linear(slot) && !(end && self.inner.has_complexity())
     }
 
-    fn end_slot(&self, slot: usize) -> bool {
-        self.layout.slots[slot].1 == Part::End
-    }
-
-    fn linear_end(&self, i: usize) -> f64 {
-        LinearDataset::linear_end(self, i)
-    }
-
     fn eval_moves(&self, _cache: &mut (), mv: Move<'_, Vec<i32>>) -> Vec<(u32, f64)> {
         self.eval_changes(mv.values, mv.slot, mv.delta)
     }
@@ -846,8 +847,10 @@ impl Model for LinearDataset {
         true
     }
 
-    fn composition(&self) -> Option<&Inner> {
-        self.inner.is_used().then_some(&self.inner)
+    fn exact(&self) -> Option<&dyn crate::newton::Exact> {
+        self.inner
+            .is_used()
+            .then_some(self as &dyn crate::newton::Exact)
     }
 
     fn exact_eval(&self, i: usize) -> f64 {

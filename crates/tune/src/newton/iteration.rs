@@ -7,7 +7,7 @@
 //! after a cut one; the phase ends when an iteration lowers the objective by less than
 //! [`NEWTON_TOLERANCE`] of itself.
 
-use super::chain::Hold;
+use super::exact::Hold;
 use super::rows::System;
 use super::solve::Factor;
 
@@ -66,7 +66,7 @@ pub(crate) trait Passes {
     /// file judges several; in memory a pass costs one length's work).
     fn lengths_per_pass(&self) -> usize;
 
-    /// How the training positions hold each variable at `x` (`chain::Hold`): an evaluation
+    /// How the training positions hold each variable at `x` ([`Hold`]): an evaluation
     /// linear in its values moves with every value it counts, so it holds none flat (the
     /// answer is empty).
     fn holds(&mut self, _x: &[f64]) -> Result<Vec<Hold>, Self::Error> {
@@ -74,7 +74,7 @@ pub(crate) trait Passes {
     }
 
     /// The summed error's curvature among the flat variables `flat` at `x`, by rows
-    /// (`chain::flat_curvature`); only asked where [`Passes::holds`] found them.
+    /// ([`super::Exact::flat_curvature`]); only asked where [`Passes::holds`] found them.
     fn flat_curvature(&mut self, _x: &[f64], flat: &[usize]) -> Result<Vec<f64>, Self::Error> {
         Ok(vec![0.0; flat.len() * flat.len()])
     }

@@ -38,9 +38,7 @@
 //! and holds them from the next iteration on. Chord steps are for phases that are linear
 //! throughout (a secant Hessian would not be reused where it was taken).
 
-pub(crate) mod chain;
-#[cfg(test)]
-mod chain_tests;
+mod exact;
 mod iteration;
 pub(crate) mod rows;
 mod saddle;
@@ -50,6 +48,7 @@ mod solve;
 use crate::descent::{Descent, PassSummary};
 use crate::error::{chunked_sum, real_sigmoid, CHUNK};
 use crate::model::{Jacobian, Model, Values};
+pub use exact::{Exact, Hold};
 use iteration::Taken;
 pub use iteration::NEWTON_TOLERANCE;
 pub(crate) use iteration::{
@@ -113,21 +112,21 @@ impl NewtonState {
 
 /// The unrounded error of every position at evaluations `q`: the sum, and each position's
 /// slope and Gauss-Newton curvature of its squared error per centipawn.
-struct Derivatives {
-    sum: f64,
-    slopes: Vec<f64>,
-    curvatures: Vec<f64>,
+pub(crate) struct Derivatives {
+    pub sum: f64,
+    pub slopes: Vec<f64>,
+    pub curvatures: Vec<f64>,
 }
 
 /// The squared error of an evaluation of `q` (real) centipawns for a position labelled `y`.
 #[inline]
-fn real_error(k: f64, q: f64, y: f64) -> f64 {
+pub(crate) fn real_error(k: f64, q: f64, y: f64) -> f64 {
     let d = y - real_sigmoid(k, q);
     d * d
 }
 
 /// Every position's error at evaluations `q`, with its slope and curvature.
-fn derivatives<M: Model>(model: &M, q: &[f64], k: f64) -> Derivatives {
+pub(crate) fn derivatives<M: Model>(model: &M, q: &[f64], k: f64) -> Derivatives {
     let c = k * std::f64::consts::LN_10 / 400.0;
     let per: Vec<(f64, f64)> = q
         .par_iter()
@@ -182,9 +181,9 @@ impl<M: Model> Descent<'_, M> {
     }
 
     fn phase(&self, state: &NewtonState) -> Phase {
-        // A composed evaluation is differentiated through its inner sums (`chain`).
-        let composed = self.dataset().composition().is_some();
-        let is_linear = |j: &usize| composed || self.dataset().linear(self.variables()[*j].slot);
+        // An evaluation that answers exactly takes no secants.
+        let exact = self.dataset().exact().is_some();
+        let is_linear = |j: &usize| exact || self.dataset().linear(self.variables()[*j].slot);
         let (mut vars, others): (Vec<usize>, Vec<usize>) =
             (0..self.variables().len()).partition(is_linear);
         let linear = vars.len();
@@ -278,11 +277,11 @@ impl<M: Model> Descent<'_, M> {
         }
         state.error = sum / self.dataset().len() as f64;
         state.iterations += 1;
-        let products = (self.dataset().composition())
-            .is_some_and(|inner| phase.slots.iter().any(|&s| inner.weighs(s)));
+        let products = (self.dataset().exact())
+            .is_some_and(|exact| phase.slots.iter().any(|&s| exact.weighs(s)));
         state.handed_over = ends_phase(fall, cut, products);
         let mut lifted = lifted_first;
-        if state.handed_over && self.dataset().composition().is_some() {
+        if state.handed_over && self.dataset().exact().is_some() {
             lifted = self.lift_off_saddle(&mut state, &phase, Some(sum));
         }
         let changed = self.round_to(&state.values);
@@ -302,7 +301,7 @@ impl<M: Model> Descent<'_, M> {
     /// is on (a danger sum and its weight both at zero: no Gauss-Newton step moves them
     /// together), taken into `state` and `phase`; returns the flat values it moved.
     fn lift_at_start(&mut self, state: &mut NewtonState, phase: &mut Phase) -> usize {
-        if state.iterations > 0 || state.lifts > 0 || self.dataset().composition().is_none() {
+        if state.iterations > 0 || state.lifts > 0 || self.dataset().exact().is_none() {
             return 0;
         }
         let lifted = self.lift_off_saddle(state, phase, None);
@@ -325,10 +324,14 @@ impl<M: Model> Descent<'_, M> {
             return 0;
         }
         state.lifts += 1;
+        let Some(exact) = self.dataset().exact() else {
+            return 0;
+        };
         let (x, pull) = (&phase.x, self.pull(phase));
         let objective = sum.map(|sum| sum + pull.penalty(x));
-        let mut passes = chain::Chained {
+        let mut passes = exact::Answered {
             descent: self,
+            exact,
             slots: &phase.slots,
         };
         let Ok(lift) = saddle::lift(&mut passes, x, &pull, objective);
@@ -358,9 +361,10 @@ impl<M: Model> Descent<'_, M> {
     /// are held from the next iteration on.
     fn newton_step(&mut self, memory: &mut Memory, phase: &Phase) -> Option<(Proposal, bool)> {
         let pull = self.pull(phase);
-        if self.dataset().composition().is_some() {
-            let mut passes = chain::Chained {
+        if let Some(exact) = self.dataset().exact() {
+            let mut passes = exact::Answered {
                 descent: self,
+                exact,
                 slots: &phase.slots,
             };
             let Ok(tried) = propose(&mut passes, &phase.x, &pull, memory);

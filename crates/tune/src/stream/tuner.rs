@@ -108,7 +108,11 @@ impl<'s, 'a> StreamTuner<'s, 'a> {
         }
         newton.iterations += 1;
         self.factor = memory.factor;
-        if ends_phase(fall, cut, stream.products()) {
+        if ends_phase(
+            fall,
+            cut,
+            LinearDataset::multiplies_values(stream.trace.space()),
+        ) {
             let more = self.lifted(&mut passes, &mut newton, &pull)?;
             newton.handed_over = more == 0;
             lifted += more;
@@ -146,7 +150,7 @@ impl<'s, 'a> StreamTuner<'s, 'a> {
         newton: &mut NewtonState,
         pull: &Pull,
     ) -> Result<usize, StreamError> {
-        if !passes.composed || newton.lifts >= MAX_LIFTS {
+        if !passes.may_hold_flat || newton.lifts >= MAX_LIFTS {
             return Ok(0);
         }
         newton.lifts += 1;

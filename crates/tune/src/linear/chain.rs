@@ -1,5 +1,5 @@
-//! Newton through the chain rule, for an evaluation that composes inner sums (a trace with
-//! inner terms, [`crate::Model::composition`]). At real values `x` each position's
+//! Newton through the chain rule, for a trace whose positions compose inner sums (its
+//! answers to Newton, `crate::newton::Exact`). At real values `x` each position's
 //! evaluation is its linear part (the cached one moved by the linear columns times the move)
 //! plus what its inner sums add, computed exactly at `x`; its Jacobian row is the linear
 //! columns' coefficients plus, for every value an inner sum counts, the shape's slope at the
@@ -7,19 +7,17 @@
 //! searches evaluate every trial exactly, so a clamp crossed or a square's curve is judged
 //! as it is.
 
-use super::rows::{self, RowSink, System};
-use super::{derivatives, real_error, Passes};
-use crate::descent::Descent;
+use super::{Inner, InnerPoint, LinearDataset};
 use crate::error::chunked_sum;
-use crate::linear::{Inner, InnerPoint};
-use crate::model::{Jacobian, Model, Values};
-use std::convert::Infallible;
+use crate::model::{Jacobian, Model};
+use crate::newton::rows::{self, RowSink, System};
+use crate::newton::{derivatives, real_error, Derivatives, Exact, Hold};
 
 /// Every position of `ds` (scored at the integer values `at`, every slot) evaluated exactly
 /// at real values `x` of `slots`: its linear part moved by the linear columns, and what its
 /// inner sums add there (`ds` composes inner sums).
-fn evals<M: Model>(ds: &M, at: &[i32], slots: &[usize], x: &[f64]) -> (Vec<f64>, InnerPoint) {
-    let inner = ds.composition().expect("a composed evaluation");
+fn evals(ds: &LinearDataset, at: &[i32], slots: &[usize], x: &[f64]) -> (Vec<f64>, InnerPoint) {
+    let inner = &ds.inner;
     let mut real: Vec<f64> = at.iter().map(|&v| f64::from(v)).collect();
     slots.iter().zip(x).for_each(|(&s, &x)| real[s] = x);
     let mut point = inner.at(&real);
@@ -46,8 +44,8 @@ fn evals<M: Model>(ds: &M, at: &[i32], slots: &[usize], x: &[f64]) -> (Vec<f64>,
 }
 
 /// The summed error of `ds` at real values `x` of `slots` (see [`evals`]), at `K` = `k`.
-pub(crate) fn summed_error<M: Model>(
-    ds: &M,
+pub(crate) fn summed_error(
+    ds: &LinearDataset,
     at: &[i32],
     slots: &[usize],
     x: &[f64],
@@ -59,17 +57,17 @@ pub(crate) fn summed_error<M: Model>(
 
 /// The summed error of `ds` at `x` (see [`evals`]) and `f` of each position's slope and
 /// curvature and the Jacobian there (through the chain rule).
-fn at_point<M: Model, T>(
-    ds: &M,
+fn at_point<T>(
+    ds: &LinearDataset,
     (at, slots, x): (&[i32], &[usize], &[f64]),
     k: f64,
-    f: impl FnOnce(&ChainRows<M>, &super::Derivatives) -> T,
+    f: impl FnOnce(&ChainRows, &Derivatives) -> T,
 ) -> (f64, T) {
     let (q, point) = evals(ds, at, slots, x);
     let now = derivatives(ds, &q, k);
     let jac = ChainRows {
         model: ds,
-        inner: ds.composition().expect("a composed evaluation"),
+        inner: &ds.inner,
         point: &point,
     };
     (now.sum, f(&jac, &now))
@@ -77,8 +75,8 @@ fn at_point<M: Model, T>(
 
 /// The summed error of `ds` at `x` (see [`evals`]) and its gradient and Gauss-Newton
 /// Hessian through the chain rule.
-pub(crate) fn system<M: Model>(
-    ds: &M,
+pub(crate) fn system(
+    ds: &LinearDataset,
     at: &[i32],
     slots: &[usize],
     x: &[f64],
@@ -90,8 +88,8 @@ pub(crate) fn system<M: Model>(
 }
 
 /// The summed error of `ds` at `x` (see [`evals`]) and its gradient through the chain rule.
-pub(crate) fn gradient<M: Model>(
-    ds: &M,
+pub(crate) fn gradient(
+    ds: &LinearDataset,
     at: &[i32],
     slots: &[usize],
     x: &[f64],
@@ -100,38 +98,6 @@ pub(crate) fn gradient<M: Model>(
     at_point(ds, (at, slots, x), k, |jac, now| {
         rows::gradient(jac, slots, &now.slopes)
     })
-}
-
-/// How the positions of a set hold a tuned value at some point: whether any counts it
-/// (through its coefficients or an inner sum), and whether any moves with it.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Hold {
-    counted: bool,
-    moving: bool,
-    /// The value weighs a part of an inner term (`times_param`) and is zero: the values
-    /// that part's sums count are flat by it, and a step off the saddle moves it with them.
-    zero_weight: bool,
-}
-
-impl Hold {
-    /// How the positions of two sets together hold the value.
-    pub(crate) fn and(self, other: Hold) -> Hold {
-        Hold {
-            counted: self.counted || other.counted,
-            moving: self.moving || other.moving,
-            zero_weight: self.zero_weight || other.zero_weight,
-        }
-    }
-
-    /// Whether the value is flat: counted, and no position moves with it.
-    pub(crate) fn is_flat(self) -> bool {
-        self.counted && !self.moving
-    }
-
-    /// Whether the value is a weight at zero (see the field).
-    pub(crate) fn is_zero_weight(self) -> bool {
-        self.zero_weight
-    }
 }
 
 /// Records how a Jacobian's rows hold each variable.
@@ -148,11 +114,11 @@ impl RowSink for Holds {
 }
 
 /// How the positions of `ds` hold each value of `slots` at real values `x` (see [`Hold`]).
-pub(crate) fn holds<M: Model>(ds: &M, at: &[i32], slots: &[usize], x: &[f64]) -> Vec<Hold> {
+pub(crate) fn holds(ds: &LinearDataset, at: &[i32], slots: &[usize], x: &[f64]) -> Vec<Hold> {
     let (_, point) = evals(ds, at, slots, x);
     let jac = ChainRows {
         model: ds,
-        inner: ds.composition().expect("a composed evaluation"),
+        inner: &ds.inner,
         point: &point,
     };
     let mut holds = Holds(vec![Hold::default(); slots.len()]);
@@ -168,93 +134,25 @@ pub(crate) fn holds<M: Model>(ds: &M, at: &[i32], slots: &[usize], x: &[f64]) ->
 /// The summed error's curvature among the variables `flat` (numbers among `slots`) at real
 /// values `x`, where the Jacobian's columns of those variables are zero: `Σ slope ·
 /// ∂²evaluation`, by rows (`flat.len()` squared). Their Gauss-Newton part is zero there.
-pub(crate) fn flat_curvature<M: Model>(
-    ds: &M,
+pub(crate) fn flat_curvature(
+    ds: &LinearDataset,
     (at, slots, x): (&[i32], &[usize], &[f64]),
     flat: &[usize],
     k: f64,
 ) -> Vec<f64> {
     let (q, point) = evals(ds, at, slots, x);
     let now = derivatives(ds, &q, k);
-    let inner = ds.composition().expect("a composed evaluation");
+    let inner = &ds.inner;
     let flat_slots: Vec<usize> = flat.iter().map(|&j| slots[j]).collect();
     let mut out = vec![0.0; flat.len() * flat.len()];
     inner.curvature(&point, &flat_slots, 0..ds.len(), &now.slopes, &mut out);
     out
 }
 
-/// The positions in memory as Newton's passes through the chain rule.
-pub(super) struct Chained<'a, 'd, M: Model> {
-    pub(super) descent: &'a Descent<'d, M>,
-    pub(super) slots: &'a [usize],
-}
-
-impl<M: Model> Passes for Chained<'_, '_, M> {
-    type Error = Infallible;
-
-    fn system(&mut self, x: &[f64]) -> Result<(f64, System), Infallible> {
-        let d = self.descent;
-        Ok(system(
-            d.dataset(),
-            d.params().values(),
-            self.slots,
-            x,
-            d.k(),
-        ))
-    }
-
-    fn gradient(&mut self, x: &[f64]) -> Result<(f64, Vec<f64>), Infallible> {
-        let d = self.descent;
-        Ok(gradient(
-            d.dataset(),
-            d.params().values(),
-            self.slots,
-            x,
-            d.k(),
-        ))
-    }
-
-    fn sums_along(&mut self, x: &[f64], p: &[f64], alphas: &[f64]) -> Result<Vec<f64>, Infallible> {
-        let trial =
-            |alpha: f64| -> Vec<f64> { x.iter().zip(p).map(|(x, p)| x + alpha * p).collect() };
-        alphas.iter().map(|&a| self.sum_at(&trial(a))).collect()
-    }
-
-    fn sum_at(&mut self, y: &[f64]) -> Result<f64, Infallible> {
-        let d = self.descent;
-        Ok(summed_error(
-            d.dataset(),
-            d.params().values(),
-            self.slots,
-            y,
-            d.k(),
-        ))
-    }
-
-    fn project(&self, x: &[f64]) -> Vec<f64> {
-        self.descent.projected(self.slots, x)
-    }
-
-    fn lengths_per_pass(&self) -> usize {
-        1
-    }
-
-    fn holds(&mut self, x: &[f64]) -> Result<Vec<Hold>, Infallible> {
-        let d = self.descent;
-        Ok(holds(d.dataset(), d.params().values(), self.slots, x))
-    }
-
-    fn flat_curvature(&mut self, x: &[f64], flat: &[usize]) -> Result<Vec<f64>, Infallible> {
-        let d = self.descent;
-        let at = (d.params().values(), self.slots, x);
-        Ok(flat_curvature(d.dataset(), at, flat, d.k()))
-    }
-}
-
 /// The Jacobian at a point of a composed evaluation: the model's linear columns and the
 /// inner sums' derivatives there, merged position by position.
-struct ChainRows<'a, M: Model> {
-    model: &'a M,
+struct ChainRows<'a> {
+    model: &'a LinearDataset,
     inner: &'a Inner,
     point: &'a InnerPoint,
 }
@@ -270,7 +168,7 @@ impl RowSink for Collect<'_> {
     }
 }
 
-impl<M: Model> Jacobian for ChainRows<'_, M> {
+impl Jacobian for ChainRows<'_> {
     fn row_blocks(&self) -> usize {
         self.model.row_blocks()
     }
@@ -305,5 +203,31 @@ impl<M: Model> Jacobian for ChainRows<'_, M> {
                 rows.push(position, j as u32, derivative);
             }
         }
+    }
+}
+
+impl Exact for LinearDataset {
+    fn system(&self, at: &[i32], slots: &[usize], x: &[f64], k: f64) -> (f64, System) {
+        system(self, at, slots, x, k)
+    }
+
+    fn gradient(&self, at: &[i32], slots: &[usize], x: &[f64], k: f64) -> (f64, Vec<f64>) {
+        gradient(self, at, slots, x, k)
+    }
+
+    fn summed_error(&self, at: &[i32], slots: &[usize], x: &[f64], k: f64) -> f64 {
+        summed_error(self, at, slots, x, k)
+    }
+
+    fn holds(&self, at: &[i32], slots: &[usize], x: &[f64]) -> Vec<Hold> {
+        holds(self, at, slots, x)
+    }
+
+    fn flat_curvature(&self, at: (&[i32], &[usize], &[f64]), flat: &[usize], k: f64) -> Vec<f64> {
+        flat_curvature(self, at, flat, k)
+    }
+
+    fn weighs(&self, slot: usize) -> bool {
+        self.inner.weighs(slot)
     }
 }

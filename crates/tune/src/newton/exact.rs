@@ -1,0 +1,126 @@
+//! What an evaluation answers Newton itself where its columns cannot say it (a trace whose
+//! positions compose inner sums: king safety's clamped square, a weighed line, a
+//! complexity): each answer exact at the real values asked, through the chain rule that the
+//! evaluation's own module keeps (`crate::linear`). Newton asks; it does not know the
+//! shapes.
+
+use super::rows::System;
+use super::Passes;
+use crate::descent::Descent;
+use crate::model::{Model, Values};
+use std::convert::Infallible;
+
+/// Newton's questions an evaluation answers exactly, at real values `x` of the tuned
+/// `slots`, its positions scored at the integer values `at` (every slot), at `K` = `k`.
+pub trait Exact: Sync {
+    /// The summed error, its gradient and Gauss-Newton Hessian.
+    fn system(&self, at: &[i32], slots: &[usize], x: &[f64], k: f64) -> (f64, System);
+
+    /// The summed error and its gradient.
+    fn gradient(&self, at: &[i32], slots: &[usize], x: &[f64], k: f64) -> (f64, Vec<f64>);
+
+    /// The summed error.
+    fn summed_error(&self, at: &[i32], slots: &[usize], x: &[f64], k: f64) -> f64;
+
+    /// How the positions hold each of `slots` (see [`Hold`]).
+    fn holds(&self, at: &[i32], slots: &[usize], x: &[f64]) -> Vec<Hold>;
+
+    /// The summed error's curvature among the variables `flat` (numbers among `slots`),
+    /// where their Jacobian columns are zero, by rows (`flat.len()` squared).
+    fn flat_curvature(&self, at: (&[i32], &[usize], &[f64]), flat: &[usize], k: f64) -> Vec<f64>;
+
+    /// Whether `slot` weighs what the evaluation composes (a product of tuned values: a
+    /// step its line search cut short does not end Newton's phase).
+    fn weighs(&self, slot: usize) -> bool;
+}
+
+/// How the positions of a set hold a tuned value at some point: whether any counts it
+/// (through its coefficients or an inner sum), and whether any moves with it.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Hold {
+    /// Some position counts the value.
+    pub counted: bool,
+    /// Some position's evaluation moves with it.
+    pub moving: bool,
+    /// The value weighs a part of an inner term (`times_param`) and is zero: the values
+    /// that part's sums count are flat by it, and a step off the saddle moves it with them.
+    pub zero_weight: bool,
+}
+
+impl Hold {
+    /// How the positions of two sets together hold the value.
+    pub(crate) fn and(self, other: Hold) -> Hold {
+        Hold {
+            counted: self.counted || other.counted,
+            moving: self.moving || other.moving,
+            zero_weight: self.zero_weight || other.zero_weight,
+        }
+    }
+
+    /// Whether the value is flat: counted, and no position moves with it.
+    pub(crate) fn is_flat(self) -> bool {
+        self.counted && !self.moving
+    }
+
+    /// Whether the value is a weight at zero (see the field).
+    pub(crate) fn is_zero_weight(self) -> bool {
+        self.zero_weight
+    }
+}
+
+/// The positions in memory as Newton's passes, answered by their evaluation exactly.
+pub(super) struct Answered<'a, 'd, M: Model> {
+    pub(super) descent: &'a Descent<'d, M>,
+    pub(super) exact: &'a dyn Exact,
+    pub(super) slots: &'a [usize],
+}
+
+impl<M: Model> Answered<'_, '_, M> {
+    /// The integer values the positions are scored at, and K.
+    fn at(&self) -> (&[i32], f64) {
+        (self.descent.params().values(), self.descent.k())
+    }
+}
+
+impl<M: Model> Passes for Answered<'_, '_, M> {
+    type Error = Infallible;
+
+    fn system(&mut self, x: &[f64]) -> Result<(f64, System), Infallible> {
+        let (at, k) = self.at();
+        Ok(self.exact.system(at, self.slots, x, k))
+    }
+
+    fn gradient(&mut self, x: &[f64]) -> Result<(f64, Vec<f64>), Infallible> {
+        let (at, k) = self.at();
+        Ok(self.exact.gradient(at, self.slots, x, k))
+    }
+
+    fn sums_along(&mut self, x: &[f64], p: &[f64], alphas: &[f64]) -> Result<Vec<f64>, Infallible> {
+        let trial =
+            |alpha: f64| -> Vec<f64> { x.iter().zip(p).map(|(x, p)| x + alpha * p).collect() };
+        alphas.iter().map(|&a| self.sum_at(&trial(a))).collect()
+    }
+
+    fn sum_at(&mut self, y: &[f64]) -> Result<f64, Infallible> {
+        let (at, k) = self.at();
+        Ok(self.exact.summed_error(at, self.slots, y, k))
+    }
+
+    fn project(&self, x: &[f64]) -> Vec<f64> {
+        self.descent.projected(self.slots, x)
+    }
+
+    fn lengths_per_pass(&self) -> usize {
+        1
+    }
+
+    fn holds(&mut self, x: &[f64]) -> Result<Vec<Hold>, Infallible> {
+        let (at, _) = self.at();
+        Ok(self.exact.holds(at, self.slots, x))
+    }
+
+    fn flat_curvature(&mut self, x: &[f64], flat: &[usize]) -> Result<Vec<f64>, Infallible> {
+        let (at, k) = self.at();
+        Ok(self.exact.flat_curvature((at, self.slots, x), flat, k))
+    }
+}
