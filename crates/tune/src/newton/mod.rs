@@ -56,7 +56,7 @@ pub(crate) use iteration::{
 };
 use rayon::prelude::*;
 pub use rows::{RowBuilder, RowSink};
-pub(crate) use saddle::lift;
+pub(crate) use saddle::lift_state;
 pub use saddle::MAX_LIFTS;
 use secant::Linearized;
 use serde::{Deserialize, Serialize};
@@ -312,39 +312,30 @@ impl<M: Model> Descent<'_, M> {
     }
 
     /// Where the phase converged at `phase.x` (summed error `sum`) with values flat, the step
-    /// off the saddle (`saddle`), taken into `state`, which goes on with fresh Newton
-    /// iterations; returns the flat values it moved (0: none, and the phase ends).
+    /// off the saddle (`saddle::lift_state`), taken into `state`, which goes on with fresh
+    /// Newton iterations; returns the flat values it moved (0: none, and the phase ends).
     fn lift_off_saddle(
         &mut self,
         state: &mut NewtonState,
         phase: &Phase,
         sum: Option<f64>,
     ) -> usize {
-        if state.lifts >= MAX_LIFTS {
-            return 0;
-        }
-        state.lifts += 1;
         let Some(exact) = self.dataset().exact() else {
             return 0;
         };
-        let (x, pull) = (&phase.x, self.pull(phase));
-        let objective = sum.map(|sum| sum + pull.penalty(x));
+        // An evaluation that answers exactly takes every variable into the phase, in order:
+        // the phase's values are the state's.
+        let (pull, positions) = (self.pull(phase), self.dataset().len() as f64);
         let mut passes = exact::Answered {
             descent: self,
             exact,
             slots: &phase.slots,
         };
-        let Ok(lift) = saddle::lift(&mut passes, x, &pull, objective);
-        let Some(lift) = lift else {
-            return 0;
-        };
-        for (&j, &v) in phase.vars.iter().zip(&lift.taken.x) {
-            state.values[j] = v;
+        let Ok(lifted) = saddle::lift_state(&mut passes, state, &pull, (sum, positions));
+        if lifted > 0 {
+            self.newton_factor = None;
         }
-        state.error = lift.taken.sum / self.dataset().len() as f64;
-        (state.handed_over, state.damping, state.chord) = (false, FIRST_DAMPING, None);
-        self.newton_factor = None;
-        lift.values
+        lifted
     }
 
     /// The L2 pull of the phase's values.

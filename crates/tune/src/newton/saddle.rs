@@ -17,7 +17,8 @@
 //! parts say, and can send it to the wrong sign, where the danger values follow it into a
 //! basin in which their clamp holds the sums dead.
 
-use super::iteration::{judged, Passes, Pull, Taken};
+use super::iteration::{judged, Passes, Pull, Taken, FIRST_DAMPING};
+use super::NewtonState;
 
 /// Times one Newton phase tries to step off a saddle at most (each try after Newton
 /// converged with flat values left).
@@ -34,10 +35,37 @@ pub(crate) struct Lift {
     pub values: usize,
 }
 
+/// Where Newton starts or converged at `state` (its values in the passes' order; summed
+/// error `sum` there, or read when `None`) with values flat: the step off the saddle taken
+/// into `state` (the mean error over `positions` there), which goes on with a fresh phase's
+/// damping; the flat values it moved (0: none, or [`MAX_LIFTS`] tries spent). The one step
+/// off a saddle of every run, in memory or streamed.
+///
+/// # Errors
+/// A pass failed.
+pub(crate) fn lift_state<P: Passes>(
+    passes: &mut P,
+    state: &mut NewtonState,
+    pull: &Pull,
+    (sum, positions): (Option<f64>, f64),
+) -> Result<usize, P::Error> {
+    if state.lifts >= MAX_LIFTS {
+        return Ok(0);
+    }
+    state.lifts += 1;
+    let objective = sum.map(|sum| sum + pull.penalty(&state.values));
+    let Some(lift) = lift(passes, &state.values, pull, objective)? else {
+        return Ok(0);
+    };
+    (state.values, state.error) = (lift.taken.x, lift.taken.sum / positions);
+    (state.handed_over, state.damping, state.chord) = (false, FIRST_DAMPING, None);
+    Ok(lift.values)
+}
+
 /// The step off a saddle at `x` (objective `objective`, or read at `x` when `None`), if the
 /// flat values there have a direction of negative curvature along which the objective
 /// falls.
-pub(crate) fn lift<P: Passes>(
+fn lift<P: Passes>(
     passes: &mut P,
     x: &[f64],
     pull: &Pull,

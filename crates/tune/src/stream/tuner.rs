@@ -9,9 +9,7 @@ use super::{Stream, StreamError};
 use crate::descent::{relative_fall, Cursor, DescentState, Guards, PassSummary, Variable};
 use crate::error::SigmoidTable;
 use crate::linear::LinearDataset;
-use crate::newton::{
-    commit, ends_phase, lift, propose, Factor, Memory, NewtonState, Pull, FIRST_DAMPING, MAX_LIFTS,
-};
+use crate::newton::{commit, ends_phase, lift_state, propose, Factor, Memory, NewtonState, Pull};
 use crate::polish::{round, Objective};
 use crate::run::{RunError, Tuner};
 
@@ -89,7 +87,7 @@ impl<'s, 'a> StreamTuner<'s, 'a> {
         let mut lifted = 0;
         if newton.iterations == 0 && newton.lifts == 0 {
             // A start on a saddle is stepped off before the first iteration, as in memory.
-            lifted = self.lifted(&mut passes, &mut newton, &pull)?;
+            lifted = self.lifted(&mut passes, &mut newton, (&pull, None))?;
         }
         let mut memory = Memory {
             damping: newton.damping,
@@ -101,11 +99,14 @@ impl<'s, 'a> StreamTuner<'s, 'a> {
         let (fall, taken) = commit(&mut memory, tried, true);
         let cut = taken.as_ref().is_some_and(|t| !t.full);
         (newton.damping, newton.chord) = (memory.damping, memory.chord);
-        newton.error = sum_now / stream.trained;
-        if let Some(taken) = taken {
-            newton.values = taken.x;
-            newton.error = taken.sum / stream.trained;
-        }
+        let sum = match taken {
+            Some(taken) => {
+                newton.values = taken.x;
+                taken.sum
+            }
+            None => sum_now,
+        };
+        newton.error = sum / stream.trained;
         newton.iterations += 1;
         self.factor = memory.factor;
         if ends_phase(
@@ -113,7 +114,7 @@ impl<'s, 'a> StreamTuner<'s, 'a> {
             cut,
             LinearDataset::multiplies_values(stream.trace.space()),
         ) {
-            let more = self.lifted(&mut passes, &mut newton, &pull)?;
+            let more = self.lifted(&mut passes, &mut newton, (&pull, Some(sum)))?;
             newton.handed_over = more == 0;
             lifted += more;
         }
@@ -141,30 +142,23 @@ impl<'s, 'a> StreamTuner<'s, 'a> {
         }
     }
 
-    /// Where Newton starts or converged with values flat: the step off the saddle
-    /// (`crate::newton::lift`), taken into `newton` with a fresh damping; the flat values it
-    /// moved (0: none).
+    /// Where Newton starts or converged at `newton` (summed error `sum` there, or read)
+    /// with values flat: the step off the saddle (`crate::newton::lift_state`); the flat
+    /// values it moved (0: none).
     fn lifted(
         &mut self,
         passes: &mut StreamPasses,
         newton: &mut NewtonState,
-        pull: &Pull,
+        (pull, sum): (&Pull, Option<f64>),
     ) -> Result<usize, StreamError> {
-        if !passes.may_hold_flat || newton.lifts >= MAX_LIFTS {
+        if !passes.may_hold_flat {
             return Ok(0);
         }
-        newton.lifts += 1;
-        let trained = self.stream.trained;
-        // A fresh state's error is not known yet (NaN): the lift reads it.
-        let objective =
-            (!newton.error.is_nan()).then(|| newton.error * trained + pull.penalty(&newton.values));
-        let Some(lift) = lift(passes, &newton.values, pull, objective)? else {
-            return Ok(0);
-        };
-        (newton.values, newton.error) = (lift.taken.x, lift.taken.sum / trained);
-        (newton.damping, newton.chord) = (FIRST_DAMPING, None);
-        self.factor = None;
-        Ok(lift.values)
+        let lifted = lift_state(passes, newton, pull, (sum, self.stream.trained))?;
+        if lifted > 0 {
+            self.factor = None;
+        }
+        Ok(lifted)
     }
 
     /// One round of the polish; `Stopped` leaves everything as it was.
