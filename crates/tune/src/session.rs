@@ -436,14 +436,25 @@ impl<S: Subject> Session<S> {
         data: &mut TuneData<S::Model>,
         on: &mut dyn FnMut(SessionEvent<S::Model>),
     ) -> Result<(), SessionError> {
+        self.written(tuned, on)?;
+        data.train.rescore(tuned);
+        data.validation.rescore(tuned);
+        Ok(())
+    }
+
+    /// Writes `tuned` through the subject and removes the checkpoint it replaces (one that
+    /// cannot be removed is said): how every finished run ends, in memory or streamed.
+    fn written(
+        &self,
+        tuned: &ValuesOf<S>,
+        on: &mut dyn FnMut(SessionEvent<S::Model>),
+    ) -> Result<(), SessionError> {
         (self.subject)
             .save(tuned, &self.outputs.out)
             .map_err(SessionError::Subject)?;
         if let Err(e) = self.outputs.remove_checkpoint() {
             on(SessionEvent::CheckpointKept(e));
         }
-        data.train.rescore(tuned);
-        data.validation.rescore(tuned);
         Ok(())
     }
 }

@@ -110,6 +110,14 @@ impl NewtonState {
     }
 }
 
+/// The integer a real value rounds to, where it is a number whose rounding a value may
+/// hold (`None`: the value keeps the integer it has). Every run's rounding of Newton's
+/// values, in memory and streamed.
+pub(crate) fn whole(x: f64) -> Option<i32> {
+    let target = x.round().clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32;
+    (x.is_finite() && in_bounds(target)).then_some(target)
+}
+
 /// The unrounded error of every position at evaluations `q`: the sum, and each position's
 /// slope and Gauss-Newton curvature of its squared error per centipawn.
 pub(crate) struct Derivatives {
@@ -281,8 +289,8 @@ impl<M: Model> Descent<'_, M> {
             .is_some_and(|exact| phase.slots.iter().any(|&s| exact.weighs(s)));
         state.handed_over = ends_phase(fall, cut, products);
         let mut lifted = lifted_first;
-        if state.handed_over && self.dataset().exact().is_some() {
-            lifted = self.lift_off_saddle(&mut state, &phase, Some(sum));
+        if state.handed_over {
+            lifted += self.lift_off_saddle(&mut state, &phase, Some(sum));
         }
         let changed = self.round_to(&state.values);
         let error = state.error;
@@ -301,7 +309,7 @@ impl<M: Model> Descent<'_, M> {
     /// is on (a danger sum and its weight both at zero: no Gauss-Newton step moves them
     /// together), taken into `state` and `phase`; returns the flat values it moved.
     fn lift_at_start(&mut self, state: &mut NewtonState, phase: &mut Phase) -> usize {
-        if state.iterations > 0 || state.lifts > 0 || self.dataset().exact().is_none() {
+        if state.iterations > 0 || state.lifts > 0 {
             return 0;
         }
         let lifted = self.lift_off_saddle(state, phase, None);
@@ -453,13 +461,11 @@ impl<M: Model> Descent<'_, M> {
     /// Moves `slot` of `params` to `x` rounded, where its bounds and the declared
     /// constraints allow; whether it moved.
     fn round_into(&self, params: &mut M::Values, slot: usize, x: f64) -> bool {
-        if !x.is_finite() {
-            // A real value that is no number keeps the integer it has.
+        let Some(target) = whole(x) else {
             return false;
-        }
-        let target = x.round().clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32;
+        };
         let allowed = !self.guards().constraints || params.allows_value(slot, target);
-        let moves = target != params.values()[slot] && allowed && in_bounds(target);
+        let moves = target != params.values()[slot] && allowed;
         if moves {
             params.set_value(slot, target);
         }

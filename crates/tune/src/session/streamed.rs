@@ -143,10 +143,7 @@ impl<S: Subject> Session<S> {
         on: &mut dyn FnMut(SessionEvent<S::Model>),
     ) -> Result<Ended<S::Model>, SessionError> {
         let params = values(tuned.values.clone());
-        (self.subject.save(&params, &self.outputs.out)).map_err(SessionError::Subject)?;
-        if let Err(e) = self.outputs.remove_checkpoint() {
-            on(SessionEvent::CheckpointKept(e));
-        }
+        self.written(&params, on)?;
         let name = |slot: usize| self.subject.name(slot);
         let result = RunResult {
             params,

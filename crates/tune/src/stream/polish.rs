@@ -5,17 +5,15 @@
 use super::{Stream, StreamError};
 use crate::error::SigmoidTable;
 use crate::model::Model;
+use crate::newton::whole;
 use crate::polish::{probe_changes, summed_error, trial_sums, Lattice, Moves};
-use texel_trace::in_bounds;
 
 impl Stream<'_> {
     /// Newton's real values rounded, as every value of the space.
     pub(super) fn rounded(&self, x: &[f64]) -> Vec<i32> {
         let mut values = self.start.to_vec();
         for (&slot, &x) in self.slots.iter().zip(x) {
-            let v = x.round() as i32;
-            // A real value that is no number keeps the integer it has.
-            if x.is_finite() && in_bounds(v) {
+            if let Some(v) = whole(x) {
                 values[slot] = v;
             }
         }
