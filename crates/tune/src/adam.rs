@@ -4,9 +4,9 @@
 //! values are rounded into the table. `adam+cd` then hands the rounded values to coordinate
 //! descent, which polishes them to an integer local optimum.
 
-use crate::descent::{relative_fall, Descent, PassSummary};
+use crate::descent::{relative_fall, AdamState, Descent, PassSummary};
+use crate::error::{error_gradient, error_sum};
 use crate::model::{Model, Values};
-use crate::newton::rows;
 use serde::{Deserialize, Serialize};
 
 /// Which method a run tunes with.
@@ -68,25 +68,6 @@ pub const ADAM_EPOCHS_PER_PASS: u64 = 10;
 /// this share of it.
 pub const ADAM_TOLERANCE: f64 = 1e-5;
 
-/// Adam's memory, one entry per tuned variable.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct AdamState {
-    /// The real values, in units of the table (the table holds them rounded).
-    pub values: Vec<f64>,
-    /// Running mean of the gradient.
-    pub mean: Vec<f64>,
-    /// Running mean of the squared gradient.
-    pub square: Vec<f64>,
-    /// Epochs taken.
-    pub epochs: u64,
-    /// `adam+cd`: Adam is done and coordinate descent has taken over.
-    pub handed_over: bool,
-    /// The mean error of the unrounded evaluation at `values`, after the last pass.
-    pub error: Option<f64>,
-    /// The last pass changed that error by less than [`ADAM_TOLERANCE`] of it.
-    pub converged: bool,
-}
-
 impl<M: Model> Descent<'_, M> {
     /// The state Adam starts from at the current values.
     fn adam_start(&self) -> AdamState {
@@ -109,7 +90,7 @@ impl<M: Model> Descent<'_, M> {
     /// One pass of [`ADAM_EPOCHS_PER_PASS`] Adam epochs with learning rate `rate` (the
     /// largest move of a value per epoch, in steps). The values are real: each epoch takes
     /// the gradient of the unrounded evaluation's error over the values the evaluation is
-    /// linear in, in one pass over the positions (`newton::rows::error_gradient`: nothing rounded,
+    /// linear in, in one pass over the positions (`error::error_gradient`: nothing rounded,
     /// nothing rescored), and central differences of probes for curve inputs and formula
     /// weights (whose epochs round the values and rescore first). After the last epoch the
     /// values are rounded into the table (where its bounds and constraints allow) and the
@@ -127,7 +108,7 @@ impl<M: Model> Descent<'_, M> {
                 self.refresh();
             }
             let delta = self.real_moves(&linear, &state.values);
-            let pass = rows::error_gradient(self.dataset(), &slots, &delta, self.k());
+            let pass = error_gradient(self.dataset(), &slots, &delta, self.k());
             let n = self.dataset().len() as f64;
             let mut gradient = vec![0.0; vars.len()];
             for (&j, g) in linear.iter().zip(&pass.gradient) {
@@ -143,7 +124,7 @@ impl<M: Model> Descent<'_, M> {
         }
         self.count_probes(probes);
         let delta = self.real_moves(&linear, &state.values);
-        let error = rows::error_sum(self.dataset(), &slots, &delta, self.k()) / self.len_f64();
+        let error = error_sum(self.dataset(), &slots, &delta, self.k()) / self.len_f64();
         let changed = self.round_to(&state.values);
         let fall = state
             .error

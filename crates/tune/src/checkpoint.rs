@@ -1,10 +1,8 @@
 //! Checkpoints: everything a run needs to go on exactly where it stopped, written as
 //! versioned JSON (floats as their exact bit patterns) and checked before use.
 
-use crate::adam::AdamState;
-use crate::descent::{Cursor, DescentState, Guards, Variable};
+use crate::descent::{AdamState, Cursor, DescentState, Guards, NewtonState, Variable};
 use crate::model::{Model, Values};
-use crate::newton::NewtonState;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -12,12 +12,16 @@
 //! and sums the error change in fixed blocks in position order, so results do not depend on
 //! the number of threads. The descent knows nothing of whose evaluation it tunes.
 
-use crate::adam::AdamState;
 use crate::error::{SigmoidTable, CHUNK};
+use crate::jacobian::Factor;
 use crate::model::{Model, Move, Values};
-use crate::newton::{Factor, NewtonState};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
+
+mod memory;
+
+pub(crate) use memory::Probed;
+pub use memory::{AdamState, NewtonState};
 
 /// The longest move of the descent, in steps.
 pub const MAX_STRIDE: i32 = 64;
@@ -146,7 +150,7 @@ pub struct Descent<'a, M: Model> {
     /// again from [`NewtonState::chord`]).
     pub(crate) newton_factor: Option<Factor>,
     /// The polish's last probes, which the next round updates (see [`Model::probe_since`]).
-    pub(crate) probed: Option<crate::polish::Probed>,
+    pub(crate) probed: Option<Probed>,
 }
 
 impl<M: Model + std::fmt::Debug> std::fmt::Debug for Descent<'_, M> {

@@ -46,11 +46,12 @@
 //! ```
 
 use crate::error::{mean_error, samples, take_k, UnfitK};
-use crate::job::{JobError, TuneData, TuneJob, L2};
+use crate::job::{JobError, TuneData, TuneJob};
 use crate::lambda::Lambda;
 use crate::model::Model;
 use crate::select::{select_in_space, Selection, SelectionError};
 use crate::settings::TuneSettings;
+use crate::settings::L2;
 use crate::traces::{held_split, split_sets};
 use std::sync::atomic::AtomicBool;
 use texel_data::HeldOut;

@@ -1,100 +1,13 @@
-//! The squared W/D/L error, its deterministic parallel sums, and the fit of `K`.
+//! The squared W/D/L error of a model's positions, in whole centipawns or at real values
+//! moved along its Jacobian, and the fit of `K`.
 
+use crate::jacobian::rows::add_in_order;
 use crate::model::Model;
+pub use crate::sigmoid::{
+    chunked_sum, error_slope, real_sigmoid, sigmoid, squared_error, SigmoidTable, CHUNK,
+};
+pub(crate) use crate::sigmoid::{error_units, ERROR_UNITS};
 use rayon::prelude::*;
-
-/// Positions per chunk of a parallel sum. Sums are formed per chunk and added in chunk
-/// order, so the result never depends on the number of threads.
-pub const CHUNK: usize = 8192;
-
-/// `σ(K·q) = 1 / (1 + 10^(−K·q/400))`: the expected score of an evaluation of `q` centipawns.
-#[inline]
-pub fn sigmoid(k: f64, q: i32) -> f64 {
-    real_sigmoid(k, f64::from(q))
-}
-
-/// [`sigmoid`] of an unrounded evaluation (Newton's real values).
-#[inline]
-pub fn real_sigmoid(k: f64, q: f64) -> f64 {
-    1.0 / (1.0 + (-k * q * (std::f64::consts::LN_10 / 400.0)).exp())
-}
-
-/// The squared error of one position.
-#[inline]
-pub fn squared_error(k: f64, q: i32, target: f64) -> f64 {
-    let d = target - sigmoid(k, q);
-    d * d
-}
-
-/// How the squared error of a position labelled `target` moves per centipawn of its
-/// evaluation `q`: `dE/dq = −2 (target − σ) · σ (1 − σ) · K ln 10 / 400`.
-#[inline]
-pub fn error_slope(k: f64, q: i32, target: f64) -> f64 {
-    let s = sigmoid(k, q);
-    let ds_dq = s * (1.0 - s) * k * std::f64::consts::LN_10 / 400.0;
-    -2.0 * (target - s) * ds_dq
-}
-
-/// `σ(K·q)` tabulated for the evaluations that occur (|q| ≤ 8192 centipawns), so a probe
-/// costs a table look-up instead of an exponential. Values are those of [`sigmoid`].
-#[derive(Clone, Debug)]
-pub struct SigmoidTable {
-    k: f64,
-    values: Vec<f64>,
-}
-
-impl SigmoidTable {
-    const RANGE: i32 = 8192;
-
-    /// The table for `k`.
-    pub fn new(k: f64) -> SigmoidTable {
-        let values = (-Self::RANGE..=Self::RANGE)
-            .map(|q| sigmoid(k, q))
-            .collect();
-        SigmoidTable { k, values }
-    }
-
-    /// `σ(K·q)`.
-    #[inline]
-    pub fn get(&self, q: i32) -> f64 {
-        match self.values.get((q + Self::RANGE) as usize) {
-            Some(&v) if q >= -Self::RANGE => v,
-            _ => sigmoid(self.k, q),
-        }
-    }
-
-    /// The `K` of the table.
-    pub fn k(&self) -> f64 {
-        self.k
-    }
-
-    /// The squared error of one position.
-    #[inline]
-    pub fn squared_error(&self, q: i32, target: f64) -> f64 {
-        let d = target - self.get(q);
-        d * d
-    }
-}
-
-/// Units a squared error is counted in where sums must not depend on the order of their
-/// terms (a lattice probe, updated or read anew): 2⁻³² each. A sum of units is exact for
-/// up to 2³¹ positions, and far finer than any change a probe measures.
-pub(crate) const ERROR_UNITS: f64 = 4_294_967_296.0;
-
-/// A change of squared error in whole [`ERROR_UNITS`] (ties to even: one instruction).
-#[inline]
-pub(crate) fn error_units(change: f64) -> i64 {
-    (change * ERROR_UNITS).round_ties_even() as i64
-}
-
-/// `Σ f(i)` for `i` in `0..n`, summed per [`CHUNK`] and then in chunk order.
-pub fn chunked_sum(n: usize, f: impl Fn(usize) -> f64 + Sync) -> f64 {
-    let chunks: Vec<f64> = (0..n.div_ceil(CHUNK))
-        .into_par_iter()
-        .map(|c| (c * CHUNK..((c + 1) * CHUNK).min(n)).map(&f).sum())
-        .collect();
-    chunks.iter().sum()
-}
 
 /// Mean squared error of the dataset's cached evaluations.
 pub fn mean_error<M: Model>(ds: &M, k: f64) -> f64 {
@@ -351,6 +264,72 @@ pub fn samples<M: Model>(ds: &M) -> Vec<(i32, f64)> {
     (0..ds.len().min(K_SAMPLE))
         .map(|i| (ds.eval(i), ds.target(i)))
         .collect()
+}
+
+/// The summed error and its gradient at real values: one pass over the positions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ErrorGradient {
+    /// `Σ E_i` of the evaluations moved by `J · delta`.
+    pub sum: f64,
+    /// Its derivative per unit of each variable.
+    pub gradient: Vec<f64>,
+}
+
+/// The summed squared error `Σ E_i` (at `K` = `k`) and its gradient over the variables
+/// `slots` when each position's evaluation is its unrounded cached one
+/// ([`Model::exact_eval`]) moved by `J · delta`: block by block, the product, each
+/// position's error and slope, and the gradient while the block is still in the caches
+/// (Adam's epoch). Blocks are added in order, whatever the threads.
+pub fn error_gradient<M: Model>(
+    model: &M,
+    slots: &[usize],
+    delta: &[f64],
+    k: f64,
+) -> ErrorGradient {
+    let c = k * std::f64::consts::LN_10 / 400.0;
+    let parts: Vec<(f64, Vec<f64>)> = (0..model.row_blocks())
+        .into_par_iter()
+        .map(|b| {
+            let (start, len) = model.block_span(b);
+            let mut q = vec![0.0; len];
+            model.block_product(b, slots, delta, &mut q);
+            let mut sum = 0.0;
+            for (at, q) in q.iter_mut().enumerate() {
+                let i = start + at;
+                let s = real_sigmoid(k, model.exact_eval(i) + *q);
+                let miss = model.target(i) - s;
+                sum += miss * miss;
+                *q = -2.0 * miss * c * s * (1.0 - s);
+            }
+            let mut gradient = vec![0.0; slots.len()];
+            model.block_gradient(b, slots, &q, &mut gradient);
+            (sum, gradient)
+        })
+        .collect();
+    let sum = parts.iter().map(|p| p.0).sum();
+    let gradient = add_in_order(slots.len(), parts.into_iter().map(|p| p.1).collect());
+    ErrorGradient { sum, gradient }
+}
+
+/// The summed squared error `Σ E_i` (at `K` = `k`) when each position's evaluation is its
+/// unrounded cached one moved by `J · delta` (the variables `slots`): per block, then the
+/// blocks in order.
+pub fn error_sum<M: Model>(model: &M, slots: &[usize], delta: &[f64], k: f64) -> f64 {
+    let parts: Vec<f64> = (0..model.row_blocks())
+        .into_par_iter()
+        .map(|b| {
+            let (start, len) = model.block_span(b);
+            let mut q = vec![0.0; len];
+            model.block_product(b, slots, delta, &mut q);
+            let errors = q.iter().enumerate().map(|(at, q)| {
+                let i = start + at;
+                let miss = model.target(i) - real_sigmoid(k, model.exact_eval(i) + q);
+                miss * miss
+            });
+            errors.sum::<f64>()
+        })
+        .collect();
+    parts.iter().sum()
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! (integer) values and the positions' whole-centipawn evaluations.
 //!
 //! A value the evaluation is linear in acts through its Jacobian column, and its derivative
-//! is a sum over the positions (`newton::rows::gradient`): `Σ ∂q_i/∂value · dE/dq` with
+//! is a sum over the positions (`jacobian::rows::gradient`): `Σ ∂q_i/∂value · dE/dq` with
 //! `dE/dq` the derivative of the squared error with respect to the evaluation
 //! ([`crate::error::error_slope`]). Values that integer curves and formulas read get the
 //! central difference of two one-step probes, computed by the probe machinery. Sums go per
@@ -10,8 +10,8 @@
 
 use crate::descent::{Descent, Variable};
 use crate::error::{error_slope, CHUNK};
+use crate::jacobian::rows;
 use crate::model::Model;
-use crate::newton::rows;
 use rayon::prelude::*;
 
 impl<M: Model> Descent<'_, M> {

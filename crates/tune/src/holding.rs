@@ -95,7 +95,7 @@ pub(crate) fn stream_why(
     path: &Path,
     holding: Holding,
     resume: Option<&Path>,
-) -> Result<Option<StreamWhy>, crate::session::SubjectError> {
+) -> Result<Option<StreamWhy>, Box<dyn std::error::Error + Send + Sync>> {
     let budget = match holding {
         Holding::Stream => return Ok(Some(StreamWhy::Asked)),
         Holding::Budget(budget) => budget,

@@ -44,60 +44,10 @@ use crate::log::{append_changes, changes, held_names, ValueChange};
 use crate::model::Model;
 use crate::path::{walk, InMemory, PullChoice, PullPoint};
 use crate::run::{run, Event, RunError, RunOptions, RunResult};
-use crate::settings::TuneSettings;
+use crate::settings::{TuneSettings, DEFAULT_L2, L2};
 use std::path::PathBuf;
-use std::str::FromStr;
 use std::sync::atomic::AtomicBool;
 use texel_run::Settings;
-
-/// Values counting in fewer training positions than this are held by default.
-pub const DEFAULT_MIN_SUPPORT: usize = 20;
-
-/// The L2 pull used when none is given.
-pub const DEFAULT_L2: f64 = 0.1;
-
-/// The strength of the pull toward the start.
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub enum L2 {
-    /// This λ.
-    Fixed(f64),
-    /// The pull of the path of pulls (`crate::path`) whose solution scores the held-out
-    /// positions best ([`DEFAULT_L2`] when nothing is held out).
-    Auto,
-}
-
-impl L2 {
-    /// The pull given; [`DEFAULT_L2`] for [`L2::Auto`] until a run resolves it.
-    pub fn fixed(self) -> f64 {
-        match self {
-            L2::Fixed(x) => x,
-            L2::Auto => DEFAULT_L2,
-        }
-    }
-}
-
-impl std::fmt::Display for L2 {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            L2::Fixed(x) => write!(f, "{x}"),
-            L2::Auto => f.write_str("auto"),
-        }
-    }
-}
-
-impl FromStr for L2 {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<L2, String> {
-        if s.eq_ignore_ascii_case("auto") {
-            return Ok(L2::Auto);
-        }
-        match s.parse::<f64>() {
-            Ok(x) if x.is_finite() && x >= 0.0 => Ok(L2::Fixed(x)),
-            _ => Err(format!("{s:?} is neither `auto` nor a number from 0 up")),
-        }
-    }
-}
 
 /// The data a tune runs on: training and validation sets scored with the start, `K`, and
 /// the fingerprint a checkpoint is made for.

@@ -44,6 +44,7 @@ mod engine;
 pub mod error;
 mod gradient;
 mod holding;
+mod jacobian;
 mod job;
 mod lambda;
 mod linear;
@@ -57,36 +58,37 @@ mod run;
 mod select;
 mod session;
 mod settings;
+mod sigmoid;
 mod stream;
+mod trace_subject;
 mod traces;
 
-pub use adam::{AdamState, Method, ADAM_EPOCHS_PER_PASS, ADAM_TOLERANCE};
+pub use adam::{Method, ADAM_EPOCHS_PER_PASS, ADAM_TOLERANCE};
 pub use checkpoint::{checkpoint_kind, fresh, Checkpoint, CheckpointError, RunKind};
-pub use descent::{Cursor, Descent, DescentState, Guards, PassSummary, Variable};
+pub use descent::{
+    AdamState, Cursor, Descent, DescentState, Guards, NewtonState, PassSummary, Variable,
+};
 pub use engine::{tune_engine, EngineTune, EngineTuneError, EngineTuned, Traceable};
 pub use holding::{default_budget, in_memory_need, Holding, StreamPlan, StreamWhy};
-pub use job::{
-    run_from, JobError, JobEvent, NothingToTune, TuneData, TuneJob, Tuned, DEFAULT_L2,
-    DEFAULT_MIN_SUPPORT, L2,
-};
+pub use jacobian::{Jacobian, RowBuilder, RowSink};
+pub use job::{run_from, JobError, JobEvent, NothingToTune, TuneData, TuneJob, Tuned};
 pub use lambda::{Lambda, LambdaError, SCORED_LAMBDA};
 pub use linear::{LinearDataset, BLOCK};
-pub use model::{Jacobian, Model, Move, Values};
-pub use newton::{NewtonState, RowBuilder, RowSink, MAX_LIFTS, NEWTON_TOLERANCE};
+pub use model::{Model, Move, Values};
+pub use newton::{MAX_LIFTS, NEWTON_TOLERANCE};
 pub use outputs::{Cleared, OutputError, Outputs};
 pub use path::{PullChoice, PullPoint, PATIENCE, PULL_PATH};
 pub use run::{
-    run, Event, PassRecord, Progress, RunEnd, RunError, RunOptions, RunResult, ADAM_EPOCHS,
-    ADAM_RATE, AUTO_WARM_POSITIONS, WARM_SAMPLE,
+    run, Event, PassRecord, Progress, RunEnd, RunError, RunOptions, RunResult, Unstreamed,
+    ADAM_EPOCHS, ADAM_RATE, AUTO_WARM_POSITIONS, WARM_SAMPLE,
 };
 pub use select::{select_in_space, Selection, SelectionError};
 pub use session::{
     load_data, EndData, Ended, LoadedData, Opening, Positions, RunFiles, Session, SessionError,
     SessionEvent, Subject, SubjectError,
 };
-pub use settings::{Streaming, TuneSettings, Unstreamed};
+pub use settings::{Streaming, TuneSettings, DEFAULT_L2, DEFAULT_MIN_SUPPORT, L2};
 pub use stream::{tune_streamed, Labels, StreamError, StreamEvent, StreamRun, Streamed};
 pub use texel_trace;
-pub use traces::{
-    load_traces, survey_trace, target, TraceLoad, TraceSubject, TraceSubjectError, TraceSurvey,
-};
+pub use trace_subject::TraceSubject;
+pub use traces::{load_traces, survey_trace, target, TraceLoad, TraceSubjectError, TraceSurvey};

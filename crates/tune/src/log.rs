@@ -169,7 +169,9 @@ pub fn read_tune_log(text: &str) -> Result<Vec<PassLine>, TuneLogError> {
 ///
 /// # Errors
 /// A line that is not a tune log line, or of another version.
-pub fn read_tune_path(text: &str) -> Result<(Vec<crate::PullPoint>, Option<f64>), TuneLogError> {
+pub fn read_tune_path(
+    text: &str,
+) -> Result<(Vec<crate::path::PullPoint>, Option<f64>), TuneLogError> {
     let (mut path, mut start, mut after_run) = (Vec::new(), None, false);
     for record in read_versioned_lines::<TuneLogLine>(text)? {
         let TuneLogLine::Pull(p) = record else {
@@ -180,7 +182,7 @@ pub fn read_tune_path(text: &str) -> Result<(Vec<crate::PullPoint>, Option<f64>)
             path.clear();
         }
         start = Some(p.start_held_out_error);
-        path.push(crate::PullPoint {
+        path.push(crate::path::PullPoint {
             l2: p.pull,
             train: p.pull_train_error,
             held_out: p.pull_held_out_error,
@@ -197,7 +199,7 @@ pub fn read_tune_path(text: &str) -> Result<(Vec<crate::PullPoint>, Option<f64>)
 /// The log cannot be written.
 pub fn append_path(
     path: &std::path::Path,
-    points: &[crate::PullPoint],
+    points: &[crate::path::PullPoint],
     start: f64,
 ) -> std::io::Result<()> {
     use std::io::Write;
@@ -230,7 +232,7 @@ pub fn kept_pass(passes: &[PassLine]) -> Option<&PassLine> {
 
 /// Every value `after` changed from `before` by slot, named by `name`, with its support
 /// in `train`: the largest change first (ties by slot).
-pub fn changes<M: crate::Model>(
+pub fn changes<M: crate::model::Model>(
     before: &M::Values,
     after: &M::Values,
     train: &M,
@@ -256,8 +258,8 @@ pub fn changes<M: crate::Model>(
 /// The names (by `name`) of the variables of `selected` that `tuned` leaves out: the values
 /// held for want of support.
 pub fn held_names(
-    selected: &[crate::Variable],
-    tuned: &[crate::Variable],
+    selected: &[crate::descent::Variable],
+    tuned: &[crate::descent::Variable],
     name: &dyn Fn(usize) -> String,
 ) -> Vec<String> {
     selected
@@ -349,7 +351,7 @@ mod tests {
     fn the_latest_runs_path_of_pulls_is_read_back() {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("log.jsonl");
-        let point = |l2: f64| crate::PullPoint {
+        let point = |l2: f64| crate::path::PullPoint {
             l2,
             train: 0.02,
             held_out: 0.03 - l2 / 1e6,

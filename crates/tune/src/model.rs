@@ -5,8 +5,8 @@
 //! trace, is another ([`crate::LinearDataset`]). The descent, Adam, the guards, runs and
 //! checkpoints see only these two traits.
 
-use crate::error::SigmoidTable;
-use crate::newton::RowSink;
+use crate::jacobian::{Exact, Jacobian, RowSink};
+use crate::sigmoid::SigmoidTable;
 pub use texel_trace::Values;
 
 /// Labelled positions and the evaluation of each under the current values, cached so that a
@@ -109,7 +109,7 @@ pub trait Model: Jacobian + Send + Sync + Sized {
     /// The evaluation's own exact answers to Newton where its columns cannot give them (a
     /// trace whose positions compose inner sums: through the chain rule); `None`, the
     /// default: Newton reads the columns, and secants of the values they do not cover.
-    fn exact(&self) -> Option<&dyn crate::newton::Exact> {
+    fn exact(&self) -> Option<&dyn Exact> {
         None
     }
 
@@ -126,46 +126,6 @@ pub trait Model: Jacobian + Send + Sync + Sized {
     }
 }
 
-/// The Jacobian of a model's evaluations in its values, block by block of positions: what
-/// second-order steps and gradient epochs read (Newton, Adam).
-pub trait Jacobian: Sync {
-    /// Number of blocks of positions [`Jacobian::block_rows`] takes, in position order.
-    fn row_blocks(&self) -> usize;
-
-    /// The positions of block `b`: its first and how many.
-    fn block_span(&self, b: usize) -> (usize, usize);
-
-    /// Block `b`'s Jacobian rows: begins `rows` with the block's positions ([`RowSink::begin`]), then pushes, for
-    /// variable `j` from the first to the last, every position of the block whose
-    /// evaluation slot `slots[j]` moves, with how many centipawns per unit of the value.
-    /// Every slot asked is [`Model::linear`].
-    fn block_rows<S: RowSink>(&self, b: usize, slots: &[usize], rows: &mut S);
-
-    /// Adds block `b`'s `J · direction` into `out` (an entry per position of the block,
-    /// from its first): how far each evaluation moves when variable `j` (slot `slots[j]`,
-    /// all [`Model::linear`]) moves by `direction[j]`. Each position's terms are added in
-    /// variable order. Models may walk their columns faster than [`Jacobian::block_rows`] does.
-    fn block_product(&self, b: usize, slots: &[usize], direction: &[f64], out: &mut [f64]) {
-        let mut sink = ProductSink {
-            direction,
-            start: 0,
-            out,
-        };
-        self.block_rows(b, slots, &mut sink);
-    }
-
-    /// Adds block `b`'s `Σ slopes[p] · J_p` into `gradient` (one entry per variable, slot
-    /// `slots[j]`), where `slopes` holds a factor per position of the block, from its first.
-    fn block_gradient(&self, b: usize, slots: &[usize], slopes: &[f64], gradient: &mut [f64]) {
-        let mut sink = GradientSink {
-            slopes,
-            start: 0,
-            gradient,
-        };
-        self.block_rows(b, slots, &mut sink);
-    }
-}
-
 /// [`Model::eval_moves`] through the rows: one slot's column, each entry times the move.
 struct ColumnSink(Vec<(u32, f64)>, f64);
 
@@ -174,42 +134,6 @@ impl RowSink for ColumnSink {
 
     fn push(&mut self, position: usize, _var: u32, derivative: f64) {
         self.0.push((position as u32, derivative * self.1));
-    }
-}
-
-/// [`Jacobian::block_product`] through the rows: each entry added into its position.
-struct ProductSink<'s> {
-    direction: &'s [f64],
-    start: usize,
-    out: &'s mut [f64],
-}
-
-impl RowSink for ProductSink<'_> {
-    fn begin(&mut self, start: usize, _len: usize) {
-        self.start = start;
-    }
-
-    #[inline]
-    fn push(&mut self, position: usize, var: u32, derivative: f64) {
-        self.out[position - self.start] += derivative * self.direction[var as usize];
-    }
-}
-
-/// [`Jacobian::block_gradient`] through the rows: each entry weighed by its position's slope.
-struct GradientSink<'s> {
-    slopes: &'s [f64],
-    start: usize,
-    gradient: &'s mut [f64],
-}
-
-impl RowSink for GradientSink<'_> {
-    fn begin(&mut self, start: usize, _len: usize) {
-        self.start = start;
-    }
-
-    #[inline]
-    fn push(&mut self, position: usize, var: u32, derivative: f64) {
-        self.gradient[var as usize] += self.slopes[position - self.start] * derivative;
     }
 }
 

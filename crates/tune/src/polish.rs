@@ -27,7 +27,7 @@
 //! every value, a few moves), and are those of a full reading to the last bit. A trial of
 //! linear moves reads only the positions they move.
 
-use crate::descent::{relative_fall, Descent, PassSummary, Variable};
+use crate::descent::{relative_fall, Descent, PassSummary, Probed, Variable};
 use crate::error::{chunked_sum, error_units, SigmoidTable, ERROR_UNITS};
 use crate::model::{Model, Move, Values};
 use rayon::prelude::*;
@@ -57,15 +57,6 @@ pub(crate) trait Lattice<V> {
         moves: &Moves,
         sizes: &[usize],
     ) -> Result<Vec<f64>, Self::Error>;
-}
-
-/// A reading's probes, kept for the next: the moves asked, the change of each, and the
-/// scoring of the positions they were read at.
-#[derive(Clone, Debug)]
-pub(crate) struct Probed {
-    scoring: u64,
-    moves: Vec<(usize, i32)>,
-    changes: Vec<f64>,
 }
 
 /// What a polish minimises besides the error: the L2 pull toward `anchor`, and whether

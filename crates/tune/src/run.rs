@@ -11,7 +11,6 @@ use crate::checkpoint::CheckpointError;
 use crate::descent::{Descent, PassSummary};
 use crate::log::PassKind;
 use crate::model::Model;
-use crate::settings::Unstreamed;
 pub use memory::run;
 pub(crate) use runner::drive;
 use std::path::{Path, PathBuf};
@@ -243,5 +242,24 @@ mod tests {
         for method in [Method::Adam, Method::AdamThenCd] {
             assert_eq!(with(method, None).warm_sample(large), None);
         }
+    }
+}
+
+/// A setting a streamed tune does not have (it is Newton and its polish over the whole
+/// trace): the CLI names each by its option.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Unstreamed {
+    /// A method other than Newton's.
+    Method,
+    /// A warm start on a sample.
+    WarmStart,
+}
+
+impl std::fmt::Display for Unstreamed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Unstreamed::Method => "a method other than Newton's",
+            Unstreamed::WarmStart => "a warm start",
+        })
     }
 }

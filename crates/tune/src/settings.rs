@@ -4,9 +4,9 @@
 //! resume with other settings is refused, naming the setting), and [`crate::Session`] (in
 //! memory or streamed), [`crate::tune_engine`] and the loop read it.
 
-use crate::job::{DEFAULT_MIN_SUPPORT, L2};
-use crate::run::RunOptions;
+use crate::run::{RunOptions, Unstreamed};
 use std::path::PathBuf;
+use std::str::FromStr;
 
 /// How a tune runs, whatever it tunes.
 #[derive(Clone, Debug)]
@@ -65,25 +65,6 @@ impl Default for Streaming {
     }
 }
 
-/// A setting a streamed tune does not have (it is Newton and its polish over the whole
-/// trace): the CLI names each by its option.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Unstreamed {
-    /// A method other than Newton's.
-    Method,
-    /// A warm start on a sample.
-    WarmStart,
-}
-
-impl std::fmt::Display for Unstreamed {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Unstreamed::Method => "a method other than Newton's",
-            Unstreamed::WarmStart => "a warm start",
-        })
-    }
-}
-
 impl TuneSettings {
     /// A setting a streamed tune does not have:
     /// a streamed [`crate::Session`] and [`crate::tune_streamed`] refuse it before any work.
@@ -96,5 +77,54 @@ impl TuneSettings {
         ]
         .into_iter()
         .find_map(|(what, given)| given.then_some(what))
+    }
+}
+
+/// Values counting in fewer training positions than this are held by default.
+pub const DEFAULT_MIN_SUPPORT: usize = 20;
+
+/// The L2 pull used when none is given.
+pub const DEFAULT_L2: f64 = 0.1;
+
+/// The strength of the pull toward the start.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum L2 {
+    /// This λ.
+    Fixed(f64),
+    /// The pull of the path of pulls (`crate::path`) whose solution scores the held-out
+    /// positions best ([`DEFAULT_L2`] when nothing is held out).
+    Auto,
+}
+
+impl L2 {
+    /// The pull given; [`DEFAULT_L2`] for [`L2::Auto`] until a run resolves it.
+    pub fn fixed(self) -> f64 {
+        match self {
+            L2::Fixed(x) => x,
+            L2::Auto => DEFAULT_L2,
+        }
+    }
+}
+
+impl std::fmt::Display for L2 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            L2::Fixed(x) => write!(f, "{x}"),
+            L2::Auto => f.write_str("auto"),
+        }
+    }
+}
+
+impl FromStr for L2 {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<L2, String> {
+        if s.eq_ignore_ascii_case("auto") {
+            return Ok(L2::Auto);
+        }
+        match s.parse::<f64>() {
+            Ok(x) if x.is_finite() && x >= 0.0 => Ok(L2::Fixed(x)),
+            _ => Err(format!("{s:?} is neither `auto` nor a number from 0 up")),
+        }
     }
 }

@@ -29,14 +29,14 @@
 //! memory.
 
 use crate::checkpoint::{Checkpoint, RunKind};
-use crate::descent::{DescentState, Guards, Variable};
+use crate::descent::{DescentState, Guards, NewtonState, Variable};
 use crate::error::{take_k, KChoice, UnfitK};
-use crate::job::{hold_unsupported, JobEvent, NothingToTune, L2};
+use crate::job::{hold_unsupported, JobEvent, NothingToTune};
 use crate::linear::LinearDataset;
 use crate::model::Model;
-use crate::newton::{NewtonState, FIRST_DAMPING};
-use crate::run::{RunEnd, RunError, RunResult};
-use crate::settings::{Streaming, TuneSettings, Unstreamed};
+use crate::newton::FIRST_DAMPING;
+use crate::run::{RunEnd, RunError, RunResult, Unstreamed};
+use crate::settings::{Streaming, TuneSettings, L2};
 use crate::traces::{held_split, target};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};

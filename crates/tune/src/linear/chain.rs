@@ -9,9 +9,9 @@
 
 use super::{Inner, InnerPoint, LinearDataset};
 use crate::error::chunked_sum;
-use crate::model::{Jacobian, Model};
-use crate::newton::rows::{self, RowSink, System};
-use crate::newton::{derivatives, real_error, Derivatives, Exact, Hold};
+use crate::jacobian::{rows, Exact, Hold, Jacobian, RowSink, System};
+use crate::model::Model;
+use crate::newton::{derivatives, real_error, Derivatives};
 
 /// Every position of `ds` (scored at the integer values `at`, every slot) evaluated exactly
 /// at real values `x` of `slots`: its linear part moved by the linear columns, and what its

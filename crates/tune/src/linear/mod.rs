@@ -23,8 +23,8 @@ pub use inner::Inner;
 pub(crate) use inner::InnerPoint;
 
 use crate::error::{error_units, ERROR_UNITS};
-use crate::model::{Jacobian, Model, Move};
-use crate::newton::RowSink;
+use crate::jacobian::{Exact, Jacobian, RowSink};
+use crate::model::{Model, Move};
 use rayon::prelude::*;
 use std::sync::Arc;
 use texel_trace::{centipawns, Coef, ParamSpace, PositionSource, TracedPosition};
@@ -847,10 +847,8 @@ impl Model for LinearDataset {
         true
     }
 
-    fn exact(&self) -> Option<&dyn crate::newton::Exact> {
-        self.inner
-            .is_used()
-            .then_some(self as &dyn crate::newton::Exact)
+    fn exact(&self) -> Option<&dyn Exact> {
+        self.inner.is_used().then_some(self as &dyn Exact)
     }
 
     fn exact_eval(&self, i: usize) -> f64 {

@@ -5,9 +5,9 @@
 
 use super::{chain, LinearDataset};
 use crate::error::real_sigmoid;
+use crate::error::{error_gradient, error_sum};
+use crate::jacobian::{rows, Hold, System};
 use crate::model::Model;
-use crate::newton::rows::{self, System};
-use crate::newton::Hold;
 
 /// The move from the integer values `at` to real values `x` of `slots`.
 fn moved(at: &[i32], slots: &[usize], x: &[f64]) -> Vec<f64> {
@@ -53,7 +53,7 @@ impl LinearDataset {
         if self.inner.is_used() {
             return chain::gradient(self, at, slots, x, k);
         }
-        let got = rows::error_gradient(self, slots, &moved(at, slots, x), k);
+        let got = error_gradient(self, slots, &moved(at, slots, x), k);
         (got.sum, got.gradient)
     }
 
@@ -62,7 +62,7 @@ impl LinearDataset {
         if self.inner.is_used() {
             return chain::summed_error(self, at, slots, x, k);
         }
-        rows::error_sum(self, slots, &moved(at, slots, x), k)
+        error_sum(self, slots, &moved(at, slots, x), k)
     }
 
     /// The summed error at `x + alpha · p` for each of `alphas` (as

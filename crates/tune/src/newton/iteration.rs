@@ -7,9 +7,7 @@
 //! after a cut one; the phase ends when an iteration lowers the objective by less than
 //! [`NEWTON_TOLERANCE`] of itself.
 
-use super::exact::Hold;
-use super::rows::System;
-use super::solve::Factor;
+use crate::jacobian::{Factor, Hold, System};
 
 /// The Newton phase ends after an iteration that lowers the objective by less than this
 /// share of it (see `ends_phase`).

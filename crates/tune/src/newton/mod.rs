@@ -38,29 +38,25 @@
 //! and holds them from the next iteration on. Chord steps are for phases that are linear
 //! throughout (a secant Hessian would not be reused where it was taken).
 
-mod exact;
+mod answered;
 mod iteration;
-pub(crate) mod rows;
 mod saddle;
 mod secant;
-mod solve;
 
+use crate::descent::NewtonState;
 use crate::descent::{Descent, PassSummary};
 use crate::error::{chunked_sum, real_sigmoid, CHUNK};
-use crate::model::{Jacobian, Model, Values};
-pub use exact::{Exact, Hold};
+use crate::jacobian::{rows, Jacobian};
+use crate::model::{Model, Values};
 use iteration::Taken;
 pub use iteration::NEWTON_TOLERANCE;
 pub(crate) use iteration::{
     commit, ends_phase, propose, Memory, Passes, Proposal, Pull, FIRST_DAMPING,
 };
 use rayon::prelude::*;
-pub use rows::{RowBuilder, RowSink};
 pub(crate) use saddle::lift_state;
 pub use saddle::MAX_LIFTS;
 use secant::Linearized;
-use serde::{Deserialize, Serialize};
-pub(crate) use solve::Factor;
 use std::convert::Infallible;
 use texel_trace::in_bounds;
 
@@ -70,29 +66,6 @@ pub(crate) const MAX_ITERATIONS: u32 = 200;
 /// A step that moves values by secants must bring at least this share of the fall the
 /// linearization promised, or those values are held from the next iteration on.
 const FAITHFUL: f64 = 0.75;
-
-/// The Newton phase's memory.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct NewtonState {
-    /// Every tuned variable's real value, by variable.
-    pub values: Vec<f64>,
-    /// Marquardt's damping for the next iteration.
-    pub damping: f64,
-    /// Iterations taken.
-    pub iterations: u64,
-    /// The mean error of the unrounded evaluation at `values`.
-    pub error: f64,
-    /// Newton is done: the values were rounded and the polish moves them.
-    pub handed_over: bool,
-    /// The real values (by variable) where the Hessian the next iteration reuses was
-    /// taken, and its damping; `None` when the next iteration takes a fresh one.
-    pub chord: Option<(Vec<f64>, f64)>,
-    /// The values the evaluation is not linear in are held for the polish (a secant step
-    /// failed its exact check, or brought too little of the fall it promised).
-    pub curves_held: bool,
-    /// Times the phase tried to step off a saddle (`saddle`), at most [`MAX_LIFTS`].
-    pub lifts: u32,
-}
 
 impl NewtonState {
     /// A fresh phase going on from these real values: the first damping, no chord, no
@@ -334,7 +307,7 @@ impl<M: Model> Descent<'_, M> {
         // An evaluation that answers exactly takes every variable into the phase, in order:
         // the phase's values are the state's.
         let (pull, positions) = (self.pull(phase), self.dataset().len() as f64);
-        let mut passes = exact::Answered {
+        let mut passes = answered::Answered {
             descent: self,
             exact,
             slots: &phase.slots,
@@ -361,7 +334,7 @@ impl<M: Model> Descent<'_, M> {
     fn newton_step(&mut self, memory: &mut Memory, phase: &Phase) -> Option<(Proposal, bool)> {
         let pull = self.pull(phase);
         if let Some(exact) = self.dataset().exact() {
-            let mut passes = exact::Answered {
+            let mut passes = answered::Answered {
                 descent: self,
                 exact,
                 slots: &phase.slots,

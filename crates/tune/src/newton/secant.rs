@@ -6,8 +6,7 @@
 //! [`crate::Model::eval_moves`]). [`Linearized`] serves a model's own columns for its linear
 //! variables and the secant columns after them, as one [`Jacobian`].
 
-use crate::model::Jacobian;
-use crate::newton::RowSink;
+use crate::jacobian::{Jacobian, RowSink};
 
 /// A secant column from the moves one unit up and one unit down (each positions rising):
 /// (position, centipawns per unit), positions rising.
@@ -107,7 +106,7 @@ impl<J: Jacobian> Jacobian for Linearized<'_, J> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::newton::RowBuilder;
+    use crate::jacobian::RowBuilder;
 
     /// A dense Jacobian: a row of derivatives per position, blocks of three positions.
     struct Dense(Vec<Vec<f64>>);

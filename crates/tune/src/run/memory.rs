@@ -16,7 +16,7 @@ fn check_start<M: Model>(
     start: &Checkpoint<M::Values>,
     options: &RunOptions,
 ) -> Result<(), RunError> {
-    let values = crate::Values::values(&start.descent.params).len();
+    let values = crate::model::Values::values(&start.descent.params).len();
     let reason = if start.positions != train.len() {
         format!(
             "made for {} training positions, the data has {}",

@@ -5,6 +5,7 @@
 
 use super::standing::Standing;
 use super::tuner::Tuner;
+use super::Unstreamed;
 use super::{
     Event, PassRecord, Progress, RunEnd, RunError, RunOptions, RunResult, POLISH_TOLERANCE,
 };
@@ -13,7 +14,6 @@ use crate::checkpoint::{Checkpoint, RunKind};
 use crate::descent::PassSummary;
 use crate::log::{data_id, PassKind, PassLine, TuneLogLine, TUNE_LOG_VERSION};
 use crate::model::Model;
-use crate::settings::Unstreamed;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;

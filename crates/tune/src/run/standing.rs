@@ -27,7 +27,7 @@ pub(super) struct Standing<V> {
     pub settings: Option<texel_run::Settings>,
 }
 
-impl<V: crate::Values> Standing<V> {
+impl<V: crate::model::Values> Standing<V> {
     /// Where the run of `start` stands as it begins (or goes on), of kind `kind`, over
     /// `positions` training positions, warm on about one segment in `warm` if it is.
     pub fn new(

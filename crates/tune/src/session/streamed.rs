@@ -180,7 +180,7 @@ fn changes(start: &[i32], tuned: &Streamed, name: &dyn Fn(usize) -> String) -> V
 }
 
 /// A streamed tune's event as the session's model's: a pass's descent is `None` there.
-fn retyped<M: Model>(e: JobEvent<crate::LinearDataset>) -> JobEvent<M> {
+fn retyped<M: Model>(e: JobEvent<crate::linear::LinearDataset>) -> JobEvent<M> {
     match e {
         JobEvent::Held { held, min_support } => JobEvent::Held { held, min_support },
         JobEvent::Pull(p) => JobEvent::Pull(p),

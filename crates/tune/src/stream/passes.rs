@@ -3,9 +3,9 @@
 //! `crate::newton` (the same as in memory).
 
 use super::{Stream, StreamError};
+use crate::jacobian::{Hold, System};
 use crate::linear::LinearDataset;
-use crate::newton::rows::System;
-use crate::newton::{Hold, Passes};
+use crate::newton::Passes;
 
 /// Step lengths one line-search pass judges: a pass costs the reading of the file, so it
 /// judges eight lengths (1, ½, … 1/128) at once.

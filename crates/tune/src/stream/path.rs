@@ -4,9 +4,10 @@
 use super::tuner::StreamTuner;
 use super::{Stream, StreamError, StreamEvent};
 use crate::descent::DescentState;
-use crate::job::{JobEvent, DEFAULT_L2};
+use crate::job::JobEvent;
 use crate::newton::MAX_ITERATIONS;
 use crate::path::{walk, PullChoice, PullSolver};
+use crate::settings::DEFAULT_L2;
 
 impl Stream<'_> {
     /// The pull of `--l2 auto`: the path of pulls walked from the fresh start `begun` and

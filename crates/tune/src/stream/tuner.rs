@@ -6,10 +6,13 @@
 use super::passes::{StreamPasses, SumGradient};
 use super::polish::Chunked;
 use super::{Stream, StreamError};
-use crate::descent::{relative_fall, Cursor, DescentState, Guards, PassSummary, Variable};
+use crate::descent::{
+    relative_fall, Cursor, DescentState, Guards, NewtonState, PassSummary, Variable,
+};
 use crate::error::SigmoidTable;
+use crate::jacobian::Factor;
 use crate::linear::LinearDataset;
-use crate::newton::{commit, ends_phase, lift_state, propose, Factor, Memory, NewtonState, Pull};
+use crate::newton::{commit, ends_phase, lift_state, propose, Memory, Pull};
 use crate::polish::{round, Objective};
 use crate::run::{RunError, Tuner};
 
@@ -208,11 +211,11 @@ fn read<T>(answer: Result<T, StreamError>) -> Result<T, RunError> {
 impl<'d, 's: 'd, 'a: 'd> Tuner<'d> for StreamTuner<'s, 'a> {
     type Model = LinearDataset;
 
-    fn descent(&self) -> Option<&crate::Descent<'d, LinearDataset>> {
+    fn descent(&self) -> Option<&crate::descent::Descent<'d, LinearDataset>> {
         None
     }
 
-    fn descent_mut(&mut self) -> Option<&mut crate::Descent<'d, LinearDataset>> {
+    fn descent_mut(&mut self) -> Option<&mut crate::descent::Descent<'d, LinearDataset>> {
         None
     }
 

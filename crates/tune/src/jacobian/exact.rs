@@ -4,11 +4,7 @@
 //! evaluation's own module keeps (`crate::linear`). Newton asks; it does not know the
 //! shapes.
 
-use super::rows::System;
-use super::Passes;
-use crate::descent::Descent;
-use crate::model::{Model, Values};
-use std::convert::Infallible;
+use super::System;
 
 /// Newton's questions an evaluation answers exactly, at real values `x` of the tuned
 /// `slots`, its positions scored at the integer values `at` (every slot), at `K` = `k`.
@@ -65,62 +61,5 @@ impl Hold {
     /// Whether the value is a weight at zero (see the field).
     pub(crate) fn is_zero_weight(self) -> bool {
         self.zero_weight
-    }
-}
-
-/// The positions in memory as Newton's passes, answered by their evaluation exactly.
-pub(super) struct Answered<'a, 'd, M: Model> {
-    pub(super) descent: &'a Descent<'d, M>,
-    pub(super) exact: &'a dyn Exact,
-    pub(super) slots: &'a [usize],
-}
-
-impl<M: Model> Answered<'_, '_, M> {
-    /// The integer values the positions are scored at, and K.
-    fn at(&self) -> (&[i32], f64) {
-        (self.descent.params().values(), self.descent.k())
-    }
-}
-
-impl<M: Model> Passes for Answered<'_, '_, M> {
-    type Error = Infallible;
-
-    fn system(&mut self, x: &[f64]) -> Result<(f64, System), Infallible> {
-        let (at, k) = self.at();
-        Ok(self.exact.system(at, self.slots, x, k))
-    }
-
-    fn gradient(&mut self, x: &[f64]) -> Result<(f64, Vec<f64>), Infallible> {
-        let (at, k) = self.at();
-        Ok(self.exact.gradient(at, self.slots, x, k))
-    }
-
-    fn sums_along(&mut self, x: &[f64], p: &[f64], alphas: &[f64]) -> Result<Vec<f64>, Infallible> {
-        let trial =
-            |alpha: f64| -> Vec<f64> { x.iter().zip(p).map(|(x, p)| x + alpha * p).collect() };
-        alphas.iter().map(|&a| self.sum_at(&trial(a))).collect()
-    }
-
-    fn sum_at(&mut self, y: &[f64]) -> Result<f64, Infallible> {
-        let (at, k) = self.at();
-        Ok(self.exact.summed_error(at, self.slots, y, k))
-    }
-
-    fn project(&self, x: &[f64]) -> Vec<f64> {
-        self.descent.projected(self.slots, x)
-    }
-
-    fn lengths_per_pass(&self) -> usize {
-        1
-    }
-
-    fn holds(&mut self, x: &[f64]) -> Result<Vec<Hold>, Infallible> {
-        let (at, _) = self.at();
-        Ok(self.exact.holds(at, self.slots, x))
-    }
-
-    fn flat_curvature(&mut self, x: &[f64], flat: &[usize]) -> Result<Vec<f64>, Infallible> {
-        let (at, k) = self.at();
-        Ok(self.exact.flat_curvature((at, self.slots, x), flat, k))
     }
 }

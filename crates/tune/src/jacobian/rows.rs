@@ -6,22 +6,11 @@
 //! Jacobian with a direction, and the gradient and Hessian of the summed error. Sums go per
 //! fixed group of blocks, added in group order, so results do not depend on the threads.
 
-use crate::error::real_sigmoid;
-use crate::model::{Jacobian, Model};
+use super::{Jacobian, RowSink};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
-
-/// Where a model puts one block's Jacobian entries ([`crate::Jacobian::block_rows`]).
-pub trait RowSink {
-    /// The block of `len` positions from position `start` on begins.
-    fn begin(&mut self, start: usize, len: usize);
-
-    /// Position `position` (of the whole model) moves by `derivative` per unit of variable
-    /// `var`. Variables come in rising order, each at most once per position.
-    fn push(&mut self, position: usize, var: u32, derivative: f64);
-}
 
 /// One block's coefficients, taken column by column and handed out row by row.
 #[derive(Debug, Default)]
@@ -140,78 +129,12 @@ pub fn gradient<J: Jacobian>(model: &J, slots: &[usize], slopes: &[f64]) -> Vec<
 }
 
 /// The element-wise sum of `parts`, added in their order.
-fn add_in_order(n: usize, parts: Vec<Vec<f64>>) -> Vec<f64> {
+pub(crate) fn add_in_order(n: usize, parts: Vec<Vec<f64>>) -> Vec<f64> {
     let mut total = vec![0.0; n];
     for part in parts {
         total.iter_mut().zip(part).for_each(|(t, x)| *t += x);
     }
     total
-}
-
-/// The summed error and its gradient at real values: one pass over the positions.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ErrorGradient {
-    /// `Σ E_i` of the evaluations moved by `J · delta`.
-    pub sum: f64,
-    /// Its derivative per unit of each variable.
-    pub gradient: Vec<f64>,
-}
-
-/// The summed squared error `Σ E_i` (at `K` = `k`) and its gradient over the variables
-/// `slots` when each position's evaluation is its unrounded cached one
-/// ([`Model::exact_eval`]) moved by `J · delta`: block by block, the product, each
-/// position's error and slope, and the gradient while the block is still in the caches
-/// (Adam's epoch). Blocks are added in order, whatever the threads.
-pub fn error_gradient<M: Model>(
-    model: &M,
-    slots: &[usize],
-    delta: &[f64],
-    k: f64,
-) -> ErrorGradient {
-    let c = k * std::f64::consts::LN_10 / 400.0;
-    let parts: Vec<(f64, Vec<f64>)> = (0..model.row_blocks())
-        .into_par_iter()
-        .map(|b| {
-            let (start, len) = model.block_span(b);
-            let mut q = vec![0.0; len];
-            model.block_product(b, slots, delta, &mut q);
-            let mut sum = 0.0;
-            for (at, q) in q.iter_mut().enumerate() {
-                let i = start + at;
-                let s = real_sigmoid(k, model.exact_eval(i) + *q);
-                let miss = model.target(i) - s;
-                sum += miss * miss;
-                *q = -2.0 * miss * c * s * (1.0 - s);
-            }
-            let mut gradient = vec![0.0; slots.len()];
-            model.block_gradient(b, slots, &q, &mut gradient);
-            (sum, gradient)
-        })
-        .collect();
-    let sum = parts.iter().map(|p| p.0).sum();
-    let gradient = add_in_order(slots.len(), parts.into_iter().map(|p| p.1).collect());
-    ErrorGradient { sum, gradient }
-}
-
-/// The summed squared error `Σ E_i` (at `K` = `k`) when each position's evaluation is its
-/// unrounded cached one moved by `J · delta` (the variables `slots`): per block, then the
-/// blocks in order.
-pub fn error_sum<M: Model>(model: &M, slots: &[usize], delta: &[f64], k: f64) -> f64 {
-    let parts: Vec<f64> = (0..model.row_blocks())
-        .into_par_iter()
-        .map(|b| {
-            let (start, len) = model.block_span(b);
-            let mut q = vec![0.0; len];
-            model.block_product(b, slots, delta, &mut q);
-            let errors = q.iter().enumerate().map(|(at, q)| {
-                let i = start + at;
-                let miss = model.target(i) - real_sigmoid(k, model.exact_eval(i) + q);
-                miss * miss
-            });
-            errors.sum::<f64>()
-        })
-        .collect();
-    parts.iter().sum()
 }
 
 /// The gradient and Hessian of a sum over positions, in the tuned variables.
