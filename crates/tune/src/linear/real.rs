@@ -123,10 +123,11 @@ impl LinearDataset {
         !space.inner().is_empty()
     }
 
-    /// Whether a trace of this space multiplies tuned values (a weight that is a value).
-    pub(crate) fn multiplies_values(space: &texel_trace::ParamSpace) -> bool {
+    /// Whether value `slot` of a trace of this space weighs a part of an inner term (its
+    /// `times_param`): tuned, it multiplies the values that part's sums count.
+    pub(crate) fn weighs(space: &texel_trace::ParamSpace, slot: usize) -> bool {
         (space.inner().iter())
             .flat_map(|term| term.parts())
-            .any(|shape| shape.is_some_and(|s| s.times_value.is_some()))
+            .any(|shape| shape.is_some_and(|s| s.times_value == Some(slot)))
     }
 }

@@ -53,6 +53,14 @@ impl<M: Model> Passes for Answered<'_, '_, M> {
         1
     }
 
+    fn may_hold_flat(&self) -> bool {
+        true
+    }
+
+    fn multiplies(&self) -> bool {
+        self.slots.iter().any(|&s| self.exact.weighs(s))
+    }
+
     fn holds(&mut self, x: &[f64]) -> Result<Vec<Hold>, Infallible> {
         let (at, _) = self.at();
         Ok(self.exact.holds(at, self.slots, x))

@@ -64,6 +64,19 @@ pub(crate) trait Passes {
     /// file judges several; in memory a pass costs one length's work).
     fn lengths_per_pass(&self) -> usize;
 
+    /// Whether the positions may hold values flat where Newton stands (a square at a zero
+    /// sum, a sum weighed by a weight at zero: an evaluation that composes inner sums); only
+    /// then is a step off a saddle looked for.
+    fn may_hold_flat(&self) -> bool {
+        false
+    }
+
+    /// Whether the evaluation multiplies tuned values together (a weight that is tuned and
+    /// the sums it weighs: see `ends_phase`).
+    fn multiplies(&self) -> bool {
+        false
+    }
+
     /// How the training positions hold each variable at `x` ([`Hold`]): an evaluation
     /// linear in its values moves with every value it counts, so it holds none flat (the
     /// answer is empty).

@@ -39,6 +39,7 @@
 //! throughout (a secant Hessian would not be reused where it was taken).
 
 mod answered;
+mod iterate;
 mod iteration;
 mod saddle;
 mod secant;
@@ -46,15 +47,14 @@ mod secant;
 use crate::descent::NewtonState;
 use crate::descent::{Descent, PassSummary};
 use crate::error::{chunked_sum, real_sigmoid, CHUNK};
-use crate::jacobian::{rows, Jacobian};
+use crate::jacobian::{rows, Factor, Jacobian};
 use crate::model::{Model, Values};
+use iterate::conclude;
+pub(crate) use iterate::{iterate, Course, Iterated};
 use iteration::Taken;
 pub use iteration::NEWTON_TOLERANCE;
-pub(crate) use iteration::{
-    commit, ends_phase, propose, Memory, Passes, Proposal, Pull, FIRST_DAMPING,
-};
+pub(crate) use iteration::{propose, Memory, Passes, Pull, FIRST_DAMPING};
 use rayon::prelude::*;
-pub(crate) use saddle::lift_state;
 pub use saddle::MAX_LIFTS;
 use secant::Linearized;
 use std::convert::Infallible;
@@ -143,6 +143,40 @@ struct Phase {
     anchor: Vec<f64>,
 }
 
+impl Phase {
+    /// Whether the phase moves values by secants (the evaluation is not linear in them).
+    fn secants(&self) -> bool {
+        self.linear < self.slots.len()
+    }
+
+    /// `state` with its values and chord in the phase's order.
+    fn narrowed(&self, state: &NewtonState) -> NewtonState {
+        let by_phase = |at: &Vec<f64>| self.vars.iter().map(|&j| at[j]).collect();
+        NewtonState {
+            values: self.x.clone(),
+            chord: (state.chord.as_ref()).map(|(at, d)| (by_phase(at), *d)),
+            ..state.clone()
+        }
+    }
+
+    /// `state` moved as `in_phase` (the phase's iteration) moved: the phase's values and
+    /// chord at their variables, the others where they were.
+    fn widen(&self, state: &mut NewtonState, in_phase: NewtonState) {
+        let before = std::mem::take(&mut state.values);
+        let by_variable = |at: Vec<f64>| {
+            let mut all = before.clone();
+            self.vars.iter().zip(at).for_each(|(&j, x)| all[j] = x);
+            all
+        };
+        let chord = (in_phase.chord.clone()).map(|(at, d)| (by_variable(at), d));
+        *state = NewtonState {
+            values: by_variable(in_phase.values.clone()),
+            chord,
+            ..in_phase
+        };
+    }
+}
+
 impl<M: Model> Descent<'_, M> {
     /// The state Newton starts from at the current values.
     fn newton_start(&self) -> NewtonState {
@@ -213,110 +247,106 @@ impl<M: Model> Descent<'_, M> {
         columns
     }
 
-    /// One Newton iteration (see the module docs); the run rescores the positions with the
-    /// rounded values after it.
+    /// One Newton iteration (see the module docs) over the phase's values: the one
+    /// iteration of every run (`iterate`), or, where the phase moves values by secants,
+    /// their step checked exactly before it is taken (a failed check holds those values
+    /// and takes the iteration again without them). The run rescores the positions with
+    /// the rounded values after it.
     pub fn newton_iteration(&mut self) -> PassSummary {
         let mut state = self.newton.take().unwrap_or_else(|| self.newton_start());
-        let mut phase = self.phase(&state);
-        let lifted_first = self.lift_at_start(&mut state, &mut phase);
-        let secants = phase.linear < phase.slots.len();
-        // The state keeps where a chord's Hessian was taken by variable, the iteration by
-        // the phase's values.
-        let by_phase = |at: Vec<f64>| phase.vars.iter().map(|&j| at[j]).collect();
-        let mut memory = Memory {
-            damping: state.damping,
-            chord: state.chord.take().map(|(at, d)| (by_phase(at), d)),
-            factor: self.newton_factor.take(),
+        let phase = self.phase(&state);
+        let mut in_phase = phase.narrowed(&state);
+        let mut factor = self.newton_factor.take();
+        let course = Course {
+            pull: self.pull(&phase),
+            positions: self.dataset().len() as f64,
+            chords: !phase.secants(),
         };
-        let before = state.values.clone();
-        let Some((tried, hold_curves)) = self.newton_step(&mut memory, &phase) else {
-            (state.curves_held, state.damping) = (true, memory.damping);
+        let done = match phase.secants() {
+            true => self.secant_iteration(&phase, &mut in_phase, &mut factor, &course),
+            false => Some(self.answered_iteration(&phase, &mut in_phase, &mut factor, &course)),
+        };
+        let Some(done) = done else {
+            (state.curves_held, state.damping) = (true, in_phase.damping);
             self.newton = Some(state);
             return self.newton_iteration();
         };
-        state.curves_held |= hold_curves;
-        let sum_now = tried.sum_now;
-        let (fall, taken) = commit(&mut memory, tried, !secants);
-        let cut = taken.as_ref().is_some_and(|t| !t.full);
-        let sum = match taken {
-            Some(taken) => {
-                phase.x = taken.x;
-                taken.sum
-            }
-            None => sum_now,
-        };
-        let by_variable = |at: Vec<f64>| {
-            let mut all = before.clone();
-            phase.vars.iter().zip(at).for_each(|(&j, x)| all[j] = x);
-            all
-        };
-        state.damping = memory.damping;
-        state.chord = memory.chord.map(|(at, d)| (by_variable(at), d));
-        self.newton_factor = memory.factor;
-        for (&j, &x) in phase.vars.iter().zip(&phase.x) {
-            state.values[j] = x;
-        }
-        state.error = sum / self.dataset().len() as f64;
-        state.iterations += 1;
-        let products = (self.dataset().exact())
-            .is_some_and(|exact| phase.slots.iter().any(|&s| exact.weighs(s)));
-        state.handed_over = ends_phase(fall, cut, products);
-        let mut lifted = lifted_first;
-        if state.handed_over {
-            lifted += self.lift_off_saddle(&mut state, &phase, Some(sum));
-        }
+        phase.widen(&mut state, in_phase);
+        self.newton_factor = factor;
         let changed = self.round_to(&state.values);
         let error = state.error;
         self.newton = Some(state);
         PassSummary {
-            fall,
+            fall: done.fall,
             error,
             moves: changed as u64,
             changed,
             probes: 0,
-            lifted,
+            lifted: done.lifted,
         }
     }
 
-    /// Before the first iteration of a composed evaluation, the step off a saddle its start
-    /// is on (a danger sum and its weight both at zero: no Gauss-Newton step moves them
-    /// together), taken into `state` and `phase`; returns the flat values it moved.
-    fn lift_at_start(&mut self, state: &mut NewtonState, phase: &mut Phase) -> usize {
-        if state.iterations > 0 || state.lifts > 0 {
-            return 0;
-        }
-        let lifted = self.lift_off_saddle(state, phase, None);
-        if lifted > 0 {
-            *phase = self.phase(state);
-        }
-        lifted
-    }
-
-    /// Where the phase converged at `phase.x` (summed error `sum`) with values flat, the step
-    /// off the saddle (`saddle::lift_state`), taken into `state`, which goes on with fresh
-    /// Newton iterations; returns the flat values it moved (0: none, and the phase ends).
-    fn lift_off_saddle(
-        &mut self,
-        state: &mut NewtonState,
+    /// The iteration of a phase whose values the positions answer for (`iterate`): by the
+    /// evaluation's own exact answers where it gives them, else by its columns.
+    fn answered_iteration(
+        &self,
         phase: &Phase,
-        sum: Option<f64>,
-    ) -> usize {
-        let Some(exact) = self.dataset().exact() else {
-            return 0;
+        state: &mut NewtonState,
+        factor: &mut Option<Factor>,
+        course: &Course,
+    ) -> Iterated {
+        let slots = &phase.slots;
+        let done = match self.dataset().exact() {
+            Some(exact) => {
+                let mut passes = answered::Answered {
+                    descent: self,
+                    exact,
+                    slots,
+                };
+                iterate(&mut passes, state, factor, course)
+            }
+            None => iterate(
+                &mut InMemory::new(self, self.dataset(), slots),
+                state,
+                factor,
+                course,
+            ),
         };
-        // An evaluation that answers exactly takes every variable into the phase, in order:
-        // the phase's values are the state's.
-        let (pull, positions) = (self.pull(phase), self.dataset().len() as f64);
-        let mut passes = answered::Answered {
-            descent: self,
-            exact,
-            slots: &phase.slots,
+        let Ok(done) = done;
+        done
+    }
+
+    /// The iteration of a phase that moves values by secants: the step found over the
+    /// linearized evaluation, checked exactly (`None` when that check fails), and those
+    /// values held from the next iteration on when it brings too little of the fall it
+    /// promised.
+    fn secant_iteration(
+        &mut self,
+        phase: &Phase,
+        state: &mut NewtonState,
+        factor: &mut Option<Factor>,
+        course: &Course,
+    ) -> Option<Iterated> {
+        let mut memory = Memory {
+            damping: state.damping,
+            chord: state.chord.take(),
+            factor: factor.take(),
         };
-        let Ok(lifted) = saddle::lift_state(&mut passes, state, &pull, (sum, positions));
-        if lifted > 0 {
-            self.newton_factor = None;
+        let columns = self.secant_columns(phase);
+        let jac = Linearized::new(self.dataset(), phase.linear, &columns);
+        let mut passes = InMemory::new(self, &jac, &phase.slots);
+        let Ok(mut tried) = propose(&mut passes, &state.values, &course.pull, &mut memory);
+        if let Some(t) = tried.taken.take() {
+            let (objective, promised) = (tried.objective, t.objective);
+            let Some(t) = self.checked(phase, t, objective) else {
+                state.damping = memory.damping;
+                return None;
+            };
+            state.curves_held |= objective - t.objective < FAITHFUL * (objective - promised);
+            tried.taken = Some(t);
         }
-        lifted
+        let (fall, _) = conclude(state, memory, tried, (course, false), factor);
+        Some(Iterated { fall, lifted: 0 })
     }
 
     /// The L2 pull of the phase's values.
@@ -325,45 +355,6 @@ impl<M: Model> Descent<'_, M> {
             l2: self.guards().l2,
             anchor: &phase.anchor,
         }
-    }
-
-    /// The step of one iteration at the phase's values (the one Newton iteration's
-    /// proposal over the positions in memory); where the phase moves values by secants, the
-    /// step found is checked exactly (`None` when that check fails) and whether those values
-    /// are held from the next iteration on.
-    fn newton_step(&mut self, memory: &mut Memory, phase: &Phase) -> Option<(Proposal, bool)> {
-        let pull = self.pull(phase);
-        if let Some(exact) = self.dataset().exact() {
-            let mut passes = answered::Answered {
-                descent: self,
-                exact,
-                slots: &phase.slots,
-            };
-            let Ok(tried) = propose(&mut passes, &phase.x, &pull, memory);
-            return Some((tried, false));
-        }
-        let columns = self.secant_columns(phase);
-        let jac = Linearized::new(self.dataset(), phase.linear, &columns);
-        let mut passes = InMemory {
-            descent: self,
-            jac: &jac,
-            slots: &phase.slots,
-            q: Vec::new(),
-            x: Vec::new(),
-            along: None,
-        };
-        let Ok(mut tried) = propose(&mut passes, &phase.x, &pull, memory);
-        let objective = tried.objective;
-        let mut hold_curves = false;
-        if phase.linear < phase.slots.len() {
-            if let Some(t) = tried.taken.take() {
-                let promised = t.objective;
-                let t = self.checked(phase, t, objective)?;
-                hold_curves = objective - t.objective < FAITHFUL * (objective - promised);
-                tried.taken = Some(t);
-            }
-        }
-        Some((tried, hold_curves))
     }
 
     /// Step `taken` with the values moved by secants rounded (their evaluations exist at
@@ -492,7 +483,19 @@ struct InMemory<'a, 'd, M: Model, J: Jacobian> {
     along: Option<(Vec<f64>, Vec<f64>)>,
 }
 
-impl<M: Model, J: Jacobian> InMemory<'_, '_, M, J> {
+impl<'a, 'd, M: Model, J: Jacobian> InMemory<'a, 'd, M, J> {
+    /// The passes of `descent`'s positions over the variables `slots`, served by `jac`.
+    fn new(descent: &'a Descent<'d, M>, jac: &'a J, slots: &'a [usize]) -> Self {
+        InMemory {
+            descent,
+            jac,
+            slots,
+            q: Vec::new(),
+            x: Vec::new(),
+            along: None,
+        }
+    }
+
     /// The derivatives at `x`, which become the values the searches start from.
     fn at(&mut self, x: &[f64]) -> Derivatives {
         self.q = self.descent.real_evals(self.jac, self.slots, x);

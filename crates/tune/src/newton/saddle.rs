@@ -49,7 +49,7 @@ pub(crate) fn lift_state<P: Passes>(
     pull: &Pull,
     (sum, positions): (Option<f64>, f64),
 ) -> Result<usize, P::Error> {
-    if state.lifts >= MAX_LIFTS {
+    if !passes.may_hold_flat() || state.lifts >= MAX_LIFTS {
         return Ok(0);
     }
     state.lifts += 1;

@@ -24,9 +24,8 @@ pub(super) struct StreamPasses<'s, 'a> {
     /// The values at the whole step of the last line search, their summed error and
     /// gradient.
     pub ahead: Option<(Vec<f64>, SumGradient)>,
-    /// The positions may hold values flat (`LinearDataset::may_hold_flat`): only then is
-    /// a step off a saddle looked for.
-    pub may_hold_flat: bool,
+    /// The positions may hold values flat (`LinearDataset::may_hold_flat`).
+    may_hold_flat: bool,
     /// The last pass asked for was a gradient: the iteration is a chord step.
     chord: bool,
 }
@@ -132,10 +131,16 @@ impl Passes for StreamPasses<'_, '_> {
         x.to_vec()
     }
 
+    fn may_hold_flat(&self) -> bool {
+        self.may_hold_flat
+    }
+
+    fn multiplies(&self) -> bool {
+        let space = self.stream.trace.space();
+        (self.stream.slots.iter()).any(|&slot| LinearDataset::weighs(space, slot))
+    }
+
     fn holds(&mut self, x: &[f64]) -> Result<Vec<Hold>, StreamError> {
-        if !self.may_hold_flat {
-            return Ok(Vec::new());
-        }
         let parts = self.each(|ds, (at, slots)| ds.real_holds(at, slots, x))?;
         let both = |a: Vec<Hold>, b: Vec<Hold>| a.iter().zip(b).map(|(a, b)| a.and(b)).collect();
         Ok(parts.into_iter().reduce(both).unwrap_or_default())

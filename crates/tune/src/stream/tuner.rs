@@ -12,7 +12,7 @@ use crate::descent::{
 use crate::error::SigmoidTable;
 use crate::jacobian::Factor;
 use crate::linear::LinearDataset;
-use crate::newton::{commit, ends_phase, lift_state, propose, Memory, Pull};
+use crate::newton::{iterate, Course, Pull};
 use crate::polish::{round, Objective};
 use crate::run::{RunError, Tuner};
 
@@ -76,53 +76,24 @@ impl<'s, 'a> StreamTuner<'s, 'a> {
         (self.factor, self.ahead, self.l2) = (None, None, l2);
     }
 
-    /// One Newton iteration (the lift off a saddle before the first, and where the phase
-    /// would end), then the values rounded; `Stopped` leaves everything as it was.
+    /// One Newton iteration (`crate::newton::iterate`), then the values rounded;
+    /// `Stopped` leaves everything as it was.
     pub(super) fn iterate(&mut self) -> Result<PassSummary, StreamError> {
         let stream = self.stream;
         let anchor = stream.anchor();
-        let pull = Pull {
-            l2: self.l2,
-            anchor: &anchor,
+        let course = Course {
+            pull: Pull {
+                l2: self.l2,
+                anchor: &anchor,
+            },
+            positions: stream.trained,
+            chords: true,
         };
         let mut passes = StreamPasses::new(stream, self.ahead.take());
         let mut newton = self.newton.clone();
-        let mut lifted = 0;
-        if newton.iterations == 0 && newton.lifts == 0 {
-            // A start on a saddle is stepped off before the first iteration, as in memory.
-            lifted = self.lifted(&mut passes, &mut newton, (&pull, None))?;
-        }
-        let mut memory = Memory {
-            damping: newton.damping,
-            chord: newton.chord.clone(),
-            factor: if lifted > 0 { None } else { self.factor.take() },
-        };
-        let tried = propose(&mut passes, &newton.values, &pull, &mut memory)?;
-        let sum_now = tried.sum_now;
-        let (fall, taken) = commit(&mut memory, tried, true);
-        let cut = taken.as_ref().is_some_and(|t| !t.full);
-        (newton.damping, newton.chord) = (memory.damping, memory.chord);
-        let sum = match taken {
-            Some(taken) => {
-                newton.values = taken.x;
-                taken.sum
-            }
-            None => sum_now,
-        };
-        newton.error = sum / stream.trained;
-        newton.iterations += 1;
-        self.factor = memory.factor;
-        if ends_phase(
-            fall,
-            cut,
-            LinearDataset::multiplies_values(stream.trace.space()),
-        ) {
-            let more = self.lifted(&mut passes, &mut newton, (&pull, Some(sum)))?;
-            newton.handed_over = more == 0;
-            lifted += more;
-        }
+        let done = iterate(&mut passes, &mut newton, &mut self.factor, &course)?;
         self.ahead = passes.ahead;
-        Ok(self.moved_to(newton, fall, lifted))
+        Ok(self.moved_to(newton, done.fall, done.lifted))
     }
 
     /// Newton at `newton` now, its values rounded: what the iteration did.
@@ -143,25 +114,6 @@ impl<'s, 'a> StreamTuner<'s, 'a> {
             probes: 0,
             lifted,
         }
-    }
-
-    /// Where Newton starts or converged at `newton` (summed error `sum` there, or read)
-    /// with values flat: the step off the saddle (`crate::newton::lift_state`); the flat
-    /// values it moved (0: none).
-    fn lifted(
-        &mut self,
-        passes: &mut StreamPasses,
-        newton: &mut NewtonState,
-        (pull, sum): (&Pull, Option<f64>),
-    ) -> Result<usize, StreamError> {
-        if !passes.may_hold_flat {
-            return Ok(0);
-        }
-        let lifted = lift_state(passes, newton, pull, (sum, self.stream.trained))?;
-        if lifted > 0 {
-            self.factor = None;
-        }
-        Ok(lifted)
     }
 
     /// One round of the polish; `Stopped` leaves everything as it was.
