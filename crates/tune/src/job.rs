@@ -37,14 +37,16 @@
 //! assert_eq!((tuned.changes[0].value.as_str(), tuned.changes[0].after), ("PAWN", 100));
 //! ```
 
+use crate::begin::{begin, Beginning, NothingToTune};
 use crate::checkpoint::{fresh, Checkpoint, CheckpointError};
 use crate::descent::{Descent, Guards, Variable};
 use crate::error::mean_error;
+use crate::events::JobEvent;
 use crate::log::{append_changes, changes, held_names, ValueChange};
 use crate::model::Model;
 use crate::path::{walk, InMemory, PullChoice, PullPoint};
-use crate::run::{run, Event, RunError, RunOptions, RunResult};
-use crate::settings::{TuneSettings, DEFAULT_L2, L2};
+use crate::run::{run, RunError, RunOptions, RunResult};
+use crate::settings::{TuneSettings, DEFAULT_L2};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use texel_run::Settings;
@@ -108,27 +110,6 @@ impl<V> TuneJob<V> {
     }
 }
 
-/// What a tune reports on its way.
-pub enum JobEvent<'e, M: Model> {
-    /// Values held at their start: they count in fewer than `min_support` positions.
-    Held {
-        /// The values held.
-        held: Vec<Variable>,
-        /// The support they lack.
-        min_support: usize,
-    },
-    /// A pull of [`L2::Auto`]'s path solved.
-    Pull(PullPoint),
-    /// The pull [`L2::Auto`] chose, and how.
-    PullChosen(PullChoice),
-    /// A fresh start: the variables tuned and the guards.
-    Fresh(usize, Guards),
-    /// A checkpoint continued after its passes, with its variables.
-    Resumed(usize, usize),
-    /// The run's own event; what the callback returns stops or continues the run.
-    Run(Event<'e, M>),
-}
-
 /// Why a tune cannot go on.
 #[derive(Debug, thiserror::Error)]
 pub enum JobError {
@@ -187,8 +168,9 @@ impl<V: crate::model::Values> TuneJob<V> {
         })
     }
 
-    /// The run's starting point: the values with too little support held, and a fresh
-    /// checkpoint with its guards, or the one to continue after checking it fits.
+    /// The run's starting point (`crate::begin`): the values with too little support
+    /// held, and a fresh checkpoint with its guards, or the one to continue after checking
+    /// it fits.
     ///
     /// # Errors
     /// Nothing left to tune, or a checkpoint of other data or variables.
@@ -198,125 +180,74 @@ impl<V: crate::model::Values> TuneJob<V> {
         interrupt: &AtomicBool,
         on: &mut dyn FnMut(JobEvent<M>),
     ) -> Result<Checkpoint<V>, JobError> {
-        let vars = self.held(data, on)?;
-        if let Some((path, mut c)) = self.resume {
-            c.check_continues(&path, data.fingerprint, &vars)?;
-            on(JobEvent::Resumed(c.passes, vars.len()));
-            c.settings = c.settings.or(self.record);
-            return Ok(c);
-        }
-        let guards = Guards {
-            l2: 0.0,
-            constraints: self.settings.constraints,
-        };
-        let (mut path, mut start) = (Vec::new(), None);
-        let l2 = choose_l2(
-            self.settings.l2,
+        let (path, resumed) = self.resume.unzip();
+        let mut loaded = Loaded {
             data,
-            (&self.start, &vars, guards),
+            start: &self.start,
+            resume: path,
             interrupt,
-            &mut |event| {
-                match &event {
-                    JobEvent::Pull(point) => path.push(*point),
-                    JobEvent::PullChosen(PullChoice::Path { start: s, .. }) => start = Some(*s),
-                    _ => {}
-                }
-                on(event)
-            },
-        );
-        if let (Some(log), Some(start)) = (&self.settings.run.log, start) {
-            let logged = crate::log::append_path(log, &path, start);
-            logged.map_err(|cause| JobError::Log {
-                path: log.clone(),
-                cause,
-            })?;
-        }
-        let guards = Guards { l2, ..guards };
-        on(JobEvent::Fresh(vars.len(), guards));
-        let (train, id) = (&data.train, data.fingerprint);
-        let mut c = fresh(train, id, self.start, data.k, vars, guards);
-        c.settings = self.record;
-        Ok(c)
+        };
+        let settings = (self.vars.as_slice(), &self.settings);
+        begin(&mut loaded, settings, resumed, self.record, on)
+    }
+}
+
+/// The positions in memory as a tune's beginning.
+struct Loaded<'d, M: Model> {
+    data: &'d mut TuneData<M>,
+    start: &'d M::Values,
+    /// The checkpoint continued, which its refusal names.
+    resume: Option<PathBuf>,
+    interrupt: &'d AtomicBool,
+}
+
+impl<M: Model> Beginning for Loaded<'_, M> {
+    type Model = M;
+    type Error = JobError;
+
+    fn support(&mut self, vars: &[Variable]) -> Result<Vec<usize>, JobError> {
+        let train = &self.data.train;
+        Ok(vars.iter().map(|v| train.support(&[v.slot])).collect())
     }
 
-    /// The variables left after holding those with too little support.
-    fn held<M: Model<Values = V>>(
+    /// The path walked over the training positions, judged on the held-out ones (both
+    /// sets are scored with the start again afterwards).
+    fn walk_pulls(
+        &mut self,
+        vars: &[Variable],
+        guards: Guards,
+        on: &mut dyn FnMut(&PullPoint),
+    ) -> Result<Option<PullChoice>, JobError> {
+        let data = &mut *self.data;
+        if data.validation.is_empty() {
+            return Ok(None);
+        }
+        let start_error = mean_error(&data.validation, data.k);
+        let descent = Descent::new(&mut data.train, self.start.clone(), data.k, vars.to_vec());
+        let mut solver = InMemory {
+            descent: descent.guarded(guards),
+            held_out: &mut data.validation,
+        };
+        let fallback = (DEFAULT_L2, self.interrupt);
+        let Ok(choice) = walk(&mut solver, start_error, fallback, &mut |p| on(p));
+        data.train.rescore(self.start);
+        data.validation.rescore(self.start);
+        Ok(Some(choice))
+    }
+
+    fn fresh(&mut self, vars: Vec<Variable>, guards: Guards) -> Checkpoint<M::Values> {
+        let (data, start) = (&*self.data, self.start.clone());
+        fresh(&data.train, data.fingerprint, start, data.k, vars, guards)
+    }
+
+    fn continues(
         &self,
-        data: &TuneData<M>,
-        on: &mut dyn FnMut(JobEvent<M>),
-    ) -> Result<Vec<Variable>, JobError> {
-        let min = self.settings.min_support;
-        let support = |v: &Variable| data.train.support(&[v.slot]);
-        let (kept, held) = hold_unsupported(&self.vars, support, min)?;
-        if !held.is_empty() {
-            on(JobEvent::Held {
-                held,
-                min_support: min,
-            });
-        }
-        Ok(kept)
+        resumed: &Checkpoint<M::Values>,
+        vars: &[Variable],
+    ) -> Result<(), JobError> {
+        let path = self.resume.clone().unwrap_or_default();
+        Ok(resumed.check_continues(&path, self.data.fingerprint, vars)?)
     }
-}
-
-/// `items` split into those at least `min` training positions use (by `support`; all of
-/// them when `min` is 0) and those held at their start: the one support hold of every run,
-/// in memory or streamed.
-///
-/// # Errors
-/// Every item is held.
-pub(crate) fn hold_unsupported<T: Clone>(
-    items: &[T],
-    support: impl Fn(&T) -> usize,
-    min: usize,
-) -> Result<(Vec<T>, Vec<T>), NothingToTune> {
-    let (kept, held): (Vec<T>, Vec<T>) =
-        (items.iter().cloned()).partition(|item| min == 0 || support(item) >= min);
-    match kept.is_empty() {
-        true => Err(NothingToTune(min)),
-        false => Ok((kept, held)),
-    }
-}
-
-/// Every selected value counts in fewer training positions than the least support a tuned
-/// value needs (the number).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "every selected value counts in fewer than {0} training positions, the least support a \
-     tuned value needs"
-)]
-pub struct NothingToTune(pub usize);
-
-/// The pull `l2` gives: for [`L2::Auto`] the path of pulls (`crate::path`) walked over the training positions from `start` with the
-/// variables `vars` and `guards`, judged on the held-out positions (both sets are scored
-/// with `start` again afterwards); [`DEFAULT_L2`] when nothing is held out.
-fn choose_l2<M: Model>(
-    l2: L2,
-    data: &mut TuneData<M>,
-    (start, vars, guards): (&M::Values, &[Variable], Guards),
-    interrupt: &AtomicBool,
-    on: &mut dyn FnMut(JobEvent<M>),
-) -> f64 {
-    if let L2::Fixed(l2) = l2 {
-        return l2;
-    }
-    if data.validation.is_empty() {
-        on(JobEvent::PullChosen(PullChoice::Default(DEFAULT_L2)));
-        return DEFAULT_L2;
-    }
-    let start_error = mean_error(&data.validation, data.k);
-    let descent = Descent::new(&mut data.train, start.clone(), data.k, vars.to_vec());
-    let mut solver = InMemory {
-        descent: descent.guarded(guards),
-        held_out: &mut data.validation,
-    };
-    let fallback = (DEFAULT_L2, interrupt);
-    let Ok(choice) = walk(&mut solver, start_error, fallback, &mut |p| {
-        on(JobEvent::Pull(*p))
-    });
-    data.train.rescore(start);
-    data.validation.rescore(start);
-    on(JobEvent::PullChosen(choice));
-    choice.l2()
 }
 
 /// Runs from `start` on `data` with `options` until it ends or `interrupt` is raised, the run's

@@ -38,10 +38,12 @@
 //! ```
 
 pub mod adam;
+mod begin;
 mod checkpoint;
 mod descent;
 mod engine;
 pub mod error;
+mod events;
 mod gradient;
 mod holding;
 mod jacobian;
@@ -64,14 +66,16 @@ mod trace_subject;
 mod traces;
 
 pub use adam::{Method, ADAM_EPOCHS_PER_PASS, ADAM_TOLERANCE};
+pub use begin::NothingToTune;
 pub use checkpoint::{checkpoint_kind, fresh, Checkpoint, CheckpointError, RunKind};
 pub use descent::{
     AdamState, Cursor, Descent, DescentState, Guards, NewtonState, PassSummary, Variable,
 };
 pub use engine::{tune_engine, EngineTune, EngineTuneError, EngineTuned, Traceable};
+pub use events::JobEvent;
 pub use holding::{default_budget, in_memory_need, Holding, StreamPlan, StreamWhy};
 pub use jacobian::{Jacobian, RowBuilder, RowSink};
-pub use job::{run_from, JobError, JobEvent, NothingToTune, TuneData, TuneJob, Tuned};
+pub use job::{run_from, JobError, TuneData, TuneJob, Tuned};
 pub use lambda::{Lambda, LambdaError, SCORED_LAMBDA};
 pub use linear::{LinearDataset, BLOCK};
 pub use model::{Model, Move, Values};

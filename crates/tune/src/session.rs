@@ -8,8 +8,9 @@
 use crate::checkpoint::{Checkpoint, CheckpointError, RunKind};
 use crate::descent::Variable;
 use crate::error::{samples, single_result, take_k, KChoice, UnfitK};
+use crate::events::JobEvent;
 use crate::holding::{StreamPlan, StreamWhy};
-use crate::job::{JobError, JobEvent, TuneData, TuneJob, Tuned};
+use crate::job::{JobError, TuneData, TuneJob, Tuned};
 use crate::model::{Model, Values};
 use crate::outputs::{Cleared, OutputError, Outputs};
 use crate::run::RunEnd;

@@ -28,15 +28,17 @@
 //! line, the best values on validation, patience, the limits and the checkpoint, as in
 //! memory.
 
+use crate::begin::{begin, Beginning, NothingToTune};
 use crate::checkpoint::{Checkpoint, RunKind};
 use crate::descent::{DescentState, Guards, NewtonState, Variable};
 use crate::error::{take_k, KChoice, UnfitK};
-use crate::job::{hold_unsupported, JobEvent, NothingToTune};
+use crate::events::JobEvent;
 use crate::linear::LinearDataset;
 use crate::model::Model;
 use crate::newton::FIRST_DAMPING;
+use crate::path::{PullChoice, PullPoint};
 use crate::run::{RunEnd, RunError, RunResult, Unstreamed};
-use crate::settings::{Streaming, TuneSettings, L2};
+use crate::settings::{Streaming, TuneSettings};
 use crate::traces::{held_split, target};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -239,10 +241,21 @@ pub fn tune_streamed(
     if let Some(path) = stream.streaming.form.clone() {
         stream.form = Some(stream.write_form(&path)?);
     }
-    let begun = match resume {
-        Some(c) => stream.resumed(c, &mut on)?,
-        None => stream.fresh(&mut on)?,
-    };
+    if resume.is_none() {
+        stream.take_k(&mut on)?;
+    }
+    let selected: Vec<Variable> = (slots.iter())
+        .map(|&slot| Variable { slot, step: 1 })
+        .collect();
+    let record = run.record.clone();
+    let begun = begin(
+        &mut stream,
+        (&selected, settings),
+        resume,
+        record,
+        &mut |e| on(StreamEvent::Job(e)),
+    )?;
+    (stream.k, stream.slots) = (begun.k, begun.vars.iter().map(|v| v.slot).collect());
     let (result, tuner) = crate::run::drive(
         StreamTuner::new(&stream, begun.descent.clone()),
         (&begun, RunKind::Streamed, trace.len()),
@@ -273,12 +286,8 @@ pub(crate) struct Stream<'a> {
 }
 
 impl Stream<'_> {
-    /// The checkpoint of a fresh tune: K (fitted when not given), the slots enough
-    /// positions use, the pull (given, or chosen by the path of pulls), Newton at the start.
-    fn fresh(
-        &mut self,
-        on: &mut impl FnMut(StreamEvent),
-    ) -> Result<Checkpoint<Vec<i32>>, StreamError> {
+    /// K for a fresh tune: given, or fitted to the start's evaluations (`take_k`), said.
+    fn take_k(&mut self, on: &mut impl FnMut(StreamEvent)) -> Result<(), StreamError> {
         let taken = take_k(self.run.settings.k, &self.start_samples()?)?;
         self.k = taken.k;
         if let Some(chosen) = taken.chosen {
@@ -287,35 +296,21 @@ impl Stream<'_> {
         if let Some(warning) = taken.warning {
             on(StreamEvent::Warning(warning));
         }
-        self.slots = self.supported(on)?;
-        let mut begun = self.checkpoint(self.run.settings.l2.fixed());
-        if self.run.settings.l2 == L2::Auto {
-            let choice = self.chosen_pull(&begun.descent, on)?;
-            on(StreamEvent::Job(JobEvent::PullChosen(choice)));
-            begun.descent.guards.l2 = choice.l2();
-        }
-        on(StreamEvent::Job(JobEvent::Fresh(
-            self.slots.len(),
-            begun.descent.guards,
-        )));
-        Ok(begun)
+        Ok(())
     }
 
-    /// The checkpoint a fresh tune at pull `l2` begins from.
-    fn checkpoint(&self, l2: f64) -> Checkpoint<Vec<i32>> {
-        let vars: Vec<Variable> = (self.slots.iter())
-            .map(|&slot| Variable { slot, step: 1 })
-            .collect();
+    /// The checkpoint a fresh tune of `vars` with `guards` begins from (a trace's values
+    /// declare no constraints).
+    fn checkpoint(&mut self, vars: Vec<Variable>, guards: Guards) -> Checkpoint<Vec<i32>> {
+        self.slots = vars.iter().map(|v| v.slot).collect();
         let guards = Guards {
-            l2,
             constraints: false,
+            ..guards
         };
         let mut start = DescentState::starting(self.start.to_vec(), guards, f64::NAN, vars.len());
         start.newton = Some(self.newton_start());
         let figures = (self.k, self.run.fingerprint, self.trace.len());
-        let mut begun = Checkpoint::begun(RunKind::Streamed, figures, start, vars);
-        begun.settings = self.run.record.clone();
-        begun
+        Checkpoint::begun(RunKind::Streamed, figures, start, vars)
     }
 
     /// Newton's state at the start values of the tuned slots.
@@ -338,42 +333,6 @@ impl Stream<'_> {
             .iter()
             .map(|&s| f64::from(self.start[s]))
             .collect()
-    }
-
-    /// Checkpoint `c` checked against this trace, selection and data, said; K and the
-    /// slots tuned taken from it.
-    fn resumed(
-        &mut self,
-        c: Checkpoint<Vec<i32>>,
-        on: &mut impl FnMut(StreamEvent),
-    ) -> Result<Checkpoint<Vec<i32>>, StreamError> {
-        let wrong = |why: String| Err(StreamError::Checkpoint(why));
-        if c.positions != self.trace.len() {
-            let n = self.trace.len();
-            return wrong(format!("{} positions, the trace has {n}", c.positions));
-        }
-        if c.data != self.run.fingerprint {
-            return wrong(
-                "it was made for other data (the positions, their labels or scores, the \
-                 validation share or λ differ)"
-                    .into(),
-            );
-        }
-        let asked: std::collections::HashSet<usize> = self.slots.iter().copied().collect();
-        if c.vars.iter().any(|v| !asked.contains(&v.slot)) {
-            return wrong("it tunes values this run does not select".into());
-        }
-        let values = self.trace.space().value_count();
-        if c.descent.params.len() != values {
-            return wrong(format!("its values are not the {values} of the trace"));
-        }
-        let newton = c.descent.newton.as_ref();
-        if newton.is_none_or(|n| n.values.len() != c.vars.len()) {
-            return wrong("it keeps no Newton state of its values".into());
-        }
-        (self.k, self.slots) = (c.k, c.vars.iter().map(|v| v.slot).collect());
-        on(StreamEvent::Job(JobEvent::Resumed(c.passes, c.vars.len())));
-        Ok(c)
     }
 
     /// What the run ended with: its values' errors, the support of those that changed.
@@ -475,27 +434,6 @@ impl Stream<'_> {
         Ok(samples)
     }
 
-    /// The slots asked that at least `min_support` training positions use (one pass), the
-    /// others held and said.
-    fn supported(&self, on: &mut impl FnMut(StreamEvent)) -> Result<Vec<usize>, StreamError> {
-        let min = self.run.settings.min_support;
-        if min == 0 {
-            return Ok(self.slots.clone());
-        }
-        let counted = self.support_of(&self.slots)?;
-        let (kept, held) = hold_unsupported(&counted, |c| c.1, min)?;
-        if !held.is_empty() {
-            let held = (held.iter())
-                .map(|&(slot, _)| Variable { slot, step: 1 })
-                .collect();
-            on(StreamEvent::Job(JobEvent::Held {
-                held,
-                min_support: min,
-            }));
-        }
-        Ok(kept.iter().map(|c| c.0).collect())
-    }
-
     /// The tuned slots whose `values` differ from the start, with the training positions
     /// each counts in (one pass, when any changed).
     fn changed_support(&self, values: &[i32]) -> Result<Vec<(usize, usize)>, StreamError> {
@@ -519,6 +457,61 @@ impl Stream<'_> {
             support.iter_mut().zip(part).for_each(|(t, n)| *t += n);
         }
         Ok(slots.iter().copied().zip(support).collect())
+    }
+}
+
+/// The streamed positions as a tune's beginning: each answer reads the file.
+impl Beginning for Stream<'_> {
+    type Model = LinearDataset;
+    type Error = StreamError;
+
+    fn support(&mut self, vars: &[Variable]) -> Result<Vec<usize>, StreamError> {
+        let slots: Vec<usize> = vars.iter().map(|v| v.slot).collect();
+        Ok(self.support_of(&slots)?.into_iter().map(|c| c.1).collect())
+    }
+
+    fn walk_pulls(
+        &mut self,
+        vars: &[Variable],
+        guards: Guards,
+        on: &mut dyn FnMut(&PullPoint),
+    ) -> Result<Option<PullChoice>, StreamError> {
+        let begun = self.checkpoint(vars.to_vec(), guards);
+        self.chosen_pull(&begun.descent, on)
+    }
+
+    fn fresh(&mut self, vars: Vec<Variable>, guards: Guards) -> Checkpoint<Vec<i32>> {
+        self.checkpoint(vars, guards)
+    }
+
+    fn continues(&self, c: &Checkpoint<Vec<i32>>, vars: &[Variable]) -> Result<(), StreamError> {
+        let wrong = |why: String| Err(StreamError::Checkpoint(why));
+        if c.positions != self.trace.len() {
+            let n = self.trace.len();
+            return wrong(format!("{} positions, the trace has {n}", c.positions));
+        }
+        if c.data != self.run.fingerprint {
+            return wrong(
+                "it was made for other data (the positions, their labels or scores, the \
+                 validation share or λ differ)"
+                    .into(),
+            );
+        }
+        if c.vars != vars {
+            let (then, now) = (c.vars.len(), vars.len());
+            return wrong(format!(
+                "it tunes another selection ({then} values; this run tunes {now})"
+            ));
+        }
+        let values = self.trace.space().value_count();
+        if c.descent.params.len() != values {
+            return wrong(format!("its values are not the {values} of the trace"));
+        }
+        let newton = c.descent.newton.as_ref();
+        if newton.is_none_or(|n| n.values.len() != c.vars.len()) {
+            return wrong("it keeps no Newton state of its values".into());
+        }
+        Ok(())
     }
 }
 

@@ -236,6 +236,8 @@ fn a_streamed_tune_walks_the_path_of_pulls_on_its_held_out_positions() {
         ..settings()
     };
     auto.run.checkpoint = Some(kept.clone());
+    let log = dir.path().join("run.log");
+    auto.run.log = Some(log.clone());
     let (mut points, mut chosen, mut states) = (Vec::new(), None, Vec::new());
     let never = AtomicBool::new(false);
     let ended = tune_streamed(
@@ -259,11 +261,22 @@ fn a_streamed_tune_walks_the_path_of_pulls_on_its_held_out_positions() {
         points.windows(2).all(|w| w[1].held_out <= w[0].held_out),
         "{points:?}"
     );
-    let Some(PullChoice::Path { l2, held_out, .. }) = chosen else {
+    let Some(PullChoice::Path {
+        l2,
+        held_out,
+        start,
+        ..
+    }) = chosen
+    else {
         panic!("{chosen:?}");
     };
     let last = points.last().unwrap();
     assert_eq!((l2, held_out), (last.l2, last.held_out));
+    // The path is the log's, as a run in memory writes it (`texel tune --l2 auto` reads it
+    // back for its report).
+    let written = std::fs::read_to_string(&log).unwrap();
+    let (path, path_start) = texel_tune::log::read_tune_path(&written).unwrap();
+    assert_eq!((path, path_start), (points.clone(), Some(start)));
     assert_eq!(ended.values, TRUTH.to_vec());
     // Checkpoints after the choice keep its pull: a resume goes on with it.
     assert!(

@@ -7,8 +7,9 @@
 
 use super::{EndData, Ended, Opening, Session, SessionError, SessionEvent, Subject, ValuesOf};
 use crate::checkpoint::{CheckpointError, RunKind};
+use crate::events::JobEvent;
 use crate::holding::StreamPlan;
-use crate::job::{JobEvent, Tuned};
+use crate::job::Tuned;
 use crate::log::ValueChange;
 use crate::model::Model;
 use crate::run::{Event, RunEnd, RunResult};

@@ -2,29 +2,27 @@
 //! streamed Newton at one pull, each judgement a pass over the held-out positions.
 
 use super::tuner::StreamTuner;
-use super::{Stream, StreamError, StreamEvent};
+use super::{Stream, StreamError};
 use crate::descent::DescentState;
-use crate::job::JobEvent;
 use crate::newton::MAX_ITERATIONS;
-use crate::path::{walk, PullChoice, PullSolver};
+use crate::path::{walk, PullChoice, PullPoint, PullSolver};
 use crate::settings::DEFAULT_L2;
 
 impl Stream<'_> {
-    /// The pull of `--l2 auto`: the path of pulls walked from the fresh start `begun` and
-    /// judged on the held-out positions, or [`DEFAULT_L2`] when nothing is held out.
+    /// The pull of `L2::Auto`: the path of pulls walked from the fresh start `begun` and
+    /// judged on the held-out positions, each pull solved told to `on`; `None` when
+    /// nothing is held out.
     pub(super) fn chosen_pull(
         &self,
         begun: &DescentState<Vec<i32>>,
-        on: &mut impl FnMut(StreamEvent),
-    ) -> Result<PullChoice, StreamError> {
+        on: &mut dyn FnMut(&PullPoint),
+    ) -> Result<Option<PullChoice>, StreamError> {
         let Some(start) = self.whole(|| self.validation_error(self.start))? else {
-            return Ok(PullChoice::Default(DEFAULT_L2));
+            return Ok(None);
         };
         let mut solver = StreamTuner::new(self, begun.clone());
         let fallback = (DEFAULT_L2, self.interrupt);
-        walk(&mut solver, start, fallback, &mut |p| {
-            on(StreamEvent::Job(JobEvent::Pull(*p)))
-        })
+        walk(&mut solver, start, fallback, &mut |p| on(p)).map(Some)
     }
 }
 

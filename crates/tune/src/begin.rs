@@ -1,0 +1,372 @@
+//! How every tune begins, its positions in memory or read from their file in every pass:
+//! the values too few training positions count held at their start, then either the
+//! checkpoint to continue checked against the positions and the values left, or a fresh
+//! start whose L2 pull is given or chosen by the path of pulls (`crate::path`, judged on
+//! the held-out positions, its pulls written to the run's log). The positions answer what
+//! the beginning asks through [`Beginning`]; what it does comes to the caller as
+//! [`JobEvent`]s.
+
+use crate::checkpoint::Checkpoint;
+use crate::descent::{Guards, Variable};
+use crate::events::JobEvent;
+use crate::model::Model;
+use crate::path::{PullChoice, PullPoint};
+use crate::run::RunError;
+use crate::settings::{TuneSettings, DEFAULT_L2, L2};
+use texel_run::Settings;
+
+/// What a tune's beginning asks of its positions.
+pub(crate) trait Beginning {
+    /// The evaluation the positions are scored with.
+    type Model: Model;
+    /// Why the positions could not answer (an unreadable file, an interrupt), or a
+    /// checkpoint that does not continue them; a hold that leaves nothing, or a log that
+    /// cannot be written, become one too.
+    type Error: From<NothingToTune> + From<RunError>;
+
+    /// How many training positions count each of `vars`, in order.
+    ///
+    /// # Errors
+    /// The positions cannot be read.
+    fn support(&mut self, vars: &[Variable]) -> Result<Vec<usize>, Self::Error>;
+
+    /// The path of pulls walked from the start over `vars` with `guards`, each pull solved
+    /// told to `on`, and the pull chosen; `None` when no position is held out to judge it.
+    ///
+    /// # Errors
+    /// The positions cannot be read.
+    fn walk_pulls(
+        &mut self,
+        vars: &[Variable],
+        guards: Guards,
+        on: &mut dyn FnMut(&PullPoint),
+    ) -> Result<Option<PullChoice>, Self::Error>;
+
+    /// The checkpoint a fresh run on `vars` with `guards` begins from.
+    fn fresh(&mut self, vars: Vec<Variable>, guards: Guards) -> Checkpoint<ValuesOf<Self>>;
+
+    /// Checks that `resumed` continues a run on these positions tuning `vars`.
+    ///
+    /// # Errors
+    /// It was made on other positions, or tunes other values.
+    fn continues(
+        &self,
+        resumed: &Checkpoint<ValuesOf<Self>>,
+        vars: &[Variable],
+    ) -> Result<(), Self::Error>;
+}
+
+/// The values of a beginning's model.
+type ValuesOf<B> = <<B as Beginning>::Model as Model>::Values;
+
+/// Every selected value counts in fewer training positions than the least support a tuned
+/// value needs (the number).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "every selected value counts in fewer than {0} training positions, the least support a \
+     tuned value needs"
+)]
+pub struct NothingToTune(pub usize);
+
+/// The checkpoint a tune of `selected` with `settings` begins from on `positions`: `resume`
+/// continued, or a fresh start recording `record` (see the module's page).
+///
+/// # Errors
+/// Every selected value is held, the positions cannot answer, `resume` does not continue
+/// them, or the path of pulls cannot be written to the log.
+pub(crate) fn begin<B: Beginning>(
+    positions: &mut B,
+    (selected, settings): (&[Variable], &TuneSettings),
+    resume: Option<Checkpoint<ValuesOf<B>>>,
+    record: Option<Settings>,
+    on: &mut dyn FnMut(JobEvent<B::Model>),
+) -> Result<Checkpoint<ValuesOf<B>>, B::Error> {
+    let vars = held(positions, selected, settings.min_support, on)?;
+    if let Some(mut c) = resume {
+        positions.continues(&c, &vars)?;
+        on(JobEvent::Resumed(c.passes, vars.len()));
+        c.settings = c.settings.or(record);
+        return Ok(c);
+    }
+    let guards = Guards {
+        l2: settings.l2.fixed(),
+        constraints: settings.constraints,
+    };
+    let l2 = match settings.l2 {
+        L2::Fixed(l2) => l2,
+        L2::Auto => chosen_pull(positions, (&vars, guards), settings, on)?,
+    };
+    let mut c = positions.fresh(vars, Guards { l2, ..guards });
+    on(JobEvent::Fresh(c.vars.len(), c.descent.guards));
+    c.settings = record;
+    Ok(c)
+}
+
+/// The values of `selected` enough training positions count (all of them when `min` is
+/// 0), those held said.
+fn held<B: Beginning>(
+    positions: &mut B,
+    selected: &[Variable],
+    min: usize,
+    on: &mut dyn FnMut(JobEvent<B::Model>),
+) -> Result<Vec<Variable>, B::Error> {
+    if min == 0 {
+        return Ok(selected.to_vec());
+    }
+    let support = positions.support(selected)?;
+    let counted: Vec<(Variable, usize)> = selected.iter().copied().zip(support).collect();
+    let (kept, held) = hold_unsupported(&counted, |c| c.1, min)?;
+    if !held.is_empty() {
+        let held = held.into_iter().map(|c| c.0).collect();
+        on(JobEvent::Held {
+            held,
+            min_support: min,
+        });
+    }
+    Ok(kept.into_iter().map(|c| c.0).collect())
+}
+
+/// The pull the path of pulls chooses over `vars` ([`DEFAULT_L2`] when nothing is held
+/// out), said, with the path written to the run's log.
+fn chosen_pull<B: Beginning>(
+    positions: &mut B,
+    (vars, guards): (&[Variable], Guards),
+    settings: &TuneSettings,
+    on: &mut dyn FnMut(JobEvent<B::Model>),
+) -> Result<f64, B::Error> {
+    let mut path = Vec::new();
+    let walked = positions.walk_pulls(vars, guards, &mut |p| {
+        path.push(*p);
+        on(JobEvent::Pull(*p));
+    })?;
+    let choice = walked.unwrap_or(PullChoice::Default(DEFAULT_L2));
+    on(JobEvent::PullChosen(choice));
+    if let (Some(log), PullChoice::Path { start, .. }) = (&settings.run.log, choice) {
+        crate::log::append_path(log, &path, start).map_err(|cause| RunError::Io {
+            path: log.clone(),
+            cause,
+        })?;
+    }
+    Ok(choice.l2())
+}
+
+/// `items` split into those at least `min` training positions use (by `support`; all of
+/// them when `min` is 0) and those held at their start.
+///
+/// # Errors
+/// Every item is held.
+fn hold_unsupported<T: Clone>(
+    items: &[T],
+    support: impl Fn(&T) -> usize,
+    min: usize,
+) -> Result<(Vec<T>, Vec<T>), NothingToTune> {
+    let (kept, held): (Vec<T>, Vec<T>) =
+        (items.iter().cloned()).partition(|item| min == 0 || support(item) >= min);
+    match kept.is_empty() {
+        true => Err(NothingToTune(min)),
+        false => Ok((kept, held)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checkpoint::RunKind;
+    use crate::descent::DescentState;
+    use crate::linear::LinearDataset;
+    use crate::run::RunError;
+
+    /// Positions where value `v` counts in `support[v]` positions, whose path of pulls ends
+    /// at the pull 10 (when anything is held out), and whose checkpoints carry `data`.
+    struct Toy {
+        support: Vec<usize>,
+        held_out: bool,
+        data: u64,
+        walked: usize,
+    }
+
+    #[derive(Debug, PartialEq)]
+    enum ToyError {
+        Nothing(NothingToTune),
+        Run(String),
+        Other,
+    }
+
+    impl From<NothingToTune> for ToyError {
+        fn from(e: NothingToTune) -> ToyError {
+            ToyError::Nothing(e)
+        }
+    }
+
+    impl From<RunError> for ToyError {
+        fn from(e: RunError) -> ToyError {
+            ToyError::Run(e.to_string())
+        }
+    }
+
+    impl Beginning for Toy {
+        type Model = LinearDataset;
+        type Error = ToyError;
+
+        fn support(&mut self, vars: &[Variable]) -> Result<Vec<usize>, ToyError> {
+            Ok(vars.iter().map(|v| self.support[v.slot]).collect())
+        }
+
+        fn walk_pulls(
+            &mut self,
+            _: &[Variable],
+            _: Guards,
+            on: &mut dyn FnMut(&PullPoint),
+        ) -> Result<Option<PullChoice>, ToyError> {
+            self.walked += 1;
+            if !self.held_out {
+                return Ok(None);
+            }
+            for (l2, held_out) in [(100.0, 0.3), (10.0, 0.2)] {
+                let train = held_out;
+                let iterations = 3;
+                on(&PullPoint {
+                    l2,
+                    train,
+                    held_out,
+                    iterations,
+                });
+            }
+            let (l2, held_out, start, solved) = (10.0, 0.2, 0.4, 2);
+            Ok(Some(PullChoice::Path {
+                l2,
+                held_out,
+                start,
+                solved,
+            }))
+        }
+
+        fn fresh(&mut self, vars: Vec<Variable>, guards: Guards) -> Checkpoint<Vec<i32>> {
+            let start =
+                DescentState::starting(vec![0; self.support.len()], guards, 0.0, vars.len());
+            Checkpoint::begun(RunKind::Memory, (1.0, self.data, 9), start, vars)
+        }
+
+        fn continues(&self, c: &Checkpoint<Vec<i32>>, vars: &[Variable]) -> Result<(), ToyError> {
+            match c.data == self.data && c.vars == vars {
+                true => Ok(()),
+                false => Err(ToyError::Other),
+            }
+        }
+    }
+
+    fn toy(held_out: bool) -> Toy {
+        Toy {
+            support: vec![50, 3, 40],
+            held_out,
+            data: 7,
+            walked: 0,
+        }
+    }
+
+    fn vars(slots: &[usize]) -> Vec<Variable> {
+        slots
+            .iter()
+            .map(|&slot| Variable { slot, step: 1 })
+            .collect()
+    }
+
+    /// The events of a beginning, in words.
+    fn said(e: JobEvent<LinearDataset>) -> String {
+        match e {
+            JobEvent::Held { held, min_support } => format!("held {} < {min_support}", held.len()),
+            JobEvent::Pull(p) => format!("pull {}", p.l2),
+            JobEvent::PullChosen(c) => format!("chosen {}", c.l2()),
+            JobEvent::Fresh(n, g) => format!("fresh {n} at {}", g.l2),
+            JobEvent::Resumed(passes, n) => format!("resumed {passes} {n}"),
+            JobEvent::Run(_) => "run".into(),
+        }
+    }
+
+    /// The beginning of a tune of values 0, 1 and 2 with `settings` on `positions`, from
+    /// `resume` if given, and what it said.
+    fn began(
+        positions: &mut Toy,
+        settings: &TuneSettings,
+        resume: Option<Checkpoint<Vec<i32>>>,
+    ) -> (Result<Checkpoint<Vec<i32>>, ToyError>, Vec<String>) {
+        let (selected, mut events) = (vars(&[0, 1, 2]), Vec::new());
+        let begun = begin(positions, (&selected, settings), resume, None, &mut |e| {
+            events.push(said(e))
+        });
+        (begun, events)
+    }
+
+    #[test]
+    fn a_fresh_start_holds_the_unsupported_walks_the_path_and_writes_it_to_the_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut settings = TuneSettings {
+            l2: L2::Auto,
+            ..TuneSettings::default()
+        };
+        settings.run.log = Some(dir.path().join("run.log"));
+        let (begun, events) = began(&mut toy(true), &settings, None);
+        let begun = begun.unwrap();
+        assert_eq!(begun.vars, vars(&[0, 2]));
+        assert_eq!(begun.descent.guards.l2, 10.0);
+        let want = [
+            "held 1 < 20",
+            "pull 100",
+            "pull 10",
+            "chosen 10",
+            "fresh 2 at 10",
+        ];
+        assert_eq!(events, want);
+        let log = std::fs::read_to_string(dir.path().join("run.log")).unwrap();
+        let (path, start) = crate::log::read_tune_path(&log).unwrap();
+        let pulls: Vec<f64> = path.iter().map(|p| p.l2).collect();
+        assert_eq!((pulls, start), (vec![100.0, 10.0], Some(0.4)));
+    }
+
+    #[test]
+    fn nothing_held_out_takes_the_default_pull_and_a_given_pull_walks_nothing() {
+        let settings = TuneSettings {
+            l2: L2::Auto,
+            min_support: 0,
+            ..TuneSettings::default()
+        };
+        let (begun, events) = began(&mut toy(false), &settings, None);
+        assert_eq!(begun.unwrap().descent.guards.l2, DEFAULT_L2);
+        assert_eq!(
+            events,
+            [format!("chosen {DEFAULT_L2}"), "fresh 3 at 0.1".into()]
+        );
+        let fixed = TuneSettings {
+            l2: L2::Fixed(2.5),
+            ..settings
+        };
+        let mut positions = toy(true);
+        let (begun, _) = began(&mut positions, &fixed, None);
+        assert_eq!(
+            (begun.unwrap().descent.guards.l2, positions.walked),
+            (2.5, 0)
+        );
+    }
+
+    #[test]
+    fn a_checkpoint_continues_only_its_positions_and_values_and_nothing_left_is_refused() {
+        let mut positions = toy(true);
+        let made = positions.fresh(vars(&[0, 2]), Guards::default());
+        let (again, events) = began(&mut positions, &TuneSettings::default(), Some(made.clone()));
+        assert_eq!(again.unwrap().vars, made.vars);
+        assert_eq!(events, ["held 1 < 20", "resumed 0 2"]);
+        assert_eq!(positions.walked, 0, "a resume walks no path");
+        let other = TuneSettings {
+            min_support: 0,
+            ..TuneSettings::default()
+        };
+        let (refused, _) = began(&mut positions, &other, Some(made));
+        assert_eq!(refused.unwrap_err(), ToyError::Other, "another selection");
+        let all_held = TuneSettings {
+            min_support: 1000,
+            ..TuneSettings::default()
+        };
+        let (none, _) = began(&mut positions, &all_held, None);
+        assert_eq!(none.unwrap_err(), ToyError::Nothing(NothingToTune(1000)));
+    }
+}

@@ -1,0 +1,28 @@
+//! What a tune reports on its way, in memory or streamed: its beginning (values held, the
+//! path of pulls, a fresh start or a checkpoint continued) and then the run's own events.
+
+use crate::descent::{Guards, Variable};
+use crate::model::Model;
+use crate::path::{PullChoice, PullPoint};
+use crate::run::Event;
+
+/// What a tune reports on its way.
+pub enum JobEvent<'e, M: Model> {
+    /// Values held at their start: they count in fewer than `min_support` positions.
+    Held {
+        /// The values held.
+        held: Vec<Variable>,
+        /// The support they lack.
+        min_support: usize,
+    },
+    /// A pull of `L2::Auto`'s path solved.
+    Pull(PullPoint),
+    /// The pull `L2::Auto` chose, and how.
+    PullChosen(PullChoice),
+    /// A fresh start: the variables tuned and the guards.
+    Fresh(usize, Guards),
+    /// A checkpoint continued after its passes, with its variables.
+    Resumed(usize, usize),
+    /// The run's own event; what the callback returns stops or continues the run.
+    Run(Event<'e, M>),
+}
