@@ -157,39 +157,79 @@ impl System {
         }
     }
 
-    /// Adds the positions of `rows` (variables rising in each row), whose errors move by
-    /// `slopes` and curve by `curvatures` per centipawn (indexed by position): the upper
-    /// half of the Hessian only.
-    fn add_rows(&mut self, rows: &Rows, slopes: &[f64], curvatures: &[f64]) {
-        let n = self.n;
-        for j in 0..rows.len() {
-            let (row, i) = (rows.row(j), rows.start + j);
-            for (p, &(a, da)) in row.iter().enumerate() {
-                let a = a as usize;
-                self.gradient[a] += slopes[i] * da;
-                let weight = curvatures[i] * da;
-                let line = &mut self.hessian[a * n..(a + 1) * n];
-                for &(b, db) in &row[p..] {
-                    line[b as usize] += weight * db;
-                }
-            }
-        }
-    }
-
     pub(crate) fn add_system(&mut self, other: &System) {
         let pairs = self.gradient.iter_mut().zip(&other.gradient);
         pairs.for_each(|(a, b)| *a += b);
         let pairs = self.hessian.iter_mut().zip(&other.hessian);
         pairs.for_each(|(a, b)| *a += b);
     }
+}
 
-    /// Copies the upper half onto the lower.
-    fn mirror(&mut self) {
-        let n = self.n;
-        for a in 0..n {
-            for b in 0..a {
-                self.hessian[a * n + b] = self.hessian[b * n + a];
+/// A system's gradient and the upper half of its Hessian, row by row from the diagonal
+/// (`n (n + 1) / 2` entries: half a Hessian): what the groups of [`system`] sum and add in
+/// order, made whole at the end.
+struct Upper {
+    n: usize,
+    gradient: Vec<f64>,
+    hessian: Vec<f64>,
+}
+
+impl Upper {
+    fn zero(n: usize) -> Upper {
+        Upper {
+            n,
+            gradient: vec![0.0; n],
+            hessian: vec![0.0; n * (n + 1) / 2],
+        }
+    }
+
+    /// Where row `a` (its entry on the diagonal) begins.
+    #[inline]
+    fn row(&self, a: usize) -> usize {
+        a * self.n - a * a.saturating_sub(1) / 2
+    }
+
+    /// Adds the positions of `rows` (variables rising in each row), whose errors move by
+    /// `slopes` and curve by `curvatures` per centipawn (indexed by position).
+    fn add_rows(&mut self, rows: &Rows, slopes: &[f64], curvatures: &[f64]) {
+        for j in 0..rows.len() {
+            let (row, i) = (rows.row(j), rows.start + j);
+            for (p, &(a, da)) in row.iter().enumerate() {
+                let a = a as usize;
+                self.gradient[a] += slopes[i] * da;
+                let weight = curvatures[i] * da;
+                let start = self.row(a);
+                let line = &mut self.hessian[start..start + self.n - a];
+                for &(b, db) in &row[p..] {
+                    line[b as usize - a] += weight * db;
+                }
             }
+        }
+    }
+
+    /// Adds `other`'s sums, entry by entry.
+    fn add(&mut self, other: &Upper) {
+        let pairs = self.gradient.iter_mut().zip(&other.gradient);
+        pairs.for_each(|(a, b)| *a += b);
+        let pairs = self.hessian.iter_mut().zip(&other.hessian);
+        pairs.for_each(|(a, b)| *a += b);
+    }
+
+    /// The whole system: the upper half, mirrored onto the lower.
+    fn whole(self) -> System {
+        let n = self.n;
+        let mut hessian = vec![0.0; n * n];
+        for a in 0..n {
+            let start = self.row(a);
+            hessian[a * n + a..(a + 1) * n].copy_from_slice(&self.hessian[start..start + n - a]);
+            for b in 0..a {
+                hessian[a * n + b] = hessian[b * n + a];
+            }
+        }
+        System {
+            n,
+            gradient: self.gradient,
+            hessian,
         }
     }
 }
@@ -222,7 +262,7 @@ pub fn system<J: Jacobian>(
     let faint = FAINT * curvatures.iter().fold(0.0, |m: f64, &c| m.max(c));
     let group = |g: usize| {
         let mut split = FaintSplit {
-            sum: System::zero(n),
+            sum: Upper::zero(n),
             rows: RowBuilder::default(),
             slopes,
             curvatures,
@@ -235,14 +275,14 @@ pub fn system<J: Jacobian>(
         split.sum
     };
     // Each thread takes the next group when it is free, and each group's sums join the
-    // total in group order as soon as the groups before them have: a few Hessians held at
-    // once, not one a group.
+    // total in group order as soon as the groups before them have: a few half Hessians
+    // held at once (the upper halves), not one a group.
     let groups = blocks.div_ceil(per);
     let taken = AtomicUsize::new(0);
     let fold = Mutex::new(Fold {
         next: 0,
         waiting: BTreeMap::new(),
-        total: System::zero(n),
+        total: Upper::zero(n),
     });
     (0..rayon::current_num_threads().max(1))
         .into_par_iter()
@@ -256,12 +296,8 @@ pub fn system<J: Jacobian>(
             fold.waiting.insert(g, sum);
             fold.add_ready();
         });
-    let mut total = fold
-        .into_inner()
-        .unwrap_or_else(PoisonError::into_inner)
-        .total;
-    total.mirror();
-    total
+    let fold = fold.into_inner().unwrap_or_else(PoisonError::into_inner);
+    fold.total.whole()
 }
 
 /// Groups' sums joining a total in group order.
@@ -269,15 +305,15 @@ struct Fold {
     /// The group whose sums join next.
     next: usize,
     /// Sums of later groups, done before it.
-    waiting: BTreeMap<usize, System>,
-    total: System,
+    waiting: BTreeMap<usize, Upper>,
+    total: Upper,
 }
 
 impl Fold {
     /// Adds every waiting group's sums whose turn has come.
     fn add_ready(&mut self) {
         while let Some(sum) = self.waiting.remove(&self.next) {
-            self.total.add_system(&sum);
+            self.total.add(&sum);
             self.next += 1;
         }
     }
@@ -286,7 +322,7 @@ impl Fold {
 /// A block's Jacobian entries as [`system`] takes them: a faint position's go straight to
 /// the gradient and the Hessian's diagonal, the others into rows.
 struct FaintSplit<'a> {
-    sum: System,
+    sum: Upper,
     rows: RowBuilder,
     slopes: &'a [f64],
     curvatures: &'a [f64],
@@ -304,9 +340,9 @@ impl RowSink for FaintSplit<'_> {
         if curvature >= self.faint {
             return self.rows.push(position, var, derivative);
         }
-        let (var, n) = (var as usize, self.sum.n);
+        let (var, diagonal) = (var as usize, self.sum.row(var as usize));
         self.sum.gradient[var] += self.slopes[position] * derivative;
-        self.sum.hessian[var * n + var] += curvature * derivative * derivative;
+        self.sum.hessian[diagonal] += curvature * derivative * derivative;
     }
 }
 
@@ -353,7 +389,11 @@ mod tests {
                 }
             }
         }
-        s.mirror();
+        for a in 0..n {
+            for b in 0..a {
+                s.hessian[a * n + b] = s.hessian[b * n + a];
+            }
+        }
         s
     }
 
