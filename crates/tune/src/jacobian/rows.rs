@@ -158,11 +158,14 @@ impl System {
     }
 
     pub(crate) fn add_system(&mut self, other: &System) {
-        let pairs = self.gradient.iter_mut().zip(&other.gradient);
-        pairs.for_each(|(a, b)| *a += b);
-        let pairs = self.hessian.iter_mut().zip(&other.hessian);
-        pairs.for_each(|(a, b)| *a += b);
+        add_entries(&mut self.gradient, &other.gradient);
+        add_entries(&mut self.hessian, &other.hessian);
     }
+}
+
+/// `b` added into `a`, entry by entry.
+fn add_entries(a: &mut [f64], b: &[f64]) {
+    a.iter_mut().zip(b).for_each(|(a, b)| *a += b);
 }
 
 /// A system's gradient and the upper half of its Hessian, row by row from the diagonal
@@ -209,10 +212,8 @@ impl Upper {
 
     /// Adds `other`'s sums, entry by entry.
     fn add(&mut self, other: &Upper) {
-        let pairs = self.gradient.iter_mut().zip(&other.gradient);
-        pairs.for_each(|(a, b)| *a += b);
-        let pairs = self.hessian.iter_mut().zip(&other.hessian);
-        pairs.for_each(|(a, b)| *a += b);
+        add_entries(&mut self.gradient, &other.gradient);
+        add_entries(&mut self.hessian, &other.hessian);
     }
 
     /// The whole system: the upper half, mirrored onto the lower.
@@ -369,15 +370,16 @@ mod tests {
         assert_eq!(seen, want);
     }
 
+    /// How many variables `rows` name (one past the highest).
+    fn width(rows: &[Vec<(u32, f64)>]) -> usize {
+        let vars = rows.iter().flatten().map(|e| e.0 as usize + 1);
+        vars.max().unwrap_or(0)
+    }
+
     /// The system of `rows` added position by position, entry by entry: a position curving
     /// by less than `faint` adds its diagonal only.
     fn plain_system(rows: &[Vec<(u32, f64)>], slopes: &[f64], curv: &[f64], faint: f64) -> System {
-        let n = rows
-            .iter()
-            .flatten()
-            .map(|e| e.0 as usize + 1)
-            .max()
-            .unwrap_or(0);
+        let n = width(rows);
         let mut s = System::zero(n);
         for (i, row) in rows.iter().enumerate() {
             for (p, &(a, da)) in row.iter().enumerate() {
@@ -399,12 +401,7 @@ mod tests {
 
     /// The system of `rows`, a column each variable, through `system`.
     fn built_system(rows: &[Vec<(u32, f64)>], slopes: &[f64], curv: &[f64]) -> System {
-        let n = rows
-            .iter()
-            .flatten()
-            .map(|e| e.0 as usize + 1)
-            .max()
-            .unwrap_or(0);
+        let n = width(rows);
         struct Given<'r>(&'r [Vec<(u32, f64)>], usize);
         impl Jacobian for Given<'_> {
             fn row_blocks(&self) -> usize {
