@@ -61,6 +61,27 @@ pub trait Model: Jacobian + Send + Sync + Sized {
     /// position's squared error now. Nothing is changed but `cache`.
     fn probe(&self, cache: &mut Self::Cache, mv: Move<'_, Self::Values>, errors: &[f64]) -> f64;
 
+    /// [`Model::probe`] of each of `moves` (slot and delta, all from `values`), in order.
+    /// One by one unless the model reads its positions once for all of them.
+    fn probe_each(
+        &self,
+        cache: &mut Self::Cache,
+        (values, moves): (&Self::Values, &[(usize, i32)]),
+        sigmoid: &SigmoidTable,
+        errors: &[f64],
+    ) -> Vec<f64> {
+        let each = |&(slot, delta): &(usize, i32)| Move {
+            values,
+            slot,
+            delta,
+            sigmoid,
+        };
+        moves
+            .iter()
+            .map(|m| self.probe(cache, each(m), errors))
+            .collect()
+    }
+
     /// How many times the positions have been scored or moved (see
     /// [`Model::probe_since`]; 0 for models that do not count).
     fn scorings(&self) -> u64 {

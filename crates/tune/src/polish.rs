@@ -222,8 +222,9 @@ pub(crate) fn summed_error<M: Model>(ds: &M, table: &SigmoidTable) -> f64 {
 /// The change of `ds`'s summed error for each of `moves` made alone from `values` (at
 /// which `ds` is scored; `errors` its positions' squared errors there). Given `before`
 /// (the same moves probed at the scoring before `ds`'s last), a move `ds` can update over
-/// the positions its last scoring changed is updated, any other probed anew: the changes
-/// are the same either way.
+/// the positions its last scoring changed is updated, the others probed anew together
+/// ([`Model::probe_each`]: a linear dataset reads each block once for all of them): the
+/// changes are the same either way.
 pub(crate) fn probe_changes<M: Model>(
     ds: &M,
     cache: &mut M::Cache,
@@ -241,9 +242,16 @@ pub(crate) fn probe_changes<M: Model>(
         let b = before?;
         ds.probe_since(each(m), errors, (b.scoring, b.changes[n]))
     };
-    (moves.iter().enumerate())
-        .map(|(n, m)| updated(n, m).unwrap_or_else(|| ds.probe(cache, each(m), errors)))
-        .collect()
+    let mut changes: Vec<Option<f64>> = (moves.iter().enumerate())
+        .map(|(n, m)| updated(n, m))
+        .collect();
+    let afresh: Vec<usize> = (0..moves.len()).filter(|&n| changes[n].is_none()).collect();
+    let asked: Vec<(usize, i32)> = afresh.iter().map(|&n| moves[n]).collect();
+    let read = ds.probe_each(cache, (values, &asked), sigmoid, errors);
+    for (&n, change) in afresh.iter().zip(read) {
+        changes[n] = Some(change);
+    }
+    changes.into_iter().flatten().collect()
 }
 
 /// `ds`'s summed error with the first `size` of `moves` made from `values` (at which `ds`

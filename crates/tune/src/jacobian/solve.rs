@@ -92,6 +92,29 @@ impl Factor {
     pub fn step(&self, g: &[f64]) -> Vec<f64> {
         solve_factored(&self.l, self.n, g.iter().map(|x| -x).collect())
     }
+
+    /// The damped matrix `H + μ·D` again (`L Lᵀ`, `n × n` by rows, both halves), each row
+    /// computed on its own (the result does not depend on the threads).
+    pub fn product(&self) -> Vec<f64> {
+        let (l, n) = (&self.l, self.n);
+        let mut a = vec![0.0; n * n];
+        a.par_chunks_mut(n)
+            .with_min_len(ROWS_PER_TASK)
+            .enumerate()
+            .for_each(|(i, row)| {
+                let li = &l[i * n..i * n + i + 1];
+                for (j, out) in row.iter_mut().enumerate() {
+                    let k = i.min(j) + 1;
+                    *out = dot(&li[..k], &l[j * n..j * n + k]);
+                }
+            });
+        a
+    }
+
+    /// How many variables the factor is over.
+    pub fn len(&self) -> usize {
+        self.n
+    }
 }
 
 /// The step `x` with `(H + μ·D) x = −g`, or `None` when the damped matrix is not positive
@@ -117,6 +140,16 @@ mod tests {
         let h = [1.0, 2.0, 2.0, 1.0];
         assert!(damped_step(&h, &[1.0, 0.0], 0.0).is_none());
         assert!(damped_step(&h, &[1.0, 0.0], 2.0).is_some());
+    }
+
+    #[test]
+    fn the_product_of_the_factor_is_the_damped_matrix() {
+        let h = [4.0, 2.0, 1.0, 2.0, 3.0, 0.5, 1.0, 0.5, 2.0];
+        let a = Factor::new(&h, 3, 0.5).unwrap().product();
+        for (k, (&a, &h)) in a.iter().zip(&h).enumerate() {
+            let damped = if k % 4 == 0 { 1.5 * h } else { h };
+            assert!((a - damped).abs() < 1e-12, "{k}: {a} against {damped}");
+        }
     }
 
     #[test]

@@ -22,7 +22,7 @@ mod since;
 pub use inner::Inner;
 pub(crate) use inner::InnerPoint;
 
-use crate::error::{error_units, ERROR_UNITS};
+use crate::error::{error_units, SigmoidTable, ERROR_UNITS};
 use crate::jacobian::{Exact, Jacobian, RowSink};
 use crate::model::{Model, Move};
 use rayon::prelude::*;
@@ -786,6 +786,50 @@ impl Model for LinearDataset {
             .map(|block| self.block_change(block, mv, errors))
             .collect();
         blocks.iter().sum::<i64>() as f64 / ERROR_UNITS
+    }
+
+    fn probe_each(
+        &self,
+        cache: &mut (),
+        (values, moves): (&Vec<i32>, &[(usize, i32)]),
+        sigmoid: &SigmoidTable,
+        errors: &[f64],
+    ) -> Vec<f64> {
+        let each = |&(slot, delta): &(usize, i32)| Move {
+            values,
+            slot,
+            delta,
+            sigmoid,
+        };
+        let (columns, others): (Vec<usize>, Vec<usize>) =
+            (0..moves.len()).partition(|&m| Model::linear(self, moves[m].0));
+        let mut changes = vec![0.0; moves.len()];
+        for m in others {
+            changes[m] = self.probe(cache, each(&moves[m]), errors);
+        }
+        // A block at a time, every move over it while its positions are in cache; whole
+        // error units, so the sums do not depend on the threads.
+        let units = (self.blocks.par_iter())
+            .fold(
+                || vec![0i64; columns.len()],
+                |mut acc, block| {
+                    for (a, &m) in acc.iter_mut().zip(&columns) {
+                        *a += self.block_change(block, each(&moves[m]), errors);
+                    }
+                    acc
+                },
+            )
+            .reduce(
+                || vec![0i64; columns.len()],
+                |mut a, b| {
+                    a.iter_mut().zip(b).for_each(|(a, b)| *a += b);
+                    a
+                },
+            );
+        for (&m, u) in columns.iter().zip(units) {
+            changes[m] = u as f64 / ERROR_UNITS;
+        }
+        changes
     }
 
     fn scorings(&self) -> u64 {

@@ -87,9 +87,11 @@ pub(crate) fn conclude(
         None => sum_now,
     };
     (state.damping, state.chord) = (memory.damping, memory.chord);
-    *factor = memory.factor;
     state.error = sum / course.positions;
     state.iterations += 1;
     state.handed_over = ends_phase(fall, cut, multiplies);
+    // The factor is kept for the next chord step, or for the rounding where the phase ends.
+    let kept = state.chord.is_some() || state.handed_over;
+    *factor = memory.factor.filter(|_| kept);
     (fall, sum)
 }

@@ -210,6 +210,7 @@ pub(crate) fn commit(
     tried: Proposal,
     allow_chord: bool,
 ) -> (f64, Option<Taken>) {
+    memory.factor = tried.factor;
     let Some(taken) = tried.taken else {
         return (0.0, None);
     };
@@ -222,7 +223,6 @@ pub(crate) fn commit(
     }
     let chord_next = taken.full && (NEWTON_TOLERANCE..CHORD_BELOW).contains(&fall);
     memory.chord = (chord_next && allow_chord).then_some(tried.at);
-    memory.factor = tried.factor.filter(|_| memory.chord.is_some());
     (fall, Some(taken))
 }
 

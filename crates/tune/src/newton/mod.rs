@@ -25,7 +25,10 @@
 //! along it (`saddle`, also before the first iteration) and the iterations go on, at most
 //! [`MAX_LIFTS`] times. The values are then rounded and polished on the integer
 //! lattice (what the engine plays): a trace's by the rounds of `crate::polish` (the streamed
-//! run's too), texel's table by coordinate descent. Declared constraints hold
+//! run's too), from the lattice point the phase's last factored Hessian leads the rounded
+//! values to (`lattice`: the race trace's rounded error 0.03554221 becomes 0.03553845, its
+//! real values' being 0.03553751), texel's table by coordinate descent from its values
+//! rounded. Declared constraints hold
 //! for the real values too (each trial is projected onto them).
 //!
 //! Values a curve or formula reads (texel's king attack weights, scale rules) are not linear:
@@ -41,6 +44,7 @@
 mod answered;
 mod iterate;
 mod iteration;
+mod lattice;
 mod saddle;
 mod secant;
 
@@ -54,6 +58,7 @@ pub(crate) use iterate::{iterate, Course, Iterated};
 use iteration::Taken;
 pub use iteration::NEWTON_TOLERANCE;
 pub(crate) use iteration::{propose, Memory, Passes, Pull, FIRST_DAMPING};
+pub(crate) use lattice::settle;
 use rayon::prelude::*;
 pub use saddle::MAX_LIFTS;
 use secant::Linearized;
@@ -272,8 +277,18 @@ impl<M: Model> Descent<'_, M> {
             return self.newton_iteration();
         };
         phase.widen(&mut state, in_phase);
+        // Where the phase ends, the lattice polish starts from the model's lattice point;
+        // texel's table, polished by coordinate descent, from its values rounded.
+        let lattice = self.dataset().lattice_polish();
+        let ended = factor.take_if(|_| state.handed_over && lattice);
         self.newton_factor = factor;
-        let changed = self.round_to(&state.values);
+        let before = self.params().values().to_vec();
+        self.round_to(&state.values);
+        if let Some(factor) = ended {
+            self.settle_by_model(&phase, &factor, &state.values);
+        }
+        let now = self.params().values();
+        let changed = before.iter().zip(now).filter(|(a, b)| a != b).count();
         let error = state.error;
         self.newton = Some(state);
         PassSummary {
@@ -420,6 +435,25 @@ impl<M: Model> Descent<'_, M> {
         }
         self.set_params_unscored(params);
         changed
+    }
+
+    /// The phase's values, rounded, moved down Newton's model where the phase ends
+    /// ([`lattice::settle`]) within their bounds and the declared constraints.
+    fn settle_by_model(&mut self, phase: &Phase, factor: &Factor, values: &[f64]) {
+        let mut params = self.params().clone();
+        let x: Vec<f64> = phase.vars.iter().map(|&j| values[j]).collect();
+        let mut z: Vec<i32> = (phase.slots.iter()).map(|&s| params.values()[s]).collect();
+        let constraints = self.guards().constraints;
+        let mut allow = |k: usize, value: i32| {
+            let slot = phase.slots[k];
+            let ok = in_bounds(value) && (!constraints || params.allows_value(slot, value));
+            if ok {
+                params.set_value(slot, value);
+            }
+            ok
+        };
+        lattice::settle(factor, &x, &mut z, &mut allow);
+        self.set_params_unscored(params);
     }
 
     /// Moves `slot` of `params` to `x` rounded, where its bounds and the declared

@@ -4,9 +4,11 @@
 
 use super::{Stream, StreamError};
 use crate::error::SigmoidTable;
+use crate::jacobian::Factor;
 use crate::model::Model;
-use crate::newton::whole;
+use crate::newton::{settle, whole};
 use crate::polish::{probe_changes, summed_error, trial_sums, Lattice, Moves};
+use texel_trace::in_bounds;
 
 impl Stream<'_> {
     /// Newton's real values rounded, as every value of the space.
@@ -18,6 +20,20 @@ impl Stream<'_> {
             }
         }
         values
+    }
+
+    /// `values` (Newton's real values `x` rounded) moved down Newton's model where the phase
+    /// ends ([`settle`]), each within its bounds.
+    pub(super) fn settled(&self, factor: &Factor, x: &[f64], values: &mut [i32]) {
+        let mut z: Vec<i32> = self.slots.iter().map(|&slot| values[slot]).collect();
+        let mut allow = |k: usize, value: i32| {
+            let ok = in_bounds(value);
+            if ok {
+                values[self.slots[k]] = value;
+            }
+            ok
+        };
+        settle(factor, x, &mut z, &mut allow);
     }
 
     /// The summed error of the rounded evaluations at `values` over the training (or

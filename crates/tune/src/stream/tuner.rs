@@ -98,7 +98,10 @@ impl<'s, 'a> StreamTuner<'s, 'a> {
 
     /// Newton at `newton` now, its values rounded: what the iteration did.
     fn moved_to(&mut self, newton: NewtonState, fall: f64, lifted: usize) -> PassSummary {
-        let values = self.stream.rounded(&newton.values);
+        let mut values = self.stream.rounded(&newton.values);
+        if let Some(factor) = self.factor.take_if(|_| newton.handed_over) {
+            self.stream.settled(&factor, &newton.values, &mut values);
+        }
         let changed = (values.iter().zip(&self.values))
             .filter(|(a, b)| a != b)
             .count();
