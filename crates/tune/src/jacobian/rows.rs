@@ -12,7 +12,10 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
-/// One block's coefficients, taken column by column and handed out row by row.
+/// One block's coefficients, taken column by column and handed out row by row: the
+/// entries as pushed, and their order position after position (an index of four bytes an
+/// entry, where a copy of the rows would take sixteen); each row is gathered as it is
+/// handed out.
 #[derive(Debug, Default)]
 pub struct RowBuilder {
     /// The block's first position and its number of positions.
@@ -20,10 +23,12 @@ pub struct RowBuilder {
     len: usize,
     /// (position in the block, variable, derivative) in the order pushed.
     entries: Vec<(u32, u32, f64)>,
-    /// Per position, where its row begins in `rows` (and one past the last).
+    /// Per position, where its row begins in `order` (and one past the last).
     starts: Vec<u32>,
-    /// The rows, position after position.
-    rows: Vec<(u32, f64)>,
+    /// The entries' indices, position after position, each row in the order pushed.
+    order: Vec<u32>,
+    /// The row handed out.
+    row: Vec<(u32, f64)>,
 }
 
 impl RowSink for RowBuilder {
@@ -44,17 +49,30 @@ impl RowSink for RowBuilder {
 
 impl RowBuilder {
     /// Calls `f(position, row)` for every position of the block, in order, with its
-    /// (variable, derivative) pairs.
+    /// (variable, derivative) pairs in the order pushed.
     pub fn for_each(&mut self, mut f: impl FnMut(usize, &[(u32, f64)])) {
-        let sorted = self.sorted();
-        for j in 0..sorted.len() {
-            f(sorted.start + j, sorted.row(j));
+        self.sort();
+        let RowBuilder {
+            entries,
+            starts,
+            order,
+            row,
+            ..
+        } = self;
+        for j in 0..self.len {
+            let at = starts[j] as usize..starts[j + 1] as usize;
+            row.clear();
+            row.extend(order[at].iter().map(|&k| {
+                let (_, var, d) = entries[k as usize];
+                (var, d)
+            }));
+            f(self.start + j, row);
         }
     }
 
-    /// The block's rows, each listing its variables in the order pushed (a stable counting
-    /// sort of the entries by position).
-    fn sorted(&mut self) -> Rows<'_> {
+    /// Orders the entries position after position (a stable counting sort of their
+    /// indices by position).
+    fn sort(&mut self) {
         self.starts.clear();
         self.starts.resize(self.len + 1, 0);
         for e in &self.entries {
@@ -63,38 +81,13 @@ impl RowBuilder {
         for j in 0..self.len {
             self.starts[j + 1] += self.starts[j];
         }
-        self.rows.resize(self.entries.len(), (0, 0.0));
+        self.order.resize(self.entries.len(), 0);
         let mut next = self.starts.clone();
-        for &(at, var, d) in &self.entries {
+        for (k, &(at, ..)) in self.entries.iter().enumerate() {
             let slot = &mut next[at as usize];
-            self.rows[*slot as usize] = (var, d);
+            self.order[*slot as usize] = k as u32;
             *slot += 1;
         }
-        Rows {
-            start: self.start,
-            starts: &self.starts,
-            rows: &self.rows,
-        }
-    }
-}
-
-/// One block's rows, position after position.
-struct Rows<'b> {
-    /// The block's first position.
-    start: usize,
-    /// Per position of the block, where its row begins in `rows` (and one past the last).
-    starts: &'b [u32],
-    rows: &'b [(u32, f64)],
-}
-
-impl Rows<'_> {
-    fn len(&self) -> usize {
-        self.starts.len() - 1
-    }
-
-    /// The row of the block's `j`-th position.
-    fn row(&self, j: usize) -> &[(u32, f64)] {
-        &self.rows[self.starts[j] as usize..self.starts[j + 1] as usize]
     }
 }
 
@@ -192,20 +185,17 @@ impl Upper {
         a * self.n - a * a.saturating_sub(1) / 2
     }
 
-    /// Adds the positions of `rows` (variables rising in each row), whose errors move by
-    /// `slopes` and curve by `curvatures` per centipawn (indexed by position).
-    fn add_rows(&mut self, rows: &Rows, slopes: &[f64], curvatures: &[f64]) {
-        for j in 0..rows.len() {
-            let (row, i) = (rows.row(j), rows.start + j);
-            for (p, &(a, da)) in row.iter().enumerate() {
-                let a = a as usize;
-                self.gradient[a] += slopes[i] * da;
-                let weight = curvatures[i] * da;
-                let start = self.row(a);
-                let line = &mut self.hessian[start..start + self.n - a];
-                for &(b, db) in &row[p..] {
-                    line[b as usize - a] += weight * db;
-                }
+    /// Adds position `i`'s `row` (variables rising), whose error moves by `slope` and
+    /// curves by `curvature` per centipawn.
+    fn add_row(&mut self, row: &[(u32, f64)], (slope, curvature): (f64, f64)) {
+        for (p, &(a, da)) in row.iter().enumerate() {
+            let a = a as usize;
+            self.gradient[a] += slope * da;
+            let weight = curvature * da;
+            let start = self.row(a);
+            let line = &mut self.hessian[start..start + self.n - a];
+            for &(b, db) in &row[p..] {
+                line[b as usize - a] += weight * db;
             }
         }
     }
@@ -271,7 +261,8 @@ pub fn system<J: Jacobian>(
         };
         for b in g * per..((g + 1) * per).min(blocks) {
             model.block_rows(b, slots, &mut split);
-            split.sum.add_rows(&split.rows.sorted(), slopes, curvatures);
+            let FaintSplit { sum, rows, .. } = &mut split;
+            rows.for_each(|i, row| sum.add_row(row, (slopes[i], curvatures[i])));
         }
         split.sum
     };
