@@ -133,8 +133,9 @@ pub struct Descent<'a, M: Model> {
     guards: Guards,
     sigmoid: SigmoidTable,
     vars: Vec<Variable>,
-    /// Stored reduction and direction per variable.
-    gains: Vec<(f64, i32)>,
+    /// Stored reduction and direction per variable (coordinate descent), or the lattice
+    /// polish's last probed change per variable (`crate::polish::round`).
+    pub(crate) gains: Vec<(f64, i32)>,
     sum: f64,
     /// Squared error of every position under the current parameters.
     errors: Vec<f64>,

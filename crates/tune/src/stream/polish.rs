@@ -66,12 +66,15 @@ pub(super) struct Chunked<'s, 'a> {
     pub stream: &'s Stream<'a>,
     /// The error function of the integer evaluations.
     pub table: &'s SigmoidTable,
+    /// Probes read so far.
+    pub probes: u64,
 }
 
 impl Lattice<Vec<i32>> for Chunked<'_, '_> {
     type Error = StreamError;
 
     fn probes(&mut self, values: &Vec<i32>, moves: &Moves) -> Result<Vec<f64>, StreamError> {
+        self.probes += moves.len() as u64;
         let table = self.table;
         let parts = self.stream.chunks(false, values, |ds| {
             let errors: Vec<f64> = (0..ds.len())

@@ -33,6 +33,8 @@ pub(crate) struct StreamTuner<'s, 'a> {
     ahead: Option<(Vec<f64>, SumGradient)>,
     /// The tuned slots as variables of step 1.
     vars: Vec<Variable>,
+    /// Each variable's last probed change in the polish (`crate::polish::round`).
+    last: Vec<(f64, i32)>,
     /// The error function of the integer evaluations.
     table: SigmoidTable,
 }
@@ -41,6 +43,8 @@ impl<'s, 'a> StreamTuner<'s, 'a> {
     /// The tuner of `stream` at `state` (a fresh start's or a checkpoint's).
     pub(super) fn new(stream: &'s Stream<'a>, state: DescentState<Vec<i32>>) -> Self {
         let newton = state.newton.unwrap_or_else(|| stream.newton_start());
+        let mut last = state.gains;
+        last.resize(stream.slots.len(), (0.0, 0));
         StreamTuner {
             stream,
             values: state.params,
@@ -52,6 +56,7 @@ impl<'s, 'a> StreamTuner<'s, 'a> {
             vars: (stream.slots.iter())
                 .map(|&slot| Variable { slot, step: 1 })
                 .collect(),
+            last,
             table: SigmoidTable::new(stream.k),
         }
     }
@@ -131,8 +136,15 @@ impl<'s, 'a> StreamTuner<'s, 'a> {
         let mut lattice = Chunked {
             stream: self.stream,
             table: &self.table,
+            probes: 0,
         };
-        let done = round(&mut lattice, (&self.values, sum), &self.vars, &objective)?;
+        let done = round(
+            &mut lattice,
+            (&self.values, sum),
+            &self.vars,
+            &objective,
+            &mut self.last,
+        )?;
         let moved = done.as_ref().map_or(0, |r| r.moved);
         if let Some(done) = done {
             (self.values, self.sum) = (done.values, done.sum);
@@ -143,7 +155,7 @@ impl<'s, 'a> StreamTuner<'s, 'a> {
             fall: relative_fall(sum, self.sum),
             moves: moved as u64,
             changed: moved,
-            probes: 2 * self.vars.len() as u64,
+            probes: lattice.probes,
             lifted: 0,
         })
     }
@@ -231,7 +243,7 @@ impl<'d, 's: 'd, 'a: 'd> Tuner<'d> for StreamTuner<'s, 'a> {
                 constraints: false,
             },
             sum: self.sum,
-            gains: vec![(0.0, 0); self.vars.len()],
+            gains: self.last.clone(),
             probes: 0,
             cursor: Cursor::default(),
             adam: None,
