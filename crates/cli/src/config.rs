@@ -61,8 +61,8 @@ pub struct TuneArgs {
     pub config: Option<PathBuf>,
     /// Stop after this many passes over all positions at most (a warm start's passes come on
     /// top); a run ends by its own rule first: Newton when an iteration gains less than
-    /// 10⁻⁴ of the error and its polish when a pass gains less than 0.1 % (a trace's: when
-    /// a round moves nothing), cd when a pass
+    /// 10⁻⁴ of the error (10⁻⁶ where a trace composes inner sums) and its polish when a
+    /// pass gains less than 0.1 % (a trace's: --polish-tolerance), cd when a pass
     /// moves nothing, Adam when its error stops changing, any method when validation stops
     /// improving (--patience).
     #[arg(allow_negative_numbers = true, long, default_value_t = RunOptions::default().passes)]
@@ -72,6 +72,11 @@ pub struct TuneArgs {
     /// validation.
     #[arg(allow_negative_numbers = true, long)]
     pub patience: Option<usize>,
+    /// A trace's polish on the integer lattice ends after a round that lowers the training
+    /// error by less than this share of it; 0 polishes until no single step of a value gains.
+    #[arg(allow_negative_numbers = true, long,
+          default_value_t = texel_tune::LATTICE_POLISH_TOLERANCE)]
+    pub polish_tolerance: f64,
     /// End the run by this wall-clock time from its start (`8h`, `90m`, `45s`), as a
     /// converged run ends: the values so far written, the checkpoint removed. A pass under
     /// way when the time runs out finishes first.

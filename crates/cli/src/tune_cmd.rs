@@ -45,7 +45,7 @@ fn selected(args: &TuneArgs) -> Result<Vec<Variable>> {
 /// `--params` gives (recorded by content; the data is compared by its own fingerprint).
 pub(crate) fn settings_record(args: &TuneArgs, start: &[i32]) -> Settings {
     let role = |key: &str| match key {
-        "passes" | "patience" | "max_time" => Role::Length,
+        "passes" | "patience" | "max_time" | "polish_tolerance" => Role::Length,
         // The data is compared by its fingerprint, a mix of sources by what it asks and gives.
         "epd" | "sources" | "traces" | "params" | "allow_bad" | "threads" => Role::Ignored,
         "out" | "rust" | "log" | "report" | "checkpoint" | "checkpoint_secs" => Role::Ignored,
@@ -83,6 +83,11 @@ pub(crate) fn check_tune_ranges(args: &TuneArgs) -> Result<()> {
         "--adam-rate must be above 0, not {r}"
     );
     anyhow::ensure!(args.adam_epochs != 0, "--adam-epochs must be at least 1");
+    let p = args.polish_tolerance;
+    anyhow::ensure!(
+        p.is_finite() && p >= 0.0,
+        "--polish-tolerance must be 0 or above, not {p}"
+    );
     let cd = args.method == texel_tune::Method::Cd;
     anyhow::ensure!(
         args.warm_start.is_none_or(|n| n <= 1) || cd,
@@ -109,6 +114,7 @@ pub(crate) fn tune_settings(args: &TuneArgs) -> TuneSettings {
             warm_start: args.warm_start,
             log: args.log.clone(),
             deadline: (args.max_time.as_ref()).map(|m| std::time::Instant::now() + m.duration),
+            lattice_tolerance: args.polish_tolerance,
             ..RunOptions::default()
         },
         stream: Streaming {

@@ -1300,3 +1300,69 @@ fn a_time_limit_ends_a_run_as_a_finished_one_in_memory_and_streamed() {
             .arg(&binary),
     );
 }
+
+/// A tune's log read for its polish: the training error where Newton ended, then each
+/// polish round's error and moves.
+fn polish_rounds(log: &Path) -> (f64, Vec<(f64, u64)>) {
+    let text = std::fs::read_to_string(log).unwrap();
+    let lines = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap());
+    let passes: Vec<serde_json::Value> = lines.filter(|l| l["train_error"].is_number()).collect();
+    let error = |p: &serde_json::Value| p["train_error"].as_f64().unwrap();
+    let newton = passes.iter().rposition(|p| p["kind"] == "newton").unwrap();
+    let rounds = passes[newton + 1..].iter();
+    let rounds = rounds.map(|p| (error(p), p["moves"].as_u64().unwrap()));
+    (error(&passes[newton]), rounds.collect())
+}
+
+/// `--polish-tolerance`: the lattice polish ends after the first round that lowers the
+/// error by less than the given share of it (every round before it lowered it by more), or
+/// with 0 when a round moves nothing; in memory and streamed alike.
+#[test]
+fn the_lattice_polish_ends_at_its_tolerance_in_memory_and_streamed() {
+    let dir = tempfile::tempdir().unwrap();
+    let binary = binary_trace(dir.path(), 60_000);
+    let run = |tolerance: &str, extra: &[&str]| {
+        let (out, log) = (dir.path().join("out.json"), dir.path().join("run.log"));
+        let _ = std::fs::remove_file(&log);
+        let printed = stdout_of(
+            texel()
+                .args(["tune", "--k", "1", "--l2", "0", "--traces"])
+                .arg(&binary)
+                .args(["--polish-tolerance", tolerance])
+                .args(extra)
+                .arg("--out")
+                .arg(&out)
+                .arg("--log")
+                .arg(&log),
+        );
+        (polish_rounds(&log), values_of_file(&out), printed)
+    };
+    let mut ends = Vec::new();
+    for tolerance in ["0", "1e-5", "1"] {
+        let ((newton, rounds), values, printed) = run(tolerance, &[]);
+        let limit: f64 = tolerance.parse().unwrap();
+        let errors: Vec<f64> = std::iter::once(newton)
+            .chain(rounds.iter().map(|r| r.0))
+            .collect();
+        let falls: Vec<f64> = errors.windows(2).map(|w| (w[0] - w[1]) / w[0]).collect();
+        let (last, before) = falls.split_last().expect("a round");
+        assert!(
+            before.iter().all(|&f| f >= limit),
+            "{tolerance}: {rounds:?}"
+        );
+        let moved_nothing = rounds.last().unwrap().1 == 0;
+        assert!(*last < limit || moved_nothing, "{tolerance}: {rounds:?}");
+        assert!(limit > 0.0 || moved_nothing, "{tolerance}: {rounds:?}");
+        let (streamed, streamed_values, said) = run(tolerance, &["--stream", "--chunk", "20000"]);
+        assert_eq!(values, streamed_values, "{tolerance}: {printed}\n{said}");
+        let moves = |r: &[(f64, u64)]| r.iter().map(|x| x.1).collect::<Vec<_>>();
+        assert_eq!(moves(&rounds), moves(&streamed.1), "{tolerance}");
+        ends.push(rounds.len());
+    }
+    assert!(
+        ends[0] >= 2 && ends[2] == 1,
+        "rounds to the end, at 1e-5, at 1: {ends:?}"
+    );
+}

@@ -207,7 +207,8 @@ impl<M: Model> Beginning for Loaded<'_, M> {
 
     fn support(&mut self, vars: &[Variable]) -> Result<Vec<usize>, JobError> {
         let train = &self.data.train;
-        Ok(vars.iter().map(|v| train.support(&[v.slot])).collect())
+        let slots: Vec<usize> = vars.iter().map(|v| v.slot).collect();
+        Ok(train.supports(&slots))
     }
 
     /// The path walked over the training positions, judged on the held-out ones (both

@@ -79,12 +79,12 @@ pub use job::{run_from, JobError, TuneData, TuneJob, Tuned};
 pub use lambda::{Lambda, LambdaError, SCORED_LAMBDA};
 pub use linear::{LinearDataset, BLOCK};
 pub use model::{Model, Move, Values};
-pub use newton::{MAX_LIFTS, NEWTON_TOLERANCE};
+pub use newton::{COMPOSED_NEWTON_TOLERANCE, MAX_LIFTS, NEWTON_TOLERANCE};
 pub use outputs::{Cleared, OutputError, Outputs};
 pub use path::{PullChoice, PullPoint, PATIENCE, PULL_PATH};
 pub use run::{
     run, Event, PassRecord, Progress, RunEnd, RunError, RunOptions, RunResult, Unstreamed,
-    ADAM_EPOCHS, ADAM_RATE, AUTO_WARM_POSITIONS, WARM_SAMPLE,
+    ADAM_EPOCHS, ADAM_RATE, AUTO_WARM_POSITIONS, LATTICE_POLISH_TOLERANCE, WARM_SAMPLE,
 };
 pub use select::{select_in_space, Selection, SelectionError};
 pub use session::{

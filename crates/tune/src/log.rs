@@ -244,13 +244,13 @@ pub fn changes<M: crate::model::Model>(
         .filter(|&i| before[i] != after[i])
         .collect();
     slots.sort_by_key(|&i| (std::cmp::Reverse((after[i] - before[i]).abs()), i));
-    slots
-        .into_iter()
-        .map(|i| ValueChange {
+    let support = train.supports(&slots);
+    (slots.into_iter().zip(support))
+        .map(|(i, support)| ValueChange {
             value: name(i),
             before: before[i],
             after: after[i],
-            support: train.support(&[i]),
+            support,
         })
         .collect()
 }

@@ -47,6 +47,11 @@ pub trait Model: Jacobian + Send + Sync + Sized {
     /// How many positions one of `slots` acts on.
     fn support(&self, slots: &[usize]) -> usize;
 
+    /// How many positions each of `slots` acts on, in order.
+    fn supports(&self, slots: &[usize]) -> Vec<usize> {
+        slots.iter().map(|&s| self.support(&[s])).collect()
+    }
+
     /// The probing state for a descent at `values` (the cached evaluations are those of
     /// `values`).
     fn cache(&self, values: &Self::Values) -> Self::Cache;

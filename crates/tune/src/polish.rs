@@ -13,15 +13,17 @@
 //! and takes the set whose objective is lowest, if it is below where the round stands; the
 //! next reading tries the moves left the same way on top of those taken (a reading that finds
 //! nothing better drops the best move left), up to [`TRIAL_READINGS`] readings. A move alone
-//! gains what its probe said, so a round moves something while any probe gains; the polish
-//! ends when a round moves nothing. Declared constraints hold: a move is
+//! gains what its probe said, so a round moves something while any probe gains; the run
+//! ends the polish after a round that gains less than its tolerance
+//! ([`crate::LATTICE_POLISH_TOLERANCE`] of the error), or when a round moves nothing (a
+//! tolerance of 0: where no single step gains). Declared constraints hold: a move is
 //! kept only where the values with the better moves before it made allow it.
 //!
 //! A round probes first only the values whose last probe was among the better quarter
 //! ([`screened`]; each value's last change is kept with the run's state, so a resumed run
 //! probes as the uninterrupted one), and every value only when those move nothing: a round
-//! that moves nothing has probed every value, and the polish ends where no single step
-//! gains, as before, in a quarter of the probes a round.
+//! that moves nothing has probed every value, and a polish to the end ends where no
+//! single step gains, as before, in a quarter of the probes a round.
 //!
 //! The readings are a [`Lattice`]: [`Descent::polish_round`] reads the positions in memory,
 //! the streamed tune reads them chunk by chunk, and both score them through the same

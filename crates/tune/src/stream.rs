@@ -448,10 +448,7 @@ impl Stream<'_> {
 
     /// Each of `slots` with the training positions it counts in (one pass).
     fn support_of(&self, slots: &[usize]) -> Result<Vec<(usize, usize)>, StreamError> {
-        let parts = self.chunks(false, self.start, |ds| {
-            let each = slots.iter().map(|&s| ds.support(&[s]));
-            each.collect::<Vec<usize>>()
-        })?;
+        let parts = self.chunks(false, self.start, |ds| ds.supports(slots))?;
         let mut support = vec![0; slots.len()];
         for part in parts {
             support.iter_mut().zip(part).for_each(|(t, n)| *t += n);

@@ -365,3 +365,15 @@ fn at_a_zero_start_the_flat_values_curve_as_the_error_does() {
     }
     assert!(curvature.iter().any(|&c| c != 0.0));
 }
+
+#[test]
+fn each_value_s_support_counted_at_once_is_its_support_alone() {
+    let (space, positions) = (space(), positions(9_000, 6));
+    let ds = scored(&positions, &space.defaults());
+    assert!(ds.blocks.len() > 1, "positions over several blocks");
+    let mut slots: Vec<usize> = (0..space.defaults().len()).rev().collect();
+    slots.push(0);
+    let alone: Vec<usize> = slots.iter().map(|&s| ds.support(&[s])).collect();
+    assert_eq!(ds.supports(&slots), alone);
+    assert!(alone.iter().any(|&n| n > 0) && alone.iter().any(|&n| n < ds.len()));
+}

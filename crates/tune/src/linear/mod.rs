@@ -757,6 +757,31 @@ impl Model for LinearDataset {
         seen.iter().filter(|&&s| s).count()
     }
 
+    /// The columns' positions a block at a time on every thread, each position once a
+    /// value; a value an inner sum or a complexity reads as [`Model::support`] counts it.
+    fn supports(&self, slots: &[usize]) -> Vec<usize> {
+        let in_columns = |block: &Block| {
+            let mut last = vec![usize::MAX; block.len as usize];
+            let each = slots.iter().enumerate().map(|(n, &slot)| {
+                let mut count = 0;
+                self.for_slot(block, slot, |i, step| {
+                    let seen = &mut last[i - block.start as usize];
+                    if *seen != n && self.slope(i, step) != 0.0 {
+                        (*seen, count) = (n, count + 1);
+                    }
+                });
+                count
+            });
+            each.collect::<Vec<usize>>()
+        };
+        let parts: Vec<Vec<usize>> = self.blocks.par_iter().map(in_columns).collect();
+        let columns = (0..slots.len()).map(|n| parts.iter().map(|p| p[n]).sum::<usize>());
+        let inner = |&slot: &usize| !self.inner.linear(slot);
+        (slots.iter().zip(columns))
+            .map(|(s, n)| if inner(s) { self.support(&[*s]) } else { n })
+            .collect()
+    }
+
     fn cache(&self, _values: &Vec<i32>) {}
 
     fn cache_bytes(_cache: &()) -> usize {

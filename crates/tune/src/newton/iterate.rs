@@ -3,7 +3,7 @@
 //! committed, the state moved, the end of the phase judged, and the step off a saddle where
 //! the phase would end. A run keeps the iteration's values in the order of its passes.
 
-use super::iteration::{commit, ends_phase, propose, Memory, Passes, Proposal, Pull};
+use super::iteration::{commit, ends_phase, propose, Memory, Passes, Proposal, Pull, Shape};
 use super::saddle::lift_state;
 use crate::descent::NewtonState;
 use crate::jacobian::Factor;
@@ -54,7 +54,11 @@ pub(crate) fn iterate<P: Passes>(
         factor: factor.take(),
     };
     let tried = propose(passes, &state.values, &course.pull, &mut memory)?;
-    let (fall, sum) = conclude(state, memory, tried, (course, passes.multiplies()), factor);
+    let shape = Shape {
+        multiplies: passes.multiplies(),
+        composes: passes.may_hold_flat(),
+    };
+    let (fall, sum) = conclude(state, memory, tried, (course, shape), factor);
     if state.handed_over {
         let more = lift_state(passes, state, &course.pull, (Some(sum), course.positions))?;
         if more > 0 {
@@ -66,18 +70,18 @@ pub(crate) fn iterate<P: Passes>(
 }
 
 /// `tried` committed into `state` (its values, mean error, damping, chord and iteration
-/// count; handed over where the phase ends: `ends_phase`, with `multiplies` saying whether
-/// the evaluation multiplies tuned values), the factor a chord step reuses into `factor`;
+/// count; handed over where the phase ends: `ends_phase`, for an evaluation of `shape`),
+/// the factor a chord step reuses into `factor`;
 /// the relative fall and the summed error where the state now stands.
 pub(crate) fn conclude(
     state: &mut NewtonState,
     mut memory: Memory,
     tried: Proposal,
-    (course, multiplies): (&Course, bool),
+    (course, shape): (&Course, Shape),
     factor: &mut Option<Factor>,
 ) -> (f64, f64) {
     let sum_now = tried.sum_now;
-    let (fall, taken) = commit(&mut memory, tried, course.chords);
+    let (fall, taken) = commit(&mut memory, tried, (course.chords, shape.tolerance()));
     let cut = taken.as_ref().is_some_and(|t| !t.full);
     let sum = match taken {
         Some(taken) => {
@@ -89,7 +93,7 @@ pub(crate) fn conclude(
     (state.damping, state.chord) = (memory.damping, memory.chord);
     state.error = sum / course.positions;
     state.iterations += 1;
-    state.handed_over = ends_phase(fall, cut, multiplies);
+    state.handed_over = ends_phase(fall, cut, shape);
     // The factor is kept for the next chord step, or for the rounding where the phase ends.
     let kept = state.chord.is_some() || state.handed_over;
     *factor = memory.factor.filter(|_| kept);

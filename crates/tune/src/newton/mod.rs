@@ -18,8 +18,9 @@
 //! 1 %) the next iterations reuse that factored Hessian, a gradient pass each,
 //! until a step is cut; a checkpoint keeps where it was taken, so a resumed run takes the
 //! same one again. The phase ends when an iteration lowers the objective by less than
-//! [`NEWTON_TOLERANCE`] of itself (a step its line search cut short does not end it where
-//! tuned values multiply: `iteration::ends_phase`), unless values a composed evaluation
+//! [`NEWTON_TOLERANCE`] of itself ([`COMPOSED_NEWTON_TOLERANCE`] where the evaluation
+//! composes inner sums; a step its line search cut short does not end it where tuned
+//! values multiply: `iteration::ends_phase`), unless values a composed evaluation
 //! leaves flat there (a square at a zero sum, a sum weighed by a weight at zero: king
 //! safety started at zero) have a direction of negative curvature: then the values step
 //! along it (`saddle`, also before the first iteration) and the iterations go on, at most
@@ -56,8 +57,8 @@ use crate::model::{Model, Values};
 use iterate::conclude;
 pub(crate) use iterate::{iterate, Course, Iterated};
 use iteration::Taken;
-pub use iteration::NEWTON_TOLERANCE;
-pub(crate) use iteration::{propose, Memory, Passes, Pull, FIRST_DAMPING};
+pub(crate) use iteration::{propose, Memory, Passes, Pull, Shape, FIRST_DAMPING};
+pub use iteration::{COMPOSED_NEWTON_TOLERANCE, NEWTON_TOLERANCE};
 pub(crate) use lattice::settle;
 use rayon::prelude::*;
 pub use saddle::MAX_LIFTS;
@@ -360,7 +361,7 @@ impl<M: Model> Descent<'_, M> {
             state.curves_held |= objective - t.objective < FAITHFUL * (objective - promised);
             tried.taken = Some(t);
         }
-        let (fall, _) = conclude(state, memory, tried, (course, false), factor);
+        let (fall, _) = conclude(state, memory, tried, (course, Shape::default()), factor);
         Some(Iterated { fall, lifted: 0 })
     }
 

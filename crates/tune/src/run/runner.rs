@@ -252,7 +252,11 @@ impl<'r, 'd, T: Tuner<'d> + 'd> Runner<'r, 'd, T> {
             end = end.or(Some(RunEnd::Converged));
         }
         let polish = self.options.method == Method::Newton && !newton;
-        if polish && !self.tuner.lattice_polish() && record.summary.fall < POLISH_TOLERANCE {
+        let tolerance = match self.tuner.lattice_polish() {
+            true => self.options.lattice_tolerance,
+            false => POLISH_TOLERANCE,
+        };
+        if polish && record.summary.fall < tolerance {
             end = end.or(Some(RunEnd::Converged));
         }
         if newton && (end.is_some() || self.tuner.newton_handed_over()) {
