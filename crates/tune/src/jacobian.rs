@@ -14,6 +14,8 @@ pub use exact::{Exact, Hold};
 pub use rows::{RowBuilder, System};
 pub(crate) use solve::Factor;
 
+use std::ops::Range;
+
 /// Where a model puts one block's Jacobian entries ([`crate::Jacobian::block_rows`]).
 pub trait RowSink {
     /// The block of `len` positions from position `start` on begins.
@@ -39,6 +41,20 @@ pub trait Jacobian: Sync {
     /// Every slot asked is `Model::linear`.
     fn block_rows<S: RowSink>(&self, b: usize, slots: &[usize], rows: &mut S);
 
+    /// Positions of a block whose rows [`Jacobian::part_rows`] gives well at a time (the
+    /// Hessian's sums hold one part's rows per thread at once): the whole block by default.
+    fn row_part(&self) -> usize {
+        usize::MAX
+    }
+
+    /// [`Jacobian::block_rows`] of block `b`'s positions `within` alone (a part of its span,
+    /// whole positions of the model): begins `rows` with them, then pushes their entries as
+    /// `block_rows` does. By default the whole block's rows, the others left out.
+    fn part_rows<S: RowSink>(&self, b: usize, within: Range<usize>, slots: &[usize], rows: &mut S) {
+        rows.begin(within.start, within.len());
+        self.block_rows(b, slots, &mut Within { within, rows });
+    }
+
     /// Adds block `b`'s `J · direction` into `out` (an entry per position of the block,
     /// from its first): how far each evaluation moves when variable `j` (slot `slots[j]`,
     /// all `Model::linear`) moves by `direction[j]`. Each position's terms are added in
@@ -61,6 +77,43 @@ pub trait Jacobian: Sync {
             gradient,
         };
         self.block_rows(b, slots, &mut sink);
+    }
+}
+
+/// A Jacobian that builds its rows a whole block at a time ([`Jacobian::part_rows`]'s
+/// default): what a model's own parts must sum to, in the tests.
+#[cfg(test)]
+pub(crate) struct WholeBlocks<'j, J>(pub &'j J);
+
+#[cfg(test)]
+impl<J: Jacobian> Jacobian for WholeBlocks<'_, J> {
+    fn row_blocks(&self) -> usize {
+        self.0.row_blocks()
+    }
+
+    fn block_span(&self, b: usize) -> (usize, usize) {
+        self.0.block_span(b)
+    }
+
+    fn block_rows<S: RowSink>(&self, b: usize, slots: &[usize], rows: &mut S) {
+        self.0.block_rows(b, slots, rows);
+    }
+}
+
+/// [`Jacobian::part_rows`] through the whole block's: the entries of positions `within`.
+struct Within<'s, S> {
+    within: Range<usize>,
+    rows: &'s mut S,
+}
+
+impl<S: RowSink> RowSink for Within<'_, S> {
+    fn begin(&mut self, _start: usize, _len: usize) {}
+
+    #[inline]
+    fn push(&mut self, position: usize, var: u32, derivative: f64) {
+        if self.within.contains(&position) {
+            self.rows.push(position, var, derivative);
+        }
     }
 }
 

@@ -241,7 +241,8 @@ const GROUPS: usize = 8;
 /// (on texel's table about 16,000 against 180 for its diagonal and gradient), and the
 /// faint ones, whose evaluations are far from a draw, are about 45 % of texel's positions
 /// with 0.5 % of the curvature. The diagonal and the gradient count every position, and
-/// Newton's line search judges each step by the exact error.
+/// Newton's line search judges each step by the exact error. Rows are built a part of a
+/// block at a time ([`Jacobian::row_part`]), so each thread holds one part's rows.
 pub fn system<J: Jacobian>(
     model: &J,
     slots: &[usize],
@@ -260,9 +261,13 @@ pub fn system<J: Jacobian>(
             faint,
         };
         for b in g * per..((g + 1) * per).min(blocks) {
-            model.block_rows(b, slots, &mut split);
-            let FaintSplit { sum, rows, .. } = &mut split;
-            rows.for_each(|i, row| sum.add_row(row, (slopes[i], curvatures[i])));
+            let (start, len) = model.block_span(b);
+            let part = model.row_part().clamp(1, len.max(1));
+            for from in (start..start + len).step_by(part) {
+                model.part_rows(b, from..(from + part).min(start + len), slots, &mut split);
+                let FaintSplit { sum, rows, .. } = &mut split;
+                rows.for_each(|i, row| sum.add_row(row, (slopes[i], curvatures[i])));
+            }
         }
         split.sum
     };
@@ -274,7 +279,7 @@ pub fn system<J: Jacobian>(
     let fold = Mutex::new(Fold {
         next: 0,
         waiting: BTreeMap::new(),
-        total: Upper::zero(n),
+        total: None,
     });
     (0..rayon::current_num_threads().max(1))
         .into_par_iter()
@@ -289,7 +294,7 @@ pub fn system<J: Jacobian>(
             fold.add_ready();
         });
     let fold = fold.into_inner().unwrap_or_else(PoisonError::into_inner);
-    fold.total.whole()
+    fold.total.unwrap_or_else(|| Upper::zero(n)).whole()
 }
 
 /// Groups' sums joining a total in group order.
@@ -298,14 +303,18 @@ struct Fold {
     next: usize,
     /// Sums of later groups, done before it.
     waiting: BTreeMap<usize, Upper>,
-    total: Upper,
+    /// The sums of the groups joined so far (the first group's own, then added to).
+    total: Option<Upper>,
 }
 
 impl Fold {
     /// Adds every waiting group's sums whose turn has come.
     fn add_ready(&mut self) {
         while let Some(sum) = self.waiting.remove(&self.next) {
-            self.total.add(&sum);
+            match &mut self.total {
+                Some(total) => total.add(&sum),
+                None => self.total = Some(sum),
+            }
             self.next += 1;
         }
     }

@@ -12,6 +12,8 @@ use crate::error::chunked_sum;
 use crate::jacobian::{rows, Exact, Hold, Jacobian, RowSink, System};
 use crate::model::Model;
 use crate::newton::{derivatives, real_error, Derivatives};
+use rayon::prelude::*;
+use std::ops::Range;
 
 /// Every position of `ds` (scored at the integer values `at`, every slot) evaluated exactly
 /// at real values `x` of `slots`: its linear part moved by the linear columns, and what its
@@ -32,12 +34,12 @@ fn evals(ds: &LinearDataset, at: &[i32], slots: &[usize], x: &[f64]) -> (Vec<f64
     });
     let linear_end = |i: usize| ds.linear_end(i) + end_moved.as_ref().map_or(0.0, |m| m[i]);
     if inner.has_complexity() {
-        point.settle(linear_end);
+        inner.settle(&mut point, linear_end);
     }
-    let q = (linear.iter().enumerate())
+    let q = (linear.par_iter().enumerate().with_min_len(4096))
         .map(|(i, l)| {
             let now = inner.added(i).with(ds.linear_end(i));
-            ds.exact_eval(i) - now + l + point.added(i, linear_end(i))
+            ds.exact_eval(i) - now + l + inner.added_at(&point, i, linear_end(i))
         })
         .collect();
     (q, point)
@@ -84,6 +86,19 @@ pub(crate) fn system(
 ) -> (f64, System) {
     at_point(ds, (at, slots, x), k, |jac, now| {
         rows::system(jac, slots, &now.slopes, &now.curvatures)
+    })
+}
+
+/// [`system`] with the Jacobian's rows built a whole block at a time.
+#[cfg(test)]
+pub(super) fn system_of_whole_blocks(
+    ds: &LinearDataset,
+    (at, slots, x): (&[i32], &[usize], &[f64]),
+    k: f64,
+) -> (f64, System) {
+    at_point(ds, (at, slots, x), k, |jac, now| {
+        let whole = crate::jacobian::WholeBlocks(jac);
+        rows::system(&whole, slots, &now.slopes, &now.curvatures)
     })
 }
 
@@ -179,18 +194,27 @@ impl Jacobian for ChainRows<'_> {
 
     fn block_rows<S: RowSink>(&self, b: usize, slots: &[usize], rows: &mut S) {
         let (start, len) = self.model.block_span(b);
-        rows.begin(start, len);
+        self.part_rows(b, start..start + len, slots, rows);
+    }
+
+    fn row_part(&self) -> usize {
+        self.model.row_part()
+    }
+
+    fn part_rows<S: RowSink>(&self, b: usize, within: Range<usize>, slots: &[usize], rows: &mut S) {
+        rows.begin(within.start, within.len());
         let mut column = Vec::new();
         for (j, &slot) in slots.iter().enumerate() {
             column.clear();
-            self.model.block_rows(b, &[slot], &mut Collect(&mut column));
+            let collect = &mut Collect(&mut column);
+            self.model.part_rows(b, within.clone(), &[slot], collect);
             if self.model.end_slot(slot) {
                 // Where a complexity holds the endgame part at zero, it does not move.
                 column
                     .iter_mut()
                     .for_each(|c| c.1 *= self.point.end_gate(c.0));
             }
-            (self.inner).derivatives(self.point, slot, start..start + len, &mut column);
+            (self.inner).derivatives(self.point, slot, within.clone(), &mut column);
             column.sort_by_key(|c| c.0);
             let mut at = 0;
             while at < column.len() {

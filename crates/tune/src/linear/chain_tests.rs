@@ -7,6 +7,7 @@
 use super::chain;
 use crate::descent::{Descent, Variable};
 use crate::error::{fit_k, mean_error, samples};
+use crate::jacobian::{rows, System, WholeBlocks};
 use crate::linear::LinearDataset;
 use crate::model::Model;
 use std::f64::consts::PI;
@@ -267,6 +268,44 @@ fn the_chain_rule_s_gradient_is_the_slope_of_the_error() {
             "slot {j}: {slope} vs {g}"
         );
     }
+}
+
+#[test]
+fn a_system_built_a_part_of_a_block_at_a_time_is_the_whole_blocks_one() {
+    let (space, positions) = (space(), positions(9_000, 5));
+    let at = space.defaults();
+    let ds = scored(&positions, &at);
+    assert!(ds.len() > 2 * super::BLOCK && super::ROW_PART < super::BLOCK);
+    let slots: Vec<usize> = (0..space.value_count()).collect();
+    let mut seed = 11;
+    let x: Vec<f64> = (at.iter())
+        .map(|&v| f64::from(v) + draw(&mut seed, 1_000) as f64 * 1e-2 - 5.0)
+        .collect();
+    let (sum, parts) = chain::system(&ds, &at, &slots, &x, 1.0);
+    let (whole_sum, whole) = chain::system_of_whole_blocks(&ds, (&at, &slots, &x), 1.0);
+    assert_eq!(sum, whole_sum);
+    // The same entries; a faint position's join the sums in another order.
+    assert_close(&parts, &whole);
+    assert!(parts.hessian.iter().filter(|h| **h != 0.0).count() > 4 * slots.len());
+    // The linear columns alone (the table's values), as the dataset hands them out.
+    let table: Vec<usize> = (0..12).collect();
+    let q: Vec<f64> = (0..ds.len()).map(|i| ds.exact_eval(i)).collect();
+    let d = crate::newton::derivatives(&ds, &q, 1.0);
+    let by_parts = rows::system(&ds, &table, &d.slopes, &d.curvatures);
+    assert_close(
+        &by_parts,
+        &rows::system(&WholeBlocks(&ds), &table, &d.slopes, &d.curvatures),
+    );
+}
+
+/// `a` and `b` agree to 1e-12 of their largest entries.
+fn assert_close(a: &System, b: &System) {
+    let pairs = (a.gradient.iter().zip(&b.gradient)).chain(a.hessian.iter().zip(&b.hessian));
+    let scale = pairs.clone().fold(0.0f64, |m, (x, _)| m.max(x.abs()));
+    for (x, y) in pairs {
+        assert!((x - y).abs() <= 1e-12 * scale, "{x} vs {y}");
+    }
+    assert_eq!(a.n, b.n);
 }
 
 /// King safety started at zero: a square of the middlegame danger sum and a line of the

@@ -652,31 +652,17 @@ impl Inner {
     }
 }
 
-/// The inner sums at real values: each sum, what each position's sums give, the values,
-/// and for a complexity each position's endgame factors there ([`Added::gates`]).
+/// The inner sums at real values: each sum, the values, and for a complexity each
+/// position's endgame factors there ([`Added::gates`]). What a position's sums add there is
+/// worked out when asked ([`Inner::added_at`]), not held a position.
 pub(crate) struct InnerPoint {
     sums: Vec<[f64; 2]>,
-    added: Vec<Added>,
     real: Vec<f64>,
     gates: Vec<(f64, f64)>,
 }
 
 impl InnerPoint {
-    /// What position `i`'s sums add at this point, its linear entries' endgame part being
-    /// `linear_end`.
-    pub(crate) fn added(&self, i: usize, linear_end: f64) -> f64 {
-        self.added[i].with(linear_end)
-    }
-
-    /// Settles the complexity's derivatives: each position's linear entries' endgame part
-    /// at this point is `linear_end(i)`.
-    pub(crate) fn settle(&mut self, linear_end: impl Fn(usize) -> f64) {
-        self.gates = (self.added.iter().enumerate())
-            .map(|(i, a)| a.gates(linear_end(i)))
-            .collect();
-    }
-
-    /// The factor of position `i`'s endgame derivatives (1 before [`InnerPoint::settle`]).
+    /// The factor of position `i`'s endgame derivatives (1 before [`Inner::settle`]).
     pub(crate) fn end_gate(&self, i: usize) -> f64 {
         self.gates.get(i).map_or(1.0, |g| g.0)
     }
@@ -685,17 +671,30 @@ impl InnerPoint {
 impl Inner {
     /// The sums at real values `real` (every slot).
     pub(crate) fn at(&self, real: &[f64]) -> InnerPoint {
-        let value = |slot: usize| real[slot];
-        let sums = self.sums_with(value);
-        let added = (0..self.added.len())
-            .map(|i| self.position_added(i, |k| sums[k], value))
-            .collect();
         InnerPoint {
-            sums,
-            added,
+            sums: self.sums_with(|slot: usize| real[slot]),
             real: real.to_vec(),
             gates: Vec::new(),
         }
+    }
+
+    /// What position `i`'s sums add at `point`, its linear entries' endgame part being
+    /// `linear_end`.
+    pub(crate) fn added_at(&self, point: &InnerPoint, i: usize, linear_end: f64) -> f64 {
+        self.point_added(point, i).with(linear_end)
+    }
+
+    /// What position `i`'s sums give at `point`.
+    fn point_added(&self, point: &InnerPoint, i: usize) -> Added {
+        self.position_added(i, |k| point.sums[k], |slot| point.real[slot])
+    }
+
+    /// Settles the complexity's derivatives at `point`: each position's linear entries'
+    /// endgame part there is `linear_end(i)`.
+    pub(crate) fn settle(&self, point: &mut InnerPoint, linear_end: impl Fn(usize) -> f64 + Sync) {
+        let gates = (0..self.added.len()).into_par_iter().with_min_len(4096);
+        let gates = gates.map(|i| self.point_added(point, i).gates(linear_end(i)));
+        point.gates = gates.collect();
     }
 
     /// The factor of a derivative of sum `k`'s part `part` at `point`: a complexity's is

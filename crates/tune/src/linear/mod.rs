@@ -26,6 +26,7 @@ use crate::error::{error_units, SigmoidTable, ERROR_UNITS};
 use crate::jacobian::{Exact, Jacobian, RowSink};
 use crate::model::{Model, Move};
 use rayon::prelude::*;
+use std::ops::Range;
 use std::sync::Arc;
 use texel_trace::{centipawns, Coef, ParamSpace, PositionSource, TracedPosition};
 
@@ -33,6 +34,10 @@ use texel_trace::{centipawns, Coef, ParamSpace, PositionSource, TracedPosition};
 pub const BLOCK: usize = 4096;
 // Positions in a block are indexed by `u16` and masked by `% BLOCK`.
 const _: () = assert!(BLOCK.is_power_of_two() && BLOCK <= 1 << 16);
+
+/// Positions whose Jacobian rows are built at a time for the Hessian
+/// ([`crate::Jacobian::row_part`]): a quarter of a block holds a quarter of its rows.
+const ROW_PART: usize = BLOCK / 4;
 
 /// Which part of its entry a value slot is.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -535,14 +540,26 @@ impl LinearDataset {
     /// Calls `f(position, step)` for every coefficient of `slot` in `block`, in position
     /// order within each kind of column.
     #[inline]
-    fn for_slot(&self, block: &Block, slot: usize, mut f: impl FnMut(usize, Step)) {
+    fn for_slot(&self, block: &Block, slot: usize, f: impl FnMut(usize, Step)) {
+        self.for_slot_in(block, slot, 0..block.len as usize, f);
+    }
+
+    /// [`LinearDataset::for_slot`] of the positions `within` of `block` (numbered in it).
+    #[inline]
+    fn for_slot_in(
+        &self,
+        block: &Block,
+        slot: usize,
+        within: Range<usize>,
+        mut f: impl FnMut(usize, Step),
+    ) {
         let first = block.start as usize;
         let (entry, part) = self.layout.slots[slot];
-        let (pos, count) = block.counts.get(entry as usize);
+        let (pos, count) = part_of(block.counts.get(entry as usize), &within);
         for (&p, &c) in pos.iter().zip(count) {
             f(first + usize::from(p), Step::Count(part, i64::from(c)));
         }
-        let (pos, weight) = block.weights.get(slot);
+        let (pos, weight) = part_of(block.weights.get(slot), &within);
         for (&p, &w) in pos.iter().zip(weight) {
             f(first + usize::from(p), Step::Weight(part, f64::from(w)));
         }
@@ -634,6 +651,21 @@ impl LinearDataset {
         };
         positions.into_iter().map(|i| (i, change(i))).collect()
     }
+}
+
+/// The pairs of a column (positions rising) whose positions lie `within`.
+#[inline]
+fn part_of<'c, T>(
+    (pos, factor): (&'c [u16], &'c [T]),
+    within: &Range<usize>,
+) -> (&'c [u16], &'c [T]) {
+    let whole = within.start == 0 && pos.last().is_none_or(|&p| usize::from(p) < within.end);
+    if whole {
+        return (pos, factor);
+    }
+    let from = pos.partition_point(|&p| usize::from(p) < within.start);
+    let to = from + pos[from..].partition_point(|&p| usize::from(p) < within.end);
+    (&pos[from..to], &factor[from..to])
 }
 
 /// Adds `count × value` into `sums` at each position of a count column.
@@ -936,10 +968,21 @@ impl Jacobian for LinearDataset {
     }
 
     fn block_rows<S: RowSink>(&self, b: usize, slots: &[usize], rows: &mut S) {
+        let (start, len) = self.block_span(b);
+        self.part_rows(b, start..start + len, slots, rows);
+    }
+
+    fn row_part(&self) -> usize {
+        ROW_PART
+    }
+
+    fn part_rows<S: RowSink>(&self, b: usize, within: Range<usize>, slots: &[usize], rows: &mut S) {
         let block = &self.blocks[b];
-        rows.begin(block.start as usize, block.len as usize);
+        rows.begin(within.start, within.len());
+        let first = block.start as usize;
+        let local = within.start - first..within.end - first;
         for (j, &slot) in slots.iter().enumerate() {
-            self.for_slot(block, slot, |i, step| {
+            self.for_slot_in(block, slot, local.clone(), |i, step| {
                 rows.push(i, j as u32, self.slope(i, step))
             });
         }
