@@ -76,7 +76,7 @@ impl LinearDataset {
     /// Writes the dataset's tuner form, without its sums.
     pub(crate) fn write_form(&self, out: &mut impl Write) -> io::Result<()> {
         put(out, &self.targets, f32::to_le_bytes)?;
-        put(out, &self.offsets, f64::to_le_bytes)?;
+        put(out, self.offsets.stored(), f64::to_le_bytes)?;
         let tapers: Vec<f64> = self.tapers.iter().flatten().copied().collect();
         put(out, &tapers, f64::to_le_bytes)?;
         let spans: Vec<u32> = self.blocks.iter().flat_map(|b| [b.start, b.len]).collect();
@@ -105,9 +105,10 @@ impl LinearDataset {
         let inside = spans
             .chunks(2)
             .all(|s| s.len() == 2 && s[0] as usize + s[1] as usize <= n);
-        if offsets.len() != n || tapers.len() != 2 * n || !inside {
+        let offsets = super::ZeroList::from_stored(offsets, n);
+        let (Some(offsets), true) = (offsets, tapers.len() == 2 * n && inside) else {
             return Err(io::Error::other("not a tuner form"));
-        }
+        };
         let mut blocks = Vec::with_capacity(spans.len() / 2);
         for span in spans.chunks_exact(2) {
             blocks.push(Block {

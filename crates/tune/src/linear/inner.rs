@@ -8,6 +8,7 @@
 mod curvature;
 
 use super::form::{list, put};
+use super::ZeroList;
 use rayon::prelude::*;
 use std::io::{self, Read, Write};
 use std::ops::Range;
@@ -138,7 +139,7 @@ pub struct Inner {
     position: Vec<u32>,
     term: Vec<u32>,
     side: Vec<f32>,
-    offset: Vec<[f32; 2]>,
+    offset: ZeroList<[f32; 2]>,
     /// Per position, the weight of its middlegame and endgame parts: the dataset's own
     /// tapers, shared ([`Inner::share_tapers`]).
     tapers: Arc<Vec<[f64; 2]>>,
@@ -153,7 +154,7 @@ pub struct Inner {
     slots: Vec<(u32, Parts)>,
     factor_of: Vec<Vec<(u32, u8)>>,
     /// Per position: its fixed endgame part (tapered), and what its sums give now.
-    end_offset: Vec<f64>,
+    end_offset: ZeroList<f64>,
     added: Vec<Added>,
 }
 
@@ -256,7 +257,7 @@ impl Inner {
         );
         extend_toward(&mut self.term, share, other.term.into_iter());
         extend_toward(&mut self.side, share, other.side.into_iter());
-        extend_toward(&mut self.offset, share, other.offset.into_iter());
+        self.offset.extend(other.offset);
         extend_toward(&mut self.sums, share, other.sums.into_iter());
         let first = other.first[1..].iter().map(|f| f + instances);
         extend_toward(&mut self.first, share, first);
@@ -264,7 +265,7 @@ impl Inner {
             let renumbered = theirs.into_iter().map(|c| c.of(c.instance() + instances));
             extend_toward(mine, share, renumbered);
         }
-        extend_toward(&mut self.end_offset, share, other.end_offset.into_iter());
+        self.end_offset.extend(other.end_offset);
         extend_toward(&mut self.added, share, other.added.into_iter());
     }
 
@@ -334,7 +335,7 @@ impl Inner {
     /// Every sum, `value` giving each slot's value: the sums in fixed spans, on any thread,
     /// each adding its counts in slot order (the same sums as one thread's).
     fn sums_with(&self, value: impl Fn(usize) -> f64 + Sync) -> Vec<[f64; 2]> {
-        let mut sums: Vec<[f64; 2]> = (self.offset.iter()).map(|o| o.map(f64::from)).collect();
+        let mut sums = self.offset_sums();
         let values: Vec<f64> = (0..self.slots.len()).map(value).collect();
         sums.par_chunks_mut(SUM_SPAN)
             .enumerate()
@@ -350,14 +351,24 @@ impl Inner {
         sums
     }
 
+    /// Every sum's fixed part: its sums at all-zero values.
+    fn offset_sums(&self) -> Vec<[f64; 2]> {
+        (0..self.position.len())
+            .map(|k| self.offset.get(k).map(f64::from))
+            .collect()
+    }
+
     /// Every sum and what it adds, from scratch at `values`.
     pub(super) fn rescore(&mut self, values: &[i32]) {
         if !self.is_used() {
             return;
         }
         let value = |slot: usize| f64::from(values[slot]);
+        // The old lists go first: neither is read, and both are as long as the new.
+        self.sums = Vec::new();
         self.sums = self.sums_with(value);
-        let added = (0..self.added.len()).into_par_iter().with_min_len(4096);
+        let added = (0..std::mem::take(&mut self.added).len()).into_par_iter();
+        let added = added.with_min_len(4096);
         self.added = added
             .map(|i| self.position_added(i, |k| self.sums[k], value))
             .collect();
@@ -372,7 +383,7 @@ impl Inner {
         value: impl Fn(usize) -> f64,
     ) -> Added {
         let mut added = Added {
-            end: self.end_offset[i],
+            end: self.end_offset.get(i),
             ..Added::default()
         };
         for k in self.first[i] as usize..self.first[i + 1] as usize {
@@ -537,11 +548,11 @@ impl Inner {
                 out.position.push(out.added.len() as u32);
                 out.term.push(self.term[k]);
                 out.side.push(self.side[k]);
-                out.offset.push(self.offset[k]);
+                out.offset.push(self.offset.get(k));
                 out.sums.push(self.sums[k]);
             }
             out.first.push(out.position.len() as u32);
-            out.end_offset.push(self.end_offset[i]);
+            out.end_offset.push(self.end_offset.get(i));
             out.added.push(self.added[i]);
         }
         for (mine, theirs) in out.counts.iter_mut().zip(&self.counts) {
@@ -555,14 +566,15 @@ impl Inner {
 
     /// Bytes held.
     pub(super) fn memory_bytes(&self) -> usize {
-        // Position, term, side, offset and sums; the tapers are the dataset's.
-        let per_sum = 4 + 4 + 4 + 8 + 16;
+        // Position, term, side and sums; the tapers are the dataset's.
+        let per_sum = 4 + 4 + 4 + 16;
         let counts: usize = (self.counts.iter())
             .map(|c| std::mem::size_of::<Count>() * c.capacity())
             .sum();
         per_sum * self.position.capacity()
             + 4 * self.first.capacity()
-            + 8 * self.end_offset.capacity()
+            + self.offset.memory_bytes()
+            + self.end_offset.memory_bytes()
             + std::mem::size_of::<Added>() * self.added.capacity()
             + counts
     }
@@ -579,9 +591,9 @@ impl Inner {
         put(out, &self.term, u32::to_le_bytes)?;
         let flat = |pairs: &[[f32; 2]]| -> Vec<f32> { pairs.iter().flatten().copied().collect() };
         put(out, &self.side, f32::to_le_bytes)?;
-        put(out, &flat(&self.offset), f32::to_le_bytes)?;
+        put(out, &flat(self.offset.stored()), f32::to_le_bytes)?;
         put(out, &self.first, u32::to_le_bytes)?;
-        put(out, &self.end_offset, f64::to_le_bytes)?;
+        put(out, self.end_offset.stored(), f64::to_le_bytes)?;
         let starts: Vec<u32> = (self.counts.iter())
             .scan(0u32, |at, c| {
                 *at += c.len() as u32;
@@ -616,18 +628,24 @@ impl Inner {
         };
         inner.term = list(input, u32::from_le_bytes)?;
         inner.side = list(input, f32::from_le_bytes)?;
-        inner.offset = pairs(list(input, f32::from_le_bytes)?);
+        let offset = pairs(list(input, f32::from_le_bytes)?);
         inner.first = list(input, u32::from_le_bytes)?;
-        inner.end_offset = list(input, f64::from_le_bytes)?;
+        let end_offset = list(input, f64::from_le_bytes)?;
         let starts: Vec<u32> = list(input, u32::from_le_bytes)?;
         let keys: Vec<u32> = list(input, u32::from_le_bytes)?;
         let counts: Vec<f32> = list(input, f32::from_le_bytes)?;
         let sums = inner.position.len();
+        let offsets = (
+            ZeroList::from_stored(offset, sums),
+            ZeroList::from_stored(end_offset, n),
+        );
+        let (Some(offset), Some(end_offset)) = offsets else {
+            return Err(io::Error::other("not a tuner form"));
+        };
+        (inner.offset, inner.end_offset) = (offset, end_offset);
         let fits = inner.term.len() == sums
             && inner.side.len() == sums
-            && inner.offset.len() == sums
             && inner.first.len() == n + 1
-            && inner.end_offset.len() == n
             && starts.len() == inner.counts.len()
             && starts.last().map_or(0, |&s| s as usize) == keys.len()
             && counts.len() == keys.len();
@@ -646,7 +664,7 @@ impl Inner {
                 .collect();
             from = range.end;
         }
-        inner.sums = (inner.offset.iter()).map(|o| o.map(f64::from)).collect();
+        inner.sums = inner.offset_sums();
         inner.added = vec![Added::default(); n];
         Ok(inner)
     }

@@ -18,9 +18,11 @@ mod full_pass;
 mod inner;
 mod real;
 mod since;
+mod zeros;
 
 pub use inner::Inner;
 pub(crate) use inner::InnerPoint;
+use zeros::ZeroList;
 
 use crate::error::{error_units, SigmoidTable, ERROR_UNITS};
 use crate::jacobian::{Exact, Jacobian, RowSink};
@@ -222,7 +224,7 @@ struct BlockPart<X> {
     block: Block,
     inner: Inner,
     targets: Vec<f32>,
-    offsets: Vec<f64>,
+    offsets: ZeroList<f64>,
     tapers: Vec<[f64; 2]>,
     extras: Vec<X>,
 }
@@ -240,7 +242,7 @@ impl<X> BlockPart<X> {
     ) -> Result<BlockPart<X>, S::Error> {
         let n = chosen.len();
         let (mut rows, mut scratch) = (Rows::default(), TracedPosition::default());
-        let (mut targets, mut offsets) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        let (mut targets, mut offsets) = (Vec::with_capacity(n), ZeroList::default());
         let (mut tapers, mut extras) = (Vec::with_capacity(n), Vec::with_capacity(n));
         let mut inner = Inner::new(space);
         source.for_each(chosen, &mut scratch, |at, p| {
@@ -272,7 +274,7 @@ pub struct LinearDataset {
     /// Each position's label: White's score, 0 to 1.
     targets: Vec<f32>,
     /// Each position's fixed part of the evaluation, centipawns.
-    offsets: Vec<f64>,
+    offsets: ZeroList<f64>,
     /// Each position's weight of middlegame values (its phase) and of endgame values
     /// (`(1 − phase) · scale`).
     tapers: Arc<Vec<[f64; 2]>>,
@@ -369,7 +371,7 @@ impl LinearDataset {
         let mut set = LinearDataset {
             layout,
             targets: Vec::with_capacity(n),
-            offsets: Vec::with_capacity(n),
+            offsets: ZeroList::default(),
             tapers: Arc::default(),
             sums: vec![Sums::default(); n],
             free_end: Vec::new(),
@@ -408,6 +410,7 @@ impl LinearDataset {
             }
         }
         set.inner.shrink_to_fit();
+        set.offsets.shrink_to_fit();
         set.set_tapers(tapers);
         Ok((set, extras))
     }
@@ -427,7 +430,7 @@ impl LinearDataset {
     /// Bytes held in memory.
     pub fn memory_bytes(&self) -> usize {
         4 * self.targets.capacity()
-            + 8 * self.offsets.capacity()
+            + self.offsets.memory_bytes()
             + 16 * self.tapers.capacity()
             + std::mem::size_of::<Sums>() * self.sums.capacity()
             + 8 * self.free_end.capacity()
@@ -466,7 +469,7 @@ impl LinearDataset {
     #[inline]
     fn linear_value(&self, i: usize, s: Sums) -> f64 {
         let [m, e] = self.tapers[i];
-        let o = self.offsets[i];
+        let o = self.offsets.get(i);
         o + m * s.mid as f64 + e * s.end as f64 + s.plain as f64 + s.free
     }
 
@@ -502,8 +505,9 @@ impl LinearDataset {
         free_end
     }
 
-    /// The sums of the positions of `block` under `values`, from scratch.
-    fn block_sums(&self, block: &Block, values: &[i32]) -> Vec<Sums> {
+    /// The sums of the positions of `block` under `values`, from scratch, into `out` (one
+    /// a position of the block).
+    fn block_sums(&self, block: &Block, values: &[i32], out: &mut [Sums]) {
         let n = block.len as usize;
         // A tapered entry's two values move together: one packed multiply-add for both.
         let (mut tapered, mut plain) = (vec![0i64; n], vec![0i64; n]);
@@ -524,17 +528,15 @@ impl LinearDataset {
                 free[usize::from(p)] += f64::from(w) * f64::from(v);
             }
         }
-        (0..n)
-            .map(|j| {
-                let (mid, end) = unpack(tapered[j]);
-                Sums {
-                    mid,
-                    end,
-                    plain: plain[j],
-                    free: free[j],
-                }
-            })
-            .collect()
+        for (j, out) in out.iter_mut().enumerate() {
+            let (mid, end) = unpack(tapered[j]);
+            *out = Sums {
+                mid,
+                end,
+                plain: plain[j],
+                free: free[j],
+            };
+        }
     }
 
     /// Calls `f(position, step)` for every coefficient of `slot` in `block`, in position
@@ -714,12 +716,16 @@ impl Model for LinearDataset {
     }
 
     fn rescore(&mut self, values: &Vec<i32>) {
-        let parts: Vec<Vec<Sums>> = self
-            .blocks
-            .par_iter()
-            .map(|b| self.block_sums(b, values))
-            .collect();
-        let sums = parts.concat();
+        // Each block's sums straight into their place: one list beside the old one.
+        let mut sums = vec![Sums::default(); self.len()];
+        let mut rest = &mut sums[..];
+        let mut places = Vec::with_capacity(self.blocks.len());
+        for block in &self.blocks {
+            let (place, later) = rest.split_at_mut(block.len as usize);
+            places.push((block, place));
+            rest = later;
+        }
+        (places.into_par_iter()).for_each(|(block, place)| self.block_sums(block, values, place));
         let linear = !self.inner.is_used();
         self.rescoring.rescored(&self.sums, &sums, linear);
         self.sums = sums;
@@ -736,7 +742,7 @@ impl Model for LinearDataset {
         let mut sample = LinearDataset {
             layout: self.layout.clone(),
             targets: Vec::new(),
-            offsets: Vec::new(),
+            offsets: ZeroList::default(),
             tapers: Arc::default(),
             sums: Vec::new(),
             free_end: Vec::new(),
@@ -753,9 +759,7 @@ impl Model for LinearDataset {
             sample
                 .targets
                 .extend_from_slice(&self.targets[range.clone()]);
-            sample
-                .offsets
-                .extend_from_slice(&self.offsets[range.clone()]);
+            sample.offsets.extend_from(&self.offsets, range.clone());
             tapers.extend_from_slice(&self.tapers[range.clone()]);
             sample.sums.extend_from_slice(&self.sums[range.clone()]);
             if !self.free_end.is_empty() {
