@@ -8,9 +8,9 @@
 
 use super::{Jacobian, RowSink};
 use rayon::prelude::*;
-use std::collections::BTreeMap;
+use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Condvar, Mutex, PoisonError};
 
 /// One block's coefficients, taken column by column and handed out row by row: the
 /// entries as pushed, and their order position after position (an index of four bytes an
@@ -162,12 +162,18 @@ fn add_entries(a: &mut [f64], b: &[f64]) {
 }
 
 /// A system's gradient and the upper half of its Hessian, row by row from the diagonal
-/// (`n (n + 1) / 2` entries: half a Hessian): what the groups of [`system`] sum and add in
-/// order, made whole at the end.
+/// (`n (n + 1) / 2` entries: half a Hessian): what [`system`] sums, made whole at the end.
 struct Upper {
     n: usize,
     gradient: Vec<f64>,
     hessian: Vec<f64>,
+}
+
+/// Where row `a` of a half Hessian of `n` variables (its entry on the diagonal) begins;
+/// row `n` is one past the last entry.
+#[inline]
+fn packed_row(n: usize, a: usize) -> usize {
+    a * n - a * a.saturating_sub(1) / 2
 }
 
 impl Upper {
@@ -179,39 +185,12 @@ impl Upper {
         }
     }
 
-    /// Where row `a` (its entry on the diagonal) begins.
-    #[inline]
-    fn row(&self, a: usize) -> usize {
-        a * self.n - a * a.saturating_sub(1) / 2
-    }
-
-    /// Adds position `i`'s `row` (variables rising), whose error moves by `slope` and
-    /// curves by `curvature` per centipawn.
-    fn add_row(&mut self, row: &[(u32, f64)], (slope, curvature): (f64, f64)) {
-        for (p, &(a, da)) in row.iter().enumerate() {
-            let a = a as usize;
-            self.gradient[a] += slope * da;
-            let weight = curvature * da;
-            let start = self.row(a);
-            let line = &mut self.hessian[start..start + self.n - a];
-            for &(b, db) in &row[p..] {
-                line[b as usize - a] += weight * db;
-            }
-        }
-    }
-
-    /// Adds `other`'s sums, entry by entry.
-    fn add(&mut self, other: &Upper) {
-        add_entries(&mut self.gradient, &other.gradient);
-        add_entries(&mut self.hessian, &other.hessian);
-    }
-
     /// The whole system: the upper half, mirrored onto the lower.
     fn whole(self) -> System {
         let n = self.n;
         let mut hessian = vec![0.0; n * n];
         for a in 0..n {
-            let start = self.row(a);
+            let start = packed_row(n, a);
             hessian[a * n + a..(a + 1) * n].copy_from_slice(&self.hessian[start..start + n - a]);
             for b in 0..a {
                 hessian[a * n + b] = hessian[b * n + a];
@@ -229,9 +208,8 @@ impl Upper {
 /// only its diagonal to the Hessian (see [`system`]).
 const FAINT: f64 = 3e-2;
 
-/// Groups of blocks the system is summed in: each group front to back, then the groups in
-/// order, whatever the number of threads.
-const GROUPS: usize = 8;
+/// Stripes of the Hessian's rows a thread count has ([`Stripes`]).
+const STRIPES_A_THREAD: usize = 8;
 
 /// The gradient and Hessian of `Σ E_i` over the variables `slots` (variable `j` is slot
 /// `slots[j]`), where position `i`'s error moves by `slopes[i]` and curves by
@@ -241,109 +219,231 @@ const GROUPS: usize = 8;
 /// (on texel's table about 16,000 against 180 for its diagonal and gradient), and the
 /// faint ones, whose evaluations are far from a draw, are about 45 % of texel's positions
 /// with 0.5 % of the curvature. The diagonal and the gradient count every position, and
-/// Newton's line search judges each step by the exact error. Rows are built a part of a
-/// block at a time ([`Jacobian::row_part`]), so each thread holds one part's rows.
+/// Newton's line search judges each step by the exact error.
+///
+/// Rows are built a part of a block at a time ([`Jacobian::row_part`]), so each thread
+/// holds one part's rows, and every thread adds into the one half Hessian, a stripe of its
+/// rows at a time, each stripe taking the parts in position order ([`Stripes`]): every
+/// entry sums its positions in order, whatever the threads.
 pub fn system<J: Jacobian>(
     model: &J,
     slots: &[usize],
     slopes: &[f64],
     curvatures: &[f64],
 ) -> System {
-    let (n, blocks) = (slots.len(), model.row_blocks());
-    let per = blocks.div_ceil(GROUPS).max(1);
+    system_on(
+        model,
+        slots,
+        (slopes, curvatures),
+        rayon::current_num_threads(),
+    )
+}
+
+/// [`system`] on `threads` threads of its own (a thread waits its turn at a stripe, so none
+/// of them is one a model's own parallel work could be waiting for).
+fn system_on<J: Jacobian>(
+    model: &J,
+    slots: &[usize],
+    (slopes, curvatures): (&[f64], &[f64]),
+    threads: usize,
+) -> System {
+    let n = slots.len();
+    let parts = parts_of(model);
     let faint = FAINT * curvatures.iter().fold(0.0, |m: f64, &c| m.max(c));
-    let group = |g: usize| {
-        let mut split = FaintSplit {
-            sum: Upper::zero(n),
-            rows: RowBuilder::default(),
+    let threads = threads.clamp(1, parts.len().max(1));
+    let mut upper = Upper::zero(n);
+    let stripes = Stripes::new(&mut upper, threads * STRIPES_A_THREAD);
+    let taken = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                let mut part = PartRows::new(slopes, curvatures, faint);
+                loop {
+                    let p = taken.fetch_add(1, Ordering::Relaxed);
+                    let Some((b, within)) = parts.get(p) else {
+                        break;
+                    };
+                    model.part_rows(*b, within.clone(), slots, &mut part);
+                    part.finish();
+                    stripes.add(p, &part);
+                }
+            });
+        }
+    });
+    drop(stripes);
+    upper.whole()
+}
+
+/// Every part of every block [`Jacobian::part_rows`] is asked for, in position order: the
+/// block and the positions.
+fn parts_of<J: Jacobian>(model: &J) -> Vec<(usize, Range<usize>)> {
+    let mut parts = Vec::new();
+    for b in 0..model.row_blocks() {
+        let (start, len) = model.block_span(b);
+        let part = model.row_part().clamp(1, len.max(1));
+        for from in (start..start + len).step_by(part) {
+            parts.push((b, from..(from + part).min(start + len)));
+        }
+    }
+    parts
+}
+
+/// A part's Jacobian entries as [`system`] adds them: a faint position's (variable, its
+/// share of the gradient, of the diagonal) in the order pushed (variables rising), the
+/// others' rows, each with its position's slope and curvature.
+struct PartRows<'a> {
+    faint: Vec<(u32, f64, f64)>,
+    builder: RowBuilder,
+    rows: Vec<(u32, f64)>,
+    /// Per row, one past its last entry in `rows`, and its slope and curvature.
+    ends: Vec<(usize, f64, f64)>,
+    slopes: &'a [f64],
+    curvatures: &'a [f64],
+    faint_below: f64,
+}
+
+impl<'a> PartRows<'a> {
+    fn new(slopes: &'a [f64], curvatures: &'a [f64], faint_below: f64) -> PartRows<'a> {
+        PartRows {
+            faint: Vec::new(),
+            builder: RowBuilder::default(),
+            rows: Vec::new(),
+            ends: Vec::new(),
             slopes,
             curvatures,
-            faint,
-        };
-        for b in g * per..((g + 1) * per).min(blocks) {
-            let (start, len) = model.block_span(b);
-            let part = model.row_part().clamp(1, len.max(1));
-            for from in (start..start + len).step_by(part) {
-                model.part_rows(b, from..(from + part).min(start + len), slots, &mut split);
-                let FaintSplit { sum, rows, .. } = &mut split;
-                rows.for_each(|i, row| sum.add_row(row, (slopes[i], curvatures[i])));
-            }
+            faint_below,
         }
-        split.sum
-    };
-    // Each thread takes the next group when it is free, and each group's sums join the
-    // total in group order as soon as the groups before them have: a few half Hessians
-    // held at once (the upper halves), not one a group.
-    let groups = blocks.div_ceil(per);
-    let taken = AtomicUsize::new(0);
-    let fold = Mutex::new(Fold {
-        next: 0,
-        waiting: BTreeMap::new(),
-        total: None,
-    });
-    (0..rayon::current_num_threads().max(1))
-        .into_par_iter()
-        .for_each(|_| loop {
-            let g = taken.fetch_add(1, Ordering::Relaxed);
-            if g >= groups {
-                break;
+    }
+
+    /// Lays the part's rows out one after another (those with entries).
+    fn finish(&mut self) {
+        let PartRows { rows, ends, .. } = self;
+        let (slopes, curvatures) = (self.slopes, self.curvatures);
+        self.builder.for_each(|i, row| {
+            if !row.is_empty() {
+                rows.extend_from_slice(row);
+                ends.push((rows.len(), slopes[i], curvatures[i]));
             }
-            let sum = group(g);
-            let mut fold = fold.lock().unwrap_or_else(PoisonError::into_inner);
-            fold.waiting.insert(g, sum);
-            fold.add_ready();
         });
-    let fold = fold.into_inner().unwrap_or_else(PoisonError::into_inner);
-    fold.total.unwrap_or_else(|| Upper::zero(n)).whole()
-}
-
-/// Groups' sums joining a total in group order.
-struct Fold {
-    /// The group whose sums join next.
-    next: usize,
-    /// Sums of later groups, done before it.
-    waiting: BTreeMap<usize, Upper>,
-    /// The sums of the groups joined so far (the first group's own, then added to).
-    total: Option<Upper>,
-}
-
-impl Fold {
-    /// Adds every waiting group's sums whose turn has come.
-    fn add_ready(&mut self) {
-        while let Some(sum) = self.waiting.remove(&self.next) {
-            match &mut self.total {
-                Some(total) => total.add(&sum),
-                None => self.total = Some(sum),
-            }
-            self.next += 1;
-        }
     }
 }
 
-/// A block's Jacobian entries as [`system`] takes them: a faint position's go straight to
-/// the gradient and the Hessian's diagonal, the others into rows.
-struct FaintSplit<'a> {
-    sum: Upper,
-    rows: RowBuilder,
-    slopes: &'a [f64],
-    curvatures: &'a [f64],
-    faint: f64,
-}
-
-impl RowSink for FaintSplit<'_> {
+impl RowSink for PartRows<'_> {
     fn begin(&mut self, start: usize, len: usize) {
-        self.rows.begin(start, len);
+        self.builder.begin(start, len);
+        self.faint.clear();
+        self.rows.clear();
+        self.ends.clear();
     }
 
     #[inline]
     fn push(&mut self, position: usize, var: u32, derivative: f64) {
         let curvature = self.curvatures[position];
-        if curvature >= self.faint {
-            return self.rows.push(position, var, derivative);
+        if curvature >= self.faint_below {
+            return self.builder.push(position, var, derivative);
         }
-        let (var, diagonal) = (var as usize, self.sum.row(var as usize));
-        self.sum.gradient[var] += self.slopes[position] * derivative;
-        self.sum.hessian[diagonal] += curvature * derivative * derivative;
+        let slope = self.slopes[position];
+        self.faint
+            .push((var, slope * derivative, curvature * derivative * derivative));
+    }
+}
+
+/// A half Hessian's rows (with their gradient entries) cut into stripes of about equal
+/// entries, each stripe taking the parts' sums in part order: a thread with part `p` waits
+/// at each stripe until part `p − 1` has been added there.
+struct Stripes<'a> {
+    n: usize,
+    stripes: Vec<(Mutex<Stripe<'a>>, Condvar)>,
+}
+
+/// One stripe: rows `low..` of the half Hessian, the parts added so far.
+struct Stripe<'a> {
+    low: usize,
+    added: usize,
+    gradient: &'a mut [f64],
+    hessian: &'a mut [f64],
+}
+
+impl<'a> Stripes<'a> {
+    /// `upper` in `count` stripes (at most one a row).
+    fn new(upper: &'a mut Upper, count: usize) -> Stripes<'a> {
+        let n = upper.n;
+        let count = count.clamp(1, n.max(1));
+        let total = n * (n + 1) / 2;
+        let (mut gradient, mut hessian) = (&mut upper.gradient[..], &mut upper.hessian[..]);
+        let mut stripes = Vec::with_capacity(count);
+        let mut low = 0;
+        for s in 1..=count {
+            // The first row at or past this stripe's share of the entries.
+            let target = total * s / count;
+            let mut high = low + 1;
+            while high < n && packed_row(n, high) < target {
+                high += 1;
+            }
+            let high = if s == count { n } else { high.min(n) };
+            let (g, rest_g) = std::mem::take(&mut gradient).split_at_mut(high - low);
+            let rows = packed_row(n, high) - packed_row(n, low);
+            let (h, rest_h) = std::mem::take(&mut hessian).split_at_mut(rows);
+            (gradient, hessian) = (rest_g, rest_h);
+            let stripe = Stripe {
+                low,
+                added: 0,
+                gradient: g,
+                hessian: h,
+            };
+            stripes.push((Mutex::new(stripe), Condvar::new()));
+            low = high;
+            if low >= n {
+                break;
+            }
+        }
+        Stripes { n, stripes }
+    }
+
+    /// Adds part `p`'s sums, stripe after stripe, each in its turn.
+    fn add(&self, p: usize, part: &PartRows) {
+        for (stripe, turn) in &self.stripes {
+            let stripe = stripe.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut stripe = turn
+                .wait_while(stripe, |s| s.added < p)
+                .unwrap_or_else(PoisonError::into_inner);
+            stripe.add(self.n, part);
+            stripe.added = p + 1;
+            turn.notify_all();
+        }
+    }
+}
+
+impl Stripe<'_> {
+    /// Adds `part`'s sums into this stripe's rows: the faint positions', then each row's.
+    fn add(&mut self, n: usize, part: &PartRows) {
+        let (low, high) = (self.low, self.low + self.gradient.len());
+        let inside = |var: u32| (low..high).contains(&(var as usize));
+        let from = part.faint.partition_point(|e| (e.0 as usize) < low);
+        for &(var, g, h) in part.faint[from..].iter().take_while(|e| inside(e.0)) {
+            let a = var as usize;
+            self.gradient[a - low] += g;
+            self.hessian[packed_row(n, a) - packed_row(n, low)] += h;
+        }
+        let mut begin = 0;
+        for &(end, slope, curvature) in &part.ends {
+            let row = &part.rows[begin..end];
+            begin = end;
+            let from = row.partition_point(|e| (e.0 as usize) < low);
+            for (p, &(a, da)) in row.iter().enumerate().skip(from) {
+                if !inside(a) {
+                    break;
+                }
+                let a = a as usize;
+                self.gradient[a - low] += slope * da;
+                let weight = curvature * da;
+                let start = packed_row(n, a) - packed_row(n, low);
+                let line = &mut self.hessian[start..start + n - a];
+                for &(b, db) in &row[p..] {
+                    line[b as usize - a] += weight * db;
+                }
+            }
+        }
     }
 }
 
@@ -399,31 +499,40 @@ mod tests {
         s
     }
 
-    /// The system of `rows`, a column each variable, through `system`.
-    fn built_system(rows: &[Vec<(u32, f64)>], slopes: &[f64], curv: &[f64]) -> System {
-        let n = width(rows);
-        struct Given<'r>(&'r [Vec<(u32, f64)>], usize);
-        impl Jacobian for Given<'_> {
-            fn row_blocks(&self) -> usize {
-                self.0.len().div_ceil(5)
-            }
-            fn block_span(&self, b: usize) -> (usize, usize) {
-                (5 * b, 5.min(self.0.len() - 5 * b))
-            }
-            fn block_rows<S: RowSink>(&self, b: usize, _: &[usize], rows: &mut S) {
-                let (start, len) = self.block_span(b);
-                rows.begin(start, len);
-                for var in 0..self.1 as u32 {
-                    for i in start..start + len {
-                        if let Some(&(_, d)) = self.0[i].iter().find(|e| e.0 == var) {
-                            rows.push(i, var, d);
-                        }
+    /// `rows` as a model: blocks of 5 positions, each asked for in parts of `.2` positions.
+    struct Given<'r>(&'r [Vec<(u32, f64)>], usize, usize);
+
+    impl Jacobian for Given<'_> {
+        fn row_blocks(&self) -> usize {
+            self.0.len().div_ceil(5)
+        }
+        fn block_span(&self, b: usize) -> (usize, usize) {
+            (5 * b, 5.min(self.0.len() - 5 * b))
+        }
+        fn block_rows<S: RowSink>(&self, b: usize, _: &[usize], rows: &mut S) {
+            let (start, len) = self.block_span(b);
+            self.part_rows(b, start..start + len, &[], rows);
+        }
+        fn row_part(&self) -> usize {
+            self.2
+        }
+        fn part_rows<S: RowSink>(&self, _: usize, within: Range<usize>, _: &[usize], rows: &mut S) {
+            rows.begin(within.start, within.len());
+            for var in 0..self.1 as u32 {
+                for i in within.clone() {
+                    if let Some(&(_, d)) = self.0[i].iter().find(|e| e.0 == var) {
+                        rows.push(i, var, d);
                     }
                 }
             }
         }
+    }
+
+    /// The system of `rows`, a column each variable, through `system`.
+    fn built_system(rows: &[Vec<(u32, f64)>], slopes: &[f64], curv: &[f64]) -> System {
+        let n = width(rows);
         let slots: Vec<usize> = (0..n).collect();
-        system(&Given(rows, n), &slots, slopes, curv)
+        system(&Given(rows, n, usize::MAX), &slots, slopes, curv)
     }
 
     #[test]
@@ -458,5 +567,38 @@ mod tests {
         let built = built_system(&rows, &slopes, &curv);
         assert_eq!(built, plain_system(&rows, &slopes, &curv, FAINT * 2.0));
         assert_ne!(built, plain_system(&rows, &slopes, &curv, 0.0));
+    }
+
+    #[test]
+    fn the_system_is_the_same_bits_whatever_the_threads() {
+        // 300 positions of 3-6 entries among 60 variables (more rows than the stripes of
+        // 4 threads), values whose sums round differently in another order.
+        let rows: Vec<Vec<(u32, f64)>> = (0..300u32)
+            .map(|i| {
+                let vars: std::collections::BTreeSet<u32> = (0..3 + i % 4)
+                    .map(|k| (i * 7 + k * 13 + k * k) % 60)
+                    .collect();
+                let x = |v: u32| (f64::from(i * 31 + v) * 0.37).sin() * 3.3;
+                vars.into_iter().map(|v| (v, x(v))).collect()
+            })
+            .collect();
+        let slopes: Vec<f64> = (0..300)
+            .map(|i| (f64::from(i) * 0.11).cos() / 7.0)
+            .collect();
+        let curv: Vec<f64> = (0..300)
+            .map(|i| 0.1 + (f64::from(i) * 0.23).sin().abs())
+            .collect();
+        let n = width(&rows);
+        let slots: Vec<usize> = (0..n).collect();
+        let model = Given(&rows, n, 2);
+        let on = |threads| system_on(&model, &slots, (&slopes, &curv), threads);
+        let one = on(1);
+        assert_eq!(one, on(3));
+        assert_eq!(one, on(4));
+        let plain = plain_system(&rows, &slopes, &curv, FAINT * 1.1);
+        let close = one.hessian.iter().zip(&plain.hessian);
+        assert!(close
+            .into_iter()
+            .all(|(a, b)| (a - b).abs() < 1e-9 * (1.0 + b.abs())));
     }
 }

@@ -67,6 +67,8 @@ fn at_point<T>(
 ) -> (f64, T) {
     let (q, point) = evals(ds, at, slots, x);
     let now = derivatives(ds, &q, k);
+    // The evaluations gave the slopes and curvatures: the rows need their room.
+    drop(q);
     let jac = ChainRows {
         model: ds,
         inner: &ds.inner,
@@ -157,6 +159,8 @@ pub(crate) fn flat_curvature(
 ) -> Vec<f64> {
     let (q, point) = evals(ds, at, slots, x);
     let now = derivatives(ds, &q, k);
+    // The evaluations gave the slopes and curvatures: the rows need their room.
+    drop(q);
     let inner = &ds.inner;
     let flat_slots: Vec<usize> = flat.iter().map(|&j| slots[j]).collect();
     let mut out = vec![0.0; flat.len() * flat.len()];

@@ -5,15 +5,21 @@
 //! complexity moves the whole endgame part of a position's evaluation, so what it adds is
 //! settled only with the linear endgame part ([`Added::with`]).
 
+mod added;
+mod counts;
 mod curvature;
+
+pub(crate) use added::Added;
+use added::AddedList;
+use counts::{Count, EntryCounts, Parts, BOTH, END, MID};
 
 use super::form::{list, put};
 use super::ZeroList;
 use rayon::prelude::*;
 use std::io::{self, Read, Write};
-use std::ops::Range;
+use std::ops::{ControlFlow, Range};
 use std::sync::Arc;
-use texel_trace::{complexity_moved, is_zero_end, Coef, InnerTerm, ParamSpace, TracedPosition};
+use texel_trace::{Coef, InnerTerm, ParamSpace, TracedPosition};
 
 /// Sums a thread adds up at a time when every sum is scored anew (a few hundred in the
 /// unit tests, whose datasets then span many).
@@ -22,7 +28,7 @@ const SUM_SPAN: usize = if cfg!(test) { 1 << 8 } else { 1 << 16 };
 /// Appends `items` to `list`, which then holds `share.0` of `share.1` positions' items:
 /// where the list has no room for them, it first takes room for the whole at the rate so far
 /// (and a sixty-fourth more).
-fn extend_toward<T>(
+pub(super) fn extend_toward<T>(
     list: &mut Vec<T>,
     (done, total): (usize, usize),
     items: impl ExactSizeIterator<Item = T>,
@@ -35,85 +41,9 @@ fn extend_toward<T>(
     list.extend(items);
 }
 
-/// What a position's inner sums give at some values: their addition to the evaluation
-/// (complexity aside), its endgame part with the position's fixed endgame part, and the
-/// position's complexity (tapered; 0 where it has none, as a complexity of 0 moves nothing).
-#[derive(Copy, Clone, Debug, Default, PartialEq)]
-pub(crate) struct Added {
-    all: f64,
-    end: f64,
-    complexity: f64,
-}
-
-impl Added {
-    /// What the sums add to an evaluation whose linear entries' endgame part is
-    /// `linear_end`: their addition, and the complexity's move of the whole endgame part.
-    #[inline]
-    pub(crate) fn with(&self, linear_end: f64) -> f64 {
-        match self.complexity {
-            0.0 => self.all,
-            c => {
-                let end = linear_end + self.end;
-                self.all + complexity_moved(end, c) - end
-            }
-        }
-    }
-
-    /// At `linear_end` (see [`Added::with`]): the factor of every endgame derivative (0 where
-    /// the complexity holds the endgame part at zero, else 1), and the derivative in the
-    /// complexity (the endgame part's sign where the complexity moves it freely).
-    fn gates(&self, linear_end: f64) -> (f64, f64) {
-        let end = linear_end + self.end;
-        match (is_zero_end(end), self.complexity < -end.abs()) {
-            (true, _) => (1.0, 0.0),
-            (false, true) => (0.0, 0.0),
-            (false, false) => (1.0, end.signum()),
-        }
-    }
-}
-
-/// One count of an entry in an inner sum: the sum (instance) and the parts it counts in
-/// packed in one word (the parts in the lowest two bits: 8 bytes a count, where tens of
-/// millions are kept), the count. A whole count counts in both parts of its sum, once for
-/// both values of a tapered entry; a split one is two counts, one a part.
-#[derive(Copy, Clone, Debug)]
-struct Count {
-    key: u32,
-    count: f32,
-}
-
-/// The parts a count counts in, or a slot reads: bit 0 the middlegame sum, bit 1 the endgame.
-type Parts = u8;
-
-/// The middlegame part, the endgame part, both.
-const MID: Parts = 0b01;
-const END: Parts = 0b10;
-const BOTH: Parts = 0b11;
-
-impl Count {
-    /// `count` of sum `instance` in parts `parts` (fewer than 2³⁰ sums).
-    fn new(instance: u32, parts: Parts, count: f32) -> Count {
-        debug_assert!(instance < 1 << 30, "a count keeps 30 bits of its sum");
-        Count {
-            key: instance << 2 | u32::from(parts & BOTH),
-            count,
-        }
-    }
-
-    /// The sum.
-    fn instance(&self) -> u32 {
-        self.key >> 2
-    }
-
-    /// The parts it counts in.
-    fn parts(&self) -> Parts {
-        (self.key & u32::from(BOTH)) as Parts
-    }
-
-    /// The same count of sum `instance`.
-    fn of(self, instance: u32) -> Count {
-        Count::new(instance, self.parts(), self.count)
-    }
+/// Term `term` and side `side` (1 or −1) in one word (terms are fewer than 2³¹).
+fn term_side(term: u32, side: f32) -> u32 {
+    term << 1 | u32::from(side < 0.0)
 }
 
 /// Per value slot of `space`, its entry and the parts of a sum its value is counted in.
@@ -134,11 +64,11 @@ fn slot_parts(space: &ParamSpace) -> Vec<(u32, Parts)> {
 #[derive(Clone, Debug, Default)]
 pub struct Inner {
     terms: Vec<InnerTerm>,
-    /// Per sum: its position, its term, its side (1 White's, −1 Black's) and the part of
-    /// each sum that is not tuned.
+    /// Per sum: its position, its term and side (the term's number doubled, 1 added for
+    /// Black's: [`Inner::term_of`], [`Inner::side_of`]) and the part of each sum that is
+    /// not tuned.
     position: Vec<u32>,
-    term: Vec<u32>,
-    side: Vec<f32>,
+    term_side: Vec<u32>,
     offset: ZeroList<[f32; 2]>,
     /// Per position, the weight of its middlegame and endgame parts: the dataset's own
     /// tapers, shared ([`Inner::share_tapers`]).
@@ -150,12 +80,12 @@ pub struct Inner {
     /// Per entry, its counts, sums rising; per value slot, its entry and the parts of a sum
     /// its value is counted in (a tapered entry's middlegame value in the middlegame sum);
     /// and the terms a part of which it multiplies.
-    counts: Vec<Vec<Count>>,
+    counts: Vec<EntryCounts>,
     slots: Vec<(u32, Parts)>,
     factor_of: Vec<Vec<(u32, u8)>>,
     /// Per position: its fixed endgame part (tapered), and what its sums give now.
     end_offset: ZeroList<f64>,
-    added: Vec<Added>,
+    added: AddedList,
 }
 
 impl Inner {
@@ -171,9 +101,12 @@ impl Inner {
                 }
             }
         }
+        let terms = space.inner().to_vec();
+        let complexity = terms.iter().any(InnerTerm::is_complexity);
         Inner {
-            terms: space.inner().to_vec(),
-            counts: vec![Vec::new(); space.entry_count()],
+            terms,
+            added: AddedList::zeros(0, complexity),
+            counts: vec![EntryCounts::default(); space.entry_count()],
             slots: slot_parts(space),
             factor_of,
             first: vec![0],
@@ -189,12 +122,12 @@ impl Inner {
         let counts = &self.counts[entry as usize];
         let from = match within.start {
             0 => 0,
-            start => counts.partition_point(|c| c.instance() < start),
+            start => counts.first_from(start),
         };
-        for c in &counts[from..] {
+        counts.each_from(from, |c| {
             let (k, parts) = (c.instance(), c.parts() & reads);
             if k >= within.end {
-                break;
+                return ControlFlow::Break(());
             }
             if parts & MID != 0 {
                 f(k, 0, c.count);
@@ -202,13 +135,14 @@ impl Inner {
             if parts & END != 0 {
                 f(k, 1, c.count);
             }
-        }
+            ControlFlow::Continue(())
+        });
     }
 
     /// Whether a sum counts `slot`'s value.
     fn counts(&self, slot: usize) -> bool {
         let (entry, reads) = self.slots[slot];
-        (self.counts[entry as usize].iter()).any(|c| c.parts() & reads != 0)
+        self.counts[entry as usize].any_in(reads)
     }
 
     /// Whether the space has inner terms.
@@ -224,8 +158,7 @@ impl Inner {
             let instance = self.position.len() as u32;
             debug_assert!(instance < 1 << 31, "a count keeps 31 bits of its sum");
             self.position.push(at);
-            self.term.push(u.term);
-            self.side.push(u.side);
+            self.term_side.push(term_side(u.term, u.side));
             self.offset.push(u.offset);
             self.sums.push([0.0; 2]);
             for c in &u.coeffs {
@@ -255,29 +188,26 @@ impl Inner {
             share,
             other.position.iter().map(|p| p + positions),
         );
-        extend_toward(&mut self.term, share, other.term.into_iter());
-        extend_toward(&mut self.side, share, other.side.into_iter());
+        extend_toward(&mut self.term_side, share, other.term_side.into_iter());
         self.offset.extend(other.offset);
         extend_toward(&mut self.sums, share, other.sums.into_iter());
         let first = other.first[1..].iter().map(|f| f + instances);
         extend_toward(&mut self.first, share, first);
         for (mine, theirs) in self.counts.iter_mut().zip(other.counts) {
-            let renumbered = theirs.into_iter().map(|c| c.of(c.instance() + instances));
-            extend_toward(mine, share, renumbered);
+            mine.extend(theirs, instances, share);
         }
         self.end_offset.extend(other.end_offset);
-        extend_toward(&mut self.added, share, other.added.into_iter());
+        self.added.extend(other.added, share);
     }
 
     /// Gives back the room no list filled.
     pub(super) fn shrink_to_fit(&mut self) {
         self.position.shrink_to_fit();
-        self.term.shrink_to_fit();
-        self.side.shrink_to_fit();
+        self.term_side.shrink_to_fit();
         self.offset.shrink_to_fit();
         self.sums.shrink_to_fit();
         self.first.shrink_to_fit();
-        self.counts.iter_mut().for_each(Vec::shrink_to_fit);
+        self.counts.iter_mut().for_each(EntryCounts::shrink_to_fit);
         self.end_offset.shrink_to_fit();
         self.added.shrink_to_fit();
     }
@@ -302,7 +232,7 @@ impl Inner {
     /// What position `i`'s sums give now.
     #[inline]
     pub(crate) fn added(&self, i: usize) -> Added {
-        self.added.get(i).copied().unwrap_or_default()
+        self.added.get(i)
     }
 
     /// The position's tapers as the dataset has them: each position's weight of its
@@ -311,17 +241,32 @@ impl Inner {
         self.tapers = Arc::clone(tapers);
     }
 
+    /// Sum `k`'s term.
+    #[inline]
+    fn term_of(&self, k: usize) -> u32 {
+        self.term_side[k] >> 1
+    }
+
+    /// Sum `k`'s side: 1 White's, −1 Black's.
+    #[inline]
+    fn side_of(&self, k: usize) -> f64 {
+        match self.term_side[k] & 1 {
+            0 => 1.0,
+            _ => -1.0,
+        }
+    }
+
     /// Sum `k`'s side times its position's weight of each part.
     #[inline]
     fn weight(&self, k: usize) -> [f64; 2] {
-        let side = f64::from(self.side[k]);
+        let side = self.side_of(k);
         self.tapers[self.position[k] as usize].map(|w| side * w)
     }
 
     /// What each part of sum `k` gives at sums `sums` (tapered), `value` giving each slot's
     /// value.
     fn contribution(&self, k: usize, sums: [f64; 2], value: impl Fn(usize) -> f64) -> [f64; 2] {
-        let term = &self.terms[self.term[k] as usize];
+        let term = &self.terms[self.term_of(k) as usize];
         let mut out = [0.0; 2];
         let parts = term.parts().into_iter().zip(sums).zip(self.weight(k));
         for (o, ((shape, x), w)) in out.iter_mut().zip(parts) {
@@ -367,11 +312,14 @@ impl Inner {
         // The old lists go first: neither is read, and both are as long as the new.
         self.sums = Vec::new();
         self.sums = self.sums_with(value);
-        let added = (0..std::mem::take(&mut self.added).len()).into_par_iter();
-        let added = added.with_min_len(4096);
-        self.added = added
-            .map(|i| self.position_added(i, |k| self.sums[k], value))
-            .collect();
+        let n = self.added.len();
+        self.added = AddedList::zeros(0, self.has_complexity());
+        let added = (0..n).into_par_iter().with_min_len(4096);
+        let added = added.map(|i| self.position_added(i, |k| self.sums[k], value));
+        self.added = match self.has_complexity() {
+            true => AddedList::from_list(added.collect(), true),
+            false => AddedList::from_all(added.map(|a| a.all).collect()),
+        };
     }
 
     /// What position `i`'s sums give, sum `k` being `sum(k)`, `value` giving each slot's
@@ -388,7 +336,7 @@ impl Inner {
         };
         for k in self.first[i] as usize..self.first[i + 1] as usize {
             let [mid, end] = self.contribution(k, sum(k), &value);
-            if self.terms[self.term[k] as usize].is_complexity() {
+            if self.terms[self.term_of(k) as usize].is_complexity() {
                 added.complexity += end;
             } else {
                 added.all += mid + end;
@@ -501,7 +449,7 @@ impl Inner {
             self.sums[k] = sums;
         }
         for &(i, added) in &touched {
-            self.added[i as usize] = added;
+            self.added.set(i as usize, added);
         }
         touched.iter().map(|c| c.0).collect()
     }
@@ -513,7 +461,7 @@ impl Inner {
             out.push(self.position[k as usize]);
         });
         for &(term, _) in &self.factor_of[slot] {
-            let of_term = (0..self.term.len()).filter(|&k| self.term[k] == term);
+            let of_term = (0..self.term_side.len()).filter(|&k| self.term_of(k) == term);
             out.extend(of_term.map(|k| self.position[k]));
         }
         out.sort_unstable();
@@ -534,7 +482,8 @@ impl Inner {
     pub(super) fn only(&self, kept: &[usize]) -> Inner {
         let mut out = Inner {
             terms: self.terms.clone(),
-            counts: vec![Vec::new(); self.counts.len()],
+            added: AddedList::zeros(0, self.has_complexity()),
+            counts: vec![EntryCounts::default(); self.counts.len()],
             slots: self.slots.clone(),
             factor_of: self.factor_of.clone(),
             first: vec![0],
@@ -546,36 +495,30 @@ impl Inner {
             for (k, slot) in range.clone().zip(&mut renumbered[range]) {
                 *slot = out.position.len() as u32;
                 out.position.push(out.added.len() as u32);
-                out.term.push(self.term[k]);
-                out.side.push(self.side[k]);
+                out.term_side.push(self.term_side[k]);
                 out.offset.push(self.offset.get(k));
                 out.sums.push(self.sums[k]);
             }
             out.first.push(out.position.len() as u32);
             out.end_offset.push(self.end_offset.get(i));
-            out.added.push(self.added[i]);
+            out.added.push(self.added.get(i));
         }
-        for (mine, theirs) in out.counts.iter_mut().zip(&self.counts) {
-            let kept = theirs
-                .iter()
-                .filter(|c| renumbered[c.instance() as usize] != u32::MAX);
-            mine.extend(kept.map(|c| c.of(renumbered[c.instance() as usize])));
-        }
+        out.counts = (self.counts.iter())
+            .map(|c| c.renumbered(&renumbered))
+            .collect();
         out
     }
 
     /// Bytes held.
     pub(super) fn memory_bytes(&self) -> usize {
-        // Position, term, side and sums; the tapers are the dataset's.
-        let per_sum = 4 + 4 + 4 + 16;
-        let counts: usize = (self.counts.iter())
-            .map(|c| std::mem::size_of::<Count>() * c.capacity())
-            .sum();
+        // Position, term and side, and sums; the tapers are the dataset's.
+        let per_sum = 4 + 4 + 16;
+        let counts: usize = self.counts.iter().map(EntryCounts::memory_bytes).sum();
         per_sum * self.position.capacity()
             + 4 * self.first.capacity()
             + self.offset.memory_bytes()
             + self.end_offset.memory_bytes()
-            + std::mem::size_of::<Added>() * self.added.capacity()
+            + self.added.memory_bytes()
             + counts
     }
 }
@@ -588,9 +531,13 @@ impl Inner {
         if !self.is_used() {
             return Ok(());
         }
-        put(out, &self.term, u32::to_le_bytes)?;
+        let terms: Vec<u32> = (0..self.term_side.len()).map(|k| self.term_of(k)).collect();
+        let sides: Vec<f32> = (0..self.term_side.len())
+            .map(|k| self.side_of(k) as f32)
+            .collect();
+        put(out, &terms, u32::to_le_bytes)?;
         let flat = |pairs: &[[f32; 2]]| -> Vec<f32> { pairs.iter().flatten().copied().collect() };
-        put(out, &self.side, f32::to_le_bytes)?;
+        put(out, &sides, f32::to_le_bytes)?;
         put(out, &flat(self.offset.stored()), f32::to_le_bytes)?;
         put(out, &self.first, u32::to_le_bytes)?;
         put(out, self.end_offset.stored(), f64::to_le_bytes)?;
@@ -601,17 +548,14 @@ impl Inner {
             })
             .collect();
         put(out, &starts, u32::to_le_bytes)?;
-        let all = self.counts.iter().flatten();
-        put(
-            out,
-            &all.clone().map(|c| c.key).collect::<Vec<_>>(),
-            u32::to_le_bytes,
-        )?;
-        put(
-            out,
-            &all.map(|c| c.count).collect::<Vec<_>>(),
-            f32::to_le_bytes,
-        )
+        let (mut keys, mut counts) = (Vec::new(), Vec::new());
+        for entry in &self.counts {
+            let (k, c) = entry.parts();
+            keys.extend_from_slice(k);
+            counts.extend(c);
+        }
+        put(out, &keys, u32::to_le_bytes)?;
+        put(out, &counts, f32::to_le_bytes)
     }
 
     /// Reads what [`Inner::write`] wrote for `n` positions of `space`; the sums are those of
@@ -620,14 +564,23 @@ impl Inner {
         let mut inner = Inner::new(space);
         inner.position = list(input, u32::from_le_bytes)?;
         if !inner.is_used() {
-            inner.added = vec![Added::default(); n];
+            inner.added = AddedList::zeros(n, false);
             return Ok(inner);
         }
         let pairs = |flat: Vec<f32>| -> Vec<[f32; 2]> {
             flat.chunks_exact(2).map(|p| [p[0], p[1]]).collect()
         };
-        inner.term = list(input, u32::from_le_bytes)?;
-        inner.side = list(input, f32::from_le_bytes)?;
+        let terms: Vec<u32> = list(input, u32::from_le_bytes)?;
+        let sides: Vec<f32> = list(input, f32::from_le_bytes)?;
+        let signed = |s: &f32| *s == 1.0 || *s == -1.0;
+        if terms.len() != sides.len() || !sides.iter().all(signed) {
+            return Err(io::Error::other("not a tuner form"));
+        }
+        inner.term_side = terms
+            .iter()
+            .zip(&sides)
+            .map(|(&t, &s)| term_side(t, s))
+            .collect();
         let offset = pairs(list(input, f32::from_le_bytes)?);
         inner.first = list(input, u32::from_le_bytes)?;
         let end_offset = list(input, f64::from_le_bytes)?;
@@ -643,29 +596,26 @@ impl Inner {
             return Err(io::Error::other("not a tuner form"));
         };
         (inner.offset, inner.end_offset) = (offset, end_offset);
-        let fits = inner.term.len() == sums
-            && inner.side.len() == sums
+        let fits = inner.term_side.len() == sums
             && inner.first.len() == n + 1
             && starts.len() == inner.counts.len()
             && starts.last().map_or(0, |&s| s as usize) == keys.len()
-            && counts.len() == keys.len();
+            && counts.len() == keys.len()
+            && keys.iter().all(|&k| ((k >> 2) as usize) < sums);
         if !fits {
             return Err(io::Error::other("not a tuner form"));
         }
         let mut from = 0;
         for (entry, &to) in starts.iter().enumerate() {
             let range = from..to as usize;
-            inner.counts[entry] = range
-                .clone()
-                .map(|k| Count {
-                    key: keys[k],
-                    count: counts[k],
-                })
-                .collect();
+            let (Some(k), Some(c)) = (keys.get(range.clone()), counts.get(range.clone())) else {
+                return Err(io::Error::other("not a tuner form"));
+            };
+            inner.counts[entry] = EntryCounts::from_parts(k.to_vec(), c.to_vec());
             from = range.end;
         }
         inner.sums = inner.offset_sums();
-        inner.added = vec![Added::default(); n];
+        inner.added = AddedList::zeros(n, inner.has_complexity());
         Ok(inner)
     }
 }
@@ -719,7 +669,7 @@ impl Inner {
     /// the endgame part's sign there, any other endgame part's the position's endgame gate.
     fn gate(&self, point: &InnerPoint, k: usize, part: usize) -> f64 {
         let i = self.position[k] as usize;
-        match (part, self.terms[self.term[k] as usize].is_complexity()) {
+        match (part, self.terms[self.term_of(k) as usize].is_complexity()) {
             (0, _) => 1.0,
             (_, true) => point.gates.get(i).map_or(0.0, |g| g.1),
             (_, false) => point.end_gate(i),
@@ -738,7 +688,7 @@ impl Inner {
         let sums = self.first[positions.start]..self.first[positions.end];
         self.each_count(slot, sums.clone(), |k, part, count| {
             let k = k as usize;
-            let term = &self.terms[self.term[k] as usize];
+            let term = &self.terms[self.term_of(k) as usize];
             if let Some(shape) = term.parts()[part] {
                 let x = point.sums[k][part];
                 let d = self.weight(k)[part] * shape.slope(x) * shape.factor(&point.real);
@@ -749,7 +699,7 @@ impl Inner {
         for &(t, part) in &self.factor_of[slot] {
             let part = part as usize;
             let shape = self.terms[t as usize].parts()[part].expect("a part with a factor");
-            for k in (sums.start as usize..sums.end as usize).filter(|&k| self.term[k] == t) {
+            for k in (sums.start as usize..sums.end as usize).filter(|&k| self.term_of(k) == t) {
                 let d = self.weight(k)[part] * shape.value(point.sums[k][part]);
                 out.push((self.position[k] as usize, self.gate(point, k, part) * d));
             }

@@ -38,8 +38,9 @@ pub const BLOCK: usize = 4096;
 const _: () = assert!(BLOCK.is_power_of_two() && BLOCK <= 1 << 16);
 
 /// Positions whose Jacobian rows are built at a time for the Hessian
-/// ([`crate::Jacobian::row_part`]): a quarter of a block holds a quarter of its rows.
-const ROW_PART: usize = BLOCK / 4;
+/// ([`crate::Jacobian::row_part`]): a sixteenth of a block holds a sixteenth of its rows
+/// (a composed position's row can name a hundred values).
+const ROW_PART: usize = BLOCK / 16;
 
 /// Which part of its entry a value slot is.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -42,7 +42,7 @@ impl Inner {
         let n = flat.len();
         for group in entries.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
             let (k, part) = (group[0].0 as usize, group[0].1 as usize);
-            let Some(shape) = self.terms[self.term[k] as usize].parts()[part] else {
+            let Some(shape) = self.terms[self.term_of(k) as usize].parts()[part] else {
                 continue;
             };
             let a = weight(k, part) * shape.bend(point.sums[k][part]) * shape.factor(&point.real);
@@ -56,7 +56,7 @@ impl Inner {
             for &(term, part) in &self.factor_of[slot] {
                 let part = part as usize;
                 let shape = self.terms[term as usize].parts()[part].expect("a weighed part");
-                let of_term = (sums.start..sums.end).filter(|&k| self.term[k as usize] == term);
+                let of_term = (sums.start..sums.end).filter(|&k| self.term_of(k as usize) == term);
                 for k in of_term {
                     let x = point.sums[k as usize][part];
                     let a = weight(k as usize, part) * shape.slope(x);
