@@ -4,13 +4,20 @@
 
 use rayon::prelude::*;
 
-/// The factor `L` (lower, by rows) of the symmetric `n × n` matrix `a`, or `None` when `a`
-/// is not positive definite. Column `j` of the rows below it is computed in parallel, each
-/// row on its own (the result does not depend on the threads).
+/// Where row `i` of a lower triangle packed by rows begins (row `i` holds `i + 1` entries).
+#[inline]
+fn row_start(i: usize) -> usize {
+    i * (i + 1) / 2
+}
+
+/// The factor `L` (lower, packed by rows) of the symmetric `n × n` matrix whose lower
+/// triangle `a` holds (packed by rows), or `None` when it is not positive definite. Column
+/// `j` of the rows below it is computed in parallel, each row on its own (the result does
+/// not depend on the threads).
 fn cholesky(mut a: Vec<f64>, n: usize) -> Option<Vec<f64>> {
     for j in 0..n {
-        let (head, below) = a.split_at_mut((j + 1) * n);
-        let line = &mut head[j * n..j * n + j + 1];
+        let (head, mut rest) = a.split_at_mut(row_start(j + 1));
+        let line = &mut head[row_start(j)..];
         let diagonal = line[j] - dot(&line[..j], &line[..j]);
         if diagonal.is_nan() || diagonal <= 0.0 {
             return None;
@@ -18,8 +25,14 @@ fn cholesky(mut a: Vec<f64>, n: usize) -> Option<Vec<f64>> {
         let pivot = diagonal.sqrt();
         line[j] = pivot;
         let lj = &line[..j];
+        let mut below = Vec::with_capacity(n - j - 1);
+        for i in j + 1..n {
+            let (row, later) = rest.split_at_mut(i + 1);
+            below.push(row);
+            rest = later;
+        }
         below
-            .par_chunks_mut(n)
+            .par_iter_mut()
             .with_min_len(ROWS_PER_TASK)
             .for_each(|row| row[j] = (row[j] - dot(&row[..j], lj)) / pivot);
     }
@@ -51,15 +64,15 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 /// Solves `L Lᵀ x = b` for the factor `l`.
 fn solve_factored(l: &[f64], n: usize, mut b: Vec<f64>) -> Vec<f64> {
     for i in 0..n {
-        let row = &l[i * n..i * n + i];
-        b[i] = (b[i] - dot(row, &b[..i])) / l[i * n + i];
+        let row = &l[row_start(i)..row_start(i) + i];
+        b[i] = (b[i] - dot(row, &b[..i])) / l[row_start(i) + i];
     }
     for i in (0..n).rev() {
         let mut s = b[i];
         for k in i + 1..n {
-            s -= l[k * n + i] * b[k];
+            s -= l[row_start(k) + i] * b[k];
         }
-        b[i] = s / l[i * n + i];
+        b[i] = s / l[row_start(i) + i];
     }
     b
 }
@@ -68,6 +81,7 @@ fn solve_factored(l: &[f64], n: usize, mut b: Vec<f64>) -> Vec<f64> {
 /// gradient (the chord steps of [`crate::newton`]).
 #[derive(Clone, Debug)]
 pub struct Factor {
+    /// `L`, lower, packed by rows.
     l: Vec<f64>,
     n: usize,
 }
@@ -77,10 +91,11 @@ impl Factor {
     /// is not positive definite. A value with no curvature at all (seen in no position, no
     /// pull) gets a unit diagonal: its gradient is zero too, and it stays.
     pub fn new(h: &[f64], n: usize, mu: f64) -> Option<Factor> {
-        let mut a = h.to_vec();
-        for j in 0..n {
-            let d = h[j * n + j].abs();
-            a[j * n + j] += if d == 0.0 { 1.0 } else { mu * d };
+        let mut a = Vec::with_capacity(row_start(n));
+        for i in 0..n {
+            a.extend_from_slice(&h[i * n..i * n + i + 1]);
+            let d = h[i * n + i].abs();
+            *a.last_mut().expect("the diagonal") += if d == 0.0 { 1.0 } else { mu * d };
         }
         Some(Factor {
             l: cholesky(a, n)?,
@@ -102,10 +117,10 @@ impl Factor {
             .with_min_len(ROWS_PER_TASK)
             .enumerate()
             .for_each(|(i, row)| {
-                let li = &l[i * n..i * n + i + 1];
+                let li = &l[row_start(i)..row_start(i + 1)];
                 for (j, out) in row.iter_mut().enumerate() {
                     let k = i.min(j) + 1;
-                    *out = dot(&li[..k], &l[j * n..j * n + k]);
+                    *out = dot(&li[..k], &l[row_start(j)..row_start(j) + k]);
                 }
             });
         a

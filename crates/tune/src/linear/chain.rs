@@ -12,7 +12,6 @@ use crate::error::chunked_sum;
 use crate::jacobian::{rows, Exact, Hold, Jacobian, RowSink, System};
 use crate::model::Model;
 use crate::newton::{derivatives, real_error, Derivatives};
-use rayon::prelude::*;
 use std::ops::Range;
 
 /// Every position of `ds` (scored at the integer values `at`, every slot) evaluated exactly
@@ -36,12 +35,11 @@ fn evals(ds: &LinearDataset, at: &[i32], slots: &[usize], x: &[f64]) -> (Vec<f64
     if inner.has_complexity() {
         inner.settle(&mut point, linear_end);
     }
-    let q = (linear.par_iter().enumerate().with_min_len(4096))
-        .map(|(i, l)| {
-            let now = inner.added(i).with(ds.linear_end(i));
-            ds.exact_eval(i) - now + l + inner.added_at(&point, i, linear_end(i))
-        })
-        .collect();
+    let mut q = vec![0.0; ds.len()];
+    inner.each_at(&point, &mut q, |i, sums, q| {
+        let now = inner.added(i).with(ds.linear_end(i));
+        *q = ds.exact_eval(i) - now + linear[i] + inner.added_at((&point, sums), i, linear_end(i));
+    });
     (q, point)
 }
 
@@ -164,7 +162,7 @@ pub(crate) fn flat_curvature(
     let inner = &ds.inner;
     let flat_slots: Vec<usize> = flat.iter().map(|&j| slots[j]).collect();
     let mut out = vec![0.0; flat.len() * flat.len()];
-    inner.curvature(&point, &flat_slots, 0..ds.len(), &now.slopes, &mut out);
+    inner.curvature(&point, &flat_slots, &now.slopes, &mut out);
     out
 }
 
@@ -207,6 +205,7 @@ impl Jacobian for ChainRows<'_> {
 
     fn part_rows<S: RowSink>(&self, b: usize, within: Range<usize>, slots: &[usize], rows: &mut S) {
         rows.begin(within.start, within.len());
+        let sums = self.inner.sums_at(self.point, within.clone());
         let mut column = Vec::new();
         for (j, &slot) in slots.iter().enumerate() {
             column.clear();
@@ -218,7 +217,8 @@ impl Jacobian for ChainRows<'_> {
                     .iter_mut()
                     .for_each(|c| c.1 *= self.point.end_gate(c.0));
             }
-            (self.inner).derivatives(self.point, slot, within.clone(), &mut column);
+            let at = (self.point, &sums);
+            (self.inner).derivatives(at, slot, within.clone(), &mut column);
             column.sort_by_key(|c| c.0);
             let mut at = 0;
             while at < column.len() {

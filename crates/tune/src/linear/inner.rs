@@ -8,10 +8,12 @@
 mod added;
 mod counts;
 mod curvature;
+mod point;
 
 pub(crate) use added::Added;
 use added::AddedList;
 use counts::{Count, EntryCounts, Parts, BOTH, END, MID};
+pub(crate) use point::{InnerPoint, PointSums};
 
 use super::form::{list, put};
 use super::ZeroList;
@@ -277,30 +279,29 @@ impl Inner {
         out
     }
 
-    /// Every sum, `value` giving each slot's value: the sums in fixed spans, on any thread,
-    /// each adding its counts in slot order (the same sums as one thread's).
+    /// Every sum, `value` giving each slot's value: the sums in fixed spans, on any thread
+    /// (the same sums as one thread's, see [`Inner::fill_sums`]).
     fn sums_with(&self, value: impl Fn(usize) -> f64 + Sync) -> Vec<[f64; 2]> {
-        let mut sums = self.offset_sums();
+        let mut sums = vec![[0.0; 2]; self.position.len()];
         let values: Vec<f64> = (0..self.slots.len()).map(value).collect();
         sums.par_chunks_mut(SUM_SPAN)
             .enumerate()
-            .for_each(|(span, sums)| {
-                let first = (span * SUM_SPAN) as u32;
-                let end = first + sums.len() as u32;
-                for (slot, &v) in values.iter().enumerate() {
-                    self.each_count(slot, first..end, |k, part, count| {
-                        sums[(k - first) as usize][part] += f64::from(count) * v;
-                    });
-                }
-            });
+            .for_each(|(span, sums)| self.fill_sums((span * SUM_SPAN) as u32, sums, &values));
         sums
     }
 
-    /// Every sum's fixed part: its sums at all-zero values.
-    fn offset_sums(&self) -> Vec<[f64; 2]> {
-        (0..self.position.len())
-            .map(|k| self.offset.get(k).map(f64::from))
-            .collect()
+    /// Sums `from..` (as many as `sums` holds) at `values` (one a slot) into `sums`: each
+    /// its fixed part, then its counts times their values in slot order, whatever the span.
+    fn fill_sums(&self, from: u32, sums: &mut [[f64; 2]], values: &[f64]) {
+        for (k, sum) in (from as usize..).zip(sums.iter_mut()) {
+            *sum = self.offset.get(k).map(f64::from);
+        }
+        let end = from + sums.len() as u32;
+        for (slot, &v) in values.iter().enumerate() {
+            self.each_count(slot, from..end, |k, part, count| {
+                sums[(k - from) as usize][part] += f64::from(count) * v;
+            });
+        }
     }
 
     /// Every sum and what it adds, from scratch at `values`.
@@ -346,11 +347,11 @@ impl Inner {
         added
     }
 
-    /// The sums `slot` moving by `delta` changes (those that count it), with their new sums,
-    /// sums rising.
-    fn moved_sums(&self, slot: usize, delta: i32) -> Vec<(usize, [f64; 2])> {
+    /// The sums of `run` that `slot` moving by `delta` changes (those that count it), with
+    /// their new sums, sums rising.
+    fn moved_sums(&self, (slot, delta): (usize, i32), run: Range<u32>) -> Vec<(usize, [f64; 2])> {
         let mut moved: Vec<(usize, [f64; 2])> = Vec::new();
-        self.each_count(slot, 0..u32::MAX, |k, part, count| {
+        self.each_count(slot, run, |k, part, count| {
             let k = k as usize;
             if moved.last().is_none_or(|m| m.0 != k) {
                 moved.push((k, self.sums[k]));
@@ -362,63 +363,56 @@ impl Inner {
     }
 
     /// What the sums of every position they touch give if `slot` moves by `delta` from
-    /// `values`: (position, what they give then), positions rising, none twice.
-    pub(super) fn changes(&self, values: &[i32], slot: usize, delta: i32) -> Vec<(u32, Added)> {
+    /// `values`, as `f(position, what they give then)`: (position, that), positions rising,
+    /// none twice.
+    pub(super) fn changes<T: Send>(
+        &self,
+        (values, slot, delta): (&[i32], usize, i32),
+        f: impl Fn(u32, Added) -> T + Sync,
+    ) -> Vec<(u32, T)> {
         if self.linear(slot) {
             return Vec::new();
         }
-        self.added_after(values, (slot, delta), &self.moved_sums(slot, delta))
+        let after = |s: usize| f64::from(values[s] + if s == slot { delta } else { 0 });
+        if !self.factor_of[slot].is_empty() {
+            let moved = self.moved_sums((slot, delta), 0..u32::MAX);
+            let sum = |k: usize| match moved.binary_search_by_key(&k, |m| m.0) {
+                Ok(at) => moved[at].1,
+                Err(_) => self.sums[k],
+            };
+            return (self.positions_of(slot).into_iter())
+                .map(|i| (i, f(i, self.position_added(i as usize, sum, after))))
+                .collect();
+        }
+        let parts = self.by_span((slot, delta), after, |_, added| {
+            let each = added.into_iter().map(|(i, a)| (i, f(i, a)));
+            each.collect::<Vec<_>>()
+        });
+        parts.into_iter().flatten().collect()
     }
 
-    /// [`Inner::changes`] with the sums the move changes, `moved`, at hand.
-    fn added_after(
+    /// `f(moved, added)` of each span of positions (on any thread, in order), for a slot
+    /// that only counts in sums: the span's sums that `slot` moving by `delta` changes,
+    /// with their new sums, and what the sums of their positions give then (`value` giving
+    /// each slot's value). No list of every moved sum is held.
+    fn by_span<T: Send>(
         &self,
-        values: &[i32],
         (slot, delta): (usize, i32),
-        moved: &[(usize, [f64; 2])],
-    ) -> Vec<(u32, Added)> {
-        let after = |s: usize| f64::from(values[s] + if s == slot { delta } else { 0 });
-        if self.factor_of[slot].is_empty() {
-            return self.added_over(moved, after);
-        }
-        let sum = |k: usize| match moved.binary_search_by_key(&k, |m| m.0) {
-            Ok(at) => moved[at].1,
-            Err(_) => self.sums[k],
-        };
-        (self.positions_of(slot).into_iter())
-            .map(|i| (i, self.position_added(i as usize, sum, after)))
+        value: impl Fn(usize) -> f64 + Copy + Sync,
+        f: impl Fn(Vec<(usize, [f64; 2])>, Vec<(u32, Added)>) -> T + Sync,
+    ) -> Vec<T> {
+        let spans: Vec<Range<usize>> = self.spans().collect();
+        (spans.into_par_iter())
+            .map(|p| {
+                let run = self.first[p.start]..self.first[p.end];
+                let moved = self.moved_sums((slot, delta), run);
+                let added = self.added_in(&moved, value);
+                f(moved, added)
+            })
             .collect()
     }
 
-    /// [`Inner::added_after`] of a slot that only counts in sums: the positions of the
-    /// `moved` sums (rising, so a position's come together), in spans of about
-    /// [`SUM_SPAN`] / 16 sums cut between positions, on any thread.
-    fn added_over(
-        &self,
-        moved: &[(usize, [f64; 2])],
-        value: impl Fn(usize) -> f64 + Copy + Sync,
-    ) -> Vec<(u32, Added)> {
-        let mut spans = Vec::new();
-        let mut rest = moved;
-        while rest.len() > SUM_SPAN / 16 {
-            let mut cut = SUM_SPAN / 16;
-            let last = self.position[rest[cut - 1].0];
-            cut += rest[cut..]
-                .iter()
-                .take_while(|m| self.position[m.0] == last)
-                .count();
-            let (span, later) = rest.split_at(cut);
-            spans.push(span);
-            rest = later;
-        }
-        spans.push(rest);
-        let parts: Vec<Vec<(u32, Added)>> = (spans.into_par_iter())
-            .map(|span| self.added_in(span, value))
-            .collect();
-        parts.concat()
-    }
-
-    /// [`Inner::added_over`] of one span of moved sums, read in one sweep.
+    /// What the sums of the positions of the `moved` sums (rising) give, read in one sweep.
     fn added_in(
         &self,
         moved: &[(usize, [f64; 2])],
@@ -443,15 +437,26 @@ impl Inner {
         if self.linear(slot) {
             return Vec::new();
         }
-        let moved = self.moved_sums(slot, delta);
-        let touched = self.added_after(values, (slot, delta), &moved);
-        for (k, sums) in moved {
-            self.sums[k] = sums;
+        let after = |s: usize| f64::from(values[s] + if s == slot { delta } else { 0 });
+        let spans = match self.factor_of[slot].is_empty() {
+            true => self.by_span((slot, delta), after, |moved, added| (moved, added)),
+            false => {
+                let moved = self.moved_sums((slot, delta), 0..u32::MAX);
+                let touched = self.changes((values, slot, delta), |_, a| a);
+                vec![(moved, touched)]
+            }
+        };
+        let mut positions = Vec::new();
+        for (moved, touched) in spans {
+            for (k, sums) in moved {
+                self.sums[k] = sums;
+            }
+            for (i, added) in touched {
+                self.added.set(i as usize, added);
+                positions.push(i);
+            }
         }
-        for &(i, added) in &touched {
-            self.added.set(i as usize, added);
-        }
-        touched.iter().map(|c| c.0).collect()
+        positions
     }
 
     /// The positions a sum of which counts `slot` or a shape of which it multiplies.
@@ -614,96 +619,11 @@ impl Inner {
             inner.counts[entry] = EntryCounts::from_parts(k.to_vec(), c.to_vec());
             from = range.end;
         }
-        inner.sums = inner.offset_sums();
+        let mut zero_sums = vec![[0.0; 2]; sums];
+        inner.fill_sums(0, &mut zero_sums, &vec![0.0; inner.slots.len()]);
+        inner.sums = zero_sums;
         inner.added = AddedList::zeros(n, inner.has_complexity());
         Ok(inner)
-    }
-}
-
-/// The inner sums at real values: each sum, the values, and for a complexity each
-/// position's endgame factors there ([`Added::gates`]). What a position's sums add there is
-/// worked out when asked ([`Inner::added_at`]), not held a position.
-pub(crate) struct InnerPoint {
-    sums: Vec<[f64; 2]>,
-    real: Vec<f64>,
-    gates: Vec<(f64, f64)>,
-}
-
-impl InnerPoint {
-    /// The factor of position `i`'s endgame derivatives (1 before [`Inner::settle`]).
-    pub(crate) fn end_gate(&self, i: usize) -> f64 {
-        self.gates.get(i).map_or(1.0, |g| g.0)
-    }
-}
-
-impl Inner {
-    /// The sums at real values `real` (every slot).
-    pub(crate) fn at(&self, real: &[f64]) -> InnerPoint {
-        InnerPoint {
-            sums: self.sums_with(|slot: usize| real[slot]),
-            real: real.to_vec(),
-            gates: Vec::new(),
-        }
-    }
-
-    /// What position `i`'s sums add at `point`, its linear entries' endgame part being
-    /// `linear_end`.
-    pub(crate) fn added_at(&self, point: &InnerPoint, i: usize, linear_end: f64) -> f64 {
-        self.point_added(point, i).with(linear_end)
-    }
-
-    /// What position `i`'s sums give at `point`.
-    fn point_added(&self, point: &InnerPoint, i: usize) -> Added {
-        self.position_added(i, |k| point.sums[k], |slot| point.real[slot])
-    }
-
-    /// Settles the complexity's derivatives at `point`: each position's linear entries'
-    /// endgame part there is `linear_end(i)`.
-    pub(crate) fn settle(&self, point: &mut InnerPoint, linear_end: impl Fn(usize) -> f64 + Sync) {
-        let gates = (0..self.added.len()).into_par_iter().with_min_len(4096);
-        let gates = gates.map(|i| self.point_added(point, i).gates(linear_end(i)));
-        point.gates = gates.collect();
-    }
-
-    /// The factor of a derivative of sum `k`'s part `part` at `point`: a complexity's is
-    /// the endgame part's sign there, any other endgame part's the position's endgame gate.
-    fn gate(&self, point: &InnerPoint, k: usize, part: usize) -> f64 {
-        let i = self.position[k] as usize;
-        match (part, self.terms[self.term_of(k) as usize].is_complexity()) {
-            (0, _) => 1.0,
-            (_, true) => point.gates.get(i).map_or(0.0, |g| g.1),
-            (_, false) => point.end_gate(i),
-        }
-    }
-
-    /// Adds to `out` the derivative in `slot` of what the sums of positions `positions`
-    /// add, at `point`: (position, derivative), one per sum that moves.
-    pub(crate) fn derivatives(
-        &self,
-        point: &InnerPoint,
-        slot: usize,
-        positions: std::ops::Range<usize>,
-        out: &mut Vec<(usize, f64)>,
-    ) {
-        let sums = self.first[positions.start]..self.first[positions.end];
-        self.each_count(slot, sums.clone(), |k, part, count| {
-            let k = k as usize;
-            let term = &self.terms[self.term_of(k) as usize];
-            if let Some(shape) = term.parts()[part] {
-                let x = point.sums[k][part];
-                let d = self.weight(k)[part] * shape.slope(x) * shape.factor(&point.real);
-                let gate = self.gate(point, k, part);
-                out.push((self.position[k] as usize, gate * d * f64::from(count)));
-            }
-        });
-        for &(t, part) in &self.factor_of[slot] {
-            let part = part as usize;
-            let shape = self.terms[t as usize].parts()[part].expect("a part with a factor");
-            for k in (sums.start as usize..sums.end as usize).filter(|&k| self.term_of(k) == t) {
-                let d = self.weight(k)[part] * shape.value(point.sums[k][part]);
-                out.push((self.position[k] as usize, self.gate(point, k, part) * d));
-            }
-        }
     }
 }
 

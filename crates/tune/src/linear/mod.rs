@@ -608,8 +608,8 @@ impl LinearDataset {
         }
         if !self.inner.linear(slot) {
             let now = |i: u32| self.inner.added(i as usize).with(0.0);
-            let inner = self.inner.changes(values, slot, delta).into_iter();
-            out.extend(inner.map(|(i, a)| (i, a.with(0.0) - now(i))));
+            let moved = (values, slot, delta);
+            out.extend(self.inner.changes(moved, |i, a| a.with(0.0) - now(i)));
             merged(&mut out);
         }
         out
@@ -636,7 +636,7 @@ impl LinearDataset {
                 _ => sums.push((i, moved((self.sums[i], self.free_end(i)), step))),
             }
         }
-        let inner = self.inner.changes(values, slot, delta);
+        let inner = self.inner.changes((values, slot, delta), |_, a| a);
         let positions = sums
             .iter()
             .map(|s| s.0 as u32)
@@ -717,8 +717,13 @@ impl Model for LinearDataset {
     }
 
     fn rescore(&mut self, values: &Vec<i32>) {
-        // Each block's sums straight into their place: one list beside the old one.
-        let mut sums = vec![Sums::default(); self.len()];
+        // Each block's sums straight into their place: one list beside the old one, whose
+        // changes a linear dataset keeps; a composed one's new sums go over the old.
+        let linear = !self.inner.is_used();
+        let mut sums = match linear {
+            true => vec![Sums::default(); self.len()],
+            false => std::mem::take(&mut self.sums),
+        };
         let mut rest = &mut sums[..];
         let mut places = Vec::with_capacity(self.blocks.len());
         for block in &self.blocks {
@@ -727,7 +732,6 @@ impl Model for LinearDataset {
             rest = later;
         }
         (places.into_par_iter()).for_each(|(block, place)| self.block_sums(block, values, place));
-        let linear = !self.inner.is_used();
         self.rescoring.rescored(&self.sums, &sums, linear);
         self.sums = sums;
         if self.inner.has_complexity() {

@@ -115,17 +115,15 @@ pub(crate) fn real_error(k: f64, q: f64, y: f64) -> f64 {
 /// Every position's error at evaluations `q`, with its slope and curvature.
 pub(crate) fn derivatives<M: Model>(model: &M, q: &[f64], k: f64) -> Derivatives {
     let c = k * std::f64::consts::LN_10 / 400.0;
-    let per: Vec<(f64, f64)> = q
-        .par_iter()
-        .enumerate()
+    // Written in place: no list of pairs beside the two lists.
+    let (mut slopes, mut curvatures) = (vec![0.0; q.len()], vec![0.0; q.len()]);
+    (slopes.par_iter_mut().zip(&mut curvatures).enumerate())
         .with_min_len(CHUNK)
-        .map(|(i, &q)| {
-            let (y, s) = (model.target(i), real_sigmoid(k, q));
+        .for_each(|(i, (slope, curvature))| {
+            let (y, s) = (model.target(i), real_sigmoid(k, q[i]));
             let ds = c * s * (1.0 - s);
-            (-2.0 * (y - s) * ds, 2.0 * ds * ds)
-        })
-        .collect();
-    let (slopes, curvatures) = per.into_iter().unzip();
+            (*slope, *curvature) = (-2.0 * (y - s) * ds, 2.0 * ds * ds);
+        });
     let sum = chunked_sum(q.len(), |i| real_error(k, q[i], model.target(i)));
     Derivatives {
         sum,
