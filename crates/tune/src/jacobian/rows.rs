@@ -185,13 +185,18 @@ impl Upper {
         }
     }
 
-    /// The whole system: the upper half, mirrored onto the lower.
+    /// The whole system: the upper half, mirrored onto the lower, in the half's own room
+    /// (grown to the whole, each row moved to its place from the last up: a row's place
+    /// begins at or after where its half row does and ends before the next row's place).
     fn whole(self) -> System {
         let n = self.n;
-        let mut hessian = vec![0.0; n * n];
-        for a in 0..n {
+        let mut hessian = self.hessian;
+        hessian.resize(n * n, 0.0);
+        for a in (0..n).rev() {
             let start = packed_row(n, a);
-            hessian[a * n + a..(a + 1) * n].copy_from_slice(&self.hessian[start..start + n - a]);
+            hessian.copy_within(start..start + n - a, a * n + a);
+        }
+        for a in 0..n {
             for b in 0..a {
                 hessian[a * n + b] = hessian[b * n + a];
             }

@@ -8,11 +8,13 @@
 mod added;
 mod counts;
 mod curvature;
+mod index;
 mod point;
 
 pub(crate) use added::Added;
 use added::AddedList;
 use counts::{Count, EntryCounts, Parts, BOTH, END, MID};
+use index::SumIndex;
 pub(crate) use point::{InnerPoint, PointSums};
 
 use super::form::{list, put};
@@ -67,18 +69,15 @@ fn slot_parts(space: &ParamSpace) -> Vec<(u32, Parts)> {
 pub struct Inner {
     terms: Vec<InnerTerm>,
     /// Per sum: its position, its term and side (the term's number doubled, 1 added for
-    /// Black's: [`Inner::term_of`], [`Inner::side_of`]) and the part of each sum that is
-    /// not tuned.
-    position: Vec<u32>,
-    term_side: Vec<u32>,
+    /// Black's: [`Inner::term_of`], [`Inner::side_of`]); per position where its sums begin.
+    index: SumIndex,
+    /// Per sum, the part that is not tuned.
     offset: ZeroList<[f32; 2]>,
     /// Per position, the weight of its middlegame and endgame parts: the dataset's own
     /// tapers, shared ([`Inner::share_tapers`]).
     tapers: Arc<Vec<[f64; 2]>>,
     /// Per sum: its middlegame and endgame sums at the current values.
     sums: Vec<[f64; 2]>,
-    /// Per position (and one past the last): where its sums begin.
-    first: Vec<u32>,
     /// Per entry, its counts, sums rising; per value slot, its entry and the parts of a sum
     /// its value is counted in (a tapered entry's middlegame value in the middlegame sum);
     /// and the terms a part of which it multiplies.
@@ -111,7 +110,6 @@ impl Inner {
             counts: vec![EntryCounts::default(); space.entry_count()],
             slots: slot_parts(space),
             factor_of,
-            first: vec![0],
             ..Inner::default()
         }
     }
@@ -154,13 +152,12 @@ impl Inner {
 
     /// Adds the sums of position `p` (the next position) of `space`.
     pub(super) fn add(&mut self, p: &TracedPosition) {
-        let at = self.first.len() as u32 - 1;
         let (phase, scale) = p.taper();
-        for u in &p.inner {
-            let instance = self.position.len() as u32;
+        let term_sides: Vec<u32> = (p.inner.iter())
+            .map(|u| term_side(u.term, u.side))
+            .collect();
+        for (u, instance) in p.inner.iter().zip(self.index.len() as u32..) {
             debug_assert!(instance < 1 << 31, "a count keeps 31 bits of its sum");
-            self.position.push(at);
-            self.term_side.push(term_side(u.term, u.side));
             self.offset.push(u.offset);
             self.sums.push([0.0; 2]);
             for c in &u.coeffs {
@@ -174,7 +171,7 @@ impl Inner {
                 }
             }
         }
-        self.first.push(self.position.len() as u32);
+        self.index.push(&term_sides);
         self.end_offset.push((1.0 - phase) * scale * p.fixed().1);
         self.added.push(Added::default());
     }
@@ -183,18 +180,11 @@ impl Inner {
     /// that runs out of room takes what its share so far says the whole will need (grown by
     /// doubling, tens of millions of counts could hold up to twice their bytes).
     pub(super) fn extend(&mut self, other: Inner, total: usize) {
-        let (positions, instances) = (self.added.len() as u32, self.position.len() as u32);
-        let share = (positions as usize + other.added.len(), total);
-        extend_toward(
-            &mut self.position,
-            share,
-            other.position.iter().map(|p| p + positions),
-        );
-        extend_toward(&mut self.term_side, share, other.term_side.into_iter());
+        let instances = self.index.len() as u32;
+        let share = (self.added.len() + other.added.len(), total);
+        self.index.extend(other.index, share);
         self.offset.extend(other.offset);
         extend_toward(&mut self.sums, share, other.sums.into_iter());
-        let first = other.first[1..].iter().map(|f| f + instances);
-        extend_toward(&mut self.first, share, first);
         for (mine, theirs) in self.counts.iter_mut().zip(other.counts) {
             mine.extend(theirs, instances, share);
         }
@@ -204,11 +194,9 @@ impl Inner {
 
     /// Gives back the room no list filled.
     pub(super) fn shrink_to_fit(&mut self) {
-        self.position.shrink_to_fit();
-        self.term_side.shrink_to_fit();
+        self.index.shrink_to_fit();
         self.offset.shrink_to_fit();
         self.sums.shrink_to_fit();
-        self.first.shrink_to_fit();
         self.counts.iter_mut().for_each(EntryCounts::shrink_to_fit);
         self.end_offset.shrink_to_fit();
         self.added.shrink_to_fit();
@@ -246,13 +234,13 @@ impl Inner {
     /// Sum `k`'s term.
     #[inline]
     fn term_of(&self, k: usize) -> u32 {
-        self.term_side[k] >> 1
+        self.index.term_side(k) >> 1
     }
 
     /// Sum `k`'s side: 1 White's, −1 Black's.
     #[inline]
     fn side_of(&self, k: usize) -> f64 {
-        match self.term_side[k] & 1 {
+        match self.index.term_side(k) & 1 {
             0 => 1.0,
             _ => -1.0,
         }
@@ -262,7 +250,7 @@ impl Inner {
     #[inline]
     fn weight(&self, k: usize) -> [f64; 2] {
         let side = self.side_of(k);
-        self.tapers[self.position[k] as usize].map(|w| side * w)
+        self.tapers[self.index.position(k) as usize].map(|w| side * w)
     }
 
     /// What each part of sum `k` gives at sums `sums` (tapered), `value` giving each slot's
@@ -282,7 +270,7 @@ impl Inner {
     /// Every sum, `value` giving each slot's value: the sums in fixed spans, on any thread
     /// (the same sums as one thread's, see [`Inner::fill_sums`]).
     fn sums_with(&self, value: impl Fn(usize) -> f64 + Sync) -> Vec<[f64; 2]> {
-        let mut sums = vec![[0.0; 2]; self.position.len()];
+        let mut sums = vec![[0.0; 2]; self.index.len()];
         let values: Vec<f64> = (0..self.slots.len()).map(value).collect();
         sums.par_chunks_mut(SUM_SPAN)
             .enumerate()
@@ -335,7 +323,8 @@ impl Inner {
             end: self.end_offset.get(i),
             ..Added::default()
         };
-        for k in self.first[i] as usize..self.first[i + 1] as usize {
+        for k in self.index.sums_of(i..i + 1) {
+            let k = k as usize;
             let [mid, end] = self.contribution(k, sum(k), &value);
             if self.terms[self.term_of(k) as usize].is_complexity() {
                 added.complexity += end;
@@ -404,7 +393,7 @@ impl Inner {
         let spans: Vec<Range<usize>> = self.spans().collect();
         (spans.into_par_iter())
             .map(|p| {
-                let run = self.first[p.start]..self.first[p.end];
+                let run = self.index.sums_of(p);
                 let moved = self.moved_sums((slot, delta), run);
                 let added = self.added_in(&moved, value);
                 f(moved, added)
@@ -421,8 +410,10 @@ impl Inner {
         let mut out: Vec<(u32, Added)> = Vec::new();
         let mut rest = moved;
         while let Some(&(k, _)) = rest.first() {
-            let i = self.position[k];
-            let own = rest.iter().take_while(|m| self.position[m.0] == i).count();
+            let i = self.index.position(k);
+            let own = (rest.iter())
+                .take_while(|m| self.index.position(m.0) == i)
+                .count();
             let (mine, later) = rest.split_at(own);
             let sum = |k: usize| mine.iter().find(|m| m.0 == k).map_or(self.sums[k], |m| m.1);
             out.push((i, self.position_added(i as usize, sum, value)));
@@ -463,11 +454,11 @@ impl Inner {
     pub(super) fn positions_of(&self, slot: usize) -> Vec<u32> {
         let mut out: Vec<u32> = Vec::new();
         self.each_count(slot, 0..u32::MAX, |k, _, _| {
-            out.push(self.position[k as usize]);
+            out.push(self.index.position(k as usize));
         });
         for &(term, _) in &self.factor_of[slot] {
-            let of_term = (0..self.term_side.len()).filter(|&k| self.term_of(k) == term);
-            out.extend(of_term.map(|k| self.position[k]));
+            let of_term = (0..self.index.len()).filter(|&k| self.term_of(k) == term);
+            out.extend(of_term.map(|k| self.index.position(k)));
         }
         out.sort_unstable();
         out.dedup();
@@ -478,7 +469,7 @@ impl Inner {
     /// counts, or every sum of a term it weighs.
     pub(super) fn reach(&self, slot: usize) -> usize {
         match self.factor_of.get(slot).is_some_and(|f| !f.is_empty()) {
-            true => self.position.len(),
+            true => self.index.len(),
             false => (self.slots.get(slot)).map_or(0, |s| self.counts[s.0 as usize].len()),
         }
     }
@@ -491,20 +482,19 @@ impl Inner {
             counts: vec![EntryCounts::default(); self.counts.len()],
             slots: self.slots.clone(),
             factor_of: self.factor_of.clone(),
-            first: vec![0],
             ..Inner::default()
         };
-        let mut renumbered = vec![u32::MAX; self.position.len()];
+        let mut renumbered = vec![u32::MAX; self.index.len()];
         for &i in kept {
-            let range = self.first[i] as usize..self.first[i + 1] as usize;
+            let sums = self.index.sums_of(i..i + 1);
+            let range = sums.start as usize..sums.end as usize;
+            let term_sides: Vec<u32> = range.clone().map(|k| self.index.term_side(k)).collect();
             for (k, slot) in range.clone().zip(&mut renumbered[range]) {
-                *slot = out.position.len() as u32;
-                out.position.push(out.added.len() as u32);
-                out.term_side.push(self.term_side[k]);
+                *slot = out.index.len() as u32 + (k - sums.start as usize) as u32;
                 out.offset.push(self.offset.get(k));
                 out.sums.push(self.sums[k]);
             }
-            out.first.push(out.position.len() as u32);
+            out.index.push(&term_sides);
             out.end_offset.push(self.end_offset.get(i));
             out.added.push(self.added.get(i));
         }
@@ -516,11 +506,10 @@ impl Inner {
 
     /// Bytes held.
     pub(super) fn memory_bytes(&self) -> usize {
-        // Position, term and side, and sums; the tapers are the dataset's.
-        let per_sum = 4 + 4 + 16;
+        // The index and the sums; the tapers are the dataset's.
         let counts: usize = self.counts.iter().map(EntryCounts::memory_bytes).sum();
-        per_sum * self.position.capacity()
-            + 4 * self.first.capacity()
+        self.index.memory_bytes()
+            + 16 * self.sums.capacity()
             + self.offset.memory_bytes()
             + self.end_offset.memory_bytes()
             + self.added.memory_bytes()
@@ -532,19 +521,20 @@ impl Inner {
     /// Writes the sums' part of a tuner form (`crate::linear::form`): nothing but an empty
     /// list when the space has no inner terms.
     pub(super) fn write(&self, out: &mut impl Write) -> io::Result<()> {
-        put(out, &self.position, u32::to_le_bytes)?;
+        let (position, _, first) = self.index.lists();
+        put(out, &position, u32::to_le_bytes)?;
         if !self.is_used() {
             return Ok(());
         }
-        let terms: Vec<u32> = (0..self.term_side.len()).map(|k| self.term_of(k)).collect();
-        let sides: Vec<f32> = (0..self.term_side.len())
+        let terms: Vec<u32> = (0..self.index.len()).map(|k| self.term_of(k)).collect();
+        let sides: Vec<f32> = (0..self.index.len())
             .map(|k| self.side_of(k) as f32)
             .collect();
         put(out, &terms, u32::to_le_bytes)?;
         let flat = |pairs: &[[f32; 2]]| -> Vec<f32> { pairs.iter().flatten().copied().collect() };
         put(out, &sides, f32::to_le_bytes)?;
         put(out, &flat(self.offset.stored()), f32::to_le_bytes)?;
-        put(out, &self.first, u32::to_le_bytes)?;
+        put(out, &first, u32::to_le_bytes)?;
         put(out, self.end_offset.stored(), f64::to_le_bytes)?;
         let starts: Vec<u32> = (self.counts.iter())
             .scan(0u32, |at, c| {
@@ -567,7 +557,7 @@ impl Inner {
     /// all-zero values until the dataset is scored.
     pub(super) fn read(space: &ParamSpace, n: usize, input: &mut impl Read) -> io::Result<Inner> {
         let mut inner = Inner::new(space);
-        inner.position = list(input, u32::from_le_bytes)?;
+        let position: Vec<u32> = list(input, u32::from_le_bytes)?;
         if !inner.is_used() {
             inner.added = AddedList::zeros(n, false);
             return Ok(inner);
@@ -581,18 +571,20 @@ impl Inner {
         if terms.len() != sides.len() || !sides.iter().all(signed) {
             return Err(io::Error::other("not a tuner form"));
         }
-        inner.term_side = terms
-            .iter()
-            .zip(&sides)
-            .map(|(&t, &s)| term_side(t, s))
-            .collect();
+        let term_sides = terms.iter().zip(&sides).map(|(&t, &s)| term_side(t, s));
+        let term_sides: Vec<u32> = term_sides.collect();
         let offset = pairs(list(input, f32::from_le_bytes)?);
-        inner.first = list(input, u32::from_le_bytes)?;
+        let first: Vec<u32> = list(input, u32::from_le_bytes)?;
         let end_offset = list(input, f64::from_le_bytes)?;
         let starts: Vec<u32> = list(input, u32::from_le_bytes)?;
         let keys: Vec<u32> = list(input, u32::from_le_bytes)?;
         let counts: Vec<f32> = list(input, f32::from_le_bytes)?;
-        let sums = inner.position.len();
+        let sums = position.len();
+        let fits = first.len() == n + 1;
+        match SumIndex::from_lists(position, term_sides, first) {
+            Some(index) if fits => inner.index = index,
+            _ => return Err(io::Error::other("not a tuner form")),
+        }
         let offsets = (
             ZeroList::from_stored(offset, sums),
             ZeroList::from_stored(end_offset, n),
@@ -601,9 +593,7 @@ impl Inner {
             return Err(io::Error::other("not a tuner form"));
         };
         (inner.offset, inner.end_offset) = (offset, end_offset);
-        let fits = inner.term_side.len() == sums
-            && inner.first.len() == n + 1
-            && starts.len() == inner.counts.len()
+        let fits = starts.len() == inner.counts.len()
             && starts.last().map_or(0, |&s| s as usize) == keys.len()
             && counts.len() == keys.len()
             && keys.iter().all(|&k| ((k >> 2) as usize) < sums);

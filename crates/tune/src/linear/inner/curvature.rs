@@ -38,7 +38,7 @@ impl Inner {
         (positions, weights): (Range<usize>, &[f64]),
         out: &mut [f64],
     ) {
-        let sums = self.first[positions.start]..self.first[positions.end];
+        let sums = self.index.sums_of(positions.clone());
         let mut entries: Vec<Entry> = Vec::new();
         for (j, &slot) in flat.iter().enumerate() {
             self.each_count(slot, sums.clone(), |k, part, count| {
@@ -49,7 +49,7 @@ impl Inner {
         // What a unit of the part's shape adds to the error's slope: the position's weight,
         // the sum's side and taper, and the complexity's gate.
         let weight = |k: usize, part: usize| {
-            let i = self.position[k] as usize;
+            let i = self.index.position(k) as usize;
             weights[i] * self.weight(k)[part] * self.gate(point, k, part)
         };
         let n = flat.len();

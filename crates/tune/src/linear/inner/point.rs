@@ -57,7 +57,10 @@ impl Inner {
     /// The sums of positions `positions` at `point`: the same sums, bit for bit, whatever
     /// the run they are worked out in.
     pub(crate) fn sums_at(&self, point: &InnerPoint, positions: Range<usize>) -> PointSums {
-        let (from, to) = (self.first[positions.start], self.first[positions.end]);
+        let (from, to) = (
+            self.index.first(positions.start),
+            self.index.first(positions.end),
+        );
         let mut sums = vec![[0.0; 2]; (to - from) as usize];
         self.fill_sums(from, &mut sums, &point.real);
         PointSums {
@@ -120,7 +123,7 @@ impl Inner {
     /// The factor of a derivative of sum `k`'s part `part` at `point`: a complexity's is
     /// the endgame part's sign there, any other endgame part's the position's endgame gate.
     pub(super) fn gate(&self, point: &InnerPoint, k: usize, part: usize) -> f64 {
-        let i = self.position[k] as usize;
+        let i = self.index.position(k) as usize;
         match (part, self.terms[self.term_of(k) as usize].is_complexity()) {
             (0, _) => 1.0,
             (_, true) => point.gates.get(i).map_or(0.0, |g| g.1),
@@ -138,7 +141,7 @@ impl Inner {
         positions: Range<usize>,
         out: &mut Vec<(usize, f64)>,
     ) {
-        let run = self.first[positions.start]..self.first[positions.end];
+        let run = self.index.sums_of(positions.clone());
         self.each_count(slot, run.clone(), |k, part, count| {
             let k = k as usize;
             let term = &self.terms[self.term_of(k) as usize];
@@ -146,7 +149,7 @@ impl Inner {
                 let x = sums.get(k)[part];
                 let d = self.weight(k)[part] * shape.slope(x) * shape.factor(&point.real);
                 let gate = self.gate(point, k, part);
-                out.push((self.position[k] as usize, gate * d * f64::from(count)));
+                out.push((self.index.position(k) as usize, gate * d * f64::from(count)));
             }
         });
         for &(t, part) in &self.factor_of[slot] {
@@ -154,7 +157,10 @@ impl Inner {
             let shape = self.terms[t as usize].parts()[part].expect("a part with a factor");
             for k in (run.start as usize..run.end as usize).filter(|&k| self.term_of(k) == t) {
                 let d = self.weight(k)[part] * shape.value(sums.get(k)[part]);
-                out.push((self.position[k] as usize, self.gate(point, k, part) * d));
+                out.push((
+                    self.index.position(k) as usize,
+                    self.gate(point, k, part) * d,
+                ));
             }
         }
     }
