@@ -17,6 +17,7 @@ macro_rules! say_part {
     };
 }
 
+mod allocator;
 mod bench;
 mod bench_linear;
 mod bench_newton;
@@ -157,6 +158,7 @@ fn run_uci(args: &UciArgs) -> anyhow::Result<()> {
 }
 
 fn main() -> ExitCode {
+    allocator::hand_back_large_blocks();
     if let Some(code) = engine_arguments() {
         return code;
     }
