@@ -267,15 +267,12 @@ impl Inner {
         out
     }
 
-    /// Every sum, `value` giving each slot's value: the sums in fixed spans, on any thread
-    /// (the same sums as one thread's, see [`Inner::fill_sums`]).
-    fn sums_with(&self, value: impl Fn(usize) -> f64 + Sync) -> Vec<[f64; 2]> {
-        let mut sums = vec![[0.0; 2]; self.index.len()];
-        let values: Vec<f64> = (0..self.slots.len()).map(value).collect();
+    /// Every sum at `values` (one a slot) into `sums` (one a sum): in fixed spans, on any
+    /// thread (the same sums as one thread's, see [`Inner::fill_sums`]).
+    fn fill_every_sum(&self, sums: &mut [[f64; 2]], values: &[f64]) {
         sums.par_chunks_mut(SUM_SPAN)
             .enumerate()
-            .for_each(|(span, sums)| self.fill_sums((span * SUM_SPAN) as u32, sums, &values));
-        sums
+            .for_each(|(span, sums)| self.fill_sums((span * SUM_SPAN) as u32, sums, values));
     }
 
     /// Sums `from..` (as many as `sums` holds) at `values` (one a slot) into `sums`: each
@@ -297,18 +294,15 @@ impl Inner {
         if !self.is_used() {
             return;
         }
-        let value = |slot: usize| f64::from(values[slot]);
-        // The old lists go first: neither is read, and both are as long as the new.
-        self.sums = Vec::new();
-        self.sums = self.sums_with(value);
-        let n = self.added.len();
-        self.added = AddedList::zeros(0, self.has_complexity());
-        let added = (0..n).into_par_iter().with_min_len(4096);
-        let added = added.map(|i| self.position_added(i, |k| self.sums[k], value));
-        self.added = match self.has_complexity() {
-            true => AddedList::from_list(added.collect(), true),
-            false => AddedList::from_all(added.map(|a| a.all).collect()),
-        };
+        let value: Vec<f64> = values.iter().map(|&v| f64::from(v)).collect();
+        // Over the old lists, which neither is read for: no new room at each scoring.
+        let mut sums = std::mem::take(&mut self.sums);
+        sums.resize(self.index.len(), [0.0; 2]);
+        self.fill_every_sum(&mut sums, &value);
+        self.sums = sums;
+        let mut added = std::mem::take(&mut self.added);
+        added.set_each(|i| self.position_added(i, |k| self.sums[k], |slot| value[slot]));
+        self.added = added;
     }
 
     /// What position `i`'s sums give, sum `k` being `sum(k)`, `value` giving each slot's
@@ -377,7 +371,9 @@ impl Inner {
             let each = added.into_iter().map(|(i, a)| (i, f(i, a)));
             each.collect::<Vec<_>>()
         });
-        parts.into_iter().flatten().collect()
+        let mut all = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+        parts.into_iter().for_each(|part| all.extend(part));
+        all
     }
 
     /// `f(moved, added)` of each span of positions (on any thread, in order), for a slot

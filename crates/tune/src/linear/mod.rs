@@ -609,7 +609,13 @@ impl LinearDataset {
         if !self.inner.linear(slot) {
             let now = |i: u32| self.inner.added(i as usize).with(0.0);
             let moved = (values, slot, delta);
-            out.extend(self.inner.changes(moved, |i, a| a.with(0.0) - now(i)));
+            let mut inner = self.inner.changes(moved, |i, a| a.with(0.0) - now(i));
+            // Positions rising, none twice: merged already where no column counts the value.
+            if out.is_empty() {
+                inner.retain(|e| e.1 != 0.0);
+                return inner;
+            }
+            out.extend(inner);
             merged(&mut out);
         }
         out

@@ -3,6 +3,7 @@
 //! complexity.
 
 use super::extend_toward;
+use rayon::prelude::*;
 use texel_trace::{complexity_moved, is_zero_end};
 
 /// What a position's inner sums give at some values: their addition to the evaluation
@@ -67,21 +68,15 @@ impl AddedList {
         }
     }
 
-    /// The positions' `added`, in order.
-    pub(super) fn from_list(added: Vec<Added>, complexity: bool) -> AddedList {
-        let mut out = AddedList::zeros(0, complexity);
-        out.all = added.iter().map(|a| a.all).collect();
-        if complexity {
-            out.rest = added.iter().map(|a| [a.end, a.complexity]).collect();
-        }
-        out
-    }
-
-    /// Positions whose sums add `all`, with no complexity.
-    pub(super) fn from_all(all: Vec<f64>) -> AddedList {
-        AddedList {
-            all,
-            ..AddedList::default()
+    /// Sets every position's to `f(position)`, on any thread.
+    pub(super) fn set_each(&mut self, f: impl Fn(usize) -> Added + Sync) {
+        let all = self.all.par_iter_mut().enumerate().with_min_len(4096);
+        match self.complexity {
+            false => all.for_each(|(i, all)| *all = f(i).all),
+            true => (all.zip(self.rest.par_iter_mut())).for_each(|((i, all), rest)| {
+                let a = f(i);
+                (*all, *rest) = (a.all, [a.end, a.complexity]);
+            }),
         }
     }
 
@@ -165,7 +160,9 @@ mod tests {
         );
         let mut whole = AddedList::zeros(1, true);
         whole.set(0, one);
-        whole.extend(AddedList::from_list(vec![one, kept], true), (3, 3));
+        let mut more = AddedList::zeros(2, true);
+        more.set_each(|i| [one, kept][i]);
+        whole.extend(more, (3, 3));
         assert_eq!([whole.get(0), whole.get(1), whole.get(2)], [one, one, kept]);
         assert_eq!(whole.get(3), Added::default());
     }
