@@ -275,7 +275,7 @@ fn a_system_built_a_part_of_a_block_at_a_time_is_the_whole_blocks_one() {
     let (space, positions) = (space(), positions(9_000, 5));
     let at = space.defaults();
     let ds = scored(&positions, &at);
-    assert!(ds.len() > 2 * super::BLOCK && super::ROW_PART < super::BLOCK);
+    assert!(ds.len() > 2 * super::BLOCK && super::COMPOSED_ROW_PART < super::BLOCK);
     let slots: Vec<usize> = (0..space.value_count()).collect();
     let mut seed = 11;
     let x: Vec<f64> = (at.iter())

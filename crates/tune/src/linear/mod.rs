@@ -37,10 +37,11 @@ pub const BLOCK: usize = 4096;
 // Positions in a block are indexed by `u16` and masked by `% BLOCK`.
 const _: () = assert!(BLOCK.is_power_of_two() && BLOCK <= 1 << 16);
 
-/// Positions whose Jacobian rows are built at a time for the Hessian
-/// ([`crate::Jacobian::row_part`]): a sixteenth of a block holds a sixteenth of its rows
-/// (a composed position's row can name a hundred values).
-const ROW_PART: usize = BLOCK / 16;
+/// Positions of a composed trace whose Jacobian rows are built at a time for the Hessian
+/// ([`crate::Jacobian::row_part`]): a sixteenth of a block holds a sixteenth of its rows (a
+/// composed position's row can name a hundred values); a linear trace's short rows are
+/// built a whole block at a time.
+const COMPOSED_ROW_PART: usize = BLOCK / 16;
 
 /// Which part of its entry a value slot is.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -988,7 +989,10 @@ impl Jacobian for LinearDataset {
     }
 
     fn row_part(&self) -> usize {
-        ROW_PART
+        match self.inner.is_used() {
+            true => COMPOSED_ROW_PART,
+            false => BLOCK / 4,
+        }
     }
 
     fn part_rows<S: RowSink>(&self, b: usize, within: Range<usize>, slots: &[usize], rows: &mut S) {
