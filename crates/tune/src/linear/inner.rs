@@ -359,13 +359,8 @@ impl Inner {
         let after = |s: usize| f64::from(values[s] + if s == slot { delta } else { 0 });
         if !self.factor_of[slot].is_empty() {
             let moved = self.moved_sums((slot, delta), 0..u32::MAX);
-            let sum = |k: usize| match moved.binary_search_by_key(&k, |m| m.0) {
-                Ok(at) => moved[at].1,
-                Err(_) => self.sums[k],
-            };
-            return (self.positions_of(slot).into_iter())
-                .map(|i| (i, f(i, self.position_added(i as usize, sum, after))))
-                .collect();
+            let each = self.weighed_changes(slot, &moved, after).into_iter();
+            return each.map(|(i, a)| (i, f(i, a))).collect();
         }
         let parts = self.by_span((slot, delta), after, |_, added| {
             let each = added.into_iter().map(|(i, a)| (i, f(i, a)));
@@ -374,6 +369,23 @@ impl Inner {
         let mut all = Vec::with_capacity(parts.iter().map(Vec::len).sum());
         parts.into_iter().for_each(|part| all.extend(part));
         all
+    }
+
+    /// What the sums of every position of a slot that weighs a part give when the sums
+    /// `moved` (rising) have their new sums and `value` gives each slot's value.
+    fn weighed_changes(
+        &self,
+        slot: usize,
+        moved: &[(usize, [f64; 2])],
+        value: impl Fn(usize) -> f64 + Copy,
+    ) -> Vec<(u32, Added)> {
+        let sum = |k: usize| match moved.binary_search_by_key(&k, |m| m.0) {
+            Ok(at) => moved[at].1,
+            Err(_) => self.sums[k],
+        };
+        (self.positions_of(slot).into_iter())
+            .map(|i| (i, self.position_added(i as usize, sum, value)))
+            .collect()
     }
 
     /// `f(moved, added)` of each span of positions (on any thread, in order), for a slot
@@ -429,7 +441,7 @@ impl Inner {
             true => self.by_span((slot, delta), after, |moved, added| (moved, added)),
             false => {
                 let moved = self.moved_sums((slot, delta), 0..u32::MAX);
-                let touched = self.changes((values, slot, delta), |_, a| a);
+                let touched = self.weighed_changes(slot, &moved, after);
                 vec![(moved, touched)]
             }
         };

@@ -87,22 +87,15 @@ impl SumIndex {
                 return;
             }
         }
-        self.make_lists();
-        let SumIndex::Lists {
-            position,
-            term_side,
-            first,
-        } = self
-        else {
-            unreachable!("made lists")
-        };
+        let (position, term_side, first) = self.make_lists();
         position.extend(term_sides.iter().map(|_| first.len() as u32 - 1));
         term_side.extend_from_slice(term_sides);
         first.push(term_side.len() as u32);
     }
 
-    /// Turns a uniform index into its lists.
-    fn make_lists(&mut self) {
+    /// Turns a uniform index into its lists, and hands them out: per sum its position, its
+    /// term and side; per position (and one past the last) its first sum.
+    fn make_lists(&mut self) -> (&mut Vec<u32>, &mut Vec<u32>, &mut Vec<u32>) {
         if let SumIndex::Uniform { .. } = self {
             let (position, term_side, first) = self.lists();
             *self = SumIndex::Lists {
@@ -110,6 +103,14 @@ impl SumIndex {
                 term_side,
                 first,
             };
+        }
+        match self {
+            SumIndex::Lists {
+                position,
+                term_side,
+                first,
+            } => (position, term_side, first),
+            SumIndex::Uniform { .. } => unreachable!("made lists"),
         }
     }
 
@@ -180,15 +181,7 @@ impl SumIndex {
             }
         }
         let (at, sums) = (self.positions() as u32, self.len() as u32);
-        self.make_lists();
-        let SumIndex::Lists {
-            position,
-            term_side,
-            first,
-        } = self
-        else {
-            unreachable!("made lists")
-        };
+        let (position, term_side, first) = self.make_lists();
         let (their_position, their_term_side, their_first) = other.lists();
         extend_toward(position, share, their_position.iter().map(|p| p + at));
         extend_toward(term_side, share, their_term_side.into_iter());
