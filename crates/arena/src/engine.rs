@@ -2,12 +2,10 @@
 //! Every read from a process has a timeout, so a hung or crashed engine loses the game
 //! instead of hanging the match.
 
+pub use crate::uci::UciProcess;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Move, Position};
-use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use texel_eval::Params;
@@ -127,6 +125,9 @@ pub enum Failure {
     /// The move is not legal.
     #[error("illegal move {0}")]
     IllegalMove(String),
+    /// An answer that is not what UCI says.
+    #[error("engine answered {0}")]
+    Garbage(String),
 }
 
 /// A move and what the engine said about it.
@@ -146,128 +147,6 @@ pub enum Engine {
     BuiltIn(Box<Searcher>),
     /// A UCI process.
     Uci(UciProcess),
-}
-
-/// A UCI engine process with a reader thread.
-pub struct UciProcess {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-}
-
-/// Lines of an engine's stderr kept to say why it failed.
-const STDERR_LINES: usize = 8;
-
-/// Reads `stderr` to its end on a thread; the thread's answer is its last
-/// [`STDERR_LINES`] lines.
-fn last_lines(stderr: std::process::ChildStderr) -> std::thread::JoinHandle<Vec<String>> {
-    std::thread::spawn(move || {
-        let mut last = std::collections::VecDeque::new();
-        for line in BufReader::new(stderr).lines() {
-            let Ok(line) = line else { break };
-            if last.len() == STDERR_LINES {
-                last.pop_front();
-            }
-            last.push_back(line);
-        }
-        last.into()
-    })
-}
-
-/// The timeout of the handshake and of `isready`.
-const HANDSHAKE: Duration = Duration::from_secs(10);
-
-impl UciProcess {
-    fn start(
-        cmd: &PathBuf,
-        args: &[String],
-        options: &[(String, String)],
-        hash_mb: usize,
-    ) -> Result<UciProcess, Failure> {
-        let mut command = Command::new(cmd);
-        // Its own process group: a Ctrl-C at the terminal reaches the match, which stops
-        // cleanly, not the engines in the middle of a game.
-        #[cfg(unix)]
-        std::os::unix::process::CommandExt::process_group(&mut command, 0);
-        let mut child = command
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| Failure::Start(format!("{}: {e}", cmd.display())))?;
-        let stdout = child.stdout.take().expect("piped");
-        let stdin = child.stdin.take().expect("piped");
-        let said = last_lines(child.stderr.take().expect("piped"));
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut p = UciProcess {
-            child,
-            stdin,
-            lines: rx,
-        };
-        match p.handshake(options, hash_mb) {
-            Ok(()) => Ok(p),
-            Err(failure) => {
-                // The engine's own words say why: its stderr, once it has ended.
-                let _ = p.child.kill();
-                let _ = p.child.wait();
-                let stderr = said.join().unwrap_or_default();
-                let mut words = vec![cmd.display().to_string()];
-                words.extend(args.iter().cloned());
-                let mut why = format!("{failure} (command: {})", words.join(" "));
-                if !stderr.is_empty() {
-                    why += &format!("; it said on stderr: {}", stderr.join(" | "));
-                }
-                Err(Failure::Start(why))
-            }
-        }
-    }
-
-    /// The UCI handshake, the hash size and `options` set, and `isready` answered.
-    fn handshake(&mut self, options: &[(String, String)], hash_mb: usize) -> Result<(), Failure> {
-        self.send("uci")?;
-        self.wait_for("uciok", HANDSHAKE)
-            .map_err(|e| Failure::Start(format!("no uciok: {e}")))?;
-        self.send(&format!("setoption name Hash value {hash_mb}"))?;
-        for (name, value) in options {
-            self.send(&format!("setoption name {name} value {value}"))?;
-        }
-        self.ready()
-    }
-
-    fn send(&mut self, line: &str) -> Result<(), Failure> {
-        writeln!(self.stdin, "{line}")
-            .and_then(|()| self.stdin.flush())
-            .map_err(|_| Failure::Crashed)
-    }
-
-    fn recv(&mut self, deadline: Instant) -> Result<String, Failure> {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match self.lines.recv_timeout(left) {
-            Ok(line) => Ok(line),
-            Err(RecvTimeoutError::Timeout) => Err(Failure::Timeout),
-            Err(RecvTimeoutError::Disconnected) => Err(Failure::Crashed),
-        }
-    }
-
-    fn wait_for(&mut self, token: &str, timeout: Duration) -> Result<(), Failure> {
-        let deadline = Instant::now() + timeout;
-        while self.recv(deadline)?.trim() != token {}
-        Ok(())
-    }
-
-    fn ready(&mut self) -> Result<(), Failure> {
-        self.send("isready")?;
-        self.wait_for("readyok", HANDSHAKE)
-    }
 }
 
 /// The search limits of the side to move (`white` or not) under `tc` with `clocks`.
@@ -332,71 +211,8 @@ fn go_command(tc: &TimeControl, clocks: Option<Clocks>) -> String {
     }
 }
 
-impl UciProcess {
-    /// Reads `info` lines until `bestmove` (by `deadline`): the move in `pos`, with the last
-    /// score and depth reported.
-    fn best_move(&mut self, pos: &Chess, deadline: Instant) -> Result<Reply, Failure> {
-        let (mut score, mut depth) = (None, None);
-        loop {
-            let line = self.recv(deadline)?;
-            if line.starts_with("info") {
-                parse_info(&line, &mut score, &mut depth);
-            } else if let Some(rest) = line.strip_prefix("bestmove") {
-                let text = rest.split_whitespace().next().unwrap_or("");
-                let mv = text
-                    .parse::<UciMove>()
-                    .ok()
-                    .and_then(|u| u.to_move(pos).ok())
-                    .ok_or_else(|| Failure::IllegalMove(text.to_string()))?;
-                return Ok(Reply { mv, score, depth });
-            }
-        }
-    }
-}
-
-impl Drop for UciProcess {
-    fn drop(&mut self) {
-        let _ = writeln!(self.stdin, "quit");
-        let _ = self.stdin.flush();
-        let deadline = Instant::now() + Duration::from_millis(500);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// The mate-score base used in move comments.
 pub const MATE_SCORE: i32 = 100_000;
-
-/// Reads score and depth from an `info` line.
-fn parse_info(line: &str, score: &mut Option<i32>, depth: &mut Option<u32>) {
-    let words: Vec<&str> = line.split_whitespace().collect();
-    for (i, w) in words.iter().enumerate() {
-        match *w {
-            "depth" => *depth = words.get(i + 1).and_then(|d| d.parse().ok()).or(*depth),
-            "score" => match (
-                words.get(i + 1),
-                words.get(i + 2).and_then(|v| v.parse::<i32>().ok()),
-            ) {
-                (Some(&"cp"), Some(v)) => *score = Some(v),
-                (Some(&"mate"), Some(v)) => {
-                    *score = Some(if v > 0 {
-                        MATE_SCORE - 2 * v + 1
-                    } else {
-                        -MATE_SCORE - 2 * v
-                    })
-                }
-                _ => {}
-            },
-            _ => {}
-        }
-    }
-}
 
 /// The clocks of both sides (white, black) when the time control is a clock.
 #[derive(Copy, Clone, Debug)]
@@ -449,10 +265,7 @@ impl Engine {
                 s.clear();
                 Ok(())
             }
-            Engine::Uci(p) => {
-                p.send("ucinewgame")?;
-                p.ready()
-            }
+            Engine::Uci(p) => p.new_game(),
         }
     }
 
@@ -511,41 +324,5 @@ impl Engine {
                 p.best_move(pos, Instant::now() + budget)
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn info_lines_give_score_and_depth() {
-        let (mut s, mut d) = (None, None);
-        parse_info(
-            "info depth 12 seldepth 20 score cp -35 nodes 1000 pv e2e4",
-            &mut s,
-            &mut d,
-        );
-        assert_eq!((s, d), (Some(-35), Some(12)));
-        parse_info("info depth 14 score mate 2 pv a1a8", &mut s, &mut d);
-        assert_eq!((s, d), (Some(MATE_SCORE - 3), Some(14)));
-        parse_info("info depth 3 score mate -1", &mut s, &mut d);
-        assert_eq!(s, Some(-MATE_SCORE + 2));
-    }
-
-    #[test]
-    fn a_missing_engine_fails_to_start() {
-        let spec = EngineSpec {
-            name: "ghost".into(),
-            kind: Kind::Uci {
-                cmd: "/nonexistent/engine".into(),
-                args: vec![],
-                options: vec![],
-            },
-            tc: TimeControl::Nodes(100),
-            hash_mb: 1,
-            timeout: None,
-        };
-        assert!(matches!(Engine::start(&spec), Err(Failure::Start(_))));
     }
 }

@@ -10,5 +10,6 @@ pub mod openings;
 pub mod results;
 pub mod spec;
 pub mod sprt;
+pub mod uci;
 
 pub use matches::{run_match, MatchError, MatchOptions, MatchReport, Pairing, Progress};

@@ -33,6 +33,7 @@ mod explain;
 mod guards;
 mod import_cmd;
 mod lab_cmd;
+mod label_cmd;
 mod loop_cmd;
 mod loop_outside;
 mod manpage;
@@ -98,6 +99,9 @@ enum Command {
     Match(match_cmd::MatchArgs),
     /// Quiet labelled positions from labelled EPD or PGN games.
     Import(import_cmd::ImportArgs),
+    /// Labelled positions scored by a stronger UCI engine (a teacher): `ce` and W/D/L on
+    /// every line, results and games kept; resumable, sharded.
+    Label(Box<label_cmd::LabelArgs>),
     /// Labelled positions from any form texel reads, written as `FEN [1.0] [35]` lines or as
     /// marlinformat or bulletformat records.
     Convert(convert_cmd::ConvertArgs),
@@ -189,6 +193,7 @@ fn main() -> ExitCode {
         Command::Spsa(args) => done(params_cmd::run_spsa(&args)),
         Command::Match(args) => match_cmd::run(&args),
         Command::Import(args) => done(import_cmd::run(&args)),
+        Command::Label(args) => done(label_cmd::run(&args)),
         Command::Convert(args) => done(convert_cmd::run(&args)),
         Command::Selfplay(args) => selfplay_cmd::run(&args),
         Command::Loop(args) => loop_cmd::run(&args),
