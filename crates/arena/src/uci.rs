@@ -133,13 +133,13 @@ impl UciProcess {
 
     /// The UCI handshake, the hash size and `options` set, and `isready` answered.
     fn handshake(&mut self, options: &[(String, String)], hash_mb: usize) -> Result<(), Failure> {
-        self.send("uci")?;
-        let deadline = Instant::now() + HANDSHAKE;
         let not_uci = |e| {
             Failure::Start(format!(
                 "no `uciok` answered to `uci` ({e}): is it a UCI engine?"
             ))
         };
+        self.send("uci").map_err(not_uci)?;
+        let deadline = Instant::now() + HANDSHAKE;
         loop {
             let line = self.recv(deadline).map_err(not_uci)?;
             if line.trim() == "uciok" {
@@ -266,6 +266,11 @@ impl UciProcess {
     pub fn words(&mut self) -> String {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        // What it wrote before it ended and was not read yet (its stdout is closed now).
+        let drain = Instant::now() + Duration::from_millis(200);
+        while let Ok(line) = self.recv(drain) {
+            let _ = line;
+        }
         let stderr = self
             .said
             .take()

@@ -71,8 +71,11 @@ pub struct DataArgs {
     /// carry their engine's score (`ce 35;`, which `texel import` writes from the games'
     /// score comments, or a score beside the result: `[1.0] [35]`, `1.0 35`; K is --k, or
     /// the one at which the scores best predict the results).
-    /// Positions without a score keep their result. 1: results alone; auto: 0.25 when every
-    /// position carries a score, 1 otherwise.
+    /// Positions without a score keep their result; held-out positions are always judged by
+    /// their results. 1: results alone; auto: where every position carries a score and
+    /// positions are held out, the path of λs (1, 0.75, 0.5, 0.25, 0) each judged on the
+    /// held-out results, the best taken; 0.25 where nothing is held out (or streamed); 1
+    /// where some position has no score.
     #[arg(allow_negative_numbers = true, long, value_name = "λ|auto", default_value_t = Lambda::Auto)]
     pub lambda: Lambda,
     /// Worker threads (default: all cores).

@@ -2,7 +2,7 @@
 //! support held at their start, the L2 pull toward the start (fixed or chosen on the
 //! validation split), and the declared constraints; the work is [`texel_tune::TuneJob`]'s.
 
-use texel_tune::{JobEvent, Model, PullChoice, PullPoint};
+use texel_tune::{JobEvent, LambdaChoice, LambdaPoint, Model, PullChoice, PullPoint};
 pub use texel_tune::{DEFAULT_MIN_SUPPORT, L2};
 
 /// Says what a tune job reports before its run: the values held, the trials of `--l2
@@ -12,6 +12,8 @@ pub fn say_begin<M: Model>(event: &JobEvent<M>, traces: bool) {
         JobEvent::Held { held, min_support } => say!("{}", held_words(held.len(), *min_support)),
         JobEvent::Pull(point) => say!("{}", pull_words(point)),
         JobEvent::PullChosen(choice) => say!("{}", choice_words(choice)),
+        JobEvent::Lambda(point) => say!("{}", lambda_words(point)),
+        JobEvent::LambdaChosen(choice) => say!("{}", lambda_choice_words(choice)),
         JobEvent::Fresh(vars, guards) => say!(
             "tuning {vars} variables (L2 pull {}, constraints {})",
             guards.l2,
@@ -60,6 +62,30 @@ pub fn choice_words(choice: &PullChoice) -> String {
             "L2 pull {l2}: nothing is held out to choose it on (positions with game ids hold \
              out 10 % of their games; --validate PERCENT holds out any; --l2 sets it)"
         ),
+    }
+}
+
+/// A λ of `--lambda auto`'s path in words.
+pub fn lambda_words(p: &LambdaPoint) -> String {
+    format!(
+        "--lambda auto: λ {}: training {:.8}, held-out results {:.8} ({} Newton iterations)",
+        p.lambda, p.train, p.held_out, p.iterations
+    )
+}
+
+/// The λ `--lambda auto` chose in words.
+pub fn lambda_choice_words(choice: &LambdaChoice) -> String {
+    match *choice {
+        LambdaChoice::Path {
+            lambda,
+            held_out,
+            l2,
+            solved,
+        } => format!(
+            "--lambda auto chose λ {lambda} of the {solved} solved at pull {l2}: held-out \
+             results {held_out:.8}"
+        ),
+        LambdaChoice::Default(lambda) => format!("λ {lambda}: nothing held out to choose it on"),
     }
 }
 

@@ -146,7 +146,7 @@ fn tune_report(args: &ReportArgs, log: &Path) -> Result<Page> {
         let about = about(&args.data, loaded.k);
         let mut watch = TuneWatch::new(&loaded.train, space, &start, loaded.k, about);
         watch.passes = passes_of(log, loaded.fingerprint)?;
-        watch.path = path_of(log)?;
+        (watch.path, watch.lambdas) = paths_of(log)?;
         loaded.train.rescore(&tuned);
         return watch.finished(&mut loaded.train, &tuned);
     }
@@ -157,7 +157,7 @@ fn tune_report(args: &ReportArgs, log: &Path) -> Result<Page> {
     let about = about(&args.data, loaded.k);
     let mut watch = TuneWatch::new(&loaded.train, space, &start, loaded.k, about);
     watch.passes = passes_of(log, loaded.fingerprint)?;
-    watch.path = path_of(log)?;
+    (watch.path, watch.lambdas) = paths_of(log)?;
     loaded.train.rescore(&tuned);
     watch.finished(&mut loaded.train, &tuned)
 }
@@ -185,11 +185,21 @@ fn passes_of(log: &Path, data: u64) -> Result<Vec<PassPoint>> {
     Ok(texel_report::tune::pass_points(&lines))
 }
 
-/// The path of pulls the latest run of the tune log `log` walked, if it walked one.
-fn path_of(log: &Path) -> Result<(Vec<texel_tune::PullPoint>, Option<f64>)> {
+/// The paths of pulls and of λs the latest run of the tune log `log` walked, if it walked
+/// them.
+fn paths_of(log: &Path) -> Result<(Pulls, Lambdas)> {
     let text = read(log)?;
-    texel_tune::log::read_tune_path(&text).with_context(|| log.display().to_string())
+    let pulls = texel_tune::log::read_tune_path(&text);
+    let lambdas = texel_tune::log::read_tune_lambdas(&text);
+    let read = pulls.and_then(|p| lambdas.map(|l| (p, l)));
+    read.with_context(|| log.display().to_string())
 }
+
+/// A path of pulls and the start's held-out error.
+type Pulls = (Vec<texel_tune::PullPoint>, Option<f64>);
+
+/// A path of λs and the λ chosen.
+type Lambdas = (Vec<texel_tune::LambdaPoint>, Option<f64>);
 
 /// Lines about the data of a run.
 pub fn about(data: &DataArgs, k: f64) -> Vec<String> {
@@ -219,6 +229,8 @@ pub struct TuneWatch<V = Params> {
     pub passes: Vec<PassPoint>,
     /// The path of pulls walked (`--l2 auto`) and the start's held-out error.
     pub path: (Vec<texel_tune::PullPoint>, Option<f64>),
+    /// The path of λs walked (`--lambda auto`) and the λ chosen.
+    pub lambdas: (Vec<texel_tune::LambdaPoint>, Option<f64>),
 }
 
 impl<V: Values> TuneWatch<V> {
@@ -238,6 +250,7 @@ impl<V: Values> TuneWatch<V> {
             about,
             passes: Vec::new(),
             path: (Vec::new(), None),
+            lambdas: (Vec::new(), None),
         }
     }
 
@@ -262,6 +275,7 @@ impl<V: Values> TuneWatch<V> {
         report.about.push(format!("{} passes", self.passes.len()));
         report.passes = self.passes.clone();
         report.path = self.path.clone();
+        report.lambdas = self.lambdas.clone();
         report
     }
 }

@@ -142,6 +142,22 @@ impl<'a, V: Values> TuneShow<'a, V> {
                 }
                 crate::guards::say_begin(&event, traces);
             }
+            JobEvent::Lambda(point) => {
+                if let Some(w) = self.watch.as_mut() {
+                    w.watch.lambdas.0.push(*point);
+                }
+                crate::guards::say_begin(&event, traces);
+            }
+            JobEvent::LambdaChosen(choice) => {
+                if let Some(w) = self.watch.as_mut() {
+                    w.watch.lambdas.1 = Some(choice.lambda());
+                    if choice.lambda() != 1.0 {
+                        // The pulls are walked again at this λ: the page shows that walk.
+                        w.watch.path.0.clear();
+                    }
+                }
+                crate::guards::say_begin(&event, traces);
+            }
             _ => crate::guards::say_begin(&event, traces),
         }
     }

@@ -8,7 +8,7 @@ use crate::load::{LoadError, LoadReport};
 use texel_data::Label;
 use texel_files::Fingerprint;
 use texel_tune::error::{choose_k, real_sigmoid};
-use texel_tune::Lambda;
+use texel_tune::{Lambda, ScoredLabels};
 
 /// How targets mix in the engines' scores.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
@@ -94,9 +94,13 @@ impl Scores {
         report: &mut LoadReport,
     ) -> Result<(), LoadError> {
         let (scored, positions) = (self.scored, self.positions);
-        report.targets = self.lambda.describe(scored, positions);
+        let walks = self.lambda.walks(scored, positions, validation.len());
+        report.targets = match walks {
+            true => Some(texel_tune::walking_words(scored)),
+            false => self.lambda.describe(scored, positions),
+        };
         let lambda = self.lambda.resolve(scored, positions);
-        if lambda == 1.0 {
+        if lambda == 1.0 && !walks {
             return Ok(());
         }
         if scored == 0 {
@@ -118,13 +122,30 @@ impl Scores {
             }
             Err(unfit) => return Err(unfit.into()),
         };
-        train.blend_labels(&self.sets[0], lambda, k);
-        validation.blend_labels(&self.sets[1], lambda, k);
         let fingerprint = Fingerprint::from_value(self.fingerprint);
-        report.fingerprint = fingerprint.u64(lambda.to_bits()).value();
         report.blended = Some((scored, k));
+        if walks {
+            // The path of λs is a λ of its own.
+            report.fingerprint = fingerprint.u64(f64::to_bits(-1.0)).value();
+            report.labels = Some(scored_labels(train, &self.sets[0], k));
+            return Ok(());
+        }
+        // The held-out positions keep their results: a tune is judged by games' results.
+        train.blend_labels(&self.sets[0], lambda, k);
+        report.fingerprint = fingerprint.u64(lambda.to_bits()).value();
         Ok(())
     }
+}
+
+/// The results of `set` and the win probabilities of its `scores` by `k`.
+fn scored_labels(set: &Dataset, scores: &[Option<i32>], k: f64) -> ScoredLabels {
+    let results: Vec<f32> = (0..set.len()).map(|i| set.target(i) as f32).collect();
+    let probability = |(i, s): (usize, &Option<i32>)| match s {
+        Some(s) => real_sigmoid(k, f64::from(*s)) as f32,
+        None => results[i],
+    };
+    let wins = scores.iter().enumerate().map(probability).collect();
+    ScoredLabels::new(results, wins)
 }
 
 /// The (score, result) pairs of the positions of `set` that carry a score: the K fitted to

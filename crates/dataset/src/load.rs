@@ -79,6 +79,9 @@ pub struct LoadReport {
     /// What the held-out split holds: positions and games on each side, positions
     /// without a game id.
     pub split: SplitCounts,
+    /// Where λ auto walks its path of λs: the training positions' results and their
+    /// scores as win probabilities (the targets are the results until the path chooses).
+    pub labels: Option<texel_tune::ScoredLabels>,
 }
 
 impl LoadReport {

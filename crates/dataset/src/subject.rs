@@ -47,6 +47,8 @@ impl Subject for TableSubject {
             load_until(files, start, &self.options, interrupt, reading)?;
         let secs = began.elapsed().as_secs_f64();
         let n = train.len() + validation.len();
+        let mut report = report;
+        let labels = report.labels.take();
         let about = format!(
             "{report}\nloaded and traced in {secs:.2}s ({:.0} positions/s), {:.1} \
              bytes/position",
@@ -58,6 +60,7 @@ impl Subject for TableSubject {
             validation,
             fingerprint: report.fingerprint,
             about,
+            labels,
         })
     }
 

@@ -68,6 +68,7 @@ fn data(space: &ParamSpace, base: &Vec<i32>) -> TuneData<LinearDataset> {
         validation,
         k: 1.0,
         fingerprint: 7,
+        labels: None,
     }
 }
 

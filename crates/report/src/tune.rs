@@ -5,7 +5,7 @@ use crate::page::Page;
 use crate::plot::{Bar, BarPlot, LinePlot, Mark, PlotError, Series};
 use texel_tune::error::{chunked_sum, mean_error, samples, sigmoid, squared_error};
 use texel_tune::texel_trace::ParamSpace;
-use texel_tune::{Model, PullPoint, Values};
+use texel_tune::{LambdaPoint, Model, PullPoint, Values};
 
 /// One pass of the run, as its log line tells it.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -229,6 +229,8 @@ pub struct TuneReport {
     pub group_gains: Option<Vec<(String, f64)>>,
     /// The path of pulls `--l2 auto` walked (empty: none), and the start's held-out error.
     pub path: (Vec<PullPoint>, Option<f64>),
+    /// The path of λs `--lambda auto` walked (empty: none), and the λ it chose.
+    pub lambdas: (Vec<LambdaPoint>, Option<f64>),
 }
 
 impl TuneReport {
@@ -253,6 +255,7 @@ impl TuneReport {
             changes: largest_changes(space, start_values, tuned, 30),
             group_gains: None,
             path: (Vec::new(), None),
+            lambdas: (Vec::new(), None),
         }
     }
 
@@ -281,6 +284,19 @@ impl TuneReport {
                  run goes on from the pull lowest on the held-out line; a held-out line above \
                  the start's everywhere says the data cannot tell a better table than the \
                  start, and the run gives the start back.",
+            );
+        }
+        if !self.lambdas.0.is_empty() {
+            page.heading("Path of λs");
+            page.figure(
+                "path-of-lambdas",
+                &lambda_plot(&self.lambdas.0, self.lambdas.1).svg()?,
+                "Each λ --lambda auto solved (results alone, λ 1, on the right; the scores \
+                 alone, λ 0, on the left), every target λ · result + (1 − λ) · score: the \
+                 error of its solution on its own training targets and, rounded, on the \
+                 held-out games' results, which judge every λ alike. The run tunes at the λ \
+                 lowest on the held-out line; a training line that falls as λ falls only says \
+                 the scores are easier to fit than the results.",
             );
         }
         page.heading("Error against K");
@@ -479,6 +495,39 @@ fn gains_plot(gains: &[(String, f64)]) -> BarPlot {
             })
             .collect(),
         categories: Vec::new(),
+    }
+}
+
+/// The path of λs: training and held-out errors by λ, and the λ chosen.
+fn lambda_plot(points: &[LambdaPoint], chosen: Option<f64>) -> LinePlot {
+    let by = |f: fn(&LambdaPoint) -> f64| -> Vec<(f64, f64)> {
+        let mut xy: Vec<(f64, f64)> = points.iter().map(|p| (p.lambda, f(p))).collect();
+        xy.sort_by(|a, b| a.0.total_cmp(&b.0));
+        xy
+    };
+    let held = by(|p| p.held_out);
+    let mut series = vec![
+        Series::new(
+            "held-out games' results",
+            Mark::LineAndPoints,
+            1,
+            held.clone(),
+        ),
+        Series::new(
+            "training targets (real values)",
+            Mark::LineAndPoints,
+            0,
+            by(|p| p.train),
+        ),
+    ];
+    if let Some(point) = chosen.and_then(|c| held.iter().find(|p| p.0 == c)) {
+        series.push(Series::new("chosen", Mark::Points, 2, vec![*point]));
+    }
+    LinePlot {
+        title: "Error of each λ's table".into(),
+        x_label: "λ, the share of the game result in each target".into(),
+        y_label: "mean squared error (target − σ(K·eval))²".into(),
+        series,
     }
 }
 

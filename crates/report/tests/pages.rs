@@ -102,6 +102,17 @@ fn tune_report() -> TuneReport {
             (Group::ALL[1].name().to_string(), 5e-5),
         ]),
         path: (Vec::new(), None),
+        lambdas: (
+            [1.0, 0.75, 0.5, 0.25]
+                .map(|lambda| texel_tune::LambdaPoint {
+                    lambda,
+                    train: 0.02 + 0.01 * lambda,
+                    held_out: 0.03 + 0.01 * (lambda - 0.5).abs(),
+                    iterations: 3,
+                })
+                .to_vec(),
+            Some(0.5),
+        ),
     }
 }
 
@@ -136,6 +147,20 @@ fn the_tune_page_holds_every_plot_with_its_points_and_bars() {
     );
     assert_eq!(bars(figure(&html, "largest-changes")), 3);
     assert_eq!(bars(figure(&html, "group-gains")), 2);
+    let lambdas = figure(&html, "path-of-lambdas");
+    assert_eq!(
+        dots(lambdas),
+        4 + 4 + 1,
+        "a dot per λ and line, and the chosen λ"
+    );
+    assert!(has_text(lambdas, "held-out games' results") && has_text(lambdas, "chosen"));
+    let mut without = tune_report();
+    without.lambdas = (Vec::new(), None);
+    let html = without.page("Tuning run").unwrap().html();
+    assert!(
+        !html.contains("path-of-lambdas"),
+        "no path of λs, no figure"
+    );
 }
 
 #[test]

@@ -9,6 +9,7 @@
 use crate::checkpoint::Checkpoint;
 use crate::descent::{Guards, Variable};
 use crate::events::JobEvent;
+use crate::lambda::{LambdaChoice, LambdaPoint};
 use crate::model::Model;
 use crate::path::{PullChoice, PullPoint};
 use crate::run::RunError;
@@ -41,6 +42,23 @@ pub(crate) trait Beginning {
         guards: Guards,
         on: &mut dyn FnMut(&PullPoint),
     ) -> Result<Option<PullChoice>, Self::Error>;
+
+    /// The path of λs walked from the start over `vars` with `guards` (its pull the one the
+    /// path of pulls chose), each λ solved told to `on`, and the λ chosen on the held-out
+    /// positions' results; `None` where the positions carry no scores to blend (their
+    /// targets stay as loaded). The training targets are left as loaded.
+    ///
+    /// # Errors
+    /// The positions cannot be read.
+    fn walk_lambdas(
+        &mut self,
+        vars: &[Variable],
+        guards: Guards,
+        on: &mut dyn FnMut(&LambdaPoint),
+    ) -> Result<Option<LambdaChoice>, Self::Error>;
+
+    /// Moves the training targets to `lambda`'s blend of results and scores.
+    fn relabel(&mut self, lambda: f64);
 
     /// The checkpoint a fresh run on `vars` with `guards` begins from.
     fn fresh(&mut self, vars: Vec<Variable>, guards: Guards) -> Checkpoint<ValuesOf<Self>>;
@@ -84,6 +102,9 @@ pub(crate) fn begin<B: Beginning>(
     let vars = held(positions, selected, settings.min_support, on)?;
     if let Some(mut c) = resume {
         positions.continues(&c, &vars)?;
+        if let Some(lambda) = c.lambda {
+            positions.relabel(lambda);
+        }
         on(JobEvent::Resumed(c.passes, vars.len()));
         c.settings = c.settings.or(record);
         return Ok(c);
@@ -92,14 +113,51 @@ pub(crate) fn begin<B: Beginning>(
         l2: settings.l2.fixed(),
         constraints: settings.constraints,
     };
-    let l2 = match settings.l2 {
-        L2::Fixed(l2) => l2,
-        L2::Auto => chosen_pull(positions, (&vars, guards), settings, on)?,
+    let pull = |positions: &mut B, on: &mut dyn FnMut(JobEvent<B::Model>)| match settings.l2 {
+        L2::Fixed(l2) => Ok(l2),
+        L2::Auto => chosen_pull(positions, (&vars, guards), settings, on),
     };
+    let mut l2 = pull(positions, on)?;
+    let lambda = chosen_lambda(positions, (&vars, Guards { l2, ..guards }), settings, on)?;
+    if let Some(lambda) = lambda {
+        positions.relabel(lambda);
+        if lambda != 1.0 {
+            // The pulls again, on the targets the run tunes toward.
+            l2 = pull(positions, on)?;
+        }
+    }
     let mut c = positions.fresh(vars, Guards { l2, ..guards });
     on(JobEvent::Fresh(c.vars.len(), c.descent.guards));
     c.settings = record;
+    c.lambda = lambda;
     Ok(c)
+}
+
+/// The λ the path of λs chooses over `vars` at the pull of `guards`, said; `None` where
+/// the positions carry no scores to blend (or nothing is held out to judge a λ).
+fn chosen_lambda<B: Beginning>(
+    positions: &mut B,
+    (vars, guards): (&[Variable], Guards),
+    settings: &TuneSettings,
+    on: &mut dyn FnMut(JobEvent<B::Model>),
+) -> Result<Option<f64>, B::Error> {
+    let mut path = Vec::new();
+    let walked = positions.walk_lambdas(vars, guards, &mut |p| {
+        path.push(*p);
+        on(JobEvent::Lambda(*p));
+    })?;
+    let Some(choice) = walked else {
+        return Ok(None);
+    };
+    on(JobEvent::LambdaChosen(choice));
+    if let Some(log) = &settings.run.log {
+        let written = crate::log::append_lambdas(log, &path, choice.lambda());
+        written.map_err(|cause| RunError::Io {
+            path: log.clone(),
+            cause,
+        })?;
+    }
+    Ok(Some(choice.lambda()))
 }
 
 /// The values of `selected` enough training positions count (all of them when `min` is
@@ -183,6 +241,10 @@ mod tests {
         held_out: bool,
         data: u64,
         walked: usize,
+        /// The λ the toy's path of λs chooses (`None`: it carries no scores).
+        lambda: Option<f64>,
+        /// The λs its targets were moved to, in order.
+        relabelled: Vec<f64>,
     }
 
     #[derive(Debug, PartialEq)]
@@ -241,6 +303,37 @@ mod tests {
             }))
         }
 
+        fn walk_lambdas(
+            &mut self,
+            _: &[Variable],
+            guards: Guards,
+            on: &mut dyn FnMut(&LambdaPoint),
+        ) -> Result<Option<LambdaChoice>, ToyError> {
+            let Some(lambda) = self.lambda else {
+                return Ok(None);
+            };
+            for at in [1.0, lambda] {
+                let held_out = 0.1 + at;
+                on(&LambdaPoint {
+                    lambda: at,
+                    train: held_out,
+                    held_out,
+                    iterations: 2,
+                });
+            }
+            let (held_out, l2, solved) = (0.1 + lambda, guards.l2, 2);
+            Ok(Some(LambdaChoice::Path {
+                lambda,
+                held_out,
+                l2,
+                solved,
+            }))
+        }
+
+        fn relabel(&mut self, lambda: f64) {
+            self.relabelled.push(lambda);
+        }
+
         fn fresh(&mut self, vars: Vec<Variable>, guards: Guards) -> Checkpoint<Vec<i32>> {
             let start =
                 DescentState::starting(vec![0; self.support.len()], guards, 0.0, vars.len());
@@ -261,6 +354,8 @@ mod tests {
             held_out,
             data: 7,
             walked: 0,
+            lambda: None,
+            relabelled: Vec::new(),
         }
     }
 
@@ -279,6 +374,8 @@ mod tests {
             JobEvent::PullChosen(c) => format!("chosen {}", c.l2()),
             JobEvent::Fresh(n, g) => format!("fresh {n} at {}", g.l2),
             JobEvent::Resumed(passes, n) => format!("resumed {passes} {n}"),
+            JobEvent::Lambda(p) => format!("λ {}", p.lambda),
+            JobEvent::LambdaChosen(c) => format!("chosen λ {}", c.lambda()),
             JobEvent::Run(_) => "run".into(),
         }
     }
@@ -368,5 +465,56 @@ mod tests {
         };
         let (none, _) = began(&mut positions, &all_held, None);
         assert_eq!(none.unwrap_err(), ToyError::Nothing(NothingToTune(1000)));
+    }
+
+    #[test]
+    fn scored_positions_walk_the_lambdas_at_the_chosen_pull_then_the_pulls_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut settings = TuneSettings {
+            l2: L2::Auto,
+            ..TuneSettings::default()
+        };
+        settings.run.log = Some(dir.path().join("run.log"));
+        let mut positions = Toy {
+            lambda: Some(0.5),
+            ..toy(true)
+        };
+        let (begun, events) = began(&mut positions, &settings, None);
+        let begun = begun.unwrap();
+        let want = [
+            "held 1 < 20",
+            "pull 100",
+            "pull 10",
+            "chosen 10",
+            "λ 1",
+            "λ 0.5",
+            "chosen λ 0.5",
+            "pull 100",
+            "pull 10",
+            "chosen 10",
+            "fresh 2 at 10",
+        ];
+        assert_eq!(events, want);
+        assert_eq!((begun.lambda, positions.walked), (Some(0.5), 2));
+        assert_eq!(positions.relabelled, [0.5], "the run tunes toward λ 0.5");
+        let log = std::fs::read_to_string(dir.path().join("run.log")).unwrap();
+        let (path, chosen) = crate::log::read_tune_lambdas(&log).unwrap();
+        let lambdas: Vec<f64> = path.iter().map(|p| p.lambda).collect();
+        assert_eq!((lambdas, chosen), (vec![1.0, 0.5], Some(0.5)));
+        // A resume moves the targets to the checkpoint's λ and walks nothing.
+        let (again, events) = began(&mut positions, &settings, Some(begun));
+        assert_eq!(again.unwrap().lambda, Some(0.5));
+        assert_eq!(events, ["held 1 < 20", "resumed 0 2"]);
+        assert_eq!(
+            (positions.relabelled.as_slice(), positions.walked),
+            ([0.5, 0.5].as_slice(), 2)
+        );
+        // Results alone chosen: no second walk of the pulls.
+        let mut results = Toy {
+            lambda: Some(1.0),
+            ..toy(true)
+        };
+        let (begun, _) = began(&mut results, &settings, None);
+        assert_eq!((begun.unwrap().lambda, results.walked), (Some(1.0), 1));
     }
 }

@@ -119,6 +119,9 @@ pub struct Checkpoint<V> {
     /// The settings the run began with (`None` in checkpoints written before they were
     /// recorded).
     pub settings: Option<Settings>,
+    /// The λ the path of λs chose for the training targets (`None`: the targets as loaded);
+    /// a resumed run moves its targets to it again.
+    pub lambda: Option<f64>,
 }
 
 /// A float written as its exact bit pattern (16 hex digits).
@@ -303,6 +306,8 @@ struct CheckpointFile {
     warm_passes: usize,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     settings: Option<Settings>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    lambda: Option<Exact>,
 }
 
 impl<V: Values> Checkpoint<V> {
@@ -337,6 +342,7 @@ impl<V: Values> Checkpoint<V> {
             warm: self.warm,
             warm_passes: self.warm_passes,
             settings: self.settings.clone(),
+            lambda: self.lambda.map(Exact),
         };
         serde_json::to_value(file).expect("a checkpoint is plain data")
     }
@@ -482,6 +488,7 @@ impl CheckpointFile {
             warm: self.warm.filter(|&n| n > 1),
             warm_passes: self.warm_passes,
             settings: self.settings,
+            lambda: self.lambda.map(|l| l.0),
         })
     }
 }
@@ -552,6 +559,7 @@ impl<V> Checkpoint<V> {
             warm: None,
             warm_passes: 0,
             settings: None,
+            lambda: None,
         }
     }
 }

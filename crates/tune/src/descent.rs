@@ -208,6 +208,15 @@ impl<'a, M: Model> Descent<'a, M> {
         self.restart_newton();
     }
 
+    /// The training targets moved to `targets` (one a position): Newton starts again from
+    /// the values the descent stands at, its errors those of the new targets.
+    pub(crate) fn retarget(&mut self, targets: Vec<f32>) {
+        self.ds.set_targets(targets);
+        self.newton = None;
+        self.newton_factor = None;
+        self.refresh();
+    }
+
     /// The same descent with `guards`, anchored where it stands now.
     pub fn guarded(mut self, guards: Guards) -> Self {
         self.guards = guards;

@@ -187,6 +187,7 @@ pub fn tune_engine<E: Traceable>(
         validation: validation_set,
         k,
         fingerprint: 0,
+        labels: None,
     };
     let job = TuneJob {
         settings: tune.settings.clone(),

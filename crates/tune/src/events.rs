@@ -2,6 +2,7 @@
 //! path of pulls, a fresh start or a checkpoint continued) and then the run's own events.
 
 use crate::descent::{Guards, Variable};
+use crate::lambda::{LambdaChoice, LambdaPoint};
 use crate::model::Model;
 use crate::path::{PullChoice, PullPoint};
 use crate::run::Event;
@@ -19,6 +20,10 @@ pub enum JobEvent<'e, M: Model> {
     Pull(PullPoint),
     /// The pull `L2::Auto` chose, and how.
     PullChosen(PullChoice),
+    /// A λ of `Lambda::Auto`'s path solved.
+    Lambda(LambdaPoint),
+    /// The λ `Lambda::Auto` chose, and how.
+    LambdaChosen(LambdaChoice),
     /// A fresh start: the variables tuned and the guards.
     Fresh(usize, Guards),
     /// A checkpoint continued after its passes, with its variables.

@@ -26,7 +26,7 @@
 //! let mut train = LinearDataset::new(&space, &refs, |p| p.result);
 //! train.rescore(&vec![0]);
 //! let validation = LinearDataset::new(&space, &[], |p| p.result);
-//! let mut data = TuneData { train, validation, k: 1.0, fingerprint: 0 };
+//! let mut data = TuneData { train, validation, k: 1.0, fingerprint: 0, labels: None };
 //! let mut job = TuneJob::new(vec![0], vec![Variable { slot: 0, step: 1 }]);
 //! job.settings.min_support = 0;
 //! job.settings.l2 = L2::Fixed(0.0);
@@ -42,9 +42,10 @@ use crate::checkpoint::{fresh, Checkpoint, CheckpointError};
 use crate::descent::{Descent, Guards, Variable};
 use crate::error::mean_error;
 use crate::events::JobEvent;
+use crate::lambda::{LambdaChoice, LambdaPoint, ScoredLabels, LAMBDA_PATH};
 use crate::log::{append_changes, changes, held_names, ValueChange};
 use crate::model::Model;
-use crate::path::{walk, InMemory, PullChoice, PullPoint};
+use crate::path::{walk, walk_path, InMemory, PullChoice, PullPoint, Relabelled};
 use crate::run::{run, RunError, RunOptions, RunResult};
 use crate::settings::{TuneSettings, DEFAULT_L2};
 use std::path::PathBuf;
@@ -63,6 +64,9 @@ pub struct TuneData<M> {
     pub k: f64,
     /// The fingerprint of the positions and labels.
     pub fingerprint: u64,
+    /// Where λ auto walks its path: the training positions' results and scores (their
+    /// targets the results until the path chooses); `None`: the targets are final.
+    pub labels: Option<ScoredLabels>,
 }
 
 /// What a tune does, besides its data.
@@ -234,6 +238,64 @@ impl<M: Model> Beginning for Loaded<'_, M> {
         data.train.rescore(self.start);
         data.validation.rescore(self.start);
         Ok(Some(choice))
+    }
+
+    /// The λs walked at the pull of `guards`, warm from the start, each judged on the
+    /// held-out positions' results (the training targets back to the results after).
+    fn walk_lambdas(
+        &mut self,
+        vars: &[Variable],
+        guards: Guards,
+        on: &mut dyn FnMut(&LambdaPoint),
+    ) -> Result<Option<LambdaChoice>, JobError> {
+        let data = &mut *self.data;
+        let Some(labels) = data.labels.as_ref() else {
+            return Ok(None);
+        };
+        let start_error = mean_error(&data.validation, data.k);
+        let descent = Descent::new(&mut data.train, self.start.clone(), data.k, vars.to_vec());
+        let mut solver = Relabelled {
+            positions: InMemory {
+                descent: descent.guarded(guards),
+                held_out: &mut data.validation,
+            },
+            labels,
+        };
+        let fallback = (1.0, self.interrupt);
+        let l2 = guards.l2;
+        let as_lambda = |p: &PullPoint| LambdaPoint {
+            lambda: p.l2,
+            train: p.train,
+            held_out: p.held_out,
+            iterations: p.iterations,
+        };
+        let walked = walk_path(&mut solver, &LAMBDA_PATH, start_error, fallback, &mut |p| {
+            on(&as_lambda(p))
+        });
+        let Ok(choice) = walked;
+        data.train.set_targets(labels.targets(1.0));
+        data.train.rescore(self.start);
+        data.validation.rescore(self.start);
+        Ok(Some(match choice {
+            PullChoice::Path {
+                l2: lambda,
+                held_out,
+                solved,
+                ..
+            } => LambdaChoice::Path {
+                lambda,
+                held_out,
+                l2,
+                solved,
+            },
+            PullChoice::Default(lambda) => LambdaChoice::Default(lambda),
+        }))
+    }
+
+    fn relabel(&mut self, lambda: f64) {
+        if let Some(labels) = &self.data.labels {
+            self.data.train.set_targets(labels.targets(lambda));
+        }
     }
 
     fn fresh(&mut self, vars: Vec<Variable>, guards: Guards) -> Checkpoint<M::Values> {

@@ -1,7 +1,9 @@
 //! How much of each tuning target is the game result: `λ · result + (1 − λ) · p`, where `p`
-//! is the win probability of the position's own search score in its game. By default λ
-//! follows the data: [`SCORED_LAMBDA`] when every position carries its engine's score, the
-//! result alone otherwise.
+//! is the win probability of the position's search score (its game's engine's, or a
+//! teacher's: `texel label`). By default λ follows the data: where every position carries a
+//! score and positions are held out, a path of λs ([`LAMBDA_PATH`]) is solved and judged on
+//! the held-out positions' *results* (`crate::begin`); [`SCORED_LAMBDA`] where nothing is
+//! held out or the positions are streamed; the result alone where some position has no score.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -14,10 +16,108 @@ use std::str::FromStr;
 /// `reports/sunfish-loop/`).
 pub const SCORED_LAMBDA: f64 = 0.25;
 
+/// The λs the path of `--lambda auto` solves, results alone first: each warm from the one
+/// before, at the pull the path of pulls chose on the results, judged on the held-out
+/// positions' results.
+pub const LAMBDA_PATH: [f64; 5] = [1.0, 0.75, 0.5, 0.25, 0.0];
+
+/// The two labels of each training position: its game's result and its score as a win
+/// probability; the targets of any λ follow from them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ScoredLabels {
+    results: Vec<f32>,
+    scores: Vec<f32>,
+}
+
+impl ScoredLabels {
+    /// The labels of positions whose results are `results` and scores `scores`, in order.
+    ///
+    /// # Panics
+    /// The lists differ in length.
+    pub fn new(results: Vec<f32>, scores: Vec<f32>) -> ScoredLabels {
+        assert_eq!(
+            results.len(),
+            scores.len(),
+            "a result and a score a position"
+        );
+        ScoredLabels { results, scores }
+    }
+
+    /// Every position's target at `lambda`: `λ · result + (1 − λ) · score`.
+    pub fn targets(&self, lambda: f64) -> Vec<f32> {
+        let blend =
+            |(&r, &s): (&f32, &f32)| (lambda * f64::from(r) + (1.0 - lambda) * f64::from(s)) as f32;
+        self.results.iter().zip(&self.scores).map(blend).collect()
+    }
+
+    /// Positions labelled.
+    pub fn len(&self) -> usize {
+        self.results.len()
+    }
+
+    /// Whether no position is labelled.
+    pub fn is_empty(&self) -> bool {
+        self.results.is_empty()
+    }
+}
+
+/// One λ of the path and what its solve reached.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct LambdaPoint {
+    /// The λ.
+    pub lambda: f64,
+    /// The mean training error of the solve's real values, against its blended targets.
+    pub train: f64,
+    /// The mean error of its rounded values on the held-out positions' results.
+    pub held_out: f64,
+    /// Newton iterations the solve took.
+    pub iterations: u64,
+}
+
+/// How a run's λ was chosen.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum LambdaChoice {
+    /// The path's λ whose solution predicts the held-out results best.
+    Path {
+        /// The λ.
+        lambda: f64,
+        /// Its solution's held-out error.
+        held_out: f64,
+        /// The pull the λs were solved at.
+        l2: f64,
+        /// λs solved.
+        solved: usize,
+    },
+    /// Nothing is held out to judge a λ on: [`SCORED_LAMBDA`].
+    Default(f64),
+}
+
+impl LambdaChoice {
+    /// The λ chosen.
+    pub fn lambda(self) -> f64 {
+        match self {
+            LambdaChoice::Path { lambda, .. } | LambdaChoice::Default(lambda) => lambda,
+        }
+    }
+}
+
+/// What the targets are where the path of λs chooses them (`scored` positions, every one
+/// with a score), in words.
+pub fn walking_words(scored: usize) -> String {
+    let path: Vec<String> = LAMBDA_PATH.iter().map(f64::to_string).collect();
+    format!(
+        "targets: every one of the {scored} positions carries a score; λ auto walks the path \
+         of λs ({}), each judged on the held-out positions' results",
+        path.join(", ")
+    )
+}
+
 /// The share of the game result in each target.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub enum Lambda {
-    /// [`SCORED_LAMBDA`] when every position carries a score, 1 (results alone) otherwise.
+    /// Where every position carries a score: chosen on the held-out results by the path
+    /// of λs ([`LAMBDA_PATH`]), [`SCORED_LAMBDA`] where nothing is held out; 1 (results
+    /// alone) where some position has no score.
     #[default]
     Auto,
     /// This share, 0 to 1, whatever the data carries.
@@ -33,7 +133,15 @@ impl Lambda {
     /// Results alone.
     pub const RESULTS: Lambda = Lambda::Given(1.0);
 
-    /// The share for data of `positions` positions of which `scored` carry a score.
+    /// Whether the path of λs chooses λ for data of `positions` positions of which `scored`
+    /// carry a score, `held` held out: λ auto on data where every position has a score and
+    /// the held-out positions can judge.
+    pub fn walks(self, scored: usize, positions: usize, held: usize) -> bool {
+        self == Lambda::Auto && positions > 0 && scored == positions && held > 0
+    }
+
+    /// The share for data of `positions` positions of which `scored` carry a score, where
+    /// no path of λs chooses it.
     pub fn resolve(self, scored: usize, positions: usize) -> f64 {
         match self {
             Lambda::Given(lambda) => lambda,

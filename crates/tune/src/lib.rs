@@ -76,7 +76,10 @@ pub use events::JobEvent;
 pub use holding::{default_budget, in_memory_need, Holding, StreamPlan, StreamWhy};
 pub use jacobian::{Jacobian, RowBuilder, RowSink};
 pub use job::{run_from, JobError, TuneData, TuneJob, Tuned};
-pub use lambda::{Lambda, LambdaError, SCORED_LAMBDA};
+pub use lambda::{
+    walking_words, Lambda, LambdaChoice, LambdaError, LambdaPoint, ScoredLabels, LAMBDA_PATH,
+    SCORED_LAMBDA,
+};
 pub use linear::{LinearDataset, BLOCK};
 pub use model::{Model, Move, Values};
 pub use newton::{COMPOSED_NEWTON_TOLERANCE, MAX_LIFTS, NEWTON_TOLERANCE};

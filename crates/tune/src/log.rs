@@ -124,6 +124,26 @@ pub enum TuneLogLine {
     Changes(ChangesLine),
     /// A pull of the path walked before the passes.
     Pull(PullLine),
+    /// A λ of the path of λs walked before the passes.
+    Lambda(LambdaLine),
+}
+
+/// A λ the path of λs solved, as the tune log keeps it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LambdaLine {
+    /// [`TUNE_LOG_VERSION`].
+    pub version: u32,
+    /// The λ.
+    pub lambda: f64,
+    /// The mean training error of its solve's real values, against its targets.
+    pub lambda_train_error: f64,
+    /// Its rounded values' mean error on the held-out positions' results.
+    pub lambda_held_out_error: f64,
+    /// Newton iterations the solve took.
+    pub iterations: u64,
+    /// Whether the run chose it.
+    pub chosen: bool,
 }
 
 impl VersionedLine for TuneLogLine {
@@ -135,6 +155,7 @@ impl VersionedLine for TuneLogLine {
             TuneLogLine::Pass(p) => p.version,
             TuneLogLine::Changes(c) => c.version,
             TuneLogLine::Pull(p) => p.version,
+            TuneLogLine::Lambda(l) => l.version,
         }
     }
 }
@@ -190,6 +211,58 @@ pub fn read_tune_path(
         });
     }
     Ok((path, start))
+}
+
+/// The path of λs the latest run of a tune log walked (empty: none), and the λ it chose.
+///
+/// # Errors
+/// A line that is not a tune log's.
+pub fn read_tune_lambdas(
+    text: &str,
+) -> Result<(Vec<crate::lambda::LambdaPoint>, Option<f64>), TuneLogError> {
+    let (mut path, mut chosen) = (Vec::new(), None);
+    for record in read_versioned_lines::<TuneLogLine>(text)? {
+        let TuneLogLine::Lambda(l) = record else {
+            continue;
+        };
+        if l.lambda == crate::lambda::LAMBDA_PATH[0] {
+            // A path begins at results alone: a later run's path replaces an earlier one's.
+            (path, chosen) = (Vec::new(), None);
+        }
+        chosen = if l.chosen { Some(l.lambda) } else { chosen };
+        path.push(crate::lambda::LambdaPoint {
+            lambda: l.lambda,
+            train: l.lambda_train_error,
+            held_out: l.lambda_held_out_error,
+            iterations: l.iterations,
+        });
+    }
+    Ok((path, chosen))
+}
+
+/// Appends the path of λs a run walked (`points`, `chosen` the λ it took) to the log at `path`.
+///
+/// # Errors
+/// The log cannot be written.
+pub fn append_lambdas(
+    path: &std::path::Path,
+    points: &[crate::lambda::LambdaPoint],
+    chosen: f64,
+) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut f = texel_files::open_lines_for_append(path)?;
+    for p in points {
+        let line = TuneLogLine::Lambda(LambdaLine {
+            version: TUNE_LOG_VERSION,
+            lambda: p.lambda,
+            lambda_train_error: p.train,
+            lambda_held_out_error: p.held_out,
+            iterations: p.iterations,
+            chosen: p.lambda == chosen,
+        });
+        writeln!(f, "{}", serde_json::to_string(&line).expect("plain data"))?;
+    }
+    Ok(())
 }
 
 /// Appends the path of pulls a run walked (`points`, from a start whose held-out error is

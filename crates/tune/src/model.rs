@@ -34,6 +34,10 @@ pub trait Model: Jacobian + Send + Sync + Sized {
     /// The label of position `i`: White's score from 0 to 1.
     fn target(&self, i: usize) -> f64;
 
+    /// Gives every position a new label (`targets`, one a position, in order): what the
+    /// path of λs moves.
+    fn set_targets(&mut self, targets: Vec<f32>);
+
     /// The cached evaluation of position `i`, whole centipawns from White's view.
     fn eval(&self, i: usize) -> i32;
 

@@ -15,7 +15,7 @@
 
 mod memory;
 
-pub(crate) use memory::InMemory;
+pub(crate) use memory::{InMemory, Relabelled};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The pulls the path solves, strongest first (a pull of λ costs moving a value 100 units
@@ -68,8 +68,9 @@ impl PullChoice {
     }
 }
 
-/// Where the positions answer the path: a Newton solve at a pull, warm-started where the
-/// last one ended, and the held-out error of its values rounded.
+/// Where the positions answer the path: a Newton solve at a pull (or, on the path of λs,
+/// with the targets of a λ), warm-started where the last one ended, and the held-out error
+/// of its values rounded.
 pub(crate) trait PullSolver {
     /// Why a solve failed (reading a file).
     type Error;
@@ -89,12 +90,24 @@ pub(crate) trait PullSolver {
 pub(crate) fn walk<S: PullSolver>(
     solver: &mut S,
     start: f64,
+    fallback: (f64, &AtomicBool),
+    on: &mut dyn FnMut(&PullPoint),
+) -> Result<PullChoice, S::Error> {
+    walk_path(solver, &PULL_PATH, start, fallback, on)
+}
+
+/// Walks `path` with `solver` as [`walk`] walks the pulls (the path of λs walks its λs so:
+/// the first of equals chosen, [`PATIENCE`] worse ones in a row end it).
+pub(crate) fn walk_path<S: PullSolver>(
+    solver: &mut S,
+    path: &[f64],
+    start: f64,
     (fallback, interrupt): (f64, &AtomicBool),
     on: &mut dyn FnMut(&PullPoint),
 ) -> Result<PullChoice, S::Error> {
     let mut best: Option<PullPoint> = None;
     let (mut worse, mut solved) = (0, 0);
-    for &l2 in &PULL_PATH {
+    for &l2 in path {
         if interrupt.load(Ordering::SeqCst) || worse >= PATIENCE {
             break;
         }

@@ -109,6 +109,8 @@ pub struct Positions<M> {
     pub fingerprint: u64,
     /// What was read (lines, positions, time), one or more lines.
     pub about: String,
+    /// Where λ auto walks its path: the training positions' results and scores.
+    pub labels: Option<crate::lambda::ScoredLabels>,
 }
 
 /// The data a tune runs on, with what was read and whether K was fitted.
@@ -251,6 +253,7 @@ pub fn load_data<S: Subject>(
         validation: p.validation,
         k: taken.k,
         fingerprint: p.fingerprint,
+        labels: p.labels,
     };
     Ok(LoadedData {
         data,

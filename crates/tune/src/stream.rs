@@ -33,6 +33,7 @@ use crate::checkpoint::{Checkpoint, RunKind};
 use crate::descent::{DescentState, Guards, NewtonState, Variable};
 use crate::error::{take_k, KChoice, UnfitK};
 use crate::events::JobEvent;
+use crate::lambda::{LambdaChoice, LambdaPoint};
 use crate::linear::LinearDataset;
 use crate::model::Model;
 use crate::newton::FIRST_DAMPING;
@@ -476,6 +477,18 @@ impl Beginning for Stream<'_> {
         let begun = self.checkpoint(vars.to_vec(), guards);
         self.chosen_pull(&begun.descent, on)
     }
+
+    /// Streamed positions take λ as their survey resolved it: no path.
+    fn walk_lambdas(
+        &mut self,
+        _: &[Variable],
+        _: Guards,
+        _: &mut dyn FnMut(&LambdaPoint),
+    ) -> Result<Option<LambdaChoice>, StreamError> {
+        Ok(None)
+    }
+
+    fn relabel(&mut self, _: f64) {}
 
     fn fresh(&mut self, vars: Vec<Variable>, guards: Guards) -> Checkpoint<Vec<i32>> {
         self.checkpoint(vars, guards)

@@ -105,7 +105,11 @@ impl Subject for TraceSubject {
         if !load.split.nothing_held() {
             about += &format!("\n{}", load.split);
         }
-        if let Some(targets) = self.lambda.describe(load.scored, n) {
+        let targets = match load.labels.is_some() {
+            true => Some(crate::lambda::walking_words(load.scored)),
+            false => self.lambda.describe(load.scored, n),
+        };
+        if let Some(targets) = targets {
             about += &format!("\n{targets}");
         }
         Ok(Positions {
@@ -113,6 +117,7 @@ impl Subject for TraceSubject {
             validation: load.validation,
             fingerprint: load.fingerprint,
             about,
+            labels: load.labels,
         })
     }
 

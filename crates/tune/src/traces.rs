@@ -3,7 +3,7 @@
 //! reads them from the file in every pass; their split, targets and fingerprint are the
 //! same either way.
 
-use crate::lambda::Lambda;
+use crate::lambda::{Lambda, ScoredLabels};
 use crate::linear::LinearDataset;
 use crate::model::Model;
 use crate::select::SelectionError;
@@ -31,8 +31,11 @@ pub struct TraceLoad {
     pub fingerprint: u64,
     /// Positions that carry a score (the engine's own win probability).
     pub scored: usize,
-    /// The share of the game result in each target, resolved for these positions.
+    /// The share of the game result in each training target, resolved for these positions
+    /// (1 where λ auto walks its path: the path chooses).
     pub lambda: f64,
+    /// Where λ auto walks its path: the training positions' results and scores.
+    pub labels: Option<ScoredLabels>,
     /// What the held-out split holds.
     pub split: SplitCounts,
 }
@@ -152,22 +155,31 @@ pub(crate) fn held_split<S: PositionSource + ?Sized>(
 /// probability, White's view). Positions without a score keep their result.
 pub fn target(p: &TracedPosition, lambda: f64) -> f32 {
     match p.score {
-        Some(score) if lambda < 1.0 => {
-            (lambda * f64::from(p.result) + (1.0 - lambda) * f64::from(score)) as f32
-        }
+        Some(score) if lambda < 1.0 => blended(p.result, score, lambda),
         _ => p.result,
     }
 }
 
+/// `lambda · result + (1 − lambda) · score`.
+fn blended(result: f32, score: f32, lambda: f64) -> f32 {
+    (lambda * f64::from(result) + (1.0 - lambda) * f64::from(score)) as f32
+}
+
 /// Training and validation sets of a trace, a hash of each position in the source's order,
-/// how many positions carry a score, and the λ their targets were built with.
+/// how many positions carry a score, the λ the training targets were built with (the
+/// held-out positions keep their results), and where λ auto walks its path the training
+/// positions' results and scores.
 pub(crate) struct Split {
     pub train: LinearDataset,
     pub validation: LinearDataset,
     pub hashes: Vec<u64>,
     pub scored: usize,
     pub lambda: f64,
+    pub labels: Option<ScoredLabels>,
 }
+
+/// What a split keeps of each position besides its evaluation: its hash, score and result.
+type Kept = (u64, Option<f32>, f32);
 
 /// The training and validation datasets of the positions of `source` (held out where `held`
 /// says), each tuned toward its [`target`] with `lambda` resolved for them, scored with
@@ -188,35 +200,37 @@ pub(crate) fn split_sets<S: PositionSource + ?Sized>(
             false => train.push(i),
         }
     }
-    // Labelled as if every position had a score; `Auto` on data where some lack one goes
-    // back to the results below.
-    let provisional = lambda.resolve(1, 1);
-    let label = |p: &TracedPosition| target(p, provisional);
-    let hashed = |held: bool| {
-        move |p: &TracedPosition| (position_hash(p, held), p.score.is_some(), p.result)
-    };
+    let result = |p: &TracedPosition| p.result;
+    let kept = |held: bool| move |p: &TracedPosition| (position_hash(p, held), p.score, p.result);
     let sets =
-        LinearDataset::from_source(space, source, &train, label, hashed(false)).and_then(|t| {
-            let v = LinearDataset::from_source(space, source, &validation, label, hashed(true));
+        LinearDataset::from_source(space, source, &train, result, kept(false)).and_then(|t| {
+            let v = LinearDataset::from_source(space, source, &validation, result, kept(true));
             v.map(|v| (t, v))
         });
     // Either set may hold the fault met: the error names the first in the source.
-    let ((mut train, train_hashes), (mut validation, validation_hashes)) =
+    let ((mut train, train_kept), (mut validation, validation_kept)) =
         sets.map_err(|e| first_fault(source).unwrap_or(e))?;
     let start = start.to_vec();
     train.rescore(&start);
     validation.rescore(&start);
-    let scored = train_hashes
-        .iter()
-        .chain(&validation_hashes)
-        .filter(|h| h.1)
+    let scored = (train_kept.iter().chain(&validation_kept))
+        .filter(|h| h.1.is_some())
         .count();
-    let lambda = lambda.resolve(scored, held.len());
-    if lambda != provisional {
-        train.set_targets(train_hashes.iter().map(|h| h.2).collect());
-        validation.set_targets(validation_hashes.iter().map(|h| h.2).collect());
+    let walks = lambda.walks(scored, held.len(), validation_kept.len());
+    let labels = walks.then(|| {
+        let scores = train_kept.iter().map(|h| h.1.unwrap_or(h.2)).collect();
+        ScoredLabels::new(train_kept.iter().map(|h| h.2).collect(), scores)
+    });
+    let lambda = if walks {
+        1.0
+    } else {
+        lambda.resolve(scored, held.len())
+    };
+    if lambda < 1.0 {
+        let blend = |h: &Kept| h.1.map_or(h.2, |s| blended(h.2, s, lambda));
+        train.set_targets(train_kept.iter().map(blend).collect());
     }
-    let (mut t, mut v) = (train_hashes.into_iter(), validation_hashes.into_iter());
+    let (mut t, mut v) = (train_kept.into_iter(), validation_kept.into_iter());
     let hashes = held
         .iter()
         .filter_map(|&held| if held { v.next() } else { t.next() })
@@ -228,6 +242,7 @@ pub(crate) fn split_sets<S: PositionSource + ?Sized>(
         hashes,
         scored,
         lambda,
+        labels,
     })
 }
 
@@ -269,10 +284,11 @@ fn load_from<S: PositionSource + ?Sized>(
     let split = split_sets(&space, source, &held, (&space.defaults(), lambda))?;
     let mut start = fold_space(Fingerprint::new(), &space);
     let lambda = split.lambda;
-    if lambda < 1.0 {
+    if lambda < 1.0 || split.labels.is_some() {
         // Other targets are other data: a checkpoint or verdict of the results alone (or of
-        // another λ) is not taken for these.
-        start = start.u64(lambda.to_bits());
+        // another λ) is not taken for these; the path of λs is a λ of its own.
+        let walked = if split.labels.is_some() { -1.0 } else { lambda };
+        start = start.u64(f64::to_bits(walked));
     }
     let fingerprint = split.hashes.iter().fold(start, |f, &h| f.u64(h)).value();
     Ok(TraceLoad {
@@ -282,6 +298,7 @@ fn load_from<S: PositionSource + ?Sized>(
         fingerprint,
         scored: split.scored,
         lambda,
+        labels: split.labels,
         split: counts,
     })
 }

@@ -134,6 +134,7 @@ fn shipped_split() -> TuneData<Dataset> {
         validation,
         k,
         fingerprint: 0,
+        labels: None,
     }
 }
 

@@ -8,7 +8,8 @@
 ** them from FILE.template) it prints those values as Stash's tuner prints its own, and exits.
 ** With TEXEL_GAME_IN_SCORE set, each position's search score is written as its game. With
 ** TEXEL_SIDE=FILE (a line "game score" for each line of the positions file, the score White's
-** centipawns or "nan"), the positions file's search score holds its line number modulo 2^15
+** centipawns, "nan", or "pP": White's win probability P as it is, a teacher's), the positions
+** file's search score holds its line number modulo 2^15
 ** instead, and each position gets its game and its score (a win probability by Stash's K).
 */
 
@@ -160,8 +161,11 @@ static void texel_read_sides(const char *path, TexelSides *sides, f64 k) {
             capacity *= 2;
             sides->lines = realloc(sides->lines, sizeof(TexelSide) * capacity);
         }
-        const f64 cp = strcmp(score, "nan") ? atof(score) : NAN;
-        sides->lines[sides->size++] = (TexelSide) {game, isnan(cp) ? NAN : 1.0 / (1.0 + exp(-k * cp))};
+        /* "p0.73": a win probability already (a teacher's, White's view), taken as it is. */
+        const int given = score[0] == 'p';
+        const f64 cp = given ? atof(score + 1) : strcmp(score, "nan") ? atof(score) : NAN;
+        const f64 p = given || isnan(cp) ? cp : 1.0 / (1.0 + exp(-k * cp));
+        sides->lines[sides->size++] = (TexelSide) {game, p};
     }
     fclose(f);
 }

@@ -146,6 +146,14 @@ impl Model for Dataset {
         Dataset::target(self, i)
     }
 
+    fn set_targets(&mut self, targets: Vec<f32>) {
+        assert_eq!(targets.len(), self.len(), "one target a position");
+        for (i, target) in targets.into_iter().enumerate() {
+            let label = texel_data::Label::from_score(f64::from(target));
+            self.set_label(i, label.expect("targets are scores from 0 to 1"));
+        }
+    }
+
     fn eval(&self, i: usize) -> i32 {
         Dataset::eval(self, i)
     }

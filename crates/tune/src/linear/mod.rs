@@ -423,12 +423,6 @@ impl LinearDataset {
         self.inner.share_tapers(&self.tapers);
     }
 
-    /// Gives every position a new target (`targets`, one a position, in order).
-    pub(crate) fn set_targets(&mut self, targets: Vec<f32>) {
-        assert_eq!(targets.len(), self.targets.len(), "one target a position");
-        self.targets = targets;
-    }
-
     /// Bytes held in memory.
     pub fn memory_bytes(&self) -> usize {
         4 * self.targets.capacity()
@@ -717,6 +711,11 @@ impl Model for LinearDataset {
 
     fn target(&self, i: usize) -> f64 {
         f64::from(self.targets[i])
+    }
+
+    fn set_targets(&mut self, targets: Vec<f32>) {
+        assert_eq!(targets.len(), self.targets.len(), "one target a position");
+        self.targets = targets;
     }
 
     fn eval(&self, i: usize) -> i32 {

@@ -5,6 +5,7 @@
 use super::PullSolver;
 use crate::descent::Descent;
 use crate::error::mean_error;
+use crate::lambda::ScoredLabels;
 use crate::model::Model;
 use crate::newton::MAX_ITERATIONS;
 use std::convert::Infallible;
@@ -35,5 +36,30 @@ impl<M: Model> PullSolver for InMemory<'_, '_, M> {
     fn held_out(&mut self) -> Result<f64, Infallible> {
         self.held_out.rescore(self.descent.params());
         Ok(mean_error(self.held_out, self.descent.k()))
+    }
+}
+
+/// The positions in memory walking the path of λs: each solve moves the training targets to
+/// a λ's blend of `labels` and goes on warm, at the descent's pull, from the rounded values
+/// the last solve ended at; the held-out positions keep their results.
+pub(crate) struct Relabelled<'a, 'd, M: Model> {
+    /// The descent and the held-out positions.
+    pub positions: InMemory<'a, 'd, M>,
+    /// The training positions' results and scores.
+    pub labels: &'a ScoredLabels,
+}
+
+impl<M: Model> PullSolver for Relabelled<'_, '_, M> {
+    type Error = Infallible;
+
+    fn solve(&mut self, lambda: f64) -> Result<(f64, u64), Infallible> {
+        let descent = &mut self.positions.descent;
+        descent.retarget(self.labels.targets(lambda));
+        let l2 = descent.guards().l2;
+        self.positions.solve(l2)
+    }
+
+    fn held_out(&mut self) -> Result<f64, Infallible> {
+        self.positions.held_out()
     }
 }

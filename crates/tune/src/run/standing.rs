@@ -25,6 +25,8 @@ pub(super) struct Standing<V> {
     pub warm_error: f64,
     /// The settings the run began with, carried into every checkpoint.
     pub settings: Option<texel_run::Settings>,
+    /// The λ of the training targets, carried into every checkpoint.
+    pub lambda: Option<f64>,
 }
 
 impl<V: crate::model::Values> Standing<V> {
@@ -50,6 +52,7 @@ impl<V: crate::model::Values> Standing<V> {
             warm_passes: start.warm_passes,
             warm_error: 0.0,
             settings: start.settings.clone(),
+            lambda: start.lambda,
         }
     }
 
@@ -69,6 +72,7 @@ impl<V: crate::model::Values> Standing<V> {
             warm: self.warm,
             warm_passes: self.warm_passes,
             settings: self.settings.clone(),
+            lambda: self.lambda,
         }
     }
 

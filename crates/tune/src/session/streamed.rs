@@ -186,6 +186,8 @@ fn retyped<M: Model>(e: JobEvent<crate::linear::LinearDataset>) -> JobEvent<M> {
         JobEvent::Held { held, min_support } => JobEvent::Held { held, min_support },
         JobEvent::Pull(p) => JobEvent::Pull(p),
         JobEvent::PullChosen(c) => JobEvent::PullChosen(c),
+        JobEvent::Lambda(p) => JobEvent::Lambda(p),
+        JobEvent::LambdaChosen(c) => JobEvent::LambdaChosen(c),
         JobEvent::Fresh(vars, guards) => JobEvent::Fresh(vars, guards),
         JobEvent::Resumed(passes, vars) => JobEvent::Resumed(passes, vars),
         JobEvent::Run(run) => JobEvent::Run(match run {
