@@ -868,10 +868,15 @@ fn a_streamed_tune_ends_as_the_in_memory_one_and_resumes_after_ctrl_c() {
         c
     };
     let memory = dir.path().join("memory.json");
-    let in_memory = stdout_of(&mut tune(&binary, &memory, &[]).into());
+    let logs = [
+        dir.path().join("memory.log"),
+        dir.path().join("streamed.log"),
+    ];
+    let log = |i: usize| ["--log", logs[i].to_str().unwrap()];
+    let in_memory = stdout_of(&mut tune(&binary, &memory, &log(0)).into());
     let straight = dir.path().join("straight.json");
-    let streamed =
-        stdout_of(&mut tune(&binary, &straight, &["--stream", "--chunk", "30000"]).into());
+    let streamed_flags = [&["--stream", "--chunk", "30000"][..], &log(1)].concat();
+    let streamed = stdout_of(&mut tune(&binary, &straight, &streamed_flags).into());
     // One Newton and one polish: the same values, whether the positions are in memory or
     // read a chunk at a time.
     assert_eq!(
@@ -879,6 +884,13 @@ fn a_streamed_tune_ends_as_the_in_memory_one_and_resumes_after_ctrl_c() {
         values_of_file(&straight),
         "{in_memory}\n{streamed}"
     );
+    // Both logs end with the same last line: what was held and what changed.
+    let last = |i: usize| {
+        let text = std::fs::read_to_string(&logs[i]).unwrap();
+        text.lines().last().unwrap().to_string()
+    };
+    assert!(last(0).contains("\"changes\""), "{}", last(0));
+    assert_eq!(last(1), last(0));
     assert!(!dir.path().join("straight.json.ckpt").exists());
     let out = dir.path().join("stopped.json");
     let stopped = tune(&binary, &out, &["--stream", "--chunk", "30000"]);

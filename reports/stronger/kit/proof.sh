@@ -17,6 +17,7 @@ STASH=${STASH:?set STASH to Stash as released}
 WORK=${WORK:?set WORK}
 export STASH_GIT WORK TEXEL
 R=$1/$2
+NAME=texel-$2
 GAMES=$3
 SEED=$4
 shift 4
@@ -26,8 +27,8 @@ if [ ! -s "$R/tuned.json" ]; then
     --traces "$WORK/stash.bin" --k "$(cat "$WORK/stash.trace.k")" --threads 2 --fresh \
     --out "$R/tuned.json" --report "$R/report.html" "$@" > "$R/output.txt" 2>&1
 fi
-ours=$(bash "$PROJECT/reports/generalise/kit/engine-of.sh" "$R" "texel-$2")
-"$TEXEL" match --engine "name=texel-$2,cmd=$ours" --engine "name=stash-release,cmd=$STASH" \
+ours=$(bash "$PROJECT/reports/generalise/kit/engine-of.sh" "$R" "$NAME")
+"$TEXEL" match --engine "name=$NAME,cmd=$ours" --engine "name=stash-release,cmd=$STASH" \
   --each "nodes=${NODES:-5000}" --games "$GAMES" --openings "$PROJECT/data/openings.epd" \
   --random-plies 2 --seed "$SEED" --concurrency 2 --pgn "$R/match-$SEED.pgn" \
   > "$R/match-$SEED.txt" 2> /dev/null

@@ -157,6 +157,16 @@ impl<S: Subject> Session<S> {
             changes: changes(&start, &tuned, &name),
             kept_start: tuned.kept_start,
         };
+        if let Some(log) = &self.outputs.log {
+            // Every run's log ends with what was held and what changed, as in memory.
+            let (held, changes) = (changed.held.clone(), changed.changes.clone());
+            crate::log::append_changes(log, held, changes).map_err(|cause| {
+                SessionError::Job(crate::job::JobError::Log {
+                    path: log.clone(),
+                    cause,
+                })
+            })?;
+        }
         Ok(Ended {
             tuned: changed,
             data: EndData::Streamed(Some(Box::new(tuned))),
