@@ -209,21 +209,27 @@ impl UciProcess {
         self.ready()
     }
 
-    /// Reads `info` lines until `bestmove` (by `deadline`): the move in `pos`, with the last
-    /// score and depth reported.
-    pub(crate) fn best_move(&mut self, pos: &Chess, deadline: Instant) -> Result<Reply, Failure> {
+    /// Reads `info` lines until `bestmove` (by `deadline`): what they reported, the
+    /// `bestmove` line and its move's text.
+    fn until_best_move(&mut self, deadline: Instant) -> Result<(Info, String, String), Failure> {
         let mut info = Info::default();
         loop {
             let line = self.recv(deadline)?;
             if line.starts_with("info") {
                 info.read(&line);
             } else if let Some(rest) = line.strip_prefix("bestmove") {
-                let text = rest.split_whitespace().next().unwrap_or("");
-                let mv = legal_move(pos, text).ok_or_else(|| Failure::IllegalMove(text.into()))?;
-                let (score, depth) = (info.score, info.depth);
-                return Ok(Reply { mv, score, depth });
+                let text = rest.split_whitespace().next().unwrap_or("").to_string();
+                return Ok((info, line, text));
             }
         }
+    }
+
+    /// The engine's move in `pos` (by `deadline`), with the last score and depth reported.
+    pub(crate) fn best_move(&mut self, pos: &Chess, deadline: Instant) -> Result<Reply, Failure> {
+        let (info, _, text) = self.until_best_move(deadline)?;
+        let mv = legal_move(pos, &text).ok_or(Failure::IllegalMove(text))?;
+        let (score, depth) = (info.score, info.depth);
+        Ok(Reply { mv, score, depth })
     }
 
     /// Searches `pos` (given to the engine as `fen`) with the `go` command `go` and returns
@@ -241,24 +247,16 @@ impl UciProcess {
     ) -> Result<Analysis, Failure> {
         self.send(&format!("position fen {fen}"))?;
         self.send(go)?;
-        let mut info = Info::default();
-        loop {
-            let line = self.recv(deadline)?;
-            if line.starts_with("info") {
-                info.read(&line);
-            } else if let Some(rest) = line.strip_prefix("bestmove") {
-                let text = rest.split_whitespace().next().unwrap_or("");
-                let no_move = pos.legal_moves().is_empty();
-                if !no_move && legal_move(pos, text).is_none() {
-                    return Err(Failure::Garbage(format!("`{line}`: not a legal move")));
-                }
-                let score = info.score.ok_or_else(|| {
-                    Failure::Garbage(format!("`{line}` with no `info ... score` before it"))
-                })?;
-                let (wdl, depth) = (info.wdl, info.depth);
-                return Ok(Analysis { score, wdl, depth });
-            }
+        let (info, line, text) = self.until_best_move(deadline)?;
+        let no_move = pos.legal_moves().is_empty();
+        if !no_move && legal_move(pos, &text).is_none() {
+            return Err(Failure::Garbage(format!("`{line}`: not a legal move")));
         }
+        let score = info.score.ok_or_else(|| {
+            Failure::Garbage(format!("`{line}` with no `info ... score` before it"))
+        })?;
+        let (wdl, depth) = (info.wdl, info.depth);
+        Ok(Analysis { score, wdl, depth })
     }
 
     /// What the engine said last, for a message: its last lines on stdout, and on stderr

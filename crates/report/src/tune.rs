@@ -292,11 +292,10 @@ impl TuneReport {
                 "path-of-lambdas",
                 &lambda_plot(&self.lambdas.0, self.lambdas.1).svg()?,
                 "Each λ --lambda auto solved (results alone, λ 1, on the right; the scores \
-                 alone, λ 0, on the left), every target λ · result + (1 − λ) · score: the \
-                 error of its solution on its own training targets and, rounded, on the \
-                 held-out games' results, which judge every λ alike. The run tunes at the λ \
-                 lowest on the held-out line; a training line that falls as λ falls only says \
-                 the scores are easier to fit than the results.",
+                 alone, λ 0, on the left; every training target λ · result + (1 − λ) · \
+                 score): the error of its solution, rounded, on the held-out games' results, \
+                 which judge every λ alike. The run tunes at the λ lowest on the line (the \
+                 run's output gives each λ's training error too, against its own targets).",
             );
         }
         page.heading("Error against K");
@@ -498,35 +497,24 @@ fn gains_plot(gains: &[(String, f64)]) -> BarPlot {
     }
 }
 
-/// The path of λs: training and held-out errors by λ, and the λ chosen.
+/// The path of λs: the held-out results' error by λ, and the λ chosen. (The training
+/// errors are against each λ's own targets, not comparable: the page's text says them.)
 fn lambda_plot(points: &[LambdaPoint], chosen: Option<f64>) -> LinePlot {
-    let by = |f: fn(&LambdaPoint) -> f64| -> Vec<(f64, f64)> {
-        let mut xy: Vec<(f64, f64)> = points.iter().map(|p| (p.lambda, f(p))).collect();
-        xy.sort_by(|a, b| a.0.total_cmp(&b.0));
-        xy
-    };
-    let held = by(|p| p.held_out);
-    let mut series = vec![
-        Series::new(
-            "held-out games' results",
-            Mark::LineAndPoints,
-            1,
-            held.clone(),
-        ),
-        Series::new(
-            "training targets (real values)",
-            Mark::LineAndPoints,
-            0,
-            by(|p| p.train),
-        ),
-    ];
+    let mut held: Vec<(f64, f64)> = points.iter().map(|p| (p.lambda, p.held_out)).collect();
+    held.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut series = vec![Series::new(
+        "held-out results",
+        Mark::LineAndPoints,
+        1,
+        held.clone(),
+    )];
     if let Some(point) = chosen.and_then(|c| held.iter().find(|p| p.0 == c)) {
         series.push(Series::new("chosen", Mark::Points, 2, vec![*point]));
     }
     LinePlot {
-        title: "Error of each λ's table".into(),
-        x_label: "λ, the share of the game result in each target".into(),
-        y_label: "mean squared error (target − σ(K·eval))²".into(),
+        title: "Each λ's table on the held-out games' results".into(),
+        x_label: "λ, the share of the game result in each training target".into(),
+        y_label: "mean squared error (result − σ(K·eval))²".into(),
         series,
     }
 }
