@@ -41,12 +41,9 @@ impl Scorer {
     fn engine(&mut self) -> Result<&mut UciProcess, Failure> {
         if self.engine.is_none() {
             let t = &self.teacher;
-            let mut options = t.options.clone();
-            let named = |name: &str| options.iter().any(|(n, _)| n.eq_ignore_ascii_case(name));
-            let engine = UciProcess::start(&t.cmd, &t.args, &options, t.hash_mb)?;
-            let mut engine = engine;
+            let named = |name: &str| (t.options.iter()).any(|(n, _)| n.eq_ignore_ascii_case(name));
+            let mut engine = UciProcess::start(&t.cmd, &t.args, &t.options, t.hash_mb)?;
             if engine.offers("UCI_ShowWDL") && !named("UCI_ShowWDL") {
-                options.push(("UCI_ShowWDL".into(), "true".into()));
                 engine.set_option("UCI_ShowWDL", "true")?;
             }
             self.engine = Some(engine);
