@@ -6,7 +6,7 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Instant;
 use texel_eval::{evaluate, parse_fen, Params, Trace, Tracer};
-use texel_tune::Method;
+use texel_solve::Method;
 
 /// 2,000 varied positions sampled from engine games (`data/positions.fen`), one FEN per
 /// line: the default input of `texel bench eval`, built into the binary.
@@ -233,7 +233,7 @@ fn bench_import(args: &BenchArgs) -> Result<()> {
 }
 
 fn bench_tune(args: &BenchArgs) -> Result<()> {
-    use texel_tune::error::{samples, take_k};
+    use texel_solve::error::{samples, take_k};
     let params = Params::default();
     let mut train = bench_load(args, &params)?;
     let k = take_k(None, &samples(&train))?.k;
@@ -241,7 +241,7 @@ fn bench_tune(args: &BenchArgs) -> Result<()> {
     crate::bench_linear::bench_linear_pass(&args.epd, args.repeat, train.len(), rescore_secs)?;
     let vars = texel_dataset::select(&texel_tune::Selection::default())?;
     let n = train.len();
-    let mut descent = texel_tune::Descent::new(&mut train, params, k, vars.clone());
+    let mut descent = texel_solve::Descent::new(&mut train, params, k, vars.clone());
     say!(
         "descent    {:>10.1} bytes/position more while tuning (errors, probe buffers)",
         descent.memory_bytes() as f64 / n as f64
@@ -323,7 +323,7 @@ fn bench_full_passes(train: &mut texel_dataset::Dataset, params: &Params, k: f64
     let start = Instant::now();
     let mut e = 0.0;
     for _ in 0..rounds {
-        e += texel_tune::error::mean_error(train, k);
+        e += texel_solve::error::mean_error(train, k);
     }
     let pass_secs = start.elapsed().as_secs_f64() / rounds as f64;
     say!(
@@ -349,8 +349,8 @@ fn bench_full_passes(train: &mut texel_dataset::Dataset, params: &Params, k: f64
 /// by curves (recomputed from the counts), read by formulas (recomputed from the stored
 /// inputs).
 fn probe_times(
-    descent: &mut texel_tune::Descent<texel_dataset::Dataset>,
-    vars: &[texel_tune::Variable],
+    descent: &mut texel_solve::Descent<texel_dataset::Dataset>,
+    vars: &[texel_solve::Variable],
 ) -> [(f64, usize); 3] {
     let curve_inputs: std::collections::HashSet<usize> = (0..texel_eval::curve::slot_count())
         .flat_map(|d| {

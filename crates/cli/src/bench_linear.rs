@@ -9,8 +9,9 @@ use rayon::prelude::*;
 use std::path::Path;
 use std::time::Instant;
 use texel_eval::{Params, Trace};
+use texel_solve::Model;
 use texel_tune::texel_trace::{Coef, ParamSpace, TracedPosition};
-use texel_tune::{LinearDataset, Model};
+use texel_tune::LinearDataset;
 
 /// The entry of the trace format holding each flat slot of `space`.
 fn entries_by_slot(space: &ParamSpace) -> Vec<u32> {

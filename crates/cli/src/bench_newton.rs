@@ -8,11 +8,10 @@
 use anyhow::Result;
 use std::time::Instant;
 use texel_data::splitmix64;
+use texel_solve::{Method, Variable, ADAM_EPOCHS_PER_PASS};
 use texel_tune::log::PassKind;
 use texel_tune::texel_trace::{Coef, Param, ParamSpace, TracedPosition};
-use texel_tune::{
-    fresh, run, Event, LinearDataset, Method, RunOptions, Variable, ADAM_EPOCHS_PER_PASS,
-};
+use texel_tune::{fresh, run, Event, LinearDataset, RunOptions};
 
 /// The race's shape: material, rank and file tables, and other terms, all tapered.
 fn space() -> ParamSpace {
@@ -94,7 +93,7 @@ pub fn bench_method(n: usize, method: Method) -> Result<()> {
     drop(refs);
     drop(positions);
     let zero = vec![0; space.value_count()];
-    texel_tune::Model::rescore(&mut train, &zero);
+    texel_solve::Model::rescore(&mut train, &zero);
     let mut validation = LinearDataset::new(&space, &[], |p| p.result);
     let vars = (0..space.value_count())
         .map(|slot| Variable { slot, step: 1 })

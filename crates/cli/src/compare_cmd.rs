@@ -13,8 +13,8 @@ use std::process::ExitCode;
 use texel_eval::TermId;
 use texel_lab::report::{KeepRule, DEFAULT_KEEP_MIN_DROP};
 use texel_lab::{Lab, LabSpace, LabSubject, Subject, SubjectKind, Verdict};
+use texel_solve::Model;
 use texel_tune::texel_trace::ParamSpace;
-use texel_tune::Model;
 
 #[derive(Args)]
 pub struct CompareArgs {

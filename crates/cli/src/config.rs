@@ -14,7 +14,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use texel_eval::table::Group;
 use texel_eval::TermId;
-use texel_tune::{Method, RunOptions, Variable};
+use texel_solve::{Method, Variable};
+use texel_tune::RunOptions;
 
 /// The help of `--group`: texel's groups by name, or a trace's.
 fn group_help() -> String {

@@ -12,8 +12,9 @@ use std::time::Instant;
 use texel_dataset::{select, LoadOptions, TableSubject};
 use texel_eval::params::flat_params;
 use texel_eval::Params;
-use texel_tune::error::mean_error;
-use texel_tune::{Event, JobEvent, Method, RunOptions, Selection, TuneJob};
+use texel_solve::error::mean_error;
+use texel_solve::Method;
+use texel_tune::{Event, JobEvent, RunOptions, Selection, TuneJob};
 
 /// A row of the table: a method, coordinate descent possibly with a warm start.
 #[derive(Copy, Clone, Debug)]

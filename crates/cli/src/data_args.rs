@@ -8,8 +8,9 @@ use texel_data::HeldOut;
 use texel_data::{LabelFormat, LabelReading};
 use texel_dataset::{Blend, Dataset, LoadOptions, TableSubject};
 use texel_eval::Params;
-use texel_tune::error::mean_error;
-use texel_tune::{Lambda, Model, Subject, Variable};
+use texel_solve::error::mean_error;
+use texel_solve::{Model, Variable};
+use texel_tune::{Lambda, Subject};
 
 /// Options shared by every command that reads labelled positions (in a tuning config, keys
 /// of the same names).
@@ -278,10 +279,10 @@ pub fn load_subject<S: Subject>(
 
 /// How K was chosen, in words, with the flag that chooses it instead where it was a
 /// convention.
-pub fn k_words(chosen: texel_tune::error::KChoice) -> String {
+pub fn k_words(chosen: texel_solve::error::KChoice) -> String {
     match chosen {
-        texel_tune::error::KChoice::Fitted(_) => chosen.describe(),
-        texel_tune::error::KChoice::Conventional(_) => {
+        texel_solve::error::KChoice::Fitted(_) => chosen.describe(),
+        texel_solve::error::KChoice::Conventional(_) => {
             format!("{}; --k chooses another", chosen.describe())
         }
     }

@@ -155,9 +155,9 @@ pub fn explain_import(e: texel_import::ImportError, flag: &str) -> anyhow::Error
 
 /// What to give when K cannot be fitted (`epd`: the positions are labelled EPD, whose
 /// labels `--stm-labels` reads from the side to move's view).
-pub fn k_hint(unfit: &texel_tune::error::UnfitK, epd: bool) -> &'static str {
+pub fn k_hint(unfit: &texel_solve::error::UnfitK, epd: bool) -> &'static str {
     match unfit {
-        texel_tune::error::UnfitK::Unrelated { .. } if epd => {
+        texel_solve::error::UnfitK::Unrelated { .. } if epd => {
             " with --k; labels from the side to move's view: --labels stm"
         }
         _ => {

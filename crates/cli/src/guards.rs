@@ -2,7 +2,8 @@
 //! support held at their start, the L2 pull toward the start (fixed or chosen on the
 //! validation split), and the declared constraints; the work is [`texel_tune::TuneJob`]'s.
 
-use texel_tune::{JobEvent, LambdaChoice, LambdaPoint, Model, PullChoice, PullPoint};
+use texel_solve::Model;
+use texel_tune::{JobEvent, LambdaChoice, LambdaPoint, PullChoice, PullPoint};
 pub use texel_tune::{DEFAULT_MIN_SUPPORT, L2};
 
 /// Says what a tune job reports before its run: the values held, the trials of `--l2

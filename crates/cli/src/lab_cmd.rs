@@ -14,8 +14,8 @@ use texel_lab::{judged_base, LabEvent, LabJob, LabLog, LabSettings, LabSpace, Pr
 use texel_lab::{LabSubject, Verdict};
 use texel_loop::{GameProver, ProveSettings};
 use texel_run::Rerun;
-use texel_tune::error::{samples, take_k};
-use texel_tune::Model;
+use texel_solve::error::{samples, take_k};
+use texel_solve::Model;
 
 #[derive(Args)]
 pub struct LabArgs {

@@ -10,8 +10,9 @@ use indicatif::ProgressBar;
 use std::process::ExitCode;
 use texel_arena::MatchOptions;
 use texel_loop::{LoopEnd, LoopEvent, LoopJob, LoopSettings, RoundLine, Verdict};
-use texel_tune::error::mean_error;
-use texel_tune::{JobEvent, Model, RunEnd, SessionEvent, Tuned};
+use texel_solve::error::mean_error;
+use texel_solve::Model;
+use texel_tune::{JobEvent, RunEnd, SessionEvent, Tuned};
 
 #[derive(Args, Clone)]
 pub struct LoopArgs {

@@ -10,9 +10,9 @@ use texel_report::games::{loop_page, match_page, read_loop_lines};
 use texel_report::lab::{lab_page, read_lab};
 use texel_report::page::Page;
 use texel_report::tune::{group_gains, PassPoint, StartView, TuneReport};
-use texel_tune::error::samples;
+use texel_solve::error::samples;
+use texel_solve::{Model, Values};
 use texel_tune::texel_trace::ParamSpace;
-use texel_tune::{Model, Values};
 
 #[derive(Args, Clone)]
 #[command(group(ArgGroup::new("kind").required(true).args(["tune_log", "lab", "match_pgn", "loop_dir"])))]

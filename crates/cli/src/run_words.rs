@@ -4,11 +4,9 @@
 
 use crate::memory::MemorySize;
 use anyhow::Result;
+use texel_solve::{Descent, Model, ADAM_EPOCHS_PER_PASS};
 use texel_tune::log::{PassKind, ValueChange};
-use texel_tune::{
-    Cleared, Descent, Event, Model, PassRecord, RunEnd, StreamEvent, StreamWhy, Streamed, Tuned,
-    ADAM_EPOCHS_PER_PASS,
-};
+use texel_tune::{Cleared, Event, PassRecord, RunEnd, StreamEvent, StreamWhy, Streamed, Tuned};
 
 /// Says what `--fresh` cleared of an earlier run.
 pub(crate) fn say_cleared(cleared: &Cleared) {
@@ -143,7 +141,7 @@ impl TuneProgress {
     }
 }
 
-/// What a step off a saddle did, in words (`texel_tune::MAX_LIFTS`).
+/// What a step off a saddle did, in words (`texel_solve::MAX_LIFTS`).
 pub(crate) fn lift_words(values: usize) -> String {
     format!(
         "values flat (a square at a zero sum, a sum weighed by a weight at zero) where Newton \

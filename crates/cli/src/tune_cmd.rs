@@ -8,10 +8,8 @@ use anyhow::Result;
 use std::process::ExitCode;
 use texel_dataset::select;
 use texel_run::{flag_of, values_fingerprint, Role, Settings};
-use texel_tune::{
-    RunOptions, Selection, Session, Streaming, Subject, TraceSubject, TuneSettings, Values,
-    Variable,
-};
+use texel_solve::{Values, Variable};
+use texel_tune::{RunOptions, Selection, Session, Streaming, Subject, TraceSubject, TuneSettings};
 
 /// The values `--group`, `--param`, `--exclude`, `--freeze-material` and `--no-candidates`
 /// pick.
@@ -88,7 +86,7 @@ pub(crate) fn check_tune_ranges(args: &TuneArgs) -> Result<()> {
         p.is_finite() && p >= 0.0,
         "--polish-tolerance must be 0 or above, not {p}"
     );
-    let cd = args.method == texel_tune::Method::Cd;
+    let cd = args.method == texel_solve::Method::Cd;
     anyhow::ensure!(
         args.warm_start.is_none_or(|n| n <= 1) || cd,
         "--warm-start works with --method cd only"

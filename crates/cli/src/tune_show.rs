@@ -9,9 +9,9 @@ use crate::report_cmd::TuneWatch;
 use crate::run_words::{say_changes, say_cleared, say_finished, TuneProgress};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
+use texel_solve::{Descent, Model, Values};
 use texel_tune::{
-    Descent, EndData, Ended, JobEvent, Model, PassRecord, PullChoice, RunEnd, RunOptions,
-    SessionEvent, Values,
+    EndData, Ended, JobEvent, PassRecord, PullChoice, RunEnd, RunOptions, SessionEvent,
 };
 
 /// What `texel tune` shows of a session, and the report page it keeps.
@@ -72,7 +72,7 @@ impl<'a, V: Values> TuneShow<'a, V> {
                 first,
                 seconds,
             } => {
-                let error = texel_tune::error::mean_error(&data.train, data.k);
+                let error = texel_solve::error::mean_error(&data.train, data.k);
                 self.start = (error, data.train.len(), seconds);
                 if let Err(e) = self.begin(data, start, first) {
                     eprintln!("warning: no report page: {e:#}");

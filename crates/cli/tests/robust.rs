@@ -103,7 +103,7 @@ fn resume_refuses_other_data_or_another_selection() {
         texel_eval::Params::default(),
         1.2,
         vars,
-        texel_tune::Guards::default(),
+        texel_solve::Guards::default(),
     );
     state.save(&ckpt).unwrap();
     let resume = |data: &Path, extra: &[&str]| {

@@ -7,7 +7,7 @@ use crate::dataset::Dataset;
 use crate::load::{LoadError, LoadReport};
 use texel_data::Label;
 use texel_files::Fingerprint;
-use texel_tune::error::{choose_k, real_sigmoid};
+use texel_solve::error::{choose_k, real_sigmoid};
 use texel_tune::{Lambda, ScoredLabels};
 
 /// How targets mix in the engines' scores.

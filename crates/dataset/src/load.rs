@@ -220,7 +220,7 @@ pub enum LoadError {
     NoScores,
     /// K cannot be fitted to turn scores into win probabilities.
     #[error("cannot fit the K that turns scores into win probabilities: {0}")]
-    BlendK(#[from] texel_tune::error::UnfitK),
+    BlendK(#[from] texel_solve::error::UnfitK),
 }
 
 /// One parsed line: the position with its label, its hash and its label format.

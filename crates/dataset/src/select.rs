@@ -4,7 +4,8 @@ use texel_eval::params::flat_params;
 use texel_eval::params::Handle as _;
 use texel_eval::table::{Group, PIECE_VALUE};
 use texel_eval::TermId;
-use texel_tune::{Selection, SelectionError, Variable};
+use texel_solve::Variable;
+use texel_tune::{Selection, SelectionError};
 
 fn term(name: &str) -> Result<TermId, SelectionError> {
     TermId::by_name(name).ok_or_else(|| SelectionError::UnknownTerm(name.to_string()))

@@ -10,8 +10,9 @@ use std::time::Instant;
 use texel_eval::params::{flat_params, param_space, to_rust};
 use texel_eval::Params;
 use texel_files::write_atomically;
+use texel_solve::Variable;
 use texel_trace::ParamSpace;
-use texel_tune::{Positions, Subject, SubjectError, Variable};
+use texel_tune::{Positions, Subject, SubjectError};
 
 /// texel's table tuned on labelled EPD files.
 #[derive(Clone, Debug)]

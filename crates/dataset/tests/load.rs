@@ -237,7 +237,7 @@ fn side_to_move_labels_are_read_from_white() {
     .unwrap();
     // Black to move won: a white pawn up loses, so the error at a positive score is large.
     assert_eq!(train.len(), 1);
-    let err = texel_tune::error::mean_error(&train, 1.0);
+    let err = texel_solve::error::mean_error(&train, 1.0);
     assert!(err > 0.25, "{err}");
 }
 
@@ -288,7 +288,8 @@ fn load_steps_are_timed_on_good_lines_up_to_the_limit() {
 #[test]
 fn scores_mix_into_the_targets_of_the_positions_that_carry_one() {
     use texel_dataset::{blended_target, Blend};
-    use texel_tune::{Lambda, Model};
+    use texel_solve::Model;
+    use texel_tune::Lambda;
     let dir = tempfile::tempdir().unwrap();
     let white = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 1";
     let black = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";

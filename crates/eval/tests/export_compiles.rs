@@ -36,14 +36,30 @@ const PRINTER: &str = r#"fn main() {
 }
 "#;
 
-/// The workspace crates the eval crate depends on: the `path = "../NAME"` entries of its
-/// manifest.
-fn dependencies(manifest: &str) -> Vec<String> {
+/// The workspace crates a manifest names: its `path = "../NAME"` entries.
+fn path_entries(manifest: &str) -> Vec<String> {
     manifest
         .lines()
         .filter_map(|l| l.split("path = \"../").nth(1)?.split('"').next())
         .map(str::to_string)
         .collect()
+}
+
+/// The workspace crates the crate at `crate_dir` depends on, directly or through another
+/// (`crates` holds them all).
+fn dependencies(crate_dir: &Path, crates: &Path) -> Vec<String> {
+    let manifest = |dir: &Path| std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    let mut names = path_entries(&manifest(crate_dir));
+    let mut next = 0;
+    while next < names.len() {
+        for name in path_entries(&manifest(&crates.join(&names[next]))) {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        next += 1;
+    }
+    names
 }
 
 #[test]
@@ -61,7 +77,7 @@ fn exported_table_compiles_and_evaluates_identically() {
     let _ = std::fs::remove_dir_all(copy.join("src"));
     copy_dir(&crate_dir.join("src"), &copy.join("src"));
     // The crates it depends on, as they are.
-    let names = dependencies(&std::fs::read_to_string(crate_dir.join("Cargo.toml")).unwrap());
+    let names = dependencies(&crate_dir, &workspace.join("crates"));
     assert!(names.contains(&"trace".to_string()), "{names:?}");
     for name in &names {
         let dependency = root.join("crates").join(name);

@@ -13,9 +13,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use texel_files::Fingerprint;
 use texel_files::{open_lines_for_append, read_versioned_lines, write_atomically};
 use texel_run::{remove_if_there, Rerun, Rerunning, RunFileError};
+use texel_solve::{Model, Values};
 use texel_tune::SelectionError;
 use texel_tune::TuneData;
-use texel_tune::{Model, Values};
 
 /// Why a lab run cannot go on.
 #[derive(Debug, thiserror::Error)]

@@ -15,11 +15,11 @@ use std::time::Instant;
 use texel_dataset::{select, Dataset};
 use texel_eval::params::Group;
 use texel_eval::TermId;
+use texel_solve::error::mean_error;
+use texel_solve::{Descent, Variable};
+use texel_solve::{Model, Values};
 use texel_trace::ParamSpace;
-use texel_tune::error::mean_error;
 use texel_tune::{select_in_space, Selection, SelectionError};
-use texel_tune::{Descent, Variable};
-use texel_tune::{Model, Values};
 
 /// What the lab judges.
 #[derive(Clone, Debug, PartialEq, Eq)]

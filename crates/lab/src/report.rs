@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use texel_arena::sprt::SprtTest;
-use texel_tune::Values;
+use texel_solve::Values;
 
 /// When a verdict keeps its subject: the gain (validation when there is a validation set)
 /// is above zero and at least this share of the held error.

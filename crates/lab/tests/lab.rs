@@ -7,9 +7,10 @@ use texel_lab::report::{GameProof, KeepRule, LabReport};
 use texel_lab::{LabEvent, LabJob, LabLog, LabSettings, LabSpace};
 use texel_lab::{ProveError, Prover, SubjectError, Verdict};
 use texel_run::Rerun;
+use texel_solve::Model;
 use texel_tune::texel_trace::{Coef, Param, ParamSpace, TracedPosition};
+use texel_tune::LinearDataset;
 use texel_tune::TuneData;
-use texel_tune::{LinearDataset, Model};
 
 /// PAWN (established, 100 a pawn), BONUS (a candidate worth 50 in the labels) and NOISE (a
 /// candidate the labels do not follow), all in group `material`.

@@ -3,9 +3,10 @@
 
 use crate::page::Page;
 use crate::plot::{Bar, BarPlot, LinePlot, Mark, PlotError, Series};
-use texel_tune::error::{chunked_sum, mean_error, samples, sigmoid, squared_error};
+use texel_solve::error::{chunked_sum, mean_error, samples, sigmoid, squared_error};
+use texel_solve::{Model, Values};
 use texel_tune::texel_trace::ParamSpace;
-use texel_tune::{LambdaPoint, Model, PullPoint, Values};
+use texel_tune::{LambdaPoint, PullPoint};
 
 /// One pass of the run, as its log line tells it.
 #[derive(Copy, Clone, Debug, PartialEq)]

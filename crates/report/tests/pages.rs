@@ -390,7 +390,7 @@ fn the_k_curve_of_the_start_table_is_lowest_at_the_fitted_k() {
             (q, p)
         })
         .collect();
-    let k = texel_tune::error::fit_k(&samples);
+    let k = texel_solve::error::fit_k(&samples);
     let view = texel_report::tune::StartView::new(&samples, k);
     let lowest = view
         .k_curve

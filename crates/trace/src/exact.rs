@@ -4,18 +4,13 @@
 //! where the 64-bit arithmetic lands a hair beside the half.
 
 use crate::text::TracedPosition;
+use texel_solve::SLACK;
 
 /// The largest denominator a phase or scale is read as a fraction of: an engine's phase
 /// steps (24, 64, 128, 256) and scales (64, 128) are far below it, and two fractions with
 /// denominators up to it lie further apart than a 32-bit float's rounding step below 2, so
 /// at most one of them is read for a given float.
 pub const MAX_DENOMINATOR: u64 = 2048;
-
-/// How far beside a half (or a zero) a 64-bit evaluation may land and still be that half
-/// (or zero): its arithmetic errs by about 1e-12 on evaluations of thousands of
-/// centipawns, while a fraction an engine can mean (denominators up to
-/// [`MAX_DENOMINATOR`]², times whole values) lies at least 1e-7 from any half.
-pub const SLACK: f64 = 1e-9;
 
 /// The fraction `x` stands for: the one with the smallest denominator up to the largest
 /// that keeps it unique at `x`'s size (at most [`MAX_DENOMINATOR`]) whose nearest 32-bit
@@ -51,13 +46,6 @@ pub fn exact_fraction(x: f32) -> f64 {
         rest = 1.0 / (rest - whole);
     }
     wide
-}
-
-/// An evaluation in whole centipawns, as an engine computes it: to the nearest, a half away
-/// from zero (12.5 is 13, −12.5 is −13), a half being judged within [`SLACK`].
-#[inline]
-pub fn centipawns(eval: f64) -> i32 {
-    (eval + SLACK.copysign(eval)).round() as i32
 }
 
 /// Whether an endgame score is zero (within [`SLACK`]): a complexity does not move it.
@@ -126,21 +114,6 @@ mod tests {
         let x = std::f32::consts::FRAC_1_SQRT_2;
         assert_eq!(exact_fraction(x), f64::from(x));
         assert!(exact_fraction(f32::NAN).is_nan());
-    }
-
-    #[test]
-    fn a_half_rounds_away_from_zero_even_a_hair_beside_it() {
-        // A middlegame score of 36 and an endgame score of 9 at phase 7/24: 10.5 + 6.375.
-        let (p, e) = (7.0 / 24.0, 17.0 / 24.0);
-        let half = p * 36.0;
-        assert_eq!(centipawns(half), 11);
-        assert_eq!(centipawns(p * 36.0 + e * 9.0), 17);
-        assert_eq!(centipawns(-half), -11);
-        assert_eq!(centipawns(12.5 - 1e-12), 13);
-        assert_eq!(centipawns(-12.5 + 1e-12), -13);
-        assert_eq!(centipawns(12.4999), 12);
-        assert_eq!(centipawns(-0.4), 0);
-        assert_eq!(centipawns(2.999_999_999_999), 3);
     }
 
     #[test]

@@ -7,14 +7,14 @@
 //! [`JobEvent`]s.
 
 use crate::checkpoint::Checkpoint;
-use crate::descent::{Guards, Variable};
 use crate::events::JobEvent;
 use crate::lambda::{LambdaChoice, LambdaPoint};
-use crate::model::Model;
 use crate::path::{PullChoice, PullPoint};
 use crate::run::RunError;
 use crate::settings::{TuneSettings, DEFAULT_L2, L2};
 use texel_run::Settings;
+use texel_solve::descent::{Guards, Variable};
+use texel_solve::model::Model;
 
 /// What a tune's beginning asks of its positions.
 pub(crate) trait Beginning {
@@ -230,9 +230,9 @@ fn hold_unsupported<T: Clone>(
 mod tests {
     use super::*;
     use crate::checkpoint::RunKind;
-    use crate::descent::DescentState;
     use crate::linear::LinearDataset;
     use crate::run::RunError;
+    use texel_solve::descent::DescentState;
 
     /// Positions where value `v` counts in `support[v]` positions, whose path of pulls ends
     /// at the pull 10 (when anything is held out), and whose checkpoints carry `data`.

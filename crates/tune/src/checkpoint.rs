@@ -1,13 +1,13 @@
 //! Checkpoints: everything a run needs to go on exactly where it stopped, written as
 //! versioned JSON (floats as their exact bit patterns) and checked before use.
 
-use crate::descent::{AdamState, Cursor, DescentState, Guards, NewtonState, Variable};
-use crate::model::{Model, Values};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use texel_files::write_atomically;
 use texel_run::Settings;
+use texel_solve::descent::{AdamState, Cursor, DescentState, Guards, NewtonState, Variable};
+use texel_solve::model::{Model, Values};
 
 /// The checkpoint format written now.
 const FORMAT: &str = "texel-checkpoint-7";
@@ -511,29 +511,11 @@ pub fn fresh<M: Model>(
     vars: Vec<Variable>,
     guards: Guards,
 ) -> Checkpoint<M::Values> {
-    let sum = crate::error::chunked_sum(train.len(), |i| {
-        crate::error::squared_error(k, train.eval(i), train.target(i))
+    let sum = texel_solve::error::chunked_sum(train.len(), |i| {
+        texel_solve::error::squared_error(k, train.eval(i), train.target(i))
     });
     let start = DescentState::starting(params, guards, sum, vars.len());
     Checkpoint::begun(RunKind::Memory, (k, data, train.len()), start, vars)
-}
-
-impl<V: Clone> DescentState<V> {
-    /// A descent of `vars` variables that has not moved from `params` (the pull's anchor
-    /// too), whose summed error is `sum` (NaN: not read yet), Newton not begun.
-    pub(crate) fn starting(params: V, guards: Guards, sum: f64, vars: usize) -> Self {
-        DescentState {
-            sum,
-            anchor: params.clone(),
-            guards,
-            params,
-            gains: vec![(0.0, 0); vars],
-            probes: 0,
-            cursor: Cursor::default(),
-            adam: None,
-            newton: None,
-        }
-    }
 }
 
 impl<V> Checkpoint<V> {

@@ -45,16 +45,16 @@
 //! assert_eq!(tuned.values, vec![100]);
 //! ```
 
-use crate::error::{mean_error, samples, take_k, UnfitK};
 use crate::job::{JobError, TuneData, TuneJob};
 use crate::lambda::Lambda;
-use crate::model::Model;
 use crate::select::{select_in_space, Selection, SelectionError};
 use crate::settings::TuneSettings;
 use crate::settings::L2;
 use crate::traces::{held_split, split_sets};
 use std::sync::atomic::AtomicBool;
 use texel_data::HeldOut;
+use texel_solve::error::{mean_error, samples, take_k, UnfitK};
+use texel_solve::model::Model;
 use texel_trace::{ParamSpace, TracedPosition};
 
 /// An evaluation a Rust engine lets the tuner see: its parameters, and what each one

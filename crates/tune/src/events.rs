@@ -1,11 +1,11 @@
 //! What a tune reports on its way, in memory or streamed: its beginning (values held, the
 //! path of pulls, a fresh start or a checkpoint continued) and then the run's own events.
 
-use crate::descent::{Guards, Variable};
 use crate::lambda::{LambdaChoice, LambdaPoint};
-use crate::model::Model;
 use crate::path::{PullChoice, PullPoint};
 use crate::run::Event;
+use texel_solve::descent::{Guards, Variable};
+use texel_solve::model::Model;
 
 /// What a tune reports on its way.
 pub enum JobEvent<'e, M: Model> {

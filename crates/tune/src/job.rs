@@ -7,7 +7,8 @@
 //!
 //! ```
 //! use texel_tune::texel_trace::{Coef, Param, ParamSpace, TracedPosition};
-//! use texel_tune::{LinearDataset, Model, RunOptions, TuneData, TuneJob, Variable, L2};
+//! use texel_solve::{Model, Variable};
+//! use texel_tune::{LinearDataset, RunOptions, TuneData, TuneJob, L2};
 //!
 //! // One plain value: centipawns per pawn White has more; labels of 100 a pawn at K = 1.
 //! let pawn = Param { name: "PAWN".into(), len: 1, tapered: false, default: vec![0],
@@ -39,18 +40,18 @@
 
 use crate::begin::{begin, Beginning, NothingToTune};
 use crate::checkpoint::{fresh, Checkpoint, CheckpointError};
-use crate::descent::{Descent, Guards, Variable};
-use crate::error::mean_error;
 use crate::events::JobEvent;
 use crate::lambda::{LambdaChoice, LambdaPoint, ScoredLabels, LAMBDA_PATH};
 use crate::log::{append_changes, changes, held_names, ValueChange};
-use crate::model::Model;
 use crate::path::{walk, walk_path, InMemory, PullChoice, PullPoint, Relabelled};
 use crate::run::{run, RunError, RunOptions, RunResult};
 use crate::settings::{TuneSettings, DEFAULT_L2};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use texel_run::Settings;
+use texel_solve::descent::{Descent, Guards, Variable};
+use texel_solve::error::mean_error;
+use texel_solve::model::Model;
 
 /// The data a tune runs on: training and validation sets scored with the start, `K`, and
 /// the fingerprint a checkpoint is made for.
@@ -136,7 +137,7 @@ pub enum JobError {
     },
 }
 
-impl<V: crate::model::Values> TuneJob<V> {
+impl<V: texel_solve::model::Values> TuneJob<V> {
     /// Runs the whole tune on `data`, reporting to `on`, until it ends or `interrupt` is raised:
     /// begins ([`TuneJob::begin`]), runs, and lists what changed, by `name` (a value's name
     /// by slot), in the log's last line too (an interrupted run's as well).

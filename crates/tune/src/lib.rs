@@ -37,52 +37,36 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-pub mod adam;
 mod begin;
 mod checkpoint;
-mod descent;
 mod engine;
-pub mod error;
 mod events;
-mod gradient;
 mod holding;
-mod jacobian;
 mod job;
 mod lambda;
 mod linear;
 pub mod log;
-mod model;
-pub mod newton;
 mod outputs;
 mod path;
-mod polish;
 mod run;
 mod select;
 mod session;
 mod settings;
-mod sigmoid;
 mod stream;
 mod trace_subject;
 mod traces;
 
-pub use adam::{Method, ADAM_EPOCHS_PER_PASS, ADAM_TOLERANCE};
 pub use begin::NothingToTune;
 pub use checkpoint::{checkpoint_kind, fresh, Checkpoint, CheckpointError, RunKind};
-pub use descent::{
-    AdamState, Cursor, Descent, DescentState, Guards, NewtonState, PassSummary, Variable,
-};
 pub use engine::{tune_engine, EngineTune, EngineTuneError, EngineTuned, Traceable};
 pub use events::JobEvent;
 pub use holding::{default_budget, in_memory_need, Holding, StreamPlan, StreamWhy};
-pub use jacobian::{Jacobian, RowBuilder, RowSink};
 pub use job::{run_from, JobError, TuneData, TuneJob, Tuned};
 pub use lambda::{
     walking_words, Lambda, LambdaChoice, LambdaError, LambdaPoint, ScoredLabels, LAMBDA_PATH,
     SCORED_LAMBDA,
 };
 pub use linear::{LinearDataset, BLOCK};
-pub use model::{Model, Move, Values};
-pub use newton::{COMPOSED_NEWTON_TOLERANCE, MAX_LIFTS, NEWTON_TOLERANCE};
 pub use outputs::{Cleared, OutputError, Outputs};
 pub use path::{PullChoice, PullPoint, PATIENCE, PULL_PATH};
 pub use run::{

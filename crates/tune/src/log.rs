@@ -65,7 +65,7 @@ pub fn data_id(fingerprint: u64) -> String {
 pub enum PassKind {
     /// A Newton iteration in real numbers.
     Newton,
-    /// [`crate::adam::ADAM_EPOCHS_PER_PASS`] Adam epochs in real numbers.
+    /// [`texel_solve::adam::ADAM_EPOCHS_PER_PASS`] Adam epochs in real numbers.
     Adam,
     /// A pass of coordinate descent (a warm start's, the polish's or `cd`'s).
     Descent,
@@ -305,13 +305,13 @@ pub fn kept_pass(passes: &[PassLine]) -> Option<&PassLine> {
 
 /// Every value `after` changed from `before` by slot, named by `name`, with its support
 /// in `train`: the largest change first (ties by slot).
-pub fn changes<M: crate::model::Model>(
+pub fn changes<M: texel_solve::model::Model>(
     before: &M::Values,
     after: &M::Values,
     train: &M,
     name: &dyn Fn(usize) -> String,
 ) -> Vec<ValueChange> {
-    use crate::model::Values;
+    use texel_solve::model::Values;
     let (before, after) = (before.values(), after.values());
     let mut slots: Vec<usize> = (0..before.len())
         .filter(|&i| before[i] != after[i])
@@ -331,8 +331,8 @@ pub fn changes<M: crate::model::Model>(
 /// The names (by `name`) of the variables of `selected` that `tuned` leaves out: the values
 /// held for want of support.
 pub fn held_names(
-    selected: &[crate::descent::Variable],
-    tuned: &[crate::descent::Variable],
+    selected: &[texel_solve::descent::Variable],
+    tuned: &[texel_solve::descent::Variable],
     name: &dyn Fn(usize) -> String,
 ) -> Vec<String> {
     selected

@@ -6,15 +6,15 @@ mod runner;
 mod standing;
 mod tuner;
 
-use crate::adam::Method;
 use crate::checkpoint::CheckpointError;
-use crate::descent::{Descent, PassSummary};
 use crate::log::PassKind;
-use crate::model::Model;
 pub use memory::run;
 pub(crate) use runner::drive;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+use texel_solve::adam::Method;
+use texel_solve::descent::{Descent, PassSummary};
+use texel_solve::model::Model;
 pub(crate) use tuner::Tuner;
 
 /// How a run goes.

@@ -1,7 +1,7 @@
 //! Which parameters a run tunes: the choice, and its variables in an outside parameter
 //! space (texel's own table: `texel_dataset::select`).
 
-use crate::descent::Variable;
+use texel_solve::descent::Variable;
 
 /// The choice of terms to tune: by default the whole table.
 #[derive(Clone, Debug, Default)]

@@ -6,12 +6,9 @@
 //! fronts that show the [`SessionEvent`]s.
 
 use crate::checkpoint::{Checkpoint, CheckpointError, RunKind};
-use crate::descent::Variable;
-use crate::error::{samples, single_result, take_k, KChoice, UnfitK};
 use crate::events::JobEvent;
 use crate::holding::{StreamPlan, StreamWhy};
 use crate::job::{JobError, TuneData, TuneJob, Tuned};
-use crate::model::{Model, Values};
 use crate::outputs::{Cleared, OutputError, Outputs};
 use crate::run::RunEnd;
 use crate::settings::TuneSettings;
@@ -20,6 +17,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use texel_files::RunLocks;
 use texel_run::{SettingChanged, Settings};
+use texel_solve::descent::Variable;
+use texel_solve::error::{samples, single_result, take_k, KChoice, UnfitK};
+use texel_solve::model::{Model, Values};
 use texel_trace::ParamSpace;
 
 mod streamed;

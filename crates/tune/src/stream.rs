@@ -15,7 +15,7 @@
 //! the largest that lowers the objective by Armijo's share is taken; Levenberg-Marquardt's
 //! damping shrinks after a full step and grows after a cut one). Newton stops when an
 //! iteration lowers the objective by less than `NEWTON_TOLERANCE` of it. The values are
-//! then rounded and polished on the integer lattice by the rounds of `crate::polish`, the
+//! then rounded and polished on the integer lattice by the rounds of `texel_solve::polish`, the
 //! in-memory run's polish of a trace: a pass probes every value one up and one down (the
 //! exact change of the rounded evaluations' error), then passes of trials take the best
 //! sets of the moves that gain. Chunks are summed in order and each chunk's sums in a fixed
@@ -30,13 +30,9 @@
 
 use crate::begin::{begin, Beginning, NothingToTune};
 use crate::checkpoint::{Checkpoint, RunKind};
-use crate::descent::{DescentState, Guards, NewtonState, Variable};
-use crate::error::{take_k, KChoice, UnfitK};
 use crate::events::JobEvent;
 use crate::lambda::{LambdaChoice, LambdaPoint};
 use crate::linear::LinearDataset;
-use crate::model::Model;
-use crate::newton::FIRST_DAMPING;
 use crate::path::{PullChoice, PullPoint};
 use crate::run::{RunEnd, RunError, RunResult, Unstreamed};
 use crate::settings::{Streaming, TuneSettings};
@@ -45,6 +41,10 @@ use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use texel_data::HeldOut;
 use texel_run::Settings;
+use texel_solve::descent::{DescentState, Guards, NewtonState, Variable};
+use texel_solve::error::{take_k, KChoice, UnfitK};
+use texel_solve::model::Model;
+use texel_solve::newton::FIRST_DAMPING;
 use texel_trace::{BinaryTrace, TraceError};
 use tuner::StreamTuner;
 
@@ -344,7 +344,7 @@ impl Stream<'_> {
         asked: &[usize],
     ) -> Result<Streamed, StreamError> {
         let values = result.params;
-        let table = crate::error::SigmoidTable::new(self.k);
+        let table = texel_solve::error::SigmoidTable::new(self.k);
         let sum = match tuner.values == values && tuner.sum().is_some() {
             true => tuner.sum().unwrap_or_default(),
             false => self.whole(|| self.integer_sum(false, &values, &table))?,
@@ -419,11 +419,11 @@ impl Stream<'_> {
         Ok(ds)
     }
 
-    /// The evaluations at the start and targets of the first [`crate::error::K_SAMPLE`]
+    /// The evaluations at the start and targets of the first [`texel_solve::error::K_SAMPLE`]
     /// training positions, as in memory: what K is chosen on and saturation judged by.
     fn start_samples(&self) -> Result<Vec<(i32, f64)>, StreamError> {
         let trained = (0..self.trace.len()).filter(|&i| !self.held[i]);
-        let first: Vec<usize> = trained.take(crate::error::K_SAMPLE).collect();
+        let first: Vec<usize> = trained.take(texel_solve::error::K_SAMPLE).collect();
         if first.is_empty() {
             return Err(StreamError::Empty);
         }

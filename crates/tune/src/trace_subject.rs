@@ -2,11 +2,9 @@
 //! loaded into memory (`crate::traces`), or read from its file in every pass where the run
 //! streams (`crate::holding`).
 
-use crate::descent::Variable;
 use crate::holding::{stream_why, Holding, StreamPlan};
 use crate::lambda::Lambda;
 use crate::linear::LinearDataset;
-use crate::model::Model;
 use crate::select::{select_in_space, Selection};
 use crate::session::{Positions, Subject, SubjectError};
 use crate::traces::{load_traces, TraceSubjectError};
@@ -14,6 +12,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 use texel_data::HeldOut;
+use texel_solve::descent::Variable;
+use texel_solve::model::Model;
 use texel_trace::{read_space, BinaryTrace, ParamSpace};
 
 /// An outside engine's evaluation read from a trace, as a [`Subject`] of a tune: the space

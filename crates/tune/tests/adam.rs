@@ -9,20 +9,18 @@ use common::{data, on_threads};
 use std::sync::atomic::{AtomicBool, Ordering};
 use texel_dataset::{select, Dataset};
 use texel_eval::Params;
-use texel_tune::error::{fit_k, samples};
+use texel_solve::error::{fit_k, samples};
+use texel_solve::{Method, ADAM_EPOCHS_PER_PASS};
 use texel_tune::log::PassKind;
-use texel_tune::{
-    fresh, run, Checkpoint, Event, Method, RunEnd, RunOptions, RunResult, Selection,
-    ADAM_EPOCHS_PER_PASS,
-};
+use texel_tune::{fresh, run, Checkpoint, Event, RunEnd, RunOptions, RunResult, Selection};
 
-const GUARDS: texel_tune::Guards = texel_tune::Guards {
+const GUARDS: texel_solve::Guards = texel_solve::Guards {
     l2: 0.1,
     constraints: true,
 };
 
 /// Linear values, curve inputs (mobility) and formula weights (king attack, scale rules).
-fn vars() -> Vec<texel_tune::Variable> {
+fn vars() -> Vec<texel_solve::Variable> {
     let groups = ["KnightV", "KingV", "ScaleV", "PassedV"];
     select(&Selection {
         groups: groups.iter().map(|g| g.to_string()).collect(),

@@ -5,8 +5,9 @@ use std::sync::atomic::AtomicBool;
 use texel_data::{parse_line, Labelled};
 use texel_dataset::{load, select, Dataset, LoadOptions};
 use texel_eval::{evaluate, Params};
-use texel_tune::error::{fit_k, mean_error, samples, squared_error};
-use texel_tune::{Descent, Selection};
+use texel_solve::error::{fit_k, mean_error, samples, squared_error};
+use texel_solve::Descent;
+use texel_tune::Selection;
 
 /// The first `n` labelled positions of the shipped data set.
 fn labelled(n: usize) -> Vec<Labelled> {
@@ -166,7 +167,7 @@ fn a_value_far_from_its_optimum_gets_there_in_few_probes_and_ends_at_a_local_opt
     let mut start = Params::default();
     start.set_flat(knight, start.flat()[knight] - 300);
     ds.rescore(&start);
-    let var = texel_tune::Variable {
+    let var = texel_solve::Variable {
         slot: knight,
         step: 1,
     };

@@ -27,7 +27,7 @@ fn real() -> &'static str {
             ..Default::default()
         })
         .unwrap();
-        let guards = texel_tune::Guards {
+        let guards = texel_solve::Guards {
             l2: 0.1,
             constraints: true,
         };

@@ -7,8 +7,9 @@ mod common;
 use std::collections::HashSet;
 use texel_dataset::{select, Dataset};
 use texel_eval::Params;
-use texel_tune::error::{fit_k, samples};
-use texel_tune::{Descent, Selection, Variable};
+use texel_solve::error::{fit_k, samples};
+use texel_solve::{Descent, Variable};
+use texel_tune::Selection;
 
 fn dataset(n: usize) -> (Dataset, f64) {
     let (ds, _, _) = common::data(n, &Params::default(), 0);

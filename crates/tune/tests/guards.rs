@@ -8,12 +8,10 @@ use texel_dataset::{load, select, Dataset, LoadOptions};
 use texel_eval::params::Handle;
 use texel_eval::table::{CONNECTED_PAWN_UNSTOPPABLE, KS_WEAK_BACK_RANK, PAWN_RACE_WIN};
 use texel_eval::Params;
-use texel_tune::error::mean_error;
-use texel_tune::error::{fit_k, samples};
-use texel_tune::{
-    Descent, Guards, JobEvent, PullChoice, Selection, TuneData, TuneJob, Variable, L2, PATIENCE,
-    PULL_PATH,
-};
+use texel_solve::error::mean_error;
+use texel_solve::error::{fit_k, samples};
+use texel_solve::{Descent, Guards, Variable};
+use texel_tune::{JobEvent, PullChoice, Selection, TuneData, TuneJob, L2, PATIENCE, PULL_PATH};
 
 /// The shipped training data and its K.
 fn shipped() -> (Dataset, f64) {

@@ -4,9 +4,10 @@
 
 use std::sync::atomic::AtomicBool;
 use texel_data::splitmix64;
-use texel_tune::error::{fit_k, mean_error, samples, SigmoidTable};
+use texel_solve::error::{fit_k, mean_error, samples, SigmoidTable};
+use texel_solve::{Descent, Model, Move, Variable};
 use texel_tune::texel_trace::{Coef, Param, ParamSpace, TracedPosition};
-use texel_tune::{Descent, LinearDataset, Model, Move, Variable};
+use texel_tune::LinearDataset;
 
 /// A random number in `0..n` from the stream `seed`.
 fn draw(seed: &mut u64, n: u64) -> u64 {
@@ -149,7 +150,8 @@ fn a_descent_finds_the_same_values_on_one_or_two_threads() {
 
 #[test]
 fn a_warm_start_tunes_a_sample_of_the_blocks_first() {
-    use texel_tune::{fresh, run, Event, Guards, RunOptions};
+    use texel_solve::Guards;
+    use texel_tune::{fresh, run, Event, RunOptions};
     let (space, positions) = (space(), positions(40_000, 4));
     let mut train = dataset(&positions);
     train.rescore(&space.defaults());
@@ -162,7 +164,7 @@ fn a_warm_start_tunes_a_sample_of_the_blocks_first() {
     let options = RunOptions {
         passes: 2,
         warm_start: Some(3),
-        method: texel_tune::Method::Cd,
+        method: texel_solve::Method::Cd,
         ..RunOptions::default()
     };
     let mut samples = Vec::new();

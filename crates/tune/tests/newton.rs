@@ -9,11 +9,11 @@ use common::{data, on_threads, planted_positions as positions, planted_space as 
 use std::sync::atomic::{AtomicBool, Ordering};
 use texel_dataset::{select, Dataset};
 use texel_eval::Params;
-use texel_tune::error::{fit_k, samples};
+use texel_solve::error::{fit_k, samples};
+use texel_solve::{Method, Model, RowBuilder, Values, Variable};
 use texel_tune::texel_trace::TracedPosition;
 use texel_tune::{
-    fresh, run, Checkpoint, Event, LinearDataset, Method, Model, RowBuilder, RunEnd, RunOptions,
-    RunResult, Selection, Values, Variable,
+    fresh, run, Checkpoint, Event, LinearDataset, RunEnd, RunOptions, RunResult, Selection,
 };
 
 fn linear(positions: &[TracedPosition]) -> LinearDataset {
@@ -171,8 +171,8 @@ fn moves_match_rescoring(table: &mut texel_dataset::Dataset, slot: usize, delta:
     table.rescore(&params);
     let before: Vec<f64> = (0..table.len()).map(|i| table.exact_eval(i)).collect();
     let mut cache = table.cache(&params);
-    let sigmoid = texel_tune::error::SigmoidTable::new(1.0);
-    let mv = texel_tune::Move {
+    let sigmoid = texel_solve::error::SigmoidTable::new(1.0);
+    let mv = texel_solve::Move {
         values: &params,
         slot,
         delta,
@@ -233,7 +233,7 @@ fn tune_table(
                 ..Default::default()
             })
             .unwrap();
-            let guards = texel_tune::Guards {
+            let guards = texel_solve::Guards {
                 l2: 0.1,
                 constraints: true,
             };

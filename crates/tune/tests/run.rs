@@ -7,16 +7,16 @@ use common::data;
 use std::sync::atomic::{AtomicBool, Ordering};
 use texel_dataset::{select, Dataset};
 use texel_eval::Params;
-use texel_tune::error::{fit_k, samples};
+use texel_solve::error::{fit_k, samples};
 use texel_tune::{fresh, run, Checkpoint, Event, RunEnd, RunOptions, Selection};
 
 /// The guards of every run here: the checkpoint must carry them through a resume.
-const GUARDS: texel_tune::Guards = texel_tune::Guards {
+const GUARDS: texel_solve::Guards = texel_solve::Guards {
     l2: 0.1,
     constraints: true,
 };
 
-fn vars() -> Vec<texel_tune::Variable> {
+fn vars() -> Vec<texel_solve::Variable> {
     let groups = ["KnightV", "PassedV", "PawnV"]
         .iter()
         .map(|g| g.to_string())
@@ -36,7 +36,7 @@ fn options(dir: &std::path::Path, name: &str) -> RunOptions {
         checkpoint: Some(dir.join(format!("{name}.ckpt"))),
         checkpoint_secs: 1e9,
         // The runs here are about coordinate descent's passes, warm start and resume.
-        method: texel_tune::Method::Cd,
+        method: texel_solve::Method::Cd,
         ..Default::default()
     }
 }
@@ -155,7 +155,7 @@ fn validation_keeps_the_best_parameters() {
         assert!(errors.last().unwrap() >= &best);
     }
     validation.rescore(&result.params);
-    let kept = texel_tune::error::mean_error(&validation, k);
+    let kept = texel_solve::error::mean_error(&validation, k);
     assert_eq!(kept, best, "the kept parameters are the best on validation");
 }
 
@@ -186,7 +186,7 @@ fn a_start_no_pass_beats_on_validation_is_what_the_run_gives_back() {
     .params;
     train.rescore(&liked);
     validation.rescore(&liked);
-    let start_error = texel_tune::error::mean_error(&validation, k);
+    let start_error = texel_solve::error::mean_error(&validation, k);
     let start = fresh(&train, data_id, liked.clone(), k, vars(), GUARDS);
     let mut errors = Vec::new();
     let opts = RunOptions {
@@ -339,7 +339,7 @@ fn a_warm_start_tunes_a_sample_first_and_resumes_exactly() {
     );
     assert_eq!(straight.passes, lines.len());
     train.rescore(&straight.params);
-    assert!(texel_tune::error::mean_error(&train, k) < start_error);
+    assert!(texel_solve::error::mean_error(&train, k) < start_error);
 
     // Stopped in the first warm pass, or in the first pass over all positions, and resumed
     // from the checkpoint: the same values after as many passes.

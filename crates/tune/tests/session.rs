@@ -4,9 +4,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use texel_run::Settings;
+use texel_solve::Method;
 use texel_tune::texel_trace::{write_trace, Coef, Param, ParamSpace, TracedPosition};
 use texel_tune::{
-    EndData, Event, Holding, JobEvent, Method, OutputError, Outputs, RunEnd, RunOptions, Selection,
+    EndData, Event, Holding, JobEvent, OutputError, Outputs, RunEnd, RunOptions, Selection,
     Session, SessionError, SessionEvent, StreamWhy, TraceSubject, TuneSettings,
 };
 
@@ -171,7 +172,8 @@ fn positions_of_one_result_are_refused_before_tuning() {
 
 #[test]
 fn a_lambda_below_one_mixes_the_score_into_each_target() {
-    use texel_tune::{load_traces, Lambda, Model};
+    use texel_solve::Model;
+    use texel_tune::{load_traces, Lambda};
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("t.jsonl");
     write_pawn_trace(&trace, true);

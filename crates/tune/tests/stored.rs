@@ -8,8 +8,9 @@
 
 use texel_dataset::{load, select, LoadOptions};
 use texel_eval::Params;
-use texel_tune::error::{fit_k, samples};
-use texel_tune::{fresh, run, Method, RunOptions, Selection};
+use texel_solve::error::{fit_k, samples};
+use texel_solve::Method;
+use texel_tune::{fresh, run, RunOptions, Selection};
 
 const STORED: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -33,7 +34,7 @@ fn tune(method: Method, warm_start: Option<usize>) -> serde_json::Value {
     let (mut train, mut validation, report) = load(&[path], &params, &options, &|_| {}).unwrap();
     let k = fit_k(&samples(&train));
     let vars = select(&Selection::default()).unwrap();
-    let guards = texel_tune::Guards {
+    let guards = texel_solve::Guards {
         l2: 0.1,
         constraints: true,
     };

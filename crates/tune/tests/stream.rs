@@ -7,7 +7,7 @@ mod common;
 use common::{on_threads, planted_positions, planted_space, TRUTH};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
-use texel_tune::error::KChoice;
+use texel_solve::error::KChoice;
 use texel_tune::texel_trace::{write_binary, BinaryTrace};
 use texel_tune::{
     tune_streamed, Checkpoint, Event, JobEvent, Labels, NothingToTune, PullChoice, RunEnd,
@@ -214,7 +214,7 @@ fn settings_a_streamed_tune_does_not_have_are_refused_by_their_option() {
     warm.run.warm_start = Some(8);
     assert_eq!(refused(warm), Unstreamed::WarmStart);
     let mut cd = settings();
-    cd.run.method = texel_tune::Method::Cd;
+    cd.run.method = texel_solve::Method::Cd;
     let said = StreamError::Unstreamed(refused(cd)).to_string();
     assert!(
         said.starts_with("a streamed run does not take a method other"),

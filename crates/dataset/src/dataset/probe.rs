@@ -8,8 +8,8 @@ use super::{Dataset, Trial};
 use crate::touch::{Combiner, Touch};
 use rayon::prelude::*;
 use texel_eval::Params;
-use texel_tune::RowSink;
-use texel_tune::{Jacobian, Model, Move, Values};
+use texel_solve::RowSink;
+use texel_solve::{Jacobian, Model, Move, Values};
 
 /// Touched positions per parallel chunk of a probe.
 const PROBE_CHUNK: usize = 4096;

@@ -1,5 +1,5 @@
 //! Newton through the chain rule, for a trace whose positions compose inner sums (its
-//! answers to Newton, `crate::newton::Exact`). At real values `x` each position's
+//! answers to Newton, `texel_solve::newton::Exact`). At real values `x` each position's
 //! evaluation is its linear part (the cached one moved by the linear columns times the move)
 //! plus what its inner sums add, computed exactly at `x`; its Jacobian row is the linear
 //! columns' coefficients plus, for every value an inner sum counts, the shape's slope at the
@@ -8,11 +8,11 @@
 //! as it is.
 
 use super::{Inner, InnerPoint, LinearDataset};
-use crate::error::chunked_sum;
-use crate::jacobian::{rows, Exact, Hold, Jacobian, RowSink, System};
-use crate::model::Model;
-use crate::newton::{derivatives, real_error, Derivatives};
 use std::ops::Range;
+use texel_solve::error::chunked_sum;
+use texel_solve::jacobian::{rows, Exact, Hold, Jacobian, RowSink, System};
+use texel_solve::model::Model;
+use texel_solve::newton::{derivatives, real_error, Derivatives};
 
 /// Every position of `ds` (scored at the integer values `at`, every slot) evaluated exactly
 /// at real values `x` of `slots`: its linear part moved by the linear columns, and what its
@@ -89,6 +89,26 @@ pub(crate) fn system(
     })
 }
 
+/// A Jacobian that builds its rows a whole block at a time (`Jacobian::part_rows`'s
+/// default): what a model's own parts must sum to, in the tests.
+#[cfg(test)]
+pub(super) struct WholeBlocks<'j, J>(pub &'j J);
+
+#[cfg(test)]
+impl<J: Jacobian> Jacobian for WholeBlocks<'_, J> {
+    fn row_blocks(&self) -> usize {
+        self.0.row_blocks()
+    }
+
+    fn block_span(&self, b: usize) -> (usize, usize) {
+        self.0.block_span(b)
+    }
+
+    fn block_rows<S: RowSink>(&self, b: usize, slots: &[usize], rows: &mut S) {
+        self.0.block_rows(b, slots, rows);
+    }
+}
+
 /// [`system`] with the Jacobian's rows built a whole block at a time.
 #[cfg(test)]
 pub(super) fn system_of_whole_blocks(
@@ -97,7 +117,7 @@ pub(super) fn system_of_whole_blocks(
     k: f64,
 ) -> (f64, System) {
     at_point(ds, (at, slots, x), k, |jac, now| {
-        let whole = crate::jacobian::WholeBlocks(jac);
+        let whole = WholeBlocks(jac);
         rows::system(&whole, slots, &now.slopes, &now.curvatures)
     })
 }

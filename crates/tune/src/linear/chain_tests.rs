@@ -5,14 +5,15 @@
 //! error's slope.
 
 use super::chain;
-use crate::descent::{Descent, Variable};
-use crate::error::{fit_k, mean_error, samples};
-use crate::jacobian::{rows, System, WholeBlocks};
+use super::chain::WholeBlocks;
 use crate::linear::LinearDataset;
-use crate::model::Model;
 use std::f64::consts::PI;
 use std::sync::atomic::AtomicBool;
 use texel_data::splitmix64;
+use texel_solve::descent::{Descent, Variable};
+use texel_solve::error::{fit_k, mean_error, samples};
+use texel_solve::jacobian::{rows, System};
+use texel_solve::model::Model;
 use texel_trace::{Coef, Curve, InnerSum, InnerTerm, Param, ParamSpace, Shape, TracedPosition};
 
 fn draw(seed: &mut u64, n: u64) -> u64 {
@@ -183,14 +184,14 @@ fn probes_and_moves_of_a_composed_dataset_stay_exact() {
     let tracked = descent.error();
     assert!(tracked < before);
     let scratch = descent.refresh();
-    // Within half an error unit (2⁻³²) a probed position: see `crate::error::ERROR_UNITS`.
+    // Within half an error unit (2⁻³²) a probed position: see `texel_solve::error::ERROR_UNITS`.
     assert!((tracked - scratch).abs() < 1e-10, "{tracked} vs {scratch}");
 }
 
 #[test]
 fn trials_made_move_by_move_score_what_trials_scored_anew_do() {
-    use crate::error::SigmoidTable;
-    use crate::polish::{made_sizes, made_trials, summed_error};
+    use texel_solve::error::SigmoidTable;
+    use texel_solve::polish::{made_sizes, made_trials, summed_error};
     let (space, positions) = (space(), positions(5_000, 5));
     let values = space.defaults();
     let mut ds = scored(&positions, &values);
@@ -290,7 +291,7 @@ fn a_system_built_a_part_of_a_block_at_a_time_is_the_whole_blocks_one() {
     // The linear columns alone (the table's values), as the dataset hands them out.
     let table: Vec<usize> = (0..12).collect();
     let q: Vec<f64> = (0..ds.len()).map(|i| ds.exact_eval(i)).collect();
-    let d = crate::newton::derivatives(&ds, &q, 1.0);
+    let d = texel_solve::newton::derivatives(&ds, &q, 1.0);
     let by_parts = rows::system(&ds, &table, &d.slopes, &d.curvatures);
     assert_close(
         &by_parts,

@@ -1,7 +1,7 @@
 //! A trace's inner sums in a dataset (`texel_trace::InnerSum`): every position's sums, kept
 //! at the current values, and what their shapes add to its evaluation. A value an inner sum
 //! counts (or a shape multiplies by) is not linear: its probes and moves recompute the sums
-//! it touches exactly, and Newton differentiates through them (`crate::newton::chain`). A
+//! it touches exactly, and Newton differentiates through them (`texel_solve::newton::chain`). A
 //! complexity moves the whole endgame part of a position's evaluation, so what it adds is
 //! settled only with the linear endgame part ([`Added::with`]).
 

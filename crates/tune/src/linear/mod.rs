@@ -24,12 +24,12 @@ pub use inner::Inner;
 pub(crate) use inner::InnerPoint;
 use zeros::ZeroList;
 
-use crate::error::{error_units, SigmoidTable, ERROR_UNITS};
-use crate::jacobian::{Exact, Jacobian, RowSink};
-use crate::model::{Model, Move};
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::Arc;
+use texel_solve::error::{error_units, SigmoidTable, ERROR_UNITS};
+use texel_solve::jacobian::{Exact, Jacobian, RowSink};
+use texel_solve::model::{Model, Move};
 use texel_trace::{centipawns, Coef, ParamSpace, PositionSource, TracedPosition};
 
 /// Positions per block.

@@ -4,10 +4,10 @@
 //! tune asks each chunk these questions; it does not know the shapes.
 
 use super::{chain, LinearDataset};
-use crate::error::real_sigmoid;
-use crate::error::{error_gradient, error_sum};
-use crate::jacobian::{rows, Hold, System};
-use crate::model::Model;
+use texel_solve::error::real_sigmoid;
+use texel_solve::error::{error_gradient, error_sum};
+use texel_solve::jacobian::{rows, Hold, System};
+use texel_solve::model::Model;
 
 /// The move from the integer values `at` to real values `x` of `slots`.
 fn moved(at: &[i32], slots: &[usize], x: &[f64]) -> Vec<f64> {

@@ -9,9 +9,9 @@
 //! the updated probe is the one a full reading gives, to the last bit.
 
 use super::{Block, LinearDataset, Step, Sums};
-use crate::error::{error_units, ERROR_UNITS};
-use crate::model::{Model, Move};
 use rayon::prelude::*;
+use texel_solve::error::{error_units, ERROR_UNITS};
+use texel_solve::model::{Model, Move};
 
 /// A rescoring keeps at most one position in this many (beyond it, a probe reads
 /// its whole column as fast as an update would read the changed positions twice).

@@ -3,12 +3,11 @@
 //! with its rounded values.
 
 use super::PullSolver;
-use crate::descent::Descent;
-use crate::error::mean_error;
 use crate::lambda::ScoredLabels;
-use crate::model::Model;
-use crate::newton::MAX_ITERATIONS;
 use std::convert::Infallible;
+use texel_solve::descent::Descent;
+use texel_solve::error::mean_error;
+use texel_solve::model::Model;
 
 /// A descent over the training positions and the held-out positions it is judged on.
 pub(crate) struct InMemory<'a, 'd, M: Model> {
@@ -23,12 +22,7 @@ impl<M: Model> PullSolver for InMemory<'_, '_, M> {
 
     fn solve(&mut self, l2: f64) -> Result<(f64, u64), Infallible> {
         self.descent.repull(l2);
-        let mut taken = 0;
-        while taken < MAX_ITERATIONS && !self.descent.newton_handed_over() {
-            self.descent.newton_iteration();
-            self.descent.refresh();
-            taken += 1;
-        }
+        let taken = self.descent.newton_solve();
         let error = self.descent.real_error().unwrap_or(self.descent.error());
         Ok((error, u64::from(taken)))
     }

@@ -6,9 +6,9 @@ use super::standing::Standing;
 use super::tuner::Loaded;
 use super::{Event, RunEnd, RunError, RunOptions, RunResult};
 use crate::checkpoint::{Checkpoint, CheckpointError, RunKind};
-use crate::descent::Descent;
-use crate::model::Model;
 use std::sync::atomic::AtomicBool;
+use texel_solve::descent::Descent;
+use texel_solve::model::Model;
 
 /// Refuses a start made for another number of training positions or values.
 fn check_start<M: Model>(
@@ -16,7 +16,7 @@ fn check_start<M: Model>(
     start: &Checkpoint<M::Values>,
     options: &RunOptions,
 ) -> Result<(), RunError> {
-    let values = crate::model::Values::values(&start.descent.params).len();
+    let values = texel_solve::model::Values::values(&start.descent.params).len();
     let reason = if start.positions != train.len() {
         format!(
             "made for {} training positions, the data has {}",

@@ -9,14 +9,14 @@ use super::Unstreamed;
 use super::{
     Event, PassRecord, Progress, RunEnd, RunError, RunOptions, RunResult, POLISH_TOLERANCE,
 };
-use crate::adam::Method;
 use crate::checkpoint::{Checkpoint, RunKind};
-use crate::descent::PassSummary;
 use crate::log::{data_id, PassKind, PassLine, TuneLogLine, TUNE_LOG_VERSION};
-use crate::model::Model;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
+use texel_solve::adam::Method;
+use texel_solve::descent::PassSummary;
+use texel_solve::model::Model;
 
 /// How a run goes on after a pass.
 pub(super) enum Next {

@@ -2,8 +2,8 @@
 
 use super::{PassRecord, RunEnd, RunResult, WARM_GAIN, WARM_PASSES};
 use crate::checkpoint::{Checkpoint, RunKind};
-use crate::descent::{DescentState, Variable};
 use std::time::{Duration, Instant};
+use texel_solve::descent::{DescentState, Variable};
 
 /// Where a run stands between passes: what a checkpoint holds besides the tuner's state.
 pub(super) struct Standing<V> {
@@ -29,7 +29,7 @@ pub(super) struct Standing<V> {
     pub lambda: Option<f64>,
 }
 
-impl<V: crate::model::Values> Standing<V> {
+impl<V: texel_solve::model::Values> Standing<V> {
     /// Where the run of `start` stands as it begins (or goes on), of kind `kind`, over
     /// `positions` training positions, warm on about one segment in `warm` if it is.
     pub fn new(

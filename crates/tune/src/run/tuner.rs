@@ -4,9 +4,9 @@
 //! end — is written once, over this trait.
 
 use super::RunError;
-use crate::descent::{Descent, DescentState, PassSummary};
-use crate::error::mean_error;
-use crate::model::Model;
+use texel_solve::descent::{Descent, DescentState, PassSummary};
+use texel_solve::error::mean_error;
+use texel_solve::model::Model;
 
 /// The positions a run tunes on, answering its passes.
 pub(crate) trait Tuner<'d> {
@@ -26,7 +26,7 @@ pub(crate) trait Tuner<'d> {
     /// The positions could not be read.
     fn newton_iteration(&mut self) -> Result<Option<PassSummary>, RunError>;
 
-    /// One round of the integer polish on the lattice (`crate::polish`); `None` when the
+    /// One round of the integer polish on the lattice (`texel_solve::polish`); `None` when the
     /// interrupt stopped it (nothing moved).
     ///
     /// # Errors

@@ -11,11 +11,11 @@ use crate::events::JobEvent;
 use crate::holding::StreamPlan;
 use crate::job::Tuned;
 use crate::log::ValueChange;
-use crate::model::Model;
 use crate::run::{Event, RunEnd, RunResult};
 use crate::stream::{tune_streamed, Labels, StreamError, StreamEvent, StreamRun, Streamed};
 use crate::traces::{held_split, survey_trace, TraceSubjectError};
 use std::sync::atomic::AtomicBool;
+use texel_solve::model::Model;
 
 impl<S: Subject> Session<S> {
     /// The whole streamed run of `plan` (see the module's page).

@@ -88,7 +88,7 @@ impl FormFile {
             let mut ds =
                 LinearDataset::read_form(stream.trace.space(), &mut counted).map_err(fail)?;
             at = blob.offset + counted.read;
-            crate::model::Model::rescore(&mut ds, &values);
+            texel_solve::model::Model::rescore(&mut ds, &values);
             out.push(f(&mut ds));
         }
         Ok(out)

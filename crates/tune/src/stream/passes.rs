@@ -1,11 +1,11 @@
 //! The streamed positions as Newton's passes: each answer reads the training positions from
 //! the file once, chunk by chunk, and Newton's iterations are the one iteration of
-//! `crate::newton` (the same as in memory).
+//! `texel_solve::newton` (the same as in memory).
 
 use super::{Stream, StreamError};
-use crate::jacobian::{Hold, System};
 use crate::linear::LinearDataset;
-use crate::newton::Passes;
+use texel_solve::jacobian::{Hold, System};
+use texel_solve::newton::Passes;
 
 /// Step lengths one line-search pass judges: a pass costs the reading of the file, so it
 /// judges eight lengths (1, ½, … 1/128) at once.

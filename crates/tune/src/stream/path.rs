@@ -3,10 +3,10 @@
 
 use super::tuner::StreamTuner;
 use super::{Stream, StreamError};
-use crate::descent::DescentState;
-use crate::newton::MAX_ITERATIONS;
 use crate::path::{walk, PullChoice, PullPoint, PullSolver};
 use crate::settings::DEFAULT_L2;
+use texel_solve::descent::DescentState;
+use texel_solve::newton::MAX_ITERATIONS;
 
 impl Stream<'_> {
     /// The pull of `L2::Auto`: the path of pulls walked from the fresh start `begun` and

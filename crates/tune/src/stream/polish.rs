@@ -1,13 +1,13 @@
-//! The streamed polish on the integer lattice: the rounds of `crate::polish` (taken by
+//! The streamed polish on the integer lattice: the rounds of `texel_solve::polish` (taken by
 //! `super::tuner`), each of their readings (the probes, then the trials) a pass over the
 //! chunks; the integer errors of the training and held-out positions.
 
 use super::{Stream, StreamError};
-use crate::error::SigmoidTable;
-use crate::jacobian::Factor;
-use crate::model::Model;
-use crate::newton::{settle, whole};
-use crate::polish::{probe_changes, summed_error, trial_sums, Lattice, Moves};
+use texel_solve::error::SigmoidTable;
+use texel_solve::jacobian::Factor;
+use texel_solve::model::Model;
+use texel_solve::newton::{settle, whole};
+use texel_solve::polish::{probe_changes, summed_error, trial_sums, Lattice, Moves};
 use texel_trace::in_bounds;
 
 impl Stream<'_> {

@@ -6,15 +6,15 @@
 use super::passes::{StreamPasses, SumGradient};
 use super::polish::Chunked;
 use super::{Stream, StreamError};
-use crate::descent::{
+use crate::linear::LinearDataset;
+use crate::run::{RunError, Tuner};
+use texel_solve::descent::{
     relative_fall, Cursor, DescentState, Guards, NewtonState, PassSummary, Variable,
 };
-use crate::error::SigmoidTable;
-use crate::jacobian::Factor;
-use crate::linear::LinearDataset;
-use crate::newton::{iterate, Course, Pull};
-use crate::polish::{round, Objective};
-use crate::run::{RunError, Tuner};
+use texel_solve::error::SigmoidTable;
+use texel_solve::jacobian::Factor;
+use texel_solve::newton::{iterate, Course, Pull};
+use texel_solve::polish::{round, Objective};
 
 /// A streamed tune's values and Newton's memory between passes.
 pub(crate) struct StreamTuner<'s, 'a> {
@@ -33,7 +33,7 @@ pub(crate) struct StreamTuner<'s, 'a> {
     ahead: Option<(Vec<f64>, SumGradient)>,
     /// The tuned slots as variables of step 1.
     vars: Vec<Variable>,
-    /// Each variable's last probed change in the polish (`crate::polish::round`).
+    /// Each variable's last probed change in the polish (`texel_solve::polish::round`).
     last: Vec<(f64, i32)>,
     /// The error function of the integer evaluations.
     table: SigmoidTable,
@@ -81,7 +81,7 @@ impl<'s, 'a> StreamTuner<'s, 'a> {
         (self.factor, self.ahead, self.l2) = (None, None, l2);
     }
 
-    /// One Newton iteration (`crate::newton::iterate`), then the values rounded;
+    /// One Newton iteration (`texel_solve::newton::iterate`), then the values rounded;
     /// `Stopped` leaves everything as it was.
     pub(super) fn iterate(&mut self) -> Result<PassSummary, StreamError> {
         let stream = self.stream;
@@ -178,11 +178,11 @@ fn read<T>(answer: Result<T, StreamError>) -> Result<T, RunError> {
 impl<'d, 's: 'd, 'a: 'd> Tuner<'d> for StreamTuner<'s, 'a> {
     type Model = LinearDataset;
 
-    fn descent(&self) -> Option<&crate::descent::Descent<'d, LinearDataset>> {
+    fn descent(&self) -> Option<&texel_solve::descent::Descent<'d, LinearDataset>> {
         None
     }
 
-    fn descent_mut(&mut self) -> Option<&mut crate::descent::Descent<'d, LinearDataset>> {
+    fn descent_mut(&mut self) -> Option<&mut texel_solve::descent::Descent<'d, LinearDataset>> {
         None
     }
 

@@ -2,7 +2,7 @@
 //! square at a zero sum, a sum its clamp holds, a part weighed by a parameter at zero):
 //! there a Gauss-Newton step sees neither a slope nor a curvature, but a square still bends
 //! and a product of a weight and a sum still twists, and the error's curvature among those
-//! values says which way lifts them off the saddle (`crate::newton::saddle`).
+//! values says which way lifts them off the saddle (`texel_solve::newton::saddle`).
 
 use super::{Inner, InnerPoint, PointSums};
 use std::ops::Range;

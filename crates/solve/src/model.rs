@@ -1,0 +1,188 @@
+//! What the tuner core tunes, whoever wrote the evaluation: a [`Model`] is a set of labelled
+//! positions whose evaluations follow from integer [`Values`], with the incremental probes
+//! the descent needs. texel's own table is one model (`texel_dataset::Dataset`: its curves and
+//! formulas keep their exact probes); the linear evaluation of any engine, read from a
+//! trace, is another ([`crate::LinearDataset`]). The descent, Adam, the guards, runs and
+//! checkpoints see only these two traits.
+
+use crate::jacobian::{Exact, Jacobian, RowSink};
+use crate::sigmoid::SigmoidTable;
+pub use crate::values::Values;
+
+/// Labelled positions and the evaluation of each under the current values, cached so that a
+/// probe recomputes only what a move touches.
+///
+/// Sums of errors must not depend on the number of threads: implementations add them in a
+/// fixed order of fixed blocks.
+pub trait Model: Jacobian + Send + Sync + Sized {
+    /// The values the evaluation reads.
+    type Values: Values;
+    /// What a descent keeps beside the positions while it probes (buffers, formula results).
+    type Cache: Send + Sync;
+
+    /// Number of positions.
+    fn len(&self) -> usize;
+
+    /// Whether there is no position.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Number of value slots the evaluation reads.
+    fn slot_count(&self) -> usize;
+
+    /// The label of position `i`: White's score from 0 to 1.
+    fn target(&self, i: usize) -> f64;
+
+    /// Gives every position a new label (`targets`, one a position, in order): what the
+    /// path of λs moves.
+    fn set_targets(&mut self, targets: Vec<f32>);
+
+    /// The cached evaluation of position `i`, whole centipawns from White's view.
+    fn eval(&self, i: usize) -> i32;
+
+    /// Recomputes every cached evaluation for `values` (the full pass).
+    fn rescore(&mut self, values: &Self::Values);
+
+    /// About one block of positions in `n`, as a model of its own, scored as this one is
+    /// (a warm start's sample).
+    fn sample(&self, n: usize) -> Self;
+
+    /// How many positions one of `slots` acts on.
+    fn support(&self, slots: &[usize]) -> usize;
+
+    /// How many positions each of `slots` acts on, in order.
+    fn supports(&self, slots: &[usize]) -> Vec<usize> {
+        slots.iter().map(|&s| self.support(&[s])).collect()
+    }
+
+    /// The probing state for a descent at `values` (the cached evaluations are those of
+    /// `values`).
+    fn cache(&self, values: &Self::Values) -> Self::Cache;
+
+    /// Bytes the cache holds.
+    fn cache_bytes(cache: &Self::Cache) -> usize;
+
+    /// [`Model::rescore`], rebuilding `cache` for `values` as well.
+    fn refresh(&mut self, cache: &mut Self::Cache, values: &Self::Values);
+
+    /// The change of the summed squared error if `mv` were made; `errors` holds every
+    /// position's squared error now. Nothing is changed but `cache`.
+    fn probe(&self, cache: &mut Self::Cache, mv: Move<'_, Self::Values>, errors: &[f64]) -> f64;
+
+    /// [`Model::probe`] of each of `moves` (slot and delta, all from `values`), in order.
+    /// One by one unless the model reads its positions once for all of them.
+    fn probe_each(
+        &self,
+        cache: &mut Self::Cache,
+        (values, moves): (&Self::Values, &[(usize, i32)]),
+        sigmoid: &SigmoidTable,
+        errors: &[f64],
+    ) -> Vec<f64> {
+        let each = |&(slot, delta): &(usize, i32)| Move {
+            values,
+            slot,
+            delta,
+            sigmoid,
+        };
+        moves
+            .iter()
+            .map(|m| self.probe(cache, each(m), errors))
+            .collect()
+    }
+
+    /// How many times the positions have been scored or moved (see
+    /// [`Model::probe_since`]; 0 for models that do not count).
+    fn scorings(&self) -> u64 {
+        0
+    }
+
+    /// [`Model::probe`] of `mv` read only over the positions changed since scoring number
+    /// `scoring` (see [`Model::scorings`]), from `before`: its change then. `None` where the
+    /// model kept no record of those positions (it then is probed anew).
+    fn probe_since(
+        &self,
+        _mv: Move<'_, Self::Values>,
+        _errors: &[f64],
+        _before: (u64, f64),
+    ) -> Option<f64> {
+        None
+    }
+
+    /// Makes `mv` for good in the positions: their cached evaluations and their entries in
+    /// `errors` (the values themselves are the descent's).
+    fn apply(&mut self, cache: &mut Self::Cache, mv: Move<'_, Self::Values>, errors: &mut [f64]);
+
+    /// About how many positions a move of `slot` reaches (an upper bound, read without a
+    /// pass over them): what making it for good costs beside a full scoring. Every
+    /// position, unless the model knows better.
+    fn reach(&self, _slot: usize) -> usize {
+        self.len()
+    }
+
+    /// Whether the evaluation is linear in `slot`: its gradient is a column sum. Values a
+    /// curve or formula reads are not (their gradient is a central difference of probes).
+    fn linear(&self, slot: usize) -> bool;
+
+    /// The evaluation of position `i` at the cached values before any rounding to whole
+    /// centipawns: where Newton's real-valued evaluations start from.
+    fn exact_eval(&self, i: usize) -> f64;
+
+    /// Whether Newton's integer polish is the lattice rounds of `crate::polish`, which read
+    /// the positions twice a round and so run the same streamed (a trace's evaluation), rather
+    /// than coordinate descent, whose sequential probes suit a table that is always in memory
+    /// and whose curves Newton may leave far from their optimum (texel's own).
+    fn lattice_polish(&self) -> bool {
+        false
+    }
+
+    /// The evaluation's own exact answers to Newton where its columns cannot give them (a
+    /// trace whose positions compose inner sums: through the chain rule); `None`, the
+    /// default: Newton reads the columns, and secants of the values they do not cover.
+    fn exact(&self) -> Option<&dyn Exact> {
+        None
+    }
+
+    /// How each position's unrounded evaluation moves under `mv`, for every position it
+    /// moves: (position, centipawns), positions rising. For a [`Model::linear`] slot this is
+    /// its Jacobian column times `mv.delta`; models override it for the others (the exact
+    /// incremental change). Nothing is changed but `cache`.
+    fn eval_moves(&self, _cache: &mut Self::Cache, mv: Move<'_, Self::Values>) -> Vec<(u32, f64)> {
+        let mut column = ColumnSink(Vec::new(), f64::from(mv.delta));
+        for b in 0..self.row_blocks() {
+            self.block_rows(b, &[mv.slot], &mut column);
+        }
+        column.0
+    }
+}
+
+/// [`Model::eval_moves`] through the rows: one slot's column, each entry times the move.
+struct ColumnSink(Vec<(u32, f64)>, f64);
+
+impl RowSink for ColumnSink {
+    fn begin(&mut self, _start: usize, _len: usize) {}
+
+    fn push(&mut self, position: usize, _var: u32, derivative: f64) {
+        self.0.push((position as u32, derivative * self.1));
+    }
+}
+
+/// A move of one value: `slot` by `delta` from `values`, errors under `sigmoid`.
+pub struct Move<'m, V> {
+    /// The values now.
+    pub values: &'m V,
+    /// The slot moved.
+    pub slot: usize,
+    /// How far.
+    pub delta: i32,
+    /// The error function.
+    pub sigmoid: &'m SigmoidTable,
+}
+
+impl<V> Clone for Move<'_, V> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<V> Copy for Move<'_, V> {}
