@@ -301,7 +301,7 @@ pub fn start_threads(args: &DataArgs) -> Result<()> {
 
 /// Prints `label: K .. error .. validation ..` for the data as scored now.
 pub fn print_errors<M: Model>(l: &Loaded<M>, label: &str) {
-    let validation = (!l.validation.is_empty()).then(|| mean_error(&l.validation, l.k));
+    let validation = (l.validation.len() > 0).then(|| mean_error(&l.validation, l.k));
     say_errors(label, l.k, mean_error(&l.train, l.k), validation);
 }
 

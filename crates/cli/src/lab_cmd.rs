@@ -138,7 +138,7 @@ fn judge<M: Model>(
     prover: Option<&mut dyn Prover<M::Values>>,
 ) -> Result<ExitCode> {
     let validate = args.data.validate.is_some_and(|v| v > 0.0);
-    if validate && loaded.validation.is_empty() {
+    if validate && loaded.validation.len() == 0 {
         eprintln!(
             "warning: --validate leaves no validation positions in so little data: no subject \
              can be kept (give more positions or a larger --validate)"

@@ -310,7 +310,7 @@ impl<'d, M: Model> Lab<'d, M> {
         }
         let train = descent.refresh();
         let values = descent.params().clone();
-        let validation = (!self.validation.is_empty()).then(|| {
+        let validation = (self.validation.len() > 0).then(|| {
             self.validation.rescore(&values);
             mean_error(&*self.validation, self.k)
         });

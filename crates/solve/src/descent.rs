@@ -168,7 +168,7 @@ pub struct Descent<'a, M: Model> {
     /// The factored Hessian Newton's chord steps reuse (not kept in checkpoints: taken
     /// again from [`NewtonState::chord`]).
     pub newton_factor: Option<Factor>,
-    /// The polish's last probes, which the next round updates (see [`Model::probe_since`]).
+    /// The polish's last probes, which the next round updates (see [`crate::Probes::probe_since`]).
     pub probed: Option<Probed>,
 }
 

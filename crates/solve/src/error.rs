@@ -11,7 +11,7 @@ use rayon::prelude::*;
 
 /// Mean squared error of the dataset's cached evaluations.
 pub fn mean_error<M: Model>(ds: &M, k: f64) -> f64 {
-    if ds.is_empty() {
+    if ds.len() == 0 {
         return 0.0;
     }
     chunked_sum(ds.len(), |i| squared_error(k, ds.eval(i), ds.target(i))) / ds.len() as f64

@@ -54,7 +54,7 @@ pub use descent::{
     AdamState, Cursor, Descent, DescentState, Guards, NewtonState, PassSummary, Variable,
 };
 pub use jacobian::{Exact, Hold, Jacobian, RowBuilder, RowSink, System};
-pub use model::{Model, Move};
+pub use model::{Model, Move, Probes};
 pub use newton::{COMPOSED_NEWTON_TOLERANCE, MAX_LIFTS, NEWTON_TOLERANCE};
 pub use positions::{LinearPositions, PositionError};
 pub use sigmoid::SigmoidTable;

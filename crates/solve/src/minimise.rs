@@ -23,7 +23,7 @@ impl<M: Model> Descent<'_, M> {
     }
 
     /// Minimises the error: [`Descent::newton_solve`], then rounds of the integer polish
-    /// (the lattice rounds where [`Model::lattice_polish`], coordinate descent otherwise)
+    /// (the lattice rounds where [`crate::Probes::lattice_polish`], coordinate descent otherwise)
     /// until one lowers the error by less than `tolerance` of it (0: until one moves
     /// nothing). The last round's summary, its error the mean error at the values the
     /// descent ends at ([`Descent::params`]).

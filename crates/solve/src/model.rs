@@ -2,7 +2,7 @@
 //! positions whose evaluations follow from integer [`Values`], with the incremental probes
 //! the descent needs. texel's own table is one model (`texel_dataset::Dataset`: its curves and
 //! formulas keep their exact probes); the linear evaluation of any engine, read from a
-//! trace, is another ([`crate::LinearDataset`]). The descent, Adam, the guards, runs and
+//! trace, is another (`texel_tune::LinearDataset`). The descent, Adam, the guards, runs and
 //! checkpoints see only these two traits.
 
 use crate::jacobian::{Exact, Jacobian, RowSink};
@@ -10,23 +10,20 @@ use crate::sigmoid::SigmoidTable;
 pub use crate::values::Values;
 
 /// Labelled positions and the evaluation of each under the current values, cached so that a
-/// probe recomputes only what a move touches.
+/// probe recomputes only what a move touches: what every model must answer. How the solver
+/// keeps a cache beside it, the faster ways to probe and which polish suits it are
+/// [`Probes`], each with a default but the cache.
 ///
 /// Sums of errors must not depend on the number of threads: implementations add them in a
-/// fixed order of fixed blocks.
-pub trait Model: Jacobian + Send + Sync + Sized {
+/// fixed order of fixed blocks. (No `is_empty`: `len() == 0` says it, and every method here
+/// is one a model author must write.)
+#[allow(clippy::len_without_is_empty)]
+pub trait Model: Probes + Jacobian + Send + Sync + Sized {
     /// The values the evaluation reads.
     type Values: Values;
-    /// What a descent keeps beside the positions while it probes (buffers, formula results).
-    type Cache: Send + Sync;
 
     /// Number of positions.
     fn len(&self) -> usize;
-
-    /// Whether there is no position.
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 
     /// Number of value slots the evaluation reads.
     fn slot_count(&self) -> usize;
@@ -51,34 +48,69 @@ pub trait Model: Jacobian + Send + Sync + Sized {
     /// How many positions one of `slots` acts on.
     fn support(&self, slots: &[usize]) -> usize;
 
-    /// How many positions each of `slots` acts on, in order.
-    fn supports(&self, slots: &[usize]) -> Vec<usize> {
-        slots.iter().map(|&s| self.support(&[s])).collect()
-    }
+    /// The change of the summed squared error if `mv` were made; `errors` holds every
+    /// position's squared error now. Nothing is changed but `cache`.
+    fn probe(&self, cache: &mut Self::Cache, mv: Move<'_, Self::Values>, errors: &[f64]) -> f64;
+
+    /// Makes `mv` for good in the positions: their cached evaluations and their entries in
+    /// `errors` (the values themselves are the descent's).
+    fn apply(&mut self, cache: &mut Self::Cache, mv: Move<'_, Self::Values>, errors: &mut [f64]);
+
+    /// Whether the evaluation is linear in `slot`: its gradient is a column sum. Values a
+    /// curve or formula reads are not (their gradient is a central difference of probes).
+    fn linear(&self, slot: usize) -> bool;
+
+    /// The evaluation of position `i` at the cached values before any rounding to whole
+    /// centipawns: where Newton's real-valued evaluations start from.
+    fn exact_eval(&self, i: usize) -> f64;
+}
+
+/// How the solver works a [`Model`] beyond what it must answer: the cache a descent keeps
+/// beside the positions, the faster ways to probe that a model may give (each defaults to
+/// the plain way), and which polish and which exact answers suit its evaluation.
+pub trait Probes: Sized {
+    /// What a descent keeps beside the positions while it probes (buffers, formula results).
+    type Cache: Send + Sync;
 
     /// The probing state for a descent at `values` (the cached evaluations are those of
     /// `values`).
-    fn cache(&self, values: &Self::Values) -> Self::Cache;
+    fn cache(&self, values: &<Self as Model>::Values) -> Self::Cache
+    where
+        Self: Model;
 
     /// Bytes the cache holds.
     fn cache_bytes(cache: &Self::Cache) -> usize;
 
-    /// [`Model::rescore`], rebuilding `cache` for `values` as well.
-    fn refresh(&mut self, cache: &mut Self::Cache, values: &Self::Values);
+    /// [`Model::rescore`], rebuilding `cache` for `values` as well; by default the cache is
+    /// made anew.
+    fn refresh(&mut self, cache: &mut Self::Cache, values: &<Self as Model>::Values)
+    where
+        Self: Model,
+    {
+        self.rescore(values);
+        *cache = self.cache(values);
+    }
 
-    /// The change of the summed squared error if `mv` were made; `errors` holds every
-    /// position's squared error now. Nothing is changed but `cache`.
-    fn probe(&self, cache: &mut Self::Cache, mv: Move<'_, Self::Values>, errors: &[f64]) -> f64;
+    /// How many positions each of `slots` acts on, in order.
+    fn supports(&self, slots: &[usize]) -> Vec<usize>
+    where
+        Self: Model,
+    {
+        slots.iter().map(|&s| self.support(&[s])).collect()
+    }
 
     /// [`Model::probe`] of each of `moves` (slot and delta, all from `values`), in order.
     /// One by one unless the model reads its positions once for all of them.
     fn probe_each(
         &self,
         cache: &mut Self::Cache,
-        (values, moves): (&Self::Values, &[(usize, i32)]),
+        (values, moves): (&<Self as Model>::Values, &[(usize, i32)]),
         sigmoid: &SigmoidTable,
         errors: &[f64],
-    ) -> Vec<f64> {
+    ) -> Vec<f64>
+    where
+        Self: Model,
+    {
         let each = |&(slot, delta): &(usize, i32)| Move {
             values,
             slot,
@@ -92,41 +124,54 @@ pub trait Model: Jacobian + Send + Sync + Sized {
     }
 
     /// How many times the positions have been scored or moved (see
-    /// [`Model::probe_since`]; 0 for models that do not count).
+    /// [`crate::Probes::probe_since`]; 0 for models that do not count).
     fn scorings(&self) -> u64 {
         0
     }
 
     /// [`Model::probe`] of `mv` read only over the positions changed since scoring number
-    /// `scoring` (see [`Model::scorings`]), from `before`: its change then. `None` where the
+    /// `scoring` (see [`crate::Probes::scorings`]), from `before`: its change then. `None` where the
     /// model kept no record of those positions (it then is probed anew).
     fn probe_since(
         &self,
-        _mv: Move<'_, Self::Values>,
+        _mv: Move<'_, <Self as Model>::Values>,
         _errors: &[f64],
         _before: (u64, f64),
-    ) -> Option<f64> {
+    ) -> Option<f64>
+    where
+        Self: Model,
+    {
         None
     }
-
-    /// Makes `mv` for good in the positions: their cached evaluations and their entries in
-    /// `errors` (the values themselves are the descent's).
-    fn apply(&mut self, cache: &mut Self::Cache, mv: Move<'_, Self::Values>, errors: &mut [f64]);
 
     /// About how many positions a move of `slot` reaches (an upper bound, read without a
     /// pass over them): what making it for good costs beside a full scoring. Every
     /// position, unless the model knows better.
-    fn reach(&self, _slot: usize) -> usize {
+    fn reach(&self, _slot: usize) -> usize
+    where
+        Self: Model,
+    {
         self.len()
     }
 
-    /// Whether the evaluation is linear in `slot`: its gradient is a column sum. Values a
-    /// curve or formula reads are not (their gradient is a central difference of probes).
-    fn linear(&self, slot: usize) -> bool;
-
-    /// The evaluation of position `i` at the cached values before any rounding to whole
-    /// centipawns: where Newton's real-valued evaluations start from.
-    fn exact_eval(&self, i: usize) -> f64;
+    /// How each position's unrounded evaluation moves under `mv`, for every position it
+    /// moves: (position, centipawns), positions rising. For a [`Model::linear`] slot this is
+    /// its Jacobian column times `mv.delta`; models override it for the others (the exact
+    /// incremental change). Nothing is changed but `cache`.
+    fn eval_moves(
+        &self,
+        _cache: &mut Self::Cache,
+        mv: Move<'_, <Self as Model>::Values>,
+    ) -> Vec<(u32, f64)>
+    where
+        Self: Model,
+    {
+        let mut column = ColumnSink(Vec::new(), f64::from(mv.delta));
+        for b in 0..self.row_blocks() {
+            self.block_rows(b, &[mv.slot], &mut column);
+        }
+        column.0
+    }
 
     /// Whether Newton's integer polish is the lattice rounds of `crate::polish`, which read
     /// the positions twice a round and so run the same streamed (a trace's evaluation), rather
@@ -142,21 +187,9 @@ pub trait Model: Jacobian + Send + Sync + Sized {
     fn exact(&self) -> Option<&dyn Exact> {
         None
     }
-
-    /// How each position's unrounded evaluation moves under `mv`, for every position it
-    /// moves: (position, centipawns), positions rising. For a [`Model::linear`] slot this is
-    /// its Jacobian column times `mv.delta`; models override it for the others (the exact
-    /// incremental change). Nothing is changed but `cache`.
-    fn eval_moves(&self, _cache: &mut Self::Cache, mv: Move<'_, Self::Values>) -> Vec<(u32, f64)> {
-        let mut column = ColumnSink(Vec::new(), f64::from(mv.delta));
-        for b in 0..self.row_blocks() {
-            self.block_rows(b, &[mv.slot], &mut column);
-        }
-        column.0
-    }
 }
 
-/// [`Model::eval_moves`] through the rows: one slot's column, each entry times the move.
+/// [`crate::Probes::eval_moves`] through the rows: one slot's column, each entry times the move.
 struct ColumnSink(Vec<(u32, f64)>, f64);
 
 impl RowSink for ColumnSink {

@@ -1,6 +1,6 @@
 //! Newton's integer polish of a trace, written once for positions in memory and positions
 //! streamed from a file (texel's own table, always in memory, polishes by coordinate
-//! descent: see [`Model::lattice_polish`]).
+//! descent: see [`crate::Probes::lattice_polish`]).
 //!
 //! Newton's real values, rounded, are near the optimum of the integer lattice (what the
 //! engine plays) but not at it. A polish round reads the positions once to probe and then
@@ -15,7 +15,7 @@
 //! nothing better drops the best move left), up to [`TRIAL_READINGS`] readings. A move alone
 //! gains what its probe said, so a round moves something while any probe gains; the run
 //! ends the polish after a round that gains less than its tolerance
-//! ([`crate::LATTICE_POLISH_TOLERANCE`] of the error), or when a round moves nothing (a
+//! (`texel_tune::LATTICE_POLISH_TOLERANCE` of the error), or when a round moves nothing (a
 //! tolerance of 0: where no single step gains). Declared constraints hold: a move is
 //! kept only where the values with the better moves before it made allow it.
 //!
@@ -31,7 +31,7 @@
 //! problem tuned either way ends at the same values. A probe counts each position's change
 //! in whole error units ([`crate::error::ERROR_UNITS`]), so its sum is the same in any
 //! order: in memory, a round's probes are the last round's updated over the positions its
-//! moves changed where the model keeps them ([`Model::probe_since`]: a trace linear in
+//! moves changed where the model keeps them ([`crate::Probes::probe_since`]: a trace linear in
 //! every value, a few moves), and are those of a full reading to the last bit. A trial of
 //! linear moves reads only the positions they move.
 
@@ -282,7 +282,7 @@ pub fn summed_error<M: Model>(ds: &M, table: &SigmoidTable) -> f64 {
 /// which `ds` is scored; `errors` its positions' squared errors there). Given `before`
 /// (the same moves probed at the scoring before `ds`'s last), a move `ds` can update over
 /// the positions its last scoring changed is updated, the others probed anew together
-/// ([`Model::probe_each`]: a linear dataset reads each block once for all of them): the
+/// ([`crate::Probes::probe_each`]: a linear dataset reads each block once for all of them): the
 /// changes are the same either way.
 pub fn probe_changes<M: Model>(
     ds: &M,

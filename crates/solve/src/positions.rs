@@ -5,7 +5,7 @@
 //! the solver without writing one.
 
 use crate::jacobian::{Jacobian, RowSink};
-use crate::model::{Model, Move};
+use crate::model::{Model, Move, Probes};
 use crate::sigmoid::{error_units, ERROR_UNITS};
 use crate::values::centipawns;
 
@@ -129,7 +129,6 @@ impl LinearPositions {
 
 impl Model for LinearPositions {
     type Values = Vec<i32>;
-    type Cache = ();
 
     fn len(&self) -> usize {
         self.targets.len()
@@ -181,16 +180,6 @@ impl Model for LinearPositions {
         seen.iter().filter(|&&s| s).count()
     }
 
-    fn cache(&self, _values: &Vec<i32>) {}
-
-    fn cache_bytes(_cache: &()) -> usize {
-        0
-    }
-
-    fn refresh(&mut self, _cache: &mut (), values: &Vec<i32>) {
-        self.rescore(values);
-    }
-
     /// Whole error units over the slot's column: the same sum whatever the order.
     fn probe(&self, _cache: &mut (), mv: Move<'_, Vec<i32>>, errors: &[f64]) -> f64 {
         let delta = f64::from(mv.delta);
@@ -213,16 +202,30 @@ impl Model for LinearPositions {
         }
     }
 
-    fn reach(&self, slot: usize) -> usize {
-        self.columns[slot].len()
-    }
-
     fn linear(&self, _slot: usize) -> bool {
         true
     }
 
     fn exact_eval(&self, i: usize) -> f64 {
         self.evals[i]
+    }
+}
+
+impl Probes for LinearPositions {
+    type Cache = ();
+
+    fn cache(&self, _values: &Vec<i32>) {}
+
+    fn cache_bytes(_cache: &()) -> usize {
+        0
+    }
+
+    fn refresh(&mut self, _cache: &mut (), values: &Vec<i32>) {
+        self.rescore(values);
+    }
+
+    fn reach(&self, slot: usize) -> usize {
+        self.columns[slot].len()
     }
 
     fn lattice_polish(&self) -> bool {

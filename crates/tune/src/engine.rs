@@ -177,7 +177,7 @@ pub fn tune_engine<E: Traceable>(
     let Ok((held, _)) = held_split(traced.as_slice(), tune.held_out);
     let Ok(split) = split_sets(&space, traced.as_slice(), &held, (&start, Lambda::RESULTS));
     let (train_set, validation_set) = (split.train, split.validation);
-    if train_set.is_empty() {
+    if train_set.len() == 0 {
         return Err(EngineTuneError::NoPositions);
     }
     let k = take_k(tune.settings.k, &samples(&train_set))?.k;

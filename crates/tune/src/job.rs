@@ -225,7 +225,7 @@ impl<M: Model> Beginning for Loaded<'_, M> {
         on: &mut dyn FnMut(&PullPoint),
     ) -> Result<Option<PullChoice>, JobError> {
         let data = &mut *self.data;
-        if data.validation.is_empty() {
+        if data.validation.len() == 0 {
             return Ok(None);
         }
         let start_error = mean_error(&data.validation, data.k);

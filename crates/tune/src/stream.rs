@@ -43,7 +43,7 @@ use texel_data::HeldOut;
 use texel_run::Settings;
 use texel_solve::descent::{DescentState, Guards, NewtonState, Variable};
 use texel_solve::error::{take_k, KChoice, UnfitK};
-use texel_solve::model::Model;
+use texel_solve::model::{Model, Probes};
 use texel_solve::newton::FIRST_DAMPING;
 use texel_trace::{BinaryTrace, TraceError};
 use tuner::StreamTuner;

@@ -86,7 +86,7 @@ impl Subject for TraceSubject {
         let secs = began.elapsed().as_secs_f64();
         load.train.rescore(start);
         load.validation.rescore(start);
-        if load.train.is_empty() {
+        if load.train.len() == 0 {
             return Err(TraceSubjectError::Empty(self.path.clone()).into());
         }
         if load.lambda < 1.0 && load.scored == 0 {

@@ -5,7 +5,7 @@
 use std::sync::atomic::AtomicBool;
 use texel_data::splitmix64;
 use texel_solve::error::{fit_k, mean_error, samples, SigmoidTable};
-use texel_solve::{Descent, Model, Move, Variable};
+use texel_solve::{Descent, Model, Move, Probes, Variable};
 use texel_tune::texel_trace::{Coef, Param, ParamSpace, TracedPosition};
 use texel_tune::LinearDataset;
 

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use texel_dataset::{select, Dataset};
 use texel_eval::Params;
 use texel_solve::error::{fit_k, samples};
-use texel_solve::{Method, Model, RowBuilder, Values, Variable};
+use texel_solve::{Method, Model, Probes, RowBuilder, Values, Variable};
 use texel_tune::texel_trace::TracedPosition;
 use texel_tune::{
     fresh, run, Checkpoint, Event, LinearDataset, RunEnd, RunOptions, RunResult, Selection,
@@ -165,7 +165,7 @@ fn jacobian_rows_are_how_far_a_value_moves_each_evaluation() {
     }
 }
 
-/// [`Model::eval_moves`] of `slot` by `delta` against rescoring every position there.
+/// [`texel_solve::Probes::eval_moves`] of `slot` by `delta` against rescoring every position there.
 fn moves_match_rescoring(table: &mut texel_dataset::Dataset, slot: usize, delta: i32) -> usize {
     let params = Params::default();
     table.rescore(&params);

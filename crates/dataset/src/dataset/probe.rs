@@ -9,7 +9,7 @@ use crate::touch::{Combiner, Touch};
 use rayon::prelude::*;
 use texel_eval::Params;
 use texel_solve::RowSink;
-use texel_solve::{Jacobian, Model, Move, Values};
+use texel_solve::{Jacobian, Model, Move, Probes, Values};
 
 /// Touched positions per parallel chunk of a probe.
 const PROBE_CHUNK: usize = 4096;
@@ -132,7 +132,6 @@ impl Dataset {
 
 impl Model for Dataset {
     type Values = Params;
-    type Cache = TableCache;
 
     fn len(&self) -> usize {
         Dataset::len(self)
@@ -168,23 +167,6 @@ impl Model for Dataset {
 
     fn support(&self, slots: &[usize]) -> usize {
         Dataset::support(self, slots)
-    }
-
-    fn cache(&self, values: &Params) -> TableCache {
-        TableCache {
-            attacks: self.attacks(values),
-            combiner: Combiner::new(self.len()),
-            last_touches: None,
-        }
-    }
-
-    fn cache_bytes(cache: &TableCache) -> usize {
-        8 * cache.attacks.capacity() + cache.combiner.memory_bytes()
-    }
-
-    fn refresh(&mut self, cache: &mut TableCache, values: &Params) {
-        cache.attacks = self.rescore_keeping_attacks(values);
-        cache.last_touches = None;
     }
 
     fn probe(&self, cache: &mut TableCache, mv: Move<'_, Params>, errors: &[f64]) -> f64 {
@@ -239,6 +221,27 @@ impl Model for Dataset {
 
     fn exact_eval(&self, i: usize) -> f64 {
         self.exact_eval_moved(i, [0, 0], self.scale(i))
+    }
+}
+
+impl Probes for Dataset {
+    type Cache = TableCache;
+
+    fn cache(&self, values: &Params) -> TableCache {
+        TableCache {
+            attacks: self.attacks(values),
+            combiner: Combiner::new(self.len()),
+            last_touches: None,
+        }
+    }
+
+    fn cache_bytes(cache: &TableCache) -> usize {
+        8 * cache.attacks.capacity() + cache.combiner.memory_bytes()
+    }
+
+    fn refresh(&mut self, cache: &mut TableCache, values: &Params) {
+        cache.attacks = self.rescore_keeping_attacks(values);
+        cache.last_touches = None;
     }
 
     fn eval_moves(&self, cache: &mut TableCache, mv: Move<'_, Params>) -> Vec<(u32, f64)> {

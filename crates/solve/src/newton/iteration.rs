@@ -113,7 +113,7 @@ pub trait Passes {
     }
 
     /// The summed error's curvature among the flat variables `flat` at `x`, by rows
-    /// ([`super::Exact::flat_curvature`]); only asked where [`Passes::holds`] found them.
+    /// ([`crate::Exact::flat_curvature`]); only asked where [`Passes::holds`] found them.
     fn flat_curvature(&mut self, _x: &[f64], flat: &[usize]) -> Result<Vec<f64>, Self::Error> {
         Ok(vec![0.0; flat.len() * flat.len()])
     }

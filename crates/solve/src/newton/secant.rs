@@ -3,7 +3,7 @@
 //!
 //! A secant column holds, for every position a value moves, half the difference of its
 //! unrounded evaluation one unit above and one unit below (the exact incremental changes of
-//! [`crate::Model::eval_moves`]). [`Linearized`] serves a model's own columns for its linear
+//! [`crate::Probes::eval_moves`]). [`Linearized`] serves a model's own columns for its linear
 //! variables and the secant columns after them, as one [`Jacobian`].
 
 use crate::jacobian::{Jacobian, RowSink};

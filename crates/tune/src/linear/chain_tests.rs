@@ -13,7 +13,7 @@ use texel_data::splitmix64;
 use texel_solve::descent::{Descent, Variable};
 use texel_solve::error::{fit_k, mean_error, samples};
 use texel_solve::jacobian::{rows, System};
-use texel_solve::model::Model;
+use texel_solve::model::{Model, Probes};
 use texel_trace::{Coef, Curve, InnerSum, InnerTerm, Param, ParamSpace, Shape, TracedPosition};
 
 fn draw(seed: &mut u64, n: u64) -> u64 {

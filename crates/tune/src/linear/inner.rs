@@ -64,7 +64,7 @@ fn slot_parts(space: &ParamSpace) -> Vec<(u32, Parts)> {
 }
 
 /// The inner sums of a dataset's positions, in position order: what Newton differentiates
-/// through ([`crate::Model::exact`]).
+/// through ([`texel_solve::Probes::exact`]).
 #[derive(Clone, Debug, Default)]
 pub struct Inner {
     terms: Vec<InnerTerm>,

@@ -29,7 +29,7 @@ use std::ops::Range;
 use std::sync::Arc;
 use texel_solve::error::{error_units, SigmoidTable, ERROR_UNITS};
 use texel_solve::jacobian::{Exact, Jacobian, RowSink};
-use texel_solve::model::{Model, Move};
+use texel_solve::model::{Model, Move, Probes};
 use texel_trace::{centipawns, Coef, ParamSpace, PositionSource, TracedPosition};
 
 /// Positions per block.
@@ -699,7 +699,6 @@ fn unpack(x: i64) -> (i64, i64) {
 
 impl Model for LinearDataset {
     type Values = Vec<i32>;
-    type Cache = ();
 
     fn len(&self) -> usize {
         self.targets.len()
@@ -804,6 +803,65 @@ impl Model for LinearDataset {
         seen.iter().filter(|&&s| s).count()
     }
 
+    fn probe(&self, _cache: &mut (), mv: Move<'_, Vec<i32>>, errors: &[f64]) -> f64 {
+        let (k, delta) = (mv.sigmoid, mv.delta);
+        // Not a column's move: an inner sum or a complexity reads the value.
+        if !Model::linear(self, mv.slot) {
+            let changes = self.eval_changes(mv.values, mv.slot, delta);
+            // Whole error units: the same sum in any order, on any thread.
+            let units: i64 = (changes.par_iter().with_min_len(4096))
+                .map(|&(i, d)| {
+                    let i = i as usize;
+                    let new = centipawns(self.exact_eval(i) + d);
+                    error_units(k.squared_error(new, f64::from(self.targets[i])) - errors[i])
+                })
+                .sum();
+            return units as f64 / ERROR_UNITS;
+        }
+        let blocks: Vec<i64> = (self.blocks.par_iter())
+            .map(|block| self.block_change(block, mv, errors))
+            .collect();
+        blocks.iter().sum::<i64>() as f64 / ERROR_UNITS
+    }
+
+    fn apply(&mut self, _cache: &mut (), mv: Move<'_, Vec<i32>>, errors: &mut [f64]) {
+        self.rescoring.moved();
+        let mut moves = Vec::new();
+        for block in &self.blocks {
+            self.for_slot(block, mv.slot, |i, step| moves.push((i, step)));
+        }
+        let mut touched: Vec<usize> = moves.iter().map(|m| m.0).collect();
+        for (i, step) in moves {
+            self.sums[i] = self.sums[i].moved(step, mv.delta);
+            if let Some(end) = self.free_end.get_mut(i) {
+                *end += step.end_weight() * f64::from(mv.delta);
+            }
+        }
+        let inner = self.inner.apply(mv.values, mv.slot, mv.delta);
+        if !inner.is_empty() {
+            touched.extend(inner.iter().map(|&i| i as usize));
+            touched.sort_unstable();
+            touched.dedup();
+        }
+        for i in touched {
+            let target = f64::from(self.targets[i]);
+            errors[i] = mv.sigmoid.squared_error(self.eval(i), target);
+        }
+    }
+
+    fn linear(&self, slot: usize) -> bool {
+        let end = self.layout.slots[slot].1 == Part::End;
+        self.inner.linear(slot) && !(end && self.inner.has_complexity())
+    }
+
+    fn exact_eval(&self, i: usize) -> f64 {
+        LinearDataset::exact_eval(self, i)
+    }
+}
+
+impl Probes for LinearDataset {
+    type Cache = ();
+
     /// The columns' positions a block at a time on every thread, each position once a
     /// value; a value an inner sum or a complexity reads as [`Model::support`] counts it.
     fn supports(&self, slots: &[usize]) -> Vec<usize> {
@@ -837,27 +895,6 @@ impl Model for LinearDataset {
 
     fn refresh(&mut self, _cache: &mut (), values: &Vec<i32>) {
         self.rescore(values);
-    }
-
-    fn probe(&self, _cache: &mut (), mv: Move<'_, Vec<i32>>, errors: &[f64]) -> f64 {
-        let (k, delta) = (mv.sigmoid, mv.delta);
-        // Not a column's move: an inner sum or a complexity reads the value.
-        if !Model::linear(self, mv.slot) {
-            let changes = self.eval_changes(mv.values, mv.slot, delta);
-            // Whole error units: the same sum in any order, on any thread.
-            let units: i64 = (changes.par_iter().with_min_len(4096))
-                .map(|&(i, d)| {
-                    let i = i as usize;
-                    let new = centipawns(self.exact_eval(i) + d);
-                    error_units(k.squared_error(new, f64::from(self.targets[i])) - errors[i])
-                })
-                .sum();
-            return units as f64 / ERROR_UNITS;
-        }
-        let blocks: Vec<i64> = (self.blocks.par_iter())
-            .map(|block| self.block_change(block, mv, errors))
-            .collect();
-        blocks.iter().sum::<i64>() as f64 / ERROR_UNITS
     }
 
     fn probe_each(
@@ -917,42 +954,12 @@ impl Model for LinearDataset {
         self.probe_update(mv, errors, before)
     }
 
-    fn apply(&mut self, _cache: &mut (), mv: Move<'_, Vec<i32>>, errors: &mut [f64]) {
-        self.rescoring.moved();
-        let mut moves = Vec::new();
-        for block in &self.blocks {
-            self.for_slot(block, mv.slot, |i, step| moves.push((i, step)));
-        }
-        let mut touched: Vec<usize> = moves.iter().map(|m| m.0).collect();
-        for (i, step) in moves {
-            self.sums[i] = self.sums[i].moved(step, mv.delta);
-            if let Some(end) = self.free_end.get_mut(i) {
-                *end += step.end_weight() * f64::from(mv.delta);
-            }
-        }
-        let inner = self.inner.apply(mv.values, mv.slot, mv.delta);
-        if !inner.is_empty() {
-            touched.extend(inner.iter().map(|&i| i as usize));
-            touched.sort_unstable();
-            touched.dedup();
-        }
-        for i in touched {
-            let target = f64::from(self.targets[i]);
-            errors[i] = mv.sigmoid.squared_error(self.eval(i), target);
-        }
-    }
-
     fn reach(&self, slot: usize) -> usize {
         let (entry, _) = self.layout.slots[slot];
         let columns: usize = (self.blocks.iter())
             .map(|b| b.counts.get(entry as usize).0.len() + b.weights.get(slot).0.len())
             .sum();
         columns + self.inner.reach(slot)
-    }
-
-    fn linear(&self, slot: usize) -> bool {
-        let end = self.layout.slots[slot].1 == Part::End;
-        self.inner.linear(slot) && !(end && self.inner.has_complexity())
     }
 
     fn eval_moves(&self, _cache: &mut (), mv: Move<'_, Vec<i32>>) -> Vec<(u32, f64)> {
@@ -965,10 +972,6 @@ impl Model for LinearDataset {
 
     fn exact(&self) -> Option<&dyn Exact> {
         self.inner.is_used().then_some(self as &dyn Exact)
-    }
-
-    fn exact_eval(&self, i: usize) -> f64 {
-        LinearDataset::exact_eval(self, i)
     }
 }
 

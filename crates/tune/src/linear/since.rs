@@ -78,7 +78,7 @@ impl Rescoring {
 }
 
 impl LinearDataset {
-    /// [`Model::probe_since`].
+    /// [`texel_solve::Probes::probe_since`].
     pub(super) fn probe_update(
         &self,
         mv: Move<'_, Vec<i32>>,

@@ -111,7 +111,7 @@ impl<'d, M: Model> Tuner<'d> for Loaded<'_, 'd, M> {
     }
 
     fn validation_error(&mut self) -> Result<Option<f64>, RunError> {
-        if self.validation.is_empty() {
+        if self.validation.len() == 0 {
             return Ok(None);
         }
         self.validation.rescore(self.descent.params());
