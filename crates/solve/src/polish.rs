@@ -12,7 +12,7 @@
 //! moves made together, the better half of them, the better quarter, ... the best one alone,
 //! and takes the set whose objective is lowest, if it is below where the round stands; the
 //! next reading tries the moves left the same way on top of those taken (a reading that finds
-//! nothing better drops the best move left), up to [`TRIAL_READINGS`] readings. A move alone
+//! nothing better drops the best move left), up to `TRIAL_READINGS` readings. A move alone
 //! gains what its probe said, so a round moves something while any probe gains; the run
 //! ends the polish after a round that gains less than its tolerance
 //! (`texel_tune::LATTICE_POLISH_TOLERANCE` of the error), or when a round moves nothing (a
@@ -20,7 +20,7 @@
 //! kept only where the values with the better moves before it made allow it.
 //!
 //! A round probes first only the values whose last probe was among the better quarter
-//! ([`screened`]; each value's last change is kept with the run's state, so a resumed run
+//! (`screened`; each value's last change is kept with the run's state, so a resumed run
 //! probes as the uninterrupted one), and every value only when those move nothing: a round
 //! that moves nothing has probed every value, and a polish to the end ends where no
 //! single step gains, as before, in a quarter of the probes a round.
@@ -116,7 +116,7 @@ pub struct Round<V> {
 /// One polish round of `vars` from `values`, whose summed training error is `sum`; `None`
 /// when no move lowers the objective. `last` holds each variable's last probed change of
 /// the objective (its better move's, with that move's sign; a sign of 0: not probed yet),
-/// which the round updates: the round probes the variables [`screened`] picks first, and
+/// which the round updates: the round probes the variables `screened` picks first, and
 /// every variable only when those move nothing, so a round that moves nothing has probed
 /// them all.
 ///

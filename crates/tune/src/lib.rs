@@ -1,4 +1,4 @@
-//! The tuner core: whatever evaluation a [`Model`] describes (texel's own table in
+//! The tuner core: whatever evaluation a [`texel_solve::Model`] describes (texel's own table in
 //! `texel_dataset`, any engine's linear evaluation read from a trace as [`LinearDataset`]),
 //! it minimises the squared error between game results and `σ(K·eval)`: Newton steps in
 //! real values, Adam, coordinate descent, the integer polish of a trace (in memory and

@@ -38,7 +38,7 @@ pub struct RunOptions {
     /// `adam+cd`: Adam epochs at most before coordinate descent takes over.
     pub adam_epochs: usize,
     /// Coordinate descent only: a fresh run first tunes about one segment in `n` of the
-    /// training data ([`crate::Model::sample`]) until a pass there lowers its error by
+    /// training data ([`texel_solve::Model::sample`]) until a pass there lowers its error by
     /// less than `WARM_GAIN` (0.5 %), then goes on with all of it. `Some(0)` or `Some(1)`: no warm
     /// start; `None`: [`WARM_SAMPLE`] from [`AUTO_WARM_POSITIONS`] training positions on.
     pub warm_start: Option<usize>,
@@ -112,7 +112,7 @@ pub const WARM_PASSES: usize = 10;
 pub const POLISH_TOLERANCE: f64 = 1e-3;
 
 /// A trace's lattice polish ends after a round that lowers the training error by less than
-/// this share of it, a fifth of Newton's [`crate::NEWTON_TOLERANCE`] (or when a round moves
+/// this share of it, a fifth of Newton's [`texel_solve::NEWTON_TOLERANCE`] (or when a round moves
 /// nothing): its late rounds gain 10⁻⁷ to 10⁻⁶ of the error each, for a round's time.
 /// Measured (2026-12-01): the race trace's rounds from Newton's end (0.03553845) gain 2.3,
 /// 1.5, 0.9 and 0.8 ×10⁻⁵; it ends after the first two at 0.03553711, 1.41–1.47 × its time to

@@ -232,7 +232,7 @@ const STRIPES_A_THREAD: usize = 8;
 /// The gradient and Hessian of `Σ E_i` over the variables `slots` (variable `j` is slot
 /// `slots[j]`), where position `i`'s error moves by `slopes[i]` and curves by
 /// `curvatures[i]` per centipawn of its evaluation. The Hessian's sums between two
-/// variables leave out the positions that curve by less than [`FAINT`] of the most any
+/// variables leave out the positions that curve by less than `FAINT` of the most any
 /// position curves: a position adds as many of those products as its row's length squared
 /// (on texel's table about 16,000 against 180 for its diagonal and gradient), and the
 /// faint ones, whose evaluations are far from a draw, are about 45 % of texel's positions
@@ -241,7 +241,7 @@ const STRIPES_A_THREAD: usize = 8;
 ///
 /// Rows are built a part of a block at a time ([`Jacobian::row_part`]), so each thread
 /// holds one part's rows, and every thread adds into the one half Hessian, a stripe of its
-/// rows at a time, each stripe taking the parts in position order ([`Stripes`]): every
+/// rows at a time, each stripe taking the parts in position order (`Stripes`): every
 /// entry sums its positions in order, whatever the threads.
 pub fn system<J: Jacobian>(
     model: &J,
