@@ -36,9 +36,12 @@ fn pages() -> Vec<(String, String)> {
 /// What a tune run printed that the docs state.
 #[derive(Default)]
 struct Run {
-    start: f64,
+    start_validation: f64,
     end: f64,
     validation: f64,
+    held_out: Vec<String>,
+    pull: String,
+    lambda: String,
     passes: u64,
     probes: u64,
     newton: u64,
@@ -66,7 +69,14 @@ fn tune(config: &str, extra: &[&str]) -> Run {
     for line in text.lines() {
         let number = |key: &str| after(line, key).and_then(|n| n.parse::<f64>().ok());
         if line.starts_with("start:") {
-            run.start = number("error").unwrap();
+            run.start_validation = number("validation").unwrap_or(0.0);
+        } else if line.contains("held out by game:") {
+            let held = line.rsplit(" for training, ").next().unwrap();
+            run.held_out = vec![after(held, "").unwrap(), after(held, "games (").unwrap()];
+        } else if line.starts_with("--l2 auto chose pull") {
+            run.pull = after(line, "chose pull").unwrap();
+        } else if line.starts_with("--lambda auto chose λ") {
+            run.lambda = after(line, "chose λ").unwrap();
         } else if line.starts_with("end:") {
             run.end = number("error").unwrap();
             run.validation = number("validation").unwrap_or(0.0);
@@ -145,15 +155,28 @@ fn the_docs_state_the_figures_the_shipped_configurations_give() {
     );
     let figures = [
         Figures {
-            template: "than 0.1 % (here {} Newton iterations and {} polish passes, about",
+            template: "that the tune never sees (here {} games, {} positions), fits",
             values: vec![
-                quick.newton.to_string(),
-                (quick.passes - quick.newton).to_string(),
+                quick.held_out[0].clone(),
+                thousands(quick.held_out[1].parse().unwrap()),
             ],
         },
         Figures {
-            template: "cores; error {} → {}), prints",
-            values: vec![format!("{:.4}", quick.start), format!("{:.4}", quick.end)],
+            template: "towards their start (the path of pulls,\nhere pull {}) and",
+            values: vec![quick.pull.clone()],
+        },
+        Figures {
+            template: "(the path of λs 1, 0.75, 0.5, 0.25, 0, here λ {}). Then",
+            values: vec![quick.lambda.clone()],
+        },
+        Figures {
+            template: "than 0.1 % (here {} Newton iterations and {} polish passes;\nthe held-out games' error {} → {};",
+            values: vec![
+                quick.newton.to_string(),
+                (quick.passes - quick.newton).to_string(),
+                format!("{:.4}", quick.start_validation),
+                format!("{:.4}", quick.validation),
+            ],
         },
         Figures {
             template: "the same configuration with\n`--method cd` ends after {} passes and {} probes at \
