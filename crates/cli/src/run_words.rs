@@ -223,8 +223,9 @@ pub(crate) fn streaming_words(why: StreamWhy, report: bool) -> Option<String> {
     Some(format!("{said}{page}"))
 }
 
-/// Says how a streamed run ended, in the in-memory run's words.
-pub(crate) fn say_streamed_end(ended: &Streamed) {
+/// Says how a streamed run ended (`kept_start`: validation gave the start back), in the
+/// in-memory run's words.
+pub(crate) fn say_streamed_end(ended: &Streamed, kept_start: bool) {
     let why = end_words(ended.end);
     say!(
         "finished after {} passes ({} Newton iterations, real values {:.8}; {} polish \
@@ -235,7 +236,7 @@ pub(crate) fn say_streamed_end(ended: &Streamed) {
         ended.passes as u64 - ended.iterations.min(ended.passes as u64),
         ended.tuned.len()
     );
-    if ended.kept_start {
+    if kept_start {
         say!("{}", START_KEPT);
     }
     crate::data_args::say_errors("end", ended.k, ended.error, ended.validation);

@@ -198,7 +198,7 @@ impl<'a, V: Values> TuneShow<'a, V> {
             }
             EndData::Streamed(figures) => {
                 if let Some(figures) = figures {
-                    crate::run_words::say_streamed_end(&figures);
+                    crate::run_words::say_streamed_end(&figures, tuned.kept_start);
                 }
                 crate::outputs::say_written(planned, None);
             }

@@ -32,6 +32,14 @@ pub enum CheckpointError {
         /// The cause.
         cause: std::io::Error,
     },
+    /// The checkpoint continues another run than the one asked for.
+    #[error("checkpoint {path}: {mismatch}")]
+    Mismatch {
+        /// The file.
+        path: PathBuf,
+        /// How it differs.
+        mismatch: Mismatch,
+    },
     /// The checkpoint cannot be used.
     #[error("checkpoint {path}: {reason}")]
     Unusable {
@@ -40,6 +48,47 @@ pub enum CheckpointError {
         /// What is wrong.
         reason: String,
     },
+}
+
+/// Why a checkpoint does not continue the run asked for, in memory or streamed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Mismatch {
+    /// It was made for another number of training positions.
+    #[error("it was made for {then} positions, the data has {now}")]
+    Positions {
+        /// The checkpoint's.
+        then: usize,
+        /// The data's.
+        now: usize,
+    },
+    /// Its values are not those of the evaluation tuned.
+    #[error("it was made for {then} values, the evaluation has {now}")]
+    Values {
+        /// The checkpoint's.
+        then: usize,
+        /// The evaluation's.
+        now: usize,
+    },
+    /// The data's fingerprint differs.
+    #[error(
+        "it was made for other data (the positions, their labels or scores, the validation \
+         share or λ differ)"
+    )]
+    Data,
+    /// It tunes other variables.
+    #[error(
+        "it tunes another selection ({then} values; this run tunes {now}): give the selection, \
+         least support and steps of the run that wrote it"
+    )]
+    Selection {
+        /// The checkpoint's.
+        then: usize,
+        /// This run's.
+        now: usize,
+    },
+    /// A streamed run goes on from Newton's state, which it does not keep.
+    #[error("it keeps no Newton state of its values")]
+    NoNewtonState,
 }
 
 /// How a run holds its positions: a checkpoint continues only a run of its own kind.
@@ -377,33 +426,32 @@ impl<V: Values> Checkpoint<V> {
         f.into_checkpoint()
     }
 
-    /// Checks that this checkpoint (read from `path`) continues a run on the data with
-    /// fingerprint `data` and the variables `vars`.
+    /// Checks that this checkpoint continues a run over `positions` training positions of
+    /// the data with fingerprint `data`, an evaluation of `values` values and the variables
+    /// `vars`.
     ///
     /// # Errors
-    /// Other data or another selection of variables, naming `path`.
-    pub fn check_continues(
+    /// How it differs, the first found in that order.
+    pub fn continues(
         &self,
-        path: &Path,
-        data: u64,
+        (positions, data): (usize, u64),
+        values: usize,
         vars: &[Variable],
-    ) -> Result<(), CheckpointError> {
-        let bad = |reason: String| CheckpointError::Unusable {
-            path: path.to_path_buf(),
-            reason,
-        };
+    ) -> Result<(), Mismatch> {
+        let then = self.descent.params.values().len();
+        if self.positions != positions {
+            let (then, now) = (self.positions, positions);
+            return Err(Mismatch::Positions { then, now });
+        }
+        if then != values {
+            return Err(Mismatch::Values { then, now: values });
+        }
         if self.data != data {
-            return Err(bad(
-                "it was made for other data (the positions or labels differ, or the validation share)".into(),
-            ));
+            return Err(Mismatch::Data);
         }
         if self.vars != vars {
-            return Err(bad(format!(
-                "it tunes another selection ({} variables; this command selects {}): give the \
-                 selection, least support and steps of the run that wrote it",
-                self.vars.len(),
-                vars.len()
-            )));
+            let (then, now) = (self.vars.len(), vars.len());
+            return Err(Mismatch::Selection { then, now });
         }
         Ok(())
     }

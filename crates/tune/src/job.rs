@@ -40,9 +40,9 @@
 
 use crate::begin::{begin, Beginning, NothingToTune};
 use crate::checkpoint::{fresh, Checkpoint, CheckpointError};
+use crate::end::{Ending, LogError, Tuned};
 use crate::events::JobEvent;
 use crate::lambda::{LambdaChoice, LambdaPoint, ScoredLabels, LAMBDA_PATH};
-use crate::log::{append_changes, changes, held_names, ValueChange};
 use crate::path::{walk, walk_path, InMemory, PullChoice, PullPoint, Relabelled};
 use crate::run::{run, RunError, RunOptions, RunResult};
 use crate::settings::{TuneSettings, DEFAULT_L2};
@@ -88,20 +88,6 @@ pub struct TuneJob<V> {
     pub record: Option<Settings>,
 }
 
-/// What a whole tune gives.
-#[derive(Clone, Debug)]
-pub struct Tuned<V> {
-    /// The run's end and values.
-    pub result: RunResult<V>,
-    /// The names of the values held at their start for want of support.
-    pub held: Vec<String>,
-    /// Every value changed since the run began (a resumed run: since its first start),
-    /// the largest change first.
-    pub changes: Vec<ValueChange>,
-    /// Validation chose the start over every pass: the values are the start's.
-    pub kept_start: bool,
-}
-
 impl<V> TuneJob<V> {
     /// The job tuning `vars` from `start` with the default guards and run.
     pub fn new(start: V, vars: Vec<Variable>) -> TuneJob<V> {
@@ -128,13 +114,8 @@ pub enum JobError {
     #[error(transparent)]
     Run(#[from] RunError),
     /// The log's last line could not be written.
-    #[error("cannot write the log {path}: {cause}")]
-    Log {
-        /// The log.
-        path: PathBuf,
-        /// The cause.
-        cause: std::io::Error,
-    },
+    #[error(transparent)]
+    Log(#[from] LogError),
 }
 
 impl<V: texel_solve::model::Values> TuneJob<V> {
@@ -154,23 +135,17 @@ impl<V: texel_solve::model::Values> TuneJob<V> {
         let (options, selected) = (self.settings.run.clone(), self.vars.clone());
         let start = self.begin(data, interrupt, on)?;
         let began = start.descent.anchor.clone();
-        let held = held_names(&selected, &start.vars, name);
+        let tuned = start.vars.clone();
         let result = run_from(data, start, &options, interrupt, on)?;
-        let changes = changes(&began, &result.params, &data.train, name);
-        let validated = data.validation.len() > 0 && result.passes > 0;
-        let kept_start = validated && result.params == began;
-        if let Some(path) = &options.log {
-            append_changes(path, held.clone(), changes.clone()).map_err(|cause| JobError::Log {
-                path: path.clone(),
-                cause,
-            })?;
-        }
-        Ok(Tuned {
-            result,
-            held,
-            changes,
-            kept_start,
-        })
+        let ending = Ending {
+            began: &began,
+            asked: &selected,
+            tuned: &tuned,
+            held_out: data.validation.len() > 0,
+            log: options.log.as_deref(),
+        };
+        let train = &data.train;
+        Ok(ending.tuned(result, name, |slots| train.supports(slots))?)
     }
 
     /// The run's starting point (`crate::begin`): the values with too little support
@@ -309,8 +284,13 @@ impl<M: Model> Beginning for Loaded<'_, M> {
         resumed: &Checkpoint<M::Values>,
         vars: &[Variable],
     ) -> Result<(), JobError> {
-        let path = self.resume.clone().unwrap_or_default();
-        Ok(resumed.check_continues(&path, self.data.fingerprint, vars)?)
+        let train = &self.data.train;
+        let data = (train.len(), self.data.fingerprint);
+        let fits = resumed.continues(data, train.slot_count(), vars);
+        fits.map_err(|mismatch| {
+            let path = self.resume.clone().unwrap_or_default();
+            CheckpointError::Mismatch { path, mismatch }.into()
+        })
     }
 }
 

@@ -39,6 +39,7 @@
 
 mod begin;
 mod checkpoint;
+mod end;
 mod engine;
 mod events;
 mod holding;
@@ -57,11 +58,12 @@ mod trace_subject;
 mod traces;
 
 pub use begin::NothingToTune;
-pub use checkpoint::{checkpoint_kind, fresh, Checkpoint, CheckpointError, RunKind};
+pub use checkpoint::{checkpoint_kind, fresh, Checkpoint, CheckpointError, Mismatch, RunKind};
+pub use end::{LogError, Tuned};
 pub use engine::{tune_engine, EngineTune, EngineTuneError, EngineTuned, Traceable};
 pub use events::JobEvent;
 pub use holding::{default_budget, in_memory_need, Holding, StreamPlan, StreamWhy};
-pub use job::{run_from, JobError, TuneData, TuneJob, Tuned};
+pub use job::{run_from, JobError, TuneData, TuneJob};
 pub use lambda::{
     walking_words, Lambda, LambdaChoice, LambdaError, LambdaPoint, ScoredLabels, LAMBDA_PATH,
     SCORED_LAMBDA,

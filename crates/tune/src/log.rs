@@ -303,31 +303,6 @@ pub fn kept_pass(passes: &[PassLine]) -> Option<&PassLine> {
         .min_by(|a, b| validation(a).total_cmp(&validation(b)))
 }
 
-/// Every value `after` changed from `before` by slot, named by `name`, with its support
-/// in `train`: the largest change first (ties by slot).
-pub fn changes<M: texel_solve::model::Model>(
-    before: &M::Values,
-    after: &M::Values,
-    train: &M,
-    name: &dyn Fn(usize) -> String,
-) -> Vec<ValueChange> {
-    use texel_solve::model::Values;
-    let (before, after) = (before.values(), after.values());
-    let mut slots: Vec<usize> = (0..before.len())
-        .filter(|&i| before[i] != after[i])
-        .collect();
-    slots.sort_by_key(|&i| (std::cmp::Reverse((after[i] - before[i]).abs()), i));
-    let support = train.supports(&slots);
-    (slots.into_iter().zip(support))
-        .map(|(i, support)| ValueChange {
-            value: name(i),
-            before: before[i],
-            after: after[i],
-            support,
-        })
-        .collect()
-}
-
 /// The names (by `name`) of the variables of `selected` that `tuned` leaves out: the values
 /// held for want of support.
 pub fn held_names(

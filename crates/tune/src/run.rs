@@ -2,6 +2,7 @@
 //! atomically (every few minutes and when stopped) and exact resumption.
 
 mod memory;
+mod passes;
 mod runner;
 mod standing;
 mod tuner;
@@ -9,6 +10,7 @@ mod tuner;
 use crate::checkpoint::CheckpointError;
 use crate::log::PassKind;
 pub use memory::run;
+pub(crate) use passes::Passes;
 pub(crate) use runner::drive;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -230,10 +232,6 @@ pub enum RunError {
     /// The positions read from their file in every pass could not be read.
     #[error(transparent)]
     Positions(Box<dyn std::error::Error + Send + Sync>),
-    /// A run whose positions are read from their file in every pass was asked for what
-    /// only a run in memory does.
-    #[error("a streamed run does not take {0}")]
-    Unstreamed(Unstreamed),
 }
 
 #[cfg(test)]

@@ -6,9 +6,10 @@
 //! fronts that show the [`SessionEvent`]s.
 
 use crate::checkpoint::{Checkpoint, CheckpointError, RunKind};
+use crate::end::Tuned;
 use crate::events::JobEvent;
 use crate::holding::{StreamPlan, StreamWhy};
-use crate::job::{JobError, TuneData, TuneJob, Tuned};
+use crate::job::{JobError, TuneData, TuneJob};
 use crate::outputs::{Cleared, OutputError, Outputs};
 use crate::run::RunEnd;
 use crate::settings::TuneSettings;

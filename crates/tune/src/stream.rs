@@ -29,7 +29,7 @@
 //! memory.
 
 use crate::begin::{begin, Beginning, NothingToTune};
-use crate::checkpoint::{Checkpoint, RunKind};
+use crate::checkpoint::{Checkpoint, Mismatch, RunKind};
 use crate::events::JobEvent;
 use crate::lambda::{LambdaChoice, LambdaPoint};
 use crate::linear::LinearDataset;
@@ -83,9 +83,6 @@ pub struct Streamed {
     pub error: f64,
     /// The mean validation error of [`Streamed::values`] (none held out: `None`).
     pub validation: Option<f64>,
-    /// The tuned values scored the held-out positions no better than the start: the start
-    /// is given back (as an in-memory run gives back its best, the start among them).
-    pub kept_start: bool,
     /// Newton iterations taken.
     pub iterations: u64,
     /// Passes taken: Newton's iterations and the polish rounds.
@@ -94,8 +91,6 @@ pub struct Streamed {
     pub end: RunEnd,
     /// The slots tuned (those of the ones asked that enough positions use).
     pub tuned: Vec<usize>,
-    /// The slots asked that were held at their start for want of support.
-    pub held: Vec<usize>,
     /// The tuned slots whose values changed, with the training positions each counts in.
     pub support: Vec<(usize, usize)>,
 }
@@ -162,7 +157,7 @@ pub enum StreamError {
     },
     /// A checkpoint that is not of this trace and selection.
     #[error("the checkpoint is not of this run: {0}")]
-    Checkpoint(String),
+    Checkpoint(#[from] Mismatch),
     /// K cannot be fitted to the start.
     #[error(transparent)]
     K(#[from] UnfitK),
@@ -264,7 +259,7 @@ pub fn tune_streamed(
         interrupt,
         &mut |e| on(StreamEvent::Job(JobEvent::Run(e))),
     )?;
-    stream.ended(result, &tuner, slots)
+    stream.ended(result, &tuner)
 }
 
 /// One streamed tune's inputs.
@@ -341,7 +336,6 @@ impl Stream<'_> {
         &self,
         result: RunResult<Vec<i32>>,
         tuner: &StreamTuner,
-        asked: &[usize],
     ) -> Result<Streamed, StreamError> {
         let values = result.params;
         let table = texel_solve::error::SigmoidTable::new(self.k);
@@ -351,12 +345,8 @@ impl Stream<'_> {
         };
         let validation = self.whole(|| self.validation_error(&values))?;
         let support = self.whole(|| self.changed_support(&values))?;
-        let validated = validation.is_some() && result.passes > 0;
-        let held = asked.iter().filter(|s| !self.slots.contains(s));
         Ok(Streamed {
-            held: held.copied().collect(),
             support,
-            kept_start: validated && values == self.start,
             values,
             k: self.k,
             real_error: tuner.newton.error,
@@ -495,31 +485,11 @@ impl Beginning for Stream<'_> {
     }
 
     fn continues(&self, c: &Checkpoint<Vec<i32>>, vars: &[Variable]) -> Result<(), StreamError> {
-        let wrong = |why: String| Err(StreamError::Checkpoint(why));
-        if c.positions != self.trace.len() {
-            let n = self.trace.len();
-            return wrong(format!("{} positions, the trace has {n}", c.positions));
-        }
-        if c.data != self.run.fingerprint {
-            return wrong(
-                "it was made for other data (the positions, their labels or scores, the \
-                 validation share or λ differ)"
-                    .into(),
-            );
-        }
-        if c.vars != vars {
-            let (then, now) = (c.vars.len(), vars.len());
-            return wrong(format!(
-                "it tunes another selection ({then} values; this run tunes {now})"
-            ));
-        }
-        let values = self.trace.space().value_count();
-        if c.descent.params.len() != values {
-            return wrong(format!("its values are not the {values} of the trace"));
-        }
+        let data = (self.trace.len(), self.run.fingerprint);
+        c.continues(data, self.trace.space().value_count(), vars)?;
         let newton = c.descent.newton.as_ref();
         if newton.is_none_or(|n| n.values.len() != c.vars.len()) {
-            return wrong("it keeps no Newton state of its values".into());
+            return Err(Mismatch::NoNewtonState.into());
         }
         Ok(())
     }

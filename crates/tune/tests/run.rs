@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use texel_dataset::{select, Dataset};
 use texel_eval::Params;
 use texel_solve::error::{fit_k, samples};
-use texel_tune::{fresh, run, Checkpoint, Event, RunEnd, RunOptions, Selection};
+use texel_solve::Variable;
+use texel_tune::{fresh, run, Checkpoint, Event, Mismatch, RunEnd, RunOptions, Selection};
 
 /// The guards of every run here: the checkpoint must carry them through a resume.
 const GUARDS: texel_solve::Guards = texel_solve::Guards {
@@ -254,13 +255,30 @@ fn unusable_checkpoints_are_refused_with_a_reason() {
     let (mut bigger, mut validation, bigger_id) = data(400, &Params::default(), 0);
     assert_ne!(bigger_id, data_id);
     let vars = vars();
-    let err = good.check_continues(&path, bigger_id, &vars).unwrap_err();
-    assert!(err.to_string().contains("refuse.ckpt") && err.to_string().contains("other data"));
-    let err = good
-        .check_continues(&path, data_id, &vars[1..])
-        .unwrap_err();
-    assert!(err.to_string().contains("another selection"), "{err}");
-    good.check_continues(&path, data_id, &vars).unwrap();
+    let values = Params::default().flat().len();
+    let fits = |data, values, vars: &[Variable]| good.continues((300, data), values, vars);
+    assert_eq!(fits(bigger_id, values, &vars), Err(Mismatch::Data));
+    let (then, now) = (vars.len(), vars.len() - 1);
+    let other = fits(data_id, values, &vars[1..]);
+    assert_eq!(other, Err(Mismatch::Selection { then, now }));
+    assert!(other.unwrap_err().to_string().contains("another selection"));
+    let fewer = fits(data_id, values - 1, &vars);
+    assert_eq!(
+        fewer,
+        Err(Mismatch::Values {
+            then: values,
+            now: values - 1
+        })
+    );
+    let more = good.continues((400, data_id), values, &vars);
+    assert_eq!(
+        more,
+        Err(Mismatch::Positions {
+            then: 300,
+            now: 400
+        })
+    );
+    fits(data_id, values, &vars).unwrap();
     let (_, _, split_id) = data(300, &Params::default(), 100);
     assert_ne!(
         split_id, data_id,
@@ -277,7 +295,7 @@ fn unusable_checkpoints_are_refused_with_a_reason() {
     .unwrap_err();
     assert!(
         err.to_string()
-            .contains("made for 300 training positions, the data has 400"),
+            .contains("made for 300 positions, the data has 400"),
         "{err}"
     );
 }

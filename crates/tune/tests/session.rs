@@ -211,13 +211,18 @@ fn a_lambda_below_one_mixes_the_score_into_each_target() {
     assert_eq!(auto.fingerprint, given.fingerprint);
 }
 
+/// What [`held_run`] saw: whether the run said it streams, whether its end's data is a
+/// streamed run's, the values it wrote and its log's last line.
+type HeldRun = (Option<StreamWhy>, bool, String, String);
+
 /// The session of `session` run the default way (Newton, then the polish) with the trace
-/// held as `holding` says: the run's events (whether it said it streams), its end's data
-/// (in memory or streamed) and the values it wrote.
-fn held_run(trace: &Path, out: PathBuf, holding: Holding) -> (Option<StreamWhy>, bool, String) {
+/// held as `holding` says, its log beside `out`.
+fn held_run(trace: &Path, out: PathBuf, holding: Holding) -> HeldRun {
     let mut s = session(trace, out.clone(), Settings::default());
     s.settings.run.method = Method::default();
     s.subject.holding = holding;
+    let log = out.with_extension("log.jsonl");
+    s.outputs.log = Some(log.clone());
     let mut why = None;
     let ended = s
         .run(&AtomicBool::new(false), &|_| {}, &mut |e| {
@@ -228,7 +233,9 @@ fn held_run(trace: &Path, out: PathBuf, holding: Holding) -> (Option<StreamWhy>,
         .unwrap();
     let streamed = matches!(ended.data, EndData::Streamed(Some(_)));
     assert!(ended.tuned.changes.iter().all(|c| c.support > 0));
-    (why, streamed, std::fs::read_to_string(&out).unwrap())
+    let text = std::fs::read_to_string(&log).unwrap();
+    let last = text.lines().last().unwrap_or_default().to_string();
+    (why, streamed, std::fs::read_to_string(&out).unwrap(), last)
 }
 
 #[test]
@@ -259,6 +266,10 @@ fn the_subject_chooses_to_stream_a_binary_trace_past_its_budget_and_ends_alike()
     assert_eq!(tight.0, Some(StreamWhy::TooLarge { need, budget }));
     assert!(tight.1, "a streamed end");
     assert_eq!(tight.2, roomy.2, "the same values written either way");
+    // Either log ends with the same last line: what was held and what changed.
+    let last: serde_json::Value = serde_json::from_str(&roomy.3).unwrap();
+    assert_eq!(last["changes"][0]["value"], "PAWN", "{}", roomy.3);
+    assert_eq!(tight.3, roomy.3, "the same last line of the log either way");
     // A text trace is always loaded within a budget, and refused when asked to stream.
     let text_run = held_run(&text, dir.path().join("c.json"), Holding::Budget(0));
     assert_eq!((text_run.0, text_run.1), (None, false));
@@ -274,7 +285,7 @@ fn the_subject_chooses_to_stream_a_binary_trace_past_its_budget_and_ends_alike()
     );
     let left = std::fs::read_dir(dir.path()).unwrap().count();
     assert_eq!(
-        left, 5,
-        "the traces and three outputs, no checkpoint or lock"
+        left, 8,
+        "the traces and three outputs with their logs, no checkpoint or lock"
     );
 }

@@ -10,29 +10,19 @@ use std::sync::atomic::AtomicBool;
 use texel_solve::descent::Descent;
 use texel_solve::model::Model;
 
-/// Refuses a start made for another number of training positions or values.
+/// Refuses a start made for another number of training positions or values (its data and
+/// variables are the job's to check: `crate::job`).
 fn check_start<M: Model>(
     train: &M,
     start: &Checkpoint<M::Values>,
     options: &RunOptions,
 ) -> Result<(), RunError> {
-    let values = texel_solve::model::Values::values(&start.descent.params).len();
-    let reason = if start.positions != train.len() {
-        format!(
-            "made for {} training positions, the data has {}",
-            start.positions,
-            train.len()
-        )
-    } else if values != train.slot_count() {
-        format!(
-            "made for {values} values, the evaluation has {}",
-            train.slot_count()
-        )
-    } else {
-        return Ok(());
-    };
-    let path = options.checkpoint.clone().unwrap_or_default();
-    Err(CheckpointError::Unusable { path, reason }.into())
+    let own = (train.len(), start.data);
+    let fits = start.continues(own, train.slot_count(), &start.vars);
+    fits.map_err(|mismatch| {
+        let path = options.checkpoint.clone().unwrap_or_default();
+        CheckpointError::Mismatch { path, mismatch }.into()
+    })
 }
 
 /// The warm start's sample of a run from `start` over `positions`: a checkpoint's, or on a

@@ -3,9 +3,9 @@
 //! on validation kept. It drives any [`Tuner`]: the positions in memory or read from their
 //! file in every pass.
 
+use super::passes::Passes;
 use super::standing::Standing;
 use super::tuner::Tuner;
-use super::Unstreamed;
 use super::{
     Event, PassRecord, Progress, RunEnd, RunError, RunOptions, RunResult, POLISH_TOLERANCE,
 };
@@ -32,7 +32,7 @@ pub(super) enum Next {
 type ValuesOf<'d, T> = <<T as Tuner<'d>>::Model as Model>::Values;
 
 /// A run in progress: the tuner, where the run stands, and its outputs.
-pub(crate) struct Runner<'r, 'd, T: Tuner<'d> + 'd> {
+pub(crate) struct Runner<'r, 'd, T: Passes<'d>> {
     /// The positions and the values moving over them.
     pub tuner: T,
     pub(super) standing: Standing<ValuesOf<'d, T>>,
@@ -43,7 +43,7 @@ pub(crate) struct Runner<'r, 'd, T: Tuner<'d> + 'd> {
     pub(super) interrupt: &'r AtomicBool,
 }
 
-impl<'r, 'd, T: Tuner<'d> + 'd> Runner<'r, 'd, T> {
+impl<'r, 'd, T: Passes<'d>> Runner<'r, 'd, T> {
     /// The run of `tuner` from where `standing` says, with `options`, its log opened.
     pub(super) fn new(
         tuner: T,
@@ -85,21 +85,15 @@ impl<'r, 'd, T: Tuner<'d> + 'd> Runner<'r, 'd, T> {
         Ok(())
     }
 
-    /// Whether the next pass is an Adam epoch.
-    fn in_adam(&self) -> bool {
-        matches!(self.options.method, Method::Adam | Method::AdamThenCd)
-            && self.tuner.descent().is_some_and(|d| !d.adam_handed_over())
-    }
-
     /// Whether the next pass is a Newton iteration.
-    fn in_newton(&self) -> bool {
+    pub(super) fn in_newton(&self) -> bool {
         self.options.method == Method::Newton && !self.tuner.newton_handed_over()
     }
 
     /// One pass that takes every position at once (a Newton iteration, a polish round or
     /// an Adam epoch), made by `step` after its progress event; `None` when the run was
     /// stopped before it began or during it.
-    fn whole_pass(
+    pub(super) fn whole_pass(
         &mut self,
         events: &mut dyn FnMut(Event<T::Model>),
         step: impl FnOnce(&mut T) -> Result<Option<PassSummary>, RunError>,
@@ -120,78 +114,15 @@ impl<'r, 'd, T: Tuner<'d> + 'd> Runner<'r, 'd, T> {
         step(&mut self.tuner)
     }
 
-    /// Runs one pass (or the rest of one), reporting progress and writing checkpoints when
-    /// they are due; `None` when the run was stopped.
-    fn pass(
+    /// A pass of Newton's method: an iteration until Newton hands over, then a round of
+    /// its lattice polish; `None` when the run was stopped.
+    pub(super) fn newton_pass(
         &mut self,
         events: &mut dyn FnMut(Event<T::Model>),
     ) -> Result<Option<PassSummary>, RunError> {
-        if self.in_adam() {
-            let rate = self.options.adam_rate;
-            return self.whole_pass(events, |t| Ok(t.descent_mut().map(|d| d.adam_pass(rate))));
-        }
-        if self.in_newton() {
-            return self.whole_pass(events, |t| t.newton_iteration());
-        }
-        if self.options.method == Method::Newton && self.tuner.lattice_polish() {
-            return self.whole_pass(events, |t| t.polish_round());
-        }
-        self.coordinate_pass(events)
-    }
-
-    /// A pass of coordinate descent over the positions in memory, reporting progress and
-    /// writing checkpoints when they are due; `None` when the run was stopped.
-    fn coordinate_pass(
-        &mut self,
-        events: &mut dyn FnMut(Event<T::Model>),
-    ) -> Result<Option<PassSummary>, RunError> {
-        let Runner {
-            tuner,
-            standing,
-            options,
-            last_checkpoint,
-            interrupt,
-            ..
-        } = self;
-        let descent = (tuner.descent_mut()).ok_or(RunError::Unstreamed(Unstreamed::Method))?;
-        let (pass, sample) = (standing.passes + 1, standing.warm);
-        let mut failed = None;
-        // Raised when the run is stopped or a checkpoint cannot be written.
-        let halt = AtomicBool::new(false);
-        let summary = descent.pass(&halt, &mut |d| {
-            let (walked, moves) = d.progress();
-            let (vars, error) = (d.variables().len(), d.error());
-            let progress = Event::Progress(Progress {
-                pass,
-                walked,
-                vars,
-                pending: if walked < vars { 0 } else { d.pending() },
-                moves,
-                error,
-                sample,
-            });
-            events(progress);
-            if interrupt.load(Ordering::SeqCst) {
-                return halt.store(true, Ordering::SeqCst);
-            }
-            let Some(path) = &options.checkpoint else {
-                return;
-            };
-            if last_checkpoint.elapsed().as_secs_f64() < options.checkpoint_secs {
-                return;
-            }
-            *last_checkpoint = Instant::now();
-            match standing.checkpoint(d.state()).save(path) {
-                Ok(()) => events(Event::Checkpoint(path)),
-                Err(e) => {
-                    failed = Some(e);
-                    halt.store(true, Ordering::SeqCst);
-                }
-            }
-        });
-        match failed {
-            Some(e) => Err(e.into()),
-            None => Ok(summary),
+        match self.in_newton() {
+            true => self.whole_pass(events, |t| t.newton_iteration()),
+            false => self.whole_pass(events, |t| t.polish_round()),
         }
     }
 
@@ -205,7 +136,7 @@ impl<'r, 'd, T: Tuner<'d> + 'd> Runner<'r, 'd, T> {
         self.standing.passes += 1;
         let newton = self.options.method == Method::Newton
             && (self.tuner.newton_iterations() as usize) == self.standing.passes;
-        let adam = self.in_adam();
+        let adam = T::in_adam(self);
         let train_error = self.tuner.train_error()?;
         let validation_error = self.tuner.validation_error()?;
         let record = PassRecord {
@@ -247,10 +178,6 @@ impl<'r, 'd, T: Tuner<'d> + 'd> Runner<'r, 'd, T> {
         if record.summary.moves == 0 && self.standing.warm.is_none() && !newton && !adam {
             end = end.or(Some(RunEnd::Converged));
         }
-        let descent = self.tuner.descent();
-        if adam && descent.is_some_and(|d| d.adam_converged()) {
-            end = end.or(Some(RunEnd::Converged));
-        }
         let polish = self.options.method == Method::Newton && !newton;
         let tolerance = match self.tuner.lattice_polish() {
             true => self.options.lattice_tolerance,
@@ -264,14 +191,8 @@ impl<'r, 'd, T: Tuner<'d> + 'd> Runner<'r, 'd, T> {
             self.standing.rises = 0;
             end = None;
         }
-        if adam && self.options.method == Method::AdamThenCd {
-            if let Some(d) = self.tuner.descent_mut() {
-                if end.is_some() || d.adam_epochs() >= self.options.adam_epochs as u64 {
-                    d.hand_over_to_cd();
-                    self.standing.rises = 0;
-                    end = None;
-                }
-            }
+        if adam {
+            end = T::after_adam_epoch(self, end);
         }
         end
     }
@@ -285,7 +206,7 @@ impl<'r, 'd, T: Tuner<'d> + 'd> Runner<'r, 'd, T> {
             if self.options.out_of_time() {
                 return Ok(Some(self.finish(RunEnd::TimeLimit)));
             }
-            let Some(summary) = self.pass(events)? else {
+            let Some(summary) = T::next_pass(self, events)? else {
                 self.save()?;
                 if let Some(path) = &self.options.checkpoint {
                     events(Event::Checkpoint(path));
@@ -345,7 +266,7 @@ impl<'r, 'd, T: Tuner<'d> + 'd> Runner<'r, 'd, T> {
 ///
 /// # Errors
 /// A reading of the positions, the log or a checkpoint failed.
-pub(crate) fn drive<'d, T: Tuner<'d> + 'd>(
+pub(crate) fn drive<'d, T: Passes<'d>>(
     tuner: T,
     (start, kind, positions): (&Checkpoint<ValuesOf<'d, T>>, RunKind, usize),
     options: &RunOptions,

@@ -13,13 +13,6 @@ pub(crate) trait Tuner<'d> {
     /// The evaluation the positions are scored with.
     type Model: Model + 'd;
 
-    /// The descent over the positions in memory; `None` where they are read from their
-    /// file (the run is then Newton and its polish).
-    fn descent(&self) -> Option<&Descent<'d, Self::Model>>;
-
-    /// The same, to move.
-    fn descent_mut(&mut self) -> Option<&mut Descent<'d, Self::Model>>;
-
     /// One Newton iteration; `None` when the interrupt stopped it (nothing moved).
     ///
     /// # Errors
@@ -85,14 +78,6 @@ pub(crate) struct Loaded<'r, 'd, M: Model> {
 
 impl<'d, M: Model> Tuner<'d> for Loaded<'_, 'd, M> {
     type Model = M;
-
-    fn descent(&self) -> Option<&Descent<'d, M>> {
-        Some(&self.descent)
-    }
-
-    fn descent_mut(&mut self) -> Option<&mut Descent<'d, M>> {
-        Some(&mut self.descent)
-    }
 
     fn newton_iteration(&mut self) -> Result<Option<PassSummary>, RunError> {
         Ok(Some(self.descent.newton_iteration()))

@@ -7,21 +7,22 @@
 
 use super::{EndData, Ended, Opening, Session, SessionError, SessionEvent, Subject, ValuesOf};
 use crate::checkpoint::{CheckpointError, RunKind};
+use crate::end::{Ending, Tuned};
 use crate::events::JobEvent;
 use crate::holding::StreamPlan;
-use crate::job::Tuned;
-use crate::log::ValueChange;
+use crate::job::JobError;
 use crate::run::{Event, RunEnd, RunResult};
 use crate::stream::{tune_streamed, Labels, StreamError, StreamEvent, StreamRun, Streamed};
 use crate::traces::{held_split, survey_trace, TraceSubjectError};
 use std::sync::atomic::AtomicBool;
+use texel_solve::descent::Variable;
 use texel_solve::model::Model;
 
 impl<S: Subject> Session<S> {
     /// The whole streamed run of `plan` (see the module's page).
     pub(super) fn run_streamed(
         self,
-        mut plan: StreamPlan<ValuesOf<S>>,
+        plan: StreamPlan<ValuesOf<S>>,
         interrupt: &AtomicBool,
         on: &mut dyn FnMut(SessionEvent<S::Model>),
     ) -> Result<Ended<S::Model>, SessionError> {
@@ -52,19 +53,15 @@ impl<S: Subject> Session<S> {
             StreamEvent::Job(e) => on(SessionEvent::Job(retyped(e))),
             e => on(SessionEvent::Stream(e)),
         });
-        let start = std::mem::take(&mut plan.start);
         match tuned {
             Err(StreamError::Stopped) => Err(SessionError::Stopped),
-            Err(StreamError::Checkpoint(reason)) => {
+            Err(StreamError::Checkpoint(mismatch)) => {
                 let path = self.resume.clone().unwrap_or_default();
-                let unusable = CheckpointError::Unusable { path, reason };
-                Err(SessionError::Checkpoint(unusable))
+                let mismatch = CheckpointError::Mismatch { path, mismatch };
+                Err(SessionError::Checkpoint(mismatch))
             }
             Err(e) => Err(SessionError::Streamed(e)),
-            Ok(tuned) if tuned.end == RunEnd::Interrupted => {
-                Ok(self.stopped(start, tuned.passes, plan.values))
-            }
-            Ok(tuned) => self.streamed_end(start, tuned, plan.values, on),
+            Ok(tuned) => self.streamed_end(&plan, tuned, on),
         }
     }
 
@@ -111,83 +108,64 @@ impl<S: Subject> Session<S> {
         Ok((labels, survey.fingerprint))
     }
 
-    /// A streamed run interrupted after `passes` (its checkpoint kept): nothing written.
-    fn stopped(
-        &self,
-        start: Vec<i32>,
-        passes: usize,
-        values: fn(Vec<i32>) -> ValuesOf<S>,
-    ) -> Ended<S::Model> {
-        let result = RunResult {
-            params: values(start),
-            end: RunEnd::Interrupted,
-            passes,
-        };
-        let tuned = Tuned {
-            result,
-            held: Vec::new(),
-            changes: Vec::new(),
-            kept_start: false,
-        };
-        Ended {
-            tuned,
-            data: EndData::Streamed(None),
-        }
-    }
-
-    /// A finished streamed run: its values written, the checkpoint removed, what changed.
+    /// The end of the streamed run of `plan`: a finished run's values written and its
+    /// checkpoint removed (an interrupted run keeps its checkpoint and writes nothing), what
+    /// changed, the log's last line.
     fn streamed_end(
         &self,
-        start: Vec<i32>,
+        plan: &StreamPlan<ValuesOf<S>>,
         tuned: Streamed,
-        values: fn(Vec<i32>) -> ValuesOf<S>,
         on: &mut dyn FnMut(SessionEvent<S::Model>),
     ) -> Result<Ended<S::Model>, SessionError> {
-        let params = values(tuned.values.clone());
-        self.written(&params, on)?;
+        let params = (plan.values)(tuned.values.clone());
+        let interrupted = tuned.end == RunEnd::Interrupted;
+        if !interrupted {
+            self.written(&params, on)?;
+        }
         let name = |slot: usize| self.subject.name(slot);
         let result = RunResult {
-            params,
+            params: tuned.values.clone(),
             end: tuned.end,
             passes: tuned.passes,
         };
-        let changed = Tuned {
-            result,
-            held: tuned.held.iter().map(|&s| name(s)).collect(),
-            changes: changes(&start, &tuned, &name),
-            kept_start: tuned.kept_start,
+        let variables = |slots: &[usize]| -> Vec<Variable> {
+            (slots.iter())
+                .map(|&slot| Variable { slot, step: 1 })
+                .collect()
         };
-        if let Some(log) = &self.outputs.log {
-            // Every run's log ends with what was held and what changed, as in memory.
-            let (held, changes) = (changed.held.clone(), changed.changes.clone());
-            crate::log::append_changes(log, held, changes).map_err(|cause| {
-                SessionError::Job(crate::job::JobError::Log {
-                    path: log.clone(),
-                    cause,
-                })
-            })?;
-        }
+        let (asked, tuned_vars) = (variables(&plan.slots), variables(&tuned.tuned));
+        let ending = Ending {
+            began: &plan.start,
+            asked: &asked,
+            tuned: &tuned_vars,
+            held_out: tuned.validation.is_some(),
+            log: self.outputs.log.as_deref(),
+        };
+        let support = |slots: &[usize]| -> Vec<usize> {
+            let of = |slot| tuned.support.iter().find(|&&(s, _)| s == slot);
+            (slots.iter())
+                .map(|&slot| of(slot).map_or(0, |&(_, n)| n))
+                .collect()
+        };
+        let ended = ending
+            .tuned(result, &name, support)
+            .map_err(JobError::from)?;
+        let tuned_params = Tuned {
+            result: RunResult {
+                params,
+                end: ended.result.end,
+                passes: ended.result.passes,
+            },
+            held: ended.held,
+            changes: ended.changes,
+            kept_start: ended.kept_start,
+        };
+        let figures = (!interrupted).then(|| Box::new(tuned));
         Ok(Ended {
-            tuned: changed,
-            data: EndData::Streamed(Some(Box::new(tuned))),
+            tuned: tuned_params,
+            data: EndData::Streamed(figures),
         })
     }
-}
-
-/// What changed from `start` to the streamed run's values, the largest change first, with
-/// the training positions each changed value counts in.
-fn changes(start: &[i32], tuned: &Streamed, name: &dyn Fn(usize) -> String) -> Vec<ValueChange> {
-    let mut changed: Vec<ValueChange> = (tuned.support.iter())
-        .filter(|&&(slot, _)| start[slot] != tuned.values[slot])
-        .map(|&(slot, support)| ValueChange {
-            value: name(slot),
-            before: start[slot],
-            after: tuned.values[slot],
-            support,
-        })
-        .collect();
-    changed.sort_by_key(|c| std::cmp::Reverse((c.after - c.before).abs()));
-    changed
 }
 
 /// A streamed tune's event as the session's model's: a pass's descent is `None` there.

@@ -7,7 +7,7 @@ use super::passes::{StreamPasses, SumGradient};
 use super::polish::Chunked;
 use super::{Stream, StreamError};
 use crate::linear::LinearDataset;
-use crate::run::{RunError, Tuner};
+use crate::run::{Passes, RunError, Tuner};
 use texel_solve::descent::{
     relative_fall, Cursor, DescentState, Guards, NewtonState, PassSummary, Variable,
 };
@@ -178,14 +178,6 @@ fn read<T>(answer: Result<T, StreamError>) -> Result<T, RunError> {
 impl<'d, 's: 'd, 'a: 'd> Tuner<'d> for StreamTuner<'s, 'a> {
     type Model = LinearDataset;
 
-    fn descent(&self) -> Option<&texel_solve::descent::Descent<'d, LinearDataset>> {
-        None
-    }
-
-    fn descent_mut(&mut self) -> Option<&mut texel_solve::descent::Descent<'d, LinearDataset>> {
-        None
-    }
-
     fn newton_iteration(&mut self) -> Result<Option<PassSummary>, RunError> {
         let done = self.iterate();
         stopped_or(done)
@@ -255,3 +247,7 @@ impl<'d, 's: 'd, 'a: 'd> Tuner<'d> for StreamTuner<'s, 'a> {
         self.vars.len()
     }
 }
+
+/// Read from their file in every pass, the positions take Newton's iteration and its
+/// lattice polish only (the settings refuse every other method for a streamed run).
+impl<'d, 's: 'd, 'a: 'd> Passes<'d> for StreamTuner<'s, 'a> {}
