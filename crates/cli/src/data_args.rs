@@ -239,17 +239,9 @@ fn survey(path: &std::path::Path) -> Result<texel_dataset::Mix> {
     Ok(mix)
 }
 
-/// The share of the games held out when `--validate` is not given: a default run judges
-/// its table on games it never saw wherever the positions name their games.
-pub const DEFAULT_GAMES_HELD_PER_MILLE: u32 = 100;
-
-/// What `--validate` holds out: the percentage given, of the games and of the positions
-/// that name none; without it, [`DEFAULT_GAMES_HELD_PER_MILLE`] of the games only.
+/// What `--validate` holds out (the library's default without it: [`HeldOut::asked`]).
 pub fn held_out(args: &DataArgs) -> HeldOut {
-    match args.validate {
-        Some(percent) => HeldOut::share((percent * 10.0).round() as u32),
-        None => HeldOut::games(DEFAULT_GAMES_HELD_PER_MILLE),
-    }
+    HeldOut::asked(args.validate)
 }
 
 /// Reads the positions of `subject` scored with `start` (a bar while EPD is read), prints

@@ -19,7 +19,7 @@ pub fn game_key(source: u64, game: u64) -> u64 {
 
 /// What a run holds out for validation: a share of the games, and whether positions that
 /// name no game are held out one by one at the same share.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct HeldOut {
     /// Games (and, with `loose`, positions without a game id) in 1,000 held out.
     pub per_mille: u32,
@@ -34,6 +34,23 @@ impl HeldOut {
         per_mille: 0,
         loose: false,
     };
+
+    /// What a run holds out unless told otherwise: a tenth of the games, so that wherever
+    /// the positions name their games the run judges its table on games it never saw;
+    /// positions that name none are all trained on.
+    pub const DEFAULT: HeldOut = HeldOut {
+        per_mille: 100,
+        loose: false,
+    };
+
+    /// What `--validate PERCENT` asks: that share of the games and of the positions without
+    /// a game id one by one; without it, [`HeldOut::DEFAULT`].
+    pub fn asked(percent: Option<f64>) -> HeldOut {
+        match percent {
+            Some(percent) => HeldOut::share((percent * 10.0).round() as u32),
+            None => HeldOut::DEFAULT,
+        }
+    }
 
     /// `per_mille` in 1,000 of the games, and of the positions without a game id one by one
     /// (`--validate N`).
@@ -51,6 +68,13 @@ impl HeldOut {
             per_mille,
             loose: false,
         }
+    }
+}
+
+impl Default for HeldOut {
+    /// [`HeldOut::DEFAULT`].
+    fn default() -> HeldOut {
+        HeldOut::DEFAULT
     }
 }
 
@@ -170,6 +194,14 @@ impl fmt::Display for SplitCounts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_run_holds_out_a_tenth_of_the_games_unless_told_otherwise() {
+        assert_eq!(HeldOut::asked(None), HeldOut::default());
+        assert_eq!(HeldOut::default(), HeldOut::games(100));
+        assert_eq!(HeldOut::asked(Some(12.5)), HeldOut::share(125));
+        assert_eq!(HeldOut::asked(Some(0.0)).per_mille, 0);
+    }
 
     #[test]
     fn a_games_positions_are_all_on_one_side() {

@@ -161,7 +161,7 @@ impl<M: Model> Descent<'_, M> {
         state.epochs += 1;
         let t = state.epochs as i32;
         let (fix1, fix2) = (1.0 - BETA1.powi(t), 1.0 - BETA2.powi(t));
-        let pull = 2.0 * self.guards().l2 / 10_000.0 / self.len_f64();
+        let pull = crate::l2::curvature(self.guards().l2) / self.len_f64();
         let anchor = self.anchor().values();
         for (j, v) in self.variables().iter().enumerate() {
             let g = gradient[j] + pull * (state.values[j] - f64::from(anchor[v.slot]));

@@ -368,8 +368,7 @@ impl<'a, M: Model> Descent<'a, M> {
             return 0.0;
         }
         let away = f64::from(self.params.values()[slot] - self.anchor.values()[slot]);
-        let then = away + f64::from(delta);
-        self.guards.l2 * (then * then - away * away) / 10_000.0
+        crate::l2::penalty_change(self.guards.l2, away, f64::from(delta))
     }
 
     /// Probes moving `v` by `delta`: the change of the summed error and of the objective

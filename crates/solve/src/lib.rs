@@ -41,6 +41,7 @@ pub mod descent;
 pub mod error;
 mod gradient;
 pub mod jacobian;
+pub mod l2;
 mod minimise;
 pub mod model;
 pub mod newton;

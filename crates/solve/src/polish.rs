@@ -86,19 +86,17 @@ impl<V: Values> Objective<'_, V> {
         }
         let (now, anchor) = (values.values(), self.anchor.values());
         let away = |s: usize| f64::from(now[s] - anchor[s]);
-        self.l2
-            * vars
-                .iter()
-                .map(|v| away(v.slot) * away(v.slot))
-                .sum::<f64>()
-            / 10_000.0
+        let squares = vars
+            .iter()
+            .map(|v| away(v.slot) * away(v.slot))
+            .sum::<f64>();
+        crate::l2::penalty(self.l2, squares)
     }
 
     /// How the pull changes if `slot` moves by `delta` from `values`.
     fn pull_change(&self, values: &V, slot: usize, delta: i32) -> f64 {
         let away = f64::from(values.values()[slot] - self.anchor.values()[slot]);
-        let then = away + f64::from(delta);
-        self.l2 * (then * then - away * away) / 10_000.0
+        crate::l2::penalty_change(self.l2, away, f64::from(delta))
     }
 }
 

@@ -118,6 +118,10 @@ pub struct StreamRun<'a> {
     pub fingerprint: u64,
     /// The settings record the checkpoints keep (a resume compares it).
     pub record: Option<Settings>,
+    /// Which positions `labels` holds out, where the caller read the split already (a
+    /// session surveys the trace first); `None`, or a split of another length than the
+    /// trace: the tune reads it.
+    pub held: Option<Vec<bool>>,
 }
 
 impl<'a> StreamRun<'a> {
@@ -128,6 +132,7 @@ impl<'a> StreamRun<'a> {
             labels,
             fingerprint: 0,
             record: None,
+            held: None,
         }
     }
 }
@@ -202,7 +207,7 @@ impl From<RunError> for StreamError {
 pub fn tune_streamed(
     trace: &BinaryTrace,
     (start, slots): (&[i32], &[usize]),
-    run: StreamRun,
+    mut run: StreamRun,
     resume: Option<Checkpoint<Vec<i32>>>,
     interrupt: &AtomicBool,
     mut on: impl FnMut(StreamEvent),
@@ -216,7 +221,10 @@ pub fn tune_streamed(
         let found = start.len();
         return Err(StreamError::Start { expected, found });
     }
-    let (held, _) = held_split(trace, run.labels.held_out)?;
+    let held = match run.held.take() {
+        Some(held) if held.len() == trace.len() => held,
+        _ => held_split(trace, run.labels.held_out)?.0,
+    };
     let trained = held.iter().filter(|&&h| !h).count();
     if trained == 0 {
         return Err(StreamError::Empty);

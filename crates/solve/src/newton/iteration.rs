@@ -131,12 +131,12 @@ impl Pull<'_> {
     /// The pull at `x` (summed-error units).
     pub fn penalty(&self, x: &[f64]) -> f64 {
         let away = x.iter().zip(self.anchor).map(|(x, a)| (x - a) * (x - a));
-        self.l2 * away.sum::<f64>() / 10_000.0
+        crate::l2::penalty(self.l2, away.sum::<f64>())
     }
 
     /// Its curvature per variable.
     pub fn curvature(&self) -> f64 {
-        2.0 * self.l2 / 10_000.0
+        crate::l2::curvature(self.l2)
     }
 
     /// `g` with the pull's slope at `x` added.

@@ -36,7 +36,7 @@ impl<S: Subject> Session<S> {
                 Opening::Resuming(notes) => SessionEvent::Resuming(notes),
             })
         })?;
-        let (labels, fingerprint) = self.surveyed(&plan, interrupt, on)?;
+        let (labels, fingerprint, held) = self.surveyed(&plan, interrupt, on)?;
         let mut settings = self.settings.clone();
         // The positions' tuner form beside the checkpoint while the tune runs.
         settings.stream.form = Some(self.outputs.scratch());
@@ -47,6 +47,7 @@ impl<S: Subject> Session<S> {
             labels,
             fingerprint,
             record: self.record.clone(),
+            held: Some(held),
         };
         let slots = (plan.start.as_slice(), plan.slots.as_slice());
         let tuned = tune_streamed(&plan.trace, slots, run, resumed, interrupt, |e| match e {
@@ -66,13 +67,14 @@ impl<S: Subject> Session<S> {
     }
 
     /// The trace surveyed for the run (its split, λ resolved on the scores it holds, its
-    /// fingerprint), what it holds said; its labels and fingerprint.
+    /// fingerprint), what it holds said; its labels, fingerprint and split (which positions
+    /// are held out).
     fn surveyed(
         &self,
         plan: &StreamPlan<ValuesOf<S>>,
         interrupt: &AtomicBool,
         on: &mut dyn FnMut(SessionEvent<S::Model>),
-    ) -> Result<(Labels, u64), SessionError> {
+    ) -> Result<(Labels, u64, Vec<bool>), SessionError> {
         let streamed = |e: texel_trace::TraceError| SessionError::Streamed(e.into());
         let (held, split) = held_split(&plan.trace, plan.held_out).map_err(streamed)?;
         let chunk = self.settings.stream.chunk;
@@ -105,7 +107,7 @@ impl<S: Subject> Session<S> {
             lambda: survey.lambda,
             held_out: plan.held_out,
         };
-        Ok((labels, survey.fingerprint))
+        Ok((labels, survey.fingerprint, held))
     }
 
     /// The end of the streamed run of `plan`: a finished run's values written and its
