@@ -175,19 +175,19 @@ pub struct Checkpoint<V> {
 
 /// A float written as its exact bit pattern (16 hex digits).
 #[derive(Copy, Clone, Debug, PartialEq)]
-struct Exact(f64);
+struct ExactFloat(f64);
 
-impl Serialize for Exact {
+impl Serialize for ExactFloat {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&format!("{:016x}", self.0.to_bits()))
     }
 }
 
-impl<'de> Deserialize<'de> for Exact {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Exact, D::Error> {
+impl<'de> Deserialize<'de> for ExactFloat {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<ExactFloat, D::Error> {
         let text = String::deserialize(d)?;
         u64::from_str_radix(&text, 16)
-            .map(|bits| Exact(f64::from_bits(bits)))
+            .map(|bits| ExactFloat(f64::from_bits(bits)))
             .map_err(|_| serde::de::Error::custom(format!("{text:?} is not an exact float")))
     }
 }
@@ -214,29 +214,29 @@ impl<'de> Deserialize<'de> for Hex {
 /// The best validation error and its values.
 #[derive(Serialize, Deserialize)]
 struct BestFile {
-    error: Exact,
+    error: ExactFloat,
     params: Vec<i32>,
 }
 
 /// Adam's memory, floats exact.
 #[derive(Serialize, Deserialize)]
 struct AdamFile {
-    values: Vec<Exact>,
-    mean: Vec<Exact>,
-    square: Vec<Exact>,
+    values: Vec<ExactFloat>,
+    mean: Vec<ExactFloat>,
+    square: Vec<ExactFloat>,
     epochs: u64,
     handed_over: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    error: Option<Exact>,
+    error: Option<ExactFloat>,
     #[serde(default)]
     converged: bool,
 }
 
-fn exact(v: &[f64]) -> Vec<Exact> {
-    v.iter().map(|&x| Exact(x)).collect()
+fn exact(v: &[f64]) -> Vec<ExactFloat> {
+    v.iter().map(|&x| ExactFloat(x)).collect()
 }
 
-fn floats(v: &[Exact]) -> Vec<f64> {
+fn floats(v: &[ExactFloat]) -> Vec<f64> {
     v.iter().map(|x| x.0).collect()
 }
 
@@ -248,7 +248,7 @@ impl AdamFile {
             square: exact(&a.square),
             epochs: a.epochs,
             handed_over: a.handed_over,
-            error: a.error.map(Exact),
+            error: a.error.map(ExactFloat),
             converged: a.converged,
         }
     }
@@ -272,13 +272,13 @@ impl AdamFile {
 /// Newton's memory, floats exact.
 #[derive(Serialize, Deserialize)]
 struct NewtonFile {
-    values: Vec<Exact>,
-    damping: Exact,
+    values: Vec<ExactFloat>,
+    damping: ExactFloat,
     iterations: u64,
-    error: Exact,
+    error: ExactFloat,
     handed_over: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    chord: Option<(Vec<Exact>, Exact)>,
+    chord: Option<(Vec<ExactFloat>, ExactFloat)>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     curves_held: bool,
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -294,11 +294,11 @@ impl NewtonFile {
     fn from_state(n: &NewtonState) -> NewtonFile {
         NewtonFile {
             values: exact(&n.values),
-            damping: Exact(n.damping),
+            damping: ExactFloat(n.damping),
             iterations: n.iterations,
-            error: Exact(n.error),
+            error: ExactFloat(n.error),
             handed_over: n.handed_over,
-            chord: n.chord.as_ref().map(|(at, d)| (exact(at), Exact(*d))),
+            chord: n.chord.as_ref().map(|(at, d)| (exact(at), ExactFloat(*d))),
             curves_held: n.curves_held,
             lifts: n.lifts,
         }
@@ -331,16 +331,16 @@ struct CheckpointFile {
     kind: RunKind,
     table: Hex,
     data: Hex,
-    k: Exact,
+    k: ExactFloat,
     positions: usize,
     passes: usize,
     vars: Vec<(usize, i32)>,
     params: Vec<i32>,
     anchor: Vec<i32>,
-    l2: Exact,
+    l2: ExactFloat,
     constraints: bool,
-    sum: Exact,
-    gains: Vec<(Exact, i32)>,
+    sum: ExactFloat,
+    gains: Vec<(ExactFloat, i32)>,
     probes: u64,
     cursor: Cursor,
     adam: Option<AdamFile>,
@@ -348,7 +348,7 @@ struct CheckpointFile {
     newton: Option<NewtonFile>,
     best: Option<BestFile>,
     rises: usize,
-    seconds: Exact,
+    seconds: ExactFloat,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     warm: Option<usize>,
     #[serde(default)]
@@ -356,7 +356,7 @@ struct CheckpointFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     settings: Option<Settings>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    lambda: Option<Exact>,
+    lambda: Option<ExactFloat>,
 }
 
 impl<V: Values> Checkpoint<V> {
@@ -368,30 +368,34 @@ impl<V: Values> Checkpoint<V> {
             kind: self.kind,
             table: Hex(d.params.layout()),
             data: Hex(self.data),
-            k: Exact(self.k),
+            k: ExactFloat(self.k),
             positions: self.positions,
             passes: self.passes,
             vars: self.vars.iter().map(|v| (v.slot, v.step)).collect(),
             params: d.params.values().to_vec(),
             anchor: d.anchor.values().to_vec(),
-            l2: Exact(d.guards.l2),
+            l2: ExactFloat(d.guards.l2),
             constraints: d.guards.constraints,
-            sum: Exact(d.sum),
-            gains: d.gains.iter().map(|&(g, dir)| (Exact(g), dir)).collect(),
+            sum: ExactFloat(d.sum),
+            gains: d
+                .gains
+                .iter()
+                .map(|&(g, dir)| (ExactFloat(g), dir))
+                .collect(),
             probes: d.probes,
             cursor: d.cursor.clone(),
             adam: d.adam.as_ref().map(AdamFile::from_state),
             newton: d.newton.as_ref().map(NewtonFile::from_state),
             best: self.best.as_ref().map(|(e, p)| BestFile {
-                error: Exact(*e),
+                error: ExactFloat(*e),
                 params: p.values().to_vec(),
             }),
             rises: self.rises,
-            seconds: Exact(self.seconds),
+            seconds: ExactFloat(self.seconds),
             warm: self.warm,
             warm_passes: self.warm_passes,
             settings: self.settings.clone(),
-            lambda: self.lambda.map(Exact),
+            lambda: self.lambda.map(ExactFloat),
         };
         serde_json::to_value(file).expect("a checkpoint is plain data")
     }

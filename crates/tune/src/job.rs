@@ -43,7 +43,7 @@ use crate::checkpoint::{fresh, Checkpoint, CheckpointError};
 use crate::end::{Ending, LogError, Tuned};
 use crate::events::JobEvent;
 use crate::lambda::{LambdaChoice, LambdaPoint, ScoredLabels, LAMBDA_PATH};
-use crate::path::{walk, walk_path, InMemory, PullChoice, PullPoint, Relabelled};
+use crate::path::{walk, walk_path, MemoryPulls, PullChoice, PullPoint, Relabelled};
 use crate::run::{run, RunError, RunOptions, RunResult};
 use crate::settings::{TuneSettings, DEFAULT_L2};
 use std::path::PathBuf;
@@ -161,7 +161,7 @@ impl<V: texel_solve::model::Values> TuneJob<V> {
         on: &mut dyn FnMut(JobEvent<M>),
     ) -> Result<Checkpoint<V>, JobError> {
         let (path, resumed) = self.resume.unzip();
-        let mut loaded = Loaded {
+        let mut loaded = MemoryStart {
             data,
             start: &self.start,
             resume: path,
@@ -173,7 +173,7 @@ impl<V: texel_solve::model::Values> TuneJob<V> {
 }
 
 /// The positions in memory as a tune's beginning.
-struct Loaded<'d, M: Model> {
+struct MemoryStart<'d, M: Model> {
     data: &'d mut TuneData<M>,
     start: &'d M::Values,
     /// The checkpoint continued, which its refusal names.
@@ -181,7 +181,7 @@ struct Loaded<'d, M: Model> {
     interrupt: &'d AtomicBool,
 }
 
-impl<M: Model> Beginning for Loaded<'_, M> {
+impl<M: Model> Beginning for MemoryStart<'_, M> {
     type Model = M;
     type Error = JobError;
 
@@ -205,7 +205,7 @@ impl<M: Model> Beginning for Loaded<'_, M> {
         }
         let start_error = mean_error(&data.validation, data.k);
         let descent = Descent::new(&mut data.train, self.start.clone(), data.k, vars.to_vec());
-        let mut solver = InMemory {
+        let mut solver = MemoryPulls {
             descent: descent.guarded(guards),
             held_out: &mut data.validation,
         };
@@ -231,7 +231,7 @@ impl<M: Model> Beginning for Loaded<'_, M> {
         let start_error = mean_error(&data.validation, data.k);
         let descent = Descent::new(&mut data.train, self.start.clone(), data.k, vars.to_vec());
         let mut solver = Relabelled {
-            positions: InMemory {
+            positions: MemoryPulls {
                 descent: descent.guarded(guards),
                 held_out: &mut data.validation,
             },

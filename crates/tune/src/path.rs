@@ -15,7 +15,7 @@
 
 mod memory;
 
-pub(crate) use memory::{InMemory, Relabelled};
+pub(crate) use memory::{MemoryPulls, Relabelled};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The pulls the path solves, strongest first (a pull of λ costs moving a value 100 units

@@ -2,7 +2,7 @@
 //! atomically (every few minutes and when stopped) and exact resumption.
 
 mod memory;
-mod passes;
+mod methods;
 mod runner;
 mod standing;
 mod tuner;
@@ -10,7 +10,7 @@ mod tuner;
 use crate::checkpoint::CheckpointError;
 use crate::log::PassKind;
 pub use memory::run;
-pub(crate) use passes::Passes;
+pub(crate) use methods::Methods;
 pub(crate) use runner::drive;
 use std::path::{Path, PathBuf};
 use std::time::Instant;

@@ -323,7 +323,7 @@ impl<M: Model> Descent<'_, M> {
                 iterate(&mut passes, state, factor, course)
             }
             None => iterate(
-                &mut InMemory::new(self, self.dataset(), slots),
+                &mut CachedPasses::new(self, self.dataset(), slots),
                 state,
                 factor,
                 course,
@@ -351,7 +351,7 @@ impl<M: Model> Descent<'_, M> {
         };
         let columns = self.secant_columns(phase);
         let jac = Linearized::new(self.dataset(), phase.linear, &columns);
-        let mut passes = InMemory::new(self, &jac, &phase.slots);
+        let mut passes = CachedPasses::new(self, &jac, &phase.slots);
         let Ok(mut tried) = propose(&mut passes, &state.values, &course.pull, &mut memory);
         if let Some(t) = tried.taken.take() {
             let (objective, promised) = (tried.objective, t.objective);
@@ -508,7 +508,7 @@ impl<M: Model> Descent<'_, M> {
 
 /// The positions in memory as Newton's passes: the evaluations at real values are the
 /// cached ones plus the (linearized) Jacobian times the move from the integer values.
-struct InMemory<'a, 'd, M: Model, J: Jacobian> {
+struct CachedPasses<'a, 'd, M: Model, J: Jacobian> {
     descent: &'a Descent<'d, M>,
     jac: &'a J,
     slots: &'a [usize],
@@ -519,10 +519,10 @@ struct InMemory<'a, 'd, M: Model, J: Jacobian> {
     along: Option<(Vec<f64>, Vec<f64>)>,
 }
 
-impl<'a, 'd, M: Model, J: Jacobian> InMemory<'a, 'd, M, J> {
+impl<'a, 'd, M: Model, J: Jacobian> CachedPasses<'a, 'd, M, J> {
     /// The passes of `descent`'s positions over the variables `slots`, served by `jac`.
     fn new(descent: &'a Descent<'d, M>, jac: &'a J, slots: &'a [usize]) -> Self {
-        InMemory {
+        CachedPasses {
             descent,
             jac,
             slots,
@@ -540,7 +540,7 @@ impl<'a, 'd, M: Model, J: Jacobian> InMemory<'a, 'd, M, J> {
     }
 }
 
-impl<M: Model, J: Jacobian> Passes for InMemory<'_, '_, M, J> {
+impl<M: Model, J: Jacobian> Passes for CachedPasses<'_, '_, M, J> {
     type Error = Infallible;
 
     fn system(&mut self, x: &[f64]) -> Result<(f64, rows::System), Infallible> {

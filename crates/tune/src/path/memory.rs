@@ -10,14 +10,14 @@ use texel_solve::error::mean_error;
 use texel_solve::model::Model;
 
 /// A descent over the training positions and the held-out positions it is judged on.
-pub(crate) struct InMemory<'a, 'd, M: Model> {
+pub(crate) struct MemoryPulls<'a, 'd, M: Model> {
     /// Newton over the training positions (its anchor the start).
     pub descent: Descent<'d, M>,
     /// The held-out positions.
     pub held_out: &'a mut M,
 }
 
-impl<M: Model> PullSolver for InMemory<'_, '_, M> {
+impl<M: Model> PullSolver for MemoryPulls<'_, '_, M> {
     type Error = Infallible;
 
     fn solve(&mut self, l2: f64) -> Result<(f64, u64), Infallible> {
@@ -38,7 +38,7 @@ impl<M: Model> PullSolver for InMemory<'_, '_, M> {
 /// the last solve ended at; the held-out positions keep their results.
 pub(crate) struct Relabelled<'a, 'd, M: Model> {
     /// The descent and the held-out positions.
-    pub positions: InMemory<'a, 'd, M>,
+    pub positions: MemoryPulls<'a, 'd, M>,
     /// The training positions' results and scores.
     pub labels: &'a ScoredLabels,
 }

@@ -3,7 +3,7 @@
 
 use super::runner::{open_log, Runner};
 use super::standing::Standing;
-use super::tuner::Loaded;
+use super::tuner::MemoryTuner;
 use super::{Event, RunEnd, RunError, RunOptions, RunResult};
 use crate::checkpoint::{Checkpoint, CheckpointError, RunKind};
 use std::sync::atomic::AtomicBool;
@@ -67,7 +67,7 @@ pub fn run<M: Model>(
             descent.refresh();
         }
         standing.warm_error = descent.error();
-        let tuner = Loaded {
+        let tuner = MemoryTuner {
             descent,
             validation: &mut *validation,
         };
@@ -85,7 +85,7 @@ pub fn run<M: Model>(
         // Over all positions from the warm start's values: every error from scratch.
         descent.refresh();
     }
-    let tuner = Loaded {
+    let tuner = MemoryTuner {
         descent,
         validation,
     };

@@ -3,7 +3,7 @@
 //! on validation kept. It drives any [`Tuner`]: the positions in memory or read from their
 //! file in every pass.
 
-use super::passes::Passes;
+use super::methods::Methods;
 use super::standing::Standing;
 use super::tuner::Tuner;
 use super::{
@@ -32,7 +32,7 @@ pub(super) enum Next {
 type ValuesOf<'d, T> = <<T as Tuner<'d>>::Model as Model>::Values;
 
 /// A run in progress: the tuner, where the run stands, and its outputs.
-pub(crate) struct Runner<'r, 'd, T: Passes<'d>> {
+pub(crate) struct Runner<'r, 'd, T: Methods<'d>> {
     /// The positions and the values moving over them.
     pub tuner: T,
     pub(super) standing: Standing<ValuesOf<'d, T>>,
@@ -43,7 +43,7 @@ pub(crate) struct Runner<'r, 'd, T: Passes<'d>> {
     pub(super) interrupt: &'r AtomicBool,
 }
 
-impl<'r, 'd, T: Passes<'d>> Runner<'r, 'd, T> {
+impl<'r, 'd, T: Methods<'d>> Runner<'r, 'd, T> {
     /// The run of `tuner` from where `standing` says, with `options`, its log opened.
     pub(super) fn new(
         tuner: T,
@@ -266,7 +266,7 @@ impl<'r, 'd, T: Passes<'d>> Runner<'r, 'd, T> {
 ///
 /// # Errors
 /// A reading of the positions, the log or a checkpoint failed.
-pub(crate) fn drive<'d, T: Passes<'d>>(
+pub(crate) fn drive<'d, T: Methods<'d>>(
     tuner: T,
     (start, kind, positions): (&Checkpoint<ValuesOf<'d, T>>, RunKind, usize),
     options: &RunOptions,

@@ -69,14 +69,14 @@ pub(crate) trait Tuner<'d> {
 
 /// The positions in memory: a descent over the training set, and the held-out set scored
 /// after every pass.
-pub(crate) struct Loaded<'r, 'd, M: Model> {
+pub(crate) struct MemoryTuner<'r, 'd, M: Model> {
     /// The descent over the training positions.
     pub descent: Descent<'d, M>,
     /// The held-out positions (may be empty).
     pub validation: &'r mut M,
 }
 
-impl<'d, M: Model> Tuner<'d> for Loaded<'_, 'd, M> {
+impl<'d, M: Model> Tuner<'d> for MemoryTuner<'_, 'd, M> {
     type Model = M;
 
     fn newton_iteration(&mut self) -> Result<Option<PassSummary>, RunError> {

@@ -7,7 +7,7 @@ use super::passes::{StreamPasses, SumGradient};
 use super::polish::Chunked;
 use super::{Stream, StreamError};
 use crate::linear::LinearDataset;
-use crate::run::{Passes, RunError, Tuner};
+use crate::run::{Methods, RunError, Tuner};
 use texel_solve::descent::{
     relative_fall, Cursor, DescentState, Guards, NewtonState, PassSummary, Variable,
 };
@@ -250,4 +250,4 @@ impl<'d, 's: 'd, 'a: 'd> Tuner<'d> for StreamTuner<'s, 'a> {
 
 /// Read from their file in every pass, the positions take Newton's iteration and its
 /// lattice polish only (the settings refuse every other method for a streamed run).
-impl<'d, 's: 'd, 'a: 'd> Passes<'d> for StreamTuner<'s, 'a> {}
+impl<'d, 's: 'd, 'a: 'd> Methods<'d> for StreamTuner<'s, 'a> {}

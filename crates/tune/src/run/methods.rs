@@ -4,7 +4,7 @@
 //! either polish).
 
 use super::runner::Runner;
-use super::tuner::{Loaded, Tuner};
+use super::tuner::{MemoryTuner, Tuner};
 use super::{Event, Progress, RunEnd, RunError};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -13,7 +13,7 @@ use texel_solve::descent::{Descent, PassSummary};
 use texel_solve::model::Model;
 
 /// What a tuner's run can make of a pass.
-pub(crate) trait Passes<'d>: Tuner<'d> + Sized + 'd {
+pub(crate) trait Methods<'d>: Tuner<'d> + Sized + 'd {
     /// The next pass, reporting progress; `None` when the run was stopped.
     ///
     /// # Errors
@@ -42,7 +42,7 @@ pub(crate) trait Passes<'d>: Tuner<'d> + Sized + 'd {
     }
 }
 
-impl<'r: 'd, 'd, M: Model + 'd> Passes<'d> for Loaded<'r, 'd, M> {
+impl<'r: 'd, 'd, M: Model + 'd> Methods<'d> for MemoryTuner<'r, 'd, M> {
     fn next_pass(
         runner: &mut Runner<'_, 'd, Self>,
         events: &mut dyn FnMut(Event<M>),
@@ -85,7 +85,7 @@ impl<'r: 'd, 'd, M: Model + 'd> Passes<'d> for Loaded<'r, 'd, M> {
 /// A pass of coordinate descent over the positions in memory, reporting progress and
 /// writing checkpoints when they are due; `None` when the run was stopped.
 fn coordinate_pass<'r: 'd, 'd, M: Model + 'd>(
-    runner: &mut Runner<'_, 'd, Loaded<'r, 'd, M>>,
+    runner: &mut Runner<'_, 'd, MemoryTuner<'r, 'd, M>>,
     events: &mut dyn FnMut(Event<M>),
 ) -> Result<Option<PassSummary>, RunError> {
     let Runner {
