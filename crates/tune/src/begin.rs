@@ -230,8 +230,8 @@ fn hold_unsupported<T: Clone>(
 mod tests {
     use super::*;
     use crate::checkpoint::RunKind;
-    use crate::linear::LinearDataset;
     use crate::run::RunError;
+    use texel_linear::LinearDataset;
     use texel_solve::descent::DescentState;
 
     /// Positions where value `v` counts in `support[v]` positions, whose path of pulls ends

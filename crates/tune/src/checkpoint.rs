@@ -116,7 +116,7 @@ impl RunKind {
 ///
 /// # Errors
 /// Unreadable, not JSON, or not a texel checkpoint.
-pub fn checkpoint_kind(path: &Path) -> Result<RunKind, CheckpointError> {
+pub(crate) fn checkpoint_kind(path: &Path) -> Result<RunKind, CheckpointError> {
     /// The fields that say a checkpoint's kind.
     #[derive(Deserialize)]
     struct Head {

@@ -299,7 +299,7 @@ impl<M: Model> Beginning for MemoryStart<'_, M> {
 ///
 /// # Errors
 /// As [`run`].
-pub fn run_from<M: Model>(
+pub(crate) fn run_from<M: Model>(
     data: &mut TuneData<M>,
     start: Checkpoint<M::Values>,
     options: &RunOptions,

@@ -45,7 +45,6 @@ mod events;
 mod holding;
 mod job;
 mod lambda;
-mod linear;
 pub mod log;
 mod outputs;
 mod path;
@@ -58,17 +57,16 @@ mod trace_subject;
 mod traces;
 
 pub use begin::NothingToTune;
-pub use checkpoint::{checkpoint_kind, fresh, Checkpoint, CheckpointError, Mismatch, RunKind};
+pub use checkpoint::{fresh, Checkpoint, CheckpointError, Mismatch, RunKind};
 pub use end::{LogError, Tuned};
 pub use engine::{tune_engine, EngineTune, EngineTuneError, EngineTuned, Traceable};
 pub use events::JobEvent;
 pub use holding::{default_budget, in_memory_need, Holding, StreamPlan, StreamWhy};
-pub use job::{run_from, JobError, TuneData, TuneJob};
+pub use job::{JobError, TuneData, TuneJob};
 pub use lambda::{
     walking_words, Lambda, LambdaChoice, LambdaError, LambdaPoint, ScoredLabels, LAMBDA_PATH,
     SCORED_LAMBDA,
 };
-pub use linear::{LinearDataset, BLOCK};
 pub use outputs::{Cleared, OutputError, Outputs};
 pub use path::{PullChoice, PullPoint, PATIENCE, PULL_PATH};
 pub use run::{
@@ -82,6 +80,7 @@ pub use session::{
 };
 pub use settings::{Streaming, TuneSettings, DEFAULT_L2, DEFAULT_MIN_SUPPORT, L2};
 pub use stream::{tune_streamed, Labels, StreamError, StreamEvent, StreamRun, Streamed};
+pub use texel_linear::{LinearDataset, BLOCK};
 pub use texel_trace;
 pub use trace_subject::TraceSubject;
 pub use traces::{load_traces, survey_trace, target, TraceLoad, TraceSubjectError, TraceSurvey};

@@ -4,7 +4,6 @@
 
 use crate::holding::{stream_why, Holding, StreamPlan};
 use crate::lambda::Lambda;
-use crate::linear::LinearDataset;
 use crate::select::{select_in_space, Selection};
 use crate::session::{Positions, Subject, SubjectError};
 use crate::traces::{load_traces, TraceSubjectError};
@@ -12,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 use texel_data::HeldOut;
+use texel_linear::LinearDataset;
 use texel_solve::descent::Variable;
 use texel_solve::model::Model;
 use texel_trace::{read_space, BinaryTrace, ParamSpace};

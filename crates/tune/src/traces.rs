@@ -4,13 +4,13 @@
 //! same either way.
 
 use crate::lambda::{Lambda, ScoredLabels};
-use crate::linear::LinearDataset;
 use crate::select::SelectionError;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use texel_data::splitmix64;
 use texel_data::{GameSplit, HeldOut, SplitCounts};
 use texel_files::Fingerprint;
+use texel_linear::LinearDataset;
 use texel_solve::model::Model;
 use texel_trace::{
     is_binary, read_trace, BinaryTrace, Coef, InnerSum, ParamSpace, PositionSource, TraceError,

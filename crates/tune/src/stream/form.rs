@@ -4,9 +4,9 @@
 //! file goes when the tune ends, however it ends.
 
 use super::{Stream, StreamError};
-use crate::linear::LinearDataset;
 use std::io::{BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use texel_linear::LinearDataset;
 
 /// One chunk's training or validation positions in the file.
 struct Blob {

@@ -3,7 +3,7 @@
 //! `texel_solve::newton` (the same as in memory).
 
 use super::{Stream, StreamError};
-use crate::linear::LinearDataset;
+use texel_linear::LinearDataset;
 use texel_solve::jacobian::{Hold, System};
 use texel_solve::newton::Passes;
 

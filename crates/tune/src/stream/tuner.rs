@@ -6,8 +6,8 @@
 use super::passes::{StreamPasses, SumGradient};
 use super::polish::Chunked;
 use super::{Stream, StreamError};
-use crate::linear::LinearDataset;
 use crate::run::{Methods, RunError, Tuner};
+use texel_linear::LinearDataset;
 use texel_solve::descent::{
     relative_fall, Cursor, DescentState, Guards, NewtonState, PassSummary, Variable,
 };

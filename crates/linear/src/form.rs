@@ -74,7 +74,7 @@ impl<T: Copy> Columns<T> {
 
 impl LinearDataset {
     /// Writes the dataset's tuner form, without its sums.
-    pub(crate) fn write_form(&self, out: &mut impl Write) -> io::Result<()> {
+    pub fn write_form(&self, out: &mut impl Write) -> io::Result<()> {
         put(out, &self.targets, f32::to_le_bytes)?;
         put(out, self.offsets.stored(), f64::to_le_bytes)?;
         let tapers: Vec<f64> = self.tapers.iter().flatten().copied().collect();
@@ -93,10 +93,7 @@ impl LinearDataset {
     ///
     /// # Errors
     /// The input ends early or is not such a form.
-    pub(crate) fn read_form(
-        space: &ParamSpace,
-        input: &mut impl Read,
-    ) -> io::Result<LinearDataset> {
+    pub fn read_form(space: &ParamSpace, input: &mut impl Read) -> io::Result<LinearDataset> {
         let targets = list(input, f32::from_le_bytes)?;
         let offsets = list(input, f64::from_le_bytes)?;
         let tapers: Vec<f64> = list(input, f64::from_le_bytes)?;

@@ -18,13 +18,7 @@ fn moved(at: &[i32], slots: &[usize], x: &[f64]) -> Vec<f64> {
 impl LinearDataset {
     /// The summed error at real values `x` of `slots` (the positions scored at the integer
     /// values `at`, every slot), its gradient and Gauss-Newton Hessian, at `K` = `k`.
-    pub(crate) fn real_system(
-        &self,
-        at: &[i32],
-        slots: &[usize],
-        x: &[f64],
-        k: f64,
-    ) -> (f64, System) {
+    pub fn real_system(&self, at: &[i32], slots: &[usize], x: &[f64], k: f64) -> (f64, System) {
         if self.inner.is_used() {
             return chain::system(self, at, slots, x, k);
         }
@@ -43,13 +37,7 @@ impl LinearDataset {
 
     /// The summed error at real values `x` (as [`LinearDataset::real_system`]) and its
     /// gradient.
-    pub(crate) fn real_gradient(
-        &self,
-        at: &[i32],
-        slots: &[usize],
-        x: &[f64],
-        k: f64,
-    ) -> (f64, Vec<f64>) {
+    pub fn real_gradient(&self, at: &[i32], slots: &[usize], x: &[f64], k: f64) -> (f64, Vec<f64>) {
         if self.inner.is_used() {
             return chain::gradient(self, at, slots, x, k);
         }
@@ -58,7 +46,7 @@ impl LinearDataset {
     }
 
     /// The summed error at real values `x` (as [`LinearDataset::real_system`]).
-    pub(crate) fn real_sum(&self, at: &[i32], slots: &[usize], x: &[f64], k: f64) -> f64 {
+    pub fn real_sum(&self, at: &[i32], slots: &[usize], x: &[f64], k: f64) -> f64 {
         if self.inner.is_used() {
             return chain::summed_error(self, at, slots, x, k);
         }
@@ -67,7 +55,7 @@ impl LinearDataset {
 
     /// The summed error at `x + alpha · p` for each of `alphas` (as
     /// [`LinearDataset::real_system`]): each trial exactly.
-    pub(crate) fn real_sums(
+    pub fn real_sums(
         &self,
         (at, slots): (&[i32], &[usize]),
         (x, p): (&[f64], &[f64]),
@@ -96,7 +84,7 @@ impl LinearDataset {
 
     /// How the positions hold each of `slots` at real values `x` ([`Hold`]): a set linear
     /// in its values holds none flat (the answer is empty).
-    pub(crate) fn real_holds(&self, at: &[i32], slots: &[usize], x: &[f64]) -> Vec<Hold> {
+    pub fn real_holds(&self, at: &[i32], slots: &[usize], x: &[f64]) -> Vec<Hold> {
         match self.inner.is_used() {
             true => chain::holds(self, at, slots, x),
             false => Vec::new(),
@@ -105,7 +93,7 @@ impl LinearDataset {
 
     /// The summed error's curvature among the flat variables `flat` at real values `x`, by
     /// rows: zero where the positions are linear in their values.
-    pub(crate) fn real_flat_curvature(
+    pub fn real_flat_curvature(
         &self,
         at: (&[i32], &[usize], &[f64]),
         flat: &[usize],
@@ -119,13 +107,13 @@ impl LinearDataset {
 
     /// Whether a trace of this space may hold values flat where Newton stands (a square at
     /// a zero sum, a sum weighed by a weight at zero): it composes inner sums.
-    pub(crate) fn may_hold_flat(space: &texel_trace::ParamSpace) -> bool {
+    pub fn may_hold_flat(space: &texel_trace::ParamSpace) -> bool {
         !space.inner().is_empty()
     }
 
     /// Whether value `slot` of a trace of this space weighs a part of an inner term (its
     /// `times_param`): tuned, it multiplies the values that part's sums count.
-    pub(crate) fn weighs(space: &texel_trace::ParamSpace, slot: usize) -> bool {
+    pub fn weighs(space: &texel_trace::ParamSpace, slot: usize) -> bool {
         (space.inner().iter())
             .flat_map(|term| term.parts())
             .any(|shape| shape.is_some_and(|s| s.times_value == Some(slot)))

@@ -44,13 +44,7 @@ fn evals(ds: &LinearDataset, at: &[i32], slots: &[usize], x: &[f64]) -> (Vec<f64
 }
 
 /// The summed error of `ds` at real values `x` of `slots` (see [`evals`]), at `K` = `k`.
-pub(crate) fn summed_error(
-    ds: &LinearDataset,
-    at: &[i32],
-    slots: &[usize],
-    x: &[f64],
-    k: f64,
-) -> f64 {
+pub fn summed_error(ds: &LinearDataset, at: &[i32], slots: &[usize], x: &[f64], k: f64) -> f64 {
     let (q, _) = evals(ds, at, slots, x);
     chunked_sum(ds.len(), |i| real_error(k, q[i], ds.target(i)))
 }
@@ -77,13 +71,7 @@ fn at_point<T>(
 
 /// The summed error of `ds` at `x` (see [`evals`]) and its gradient and Gauss-Newton
 /// Hessian through the chain rule.
-pub(crate) fn system(
-    ds: &LinearDataset,
-    at: &[i32],
-    slots: &[usize],
-    x: &[f64],
-    k: f64,
-) -> (f64, System) {
+pub fn system(ds: &LinearDataset, at: &[i32], slots: &[usize], x: &[f64], k: f64) -> (f64, System) {
     at_point(ds, (at, slots, x), k, |jac, now| {
         rows::system(jac, slots, &now.slopes, &now.curvatures)
     })
@@ -123,7 +111,7 @@ pub(super) fn system_of_whole_blocks(
 }
 
 /// The summed error of `ds` at `x` (see [`evals`]) and its gradient through the chain rule.
-pub(crate) fn gradient(
+pub fn gradient(
     ds: &LinearDataset,
     at: &[i32],
     slots: &[usize],
@@ -149,7 +137,7 @@ impl RowSink for Holds {
 }
 
 /// How the positions of `ds` hold each value of `slots` at real values `x` (see [`Hold`]).
-pub(crate) fn holds(ds: &LinearDataset, at: &[i32], slots: &[usize], x: &[f64]) -> Vec<Hold> {
+pub fn holds(ds: &LinearDataset, at: &[i32], slots: &[usize], x: &[f64]) -> Vec<Hold> {
     let (_, point) = evals(ds, at, slots, x);
     let jac = ChainRows {
         model: ds,
@@ -169,7 +157,7 @@ pub(crate) fn holds(ds: &LinearDataset, at: &[i32], slots: &[usize], x: &[f64]) 
 /// The summed error's curvature among the variables `flat` (numbers among `slots`) at real
 /// values `x`, where the Jacobian's columns of those variables are zero: `Σ slope ·
 /// ∂²evaluation`, by rows (`flat.len()` squared). Their Gauss-Newton part is zero there.
-pub(crate) fn flat_curvature(
+pub fn flat_curvature(
     ds: &LinearDataset,
     (at, slots, x): (&[i32], &[usize], &[f64]),
     flat: &[usize],

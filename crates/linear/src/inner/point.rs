@@ -1,4 +1,4 @@
-//! The inner sums at real values, Newton's trial points (`crate::linear::chain`): a point
+//! The inner sums at real values, Newton's trial points (`crate::chain`): a point
 //! holds the values and a complexity's gates; the sums themselves are worked out a span of
 //! positions at a time ([`Inner::sums_at`]), so no point holds a list as long as the
 //! dataset's sums.
@@ -14,14 +14,14 @@ const POINT_SPAN: usize = if cfg!(test) { 1 << 5 } else { 1 << 12 };
 /// The inner sums at real values: the values, and for a complexity each position's endgame
 /// factors there ([`Added::gates`]). The sums are worked out when asked
 /// ([`Inner::sums_at`]).
-pub(crate) struct InnerPoint {
+pub struct InnerPoint {
     real: Vec<f64>,
     gates: Vec<(f64, f64)>,
 }
 
 impl InnerPoint {
     /// The factor of position `i`'s endgame derivatives (1 before [`Inner::settle`]).
-    pub(crate) fn end_gate(&self, i: usize) -> f64 {
+    pub fn end_gate(&self, i: usize) -> f64 {
         self.gates.get(i).map_or(1.0, |g| g.0)
     }
 
@@ -32,7 +32,7 @@ impl InnerPoint {
 }
 
 /// The sums of a run of positions at a point: sums `from..`, in order.
-pub(crate) struct PointSums {
+pub struct PointSums {
     from: usize,
     sums: Vec<[f64; 2]>,
 }
@@ -47,7 +47,7 @@ impl PointSums {
 
 impl Inner {
     /// The point of real values `real` (every slot).
-    pub(crate) fn at(&self, real: &[f64]) -> InnerPoint {
+    pub fn at(&self, real: &[f64]) -> InnerPoint {
         InnerPoint {
             real: real.to_vec(),
             gates: Vec::new(),
@@ -56,7 +56,7 @@ impl Inner {
 
     /// The sums of positions `positions` at `point`: the same sums, bit for bit, whatever
     /// the run they are worked out in.
-    pub(crate) fn sums_at(&self, point: &InnerPoint, positions: Range<usize>) -> PointSums {
+    pub fn sums_at(&self, point: &InnerPoint, positions: Range<usize>) -> PointSums {
         let (from, to) = (
             self.index.first(positions.start),
             self.index.first(positions.end),
@@ -71,7 +71,7 @@ impl Inner {
 
     /// `f(i, sums, place)` for every position `i`, `place` its entry of `list` (one a
     /// position) and `sums` those of its span of positions at `point`; spans on any thread.
-    pub(crate) fn each_at<T: Send>(
+    pub fn each_at<T: Send>(
         &self,
         point: &InnerPoint,
         list: &mut [T],
@@ -96,7 +96,7 @@ impl Inner {
 
     /// What position `i`'s sums add at `point` (`sums` holding its sums there), its linear
     /// entries' endgame part being `linear_end`.
-    pub(crate) fn added_at(
+    pub fn added_at(
         &self,
         (point, sums): (&InnerPoint, &PointSums),
         i: usize,
@@ -112,7 +112,7 @@ impl Inner {
 
     /// Settles the complexity's derivatives at `point`: each position's linear entries'
     /// endgame part there is `linear_end(i)`.
-    pub(crate) fn settle(&self, point: &mut InnerPoint, linear_end: impl Fn(usize) -> f64 + Sync) {
+    pub fn settle(&self, point: &mut InnerPoint, linear_end: impl Fn(usize) -> f64 + Sync) {
         let mut gates = vec![(0.0, 0.0); self.added.len()];
         self.each_at(point, &mut gates, |i, sums, gate| {
             *gate = self.point_added((point, sums), i).gates(linear_end(i));
@@ -134,7 +134,7 @@ impl Inner {
     /// Adds to `out` the derivative in `slot` of what the sums of positions `positions`
     /// add at `point` (`sums` holding theirs there): (position, derivative), one per sum
     /// that moves.
-    pub(crate) fn derivatives(
+    pub fn derivatives(
         &self,
         (point, sums): (&InnerPoint, &PointSums),
         slot: usize,

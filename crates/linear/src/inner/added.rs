@@ -10,7 +10,7 @@ use texel_trace::{complexity_moved, is_zero_end};
 /// (complexity aside), its endgame part with the position's fixed endgame part, and the
 /// position's complexity (tapered; 0 where it has none, as a complexity of 0 moves nothing).
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
-pub(crate) struct Added {
+pub struct Added {
     pub(super) all: f64,
     pub(super) end: f64,
     pub(super) complexity: f64,
@@ -20,7 +20,7 @@ impl Added {
     /// What the sums add to an evaluation whose linear entries' endgame part is
     /// `linear_end`: their addition, and the complexity's move of the whole endgame part.
     #[inline]
-    pub(crate) fn with(&self, linear_end: f64) -> f64 {
+    pub fn with(&self, linear_end: f64) -> f64 {
         match self.complexity {
             0.0 => self.all,
             c => {

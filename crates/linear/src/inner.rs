@@ -11,11 +11,11 @@ mod curvature;
 mod index;
 mod point;
 
-pub(crate) use added::Added;
+pub use added::Added;
 use added::AddedList;
 use counts::{Count, EntryCounts, Parts, BOTH, END, MID};
 use index::SumIndex;
-pub(crate) use point::{InnerPoint, PointSums};
+pub use point::{InnerPoint, PointSums};
 
 use super::form::{list, put};
 use super::ZeroList;
@@ -204,7 +204,7 @@ impl Inner {
 
     /// Whether a term is a complexity: every endgame value then moves the evaluation
     /// through it, not linearly.
-    pub(crate) fn has_complexity(&self) -> bool {
+    pub fn has_complexity(&self) -> bool {
         self.terms.iter().any(InnerTerm::is_complexity)
     }
 
@@ -215,13 +215,13 @@ impl Inner {
     }
 
     /// Whether `slot` weighs a part of an inner term (its `times_param`).
-    pub(crate) fn weighs(&self, slot: usize) -> bool {
+    pub fn weighs(&self, slot: usize) -> bool {
         self.factor_of.get(slot).is_some_and(|f| !f.is_empty())
     }
 
     /// What position `i`'s sums give now.
     #[inline]
-    pub(crate) fn added(&self, i: usize) -> Added {
+    pub fn added(&self, i: usize) -> Added {
         self.added.get(i)
     }
 
@@ -526,7 +526,7 @@ impl Inner {
 }
 
 impl Inner {
-    /// Writes the sums' part of a tuner form (`crate::linear::form`): nothing but an empty
+    /// Writes the sums' part of a tuner form (`crate::form`): nothing but an empty
     /// list when the space has no inner terms.
     pub(super) fn write(&self, out: &mut impl Write) -> io::Result<()> {
         let (position, _, first) = self.index.lists();

@@ -17,13 +17,7 @@ impl Inner {
     /// `i`'s weighed by `weights[i]`: a square's bend ([`texel_trace::Shape::bend`]) between
     /// the values its sum counts, and between a weight and the values of the sums it
     /// multiplies, the part's slope. The positions a span at a time, in order.
-    pub(crate) fn curvature(
-        &self,
-        point: &InnerPoint,
-        flat: &[usize],
-        weights: &[f64],
-        out: &mut [f64],
-    ) {
+    pub fn curvature(&self, point: &InnerPoint, flat: &[usize], weights: &[f64], out: &mut [f64]) {
         for positions in self.spans() {
             let sums = self.sums_at(point, positions.clone());
             self.span_curvature((point, &sums), flat, (positions, weights), out);

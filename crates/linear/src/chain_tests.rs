@@ -6,7 +6,7 @@
 
 use super::chain;
 use super::chain::WholeBlocks;
-use crate::linear::LinearDataset;
+use crate::LinearDataset;
 use std::f64::consts::PI;
 use std::sync::atomic::AtomicBool;
 use texel_data::splitmix64;
