@@ -217,12 +217,7 @@ impl Probes for LinearDataset {
         sigmoid: &SigmoidTable,
         errors: &[f64],
     ) -> Vec<f64> {
-        let each = |&(slot, delta): &(usize, i32)| Move {
-            values,
-            slot,
-            delta,
-            sigmoid,
-        };
+        let each = |&mv: &(usize, i32)| Move::of(values, mv, sigmoid);
         let (columns, others): (Vec<usize>, Vec<usize>) =
             (0..moves.len()).partition(|&m| Model::linear(self, moves[m].0));
         let mut changes = vec![0.0; moves.len()];

@@ -111,12 +111,7 @@ pub trait Probes: Sized {
     where
         Self: Model,
     {
-        let each = |&(slot, delta): &(usize, i32)| Move {
-            values,
-            slot,
-            delta,
-            sigmoid,
-        };
+        let each = |&mv: &(usize, i32)| Move::of(values, mv, sigmoid);
         moves
             .iter()
             .map(|m| self.probe(cache, each(m), errors))
@@ -210,6 +205,18 @@ pub struct Move<'m, V> {
     pub delta: i32,
     /// The error function.
     pub sigmoid: &'m SigmoidTable,
+}
+
+impl<'m, V> Move<'m, V> {
+    /// `(slot, delta)` from `values`, judged by `sigmoid`.
+    pub fn of(values: &'m V, (slot, delta): (usize, i32), sigmoid: &'m SigmoidTable) -> Self {
+        Move {
+            values,
+            slot,
+            delta,
+            sigmoid,
+        }
+    }
 }
 
 impl<V> Clone for Move<'_, V> {

@@ -289,12 +289,7 @@ pub fn probe_changes<M: Model>(
     (moves, before): (&Moves, Option<&Probed>),
     sigmoid: &SigmoidTable,
 ) -> Vec<f64> {
-    let each = |&(slot, delta): &(usize, i32)| Move {
-        values,
-        slot,
-        delta,
-        sigmoid,
-    };
+    let each = |&mv: &(usize, i32)| Move::of(values, mv, sigmoid);
     let updated = |n: usize, m| {
         let b = before?;
         ds.probe_since(each(m), errors, (b.scoring, b.changes[n]))
