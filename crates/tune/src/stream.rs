@@ -28,6 +28,12 @@
 //! line, the best values on validation, patience, the limits and the checkpoint, as in
 //! memory.
 
+mod form;
+mod passes;
+mod path;
+mod polish;
+mod tuner;
+
 use crate::begin::{begin, Beginning, NothingToTune};
 use crate::checkpoint::{Checkpoint, Mismatch, RunKind};
 use crate::events::JobEvent;
@@ -502,9 +508,3 @@ impl Beginning for Stream<'_> {
         Ok(())
     }
 }
-
-mod form;
-mod passes;
-mod path;
-mod polish;
-mod tuner;
