@@ -17,8 +17,9 @@ use counts::{Count, EntryCounts, Parts, BOTH, END, MID};
 use index::SumIndex;
 pub use point::{InnerPoint, PointSums};
 
-use super::form::{list, put};
-use super::ZeroList;
+use crate::bytes::{list, put};
+use crate::layout::{Layout, Part};
+use crate::zeros::ZeroList;
 use rayon::prelude::*;
 use std::io::{self, Read, Write};
 use std::ops::{ControlFlow, Range};
@@ -52,11 +53,11 @@ fn term_side(term: u32, side: f32) -> u32 {
 
 /// Per value slot of `space`, its entry and the parts of a sum its value is counted in.
 fn slot_parts(space: &ParamSpace) -> Vec<(u32, Parts)> {
-    let layout = super::Layout::new(space);
+    let layout = Layout::new(space);
     let parts = |part| match part {
-        super::Part::Mid => MID,
-        super::Part::End => END,
-        super::Part::Plain => BOTH,
+        Part::Mid => MID,
+        Part::End => END,
+        Part::Plain => BOTH,
     };
     (layout.slots.iter())
         .map(|&(entry, part)| (entry, parts(part)))

@@ -10,19 +10,24 @@
 //! probe reads one column, block by block in order; the full pass adds each block's columns
 //! into its positions' sums, so sums never depend on the number of threads.
 
+mod bytes;
 mod chain;
 #[cfg(test)]
 mod chain_tests;
 mod form;
 mod full_pass;
 mod inner;
+mod layout;
 mod model;
 mod real;
+mod rescoring;
 mod since;
 mod zeros;
 
 pub use inner::Inner;
 use inner::InnerPoint;
+use layout::{Columns, Layout, Part, Step, Sums};
+use rescoring::Rescoring;
 use zeros::ZeroList;
 
 use rayon::prelude::*;
@@ -42,88 +47,6 @@ const _: () = assert!(BLOCK.is_power_of_two() && BLOCK <= 1 << 16);
 /// composed position's row can name a hundred values); a linear trace's short rows are
 /// built a whole block at a time.
 const COMPOSED_ROW_PART: usize = BLOCK / 16;
-
-/// Which part of its entry a value slot is.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum Part {
-    /// The middlegame value of a tapered entry.
-    Mid,
-    /// The endgame value of a tapered entry.
-    End,
-    /// A plain entry's value.
-    Plain,
-}
-
-/// Where each value slot sits: its entry and part; where each entry's values begin.
-#[derive(Clone, Debug, Default)]
-struct Layout {
-    slots: Vec<(u32, Part)>,
-    first_slot: Vec<u32>,
-}
-
-impl Layout {
-    fn new(space: &ParamSpace) -> Layout {
-        let mut layout = Layout::default();
-        for p in space.params() {
-            for _ in 0..p.len {
-                let entry = layout.first_slot.len() as u32;
-                layout.first_slot.push(layout.slots.len() as u32);
-                match p.tapered {
-                    true => layout
-                        .slots
-                        .extend([(entry, Part::Mid), (entry, Part::End)]),
-                    false => layout.slots.push((entry, Part::Plain)),
-                }
-            }
-        }
-        layout
-    }
-}
-
-/// A column: per key (entry or slot) a range of (position, factor) pairs.
-#[derive(Clone, Debug, Default)]
-struct Columns<T> {
-    starts: Vec<u32>,
-    pos: Vec<u16>,
-    factor: Vec<T>,
-}
-
-impl<T: Copy> Columns<T> {
-    /// The columns of `keys` keys from (key, position, factor) triples in position order:
-    /// a counting sort by key, which keeps each column in position order.
-    fn build(keys: usize, triples: &[(u32, u16, T)], zero: T) -> Columns<T> {
-        let mut starts = vec![0u32; keys + 1];
-        for t in triples {
-            starts[t.0 as usize + 1] += 1;
-        }
-        for k in 0..keys {
-            starts[k + 1] += starts[k];
-        }
-        let mut next = starts.clone();
-        let (mut pos, mut factor) = (vec![0u16; triples.len()], vec![zero; triples.len()]);
-        for &(key, p, f) in triples {
-            let at = &mut next[key as usize];
-            (pos[*at as usize], factor[*at as usize]) = (p, f);
-            *at += 1;
-        }
-        Columns {
-            starts,
-            pos,
-            factor,
-        }
-    }
-
-    /// The pairs of `key`.
-    #[inline]
-    fn get(&self, key: usize) -> (&[u16], &[T]) {
-        let range = self.starts[key] as usize..self.starts[key + 1] as usize;
-        (&self.pos[range.clone()], &self.factor[range])
-    }
-
-    fn memory_bytes(&self) -> usize {
-        4 * self.starts.capacity() + (2 + std::mem::size_of::<T>()) * self.pos.capacity()
-    }
-}
 
 /// The columns of one block of positions.
 #[derive(Clone, Debug, Default)]
@@ -289,52 +212,7 @@ pub struct LinearDataset {
     /// The positions' inner sums, when the trace has inner terms.
     inner: Inner,
     /// What the last scoring changed, for probes updated over those positions.
-    rescoring: since::Rescoring,
-}
-
-/// A position's sums under the current values: whole counts times middlegame, endgame and
-/// plain values (exact), and every other coefficient times its value.
-#[derive(Copy, Clone, Debug, Default, PartialEq)]
-struct Sums {
-    mid: i64,
-    end: i64,
-    plain: i64,
-    free: f64,
-}
-
-/// How a coefficient of a slot moves a position's sums per unit of the value.
-#[derive(Copy, Clone, Debug)]
-enum Step {
-    /// A whole count of a middlegame, endgame or plain value.
-    Count(Part, i64),
-    /// A weight of a middlegame, endgame or plain value.
-    Weight(Part, f64),
-}
-
-impl Sums {
-    /// The sums moved by `step` times `delta`.
-    #[inline]
-    fn moved(mut self, step: Step, delta: i32) -> Sums {
-        match step {
-            Step::Count(Part::Mid, c) => self.mid += c * i64::from(delta),
-            Step::Count(Part::End, c) => self.end += c * i64::from(delta),
-            Step::Count(Part::Plain, c) => self.plain += c * i64::from(delta),
-            Step::Weight(_, w) => self.free += w * f64::from(delta),
-        }
-        self
-    }
-}
-
-impl Step {
-    /// How much the step moves the endgame values' weighted part (what a complexity reads
-    /// beside the whole counts) per unit of the value.
-    #[inline]
-    fn end_weight(self) -> f64 {
-        match self {
-            Step::Weight(Part::End, w) => w,
-            _ => 0.0,
-        }
-    }
+    rescoring: Rescoring,
 }
 
 impl LinearDataset {
@@ -379,7 +257,7 @@ impl LinearDataset {
             free_end: Vec::new(),
             blocks: Vec::with_capacity(n.div_ceil(BLOCK)),
             inner: Inner::new(space),
-            rescoring: since::Rescoring::default(),
+            rescoring: Rescoring::default(),
         };
         let (mut tapers, mut extras) = (Vec::with_capacity(n), Vec::with_capacity(n));
         // Two blocks a thread at a time, appended in order: the parts held at once stay a

@@ -1,7 +1,9 @@
 //! The linear dataset answering what a model must ([`Model`]), its faster probes and
 //! capabilities ([`Probes`]) and its Jacobian's rows ([`Jacobian`]).
 
-use super::{since, Block, Inner, LinearDataset, Part, Sums, ZeroList, BLOCK, COMPOSED_ROW_PART};
+use super::{
+    Block, Inner, LinearDataset, Part, Rescoring, Sums, ZeroList, BLOCK, COMPOSED_ROW_PART,
+};
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::Arc;
@@ -71,7 +73,7 @@ impl Model for LinearDataset {
             free_end: Vec::new(),
             blocks: Vec::new(),
             inner: Inner::default(),
-            rescoring: since::Rescoring::default(),
+            rescoring: Rescoring::default(),
         };
         let (mut kept, mut tapers) = (Vec::new(), Vec::new());
         let chosen = self.blocks.iter().enumerate();

@@ -2,7 +2,6 @@
 //! atomically (every few minutes and when stopped) and exact resumption.
 
 mod memory;
-mod methods;
 mod runner;
 mod standing;
 mod tuner;
@@ -10,8 +9,8 @@ mod tuner;
 use crate::checkpoint::CheckpointError;
 use crate::log::PassKind;
 pub use memory::run;
-pub(crate) use methods::Methods;
 pub(crate) use runner::drive;
+pub(crate) use runner::Methods;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use texel_solve::adam::Method;

@@ -1,13 +1,15 @@
 //! A run over positions in memory: the start checked against the data, a warm start on a
 //! sample where the method takes one, then the one run over all of them.
 
-use super::runner::{open_log, Runner};
+use super::runner::{open_log, Methods, Runner};
 use super::standing::Standing;
-use super::tuner::MemoryTuner;
-use super::{Event, RunEnd, RunError, RunOptions, RunResult};
+use super::tuner::{MemoryTuner, Tuner};
+use super::{Event, Progress, RunEnd, RunError, RunOptions, RunResult};
 use crate::checkpoint::{Checkpoint, CheckpointError, RunKind};
-use std::sync::atomic::AtomicBool;
-use texel_solve::descent::Descent;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+use texel_solve::adam::Method;
+use texel_solve::descent::{Descent, PassSummary};
 use texel_solve::model::Model;
 
 /// Refuses a start made for another number of training positions or values (its data and
@@ -96,4 +98,99 @@ pub fn run<M: Model>(
     }
     let result = runner.passes(events)?;
     Ok(result.unwrap_or_else(|| runner.finish(RunEnd::PassLimit)))
+}
+
+impl<'r: 'd, 'd, M: Model + 'd> Methods<'d> for MemoryTuner<'r, 'd, M> {
+    fn next_pass(
+        runner: &mut Runner<'_, 'd, Self>,
+        events: &mut dyn FnMut(Event<M>),
+    ) -> Result<Option<PassSummary>, RunError> {
+        if Self::in_adam(runner) {
+            let rate = runner.options.adam_rate;
+            return runner.whole_pass(events, |t| Ok(Some(t.descent.adam_pass(rate))));
+        }
+        let lattice = runner.tuner.lattice_polish();
+        if runner.options.method == Method::Newton && (runner.in_newton() || lattice) {
+            return runner.newton_pass(events);
+        }
+        coordinate_pass(runner, events)
+    }
+
+    fn in_adam(runner: &Runner<'_, 'd, Self>) -> bool {
+        matches!(runner.options.method, Method::Adam | Method::AdamThenCd)
+            && !runner.tuner.descent.adam_handed_over()
+    }
+
+    fn after_adam_epoch(runner: &mut Runner<'_, 'd, Self>, end: Option<RunEnd>) -> Option<RunEnd> {
+        let descent = &mut runner.tuner.descent;
+        let end = end.or(descent.adam_converged().then_some(RunEnd::Converged));
+        if runner.options.method != Method::AdamThenCd {
+            return end;
+        }
+        if end.is_some() || descent.adam_epochs() >= runner.options.adam_epochs as u64 {
+            descent.hand_over_to_cd();
+            runner.standing.rises = 0;
+            return None;
+        }
+        end
+    }
+
+    fn descent(&self) -> Option<&Descent<'d, M>> {
+        Some(&self.descent)
+    }
+}
+
+/// A pass of coordinate descent over the positions in memory, reporting progress and
+/// writing checkpoints when they are due; `None` when the run was stopped.
+fn coordinate_pass<'r: 'd, 'd, M: Model + 'd>(
+    runner: &mut Runner<'_, 'd, MemoryTuner<'r, 'd, M>>,
+    events: &mut dyn FnMut(Event<M>),
+) -> Result<Option<PassSummary>, RunError> {
+    let Runner {
+        tuner,
+        standing,
+        options,
+        last_checkpoint,
+        interrupt,
+        ..
+    } = runner;
+    let (pass, sample) = (standing.passes + 1, standing.warm);
+    let mut failed = None;
+    // Raised when the run is stopped or a checkpoint cannot be written.
+    let halt = AtomicBool::new(false);
+    let summary = tuner.descent.pass(&halt, &mut |d| {
+        let (walked, moves) = d.progress();
+        let (vars, error) = (d.variables().len(), d.error());
+        let progress = Event::Progress(Progress {
+            pass,
+            walked,
+            vars,
+            pending: if walked < vars { 0 } else { d.pending() },
+            moves,
+            error,
+            sample,
+        });
+        events(progress);
+        if interrupt.load(Ordering::SeqCst) {
+            return halt.store(true, Ordering::SeqCst);
+        }
+        let Some(path) = &options.checkpoint else {
+            return;
+        };
+        if last_checkpoint.elapsed().as_secs_f64() < options.checkpoint_secs {
+            return;
+        }
+        *last_checkpoint = Instant::now();
+        match standing.checkpoint(d.state()).save(path) {
+            Ok(()) => events(Event::Checkpoint(path)),
+            Err(e) => {
+                failed = Some(e);
+                halt.store(true, Ordering::SeqCst);
+            }
+        }
+    });
+    match failed {
+        Some(e) => Err(e.into()),
+        None => Ok(summary),
+    }
 }

@@ -3,7 +3,6 @@
 //! on validation kept. It drives any [`Tuner`]: the positions in memory or read from their
 //! file in every pass.
 
-use super::methods::Methods;
 use super::standing::Standing;
 use super::tuner::Tuner;
 use super::{
@@ -15,7 +14,7 @@ use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use texel_solve::adam::Method;
-use texel_solve::descent::PassSummary;
+use texel_solve::descent::{Descent, PassSummary};
 use texel_solve::model::Model;
 
 /// How a run goes on after a pass.
@@ -26,6 +25,36 @@ pub(super) enum Next {
     WarmDone,
     /// The run ends.
     End(RunEnd),
+}
+
+/// What a tuner's run can make of a pass.
+pub(crate) trait Methods<'d>: Tuner<'d> + Sized + 'd {
+    /// The next pass, reporting progress; `None` when the run was stopped.
+    ///
+    /// # Errors
+    /// The positions could not be read, or a checkpoint written.
+    fn next_pass(
+        runner: &mut Runner<'_, 'd, Self>,
+        events: &mut dyn FnMut(Event<Self::Model>),
+    ) -> Result<Option<PassSummary>, RunError> {
+        runner.newton_pass(events)
+    }
+
+    /// Whether the next pass is an Adam epoch.
+    fn in_adam(_runner: &Runner<'_, 'd, Self>) -> bool {
+        false
+    }
+
+    /// The end after an Adam epoch, given the end so far: converged, or handed over to
+    /// coordinate descent.
+    fn after_adam_epoch(_runner: &mut Runner<'_, 'd, Self>, end: Option<RunEnd>) -> Option<RunEnd> {
+        end
+    }
+
+    /// The descent a pass's event shows (positions in memory only).
+    fn descent(&self) -> Option<&Descent<'d, Self::Model>> {
+        None
+    }
 }
 
 /// The values of a tuner's model.
