@@ -2,7 +2,7 @@
 //! over texel's own table of the same size: the bench positions traced by texel, written as
 //! another engine's trace of every value of the table (every linear coefficient as a count;
 //! curves and formulas, which a linear trace cannot hold, left out), then rescored as a
-//! [`LinearDataset`].
+//! [`TraceDataset`].
 
 use anyhow::{Context, Result};
 use rayon::prelude::*;
@@ -11,7 +11,7 @@ use std::time::Instant;
 use texel_eval::{Params, Trace};
 use texel_solve::Model;
 use texel_tune::texel_trace::{Coef, ParamSpace, TracedPosition};
-use texel_tune::LinearDataset;
+use texel_tune::TraceDataset;
 
 /// The entry of the trace format holding each flat slot of `space`.
 fn entries_by_slot(space: &ParamSpace) -> Vec<u32> {
@@ -81,7 +81,7 @@ pub fn bench_linear_pass(epd: &Path, repeat: usize, n: usize, rescore_secs: f64)
     let space = texel_eval::params::param_space();
     let once = traced(epd, &params, &space)?;
     let all: Vec<&TracedPosition> = (0..repeat.max(1)).flat_map(|_| once.iter()).collect();
-    let mut ds = LinearDataset::new(&space, &all, |p| p.result);
+    let mut ds = TraceDataset::new(&space, &all, |p| p.result);
     let values = params.flat().to_vec();
     let rounds = 20;
     let start = Instant::now();

@@ -11,7 +11,7 @@ use texel_data::splitmix64;
 use texel_solve::{Method, Variable, ADAM_EPOCHS_PER_PASS};
 use texel_tune::log::PassKind;
 use texel_tune::texel_trace::{Coef, Param, ParamSpace, TracedPosition};
-use texel_tune::{fresh, run, Event, LinearDataset, RunOptions};
+use texel_tune::{fresh, run, Event, RunOptions, TraceDataset};
 
 /// The race's shape: material, rank and file tables, and other terms, all tapered.
 fn space() -> ParamSpace {
@@ -89,12 +89,12 @@ pub fn bench_method(n: usize, method: Method) -> Result<()> {
     let space = space();
     let positions = positions(&space, n);
     let refs: Vec<&TracedPosition> = positions.iter().collect();
-    let mut train = LinearDataset::new(&space, &refs, |p| p.result);
+    let mut train = TraceDataset::new(&space, &refs, |p| p.result);
     drop(refs);
     drop(positions);
     let zero = vec![0; space.value_count()];
     texel_solve::Model::rescore(&mut train, &zero);
-    let mut validation = LinearDataset::new(&space, &[], |p| p.result);
+    let mut validation = TraceDataset::new(&space, &[], |p| p.result);
     let vars = (0..space.value_count())
         .map(|slot| Variable { slot, step: 1 })
         .collect();
@@ -108,7 +108,7 @@ pub fn bench_method(n: usize, method: Method) -> Result<()> {
     say!("{n} synthetic positions, 296 values, 30 coefficients each; K 1, from zero; {method}");
     let began = Instant::now();
     let mut last = 0.0;
-    let mut on = |e: Event<LinearDataset>| say_pass(&e, &mut last);
+    let mut on = |e: Event<TraceDataset>| say_pass(&e, &mut last);
     let never = std::sync::atomic::AtomicBool::new(false);
     run(
         &mut train,
@@ -175,7 +175,7 @@ pub fn bench_stream(n: usize) -> Result<()> {
 
 /// A pass of a bench's run in a line: its seconds (since the last, `last`), what it was,
 /// its error.
-fn say_pass(e: &Event<LinearDataset>, last: &mut f64) {
+fn say_pass(e: &Event<TraceDataset>, last: &mut f64) {
     let Event::Pass(r, _) = e else {
         return;
     };

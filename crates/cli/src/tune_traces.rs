@@ -8,7 +8,7 @@ use crate::config::TuneArgs;
 use crate::data_args::{check_ranges, load_subject, start_threads, DataArgs, Loaded};
 use anyhow::Result;
 use std::path::Path;
-use texel_tune::{Holding, LinearDataset, Selection, TraceSubject};
+use texel_tune::{Holding, Selection, TraceDataset, TraceSubject};
 
 /// How the run holds the trace's positions: `--stream`, or in memory within `--memory`
 /// (the library streams a binary trace whose tuner form needs more).
@@ -72,7 +72,7 @@ pub(crate) fn refuse_texel_only(args: &TuneArgs) -> Result<()> {
 pub(crate) fn load_trace(
     args: &DataArgs,
     path: &Path,
-) -> Result<(Loaded<LinearDataset>, TraceSubject)> {
+) -> Result<(Loaded<TraceDataset>, TraceSubject)> {
     check_ranges(args)?;
     start_threads(args)?;
     let held_out = crate::data_args::held_out(args);

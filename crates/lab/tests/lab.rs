@@ -9,7 +9,7 @@ use texel_lab::{ProveError, Prover, SubjectError, Verdict};
 use texel_run::Rerun;
 use texel_solve::Model;
 use texel_tune::texel_trace::{Coef, Param, ParamSpace, TracedPosition};
-use texel_tune::LinearDataset;
+use texel_tune::TraceDataset;
 use texel_tune::TuneData;
 
 /// PAWN (established, 100 a pawn), BONUS (a candidate worth 50 in the labels) and NOISE (a
@@ -57,11 +57,11 @@ fn positions() -> Vec<TracedPosition> {
 }
 
 /// The positions as training and validation sets, scored with `base`.
-fn data(space: &ParamSpace, base: &Vec<i32>) -> TuneData<LinearDataset> {
+fn data(space: &ParamSpace, base: &Vec<i32>) -> TuneData<TraceDataset> {
     let positions = positions();
     let refs: Vec<&TracedPosition> = positions.iter().collect();
-    let mut train = LinearDataset::new(space, &refs, |p| p.result);
-    let mut validation = LinearDataset::new(space, &refs, |p| p.result);
+    let mut train = TraceDataset::new(space, &refs, |p| p.result);
+    let mut validation = TraceDataset::new(space, &refs, |p| p.result);
     train.rescore(base);
     validation.rescore(base);
     TuneData {

@@ -4,6 +4,11 @@
 
 use texel_trace::ParamSpace;
 
+/// Positions per block.
+pub const BLOCK: usize = 4096;
+// Positions in a block are indexed by `u16` and masked by `% BLOCK`.
+const _: () = assert!(BLOCK.is_power_of_two() && BLOCK <= 1 << 16);
+
 /// Which part of its entry a value slot is.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Part {

@@ -1,5 +1,5 @@
 //! What the last scoring of a dataset's positions changed: the positions and their sums
-//! before it, kept while they are few (`crate::since` updates probes over them).
+//! before it, kept while they are few (`linear/since.rs` updates probes over them).
 
 use crate::layout::Sums;
 

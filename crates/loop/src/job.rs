@@ -12,7 +12,7 @@ use texel_dataset::Dataset;
 use texel_import::ImportStats;
 use texel_run::{record_settings, remove_if_there};
 use texel_run::{Recorded, Rerun, Rerunning};
-use texel_tune::{LinearDataset, SessionEvent, Tuned};
+use texel_tune::{SessionEvent, TraceDataset, Tuned};
 
 /// A loop: its settings, what to do with an earlier loop in its folder, and the verdict of
 /// an outside gate it asked for.
@@ -46,7 +46,7 @@ pub enum LoopEvent<'e> {
     /// validation kept the start.
     Tuned(&'e Tuned<texel_eval::Params>),
     /// An outside engine's tuning's own event (its trace of every round's positions).
-    TuneOutside(SessionEvent<'e, LinearDataset>),
+    TuneOutside(SessionEvent<'e, TraceDataset>),
     /// An outside engine's tuning ended (or was interrupted).
     TunedOutside(&'e Tuned<Vec<i32>>),
     /// A round's positions cannot be tuned on (one result, or no K fits them): the round

@@ -1,8 +1,8 @@
 //! What the tuner core tunes, whoever wrote the evaluation: a [`Model`] is a set of labelled
 //! positions whose evaluations follow from integer [`Values`], with the incremental probes
 //! the descent needs. texel's own table is one model (`texel_dataset::Dataset`: its curves and
-//! formulas keep their exact probes); the linear evaluation of any engine, read from a
-//! trace, is another (`texel_tune::LinearDataset`). The descent, Adam, the guards, runs and
+//! formulas keep their exact probes); the evaluation of any engine, read from a trace
+//! (linear, or composing inner sums), is another (`texel_linear::TraceDataset`). The descent, Adam, the guards, runs and
 //! checkpoints see only these two traits.
 
 use crate::jacobian::{Exact, Jacobian, RowSink};

@@ -231,7 +231,7 @@ mod tests {
     use super::*;
     use crate::checkpoint::RunKind;
     use crate::run::RunError;
-    use texel_linear::LinearDataset;
+    use texel_linear::TraceDataset;
     use texel_solve::descent::DescentState;
 
     /// Positions where value `v` counts in `support[v]` positions, whose path of pulls ends
@@ -267,7 +267,7 @@ mod tests {
     }
 
     impl Beginning for Toy {
-        type Model = LinearDataset;
+        type Model = TraceDataset;
         type Error = ToyError;
 
         fn support(&mut self, vars: &[Variable]) -> Result<Vec<usize>, ToyError> {
@@ -367,7 +367,7 @@ mod tests {
     }
 
     /// The events of a beginning, in words.
-    fn said(e: JobEvent<LinearDataset>) -> String {
+    fn said(e: JobEvent<TraceDataset>) -> String {
         match e {
             JobEvent::Held { held, min_support } => format!("held {} < {min_support}", held.len()),
             JobEvent::Pull(p) => format!("pull {}", p.l2),

@@ -8,7 +8,7 @@
 //! ```
 //! use texel_tune::texel_trace::{Coef, Param, ParamSpace, TracedPosition};
 //! use texel_solve::{Model, Variable};
-//! use texel_tune::{LinearDataset, RunOptions, TuneData, TuneJob, L2};
+//! use texel_tune::{TraceDataset, RunOptions, TuneData, TuneJob, L2};
 //!
 //! // One plain value: centipawns per pawn White has more; labels of 100 a pawn at K = 1.
 //! let pawn = Param { name: "PAWN".into(), len: 1, tapered: false, default: vec![0],
@@ -24,9 +24,9 @@
 //!     })
 //!     .collect();
 //! let refs: Vec<&TracedPosition> = positions.iter().collect();
-//! let mut train = LinearDataset::new(&space, &refs, |p| p.result);
+//! let mut train = TraceDataset::new(&space, &refs, |p| p.result);
 //! train.rescore(&vec![0]);
-//! let validation = LinearDataset::new(&space, &[], |p| p.result);
+//! let validation = TraceDataset::new(&space, &[], |p| p.result);
 //! let mut data = TuneData { train, validation, k: 1.0, fingerprint: 0, labels: None };
 //! let mut job = TuneJob::new(vec![0], vec![Variable { slot: 0, step: 1 }]);
 //! job.settings.min_support = 0;

@@ -1,5 +1,5 @@
 //! The tuner core: whatever evaluation a [`texel_solve::Model`] describes (texel's own table in
-//! `texel_dataset`, any engine's linear evaluation read from a trace as [`LinearDataset`]),
+//! `texel_dataset`, any engine's evaluation read from a trace as [`TraceDataset`]),
 //! it minimises the squared error between game results and `σ(K·eval)`: Newton steps in
 //! real values, Adam, coordinate descent, the integer polish of a trace (in memory and
 //! streamed alike), the over-fitting guards,
@@ -80,7 +80,7 @@ pub use session::{
 };
 pub use settings::{Streaming, TuneSettings, DEFAULT_L2, DEFAULT_MIN_SUPPORT, L2};
 pub use stream::{tune_streamed, Labels, StreamError, StreamEvent, StreamRun, Streamed};
-pub use texel_linear::{LinearDataset, BLOCK};
+pub use texel_linear::{TraceDataset, BLOCK};
 pub use texel_trace;
 pub use trace_subject::TraceSubject;
 pub use traces::{load_traces, survey_trace, target, TraceLoad, TraceSubjectError, TraceSurvey};

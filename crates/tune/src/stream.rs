@@ -3,7 +3,7 @@
 //!
 //! The in-memory tuner keeps about 230 bytes a position (columns, labels, sums, Newton's
 //! vectors). Here a chunk of positions is decoded into the same columns
-//! ([`LinearDataset`]), scored, summed into what the pass needs, and dropped, so memory is
+//! ([`TraceDataset`]), scored, summed into what the pass needs, and dropped, so memory is
 //! one chunk, the record index of the trace (8 bytes a position), a byte a position for the
 //! validation split, and the `n × n` Hessian of the `n` tuned values, however many positions
 //! there are. The objective is the in-memory one: the summed squared error of the unrounded
@@ -45,7 +45,7 @@ use crate::traces::{held_split, target};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use texel_data::HeldOut;
-use texel_linear::LinearDataset;
+use texel_linear::TraceDataset;
 use texel_run::Settings;
 use texel_solve::descent::{DescentState, Guards, NewtonState, Variable};
 use texel_solve::error::{take_k, KChoice, UnfitK};
@@ -109,7 +109,7 @@ pub enum StreamEvent<'e> {
     /// A warning on the start's evaluations (saturated at the K in use).
     Warning(String),
     /// The tune's own event, as a tune in memory reports it (a pass's descent is `None`).
-    Job(JobEvent<'e, LinearDataset>),
+    Job(JobEvent<'e, TraceDataset>),
 }
 
 /// A streamed tune's setup besides its trace and values.
@@ -392,7 +392,7 @@ impl Stream<'_> {
         &self,
         validation: bool,
         values: &[i32],
-        mut f: impl FnMut(&mut LinearDataset) -> T,
+        mut f: impl FnMut(&mut TraceDataset) -> T,
     ) -> Result<Vec<T>, StreamError> {
         if let Some(form) = &self.form {
             return form.chunks(self, validation, values, &mut f);
@@ -414,11 +414,11 @@ impl Stream<'_> {
     }
 
     /// The positions `chosen` decoded from the file, labelled and scored at `values`.
-    fn decoded(&self, chosen: &[usize], values: &[i32]) -> Result<LinearDataset, StreamError> {
+    fn decoded(&self, chosen: &[usize], values: &[i32]) -> Result<TraceDataset, StreamError> {
         let lambda = self.run.labels.lambda;
         let label = |p: &texel_trace::TracedPosition| target(p, lambda);
         let space = self.trace.space();
-        let (mut ds, _) = LinearDataset::from_source(space, self.trace, chosen, label, |_| ())?;
+        let (mut ds, _) = TraceDataset::from_source(space, self.trace, chosen, label, |_| ())?;
         ds.rescore(&values.to_vec());
         Ok(ds)
     }
@@ -464,7 +464,7 @@ impl Stream<'_> {
 
 /// The streamed positions as a tune's beginning: each answer reads the file.
 impl Beginning for Stream<'_> {
-    type Model = LinearDataset;
+    type Model = TraceDataset;
     type Error = StreamError;
 
     fn support(&mut self, vars: &[Variable]) -> Result<Vec<usize>, StreamError> {

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 use texel_data::HeldOut;
-use texel_linear::LinearDataset;
+use texel_linear::TraceDataset;
 use texel_solve::descent::Variable;
 use texel_solve::model::Model;
 use texel_trace::{read_space, BinaryTrace, ParamSpace};
@@ -69,7 +69,7 @@ impl TraceSubject {
 }
 
 impl Subject for TraceSubject {
-    type Model = LinearDataset;
+    type Model = TraceDataset;
 
     fn given(&self) -> &Vec<i32> {
         &self.given
@@ -80,7 +80,7 @@ impl Subject for TraceSubject {
         start: &Vec<i32>,
         _interrupt: &AtomicBool,
         _reading: &(dyn Fn(u64) + Sync),
-    ) -> Result<Positions<LinearDataset>, SubjectError> {
+    ) -> Result<Positions<TraceDataset>, SubjectError> {
         let began = Instant::now();
         let mut load = load_traces(&self.path, self.held_out, self.lambda)?;
         let secs = began.elapsed().as_secs_f64();

@@ -10,7 +10,7 @@ use std::sync::atomic::AtomicBool;
 use texel_data::splitmix64;
 use texel_data::{GameSplit, HeldOut, SplitCounts};
 use texel_files::Fingerprint;
-use texel_linear::LinearDataset;
+use texel_linear::TraceDataset;
 use texel_solve::model::Model;
 use texel_trace::{
     is_binary, read_trace, BinaryTrace, Coef, InnerSum, ParamSpace, PositionSource, TraceError,
@@ -23,9 +23,9 @@ pub struct TraceLoad {
     /// The parameter space of the header.
     pub space: ParamSpace,
     /// The training positions, scored with the space's defaults.
-    pub train: LinearDataset,
+    pub train: TraceDataset,
     /// The positions held out for validation, scored with the defaults.
-    pub validation: LinearDataset,
+    pub validation: TraceDataset,
     /// A hash of the header, every position and the validation split: a checkpoint made on
     /// other data is refused by it.
     pub fingerprint: u64,
@@ -170,8 +170,8 @@ fn blended(result: f32, score: f32, lambda: f64) -> f32 {
 /// held-out positions keep their results), and where λ auto walks its path the training
 /// positions' results and scores.
 pub(crate) struct Split {
-    pub train: LinearDataset,
-    pub validation: LinearDataset,
+    pub train: TraceDataset,
+    pub validation: TraceDataset,
     pub hashes: Vec<u64>,
     pub scored: usize,
     pub lambda: f64,
@@ -203,8 +203,8 @@ pub(crate) fn split_sets<S: PositionSource + ?Sized>(
     let result = |p: &TracedPosition| p.result;
     let kept = |held: bool| move |p: &TracedPosition| (position_hash(p, held), p.score, p.result);
     let sets =
-        LinearDataset::from_source(space, source, &train, result, kept(false)).and_then(|t| {
-            let v = LinearDataset::from_source(space, source, &validation, result, kept(true));
+        TraceDataset::from_source(space, source, &train, result, kept(false)).and_then(|t| {
+            let v = TraceDataset::from_source(space, source, &validation, result, kept(true));
             v.map(|v| (t, v))
         });
     // Either set may hold the fault met: the error names the first in the source.

@@ -7,7 +7,7 @@ use texel_data::splitmix64;
 use texel_solve::error::{fit_k, mean_error, samples, SigmoidTable};
 use texel_solve::{Descent, Model, Move, Probes, Variable};
 use texel_tune::texel_trace::{Coef, Param, ParamSpace, TracedPosition};
-use texel_tune::LinearDataset;
+use texel_tune::TraceDataset;
 
 /// A random number in `0..n` from the stream `seed`.
 fn draw(seed: &mut u64, n: u64) -> u64 {
@@ -65,9 +65,9 @@ fn positions(n: usize, seed: u64) -> Vec<TracedPosition> {
         .collect()
 }
 
-fn dataset(positions: &[TracedPosition]) -> LinearDataset {
+fn dataset(positions: &[TracedPosition]) -> TraceDataset {
     let refs: Vec<&TracedPosition> = positions.iter().collect();
-    LinearDataset::new(&space(), &refs, |p| p.result)
+    TraceDataset::new(&space(), &refs, |p| p.result)
 }
 
 #[test]
@@ -293,7 +293,7 @@ fn a_probe_updated_over_the_changed_positions_is_the_probe_read_anew() {
     let mut values = space.defaults();
     ds.rescore(&values);
     let sigmoid = SigmoidTable::new(fit_k(&samples(&ds)));
-    let errors = |ds: &LinearDataset| -> Vec<f64> {
+    let errors = |ds: &TraceDataset| -> Vec<f64> {
         (0..ds.len())
             .map(|i| sigmoid.squared_error(ds.eval(i), ds.target(i)))
             .collect()
@@ -301,7 +301,7 @@ fn a_probe_updated_over_the_changed_positions_is_the_probe_read_anew() {
     let moves: Vec<(usize, i32)> = (0..space.value_count())
         .flat_map(|slot| [(slot, 1), (slot, -4)])
         .collect();
-    let probes = |ds: &LinearDataset, values: &Vec<i32>| -> Vec<f64> {
+    let probes = |ds: &TraceDataset, values: &Vec<i32>| -> Vec<f64> {
         let errors = errors(ds);
         let each = |&(slot, delta): &(usize, i32)| {
             let mv = Move {
@@ -314,7 +314,7 @@ fn a_probe_updated_over_the_changed_positions_is_the_probe_read_anew() {
         };
         moves.iter().map(each).collect()
     };
-    let updated = |ds: &LinearDataset, values: &Vec<i32>, before: (u64, &[f64])| {
+    let updated = |ds: &TraceDataset, values: &Vec<i32>, before: (u64, &[f64])| {
         let errors = errors(ds);
         let each = |(&(slot, delta), &was): (&(usize, i32), &f64)| {
             let mv = Move {

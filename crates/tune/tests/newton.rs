@@ -13,12 +13,12 @@ use texel_solve::error::{fit_k, samples};
 use texel_solve::{Method, Model, Probes, RowBuilder, Values, Variable};
 use texel_tune::texel_trace::TracedPosition;
 use texel_tune::{
-    fresh, run, Checkpoint, Event, LinearDataset, RunEnd, RunOptions, RunResult, Selection,
+    fresh, run, Checkpoint, Event, RunEnd, RunOptions, RunResult, Selection, TraceDataset,
 };
 
-fn linear(positions: &[TracedPosition]) -> LinearDataset {
+fn linear(positions: &[TracedPosition]) -> TraceDataset {
     let refs: Vec<&TracedPosition> = positions.iter().collect();
-    LinearDataset::new(&space(), &refs, |p| p.result)
+    TraceDataset::new(&space(), &refs, |p| p.result)
 }
 
 fn options(method: Method, passes: usize) -> RunOptions {
@@ -38,7 +38,7 @@ fn tune_planted(method: Method, passes: usize) -> (RunResult<Vec<i32>>, Vec<f64>
     let vars: Vec<Variable> = (0..13).map(|slot| Variable { slot, step: 1 }).collect();
     let start = fresh(&train, 0, vec![0; 13], 1.0, vars, Default::default());
     let mut real = Vec::new();
-    let mut on = |e: Event<LinearDataset>| {
+    let mut on = |e: Event<TraceDataset>| {
         if let Event::Pass(r, _) = e {
             real.extend(r.real_error);
         }

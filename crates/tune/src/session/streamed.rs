@@ -171,7 +171,7 @@ impl<S: Subject> Session<S> {
 }
 
 /// A streamed tune's event as the session's model's: a pass's descent is `None` there.
-fn retyped<M: Model>(e: JobEvent<texel_linear::LinearDataset>) -> JobEvent<M> {
+fn retyped<M: Model>(e: JobEvent<texel_linear::TraceDataset>) -> JobEvent<M> {
     match e {
         JobEvent::Held { held, min_support } => JobEvent::Held { held, min_support },
         JobEvent::Pull(p) => JobEvent::Pull(p),

@@ -6,7 +6,7 @@
 use super::{Stream, StreamError};
 use std::io::{BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use texel_linear::LinearDataset;
+use texel_linear::TraceDataset;
 
 /// One chunk's training or validation positions in the file.
 struct Blob {
@@ -66,7 +66,7 @@ impl FormFile {
         stream: &Stream,
         validation: bool,
         values: &[i32],
-        f: &mut impl FnMut(&mut LinearDataset) -> T,
+        f: &mut impl FnMut(&mut TraceDataset) -> T,
     ) -> Result<Vec<T>, StreamError> {
         let fail = |cause: std::io::Error| StreamError::Form {
             path: self.path.clone(),
@@ -86,7 +86,7 @@ impl FormFile {
                 read: 0,
             };
             let mut ds =
-                LinearDataset::read_form(stream.trace.space(), &mut counted).map_err(fail)?;
+                TraceDataset::read_form(stream.trace.space(), &mut counted).map_err(fail)?;
             at = blob.offset + counted.read;
             texel_solve::model::Model::rescore(&mut ds, &values);
             out.push(f(&mut ds));

@@ -3,7 +3,7 @@
 //! `texel_solve::newton` (the same as in memory).
 
 use super::{Stream, StreamError};
-use texel_linear::LinearDataset;
+use texel_linear::TraceDataset;
 use texel_solve::jacobian::{Hold, System};
 use texel_solve::newton::Passes;
 
@@ -24,7 +24,7 @@ pub(super) struct StreamPasses<'s, 'a> {
     /// The values at the whole step of the last line search, their summed error and
     /// gradient.
     pub ahead: Option<(Vec<f64>, SumGradient)>,
-    /// The positions may hold values flat (`LinearDataset::may_hold_flat`).
+    /// The positions may hold values flat (`TraceDataset::composes`).
     may_hold_flat: bool,
     /// The last pass asked for was a gradient: the iteration is a chord step.
     chord: bool,
@@ -36,7 +36,7 @@ impl<'s, 'a> StreamPasses<'s, 'a> {
         StreamPasses {
             stream,
             ahead,
-            may_hold_flat: LinearDataset::may_hold_flat(stream.trace.space()),
+            may_hold_flat: TraceDataset::composes(stream.trace.space()),
             chord: false,
         }
     }
@@ -45,7 +45,7 @@ impl<'s, 'a> StreamPasses<'s, 'a> {
     /// start values and the tuned slots.
     fn each<T>(
         &self,
-        f: impl Fn(&LinearDataset, (&[i32], &[usize])) -> T,
+        f: impl Fn(&TraceDataset, (&[i32], &[usize])) -> T,
     ) -> Result<Vec<T>, StreamError> {
         let (start, slots) = (self.stream.start, self.stream.slots.as_slice());
         self.stream.chunks(false, start, |ds| f(ds, (start, slots)))
@@ -137,7 +137,7 @@ impl Passes for StreamPasses<'_, '_> {
 
     fn multiplies(&self) -> bool {
         let space = self.stream.trace.space();
-        (self.stream.slots.iter()).any(|&slot| LinearDataset::weighs(space, slot))
+        (self.stream.slots.iter()).any(|&slot| TraceDataset::weighs(space, slot))
     }
 
     fn holds(&mut self, x: &[f64]) -> Result<Vec<Hold>, StreamError> {

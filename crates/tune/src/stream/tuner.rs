@@ -7,7 +7,7 @@ use super::passes::{StreamPasses, SumGradient};
 use super::polish::Chunked;
 use super::{Stream, StreamError};
 use crate::run::{Methods, RunError, Tuner};
-use texel_linear::LinearDataset;
+use texel_linear::TraceDataset;
 use texel_solve::descent::{
     relative_fall, Cursor, DescentState, Guards, NewtonState, PassSummary, Variable,
 };
@@ -176,7 +176,7 @@ fn read<T>(answer: Result<T, StreamError>) -> Result<T, RunError> {
 }
 
 impl<'d, 's: 'd, 'a: 'd> Tuner<'d> for StreamTuner<'s, 'a> {
-    type Model = LinearDataset;
+    type Model = TraceDataset;
 
     fn newton_iteration(&mut self) -> Result<Option<PassSummary>, RunError> {
         let done = self.iterate();

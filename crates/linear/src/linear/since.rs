@@ -11,7 +11,7 @@
 use super::{Block, LinearDataset, Step, Sums};
 use rayon::prelude::*;
 use texel_solve::error::{error_units, ERROR_UNITS};
-use texel_solve::model::{Model, Move};
+use texel_solve::model::Move;
 
 impl LinearDataset {
     /// [`texel_solve::Probes::probe_since`].
@@ -22,7 +22,7 @@ impl LinearDataset {
         (scoring, before): (u64, f64),
     ) -> Option<f64> {
         let changed = self.rescoring.changed.as_ref()?;
-        if self.rescoring.since != scoring || !Model::linear(self, mv.slot) {
+        if self.rescoring.since != scoring {
             return None;
         }
         let parts: Vec<i64> = (self.blocks.par_iter())
@@ -46,7 +46,7 @@ impl LinearDataset {
         let to = from + positions[from..].partition_point(|&p| p < end);
         let (k, delta) = (mv.sigmoid, mv.delta);
         let error = |i: usize, s: Sums| {
-            let eval = texel_trace::centipawns(self.linear_value(i, s));
+            let eval = texel_trace::centipawns(self.value(i, s));
             k.squared_error(eval, f64::from(self.targets[i]))
         };
         let mut sum = 0;

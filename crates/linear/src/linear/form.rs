@@ -1,4 +1,4 @@
-//! A dataset's tuner form as bytes: its labels, offsets, taper weights and block columns,
+//! A linear dataset's tuner form as bytes: its labels, offsets, taper weights and block columns,
 //! written once and read back in a sequential copy (a streamed tune reads each chunk so in
 //! every pass instead of decoding the trace's records again). The sums are not kept: a
 //! dataset read back is scored by the caller.
@@ -6,6 +6,7 @@
 use super::{Block, Columns, LinearDataset, Sums};
 use crate::bytes::{list, put};
 use std::io::{self, Read, Write};
+use std::sync::Arc;
 use texel_trace::ParamSpace;
 
 impl<T: Copy> Columns<T> {
@@ -44,7 +45,7 @@ impl LinearDataset {
             b.counts.put(out, |c: i8| c.to_le_bytes())?;
             b.weights.put(out, f32::to_le_bytes)?;
         }
-        self.inner.write(out)
+        Ok(())
     }
 
     /// Reads a dataset [`LinearDataset::write_form`] wrote, in `space`, unscored (every
@@ -74,20 +75,15 @@ impl LinearDataset {
                 weights: Columns::read(input, f32::from_le_bytes)?,
             });
         }
-        let inner = super::Inner::read(space, n, input)?;
-        let mut set = LinearDataset {
+        Ok(LinearDataset {
             layout: super::Layout::new(space),
             targets,
             offsets,
-            tapers: Default::default(),
+            tapers: Arc::new(tapers.chunks_exact(2).map(|t| [t[0], t[1]]).collect()),
             sums: vec![Sums::default(); n],
-            free_end: Vec::new(),
             blocks,
-            inner,
             rescoring: Default::default(),
-        };
-        set.set_tapers(tapers.chunks_exact(2).map(|t| [t[0], t[1]]).collect());
-        Ok(set)
+        })
     }
 }
 

@@ -19,6 +19,7 @@ pub use point::{InnerPoint, PointSums};
 
 use crate::bytes::{list, put};
 use crate::layout::{Layout, Part};
+use crate::linear::Beside;
 use crate::zeros::ZeroList;
 use rayon::prelude::*;
 use std::io::{self, Read, Write};
@@ -91,30 +92,6 @@ pub struct Inner {
 }
 
 impl Inner {
-    /// An empty set of sums for the positions of `space` (none while the space has no inner
-    /// terms).
-    pub(super) fn new(space: &ParamSpace) -> Inner {
-        let slots = space.value_count();
-        let mut factor_of = vec![Vec::new(); slots];
-        for (t, term) in space.inner().iter().enumerate() {
-            for (part, shape) in term.parts().into_iter().enumerate() {
-                if let Some(slot) = shape.and_then(|s| s.times_value) {
-                    factor_of[slot].push((t as u32, part as u8));
-                }
-            }
-        }
-        let terms = space.inner().to_vec();
-        let complexity = terms.iter().any(InnerTerm::is_complexity);
-        Inner {
-            terms,
-            added: AddedList::zeros(0, complexity),
-            counts: vec![EntryCounts::default(); space.entry_count()],
-            slots: slot_parts(space),
-            factor_of,
-            ..Inner::default()
-        }
-    }
-
     /// `f(sum, part, count)` of every count of `slot`'s value in the sums `within`
     /// (instances), sums rising, in the order they were added.
     #[inline]
@@ -146,53 +123,6 @@ impl Inner {
         self.counts[entry as usize].any_in(reads)
     }
 
-    /// Whether the space has inner terms.
-    pub(super) fn is_used(&self) -> bool {
-        !self.terms.is_empty()
-    }
-
-    /// Adds the sums of position `p` (the next position) of `space`.
-    pub(super) fn add(&mut self, p: &TracedPosition) {
-        let (phase, scale) = p.taper();
-        let term_sides: Vec<u32> = (p.inner.iter())
-            .map(|u| term_side(u.term, u.side))
-            .collect();
-        for (u, instance) in p.inner.iter().zip(self.index.len() as u32..) {
-            debug_assert!(instance < 1 << 31, "a count keeps 31 bits of its sum");
-            self.offset.push(u.offset);
-            self.sums.push([0.0; 2]);
-            for c in &u.coeffs {
-                let counts = match *c {
-                    Coef::Count(i, n) => [(i, BOTH, n), (i, 0, 0.0)],
-                    Coef::Split(i, m, e) if m == e => [(i, BOTH, m), (i, 0, 0.0)],
-                    Coef::Split(i, m, e) => [(i, MID, m), (i, END, e)],
-                };
-                for (entry, parts, n) in counts.into_iter().filter(|c| c.1 != 0) {
-                    self.counts[entry as usize].push(Count::new(instance, parts, n));
-                }
-            }
-        }
-        self.index.push(&term_sides);
-        self.end_offset.push((1.0 - phase) * scale * p.fixed().1);
-        self.added.push(Added::default());
-    }
-
-    /// Appends `other`, whose positions follow these, of `total` positions in all: each list
-    /// that runs out of room takes what its share so far says the whole will need (grown by
-    /// doubling, tens of millions of counts could hold up to twice their bytes).
-    pub(super) fn extend(&mut self, other: Inner, total: usize) {
-        let instances = self.index.len() as u32;
-        let share = (self.added.len() + other.added.len(), total);
-        self.index.extend(other.index, share);
-        self.offset.extend(other.offset);
-        extend_toward(&mut self.sums, share, other.sums.into_iter());
-        for (mine, theirs) in self.counts.iter_mut().zip(other.counts) {
-            mine.extend(theirs, instances, share);
-        }
-        self.end_offset.extend(other.end_offset);
-        self.added.extend(other.added, share);
-    }
-
     /// Gives back the room no list filled.
     pub(super) fn shrink_to_fit(&mut self) {
         self.index.shrink_to_fit();
@@ -212,7 +142,7 @@ impl Inner {
     /// Whether the evaluation is linear in `slot`: no sum counts it, no shape multiplies
     /// by it.
     pub(super) fn linear(&self, slot: usize) -> bool {
-        !self.is_used() || (!self.counts(slot) && self.factor_of[slot].is_empty())
+        !self.counts(slot) && self.factor_of[slot].is_empty()
     }
 
     /// Whether `slot` weighs a part of an inner term (its `times_param`).
@@ -292,9 +222,6 @@ impl Inner {
 
     /// Every sum and what it adds, from scratch at `values`.
     pub(super) fn rescore(&mut self, values: &[i32]) {
-        if !self.is_used() {
-            return;
-        }
         let value: Vec<f64> = values.iter().map(|&v| f64::from(v)).collect();
         // Over the old lists, which neither is read for: no new room at each scoring.
         let mut sums = std::mem::take(&mut self.sums);
@@ -526,15 +453,79 @@ impl Inner {
     }
 }
 
+/// The sums are gathered as the linear dataset's columns are built.
+impl Beside for Inner {
+    /// An empty set of sums for the positions of `space`.
+    fn new(space: &ParamSpace) -> Inner {
+        let slots = space.value_count();
+        let mut factor_of = vec![Vec::new(); slots];
+        for (t, term) in space.inner().iter().enumerate() {
+            for (part, shape) in term.parts().into_iter().enumerate() {
+                if let Some(slot) = shape.and_then(|s| s.times_value) {
+                    factor_of[slot].push((t as u32, part as u8));
+                }
+            }
+        }
+        let terms = space.inner().to_vec();
+        let complexity = terms.iter().any(InnerTerm::is_complexity);
+        Inner {
+            terms,
+            added: AddedList::zeros(0, complexity),
+            counts: vec![EntryCounts::default(); space.entry_count()],
+            slots: slot_parts(space),
+            factor_of,
+            ..Inner::default()
+        }
+    }
+
+    /// Adds the sums of position `p` (the next position) of `space`.
+    fn add(&mut self, p: &TracedPosition) {
+        let (phase, scale) = p.taper();
+        let term_sides: Vec<u32> = (p.inner.iter())
+            .map(|u| term_side(u.term, u.side))
+            .collect();
+        for (u, instance) in p.inner.iter().zip(self.index.len() as u32..) {
+            debug_assert!(instance < 1 << 31, "a count keeps 31 bits of its sum");
+            self.offset.push(u.offset);
+            self.sums.push([0.0; 2]);
+            for c in &u.coeffs {
+                let counts = match *c {
+                    Coef::Count(i, n) => [(i, BOTH, n), (i, 0, 0.0)],
+                    Coef::Split(i, m, e) if m == e => [(i, BOTH, m), (i, 0, 0.0)],
+                    Coef::Split(i, m, e) => [(i, MID, m), (i, END, e)],
+                };
+                for (entry, parts, n) in counts.into_iter().filter(|c| c.1 != 0) {
+                    self.counts[entry as usize].push(Count::new(instance, parts, n));
+                }
+            }
+        }
+        self.index.push(&term_sides);
+        self.end_offset.push((1.0 - phase) * scale * p.fixed().1);
+        self.added.push(Added::default());
+    }
+
+    /// Appends `other`, whose positions follow these, of `total` positions in all: each list
+    /// that runs out of room takes what its share so far says the whole will need (grown by
+    /// doubling, tens of millions of counts could hold up to twice their bytes).
+    fn extend(&mut self, other: Inner, total: usize) {
+        let instances = self.index.len() as u32;
+        let share = (self.added.len() + other.added.len(), total);
+        self.index.extend(other.index, share);
+        self.offset.extend(other.offset);
+        extend_toward(&mut self.sums, share, other.sums.into_iter());
+        for (mine, theirs) in self.counts.iter_mut().zip(other.counts) {
+            mine.extend(theirs, instances, share);
+        }
+        self.end_offset.extend(other.end_offset);
+        self.added.extend(other.added, share);
+    }
+}
+
 impl Inner {
-    /// Writes the sums' part of a tuner form (`crate::form`): nothing but an empty
-    /// list when the space has no inner terms.
+    /// Writes the sums' part of a composed dataset's tuner form.
     pub(super) fn write(&self, out: &mut impl Write) -> io::Result<()> {
         let (position, _, first) = self.index.lists();
         put(out, &position, u32::to_le_bytes)?;
-        if !self.is_used() {
-            return Ok(());
-        }
         let terms: Vec<u32> = (0..self.index.len()).map(|k| self.term_of(k)).collect();
         let sides: Vec<f32> = (0..self.index.len())
             .map(|k| self.side_of(k) as f32)
@@ -565,12 +556,8 @@ impl Inner {
     /// Reads what [`Inner::write`] wrote for `n` positions of `space`; the sums are those of
     /// all-zero values until the dataset is scored.
     pub(super) fn read(space: &ParamSpace, n: usize, input: &mut impl Read) -> io::Result<Inner> {
-        let mut inner = Inner::new(space);
+        let mut inner = <Inner as Beside>::new(space);
         let position: Vec<u32> = list(input, u32::from_le_bytes)?;
-        if !inner.is_used() {
-            inner.added = AddedList::zeros(n, false);
-            return Ok(inner);
-        }
         let pairs = |flat: Vec<f32>| -> Vec<[f32; 2]> {
             flat.chunks_exact(2).map(|p| [p[0], p[1]]).collect()
         };

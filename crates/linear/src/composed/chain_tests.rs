@@ -6,6 +6,7 @@
 
 use super::chain;
 use super::chain::WholeBlocks;
+use super::ComposedDataset;
 use crate::LinearDataset;
 use std::f64::consts::PI;
 use std::sync::atomic::AtomicBool;
@@ -125,10 +126,21 @@ fn positions(n: usize, seed: u64) -> Vec<TracedPosition> {
         .collect()
 }
 
+/// The composed dataset of `positions` of `space`, unscored.
+fn composed(
+    space: &ParamSpace,
+    positions: &[&TracedPosition],
+    label: impl Fn(&TracedPosition) -> f32 + Sync,
+) -> ComposedDataset {
+    let all: Vec<usize> = (0..positions.len()).collect();
+    let Ok((set, _)) = LinearDataset::build(space, positions, &all, label, |_| ());
+    set
+}
+
 /// The dataset of `positions`, scored at `values`.
-fn scored(positions: &[TracedPosition], values: &[i32]) -> LinearDataset {
+fn scored(positions: &[TracedPosition], values: &[i32]) -> ComposedDataset {
     let refs: Vec<&TracedPosition> = positions.iter().collect();
-    let mut ds = LinearDataset::new(&space(), &refs, |p| p.result);
+    let mut ds = composed(&space(), &refs, |p| p.result);
     ds.rescore(&values.to_vec());
     ds
 }
@@ -276,7 +288,7 @@ fn a_system_built_a_part_of_a_block_at_a_time_is_the_whole_blocks_one() {
     let (space, positions) = (space(), positions(9_000, 5));
     let at = space.defaults();
     let ds = scored(&positions, &at);
-    assert!(ds.len() > 2 * super::BLOCK && super::COMPOSED_ROW_PART < super::BLOCK);
+    assert!(ds.len() > 2 * crate::layout::BLOCK && super::ROW_PART < crate::layout::BLOCK);
     let slots: Vec<usize> = (0..space.value_count()).collect();
     let mut seed = 11;
     let x: Vec<f64> = (at.iter())
@@ -369,7 +381,7 @@ fn at_a_zero_start_the_flat_values_curve_as_the_error_does() {
     let (space, positions) = (saddle_space(), saddle_positions(3_000, 5));
     let at = space.defaults();
     let refs: Vec<&TracedPosition> = positions.iter().collect();
-    let mut ds = LinearDataset::new(&space, &refs, |p| p.result);
+    let mut ds = composed(&space, &refs, |p| p.result);
     ds.rescore(&at);
     let slots: Vec<usize> = (0..space.value_count()).collect();
     let x: Vec<f64> = at.iter().map(|&v| f64::from(v)).collect();
@@ -410,10 +422,39 @@ fn at_a_zero_start_the_flat_values_curve_as_the_error_does() {
 fn each_value_s_support_counted_at_once_is_its_support_alone() {
     let (space, positions) = (space(), positions(9_000, 6));
     let ds = scored(&positions, &space.defaults());
-    assert!(ds.blocks.len() > 1, "positions over several blocks");
+    assert!(ds.linear.blocks.len() > 1, "positions over several blocks");
     let mut slots: Vec<usize> = (0..space.defaults().len()).rev().collect();
     slots.push(0);
     let alone: Vec<usize> = slots.iter().map(|&s| ds.support(&[s])).collect();
     assert_eq!(ds.supports(&slots), alone);
     assert!(alone.iter().any(|&n| n > 0) && alone.iter().any(|&n| n < ds.len()));
+}
+
+#[test]
+fn without_inner_sums_a_composed_dataset_answers_as_its_linear_one() {
+    use texel_solve::error::SigmoidTable;
+    let space = space();
+    let mut positions = positions(5_000, 6);
+    positions.iter_mut().for_each(|p| p.inner.clear());
+    let refs: Vec<&TracedPosition> = positions.iter().collect();
+    let values = space.defaults();
+    let mut composed = composed(&space, &refs, |p| p.result);
+    let mut linear = LinearDataset::new(&space, &refs, |p| p.result);
+    composed.rescore(&values);
+    linear.rescore(&values);
+    for i in 0..positions.len() {
+        assert_eq!(composed.exact_eval(i), linear.exact_eval(i), "position {i}");
+    }
+    let table = SigmoidTable::new(fit_k(&samples(&linear)));
+    let errors: Vec<f64> = (0..linear.len())
+        .map(|i| table.squared_error(linear.eval(i), linear.target(i)))
+        .collect();
+    // A middlegame, an endgame and a plain value, up and down: the composed dataset probes
+    // the endgame one through the complexity term, the others through the columns.
+    let moves = [(0, 5), (1, -3), (12, 2), (13, -4)];
+    let (mut none, mut nothing) = ((), ());
+    let one = composed.probe_each(&mut none, (&values, &moves), &table, &errors);
+    let other = linear.probe_each(&mut nothing, (&values, &moves), &table, &errors);
+    assert_eq!(one, other);
+    assert!(!composed.linear(1) && linear.linear(1));
 }

@@ -7,7 +7,7 @@
 //! searches evaluate every trial exactly, so a clamp crossed or a square's curve is judged
 //! as it is.
 
-use super::{Inner, InnerPoint, LinearDataset};
+use super::{ComposedDataset, Inner, InnerPoint, ROW_PART};
 use std::ops::Range;
 use texel_solve::error::chunked_sum;
 use texel_solve::jacobian::{rows, Exact, Hold, Jacobian, RowSink, System};
@@ -17,19 +17,19 @@ use texel_solve::newton::{derivatives, real_error, Derivatives};
 /// Every position of `ds` (scored at the integer values `at`, every slot) evaluated exactly
 /// at real values `x` of `slots`: its linear part moved by the linear columns, and what its
 /// inner sums add there (`ds` composes inner sums).
-fn evals(ds: &LinearDataset, at: &[i32], slots: &[usize], x: &[f64]) -> (Vec<f64>, InnerPoint) {
+fn evals(ds: &ComposedDataset, at: &[i32], slots: &[usize], x: &[f64]) -> (Vec<f64>, InnerPoint) {
     let inner = &ds.inner;
     let mut real: Vec<f64> = at.iter().map(|&v| f64::from(v)).collect();
     slots.iter().zip(x).for_each(|(&s, &x)| real[s] = x);
     let mut point = inner.at(&real);
     let from = slots.iter().map(|&s| at[s]);
     let moved: Vec<f64> = x.iter().zip(from).map(|(x, a)| x - f64::from(a)).collect();
-    let linear = rows::product(ds, slots, &moved);
+    let linear = rows::product(&ds.linear, slots, &moved);
     // A complexity reads the linear entries' endgame part: moved by the endgame columns.
     let end_moved = inner.has_complexity().then(|| {
         let ends = slots.iter().zip(&moved);
         let ends = ends.map(|(&s, &m)| if ds.end_slot(s) { m } else { 0.0 });
-        rows::product(ds, slots, &ends.collect::<Vec<f64>>())
+        rows::product(&ds.linear, slots, &ends.collect::<Vec<f64>>())
     });
     let linear_end = |i: usize| ds.linear_end(i) + end_moved.as_ref().map_or(0.0, |m| m[i]);
     if inner.has_complexity() {
@@ -44,7 +44,7 @@ fn evals(ds: &LinearDataset, at: &[i32], slots: &[usize], x: &[f64]) -> (Vec<f64
 }
 
 /// The summed error of `ds` at real values `x` of `slots` (see [`evals`]), at `K` = `k`.
-pub fn summed_error(ds: &LinearDataset, at: &[i32], slots: &[usize], x: &[f64], k: f64) -> f64 {
+pub fn summed_error(ds: &ComposedDataset, at: &[i32], slots: &[usize], x: &[f64], k: f64) -> f64 {
     let (q, _) = evals(ds, at, slots, x);
     chunked_sum(ds.len(), |i| real_error(k, q[i], ds.target(i)))
 }
@@ -52,7 +52,7 @@ pub fn summed_error(ds: &LinearDataset, at: &[i32], slots: &[usize], x: &[f64], 
 /// The summed error of `ds` at `x` (see [`evals`]) and `f` of each position's slope and
 /// curvature and the Jacobian there (through the chain rule).
 fn at_point<T>(
-    ds: &LinearDataset,
+    ds: &ComposedDataset,
     (at, slots, x): (&[i32], &[usize], &[f64]),
     k: f64,
     f: impl FnOnce(&ChainRows, &Derivatives) -> T,
@@ -71,7 +71,13 @@ fn at_point<T>(
 
 /// The summed error of `ds` at `x` (see [`evals`]) and its gradient and Gauss-Newton
 /// Hessian through the chain rule.
-pub fn system(ds: &LinearDataset, at: &[i32], slots: &[usize], x: &[f64], k: f64) -> (f64, System) {
+pub fn system(
+    ds: &ComposedDataset,
+    at: &[i32],
+    slots: &[usize],
+    x: &[f64],
+    k: f64,
+) -> (f64, System) {
     at_point(ds, (at, slots, x), k, |jac, now| {
         rows::system(jac, slots, &now.slopes, &now.curvatures)
     })
@@ -100,7 +106,7 @@ impl<J: Jacobian> Jacobian for WholeBlocks<'_, J> {
 /// [`system`] with the Jacobian's rows built a whole block at a time.
 #[cfg(test)]
 pub(super) fn system_of_whole_blocks(
-    ds: &LinearDataset,
+    ds: &ComposedDataset,
     (at, slots, x): (&[i32], &[usize], &[f64]),
     k: f64,
 ) -> (f64, System) {
@@ -112,7 +118,7 @@ pub(super) fn system_of_whole_blocks(
 
 /// The summed error of `ds` at `x` (see [`evals`]) and its gradient through the chain rule.
 pub fn gradient(
-    ds: &LinearDataset,
+    ds: &ComposedDataset,
     at: &[i32],
     slots: &[usize],
     x: &[f64],
@@ -137,7 +143,7 @@ impl RowSink for Holds {
 }
 
 /// How the positions of `ds` hold each value of `slots` at real values `x` (see [`Hold`]).
-pub fn holds(ds: &LinearDataset, at: &[i32], slots: &[usize], x: &[f64]) -> Vec<Hold> {
+pub fn holds(ds: &ComposedDataset, at: &[i32], slots: &[usize], x: &[f64]) -> Vec<Hold> {
     let (_, point) = evals(ds, at, slots, x);
     let jac = ChainRows {
         model: ds,
@@ -158,7 +164,7 @@ pub fn holds(ds: &LinearDataset, at: &[i32], slots: &[usize], x: &[f64]) -> Vec<
 /// values `x`, where the Jacobian's columns of those variables are zero: `Σ slope ·
 /// ∂²evaluation`, by rows (`flat.len()` squared). Their Gauss-Newton part is zero there.
 pub fn flat_curvature(
-    ds: &LinearDataset,
+    ds: &ComposedDataset,
     (at, slots, x): (&[i32], &[usize], &[f64]),
     flat: &[usize],
     k: f64,
@@ -177,7 +183,7 @@ pub fn flat_curvature(
 /// The Jacobian at a point of a composed evaluation: the model's linear columns and the
 /// inner sums' derivatives there, merged position by position.
 struct ChainRows<'a> {
-    model: &'a LinearDataset,
+    model: &'a ComposedDataset,
     inner: &'a Inner,
     point: &'a InnerPoint,
 }
@@ -208,7 +214,7 @@ impl Jacobian for ChainRows<'_> {
     }
 
     fn row_part(&self) -> usize {
-        self.model.row_part()
+        ROW_PART
     }
 
     fn part_rows<S: RowSink>(&self, b: usize, within: Range<usize>, slots: &[usize], rows: &mut S) {
@@ -242,7 +248,7 @@ impl Jacobian for ChainRows<'_> {
     }
 }
 
-impl Exact for LinearDataset {
+impl Exact for ComposedDataset {
     fn system(&self, at: &[i32], slots: &[usize], x: &[f64], k: f64) -> (f64, System) {
         system(self, at, slots, x, k)
     }

@@ -1,0 +1,214 @@
+//! The composed dataset answering what a model must ([`Model`]), its probes ([`Probes`],
+//! the way into Newton through the chain rule among them) and its linear Jacobian's rows
+//! ([`Jacobian`]): the linear dataset's answers where a value is linear, and the inner
+//! sums' where it composes.
+
+use super::{ComposedDataset, ROW_PART};
+use rayon::prelude::*;
+use std::ops::Range;
+use texel_solve::error::{error_units, SigmoidTable, ERROR_UNITS};
+use texel_solve::jacobian::{Exact, Jacobian, RowSink};
+use texel_solve::model::{Model, Move, Probes};
+use texel_trace::centipawns;
+
+impl Model for ComposedDataset {
+    type Values = Vec<i32>;
+
+    fn len(&self) -> usize {
+        self.linear.len()
+    }
+
+    fn slot_count(&self) -> usize {
+        self.linear.slot_count()
+    }
+
+    fn target(&self, i: usize) -> f64 {
+        self.linear.target(i)
+    }
+
+    fn set_targets(&mut self, targets: Vec<f32>) {
+        self.linear.set_targets(targets);
+    }
+
+    fn eval(&self, i: usize) -> i32 {
+        centipawns(self.exact_eval(i))
+    }
+
+    fn rescore(&mut self, values: &Vec<i32>) {
+        // The new sums go over the old: no probe is updated over what changed.
+        self.linear.rescore_over(values);
+        if self.inner.has_complexity() {
+            self.free_end = self.linear.weighted_ends(values);
+        }
+        self.inner.rescore(values);
+    }
+
+    fn sample(&self, n: usize) -> Self {
+        let (linear, kept) = self.linear.sample_kept(n);
+        let free_end = match self.free_end.is_empty() {
+            true => Vec::new(),
+            false => kept.iter().map(|&i| self.free_end[i]).collect(),
+        };
+        let inner = self.inner.only(&kept);
+        ComposedDataset {
+            free_end,
+            ..ComposedDataset::of(linear, inner)
+        }
+    }
+
+    fn support(&self, slots: &[usize]) -> usize {
+        let mut seen = vec![false; self.len()];
+        self.linear.mark_support(slots, &mut seen);
+        for &slot in slots.iter().filter(|&&s| !self.inner.linear(s)) {
+            self.inner
+                .positions_of(slot)
+                .iter()
+                .for_each(|&i| seen[i as usize] = true);
+        }
+        seen.iter().filter(|&&s| s).count()
+    }
+
+    fn probe(&self, _cache: &mut (), mv: Move<'_, Vec<i32>>, errors: &[f64]) -> f64 {
+        if Model::linear(self, mv.slot) {
+            return self
+                .linear
+                .column_probe(mv, errors, |i, s| self.value(i, s));
+        }
+        // Not a column's move: an inner sum or a complexity reads the value.
+        let changes = self.eval_changes(mv.values, mv.slot, mv.delta);
+        // Whole error units: the same sum in any order, on any thread.
+        let units: i64 = (changes.par_iter().with_min_len(4096))
+            .map(|&(i, d)| {
+                let i = i as usize;
+                let new = centipawns(self.exact_eval(i) + d);
+                let target = self.target(i);
+                error_units(mv.sigmoid.squared_error(new, target) - errors[i])
+            })
+            .sum();
+        units as f64 / ERROR_UNITS
+    }
+
+    fn apply(&mut self, _cache: &mut (), mv: Move<'_, Vec<i32>>, errors: &mut [f64]) {
+        let steps = self.linear.move_sums(mv.slot, mv.delta);
+        let mut touched: Vec<usize> = steps.iter().map(|m| m.0).collect();
+        if !self.free_end.is_empty() {
+            for (i, step) in steps {
+                self.free_end[i] += step.end_weight() * f64::from(mv.delta);
+            }
+        }
+        let inner = self.inner.apply(mv.values, mv.slot, mv.delta);
+        if !inner.is_empty() {
+            touched.extend(inner.iter().map(|&i| i as usize));
+            touched.sort_unstable();
+            touched.dedup();
+        }
+        for i in touched {
+            errors[i] = mv.sigmoid.squared_error(self.eval(i), self.target(i));
+        }
+    }
+
+    fn linear(&self, slot: usize) -> bool {
+        self.inner.linear(slot) && !(self.end_slot(slot) && self.inner.has_complexity())
+    }
+
+    fn exact_eval(&self, i: usize) -> f64 {
+        ComposedDataset::exact_eval(self, i)
+    }
+}
+
+impl Probes for ComposedDataset {
+    type Cache = ();
+
+    /// The linear dataset's supports; a value an inner sum or a complexity reads as
+    /// [`Model::support`] counts it.
+    fn supports(&self, slots: &[usize]) -> Vec<usize> {
+        let columns = self.linear.column_supports(slots);
+        let inner = |&slot: &usize| !self.inner.linear(slot);
+        (slots.iter().zip(columns))
+            .map(|(s, n)| if inner(s) { self.support(&[*s]) } else { n })
+            .collect()
+    }
+
+    fn cache(&self, _values: &Vec<i32>) {}
+
+    fn cache_bytes(_cache: &()) -> usize {
+        0
+    }
+
+    fn refresh(&mut self, _cache: &mut (), values: &Vec<i32>) {
+        self.rescore(values);
+    }
+
+    fn probe_each(
+        &self,
+        cache: &mut (),
+        (values, moves): (&Vec<i32>, &[(usize, i32)]),
+        sigmoid: &SigmoidTable,
+        errors: &[f64],
+    ) -> Vec<f64> {
+        let (columns, others): (Vec<usize>, Vec<usize>) =
+            (0..moves.len()).partition(|&m| Model::linear(self, moves[m].0));
+        let mut changes = vec![0.0; moves.len()];
+        for m in others {
+            changes[m] = self.probe(cache, Move::of(values, moves[m], sigmoid), errors);
+        }
+        let linear: Vec<(usize, i32)> = columns.iter().map(|&m| moves[m]).collect();
+        let value = |i, s| self.value(i, s);
+        let probes = (self.linear).column_probes((values, &linear), sigmoid, errors, value);
+        for (&m, change) in columns.iter().zip(probes) {
+            changes[m] = change;
+        }
+        changes
+    }
+
+    fn scorings(&self) -> u64 {
+        self.linear.scorings()
+    }
+
+    fn reach(&self, slot: usize) -> usize {
+        self.linear.reach(slot) + self.inner.reach(slot)
+    }
+
+    fn eval_moves(&self, _cache: &mut (), mv: Move<'_, Vec<i32>>) -> Vec<(u32, f64)> {
+        self.eval_changes(mv.values, mv.slot, mv.delta)
+    }
+
+    fn lattice_polish(&self) -> bool {
+        true
+    }
+
+    fn exact(&self) -> Option<&dyn Exact> {
+        Some(self)
+    }
+}
+
+/// The linear dataset's rows, built a sixteenth of a block at a time.
+impl Jacobian for ComposedDataset {
+    fn row_blocks(&self) -> usize {
+        self.linear.row_blocks()
+    }
+
+    fn block_span(&self, b: usize) -> (usize, usize) {
+        self.linear.block_span(b)
+    }
+
+    fn block_rows<S: RowSink>(&self, b: usize, slots: &[usize], rows: &mut S) {
+        self.linear.block_rows(b, slots, rows);
+    }
+
+    fn row_part(&self) -> usize {
+        ROW_PART
+    }
+
+    fn part_rows<S: RowSink>(&self, b: usize, within: Range<usize>, slots: &[usize], rows: &mut S) {
+        self.linear.part_rows(b, within, slots, rows);
+    }
+
+    fn block_product(&self, b: usize, slots: &[usize], direction: &[f64], out: &mut [f64]) {
+        self.linear.block_product(b, slots, direction, out);
+    }
+
+    fn block_gradient(&self, b: usize, slots: &[usize], slopes: &[f64], gradient: &mut [f64]) {
+        self.linear.block_gradient(b, slots, slopes, gradient);
+    }
+}
