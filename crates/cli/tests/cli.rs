@@ -412,6 +412,70 @@ fn tune_refuses_bad_input_with_exit_2() {
 }
 
 #[test]
+fn a_game_operand_that_is_no_game_number_is_a_bad_line_named_by_file_and_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let good = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1 game 3; [1.0]";
+    for bad in [
+        "game -5;",
+        "game abc;",
+        "game 3.5;",
+        "game;",
+        "game 1; game 2;",
+    ] {
+        let epd = tmp.path().join("games.epd");
+        let line = format!("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1 {bad} [0.5]");
+        std::fs::write(&epd, format!("{good}\n{line}\n")).unwrap();
+        let err = fails(texel().args(["error", "--epd"]).arg(&epd));
+        assert!(
+            err.contains("1 of 2 lines are bad")
+                && err.contains("games.epd:2")
+                && err.contains("`game` opcode"),
+            "{bad}: {err}"
+        );
+    }
+}
+
+#[test]
+fn a_file_of_one_game_says_what_is_held_out_and_how_to_go_on() {
+    use texel_data::{game_key, held_out};
+    let tmp = tempfile::tempdir().unwrap();
+    let held = |game: u64| held_out(game_key(0, game), 100);
+    let kept = (0..).find(|&g| !held(g)).unwrap();
+    let out = (0..).find(|&g| held(g)).unwrap();
+    let one_game = |game: u64| {
+        let lines: String = include_str!("../../../data/train.epd")
+            .lines()
+            .take(400)
+            .map(|l| {
+                let at = l.rfind(' ').unwrap();
+                format!("{} game {game};{}\n", &l[..at], &l[at..])
+            })
+            .collect();
+        let epd = tmp.path().join(format!("game{game}.epd"));
+        std::fs::write(&epd, lines).unwrap();
+        epd
+    };
+    // The one game trains: the run goes on and says nothing judges it.
+    let said = stdout_of(texel().args(["error", "--epd"]).arg(one_game(kept)));
+    assert!(
+        said.contains("none of the 1 games fell in the held-out 10% share"),
+        "{said}"
+    );
+    // The one game is held out: the run stops, saying why and what runs.
+    let epd = one_game(out);
+    let err = fails(texel().args(["error", "--epd"]).arg(&epd));
+    assert!(
+        err.contains("every one of the 1 games") && err.contains("--validate 0"),
+        "{err}"
+    );
+    stdout_of(
+        texel()
+            .args(["error", "--validate", "0", "--epd"])
+            .arg(&epd),
+    );
+}
+
+#[test]
 fn ctrl_c_saves_a_checkpoint_that_resumes() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().to_path_buf();

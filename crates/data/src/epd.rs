@@ -483,9 +483,28 @@ fn centipawn_evaluation(rest: &str) -> Option<i32> {
     operand(rest, "ce")
 }
 
-/// The operand of a `game` opcode in `rest` (`game 17;`): the position's game.
-fn game_number(rest: &str) -> Option<u64> {
-    operand(rest, "game")
+/// The operand of the `game` opcode in `rest` (`game 17;`): the position's game, if the
+/// line names one.
+///
+/// # Errors
+/// [`BadLine::BadGame`]: an operand that is not a whole number from 0 to 2⁶⁴ − 1 (or none),
+/// or a second `game` opcode.
+fn game_number(rest: &str) -> Result<Option<u64>, BadLine> {
+    let mut found = None;
+    let mut words = rest.split_ascii_whitespace();
+    while let Some(word) = words.next() {
+        let operand = match word {
+            "game" => words.next().map(|w| w.trim_end_matches(';')),
+            "game;" => None,
+            _ => continue,
+        };
+        let number = operand.and_then(|w| w.parse::<u64>().ok());
+        match (number, found) {
+            (Some(n), None) => found = Some(n),
+            _ => return Err(BadLine::BadGame),
+        }
+    }
+    Ok(found)
 }
 
 /// The `game` opcode of a position of game `game`: ` game N;` (with its leading space).
@@ -516,17 +535,20 @@ pub enum BadLine {
     /// Text between the position and the label that no label form reads and that is not
     /// EPD operations (`opcode operands;`).
     UnreadText,
+    /// A `game` opcode whose operand is not a game number, or a second one.
+    BadGame,
 }
 
 impl BadLine {
     /// Every reason, in report order.
-    pub const ALL: [BadLine; 6] = [
+    pub const ALL: [BadLine; 7] = [
         BadLine::MalformedFen,
         BadLine::IllegalPosition,
         BadLine::MissingLabel,
         BadLine::UnknownLabel,
         BadLine::ScoreLabel,
         BadLine::UnreadText,
+        BadLine::BadGame,
     ];
 }
 
@@ -543,6 +565,10 @@ impl fmt::Display for BadLine {
             BadLine::UnreadText => {
                 "text before the label that no label form reads and no EPD operation \
                  (`opcode operands;`) holds"
+            }
+            BadLine::BadGame => {
+                "a `game` opcode whose operand is not one whole number from 0 to \
+                 18446744073709551615, or two on the line"
             }
         })
     }
@@ -687,7 +713,7 @@ pub fn parse_line(
         position,
         label,
         score,
-        game: game_number(rest),
+        game: game_number(rest)?,
     };
     Ok((labelled, format))
 }
@@ -784,7 +810,8 @@ mod tests {
             (format!("{black} ce -20; game 9; 0.5"), Some(9), Some(20)),
             (format!("{START} [0.5] [35]"), None, Some(35)),
             (format!("{START} 0 1 game 5; [0.5] [35]"), Some(5), Some(35)),
-            (format!("{START} game x; [0.5]"), None, None),
+            (format!("{START} game 0 ; [0.5]"), Some(0), None),
+            (format!("{START} ce 3; [0.5]"), None, Some(3)),
         ] {
             let (l, _) = parse_line(&line, None, false).unwrap();
             assert_eq!((l.game, l.score), (game, score), "{line}");
@@ -792,6 +819,28 @@ mod tests {
         let written = format!("{START}{} [1.0]", write_game(1234));
         let (l, format) = parse_line(&written, None, false).unwrap();
         assert_eq!((l.game, format), (Some(1234), LabelFormat::Bracket));
+    }
+
+    #[test]
+    fn a_game_operand_that_is_no_game_number_or_a_second_game_is_a_bad_line() {
+        for ops in [
+            "game x;",
+            "game -5;",
+            "game 3.5;",
+            "game 18446744073709551616;",
+            "game;",
+            "game ;",
+            "game 4; game 4;",
+            "game 4; game 5;",
+        ] {
+            let line = format!("{START} {ops} [0.5]");
+            let bad = parse_line(&line, None, false).unwrap_err();
+            assert_eq!(bad, BadLine::BadGame, "{line}");
+            assert!(bad.to_string().contains("game"), "{bad}");
+        }
+        let line = format!("{START} game 18446744073709551615; [0.5]");
+        let (l, _) = parse_line(&line, None, false).unwrap();
+        assert_eq!(l.game, Some(u64::MAX));
     }
 
     #[test]

@@ -126,6 +126,7 @@ impl GameSplit {
             games: self.games.each_ref().map(|g| g.len() as u64),
             loose: self.loose,
             loose_held: self.held_out.loose,
+            per_mille: self.held_out.per_mille,
         }
     }
 }
@@ -142,13 +143,27 @@ pub struct SplitCounts {
     pub loose: u64,
     /// Whether those are held out one by one (else all trained on).
     pub loose_held: bool,
+    /// The share of the games asked to be held out, in 1,000.
+    pub per_mille: u32,
 }
 
 impl SplitCounts {
     /// Whether there is nothing to say: nothing held out, and no position kept from it
     /// for want of a game id.
     pub fn nothing_held(&self) -> bool {
-        self.positions[1] == 0 && (self.loose_held || self.loose == 0 || self.games[0] > 0)
+        let kept_from_it = !self.loose_held && self.loose > 0 && self.games[0] == 0;
+        self.positions[1] == 0 && !kept_from_it && !self.no_game_fell_held()
+    }
+
+    /// Whether a share of the games was asked for and the positions name games, but none
+    /// of them fell in it (too few games for the share).
+    fn no_game_fell_held(&self) -> bool {
+        self.per_mille > 0 && self.games[0] > 0 && self.games[1] == 0
+    }
+
+    /// The share asked, in percent (`10`, `12.5`).
+    fn percent(&self) -> f64 {
+        f64::from(self.per_mille) / 10.0
     }
 }
 
@@ -164,6 +179,7 @@ impl fmt::Display for SplitCounts {
                 "held out by game: {g_train} games ({train} positions) for training, \
                  {g_held} games ({held} positions) held out"
             )?;
+            self.say_too_few_games(f)?;
         } else if self.loose_held {
             write!(
                 f,
@@ -180,12 +196,43 @@ impl fmt::Display for SplitCounts {
                  held out one by one, so held-out positions may share games with training \
                  ones and the held-out error reads lower than on unseen games"
             )?,
+            (n, false) if self.games[1] > 0 => write!(
+                f,
+                "\n  {n} positions carry no game id (EPD `game N;`, a trace's `game`): none of \
+                 them is held out, so the held-out error judges the {} held-out games alone \
+                 (--validate N holds them out too, one by one, beside their games' other \
+                 positions)",
+                self.games[1]
+            )?,
             (n, false) => write!(
                 f,
                 "\n  {n} positions carry no game id (EPD `game N;`, a trace's `game`): none of \
                  them is held out, so nothing judges the tune on games it never saw \
                  (--validate N holds them out one by one, beside their games' other positions)"
             )?,
+        }
+        Ok(())
+    }
+}
+
+impl SplitCounts {
+    /// Says where the games are too few for the share asked: none fell in it, or every one.
+    fn say_too_few_games(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [g_train, g_held] = self.games;
+        let percent = self.percent();
+        if self.no_game_fell_held() {
+            write!(
+                f,
+                "\n  none of the {g_train} games fell in the held-out {percent}% share: nothing \
+                 judges the tune on games it never saw (more games, or a larger share with \
+                 --validate N, hold some out)"
+            )?;
+        } else if self.positions[0] == 0 && g_held > 0 {
+            write!(
+                f,
+                "\n  every one of the {g_held} games fell in the held-out {percent}% share: none \
+                 is left to train on (--validate 0 trains on every game and holds none out)"
+            )?;
         }
         Ok(())
     }
@@ -217,6 +264,38 @@ mod tests {
         assert!((60..140).contains(&counts.games[1]), "{counts:?}");
         assert_eq!(counts.loose, 0);
         assert!(counts.to_string().starts_with("held out by game: "));
+    }
+
+    #[test]
+    fn too_few_games_for_the_share_say_what_is_held_out_and_what_to_do() {
+        let held = |game: u64| held_out(game_key(0, game), 100);
+        let kept = (0..).find(|&g| !held(g)).unwrap();
+        let out = (0..).find(|&g| held(g)).unwrap();
+        let split_of = |games: &[Option<u64>], share: HeldOut| {
+            let mut split = GameSplit::new(share);
+            for (i, &g) in games.iter().enumerate() {
+                split.held(0, g, i as u64);
+            }
+            split.counts()
+        };
+        // One game that trains: nothing judges the tune, and the run says so.
+        let one = split_of(&[Some(kept); 50], HeldOut::DEFAULT);
+        assert!(!one.nothing_held());
+        assert!(one
+            .to_string()
+            .contains("none of the 1 games fell in the held-out 10% share"));
+        // One game held out: nothing trains, and the remedy is given.
+        let all = split_of(&[Some(out); 50], HeldOut::DEFAULT);
+        let said = all.to_string();
+        assert!(said.contains("every one of the 1 games") && said.contains("--validate 0"));
+        // Asked to hold nothing out: nothing to say.
+        assert!(split_of(&[Some(kept); 50], HeldOut::share(0)).nothing_held());
+        // Ids on some lines only: the held-out games judge, and the run says just that.
+        let mut mixed = vec![Some(out); 10];
+        mixed.extend([None; 10]);
+        let said = split_of(&mixed, HeldOut::DEFAULT).to_string();
+        assert!(said.contains("judges the 1 held-out games alone"), "{said}");
+        assert!(!said.contains("never saw"), "{said}");
     }
 
     #[test]

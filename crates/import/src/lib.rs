@@ -434,6 +434,7 @@ pub fn import_epd(
                     Err(BadLine::IllegalPosition) => Err(BAD_LINES[1]),
                     Err(BadLine::MissingLabel | BadLine::UnknownLabel) => Err(BAD_LINES[2]),
                     Err(BadLine::UnreadText) => Err(BAD_LINES[3]),
+                    Err(BadLine::BadGame) => Err(BAD_LINES[4]),
                     Err(BadLine::ScoreLabel) => Err(SCORE_LABEL),
                 },
             )
@@ -452,11 +453,12 @@ pub fn import_epd(
 }
 
 /// The reasons an EPD line is bad (it cannot be read), as the import counts them.
-const BAD_LINES: [&str; 4] = [
+const BAD_LINES: [&str; 5] = [
     "malformed FEN",
     "illegal position",
     "missing or unknown label",
     "text before the label that is no EPD operation",
+    "a game opcode that is not one game number",
 ];
 
 /// Refuses an import of `input` where more than 1 % of the lines are bad, unless
