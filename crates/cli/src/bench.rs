@@ -61,13 +61,13 @@ pub struct BenchArgs {
     #[arg(long)]
     positions: Option<PathBuf>,
     /// Passes over the position set (eval).
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = 200, value_parser = at_least_one)]
     rounds: usize,
     /// Labelled positions for the tuner bench, loaded `--repeat` times.
     #[arg(long, default_value = "data/train.epd")]
     epd: PathBuf,
     /// How many times the tuner bench loads its file (15 x 68,439 shipped positions = 1.03M).
-    #[arg(long, default_value_t = 15)]
+    #[arg(long, default_value_t = 15, value_parser = at_least_one)]
     repeat: usize,
     /// Zero every candidate family (the evaluation then skips them).
     #[arg(long)]
@@ -90,6 +90,14 @@ pub struct BenchArgs {
     /// Games for the import bench.
     #[arg(long, default_value = "data/games.pgn.gz")]
     pgn: PathBuf,
+}
+
+/// A count of at least one (`--repeat`, `--rounds`): a bench of nothing measures nothing.
+fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("{text} is not a whole number of at least 1")),
+    }
 }
 
 /// `--params` or the table's defaults, without the candidate families with
@@ -120,7 +128,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         Target::Adam => crate::bench_newton::bench_method(args.repeat * 66_667, Method::Adam),
         Target::Stream => crate::bench_newton::bench_stream(args.repeat * 66_667),
         Target::Converge => crate::converge::bench_converge(
-            vec![args.epd.clone(); args.repeat.max(1)],
+            vec![args.epd.clone(); args.repeat],
             &args.methods,
             args.passes,
         ),
@@ -283,7 +291,7 @@ const LOAD_STEP_POSITIONS: usize = 20_000;
 /// Loads and traces the bench data (`--epd` repeated `--repeat` times); prints the speed,
 /// the time of each step of loading a position, and the memory per position.
 fn bench_load(args: &BenchArgs, params: &Params) -> Result<texel_dataset::Dataset> {
-    let files = vec![args.epd.clone(); args.repeat.max(1)];
+    let files = vec![args.epd.clone(); args.repeat];
     let start = Instant::now();
     let options = texel_dataset::LoadOptions::default();
     let (train, _, _) = texel_dataset::load(&files, params, &options, &|_| {})?;

@@ -41,11 +41,11 @@ pub struct SampleArgs {
     /// Decisive games: keep only positions where the winner's evaluation is above this (cp;
     /// the Slow Chess write-up's filter is 100). Off by default: on Stash's games it cost
     /// about 30 Elo (reports/generalise/)
-    #[arg(allow_negative_numbers = true, long)]
+    #[arg(allow_negative_numbers = true, long, value_parser = clap::value_parser!(i32).range(0..))]
     pub win_min: Option<i32>,
     /// Draws: keep only positions where an evaluation is below this in absolute value (cp;
     /// the write-up's is 150). Off by default
-    #[arg(allow_negative_numbers = true, long)]
+    #[arg(allow_negative_numbers = true, long, value_parser = clap::value_parser!(i32).range(1..))]
     pub draw_max: Option<i32>,
     /// Judge positions by the PGN's score comments instead of texel's qsearch.
     #[arg(long)]

@@ -278,6 +278,48 @@ fn bench_eval_reports_rates() {
 }
 
 #[test]
+fn a_bench_of_nothing_is_refused_by_name() {
+    for target in [
+        "traces", "newton", "adam", "stream", "tune", "records", "import",
+    ] {
+        let err = fails(texel().args(["bench", target, "--repeat", "0"]));
+        assert!(
+            err.contains("--repeat") && err.contains("at least 1") && !err.contains("panicked"),
+            "{target}: {err}"
+        );
+    }
+    let err = fails(texel().args(["bench", "eval", "--rounds", "0"]));
+    assert!(
+        err.contains("--rounds") && err.contains("at least 1"),
+        "{err}"
+    );
+}
+
+#[test]
+fn filter_bounds_that_keep_nothing_or_mean_nothing_are_refused() {
+    for (flag, value) in [
+        ("--draw-max", "-5"),
+        ("--draw-max", "0"),
+        ("--win-min", "-5"),
+    ] {
+        let err = fails(texel().args([
+            "import",
+            "--pgn",
+            "data/games.pgn.gz",
+            "--out",
+            "never.epd",
+            flag,
+            value,
+        ]));
+        assert!(
+            err.contains(flag) && err.contains(value),
+            "{flag} {value}: {err}"
+        );
+    }
+    assert!(!std::path::Path::new("never.epd").exists());
+}
+
+#[test]
 fn bench_traces_reports_the_bytes_a_linear_and_a_composed_position_hold() {
     let text = stdout_of(texel().args(["bench", "traces", "--repeat", "1"]));
     let held = |kind: &str| -> usize {

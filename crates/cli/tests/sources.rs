@@ -258,6 +258,25 @@ fn a_changed_source_refuses_a_resume_and_a_bad_sources_file_is_named() {
         err.contains("sources 1") && err.contains("same file") && err.contains("weight"),
         "{err}"
     );
+    // A weight too small to count one position, a score bound below 1: each named.
+    let one = |source: &str| format!(r#"{{ "version": 1, "sources": [ {source} ] }}"#);
+    std::fs::write(
+        path("tiny.json"),
+        one(r#"{ "path": "white.epd", "weight": 1e-300 }"#),
+    )
+    .unwrap();
+    let err = fails(texel().args(["error", "--sources"]).arg(path("tiny.json")));
+    assert!(
+        err.contains("source 1") && err.contains("weight 1e-300 counts none"),
+        "{err}"
+    );
+    std::fs::write(
+        path("bound.json"),
+        one(r#"{ "path": "white.epd", "filters": { "max_score": -5 } }"#),
+    )
+    .unwrap();
+    let err = fails(texel().args(["error", "--sources"]).arg(path("bound.json")));
+    assert!(err.contains("max_score -5"), "{err}");
 }
 
 #[test]

@@ -190,6 +190,22 @@ pub enum LoadError {
         /// How many stretches the distribution has.
         stretches: usize,
     },
+    /// A source's weight counts none of the positions it takes.
+    #[error(
+        "source {number} ({}): weight {weight:?} counts none of its {taken} positions (a weight \
+         of at least 1/{taken} counts one)",
+        path.display()
+    )]
+    WeightCountsNothing {
+        /// The source's number in the sources file, from 1.
+        number: usize,
+        /// Its file.
+        path: PathBuf,
+        /// Its weight.
+        weight: f64,
+        /// The positions it takes.
+        taken: u64,
+    },
     /// A records file whose records read as another form than the one it was read as.
     #[error("{}: {wrong}", path.display())]
     WrongForm {

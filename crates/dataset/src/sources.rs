@@ -194,6 +194,12 @@ impl SourcesFile {
             if s.cap == Some(0) {
                 return Err(format!("{at}: cap 0 takes nothing"));
             }
+            if let Some(most) = s.filters.max_score.filter(|&m| m < 1) {
+                return Err(format!(
+                    "{at}: max_score {most} leaves out every scored position (centipawns \
+                     from zero: 1 or more)"
+                ));
+            }
         }
         match &self.phases {
             Some(p) if p.len() < 2 || p.len() > 25 => Err(format!(
@@ -286,7 +292,26 @@ impl Mix {
         let mut taker = Taker::new(&mix);
         mix.sweep(&mut taker)?;
         mix.taken = taker.taken;
+        mix.refuse_weights_that_count_nothing()?;
         Ok(mix)
+    }
+
+    /// Refuses a source whose weight is too small to count one of the positions it takes.
+    fn refuse_weights_that_count_nothing(&self) -> Result<(), crate::LoadError> {
+        let counts_none = |(s, t): &(&Source, &SourceTaken)| t.taken as f64 * s.weight < 1.0;
+        let pairs = self.sources.iter().zip(&self.taken).enumerate();
+        match pairs
+            .filter(|(_, p)| p.1.taken > 0)
+            .find(|(_, p)| counts_none(p))
+        {
+            Some((n, (source, taken))) => Err(crate::LoadError::WeightCountsNothing {
+                number: n + 1,
+                path: source.path.clone(),
+                weight: source.weight,
+                taken: taken.taken,
+            }),
+            None => Ok(()),
+        }
     }
 
     /// Feeds every entry of every source to `taker`.
