@@ -73,11 +73,12 @@ pub struct TuneArgs {
     /// validation.
     #[arg(allow_negative_numbers = true, long)]
     pub patience: Option<usize>,
-    /// A trace's polish on the integer lattice ends after a round that lowers the training
-    /// error by less than this share of it; 0 polishes until no single step of a value gains.
-    #[arg(allow_negative_numbers = true, long,
-          default_value_t = texel_tune::LATTICE_POLISH_TOLERANCE)]
-    pub polish_tolerance: f64,
+    /// The polish after Newton ends after a round (a trace's lattice polish) or a pass
+    /// (texel's table's coordinate polish) that lowers the training error by less than this
+    /// share of it; 0 polishes until no single step of a value gains. Default: 2e-5 for a
+    /// trace, 1e-3 for texel's table.
+    #[arg(allow_negative_numbers = true, long)]
+    pub polish_tolerance: Option<f64>,
     /// End the run by this wall-clock time from its start (`8h`, `90m`, `45s`), as a
     /// converged run ends: the values so far written, the checkpoint removed. A pass under
     /// way when the time runs out finishes first.

@@ -81,11 +81,12 @@ pub(crate) fn check_tune_ranges(args: &TuneArgs) -> Result<()> {
         "--adam-rate must be above 0, not {r}"
     );
     anyhow::ensure!(args.adam_epochs != 0, "--adam-epochs must be at least 1");
-    let p = args.polish_tolerance;
-    anyhow::ensure!(
-        p.is_finite() && p >= 0.0,
-        "--polish-tolerance must be 0 or above, not {p}"
-    );
+    if let Some(p) = args.polish_tolerance {
+        anyhow::ensure!(
+            p.is_finite() && p >= 0.0,
+            "--polish-tolerance must be 0 or above, not {p}"
+        );
+    }
     let cd = args.method == texel_solve::Method::Cd;
     anyhow::ensure!(
         args.warm_start.is_none_or(|n| n <= 1) || cd,
@@ -112,7 +113,7 @@ pub(crate) fn tune_settings(args: &TuneArgs) -> TuneSettings {
             warm_start: args.warm_start,
             log: args.log.clone(),
             deadline: (args.max_time.as_ref()).map(|m| std::time::Instant::now() + m.duration),
-            lattice_tolerance: args.polish_tolerance,
+            polish_tolerance: args.polish_tolerance,
             ..RunOptions::default()
         },
         stream: Streaming {

@@ -258,6 +258,22 @@ fn a_changed_source_refuses_a_resume_and_a_bad_sources_file_is_named() {
         err.contains("sources 1") && err.contains("same file") && err.contains("weight"),
         "{err}"
     );
+    // A hard link to a source is the same file too.
+    std::fs::hard_link(path("white.epd"), path("linked.epd")).unwrap();
+    std::fs::write(
+        path("linked.json"),
+        r#"{ "version": 1, "sources": [ { "path": "white.epd" }, { "path": "linked.epd" } ] }"#,
+    )
+    .unwrap();
+    let err = fails(
+        texel()
+            .args(["error", "--sources"])
+            .arg(path("linked.json")),
+    );
+    assert!(
+        err.contains("sources 1") && err.contains("same file"),
+        "{err}"
+    );
     // A weight too small to count one position, a score bound below 1: each named.
     let one = |source: &str| format!(r#"{{ "version": 1, "sources": [ {source} ] }}"#);
     std::fs::write(

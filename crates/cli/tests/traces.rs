@@ -1328,6 +1328,38 @@ fn polish_rounds(log: &Path) -> (f64, Vec<(f64, u64)>) {
     (error(&passes[newton]), rounds.collect())
 }
 
+/// `--polish-tolerance` on texel's own table: its coordinate polish ends after the first
+/// pass that lowers the error by less than the given share (1: the first pass), or with 0
+/// when a pass moves nothing; without it, at its own 10⁻³.
+#[test]
+fn texel_s_table_polishes_to_the_tolerance_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let epd = common::sample(dir.path(), "sample.epd", 3_000);
+    let run = |extra: &[&str]| {
+        let (out, log) = (dir.path().join("out.json"), dir.path().join("run.log"));
+        let _ = std::fs::remove_file(&log);
+        stdout_of(
+            texel()
+                .args(["tune", "--group", "KnightV", "--l2", "0", "--epd"])
+                .arg(&epd)
+                .args(extra)
+                .arg("--out")
+                .arg(&out)
+                .arg("--log")
+                .arg(&log),
+        );
+        polish_rounds(&log).1
+    };
+    let (all, one, own) = (
+        run(&["--polish-tolerance", "0"]),
+        run(&["--polish-tolerance", "1"]),
+        run(&[]),
+    );
+    assert_eq!(one.len(), 1, "{one:?}");
+    assert_eq!(all.last().unwrap().1, 0, "{all:?}");
+    assert!(all.len() >= own.len() && own.len() >= one.len(), "{all:?} {own:?}");
+}
+
 /// `--polish-tolerance`: the lattice polish ends after the first round that lowers the
 /// error by less than the given share of it (every round before it lowered it by more), or
 /// with 0 when a round moves nothing; in memory and streamed alike.

@@ -143,11 +143,10 @@ impl SourcesFile {
         Ok(file)
     }
 
-    /// Two sources that are one file (named alike, or `./x.epd` and `x.epd`, or linked),
-    /// refused: each would count its positions again.
+    /// Two sources that are one file (named alike, or `./x.epd` and `x.epd`, or linked,
+    /// softly or hard), refused: each would count its positions again.
     fn refuse_one_file_twice(&self) -> Result<(), String> {
-        let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-        let files: Vec<PathBuf> = self.sources.iter().map(|s| real(&s.path)).collect();
+        let files: Vec<FileId> = self.sources.iter().map(|s| file_id(&s.path)).collect();
         for (j, file) in files.iter().enumerate() {
             if let Some(i) = files[..j].iter().position(|f| f == file) {
                 let (a, b) = (&self.sources[i].path, &self.sources[j].path);
@@ -212,6 +211,23 @@ impl SourcesFile {
             Some(p) if p.iter().sum::<f64>() <= 0.0 => Err("phases: the shares add to 0".into()),
             _ => Ok(()),
         }
+    }
+}
+
+/// What names a file whatever path reaches it: its device and inode where it can be read
+/// (hard links alike), else its path made absolute.
+#[derive(PartialEq, Eq)]
+enum FileId {
+    Inode(u64, u64),
+    Path(PathBuf),
+}
+
+/// The file `path` reaches.
+fn file_id(path: &Path) -> FileId {
+    use std::os::unix::fs::MetadataExt;
+    match std::fs::metadata(path) {
+        Ok(m) => FileId::Inode(m.dev(), m.ino()),
+        Err(_) => FileId::Path(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())),
     }
 }
 

@@ -46,9 +46,11 @@ pub struct RunOptions {
     /// When the run ends at the latest: the first pass that would begin later does not, and
     /// the run ends as a converged one does (values written, checkpoint removed).
     pub deadline: Option<Instant>,
-    /// A trace's lattice polish ends after a round that lowers the training error by less
-    /// than this share of it ([`LATTICE_POLISH_TOLERANCE`]); 0: when a round moves nothing.
-    pub lattice_tolerance: f64,
+    /// The polish after Newton ends after a round or pass that lowers the training error by
+    /// less than this share of it; 0: when one moves nothing. `None`: each polish's own
+    /// ([`LATTICE_POLISH_TOLERANCE`] for a trace's lattice polish, [`POLISH_TOLERANCE`] for
+    /// texel's table's coordinate polish).
+    pub polish_tolerance: Option<f64>,
 }
 
 impl RunOptions {
@@ -73,7 +75,7 @@ impl Default for RunOptions {
             adam_epochs: ADAM_EPOCHS,
             warm_start: None,
             deadline: None,
-            lattice_tolerance: LATTICE_POLISH_TOLERANCE,
+            polish_tolerance: None,
         }
     }
 }

@@ -6,7 +6,8 @@
 use super::standing::Standing;
 use super::tuner::Tuner;
 use super::{
-    Event, PassRecord, Progress, RunEnd, RunError, RunOptions, RunResult, POLISH_TOLERANCE,
+    Event, PassRecord, Progress, RunEnd, RunError, RunOptions, RunResult, LATTICE_POLISH_TOLERANCE,
+    POLISH_TOLERANCE,
 };
 use crate::checkpoint::{Checkpoint, RunKind};
 use crate::log::{data_id, PassKind, PassLine, TuneLogLine, TUNE_LOG_VERSION};
@@ -208,10 +209,11 @@ impl<'r, 'd, T: Methods<'d>> Runner<'r, 'd, T> {
             end = end.or(Some(RunEnd::Converged));
         }
         let polish = self.options.method == Method::Newton && !newton;
-        let tolerance = match self.tuner.lattice_polish() {
-            true => self.options.lattice_tolerance,
-            false => POLISH_TOLERANCE,
-        };
+        let tolerance =
+            (self.options.polish_tolerance).unwrap_or(match self.tuner.lattice_polish() {
+                true => LATTICE_POLISH_TOLERANCE,
+                false => POLISH_TOLERANCE,
+            });
         if polish && record.summary.fall < tolerance {
             end = end.or(Some(RunEnd::Converged));
         }
