@@ -1328,6 +1328,26 @@ fn polish_rounds(log: &Path) -> (f64, Vec<(f64, u64)>) {
     (error(&passes[newton]), rounds.collect())
 }
 
+/// A parameter whose name no values file can hold is blamed on its name, whatever its
+/// default.
+#[test]
+fn a_bad_parameter_name_is_named_as_the_fault() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    for name in ["", " ", "A B", "\\u0007"] {
+        let header = format!(
+            r#"{{"format": "texel-trace", "version": 1, "params": [{{"name": "{name}", "len": 1, "tapered": false, "default": 15}}]}}"#
+        );
+        let position = r#"{"result": 1, "phase": 1, "coeffs": [[0, 1]]}"#;
+        std::fs::write(&trace, format!("{header}\n{position}\n")).unwrap();
+        let err = fails(texel().args(["tune", "--traces"]).arg(&trace));
+        assert!(
+            err.contains("t.jsonl:1: params[0].name") && !err.contains("default"),
+            "{name:?}: {err}"
+        );
+    }
+}
+
 /// `--polish-tolerance` on texel's own table: its coordinate polish ends after the first
 /// pass that lowers the error by less than the given share (1: the first pass), or with 0
 /// when a pass moves nothing; without it, at its own 10⁻³.
@@ -1357,7 +1377,10 @@ fn texel_s_table_polishes_to_the_tolerance_given() {
     );
     assert_eq!(one.len(), 1, "{one:?}");
     assert_eq!(all.last().unwrap().1, 0, "{all:?}");
-    assert!(all.len() >= own.len() && own.len() >= one.len(), "{all:?} {own:?}");
+    assert!(
+        all.len() >= own.len() && own.len() >= one.len(),
+        "{all:?} {own:?}"
+    );
 }
 
 /// `--polish-tolerance`: the lattice polish ends after the first round that lowers the

@@ -3,7 +3,7 @@
 //! against the format's ranges and the header's entries.
 
 use crate::inner::{Curve, InnerSum, InnerTerm, Shape};
-use crate::space::{Param, ParamSpace, MAX_VALUES};
+use crate::space::{writable_name, Param, ParamSpace, MAX_VALUES};
 use crate::text::{Coef, Fault, TracedPosition, FORMAT, VERSION};
 use serde::de::{DeserializeOwned, Error as _, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -408,6 +408,11 @@ impl ParamLine {
         let name = self
             .name
             .ok_or_else(|| fault("name", "missing or not text"))?;
+        if name.is_empty() || !writable_name(&name) {
+            let rule =
+                "a name is not empty and holds no blank, control character, bracket or brace";
+            return Err(fault("name", format!("{name:?}: {rule}")));
+        }
         let len = (self.len.filter(|&n| n >= 1))
             .ok_or_else(|| fault("len", "missing or not a whole number from 1"))?;
         let len = usize::try_from(len).map_err(|_| fault("len", "too large"))?;

@@ -119,7 +119,7 @@ pub struct ParamSpace {
 
 /// Whether `name` can stand where names are written: no blank, control character,
 /// bracket or brace.
-fn writable_name(name: &str) -> bool {
+pub(crate) fn writable_name(name: &str) -> bool {
     !(name.chars()).any(|c| c.is_whitespace() || c.is_control() || "[]{}".contains(c))
 }
 

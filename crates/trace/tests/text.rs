@@ -122,6 +122,15 @@ fn broken_traces_name_the_file_line_and_field() {
     );
     let twice = HEADER.replace("TEMPO", "KNIGHT_PST");
     assert!(header(&twice).contains("declared twice"));
+    // A bad name is blamed on the name, not on a default that is right.
+    for name in ["", " ", "A B", "\\u0007"] {
+        let bad = HEADER.replace("\"TEMPO\"", &format!("\"{name}\""));
+        let err = header(&bad);
+        assert!(
+            err.contains("params[1].name") && err.contains("a name is not empty"),
+            "{name:?}: {err}"
+        );
+    }
 }
 
 #[test]
