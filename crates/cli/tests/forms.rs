@@ -458,6 +458,24 @@ fn pedantic_csv_reads_as_the_scored_sample_it_was_written_from() {
         let (named, _) = error_line(&file, &["--lambda", lambda, "--format", "pedantic"]);
         assert_eq!(named, want);
     }
+    // A row with a field missing and one whose Eval is no number: bad rows of Pedantic's,
+    // named by file and line, not malformed FENs.
+    let mut broken = std::fs::read_to_string(&file).unwrap();
+    let rows: Vec<&str> = broken.lines().collect();
+    let cut = rows[5].rsplit_once(',').unwrap().0.to_string();
+    let fields: Vec<&str> = rows[9].split(',').collect();
+    let odd = format!("{},x{},{}", fields[..5].join(","), fields[5], fields[6]);
+    broken = broken.replacen(rows[5], &cut, 1).replacen(rows[9], &odd, 1);
+    std::fs::write(&file, broken).unwrap();
+    let said = ok(texel().args(["error", "--epd"]).arg(&file));
+    assert!(
+        said.contains("998 training positions, 2 skipped")
+            && said.contains("Pedantic CSV row")
+            && said.contains("pedantic.csv:6, ")
+            && said.contains("pedantic.csv:10)")
+            && !said.contains("malformed FEN"),
+        "{said}"
+    );
 }
 
 /// The shipped line `line` (`FEN [r]`) written in the text form `form` of the table, with a

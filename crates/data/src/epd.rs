@@ -537,11 +537,14 @@ pub enum BadLine {
     UnreadText,
     /// A `game` opcode whose operand is not a game number, or a second one.
     BadGame,
+    /// A Pedantic CSV row with a field missing or one too many, or an Eval that is not
+    /// whole centipawns.
+    BadPedantic,
 }
 
 impl BadLine {
     /// Every reason, in report order.
-    pub const ALL: [BadLine; 7] = [
+    pub const ALL: [BadLine; 8] = [
         BadLine::MalformedFen,
         BadLine::IllegalPosition,
         BadLine::MissingLabel,
@@ -549,6 +552,7 @@ impl BadLine {
         BadLine::ScoreLabel,
         BadLine::UnreadText,
         BadLine::BadGame,
+        BadLine::BadPedantic,
     ];
 }
 
@@ -565,6 +569,10 @@ impl fmt::Display for BadLine {
             BadLine::UnreadText => {
                 "text before the label that no label form reads and no EPD operation \
                  (`opcode operands;`) holds"
+            }
+            BadLine::BadPedantic => {
+                "a Pedantic CSV row (Hash,Ply,GamePly,FEN,HasCastled,Eval,Result) with a field \
+                 missing or one too many, or an Eval that is not whole centipawns"
             }
             BadLine::BadGame => {
                 "a `game` opcode whose operand is not one whole number from 0 to \
@@ -673,11 +681,10 @@ pub fn parse_line(
     stm_labels: bool,
 ) -> Result<(Labelled, LabelFormat), BadLine> {
     if format.is_none_or(|f| f == LabelFormat::Pedantic) {
-        if let Some(fields) = pedantic_fields(line) {
-            return parse_pedantic(fields, stm_labels);
-        }
-        if format.is_some() {
-            return Err(BadLine::MalformedFen);
+        match pedantic_fields(line) {
+            Some(fields) => return parse_pedantic(fields?, stm_labels),
+            None if format.is_some() => return Err(BadLine::BadPedantic),
+            None => {}
         }
     }
     let (fen, rest) = split_position(line);
@@ -719,15 +726,22 @@ pub fn parse_line(
 }
 
 /// The seven fields of a Pedantic CSV line (`Hash,Ply,GamePly,FEN,HasCastled,Eval,Result`),
-/// when it is one: seven fields, the last a result.
-fn pedantic_fields(line: &str) -> Option<[&str; 7]> {
-    if !line.contains(',') {
+/// when it is one (fields split by commas, the first a hexadecimal hash): `None` when it
+/// is not.
+///
+/// # Errors
+/// [`BadLine::BadPedantic`]: a field missing or one too many, no FEN, or no result last.
+fn pedantic_fields(line: &str) -> Option<Result<[&str; 7], BadLine>> {
+    let (hash, _) = line.split_once(',')?;
+    let hash = hash.trim();
+    if hash.is_empty() || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
     }
     let mut fields = line.split(',').map(str::trim);
     let seven: [&str; 7] = std::array::from_fn(|_| fields.next().unwrap_or(""));
     let result = Label::from_decimal(seven[6]).filter(|l| l.outcome().is_some());
-    (fields.next().is_none() && !seven[3].is_empty() && result.is_some()).then_some(seven)
+    let whole = fields.next().is_none() && !seven[3].is_empty() && result.is_some();
+    Some(whole.then_some(seven).ok_or(BadLine::BadPedantic))
 }
 
 /// A Pedantic CSV line's position, result (White's) and evaluation (the side to move's,
@@ -741,10 +755,11 @@ fn parse_pedantic(fields: [&str; 7], stm_labels: bool) -> Result<(Labelled, Labe
     if stm_labels && black {
         label = label.flipped();
     }
-    let score = fields[5]
-        .parse::<i32>()
-        .ok()
-        .map(|own| if black { -own } else { own });
+    let score = match fields[5] {
+        "" => None,
+        eval => Some(eval.parse::<i32>().map_err(|_| BadLine::BadPedantic)?),
+    };
+    let score = score.map(|own| if black { -own } else { own });
     let labelled = Labelled {
         position,
         label,
@@ -885,6 +900,21 @@ mod tests {
         assert!(parse_line(&short, Some(LabelFormat::Pedantic), false).is_err());
         let scored = format!("A1B2C3D4E5F60718,1,85,{black},0,-35,35");
         assert!(parse_line(&scored, Some(LabelFormat::Pedantic), false).is_err());
+        // A row of Pedantic's with a field missing, one too many, or an Eval that is no
+        // number: a bad row of that form, named so, detected or asked.
+        for row in [
+            format!("A1B2C3D4E5F60718,1,85,{black},0,-35"),
+            format!("A1B2C3D4E5F60718,1,{black},0,-35,1.0"),
+            format!("A1B2C3D4E5F60718,1,85,{black},0,-35,1.0,7"),
+            format!("A1B2C3D4E5F60718,1,85,{black},0,x35,1.0"),
+        ] {
+            for asked in [None, Some(LabelFormat::Pedantic)] {
+                let bad = parse_line(&row, asked, false).unwrap_err();
+                assert_eq!(bad, BadLine::BadPedantic, "{row}");
+            }
+        }
+        let no_eval = format!("A1B2C3D4E5F60718,1,85,{black},0,,1.0");
+        assert_eq!(parse_line(&no_eval, None, false).unwrap().0.score, None);
         // An EPD line is never read as one.
         let epd = format!("{START} [1.0]");
         assert_eq!(

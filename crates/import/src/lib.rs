@@ -435,6 +435,7 @@ pub fn import_epd(
                     Err(BadLine::MissingLabel | BadLine::UnknownLabel) => Err(BAD_LINES[2]),
                     Err(BadLine::UnreadText) => Err(BAD_LINES[3]),
                     Err(BadLine::BadGame) => Err(BAD_LINES[4]),
+                    Err(BadLine::BadPedantic) => Err(BAD_LINES[5]),
                     Err(BadLine::ScoreLabel) => Err(SCORE_LABEL),
                 },
             )
@@ -453,12 +454,13 @@ pub fn import_epd(
 }
 
 /// The reasons an EPD line is bad (it cannot be read), as the import counts them.
-const BAD_LINES: [&str; 5] = [
+const BAD_LINES: [&str; 6] = [
     "malformed FEN",
     "illegal position",
     "missing or unknown label",
     "text before the label that is no EPD operation",
     "a game opcode that is not one game number",
+    "a Pedantic CSV row with a field missing or an Eval that is no number",
 ];
 
 /// Refuses an import of `input` where more than 1 % of the lines are bad, unless
