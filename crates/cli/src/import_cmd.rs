@@ -15,6 +15,21 @@ enum Format {
     Bracket,
 }
 
+/// `--format`: the output's label form; an input form's name is pointed to
+/// `--label-format`, which reads the input as it.
+fn output_format(text: &str) -> Result<Format, String> {
+    match Format::from_str(text, false) {
+        Ok(format) => Ok(format),
+        Err(_) if LabelFormat::named(text).is_some() => Err(format!(
+            "`{text}` is a form of the input: --format names the output's labels (c9 or \
+             bracket), --label-format {text} reads the input as it"
+        )),
+        Err(_) => Err(format!(
+            "the output's labels are c9 or bracket, not `{text}`"
+        )),
+    }
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum Dups {
     /// Keep the first occurrence of a position and its label.
@@ -95,8 +110,8 @@ pub struct ImportArgs {
     /// Output EPD (written atomically).
     #[arg(long)]
     out: PathBuf,
-    /// Label format of the output.
-    #[arg(long, value_enum, default_value = "bracket")]
+    /// Label format of the output: `c9` (`c9 "1-0";`) or `bracket` (`[1.0]`, also fractions).
+    #[arg(long, default_value = "bracket", value_name = "c9|bracket", value_parser = output_format)]
     format: Format,
     /// EPD input labels score the side to move (the same as `--labels stm`).
     #[arg(long)]

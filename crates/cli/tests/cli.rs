@@ -320,6 +320,23 @@ fn filter_bounds_that_keep_nothing_or_mean_nothing_are_refused() {
 }
 
 #[test]
+fn an_input_form_given_as_the_output_s_is_pointed_to_label_format() {
+    let err = fails(texel().args([
+        "import",
+        "--epd",
+        "data/train.epd",
+        "--out",
+        "never.epd",
+        "--format",
+        "marlin",
+    ]));
+    assert!(err.contains("--label-format marlin"), "{err}");
+    let err = fails(texel().args(["import", "--epd", "x", "--out", "y", "--format", "z"]));
+    assert!(err.contains("c9 or bracket"), "{err}");
+    assert!(!std::path::Path::new("never.epd").exists());
+}
+
+#[test]
 fn bench_traces_reports_the_bytes_a_linear_and_a_composed_position_hold() {
     let text = stdout_of(texel().args(["bench", "traces", "--repeat", "1"]));
     let held = |kind: &str| -> usize {
