@@ -534,6 +534,61 @@ fn a_file_of_one_game_says_what_is_held_out_and_how_to_go_on() {
     );
 }
 
+/// Every command that writes a file refuses a live run's output, checkpoint or scratch
+/// file, naming the run, and the run goes on to end as it would have.
+#[test]
+fn a_live_run_s_files_are_refused_to_every_writer() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
+    let epd = sample(&dir, "sample.epd", 70_000);
+    let out = dir.join("tuned.json");
+    let checkpoint = dir.join("tuned.json.ckpt");
+    let mut tune = std::process::Command::new(assert_cmd::cargo::cargo_bin("texel"));
+    tune.args([
+        "tune", "--passes", "3", "--group", "KnightV", "--group", "PassedV", "--epd",
+    ])
+    .arg(&epd)
+    .arg("--out")
+    .arg(&out);
+    let mut refusals = Vec::new();
+    let (code, text, _) = common::when_ready(
+        tune,
+        false,
+        |l| l.contains("tuning "),
+        |child| {
+            let pid = child.id().to_string();
+            for target in [&checkpoint, &out] {
+                let err = fails(texel().args(["export", "--json"]).arg(target));
+                refusals.push((err.contains(&format!("process {pid}")), err));
+            }
+            let err = fails(
+                texel()
+                    .args(["import", "--epd"])
+                    .arg(&epd)
+                    .arg("--out")
+                    .arg(&out),
+            );
+            refusals.push((err.contains(&format!("process {pid}")), err));
+            common::send_sigint(child);
+        },
+    );
+    assert!(refusals.iter().all(|r| r.0), "{refusals:?}");
+    assert_eq!(code, Some(130), "{text}");
+    // The run's checkpoint is its own: it resumes.
+    let mut resume = texel();
+    resume
+        .args([
+            "tune", "--passes", "3", "--group", "KnightV", "--group", "PassedV",
+        ])
+        .arg("--epd")
+        .arg(&epd)
+        .arg("--out")
+        .arg(&out)
+        .arg("--resume")
+        .arg(&checkpoint);
+    assert!(stdout_of(&mut resume).contains("resuming after "));
+}
+
 #[test]
 fn ctrl_c_saves_a_checkpoint_that_resumes() {
     let tmp = tempfile::tempdir().unwrap();

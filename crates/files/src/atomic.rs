@@ -17,8 +17,10 @@ impl AtomicFile {
     /// Starts writing `path` (temporary files of killed earlier writers are removed).
     ///
     /// # Errors
-    /// The temporary file cannot be made.
+    /// Another live run holds `path` ([`crate::refuse_if_held`]), or the temporary file
+    /// cannot be made.
     pub fn create(path: &Path) -> std::io::Result<AtomicFile> {
+        crate::refuse_if_held(path)?;
         crate::remove_stale_temps(path);
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -38,6 +40,7 @@ impl AtomicFile {
     /// The file cannot be flushed or renamed; the temporary file is removed then.
     pub fn finish(mut self) -> std::io::Result<()> {
         self.file.flush()?;
+        crate::refuse_if_held(&self.path)?;
         if crate::is_special_file(&self.path) {
             std::fs::copy(&self.tmp, &self.path).map(drop)
         } else {

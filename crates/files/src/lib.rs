@@ -13,15 +13,17 @@ mod lock;
 pub use atomic::AtomicFile;
 pub use fingerprint::Fingerprint;
 pub use lines::{read_versioned_lines, LinesError, VersionedLine};
-pub use lock::{LockError, RunLock, RunLocks};
+pub use lock::{refuse_if_held, LockError, RunLock, RunLocks};
 use std::path::{Path, PathBuf};
 
 /// Writes `bytes` to a temporary file beside `path`, then renames it over `path`, so a
 /// reader never sees a partial file.
 ///
 /// # Errors
-/// Any I/O error; the temporary file is removed on failure.
+/// Another live run holds `path` ([`refuse_if_held`]), or any I/O error; the temporary
+/// file is removed on failure.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    refuse_if_held(path)?;
     if is_special_file(path) {
         // A device or pipe (`/dev/null`, `/dev/stdout`) is written to, never replaced.
         return std::fs::write(path, bytes);

@@ -160,6 +160,24 @@ fn live_lock(path: &Path) -> Result<(), LockError> {
     }
 }
 
+/// Refuses to write `path` while another live process holds its lock (`PATH.lock`): every
+/// atomic write asks, so no command replaces a live run's output, checkpoint or scratch
+/// file, whatever takes locks of its own. This process's own locks do not refuse it.
+///
+/// # Errors
+/// The lock's holder, as [`LockError::Held`] inside an I/O error.
+pub fn refuse_if_held(path: &Path) -> std::io::Result<()> {
+    let mut lock = path.as_os_str().to_owned();
+    lock.push(".lock");
+    let lock = PathBuf::from(lock);
+    match holder(&lock) {
+        Some(pid) if pid != std::process::id() && alive(pid) => {
+            Err(std::io::Error::other(LockError::Held { path: lock, pid }))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// The file a lock file guards: its own name less `.lock`.
 fn guarded(lock: &Path) -> PathBuf {
     match lock.extension() {
