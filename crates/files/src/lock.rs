@@ -240,6 +240,24 @@ mod tests {
     }
 
     #[test]
+    fn an_atomic_write_refuses_a_file_another_live_process_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.json");
+        let lock = dir.path().join("out.json.lock");
+        // Process 1 is always running; this process's own lock and a dead one's do not
+        // refuse.
+        std::fs::write(&lock, "1\n").unwrap();
+        let err = crate::write_atomically(&out, b"x").unwrap_err();
+        assert!(err.to_string().contains("process 1"), "{err}");
+        assert!(crate::AtomicFile::create(&out).is_err());
+        assert!(!out.exists());
+        for pid in [std::process::id(), u32::MAX] {
+            std::fs::write(&lock, format!("{pid}\n")).unwrap();
+            crate::write_atomically(&out, b"x").unwrap();
+        }
+    }
+
+    #[test]
     fn a_held_lock_refuses_a_second_run_and_a_dead_ones_is_taken_over() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("out.lock");
