@@ -63,6 +63,10 @@ pub fn choice_words(choice: &PullChoice) -> String {
             "L2 pull {l2}: nothing is held out to choose it on (positions with game ids hold \
              out 10 % of their games; --validate PERCENT holds out any; --l2 sets it)"
         ),
+        PullChoice::Stopped(l2) => format!(
+            "L2 pull {l2}: the path of pulls was stopped (Ctrl-C or --max-time) before it \
+             solved a pull"
+        ),
     }
 }
 
@@ -87,6 +91,9 @@ pub fn lambda_choice_words(choice: &LambdaChoice) -> String {
              results {held_out:.8}"
         ),
         LambdaChoice::Default(lambda) => format!("λ {lambda}: nothing held out to choose it on"),
+        LambdaChoice::Stopped(lambda) => format!(
+            "λ {lambda}: the path of λs was stopped (Ctrl-C or --max-time) before it solved a λ"
+        ),
     }
 }
 

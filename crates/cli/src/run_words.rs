@@ -227,12 +227,16 @@ pub(crate) fn streaming_words(why: StreamWhy, report: bool) -> Option<String> {
 /// in-memory run's words.
 pub(crate) fn say_streamed_end(ended: &Streamed, kept_start: bool) {
     let why = end_words(ended.end);
+    // Before a first iteration there are no real values to speak of.
+    let real = match ended.iterations {
+        0 => String::new(),
+        _ => format!(", real values {:.8}", ended.real_error),
+    };
     say!(
-        "finished after {} passes ({} Newton iterations, real values {:.8}; {} polish \
-         rounds; {} values tuned): {why}",
+        "finished after {} passes ({} Newton iterations{real}; {} polish rounds; {} values \
+         tuned): {why}",
         ended.passes,
         ended.iterations,
-        ended.real_error,
         ended.passes as u64 - ended.iterations.min(ended.passes as u64),
         ended.tuned.len()
     );

@@ -589,6 +589,52 @@ fn a_live_run_s_files_are_refused_to_every_writer() {
     assert!(stdout_of(&mut resume).contains("resuming after "));
 }
 
+/// `--max-time` shorter than the path of pulls: the path is cut, and the table written is
+/// the best the path solved (or the start where it solved none better), never worse on the
+/// held-out games than the start.
+#[test]
+fn a_tune_out_of_time_on_its_path_writes_the_best_table_it_has() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("t.json");
+    let said = stdout_of(
+        texel()
+            .args(["tune", "--epd", "../../data/scored.epd", "--max-time", "4s"])
+            .arg("--out")
+            .arg(&out),
+    );
+    let validation = |label: &str| -> f64 {
+        let line = (said.lines()).find(|l| l.starts_with(label)).unwrap();
+        let at = line.find("validation ").unwrap() + "validation ".len();
+        line[at..]
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let (start, end) = (validation("start:"), validation("end:"));
+    assert!(end <= start, "{said}");
+    assert!(said.contains("time limit reached (--max-time)"), "{said}");
+    let pulls = said
+        .lines()
+        .filter(|l| l.starts_with("--l2 auto: pull"))
+        .count();
+    assert!(pulls < texel_tune::PULL_PATH.len(), "{said}");
+    // A solved pull that scores the held-out games better than the start: its table.
+    if let Some(chose) = said.lines().find(|l| l.starts_with("--l2 auto chose pull")) {
+        let at = chose.find("held out ").unwrap() + "held out ".len();
+        let best: f64 = chose[at..]
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let want = if best < start { best } else { start };
+        assert!((end - want).abs() < 1e-8, "{said}");
+    }
+    assert!(!said.contains("nothing held out"), "{said}");
+}
+
 #[test]
 fn ctrl_c_saves_a_checkpoint_that_resumes() {
     let tmp = tempfile::tempdir().unwrap();

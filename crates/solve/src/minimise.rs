@@ -13,8 +13,14 @@ impl<M: Model> Descent<'_, M> {
     /// polish (at most [`MAX_ITERATIONS`]), the positions rescored after each: how many
     /// were taken.
     pub fn newton_solve(&mut self) -> u32 {
+        self.newton_solve_until(|| false)
+    }
+
+    /// [`Descent::newton_solve`], ended early where `stop` says so before an iteration (a
+    /// deadline).
+    pub fn newton_solve_until(&mut self, stop: impl Fn() -> bool) -> u32 {
         let mut taken = 0;
-        while taken < MAX_ITERATIONS && !self.newton_handed_over() {
+        while taken < MAX_ITERATIONS && !self.newton_handed_over() && !stop() {
             self.newton_iteration();
             self.refresh();
             taken += 1;

@@ -9,7 +9,7 @@
 use crate::checkpoint::Checkpoint;
 use crate::events::JobEvent;
 use crate::lambda::{LambdaChoice, LambdaPoint};
-use crate::path::{PullChoice, PullPoint};
+use crate::path::{PullChoice, PullPoint, Walked};
 use crate::run::RunError;
 use crate::settings::{TuneSettings, DEFAULT_L2, L2};
 use texel_run::Settings;
@@ -32,7 +32,8 @@ pub(crate) trait Beginning {
     fn support(&mut self, vars: &[Variable]) -> Result<Vec<usize>, Self::Error>;
 
     /// The path of pulls walked from the start over `vars` with `guards`, each pull solved
-    /// told to `on`, and the pull chosen; `None` when no position is held out to judge it.
+    /// told to `on`, and the pull chosen with its solve's values; `None` when no position is
+    /// held out to judge it. The run's deadline ends it.
     ///
     /// # Errors
     /// The positions cannot be read.
@@ -41,7 +42,7 @@ pub(crate) trait Beginning {
         vars: &[Variable],
         guards: Guards,
         on: &mut dyn FnMut(&PullPoint),
-    ) -> Result<Option<PullChoice>, Self::Error>;
+    ) -> Result<Option<Walked<ValuesOf<Self>>>, Self::Error>;
 
     /// The path of λs walked from the start over `vars` with `guards` (its pull the one the
     /// path of pulls chose), each λ solved told to `on`, and the λ chosen on the held-out
@@ -55,13 +56,20 @@ pub(crate) trait Beginning {
         vars: &[Variable],
         guards: Guards,
         on: &mut dyn FnMut(&LambdaPoint),
-    ) -> Result<Option<LambdaChoice>, Self::Error>;
+    ) -> Result<Option<Walked<ValuesOf<Self>, LambdaChoice>>, Self::Error>;
 
     /// Moves the training targets to `lambda`'s blend of results and scores.
     fn relabel(&mut self, lambda: f64);
 
-    /// The checkpoint a fresh run on `vars` with `guards` begins from.
-    fn fresh(&mut self, vars: Vec<Variable>, guards: Guards) -> Checkpoint<ValuesOf<Self>>;
+    /// The checkpoint a fresh run on `vars` with `guards` begins from: at the start, or at
+    /// `from` (a path's best values, where the run's time ran out on the path), the
+    /// positions scored there; the pull's anchor is the start either way.
+    fn fresh(
+        &mut self,
+        vars: Vec<Variable>,
+        guards: Guards,
+        from: Option<ValuesOf<Self>>,
+    ) -> Checkpoint<ValuesOf<Self>>;
 
     /// Checks that `resumed` continues a run on these positions tuning `vars`.
     ///
@@ -113,20 +121,27 @@ pub(crate) fn begin<B: Beginning>(
         l2: settings.l2.fixed(),
         constraints: settings.constraints,
     };
-    let pull = |positions: &mut B, on: &mut dyn FnMut(JobEvent<B::Model>)| match settings.l2 {
+    // The values of the last path's best solve: where the time runs out on the paths, the
+    // run hands them back rather than the start.
+    let mut best = None;
+    let pull = |positions: &mut B,
+                best: &mut Option<ValuesOf<B>>,
+                on: &mut dyn FnMut(JobEvent<B::Model>)| match settings.l2 {
         L2::Fixed(l2) => Ok(l2),
-        L2::Auto => chosen_pull(positions, (&vars, guards), settings, on),
+        L2::Auto => chosen_pull(positions, (&vars, guards), (settings, best), on),
     };
-    let mut l2 = pull(positions, on)?;
-    let lambda = chosen_lambda(positions, (&vars, Guards { l2, ..guards }), settings, on)?;
+    let mut l2 = pull(positions, &mut best, on)?;
+    let guarded = (&vars[..], Guards { l2, ..guards });
+    let lambda = chosen_lambda(positions, guarded, (settings, &mut best), on)?;
     if let Some(lambda) = lambda {
         positions.relabel(lambda);
-        if lambda != 1.0 {
+        if lambda != 1.0 && !settings.run.out_of_time() {
             // The pulls again, on the targets the run tunes toward.
-            l2 = pull(positions, on)?;
+            l2 = pull(positions, &mut best, on)?;
         }
     }
-    let mut c = positions.fresh(vars, Guards { l2, ..guards });
+    let from = best.filter(|_| settings.run.out_of_time());
+    let mut c = positions.fresh(vars, Guards { l2, ..guards }, from);
     on(JobEvent::Fresh(c.vars.len(), c.descent.guards));
     c.settings = record;
     c.lambda = lambda;
@@ -138,7 +153,7 @@ pub(crate) fn begin<B: Beginning>(
 fn chosen_lambda<B: Beginning>(
     positions: &mut B,
     (vars, guards): (&[Variable], Guards),
-    settings: &TuneSettings,
+    (settings, best): (&TuneSettings, &mut Option<ValuesOf<B>>),
     on: &mut dyn FnMut(JobEvent<B::Model>),
 ) -> Result<Option<f64>, B::Error> {
     let mut path = Vec::new();
@@ -146,9 +161,10 @@ fn chosen_lambda<B: Beginning>(
         path.push(*p);
         on(JobEvent::Lambda(*p));
     })?;
-    let Some(choice) = walked else {
+    let Some(Walked { choice, best: ours }) = walked else {
         return Ok(None);
     };
+    *best = ours.or(best.take());
     on(JobEvent::LambdaChosen(choice));
     if let Some(log) = &settings.run.log {
         let written = crate::log::append_lambdas(log, &path, choice.lambda());
@@ -189,7 +205,7 @@ fn held<B: Beginning>(
 fn chosen_pull<B: Beginning>(
     positions: &mut B,
     (vars, guards): (&[Variable], Guards),
-    settings: &TuneSettings,
+    (settings, best): (&TuneSettings, &mut Option<ValuesOf<B>>),
     on: &mut dyn FnMut(JobEvent<B::Model>),
 ) -> Result<f64, B::Error> {
     let mut path = Vec::new();
@@ -197,7 +213,11 @@ fn chosen_pull<B: Beginning>(
         path.push(*p);
         on(JobEvent::Pull(*p));
     })?;
-    let choice = walked.unwrap_or(PullChoice::Default(DEFAULT_L2));
+    let (choice, ours) = match walked {
+        Some(Walked { choice, best }) => (choice, best),
+        None => (PullChoice::Default(DEFAULT_L2), None),
+    };
+    *best = ours.or(best.take());
     on(JobEvent::PullChosen(choice));
     if let (Some(log), PullChoice::Path { start, .. }) = (&settings.run.log, choice) {
         crate::log::append_path(log, &path, start).map_err(|cause| RunError::Io {
@@ -279,7 +299,7 @@ mod tests {
             _: &[Variable],
             _: Guards,
             on: &mut dyn FnMut(&PullPoint),
-        ) -> Result<Option<PullChoice>, ToyError> {
+        ) -> Result<Option<Walked<Vec<i32>>>, ToyError> {
             self.walked += 1;
             if !self.held_out {
                 return Ok(None);
@@ -295,12 +315,15 @@ mod tests {
                 });
             }
             let (l2, held_out, start, solved) = (10.0, 0.2, 0.4, 2);
-            Ok(Some(PullChoice::Path {
+            let choice = PullChoice::Path {
                 l2,
                 held_out,
                 start,
                 solved,
-            }))
+            };
+            // The best solve's values: 10 for every value (the pull's).
+            let best = Some(vec![10; self.support.len()]);
+            Ok(Some(Walked { choice, best }))
         }
 
         fn walk_lambdas(
@@ -308,7 +331,7 @@ mod tests {
             _: &[Variable],
             guards: Guards,
             on: &mut dyn FnMut(&LambdaPoint),
-        ) -> Result<Option<LambdaChoice>, ToyError> {
+        ) -> Result<Option<Walked<Vec<i32>, LambdaChoice>>, ToyError> {
             let Some(lambda) = self.lambda else {
                 return Ok(None);
             };
@@ -322,21 +345,30 @@ mod tests {
                 });
             }
             let (held_out, l2, solved) = (0.1 + lambda, guards.l2, 2);
-            Ok(Some(LambdaChoice::Path {
+            let choice = LambdaChoice::Path {
                 lambda,
                 held_out,
                 l2,
                 solved,
-            }))
+            };
+            // The best solve's values: 5 for every value (the λ path's).
+            let best = Some(vec![5; self.support.len()]);
+            Ok(Some(Walked { choice, best }))
         }
 
         fn relabel(&mut self, lambda: f64) {
             self.relabelled.push(lambda);
         }
 
-        fn fresh(&mut self, vars: Vec<Variable>, guards: Guards) -> Checkpoint<Vec<i32>> {
-            let start =
-                DescentState::starting(vec![0; self.support.len()], guards, 0.0, vars.len());
+        fn fresh(
+            &mut self,
+            vars: Vec<Variable>,
+            guards: Guards,
+            from: Option<Vec<i32>>,
+        ) -> Checkpoint<Vec<i32>> {
+            let params = from.unwrap_or_else(|| vec![0; self.support.len()]);
+            let mut start = DescentState::starting(params, guards, 0.0, vars.len());
+            start.anchor = vec![0; self.support.len()];
             Checkpoint::begun(RunKind::Memory, (1.0, self.data, 9), start, vars)
         }
 
@@ -421,6 +453,36 @@ mod tests {
     }
 
     #[test]
+    fn a_run_out_of_time_on_its_paths_begins_at_their_best_values_not_the_start() {
+        let mut settings = TuneSettings {
+            l2: L2::Auto,
+            ..TuneSettings::default()
+        };
+        // In time: the start, the paths walked as ever.
+        let mut positions = Toy {
+            lambda: Some(0.5),
+            ..toy(true)
+        };
+        let (begun, _) = began(&mut positions, &settings, None);
+        let begun = begun.unwrap();
+        assert_eq!((begun.descent.params, positions.walked), (vec![0; 3], 2));
+        // Out of time: the λ path's best values (the last path walked), the pulls not
+        // walked again; the anchor still the start.
+        settings.run.deadline = Some(std::time::Instant::now());
+        let mut positions = Toy {
+            lambda: Some(0.5),
+            ..toy(true)
+        };
+        let (begun, _) = began(&mut positions, &settings, None);
+        let begun = begun.unwrap();
+        assert_eq!((begun.descent.params, positions.walked), (vec![5; 3], 1));
+        assert_eq!(begun.descent.anchor, vec![0; 3]);
+        // Without scores, the path of pulls' best.
+        let (begun, _) = began(&mut toy(true), &settings, None);
+        assert_eq!(begun.unwrap().descent.params, vec![10; 3]);
+    }
+
+    #[test]
     fn nothing_held_out_takes_the_default_pull_and_a_given_pull_walks_nothing() {
         let settings = TuneSettings {
             l2: L2::Auto,
@@ -448,7 +510,7 @@ mod tests {
     #[test]
     fn a_checkpoint_continues_only_its_positions_and_values_and_nothing_left_is_refused() {
         let mut positions = toy(true);
-        let made = positions.fresh(vars(&[0, 2]), Guards::default());
+        let made = positions.fresh(vars(&[0, 2]), Guards::default(), None);
         let (again, events) = began(&mut positions, &TuneSettings::default(), Some(made.clone()));
         assert_eq!(again.unwrap().vars, made.vars);
         assert_eq!(events, ["held 1 < 20", "resumed 0 2"]);

@@ -43,11 +43,12 @@ use crate::checkpoint::{fresh, Checkpoint, CheckpointError};
 use crate::end::{Ending, LogError, Tuned};
 use crate::events::JobEvent;
 use crate::lambda::{LambdaChoice, LambdaPoint, ScoredLabels, LAMBDA_PATH};
-use crate::path::{walk, walk_path, MemoryPulls, PullChoice, PullPoint, Relabelled};
+use crate::path::{walk, walk_path, MemoryPulls, PullChoice, PullPoint, Relabelled, Stop, Walked};
 use crate::run::{run, RunError, RunOptions, RunResult};
 use crate::settings::{TuneSettings, DEFAULT_L2};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
+use std::time::Instant;
 use texel_run::Settings;
 use texel_solve::descent::{Descent, Guards, Variable};
 use texel_solve::error::mean_error;
@@ -166,6 +167,7 @@ impl<V: texel_solve::model::Values> TuneJob<V> {
             start: &self.start,
             resume: path,
             interrupt,
+            deadline: self.settings.run.deadline,
         };
         let settings = (self.vars.as_slice(), &self.settings);
         begin(&mut loaded, settings, resumed, self.record, on)
@@ -179,6 +181,18 @@ struct MemoryStart<'d, M: Model> {
     /// The checkpoint continued, which its refusal names.
     resume: Option<PathBuf>,
     interrupt: &'d AtomicBool,
+    /// The run's end at the latest.
+    deadline: Option<Instant>,
+}
+
+impl<'d, M: Model> MemoryStart<'d, M> {
+    /// What ends a path early.
+    fn stop(&self) -> Stop<'d> {
+        Stop {
+            interrupt: self.interrupt,
+            deadline: self.deadline,
+        }
+    }
 }
 
 impl<M: Model> Beginning for MemoryStart<'_, M> {
@@ -198,7 +212,8 @@ impl<M: Model> Beginning for MemoryStart<'_, M> {
         vars: &[Variable],
         guards: Guards,
         on: &mut dyn FnMut(&PullPoint),
-    ) -> Result<Option<PullChoice>, JobError> {
+    ) -> Result<Option<Walked<M::Values>>, JobError> {
+        let stop = self.stop();
         let data = &mut *self.data;
         if data.validation.len() == 0 {
             return Ok(None);
@@ -209,11 +224,10 @@ impl<M: Model> Beginning for MemoryStart<'_, M> {
             descent: descent.guarded(guards),
             held_out: &mut data.validation,
         };
-        let fallback = (DEFAULT_L2, self.interrupt);
-        let Ok(choice) = walk(&mut solver, start_error, fallback, &mut |p| on(p));
+        let Ok(walked) = walk(&mut solver, start_error, (DEFAULT_L2, stop), &mut |p| on(p));
         data.train.rescore(self.start);
         data.validation.rescore(self.start);
-        Ok(Some(choice))
+        Ok(Some(walked))
     }
 
     /// The λs walked at the pull of `guards`, warm from the start, each judged on the
@@ -223,7 +237,8 @@ impl<M: Model> Beginning for MemoryStart<'_, M> {
         vars: &[Variable],
         guards: Guards,
         on: &mut dyn FnMut(&LambdaPoint),
-    ) -> Result<Option<LambdaChoice>, JobError> {
+    ) -> Result<Option<Walked<M::Values, LambdaChoice>>, JobError> {
+        let stop = self.stop();
         let data = &mut *self.data;
         let Some(labels) = data.labels.as_ref() else {
             return Ok(None);
@@ -237,7 +252,6 @@ impl<M: Model> Beginning for MemoryStart<'_, M> {
             },
             labels,
         };
-        let fallback = (1.0, self.interrupt);
         let l2 = guards.l2;
         let as_lambda = |p: &PullPoint| LambdaPoint {
             lambda: p.l2,
@@ -245,14 +259,18 @@ impl<M: Model> Beginning for MemoryStart<'_, M> {
             held_out: p.held_out,
             iterations: p.iterations,
         };
-        let walked = walk_path(&mut solver, &LAMBDA_PATH, start_error, fallback, &mut |p| {
-            on(&as_lambda(p))
-        });
-        let Ok(choice) = walked;
+        let walked = walk_path(
+            &mut solver,
+            &LAMBDA_PATH,
+            start_error,
+            (1.0, stop),
+            &mut |p| on(&as_lambda(p)),
+        );
+        let Ok(Walked { choice, best }) = walked;
         data.train.set_targets(labels.targets(1.0));
         data.train.rescore(self.start);
         data.validation.rescore(self.start);
-        Ok(Some(match choice {
+        let choice = match choice {
             PullChoice::Path {
                 l2: lambda,
                 held_out,
@@ -265,7 +283,9 @@ impl<M: Model> Beginning for MemoryStart<'_, M> {
                 solved,
             },
             PullChoice::Default(lambda) => LambdaChoice::Default(lambda),
-        }))
+            PullChoice::Stopped(lambda) => LambdaChoice::Stopped(lambda),
+        };
+        Ok(Some(Walked { choice, best }))
     }
 
     fn relabel(&mut self, lambda: f64) {
@@ -274,9 +294,23 @@ impl<M: Model> Beginning for MemoryStart<'_, M> {
         }
     }
 
-    fn fresh(&mut self, vars: Vec<Variable>, guards: Guards) -> Checkpoint<M::Values> {
-        let (data, start) = (&*self.data, self.start.clone());
-        fresh(&data.train, data.fingerprint, start, data.k, vars, guards)
+    fn fresh(
+        &mut self,
+        vars: Vec<Variable>,
+        guards: Guards,
+        from: Option<M::Values>,
+    ) -> Checkpoint<M::Values> {
+        let data = &mut *self.data;
+        let params = match from {
+            Some(values) => {
+                data.train.rescore(&values);
+                values
+            }
+            None => self.start.clone(),
+        };
+        let mut c = fresh(&data.train, data.fingerprint, params, data.k, vars, guards);
+        c.descent.anchor = self.start.clone();
+        c
     }
 
     fn continues(

@@ -90,13 +90,18 @@ pub enum LambdaChoice {
     },
     /// Nothing is held out to judge a λ on: [`SCORED_LAMBDA`].
     Default(f64),
+    /// The path was stopped (an interrupt, the run's deadline) before it solved a λ: the λ
+    /// it falls back to.
+    Stopped(f64),
 }
 
 impl LambdaChoice {
     /// The λ chosen.
     pub fn lambda(self) -> f64 {
         match self {
-            LambdaChoice::Path { lambda, .. } | LambdaChoice::Default(lambda) => lambda,
+            LambdaChoice::Path { lambda, .. }
+            | LambdaChoice::Default(lambda)
+            | LambdaChoice::Stopped(lambda) => lambda,
         }
     }
 }

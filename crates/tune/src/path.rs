@@ -17,6 +17,7 @@ mod memory;
 
 pub(crate) use memory::{MemoryPulls, Relabelled};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
 /// The pulls the path solves, strongest first (a pull of λ costs moving a value 100 units
 /// as much summed error as λ positions wrong by a whole result).
@@ -57,15 +58,49 @@ pub enum PullChoice {
     },
     /// Nothing is held out to judge a pull on: the default pull.
     Default(f64),
+    /// The path was stopped (an interrupt, the run's deadline) before it solved a pull: the
+    /// pull it falls back to.
+    Stopped(f64),
 }
 
 impl PullChoice {
     /// The pull chosen.
     pub fn l2(self) -> f64 {
         match self {
-            PullChoice::Path { l2, .. } | PullChoice::Default(l2) => l2,
+            PullChoice::Path { l2, .. } | PullChoice::Default(l2) | PullChoice::Stopped(l2) => l2,
         }
     }
+}
+
+/// What ends a path before its end: an interrupt, looked at between solves, and the run's
+/// deadline (`--max-time`), which ends a solve too at its next iteration.
+#[derive(Copy, Clone)]
+pub(crate) struct Stop<'a> {
+    /// Raised by Ctrl-C.
+    pub interrupt: &'a AtomicBool,
+    /// The run's end at the latest.
+    pub deadline: Option<Instant>,
+}
+
+impl Stop<'_> {
+    /// Whether the deadline has passed.
+    pub fn timed_out(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Whether the path ends before its next solve.
+    fn now(&self) -> bool {
+        self.interrupt.load(Ordering::SeqCst) || self.timed_out()
+    }
+}
+
+/// A path walked: the choice, and the rounded values of its best solve where they score the
+/// held-out positions better than the start (none where nothing was solved).
+pub(crate) struct Walked<V, C = PullChoice> {
+    /// The pull (or λ) chosen.
+    pub choice: C,
+    /// The values the best solve's held-out error was read at.
+    pub best: Option<V>,
 }
 
 /// Where the positions answer the path: a Newton solve at a pull (or, on the path of λs,
@@ -74,25 +109,31 @@ impl PullChoice {
 pub(crate) trait PullSolver {
     /// Why a solve failed (reading a file).
     type Error;
+    /// The values a solve ends at.
+    type Values;
 
     /// Newton's iterations at pull `l2` from where the last solve ended (the start at
-    /// first) until they converge: the mean training error of the real values and the
-    /// iterations taken.
-    fn solve(&mut self, l2: f64) -> Result<(f64, u64), Self::Error>;
+    /// first) until they converge, or `stop` times out: the mean training error of the
+    /// real values and the iterations taken.
+    fn solve(&mut self, l2: f64, stop: Stop<'_>) -> Result<(f64, u64), Self::Error>;
 
     /// The mean held-out error of the last solve's values, rounded.
     fn held_out(&mut self) -> Result<f64, Self::Error>;
+
+    /// The last solve's values, rounded (those [`PullSolver::held_out`] reads).
+    fn values(&self) -> Self::Values;
 }
 
 /// Walks [`PULL_PATH`] with `solver` (see the module's page), `start` being the start's
-/// held-out error; `on` hears of every pull solved. An `interrupt` ends the path after the
-/// solve under way; with no pull solved the choice is `fallback`.
+/// held-out error; `on` hears of every pull solved. A `stop` ends the path after the solve
+/// under way (a deadline cuts that solve short too); with no pull solved the choice is
+/// `fallback`, stopped.
 pub(crate) fn walk<S: PullSolver>(
     solver: &mut S,
     start: f64,
-    fallback: (f64, &AtomicBool),
+    fallback: (f64, Stop<'_>),
     on: &mut dyn FnMut(&PullPoint),
-) -> Result<PullChoice, S::Error> {
+) -> Result<Walked<S::Values>, S::Error> {
     walk_path(solver, &PULL_PATH, start, fallback, on)
 }
 
@@ -102,16 +143,16 @@ pub(crate) fn walk_path<S: PullSolver>(
     solver: &mut S,
     path: &[f64],
     start: f64,
-    (fallback, interrupt): (f64, &AtomicBool),
+    (fallback, stop): (f64, Stop<'_>),
     on: &mut dyn FnMut(&PullPoint),
-) -> Result<PullChoice, S::Error> {
-    let mut best: Option<PullPoint> = None;
+) -> Result<Walked<S::Values>, S::Error> {
+    let mut best: Option<(PullPoint, S::Values)> = None;
     let (mut worse, mut solved) = (0, 0);
     for &l2 in path {
-        if interrupt.load(Ordering::SeqCst) || worse >= PATIENCE {
+        if stop.now() || worse >= PATIENCE {
             break;
         }
-        let (train, iterations) = solver.solve(l2)?;
+        let (train, iterations) = solver.solve(l2, stop)?;
         let held_out = solver.held_out()?;
         let point = PullPoint {
             l2,
@@ -122,21 +163,27 @@ pub(crate) fn walk_path<S: PullSolver>(
         on(&point);
         solved += 1;
         match &best {
-            Some(b) if b.held_out < held_out => worse += 1,
+            Some((b, _)) if b.held_out < held_out => worse += 1,
             // Equal: the stronger pull stays the best (a weak pull that moves nothing
             // more is no reason to end the path).
-            Some(b) if b.held_out == held_out => {}
-            _ => (best, worse) = (Some(point), 0),
+            Some((b, _)) if b.held_out == held_out => {}
+            _ => (best, worse) = (Some((point, solver.values())), 0),
         }
     }
     Ok(match best {
-        Some(point) => PullChoice::Path {
-            l2: point.l2,
-            held_out: point.held_out,
-            start,
-            solved,
+        Some((point, values)) => Walked {
+            choice: PullChoice::Path {
+                l2: point.l2,
+                held_out: point.held_out,
+                start,
+                solved,
+            },
+            best: (point.held_out < start).then_some(values),
         },
-        None => PullChoice::Default(fallback),
+        None => Walked {
+            choice: PullChoice::Stopped(fallback),
+            best: None,
+        },
     })
 }
 
@@ -154,8 +201,9 @@ mod tests {
 
     impl<F: Fn(f64) -> f64> PullSolver for Curve<F> {
         type Error = Infallible;
+        type Values = f64;
 
-        fn solve(&mut self, l2: f64) -> Result<(f64, u64), Infallible> {
+        fn solve(&mut self, l2: f64, _stop: Stop<'_>) -> Result<(f64, u64), Infallible> {
             self.solves.push(l2);
             self.at = l2;
             Ok((1.0 / (1.0 + l2), 1))
@@ -163,6 +211,17 @@ mod tests {
 
         fn held_out(&mut self) -> Result<f64, Infallible> {
             Ok((self.held)(self.at))
+        }
+
+        fn values(&self) -> f64 {
+            self.at
+        }
+    }
+
+    fn stop(interrupt: &AtomicBool) -> Stop<'_> {
+        Stop {
+            interrupt,
+            deadline: None,
         }
     }
 
@@ -173,8 +232,13 @@ mod tests {
             solves: Vec::new(),
         };
         let never = AtomicBool::new(false);
-        let Ok(walked) = walk(&mut solver, 1.0, (0.1, &never), &mut |_| {});
-        (walked, solver.solves)
+        let Ok(walked) = walk(&mut solver, 1.0, (0.1, stop(&never)), &mut |_| {});
+        assert_eq!(
+            walked.best,
+            Some(walked.choice.l2()),
+            "the best solve's values"
+        );
+        (walked.choice, solver.solves)
     }
 
     #[test]
@@ -212,8 +276,62 @@ mod tests {
             solves: Vec::new(),
         };
         let raised = AtomicBool::new(true);
-        let Ok(walked) = walk(&mut solver, 1.0, (0.1, &raised), &mut |_| {});
-        assert_eq!(walked, PullChoice::Default(0.1));
+        let Ok(walked) = walk(&mut solver, 1.0, (0.1, stop(&raised)), &mut |_| {});
+        assert_eq!(
+            (walked.choice, walked.best),
+            (PullChoice::Stopped(0.1), None)
+        );
         assert!(solver.solves.is_empty());
+    }
+
+    #[test]
+    fn a_deadline_or_an_interrupt_ends_the_path_keeping_the_best_solve_so_far() {
+        let never = AtomicBool::new(false);
+        let mut solver = Curve {
+            held: |l2: f64| (l2.log10() - 2.0).powi(2),
+            at: f64::NAN,
+            solves: Vec::new(),
+        };
+        // Passed before the first solve: nothing solved, the fallback.
+        let passed = Stop {
+            interrupt: &never,
+            deadline: Some(Instant::now()),
+        };
+        let Ok(walked) = walk(&mut solver, 1.0, (0.1, passed), &mut |_| {});
+        assert_eq!(
+            (walked.choice, walked.best),
+            (PullChoice::Stopped(0.1), None)
+        );
+        // Interrupted after three solves: the best of those three, its values kept where
+        // they score the held-out positions better than the start (10).
+        let mut solves = 0;
+        let later = Instant::now() + std::time::Duration::from_secs(3600);
+        let Ok(walked) = walk(
+            &mut solver,
+            10.0,
+            (
+                0.1,
+                Stop {
+                    interrupt: &never,
+                    deadline: Some(later),
+                },
+            ),
+            &mut |_| {
+                solves += 1;
+                if solves == 3 {
+                    never.store(true, Ordering::SeqCst);
+                }
+            },
+        );
+        assert_eq!(solver.solves, [1e5, 3e4, 1e4]);
+        assert_eq!((walked.choice.l2(), walked.best), (1e4, Some(1e4)));
+        // A best solve no better than the start hands back no values.
+        never.store(false, Ordering::SeqCst);
+        let stopped = Stop {
+            interrupt: &never,
+            deadline: None,
+        };
+        let Ok(walked) = walk(&mut solver, 0.0, (0.1, stopped), &mut |_| {});
+        assert_eq!((walked.choice.l2(), walked.best), (100.0, None));
     }
 }

@@ -38,7 +38,7 @@ use crate::begin::{begin, Beginning, NothingToTune};
 use crate::checkpoint::{Checkpoint, Mismatch, RunKind};
 use crate::events::JobEvent;
 use crate::lambda::{LambdaChoice, LambdaPoint};
-use crate::path::{PullChoice, PullPoint};
+use crate::path::{PullPoint, Walked};
 use crate::run::{RunEnd, RunError, RunResult, Unstreamed};
 use crate::settings::{Streaming, TuneSettings};
 use crate::traces::{held_split, target};
@@ -311,14 +311,25 @@ impl Stream<'_> {
 
     /// The checkpoint a fresh tune of `vars` with `guards` begins from (a trace's values
     /// declare no constraints).
-    fn checkpoint(&mut self, vars: Vec<Variable>, guards: Guards) -> Checkpoint<Vec<i32>> {
+    fn checkpoint(
+        &mut self,
+        vars: Vec<Variable>,
+        guards: Guards,
+        from: Option<Vec<i32>>,
+    ) -> Checkpoint<Vec<i32>> {
         self.slots = vars.iter().map(|v| v.slot).collect();
         let guards = Guards {
             constraints: false,
             ..guards
         };
-        let mut start = DescentState::starting(self.start.to_vec(), guards, f64::NAN, vars.len());
-        start.newton = Some(self.newton_start());
+        let params = from.unwrap_or_else(|| self.start.to_vec());
+        let real = self.slots.iter().map(|&s| f64::from(params[s])).collect();
+        let mut start = DescentState::starting(params, guards, f64::NAN, vars.len());
+        start.anchor = self.start.to_vec();
+        start.newton = Some(NewtonState {
+            values: real,
+            ..self.newton_start()
+        });
         let figures = (self.k, self.run.fingerprint, self.trace.len());
         Checkpoint::begun(RunKind::Streamed, figures, start, vars)
     }
@@ -477,8 +488,8 @@ impl Beginning for Stream<'_> {
         vars: &[Variable],
         guards: Guards,
         on: &mut dyn FnMut(&PullPoint),
-    ) -> Result<Option<PullChoice>, StreamError> {
-        let begun = self.checkpoint(vars.to_vec(), guards);
+    ) -> Result<Option<Walked<Vec<i32>>>, StreamError> {
+        let begun = self.checkpoint(vars.to_vec(), guards, None);
         self.chosen_pull(&begun.descent, on)
     }
 
@@ -488,14 +499,19 @@ impl Beginning for Stream<'_> {
         _: &[Variable],
         _: Guards,
         _: &mut dyn FnMut(&LambdaPoint),
-    ) -> Result<Option<LambdaChoice>, StreamError> {
+    ) -> Result<Option<Walked<Vec<i32>, LambdaChoice>>, StreamError> {
         Ok(None)
     }
 
     fn relabel(&mut self, _: f64) {}
 
-    fn fresh(&mut self, vars: Vec<Variable>, guards: Guards) -> Checkpoint<Vec<i32>> {
-        self.checkpoint(vars, guards)
+    fn fresh(
+        &mut self,
+        vars: Vec<Variable>,
+        guards: Guards,
+        from: Option<Vec<i32>>,
+    ) -> Checkpoint<Vec<i32>> {
+        self.checkpoint(vars, guards, from)
     }
 
     fn continues(&self, c: &Checkpoint<Vec<i32>>, vars: &[Variable]) -> Result<(), StreamError> {

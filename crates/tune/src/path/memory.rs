@@ -2,7 +2,7 @@
 //! positions takes Newton's iterations at each pull, the held-out positions are rescored
 //! with its rounded values.
 
-use super::PullSolver;
+use super::{PullSolver, Stop};
 use crate::lambda::ScoredLabels;
 use std::convert::Infallible;
 use texel_solve::descent::Descent;
@@ -19,10 +19,11 @@ pub(crate) struct MemoryPulls<'a, 'd, M: Model> {
 
 impl<M: Model> PullSolver for MemoryPulls<'_, '_, M> {
     type Error = Infallible;
+    type Values = M::Values;
 
-    fn solve(&mut self, l2: f64) -> Result<(f64, u64), Infallible> {
+    fn solve(&mut self, l2: f64, stop: Stop<'_>) -> Result<(f64, u64), Infallible> {
         self.descent.repull(l2);
-        let taken = self.descent.newton_solve();
+        let taken = self.descent.newton_solve_until(|| stop.timed_out());
         let error = self.descent.real_error().unwrap_or(self.descent.error());
         Ok((error, u64::from(taken)))
     }
@@ -30,6 +31,10 @@ impl<M: Model> PullSolver for MemoryPulls<'_, '_, M> {
     fn held_out(&mut self) -> Result<f64, Infallible> {
         self.held_out.rescore(self.descent.params());
         Ok(mean_error(self.held_out, self.descent.k()))
+    }
+
+    fn values(&self) -> M::Values {
+        self.descent.params().clone()
     }
 }
 
@@ -45,15 +50,20 @@ pub(crate) struct Relabelled<'a, 'd, M: Model> {
 
 impl<M: Model> PullSolver for Relabelled<'_, '_, M> {
     type Error = Infallible;
+    type Values = M::Values;
 
-    fn solve(&mut self, lambda: f64) -> Result<(f64, u64), Infallible> {
+    fn solve(&mut self, lambda: f64, stop: Stop<'_>) -> Result<(f64, u64), Infallible> {
         let descent = &mut self.positions.descent;
         descent.retarget(self.labels.targets(lambda));
         let l2 = descent.guards().l2;
-        self.positions.solve(l2)
+        self.positions.solve(l2, stop)
     }
 
     fn held_out(&mut self) -> Result<f64, Infallible> {
         self.positions.held_out()
+    }
+
+    fn values(&self) -> M::Values {
+        self.positions.values()
     }
 }

@@ -3,7 +3,7 @@
 
 use super::tuner::StreamTuner;
 use super::{Stream, StreamError};
-use crate::path::{walk, PullChoice, PullPoint, PullSolver};
+use crate::path::{walk, PullPoint, PullSolver, Stop, Walked};
 use crate::settings::DEFAULT_L2;
 use texel_solve::descent::DescentState;
 use texel_solve::newton::MAX_ITERATIONS;
@@ -16,23 +16,28 @@ impl Stream<'_> {
         &self,
         begun: &DescentState<Vec<i32>>,
         on: &mut dyn FnMut(&PullPoint),
-    ) -> Result<Option<PullChoice>, StreamError> {
+    ) -> Result<Option<Walked<Vec<i32>>>, StreamError> {
         let Some(start) = self.whole(|| self.validation_error(self.start))? else {
             return Ok(None);
         };
         let mut solver = StreamTuner::new(self, begun.clone());
-        let fallback = (DEFAULT_L2, self.interrupt);
-        walk(&mut solver, start, fallback, &mut |p| on(p)).map(Some)
+        let stop = Stop {
+            interrupt: self.interrupt,
+            deadline: self.run.settings.run.deadline,
+        };
+        walk(&mut solver, start, (DEFAULT_L2, stop), &mut |p| on(p)).map(Some)
     }
 }
 
 impl PullSolver for StreamTuner<'_, '_> {
     type Error = StreamError;
+    type Values = Vec<i32>;
 
-    fn solve(&mut self, l2: f64) -> Result<(f64, u64), StreamError> {
+    fn solve(&mut self, l2: f64, stop: Stop<'_>) -> Result<(f64, u64), StreamError> {
         // The path's solves are not checkpointed: a run stopped on the path walks it again.
         self.repull(l2);
-        while self.newton.iterations < u64::from(MAX_ITERATIONS) && !self.newton.handed_over {
+        let more = |t: &Self| t.newton.iterations < u64::from(MAX_ITERATIONS);
+        while more(self) && !self.newton.handed_over && !stop.timed_out() {
             self.iterate()?;
         }
         Ok((self.newton.error, self.newton.iterations))
@@ -41,5 +46,9 @@ impl PullSolver for StreamTuner<'_, '_> {
     fn held_out(&mut self) -> Result<f64, StreamError> {
         let error = self.stream.validation_error(&self.values)?;
         Ok(error.expect("the path is walked only with positions held out"))
+    }
+
+    fn values(&self) -> Vec<i32> {
+        self.values.clone()
     }
 }
