@@ -42,8 +42,8 @@ pub fn held_words(count: usize, min_support: usize) -> String {
 /// A pull of `--l2 auto`'s path in words.
 pub fn pull_words(p: &PullPoint) -> String {
     format!(
-        "--l2 auto: pull {}: training {:.8}, held out {:.8} ({} Newton iterations)",
-        p.l2, p.train, p.held_out, p.iterations
+        "--l2 auto: pull {}: training {:.8}, held out {:.8} ({} Newton iterations, {:.1} s)",
+        p.l2, p.train, p.held_out, p.iterations, p.seconds
     )
 }
 
@@ -73,8 +73,9 @@ pub fn choice_words(choice: &PullChoice) -> String {
 /// A λ of `--lambda auto`'s path in words.
 pub fn lambda_words(p: &LambdaPoint) -> String {
     format!(
-        "--lambda auto: λ {}: training {:.8}, held-out results {:.8} ({} Newton iterations)",
-        p.lambda, p.train, p.held_out, p.iterations
+        "--lambda auto: λ {}: training {:.8}, held-out results {:.8} ({} Newton iterations, \
+         {:.1} s)",
+        p.lambda, p.train, p.held_out, p.iterations, p.seconds
     )
 }
 

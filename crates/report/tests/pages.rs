@@ -109,6 +109,7 @@ fn tune_report() -> TuneReport {
                     train: 0.02 + 0.01 * lambda,
                     held_out: 0.03 + 0.01 * (lambda - 0.5).abs(),
                     iterations: 3,
+                    seconds: 1.5,
                 })
                 .to_vec(),
             Some(0.5),
@@ -172,6 +173,7 @@ fn the_path_of_pulls_is_plotted_when_the_run_walked_one() {
         train: 0.03 - 0.0001 * l2.log10(),
         held_out,
         iterations: 2,
+        seconds: 0.8,
     };
     let path = vec![point(1e5, 0.032), point(3e4, 0.031), point(1e4, 0.0315)];
     report.path = (path, Some(0.0325));

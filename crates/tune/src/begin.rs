@@ -312,6 +312,7 @@ mod tests {
                     train,
                     held_out,
                     iterations,
+                    seconds: 1.0,
                 });
             }
             let (l2, held_out, start, solved) = (10.0, 0.2, 0.4, 2);
@@ -342,6 +343,7 @@ mod tests {
                     train: held_out,
                     held_out,
                     iterations: 2,
+                    seconds: 1.0,
                 });
             }
             let (held_out, l2, solved) = (0.1 + lambda, guards.l2, 2);

@@ -258,6 +258,7 @@ impl<M: Model> Beginning for MemoryStart<'_, M> {
             train: p.train,
             held_out: p.held_out,
             iterations: p.iterations,
+            seconds: p.seconds,
         };
         let walked = walk_path(
             &mut solver,

@@ -72,6 +72,8 @@ pub struct LambdaPoint {
     pub held_out: f64,
     /// Newton iterations the solve took.
     pub iterations: u64,
+    /// Seconds the solve and its judgement took.
+    pub seconds: f64,
 }
 
 /// How a run's λ was chosen.

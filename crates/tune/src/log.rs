@@ -112,6 +112,9 @@ pub struct PullLine {
     pub iterations: u64,
     /// The start's mean error on the held-out positions.
     pub start_held_out_error: f64,
+    /// Seconds the solve and its judgement took (0 in logs written before it was kept).
+    #[serde(default)]
+    pub seconds: f64,
 }
 
 /// A line of the tune log.
@@ -144,6 +147,9 @@ pub struct LambdaLine {
     pub iterations: u64,
     /// Whether the run chose it.
     pub chosen: bool,
+    /// Seconds the solve and its judgement took (0 in logs written before it was kept).
+    #[serde(default)]
+    pub seconds: f64,
 }
 
 impl VersionedLine for TuneLogLine {
@@ -208,6 +214,7 @@ pub fn read_tune_path(
             train: p.pull_train_error,
             held_out: p.pull_held_out_error,
             iterations: p.iterations,
+            seconds: p.seconds,
         });
     }
     Ok((path, start))
@@ -235,6 +242,7 @@ pub fn read_tune_lambdas(
             train: l.lambda_train_error,
             held_out: l.lambda_held_out_error,
             iterations: l.iterations,
+            seconds: l.seconds,
         });
     }
     Ok((path, chosen))
@@ -259,6 +267,7 @@ pub fn append_lambdas(
             lambda_held_out_error: p.held_out,
             iterations: p.iterations,
             chosen: p.lambda == chosen,
+            seconds: p.seconds,
         });
         writeln!(f, "{}", serde_json::to_string(&line).expect("plain data"))?;
     }
@@ -285,6 +294,7 @@ pub fn append_path(
             pull_held_out_error: p.held_out,
             iterations: p.iterations,
             start_held_out_error: start,
+            seconds: p.seconds,
         });
         writeln!(f, "{}", serde_json::to_string(&line).expect("plain data"))?;
     }
@@ -404,6 +414,7 @@ mod tests {
             train: 0.02,
             held_out: 0.03 - l2 / 1e6,
             iterations: 2,
+            seconds: 0.5,
         };
         append_path(&log, &[point(1000.0)], 0.031).unwrap();
         std::fs::write(

@@ -40,6 +40,8 @@ pub struct PullPoint {
     pub held_out: f64,
     /// Newton iterations the solve took.
     pub iterations: u64,
+    /// Seconds the solve and its judgement took.
+    pub seconds: f64,
 }
 
 /// How a run's pull was chosen.
@@ -152,6 +154,7 @@ pub(crate) fn walk_path<S: PullSolver>(
         if stop.now() || worse >= PATIENCE {
             break;
         }
+        let began = Instant::now();
         let (train, iterations) = solver.solve(l2, stop)?;
         let held_out = solver.held_out()?;
         let point = PullPoint {
@@ -159,6 +162,7 @@ pub(crate) fn walk_path<S: PullSolver>(
             train,
             held_out,
             iterations,
+            seconds: began.elapsed().as_secs_f64(),
         };
         on(&point);
         solved += 1;
