@@ -59,6 +59,7 @@ impl PassBar {
         "pass {msg} {bar:30} {pos}/{len} variables walked, {elapsed} elapsed, eta {eta}";
     const MOVE: &'static str =
         "pass {msg} {spinner} walk done, moving the values with a stored gain: {prefix} left";
+    const WHOLE: &'static str = "pass {msg} {spinner} over every position at once, {elapsed}";
 
     fn new(vars: usize) -> PassBar {
         PassBar {
@@ -71,13 +72,28 @@ impl PassBar {
         let moving = pending > 0;
         if moving != self.moving {
             let template = if moving { Self::MOVE } else { Self::WALK };
-            let style = indicatif::ProgressStyle::with_template(template).expect("valid");
-            self.pb.set_style(style);
+            self.restyle(template);
             self.moving = moving;
         }
         self.pb.set_position(walked as u64);
         self.pb.set_prefix(pending.to_string());
         self.pb.set_message(message);
+    }
+
+    /// Shows a pass over every position at once beginning (`message`): a spinner with its
+    /// time, no variables to count.
+    fn show_whole(&mut self, message: String) {
+        self.restyle(Self::WHOLE);
+        self.moving = true;
+        self.pb.reset_elapsed();
+        self.pb
+            .enable_steady_tick(std::time::Duration::from_millis(200));
+        self.pb.set_message(message);
+    }
+
+    fn restyle(&self, template: &str) {
+        let style = indicatif::ProgressStyle::with_template(template).expect("valid");
+        self.pb.set_style(style);
     }
 }
 
@@ -112,8 +128,13 @@ impl TuneProgress {
                 moves,
                 error,
                 sample,
+                whole,
                 ..
             }) => {
+                if *whole {
+                    let message = format!("{pass}: from error {error:.8}");
+                    return self.bar.show_whole(message);
+                }
                 let message = match sample {
                     Some(n) => format!("{pass} (warm start on 1/{n}): error {error:.8}"),
                     None => format!(

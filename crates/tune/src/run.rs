@@ -150,6 +150,10 @@ pub struct Progress {
     /// The pass tunes about one segment in `n` only (the warm start): the error is that
     /// sample's.
     pub sample: Option<usize>,
+    /// A pass that takes every position at once (a Newton iteration, a polish round, an
+    /// Adam epoch), said as it begins: it walks no variable one by one, and `error` is
+    /// the one it starts from.
+    pub whole: bool,
 }
 
 /// What a run reports while it works.

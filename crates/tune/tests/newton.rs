@@ -264,6 +264,10 @@ fn newton_on_the_table_is_the_same_on_one_or_two_threads_and_resumes_exactly() {
     let dir = tempfile::tempdir().unwrap();
     let mut seen = 0;
     let first = tune_table(dir.path(), &mut |e| {
+        // A Newton iteration says it takes every position at once, walking no variable.
+        if let Event::Progress(p) = e {
+            assert!(p.whole && p.walked == 0, "{p:?}");
+        }
         seen += matches!(e, Event::Progress(texel_tune::Progress { pass: 3, .. })) as usize;
         seen == 1
     });

@@ -169,6 +169,7 @@ fn coordinate_pass<'r: 'd, 'd, M: Model + 'd>(
             moves,
             error,
             sample,
+            whole: false,
         });
         events(progress);
         if interrupt.load(Ordering::SeqCst) {

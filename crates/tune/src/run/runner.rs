@@ -136,6 +136,7 @@ impl<'r, 'd, T: Methods<'d>> Runner<'r, 'd, T> {
             moves: 0,
             error: self.tuner.real_error().unwrap_or(self.tuner.error()),
             sample: None,
+            whole: true,
         });
         events(progress);
         if self.interrupt.load(Ordering::SeqCst) {
