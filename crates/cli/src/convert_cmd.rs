@@ -84,6 +84,13 @@ pub fn run(args: &ConvertArgs) -> Result<()> {
             done.unscored
         );
     }
+    if done.ids_dropped > 0 {
+        say!(
+            "{} positions named their game: records hold no game id, so a tune of them holds \
+             out positions one by one, not games (--to bracket keeps the ids)",
+            done.ids_dropped
+        );
+    }
     say!("wrote {} positions to {}", done.written, args.out.display());
     Ok(())
 }

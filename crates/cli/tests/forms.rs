@@ -405,6 +405,19 @@ fn convert_goes_round_and_refuses_centipawn_labels() {
             assert!(text.lines().all(|l| l.matches('[').count() == 2), "{text}");
         }
     }
+    // Positions that name their game: the records cannot keep the ids, and the
+    // conversion says so; bracket keeps them.
+    let scored = std::fs::read_to_string(shipped("scored.epd")).unwrap();
+    let games: String = scored.lines().take(300).map(|l| format!("{l}\n")).collect();
+    std::fs::write(path("games.epd"), games).unwrap();
+    let made = convert(&path("games.epd"), "marlin", &path("games.marlin"), &[]);
+    let said = String::from_utf8_lossy(&made.stdout);
+    assert!(
+        said.contains("300 positions named their game: records hold no game id"),
+        "{said}"
+    );
+    let made = convert(&path("games.epd"), "bracket", &path("games-back.epd"), &[]);
+    assert!(!String::from_utf8_lossy(&made.stdout).contains("game id"));
     let text = std::fs::read_to_string(&epd).unwrap();
     let centipawns: String = (text.lines().enumerate())
         .map(|(i, l)| {

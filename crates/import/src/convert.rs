@@ -185,6 +185,8 @@ pub struct Conversion {
     pub written: u64,
     /// Records written with a score of 0 for want of one.
     pub unscored: u64,
+    /// Records written without the game id their position named (a record holds none).
+    pub ids_dropped: u64,
     /// Lines, records or games skipped, by reason.
     pub skipped: BTreeMap<String, u64>,
 }
@@ -215,7 +217,9 @@ pub fn convert_positions(
             Some(bytes) if failed.is_none() => match writer.write_all(&bytes) {
                 Ok(()) => {
                     done.written += 1;
-                    done.unscored += u64::from(to != Written::Bracket && l.score.is_none());
+                    let record = to != Written::Bracket;
+                    done.unscored += u64::from(record && l.score.is_none());
+                    done.ids_dropped += u64::from(record && l.game.is_some());
                 }
                 Err(e) => failed = Some(e),
             },
