@@ -571,14 +571,20 @@ fn the_shipped_games_convert_to_viriformat_and_marlinformat_that_read_alike() {
     let said = convert("viri", &path("g.viri"));
     assert!(said.contains("viriformat games from 1000 games"), "{said}");
     convert("marlin", &path("g.marlin"));
-    let (viri, printed) = error_line(&path("g.viri"), &["--format", "viri"]);
-    let (marlin, _) = error_line(&path("g.marlin"), &["--format", "marlin"]);
+    let all = ["--validate", "0"];
+    let (viri, printed) = error_line(&path("g.viri"), &["--format", "viri", all[0], all[1]]);
+    let (marlin, _) = error_line(&path("g.marlin"), &["--format", "marlin", all[0], all[1]]);
     assert_eq!(viri, marlin, "{printed}");
     let records = std::fs::metadata(path("g.marlin")).unwrap().len() / 32;
     assert!(
         printed.contains(&format!("{records} training positions")),
         "{printed}"
     );
+    // Read directly, a viriformat game's positions name it: a run holds out games.
+    let (_, printed) = error_line(&path("g.viri"), &["--format", "viri"]);
+    assert!(printed.contains("held out by game: "), "{printed}");
+    assert!(printed.contains(" games ("), "{printed}");
+    assert!(!printed.contains("carry no game id"), "{printed}");
     let refused = fails(
         texel()
             .args(["convert", "--to", "viri", "--epd"])

@@ -206,13 +206,7 @@ pub fn for_each_position(
             match form.record_reader() {
                 Some(record) => each(no, read(record(unit))),
                 // A game's positions know its number in the file.
-                None => crate::viri::positions(unit).into_iter().for_each(|r| {
-                    let of_game = r.map(|l| Labelled {
-                        game: Some(no),
-                        ..l
-                    });
-                    each(no, read(of_game))
-                }),
+                None => crate::viri::numbered_positions(unit, no).for_each(|r| each(no, read(r))),
             }
         }
     }

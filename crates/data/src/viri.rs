@@ -81,6 +81,18 @@ pub fn games(block: &[u8]) -> impl Iterator<Item = &[u8]> {
     })
 }
 
+/// [`positions`] of game number `number` of its file: each names its game.
+pub fn numbered_positions(
+    game: &[u8],
+    number: u64,
+) -> impl Iterator<Item = Result<Labelled, RecordError>> {
+    let named = move |l: Labelled| Labelled {
+        game: Some(number),
+        ..l
+    };
+    positions(game).into_iter().map(move |r| r.map(named))
+}
+
 /// The positions of a game: the one before each move, with its score and the game's
 /// result, as far as the moves are legal (the first illegal move ends the game with its
 /// reason).

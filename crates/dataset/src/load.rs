@@ -292,8 +292,9 @@ fn parse_batch(
             let read = move |record| read(record).map(|l| survey.label(l));
             parsed.par_extend(units.map(|&(no, record)| (no, parsed_record(read(record), format))))
         }
+        // A game's positions know its number in the file.
         None => parsed.par_extend(units.flat_map_iter(|&(no, game)| {
-            let each = texel_data::viri::positions(game).into_iter();
+            let each = texel_data::viri::numbered_positions(game, no);
             each.map(move |read| (no, parsed_record(read.map(|l| survey.label(l)), format)))
         })),
     }
