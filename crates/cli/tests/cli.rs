@@ -1054,6 +1054,30 @@ fn import_averages_duplicate_labels_and_the_tuner_reads_them() {
     // Two positions fit no K worth the name: it is given.
     let error = stdout_of(texel().args(["error", "--k", "1", "--epd"]).arg(&out));
     assert!(error.contains("2 training positions"), "{error}");
+    // One position in two games is averaged into no game (a split cannot hold out part of
+    // its label); one game's twice keeps its game.
+    std::fs::write(
+        &epd,
+        "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1 game 1; [1.0]\n\
+         4k3/8/8/8/8/8/4P3/4K3 w - - 5 20 game 2; [0.5]\n\
+         4k3/8/8/8/8/8/3P4/3K4 w - - 0 1 game 3; [0.0]\n\
+         4k3/8/8/8/8/8/3P4/3K4 w - - 4 9 game 3; [0.0]\n",
+    )
+    .unwrap();
+    stdout_of(
+        texel()
+            .args(["import", "--duplicates", "average", "--epd"])
+            .arg(&epd)
+            .arg("--out")
+            .arg(&out),
+    );
+    let text = std::fs::read_to_string(&out).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].ends_with("[0.75]") && !lines[0].contains("game"),
+        "{text}"
+    );
+    assert!(lines[1].contains("game 3;"), "{text}");
     let refused = texel()
         .args([
             "import",

@@ -29,8 +29,21 @@ pub enum Duplicates {
 #[derive(Default)]
 struct Averages {
     index: HashMap<u64, usize>,
-    /// Per position: its FEN and the `ce` of the first score seen, label sum and count.
-    rows: Vec<(String, u64, u64)>,
+    rows: Vec<Averaged>,
+}
+
+/// A position held for [`Duplicates::Average`].
+struct Averaged {
+    /// Its FEN.
+    fen: String,
+    /// Its game while every occurrence comes from one game; `None` once two games (or an
+    /// occurrence without one) gave it: a held-out split cannot hold out part of a label.
+    game: Option<u64>,
+    /// The `ce` of the first score seen.
+    ce: String,
+    /// Label steps summed, and occurrences.
+    sum: u64,
+    count: u64,
 }
 
 /// Writes kept positions to a temporary file, renamed over the output at the end.
@@ -88,9 +101,10 @@ impl Output {
             stats.skip("label is not a game result (output format)");
             return Ok(());
         }
-        let game = game.map_or(String::new(), write_game);
         let ce = score.map_or(String::new(), |s| write_evaluation(s, leaf.turn()));
-        let fen = || Fen::from_position(&leaf, EnPassantMode::Legal).to_string() + &game + &ce;
+        let board = || Fen::from_position(&leaf, EnPassantMode::Legal).to_string();
+        let named = game.map_or(String::new(), write_game);
+        let fen = || board() + &named + &ce;
         match self.duplicates {
             Duplicates::Keep => self.emit(stats, &fen(), label),
             Duplicates::First => {
@@ -104,15 +118,24 @@ impl Output {
             Duplicates::Average => {
                 let a = &mut self.averages;
                 let row = *a.index.entry(key(&leaf)).or_insert_with(|| {
-                    a.rows.push((fen(), 0, 0));
+                    let (fen, ce) = (board(), ce.clone());
+                    let (sum, count) = (0, 0);
+                    a.rows.push(Averaged {
+                        fen,
+                        game,
+                        ce,
+                        sum,
+                        count,
+                    });
                     a.rows.len() - 1
                 });
                 let r = &mut a.rows[row];
-                if r.2 > 0 {
+                if r.count > 0 {
                     stats.skip("duplicate (label averaged)");
+                    r.game = r.game.filter(|&g| Some(g) == game);
                 }
-                r.1 += u64::from(label.steps());
-                r.2 += 1;
+                r.sum += u64::from(label.steps());
+                r.count += 1;
                 Ok(())
             }
         }
@@ -134,8 +157,10 @@ impl Output {
     /// Writes held positions, then renames the temporary file over the output. An import
     /// that kept nothing is an error, and an existing output is left as it was.
     pub(super) fn finish(mut self, stats: &mut ImportStats) -> Result<(), ImportError> {
-        for (fen, sum, count) in std::mem::take(&mut self.averages.rows) {
-            self.emit(stats, &fen, Label::mean(sum, count))?;
+        for r in std::mem::take(&mut self.averages.rows) {
+            let game = r.game.map_or(String::new(), write_game);
+            let fen = r.fen + &game + &r.ce;
+            self.emit(stats, &fen, Label::mean(r.sum, r.count))?;
         }
         if stats.kept == 0 {
             return Err(ImportError::NothingKept(Box::new(stats.clone())));
