@@ -91,7 +91,7 @@ fn the_trace_writer_gives_each_line_its_label_and_the_evaluation() {
     let (epd, trace) = (dir.path().join("p.epd"), dir.path().join("p.trace"));
     let fens = [
         (
-            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1 ce 20;",
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1 game 7; ce 20;",
             1.0,
         ),
         ("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1", 0.0),
@@ -109,8 +109,12 @@ fn the_trace_writer_gives_each_line_its_label_and_the_evaluation() {
     assert!(status.success());
     let eval = PstEval::material();
     assert_eq!(space, eval.space());
-    for ((fen, result), p) in fens.iter().zip(&positions) {
-        let fen: Fen = fen.split(" ce ").next().unwrap().parse().unwrap();
+    for ((line, result), p) in fens.iter().zip(&positions) {
+        // The line's game is the position's in the trace: a tune holds out whole games.
+        let game = line.contains("game 7;").then_some(7);
+        assert_eq!(p.game, game);
+        let fen = line;
+        let fen: Fen = fen.split(" game ").next().unwrap().parse().unwrap();
         let pos: Chess = fen.into_position(CastlingMode::Standard).unwrap();
         assert_eq!(p.result, *result as f32);
         assert_eq!(

@@ -5,9 +5,10 @@
 //! pst-trace positions.epd positions.trace
 //! ```
 //!
-//! Each line's result is its label; a line with the engine's own search score (`ce N;`)
-//! gets none in the trace (`--lambda` then tunes toward the results alone). A line that is
-//! not a labelled position stops it with the file and line.
+//! Each line's result is its label, and its game (`game N;`) the trace's `game`, so a tune
+//! holds out whole games; a line with the engine's own search score (`ce N;`) gets none in
+//! the trace (`--lambda` then tunes toward the results alone). A line that is not a
+//! labelled position stops it with the file and line.
 
 use std::io::{BufRead, BufWriter, Write};
 use std::path::Path;
@@ -43,6 +44,7 @@ fn write(epd: &Path, trace: &Path) -> Result<(), String> {
         format = Some(found);
         positions.push(TracedPosition {
             result: labelled.label.white_score() as f32,
+            game: labelled.game,
             ..eval.trace(&labelled.position)
         });
     }
