@@ -920,6 +920,53 @@ fn a_streamed_tune_ends_as_the_in_memory_one_and_resumes_after_ctrl_c() {
     assert!(table.contains("--stream tunes a binary trace"), "{table}");
 }
 
+/// A streamed run stopped by Ctrl-C anywhere in its polish rounds resumes to the unbroken
+/// run's values file, byte for byte: a round stopped part-way leaves its probes' memory as
+/// it was.
+#[test]
+fn a_streamed_run_stopped_inside_its_polish_resumes_to_the_unbroken_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = write_trace(dir.path(), 100_000, None);
+    let binary = dir.path().join("engine.bin");
+    let to_binary = ["traces", "convert", "--to", "binary", "--input"];
+    stdout_of(texel().args(to_binary).arg(&text).arg("--out").arg(&binary));
+    let tune = |out: &Path, extra: &[&str]| {
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("texel"));
+        c.args([
+            "tune", "--k", "1", "--l2", "0", "--stream", "--chunk", "30000",
+        ])
+        .args(["--polish-tolerance", "0", "--traces"])
+        .arg(&binary)
+        .arg("--out")
+        .arg(out)
+        .args(extra);
+        c
+    };
+    let straight = dir.path().join("straight.json");
+    let unbroken = stdout_of(&mut tune(&straight, &[]).into());
+    for delay in [0, 40, 120, 300, 700] {
+        let out = dir.path().join(format!("stopped-{delay}.json"));
+        let (code, said, _) = common::when_ready(
+            tune(&out, &[]),
+            false,
+            |l| l.starts_with("pass 1:"),
+            |child| {
+                std::thread::sleep(std::time::Duration::from_millis(delay));
+                common::send_sigint(child);
+            },
+        );
+        if code == Some(130) {
+            let ckpt = dir.path().join(format!("stopped-{delay}.json.ckpt"));
+            stdout_of(&mut tune(&out, &["--resume", ckpt.to_str().unwrap()]).into());
+        }
+        assert_eq!(
+            std::fs::read(&out).unwrap(),
+            std::fs::read(&straight).unwrap(),
+            "stopped {delay} ms into the polish: {said}\n{unbroken}"
+        );
+    }
+}
+
 #[test]
 fn a_streamed_run_keeps_the_run_protocol_of_an_in_memory_one() {
     let dir = tempfile::tempdir().unwrap();

@@ -127,6 +127,22 @@ pub fn round<V: Values, L: Lattice<V>>(
     objective: &Objective<V>,
     last: &mut [(f64, i32)],
 ) -> Result<Option<Round<V>>, L::Error> {
+    // A round stopped part-way (a reading's error: an interrupt) leaves `last` as it was,
+    // so the round a resume makes probes what the unbroken run's did.
+    let mut probed = last.to_vec();
+    let done = screened_round(lattice, (values, sum), vars, objective, &mut probed)?;
+    last.copy_from_slice(&probed);
+    Ok(done)
+}
+
+/// [`round`], writing `last` as it goes.
+fn screened_round<V: Values, L: Lattice<V>>(
+    lattice: &mut L,
+    (values, sum): (&V, f64),
+    vars: &[Variable],
+    objective: &Objective<V>,
+    last: &mut [(f64, i32)],
+) -> Result<Option<Round<V>>, L::Error> {
     let first = screened(last);
     if first.len() < vars.len() {
         let done = attempt(lattice, (values, sum), (vars, &first), objective, last)?;
@@ -586,6 +602,45 @@ mod tests {
         }
         // The values that do not interact reach their own targets.
         assert_eq!((end[2], end[3]), (7, 0));
+    }
+
+    /// A bowl whose trials fail (an interrupt) once its probes have been read.
+    struct Stopped(Bowl);
+
+    impl Lattice<Vec<i32>> for Stopped {
+        type Error = ();
+
+        fn probes(&mut self, values: &Vec<i32>, moves: &Moves) -> Result<Vec<f64>, ()> {
+            self.0.probes(values, moves)
+        }
+
+        fn trials(&mut self, _: &Vec<i32>, _: &Moves, _: &[usize]) -> Result<Vec<f64>, ()> {
+            Err(())
+        }
+    }
+
+    #[test]
+    fn a_round_stopped_part_way_leaves_the_probes_memory_as_it_was() {
+        let bowl = Bowl {
+            target: vec![5, -3, 7, 0],
+        };
+        let anchor = vec![0; 4];
+        let free = Objective {
+            anchor: &anchor,
+            l2: 0.0,
+            constraints: false,
+        };
+        let values = vec![0; 4];
+        let sum = bowl.sum(&values);
+        let before = vec![(-1.0, 1), (0.0, 0), (-9.0, -1), (0.5, 1)];
+        let mut last = before.clone();
+        let mut stopped = Stopped(bowl);
+        let done = round(&mut stopped, (&values, sum), &vars(4), &free, &mut last);
+        assert_eq!((done, last), (Err(()), before.clone()));
+        // Not stopped, the same round writes it.
+        let mut last = before.clone();
+        round(&mut stopped.0, (&values, sum), &vars(4), &free, &mut last).unwrap();
+        assert_ne!(last, before);
     }
 
     #[test]
