@@ -48,7 +48,7 @@ pub struct RunOptions {
     pub deadline: Option<Instant>,
     /// The polish after Newton ends after a round or pass that lowers the training error by
     /// less than this share of it; 0: when one moves nothing. `None`: each polish's own
-    /// ([`LATTICE_POLISH_TOLERANCE`] for a trace's lattice polish, [`POLISH_TOLERANCE`] for
+    /// ([`LATTICE_POLISH_TOLERANCE`] for a trace's lattice polish, `POLISH_TOLERANCE` for
     /// texel's table's coordinate polish).
     pub polish_tolerance: Option<f64>,
 }
