@@ -1041,14 +1041,17 @@ fn import_averages_duplicate_labels_and_the_tuner_reads_them() {
     )
     .unwrap();
     let out = dir.join("avg.epd");
-    stdout_of(
-        texel()
-            .args(["import", "--duplicates", "average", "--epd"])
-            .arg(&epd)
-            .arg("--out")
-            .arg(&out),
-    );
-    let text = std::fs::read_to_string(&out).unwrap();
+    let averaged = || {
+        stdout_of(
+            texel()
+                .args(["import", "--duplicates", "average", "--epd"])
+                .arg(&epd)
+                .arg("--out")
+                .arg(&out),
+        );
+        std::fs::read_to_string(&out).unwrap()
+    };
+    let text = averaged();
     assert!(text.lines().next().unwrap().ends_with("[0.75]"), "{text}");
     assert_eq!(text.lines().count(), 2);
     // Two positions fit no K worth the name: it is given.
@@ -1064,14 +1067,7 @@ fn import_averages_duplicate_labels_and_the_tuner_reads_them() {
          4k3/8/8/8/8/8/3P4/3K4 w - - 4 9 game 3; [0.0]\n",
     )
     .unwrap();
-    stdout_of(
-        texel()
-            .args(["import", "--duplicates", "average", "--epd"])
-            .arg(&epd)
-            .arg("--out")
-            .arg(&out),
-    );
-    let text = std::fs::read_to_string(&out).unwrap();
+    let text = averaged();
     let lines: Vec<&str> = text.lines().collect();
     assert!(
         lines[0].ends_with("[0.75]") && !lines[0].contains("game"),
