@@ -2,6 +2,7 @@
 //! and this names the flags that get past them.
 
 use texel_data::records::RecordForm;
+use texel_data::Looks;
 use texel_dataset::LoadError;
 use texel_tune::{
     JobError, OutputError, RunKind, SessionError, StreamError, TraceSubjectError, Unstreamed,
@@ -103,7 +104,7 @@ pub fn to_binary_command(path: &std::path::Path) -> String {
 fn load_hint(e: &LoadError) -> Option<String> {
     match e {
         LoadError::Binary { listed, .. } => Some(form_hint(*listed, None)),
-        LoadError::WrongForm { listed, wrong, .. } => Some(form_hint(*listed, Some(wrong.looks))),
+        LoadError::WrongForm { listed, wrong, .. } => Some(looks_hint(*listed, wrong.looks)),
         _ => None,
     }
 }
@@ -113,6 +114,24 @@ pub fn explain_load(e: LoadError) -> anyhow::Error {
     match load_hint(&e) {
         Some(hint) => anyhow::anyhow!("{e}: {hint}"),
         None => e.into(),
+    }
+}
+
+/// How to read a file whose first block reads as `looks` (in its source `source` of a
+/// sources file, or by the flag).
+fn looks_hint(source: Option<usize>, looks: Looks) -> String {
+    match (looks, source) {
+        (Looks::Form(form), _) => form_hint(source, Some(form)),
+        (Looks::Text, Some(n)) => format!(
+            "give source {n} of the sources file the \"format\" of its text lines, or none \
+             (each line's form is then detected)"
+        ),
+        (Looks::Text, None) => "read it without --format (each line's form is then detected) \
+                                or with the --format of its text lines"
+            .into(),
+        (Looks::Unknown, _) => "is it the file meant? Its first records hold no chess \
+                                position in any form texel reads"
+            .into(),
     }
 }
 
@@ -143,7 +162,7 @@ pub fn form_hint(source: Option<usize>, form: Option<RecordForm>) -> String {
 pub fn explain_import(e: texel_import::ImportError, flag: &str) -> anyhow::Error {
     match &e {
         texel_import::ImportError::WrongForm { wrong, .. } => {
-            let hint = form_hint(None, Some(wrong.looks)).replace("--format", flag);
+            let hint = looks_hint(None, wrong.looks).replace("--format", flag);
             anyhow::anyhow!("{e}: {hint}")
         }
         texel_import::ImportError::TooManyBad { .. } => {

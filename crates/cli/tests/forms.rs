@@ -246,10 +246,12 @@ fn selfplay_writes_records_and_games_that_read_back_position_for_position() {
             assert_eq!(read.label, (*result).into(), "{}", fen_of(read));
         }
     }
-    // Read by the tuner: marlin and viri are the same positions; bullet the same ones seen
-    // from the side to move (castling rights lost), so a close error.
-    let (from_m, _) = error_line(&path("g.marlin"), &["--format", "marlin"]);
-    let (from_v, printed) = error_line(&path("g.viri"), &["--format", "viri"]);
+    // Read by the tuner: marlin and viri are the same positions (all trained on: viri's
+    // games would hold out games); bullet the same ones seen from the side to move
+    // (castling rights lost), so a close error.
+    let all = ["--validate", "0"];
+    let (from_m, _) = error_line(&path("g.marlin"), &["--format", "marlin", all[0], all[1]]);
+    let (from_v, printed) = error_line(&path("g.viri"), &["--format", "viri", all[0], all[1]]);
     assert_eq!(from_v, from_m, "{printed}");
     let (from_b, _) = error_line(&path("g.bullet"), &["--format", "bullet"]);
     assert!(from_b.is_some());
@@ -593,6 +595,49 @@ fn the_shipped_games_convert_to_viriformat_and_marlinformat_that_read_alike() {
             .arg(path("x.viri")),
     );
     assert!(refused.contains("--pgn"), "{refused}");
+}
+
+#[test]
+fn text_or_noise_read_as_records_is_refused_for_what_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let noise = dir.path().join("noise.bin");
+    let mut seed = 11u64;
+    let bytes: Vec<u8> = (0..32 * 500)
+        .map(|_| {
+            seed = texel_data::splitmix64(seed);
+            seed as u8
+        })
+        .collect();
+    std::fs::write(&noise, bytes).unwrap();
+    // A viriformat game runs until its four zero bytes: text and noise are refused as no
+    // whole game.
+    for file in [shipped("train.epd"), noise.clone()] {
+        let viri = fails(
+            texel()
+                .args(["error", "--format", "viri", "--epd"])
+                .arg(&file),
+        );
+        let no_game = viri.contains("not viriformat") || viri.contains("ends inside a game");
+        assert!(no_game && !viri.contains("malformed FEN"), "{viri}");
+    }
+    for form in ["marlin", "bullet"] {
+        let text = fails(
+            texel()
+                .args(["error", "--format", form, "--epd"])
+                .arg(shipped("train.epd")),
+        );
+        assert!(
+            text.contains("it holds text lines") && text.contains("without --format"),
+            "{form}: {text}"
+        );
+        assert!(!text.contains("malformed FEN"), "{form}: {text}");
+        let junk = fails(
+            texel()
+                .args(["error", "--format", form, "--epd"])
+                .arg(&noise),
+        );
+        assert!(junk.contains("no records texel reads"), "{form}: {junk}");
+    }
 }
 
 #[test]

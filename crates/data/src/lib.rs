@@ -24,4 +24,4 @@ pub use epd::{
 pub use input::{block_lines, open_input, read_block, read_lines, Input};
 pub use mix::{held_out, sampled, splitmix64};
 pub use split::{game_key, GameSplit, HeldOut, SplitCounts};
-pub use survey::{Survey, WrongForm};
+pub use survey::{Looks, Survey, WrongForm};

@@ -10,14 +10,37 @@ use crate::records::{RecordForm, RECORD};
 /// Records (or games) of the first block judged.
 const SAMPLE: usize = 1_000;
 
-/// A records file read as one form whose first records read as another.
+/// What a file read as records holds instead.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Looks {
+    /// Records (or games) of another form.
+    Form(RecordForm),
+    /// Text lines: a file of labelled positions, whose forms are read line by line.
+    Text,
+    /// Nothing texel reads: most of its first records hold no chess position.
+    Unknown,
+}
+
+impl Looks {
+    /// What it holds, in words.
+    fn holds(self) -> &'static str {
+        match self {
+            Looks::Form(form) => form.holds(),
+            Looks::Text => "text lines",
+            Looks::Unknown => "no records texel reads",
+        }
+    }
+}
+
+/// A records file read as one form whose first records read as another, as text, or as
+/// nothing texel reads.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("it holds {}, not {}: {}", looks.holds(), asked.holds(), self.evidence())]
 pub struct WrongForm {
     /// The form it was read as.
     pub asked: RecordForm,
-    /// The form its records read as.
-    pub looks: RecordForm,
+    /// What its first block reads as.
+    pub looks: Looks,
     /// Percent of the first records (or games) that read as `asked`.
     pub asked_share: u32,
     /// Percent that read as `looks`.
@@ -27,7 +50,25 @@ pub struct WrongForm {
 impl WrongForm {
     /// What gave the file away, in words.
     fn evidence(&self) -> String {
-        match self.looks {
+        let looks = match self.looks {
+            Looks::Form(form) => form,
+            Looks::Text => {
+                return format!(
+                    "its first bytes are text broken into lines, and {}% of its first records \
+                     read as {}",
+                    self.asked_share,
+                    self.asked.holds()
+                )
+            }
+            Looks::Unknown => {
+                return format!(
+                    "{}% of its first records read as {}, none as another form",
+                    self.asked_share,
+                    self.asked.holds()
+                )
+            }
+        };
+        match looks {
             RecordForm::Bullet => format!(
                 "the king squares of {}% of its first records match their boards, as only \
                  bulletformat's do",
@@ -37,10 +78,10 @@ impl WrongForm {
                 "{}% of its first {} read as {}, {}% as {}",
                 self.looks_share,
                 match RecordForm::Viri {
-                    viri if viri == self.asked || viri == self.looks => "records or games",
+                    viri if viri == self.asked || viri == looks => "records or games",
                     _ => "records",
                 },
-                self.looks.holds(),
+                looks.holds(),
                 self.asked_share,
                 self.asked.holds()
             ),
@@ -64,6 +105,14 @@ impl Survey {
             false => Labelled { score: None, ..l },
         }
     }
+}
+
+/// Whether the start of `block` is text broken into lines: no control byte but tabs and
+/// line ends, and a line end among them.
+fn is_text(block: &[u8]) -> bool {
+    let head = &block[..block.len().min(4096)];
+    let plain = |&b: &u8| b >= 0x20 || matches!(b, b'\t' | b'\n' | b'\r');
+    head.iter().all(plain) && head.contains(&b'\n')
 }
 
 /// How a sample read in one form: of how many units, how many read whole, and whether
@@ -128,11 +177,25 @@ impl RecordForm {
             if taken {
                 return Err(WrongForm {
                     asked: self,
-                    looks: other,
+                    looks: Looks::Form(other),
                     asked_share: asked.percent(),
                     looks_share: theirs.percent(),
                 });
             }
+        }
+        // Fewer than half read as asked and no other form: text, or nothing at all.
+        if 2 * asked.whole < asked.units {
+            let looks = if is_text(block) {
+                Looks::Text
+            } else {
+                Looks::Unknown
+            };
+            return Err(WrongForm {
+                asked: self,
+                looks,
+                asked_share: asked.percent(),
+                looks_share: 0,
+            });
         }
         Ok(Survey {
             scored: !asked.all_zero,
@@ -186,7 +249,8 @@ mod tests {
             assert!(form.survey(bytes).is_ok(), "{form:?}");
         }
         let wrong = RecordForm::Marlin.survey(&bullet).unwrap_err();
-        assert_eq!((wrong.looks, wrong.looks_share), (RecordForm::Bullet, 100));
+        let bulletformat = Looks::Form(RecordForm::Bullet);
+        assert_eq!((wrong.looks, wrong.looks_share), (bulletformat, 100));
         let text = wrong.to_string();
         assert!(
             text.starts_with("it holds bulletformat records, not marlinformat"),
@@ -194,8 +258,34 @@ mod tests {
         );
         assert_eq!(
             RecordForm::Bullet.survey(&marlin).unwrap_err().looks,
-            RecordForm::Marlin
+            Looks::Form(RecordForm::Marlin)
         );
+    }
+
+    #[test]
+    fn text_or_random_bytes_read_as_records_are_named_for_what_they_are() {
+        let text = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1 [0.5]\n".repeat(200);
+        let mut seed = 7u64;
+        let noise: Vec<u8> = (0..32 * 200)
+            .map(|_| {
+                seed = crate::splitmix64(seed);
+                seed as u8
+            })
+            .collect();
+        for form in [RecordForm::Marlin, RecordForm::Bullet, RecordForm::Viri] {
+            let wrong = form.survey(text.as_bytes()).unwrap_err();
+            assert_eq!(wrong.looks, Looks::Text, "{form:?}");
+            assert!(
+                wrong.to_string().starts_with("it holds text lines, not"),
+                "{wrong}"
+            );
+            let wrong = form.survey(&noise).unwrap_err();
+            assert_eq!(wrong.looks, Looks::Unknown, "{form:?}");
+            assert!(
+                wrong.to_string().contains("no records texel reads"),
+                "{wrong}"
+            );
+        }
     }
 
     #[test]
