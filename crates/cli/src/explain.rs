@@ -52,8 +52,22 @@ fn explain_outputs(e: OutputError) -> anyhow::Error {
     }
 }
 
+/// Whether a session stopped by Ctrl-C before its run began (reading the positions, on a
+/// path): kept as itself, so the command exits as an interrupted run does.
+pub(crate) fn is_stop(e: &SessionError) -> bool {
+    matches!(
+        e,
+        SessionError::Stopped
+            | SessionError::Job(JobError::StoppedOnPath(_))
+            | SessionError::Streamed(StreamError::StoppedOnPath(_))
+    )
+}
+
 /// A session's error with the flags that get past it.
 fn explain_session(e: SessionError) -> anyhow::Error {
+    if is_stop(&e) {
+        return e.into();
+    }
     if let SessionError::Outputs(e) = e {
         return explain_outputs(e);
     }

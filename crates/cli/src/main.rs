@@ -218,9 +218,20 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             eprintln!("error: {err:#}");
-            ExitCode::from(2)
+            match stopped(&err) {
+                true => ExitCode::from(130),
+                false => ExitCode::from(2),
+            }
         }
     }
+}
+
+/// Whether `err` is a tune stopped by Ctrl-C before its run began (reading the positions,
+/// on a path): the exit code of an interrupted run, 130.
+fn stopped(err: &anyhow::Error) -> bool {
+    (err.chain())
+        .filter_map(|cause| cause.downcast_ref::<texel_tune::SessionError>())
+        .any(explain::is_stop)
 }
 
 /// OpenBench's DATAGEN call, `texel "genfens N seed S book <FILE|None>" "quit"`: the

@@ -635,6 +635,35 @@ fn a_tune_out_of_time_on_its_path_writes_the_best_table_it_has() {
     assert!(!said.contains("nothing held out"), "{said}");
 }
 
+/// Ctrl-C on the path of pulls, before the run began: nothing tuned or written, no
+/// checkpoint (one would tune at a pull the unbroken path may not choose), exit 130; the
+/// same command then walks the path again.
+#[test]
+fn ctrl_c_on_the_path_of_pulls_keeps_no_checkpoint_at_a_cut_short_pull() {
+    let tmp = tempfile::tempdir().unwrap();
+    let epd = tmp.path().join("games.epd");
+    let lines: String = include_str!("../../../data/scored.epd")
+        .lines()
+        .take(20_000)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&epd, lines).unwrap();
+    let out = tmp.path().join("t.json");
+    let mut tune = std::process::Command::new(assert_cmd::cargo::cargo_bin("texel"));
+    tune.args([
+        "tune", "--lambda", "1", "--group", "KnightV", "--group", "PassedV",
+    ])
+    .arg("--epd")
+    .arg(&epd)
+    .arg("--out")
+    .arg(&out);
+    let (code, said, err) =
+        common::interrupt_when_in(tune, false, |l| l.starts_with("--l2 auto: pull 100000"));
+    assert_eq!(code, Some(130), "{said}\n{err}");
+    assert!(err.contains("stopped on the path of pulls"), "{err}");
+    assert!(!out.exists() && !tmp.path().join("t.json.ckpt").exists());
+}
+
 #[test]
 fn ctrl_c_saves_a_checkpoint_that_resumes() {
     let tmp = tempfile::tempdir().unwrap();

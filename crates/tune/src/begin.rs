@@ -23,7 +23,7 @@ pub(crate) trait Beginning {
     /// Why the positions could not answer (an unreadable file, an interrupt), or a
     /// checkpoint that does not continue them; a hold that leaves nothing, or a log that
     /// cannot be written, become one too.
-    type Error: From<NothingToTune> + From<RunError>;
+    type Error: From<NothingToTune> + From<StoppedOnPath> + From<RunError>;
 
     /// How many training positions count each of `vars`, in order.
     ///
@@ -94,6 +94,15 @@ type ValuesOf<B> = <<B as Beginning>::Model as Model>::Values;
 )]
 pub struct NothingToTune(pub usize);
 
+/// Ctrl-C on a path of pulls or of λs, before the run began: nothing was tuned or written,
+/// and no checkpoint is kept (one would tune at a pull the unbroken path may not choose).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "stopped on the path of pulls or λs, before the run began: nothing was tuned or written \
+     (the same command walks the path again)"
+)]
+pub struct StoppedOnPath;
+
 /// The checkpoint a tune of `selected` with `settings` begins from on `positions`: `resume`
 /// continued, or a fresh start recording `record` (see the module's page).
 ///
@@ -161,9 +170,17 @@ fn chosen_lambda<B: Beginning>(
         path.push(*p);
         on(JobEvent::Lambda(*p));
     })?;
-    let Some(Walked { choice, best: ours }) = walked else {
+    let Some(Walked {
+        choice,
+        best: ours,
+        interrupted,
+    }) = walked
+    else {
         return Ok(None);
     };
+    if interrupted {
+        return Err(StoppedOnPath.into());
+    }
     *best = ours.or(best.take());
     on(JobEvent::LambdaChosen(choice));
     if let Some(log) = &settings.run.log {
@@ -214,7 +231,10 @@ fn chosen_pull<B: Beginning>(
         on(JobEvent::Pull(*p));
     })?;
     let (choice, ours) = match walked {
-        Some(Walked { choice, best }) => (choice, best),
+        Some(Walked {
+            interrupted: true, ..
+        }) => return Err(StoppedOnPath.into()),
+        Some(Walked { choice, best, .. }) => (choice, best),
         None => (PullChoice::Default(DEFAULT_L2), None),
     };
     *best = ours.or(best.take());
@@ -280,6 +300,12 @@ mod tests {
         }
     }
 
+    impl From<StoppedOnPath> for ToyError {
+        fn from(_: StoppedOnPath) -> ToyError {
+            ToyError::Other
+        }
+    }
+
     impl From<RunError> for ToyError {
         fn from(e: RunError) -> ToyError {
             ToyError::Run(e.to_string())
@@ -324,7 +350,12 @@ mod tests {
             };
             // The best solve's values: 10 for every value (the pull's).
             let best = Some(vec![10; self.support.len()]);
-            Ok(Some(Walked { choice, best }))
+            let interrupted = false;
+            Ok(Some(Walked {
+                choice,
+                best,
+                interrupted,
+            }))
         }
 
         fn walk_lambdas(
@@ -355,7 +386,12 @@ mod tests {
             };
             // The best solve's values: 5 for every value (the λ path's).
             let best = Some(vec![5; self.support.len()]);
-            Ok(Some(Walked { choice, best }))
+            let interrupted = false;
+            Ok(Some(Walked {
+                choice,
+                best,
+                interrupted,
+            }))
         }
 
         fn relabel(&mut self, lambda: f64) {

@@ -38,7 +38,7 @@
 //! assert_eq!((tuned.changes[0].value.as_str(), tuned.changes[0].after), ("PAWN", 100));
 //! ```
 
-use crate::begin::{begin, Beginning, NothingToTune};
+use crate::begin::{begin, Beginning, NothingToTune, StoppedOnPath};
 use crate::checkpoint::{fresh, Checkpoint, CheckpointError};
 use crate::end::{Ending, LogError, Tuned};
 use crate::events::JobEvent;
@@ -108,6 +108,9 @@ pub enum JobError {
     /// Every selected value has too little support.
     #[error(transparent)]
     NothingToTune(#[from] NothingToTune),
+    /// Ctrl-C on a path before the run began.
+    #[error(transparent)]
+    StoppedOnPath(#[from] StoppedOnPath),
     /// The checkpoint does not continue this data and selection.
     #[error(transparent)]
     Resume(#[from] CheckpointError),
@@ -267,7 +270,11 @@ impl<M: Model> Beginning for MemoryStart<'_, M> {
             (1.0, stop),
             &mut |p| on(&as_lambda(p)),
         );
-        let Ok(Walked { choice, best }) = walked;
+        let Ok(Walked {
+            choice,
+            best,
+            interrupted,
+        }) = walked;
         data.train.set_targets(labels.targets(1.0));
         data.train.rescore(self.start);
         data.validation.rescore(self.start);
@@ -286,7 +293,11 @@ impl<M: Model> Beginning for MemoryStart<'_, M> {
             PullChoice::Default(lambda) => LambdaChoice::Default(lambda),
             PullChoice::Stopped(lambda) => LambdaChoice::Stopped(lambda),
         };
-        Ok(Some(Walked { choice, best }))
+        Ok(Some(Walked {
+            choice,
+            best,
+            interrupted,
+        }))
     }
 
     fn relabel(&mut self, lambda: f64) {

@@ -56,7 +56,7 @@ mod stream;
 mod trace_subject;
 mod traces;
 
-pub use begin::NothingToTune;
+pub use begin::{NothingToTune, StoppedOnPath};
 pub use checkpoint::{fresh, Checkpoint, CheckpointError, Mismatch, RunKind};
 pub use end::{LogError, Tuned};
 pub use engine::{tune_engine, EngineTune, EngineTuneError, EngineTuned, Traceable};

@@ -89,11 +89,6 @@ impl Stop<'_> {
     pub fn timed_out(&self) -> bool {
         self.deadline.is_some_and(|d| Instant::now() >= d)
     }
-
-    /// Whether the path ends before its next solve.
-    fn now(&self) -> bool {
-        self.interrupt.load(Ordering::SeqCst) || self.timed_out()
-    }
 }
 
 /// A path walked: the choice, and the rounded values of its best solve where they score the
@@ -103,6 +98,8 @@ pub(crate) struct Walked<V, C = PullChoice> {
     pub choice: C,
     /// The values the best solve's held-out error was read at.
     pub best: Option<V>,
+    /// The interrupt ended the path before its end: its choice is not the unbroken path's.
+    pub interrupted: bool,
 }
 
 /// Where the positions answer the path: a Newton solve at a pull (or, on the path of λs,
@@ -149,9 +146,10 @@ pub(crate) fn walk_path<S: PullSolver>(
     on: &mut dyn FnMut(&PullPoint),
 ) -> Result<Walked<S::Values>, S::Error> {
     let mut best: Option<(PullPoint, S::Values)> = None;
-    let (mut worse, mut solved) = (0, 0);
+    let (mut worse, mut solved, mut interrupted) = (0, 0, false);
     for &l2 in path {
-        if stop.now() || worse >= PATIENCE {
+        interrupted = stop.interrupt.load(Ordering::SeqCst);
+        if interrupted || stop.timed_out() || worse >= PATIENCE {
             break;
         }
         let began = Instant::now();
@@ -183,10 +181,12 @@ pub(crate) fn walk_path<S: PullSolver>(
                 solved,
             },
             best: (point.held_out < start).then_some(values),
+            interrupted,
         },
         None => Walked {
             choice: PullChoice::Stopped(fallback),
             best: None,
+            interrupted,
         },
     })
 }
@@ -329,6 +329,7 @@ mod tests {
         );
         assert_eq!(solver.solves, [1e5, 3e4, 1e4]);
         assert_eq!((walked.choice.l2(), walked.best), (1e4, Some(1e4)));
+        assert!(walked.interrupted, "its choice is not the unbroken path's");
         // A best solve no better than the start hands back no values.
         never.store(false, Ordering::SeqCst);
         let stopped = Stop {

@@ -34,7 +34,7 @@ mod path;
 mod polish;
 mod tuner;
 
-use crate::begin::{begin, Beginning, NothingToTune};
+use crate::begin::{begin, Beginning, NothingToTune, StoppedOnPath};
 use crate::checkpoint::{Checkpoint, Mismatch, RunKind};
 use crate::events::JobEvent;
 use crate::lambda::{LambdaChoice, LambdaPoint};
@@ -158,6 +158,9 @@ pub enum StreamError {
     /// Every selected value has too little support.
     #[error(transparent)]
     NothingToTune(#[from] NothingToTune),
+    /// Ctrl-C on the path of pulls before the run began.
+    #[error(transparent)]
+    StoppedOnPath(#[from] StoppedOnPath),
     /// The scratch file of the tuner form cannot be written or read.
     #[error("the scratch file {}: {cause}", path.display())]
     Form {
