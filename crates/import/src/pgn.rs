@@ -379,6 +379,12 @@ fn judge(
 /// The game(s) in one game's text (more than one only where the splitter could not tell
 /// them apart), their plain score comments in `view`.
 pub(crate) fn parse_games(g: &GameText, number: u64, view: ScoreView) -> Vec<RawGame> {
+    parsed_games(g, number, view).0
+}
+
+/// [`parse_games`], and whether the text ends in a game the reader could not finish (a
+/// file cut inside a game's moves).
+fn parsed_games(g: &GameText, number: u64, view: ScoreView) -> (Vec<RawGame>, bool) {
     let mut reader = Reader::new(g.text.as_slice());
     let mut visitor = Collect {
         line: g.line,
@@ -386,10 +392,13 @@ pub(crate) fn parse_games(g: &GameText, number: u64, view: ScoreView) -> Vec<Raw
         view,
     };
     let mut games = Vec::new();
-    while let Ok(Some(game)) = reader.read_game(&mut visitor) {
-        games.push(game);
+    loop {
+        match reader.read_game(&mut visitor) {
+            Ok(Some(game)) => games.push(game),
+            Ok(None) => return (games, false),
+            Err(_) => return (games, true),
+        }
     }
-    games
 }
 
 /// Parses the game(s) in one game's text (more than one only where the splitter could not
@@ -400,12 +409,16 @@ fn process_text(
     o: &ImportOptions,
     s: &mut Searcher,
 ) -> Vec<(u64, GameYield)> {
-    let games = parse_games(g, number, o.pgn_scores).into_iter();
-    let mut out: Vec<_> = games
+    let (games, cut) = parsed_games(g, number, o.pgn_scores);
+    let mut out: Vec<_> = (games.into_iter())
         .map(|game| (game.line, process_game(&game, o, s)))
         .collect();
     if out.is_empty() {
-        out.push((g.line, (Err("no game in the text"), vec![])));
+        let why = match cut {
+            true => "a game cut short inside its moves",
+            false => "no game in the text",
+        };
+        out.push((g.line, (Err(why), vec![])));
     }
     out
 }

@@ -687,3 +687,25 @@ fn every_position_of_a_game_carries_the_games_number_and_keeps_it() {
     let kept = games_of(&again);
     assert!(!kept.is_empty() && kept.iter().all(|g| games.contains(g)));
 }
+
+#[test]
+fn a_game_cut_short_inside_its_moves_is_named_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "[Event \"a\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 1-0\n\n\
+                [Event \"b\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 {cut inside a comment\n";
+    let input = temp(&dir, "cut.pgn", text);
+    let options = ImportOptions {
+        skip_plies: 0,
+        gap: 1,
+        ..ImportOptions::default()
+    };
+    let stats = stats_of(import_pgn(
+        &input,
+        &input.with_extension("epd"),
+        &options,
+        &|_| {},
+    ));
+    let cut = &stats.games_skipped["a game cut short inside its moves"];
+    assert_eq!((cut.0, cut.1.clone()), (1, vec![6]));
+    assert!(!stats.games_skipped.contains_key("no game in the text"));
+}
