@@ -183,3 +183,34 @@ fn a_trace_that_is_not_of_the_rounds_positions_is_refused_and_not_kept() {
         "a failed trace is not kept"
     );
 }
+
+#[test]
+fn a_start_file_of_the_wrong_shape_is_named_as_given_not_as_the_loops_copy() {
+    let tmp = tempfile::tempdir().unwrap();
+    let engine = sunfish(tmp.path());
+    let mut description: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&engine).unwrap()).unwrap();
+    // The engine's start values with a table cut short: the engine pads it and plays, the
+    // tuning refuses it.
+    let text = std::fs::read_to_string(tmp.path().join("original.json")).unwrap();
+    let mut values: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&text).unwrap();
+    let table = (values.values_mut())
+        .find_map(|v| v.as_array_mut().filter(|a| a.len() > 8))
+        .unwrap();
+    table.truncate(8);
+    let short = tmp.path().join("short-start.json");
+    std::fs::write(&short, serde_json::Value::Object(values).to_string()).unwrap();
+    description["start"] = serde_json::json!(short);
+    let described = tmp.path().join("short.json");
+    std::fs::write(&described, description.to_string()).unwrap();
+    let out = tiny_loop(&described, &tmp.path().join("run"))
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("short-start.json") && !said.contains("best.json"),
+        "{said}"
+    );
+}

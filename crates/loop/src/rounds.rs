@@ -92,7 +92,7 @@ pub fn pgn_files(dir: &Path) -> Result<Vec<PathBuf>, LoopError> {
 }
 
 /// Whether two values files hold the same values (whatever their layout).
-fn same_values(a: &Path, b: &Path) -> Result<bool, LoopError> {
+pub(crate) fn same_values(a: &Path, b: &Path) -> Result<bool, LoopError> {
     let read = |path: &Path| -> Result<serde_json::Value, LoopError> {
         let text = std::fs::read_to_string(path).map_err(io(path))?;
         serde_json::from_str(&text)

@@ -6,6 +6,7 @@ use crate::engine::EngineDescription;
 use crate::error::{io, LoopError};
 use crate::job::{copy_file, LoopEnd, LoopEvent, LoopJob, Step};
 use crate::records::RoundErrors;
+use crate::rounds::same_values;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use texel_data::HeldOut;
@@ -150,7 +151,12 @@ impl LoopJob {
             texel_files::write_atomically(&epd, &text).map_err(io(&epd))?;
             engine.write_trace(&epd, &trace)?;
         }
-        let best = self.settings.best();
+        // While the best values are the engine's start file's copy, read the start file: a
+        // values file of the wrong shape is then named as the file the user gave.
+        let best = match same_values(&engine.start, &self.settings.best())? {
+            true => engine.start.clone(),
+            false => self.settings.best(),
+        };
         let subject = TraceSubject {
             lambda: self.settings.lambda,
             ..TraceSubject::open(
