@@ -93,7 +93,8 @@ fn explain_session(e: SessionError) -> anyhow::Error {
         | SessionError::Streamed(StreamError::NothingToTune(_)) => ": lower --min-support",
         SessionError::Spent { .. } => ": give --passes above it",
         SessionError::Job(JobError::Resume(_)) => {
-            " (give the --epd, --validate and selection the run began with)"
+            " (give the positions the run began with, as they were then: its --epd files, or its \
+             --sources file and the files it names; and its --validate and selection)"
         }
         SessionError::Subject(e) => match e.downcast_ref::<LoadError>() {
             Some(LoadError::TooManyBad { .. }) => "\ngive --allow-bad to go on anyway",

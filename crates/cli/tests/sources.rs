@@ -295,6 +295,40 @@ fn a_changed_source_refuses_a_resume_and_a_bad_sources_file_is_named() {
     assert!(err.contains("max_score -5"), "{err}");
 }
 
+/// A source's line relabelled after a run stopped: its resume is refused, and the advice
+/// names the sources file, not `--epd`.
+#[test]
+fn a_relabelled_source_refuses_a_resume_naming_the_sources() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name);
+    sample(dir.path(), "white.epd", 70_000);
+    let mix = r#"{ "version": 1, "sources": [ { "path": "white.epd" } ] }"#;
+    std::fs::write(path("mix.json"), mix).unwrap();
+    let tune = |extra: &[&str]| {
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("texel"));
+        c.args(["tune", "--passes", "3", "--group", "KnightV", "--sources"])
+            .arg(path("mix.json"))
+            .arg("--out")
+            .arg(path("t.json"))
+            .args(extra);
+        c
+    };
+    let (code, text) = interrupt_when(tune(&[]), |l| l.contains("tuning "));
+    assert_eq!(code, Some(130), "{text}");
+    let epd = std::fs::read_to_string(path("white.epd")).unwrap();
+    let first = epd.lines().next().unwrap();
+    let (fen, label) = first.rsplit_once(' ').unwrap();
+    let other = if label == "[1.0]" { "[0.0]" } else { "[1.0]" };
+    let relabelled = epd.replacen(first, &format!("{fen} {other}"), 1);
+    std::fs::write(path("white.epd"), relabelled).unwrap();
+    let ckpt = path("t.json.ckpt");
+    let err = fails(&mut tune(&["--resume", ckpt.to_str().unwrap()]).into());
+    assert!(
+        err.contains("--sources file") && !err.contains("give the --epd"),
+        "{err}"
+    );
+}
+
 #[test]
 fn compare_and_the_lab_read_a_sources_file_as_tune_does() {
     let dir = tempfile::tempdir().unwrap();
