@@ -185,7 +185,7 @@ fn a_phase_distribution_keeps_as_many_positions_as_its_scarcest_stretch_allows()
 }
 
 #[test]
-fn a_changed_source_refuses_a_resume_and_a_bad_sources_file_is_named() {
+fn a_changed_source_refuses_a_resume_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     let path = |name: &str| dir.path().join(name);
     sample(dir.path(), "white.epd", 70_000);
@@ -229,69 +229,50 @@ fn a_changed_source_refuses_a_resume_and_a_bad_sources_file_is_named() {
     write_mix(60_000);
     let resumed = ok(&mut tune(&["--resume", ckpt]).into());
     assert!(resumed.contains("resuming after "), "{resumed}");
-    // A bad sources file: named, with what is wrong.
-    std::fs::write(
-        path("bad.json"),
-        r#"{ "version": 1, "sources": [ { "path": "white.epd", "weight": -1 } ] }"#,
-    )
-    .unwrap();
-    let err = fails(texel().args(["error", "--sources"]).arg(path("bad.json")));
+}
+
+/// A bad sources file is refused, named, with what is wrong in it.
+#[test]
+fn a_bad_sources_file_is_named_with_what_is_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name);
+    sample(dir.path(), "white.epd", 3_000);
+    let refused = |name: &str, sources: &str| {
+        let text = format!(r#"{{ "version": 1, "sources": [ {sources} ] }}"#);
+        std::fs::write(path(name), text).unwrap();
+        fails(texel().args(["error", "--sources"]).arg(path(name)))
+    };
+    let err = refused("bad.json", r#"{ "path": "white.epd", "weight": -1 }"#);
     assert!(
         err.contains("bad.json") && err.contains("weight -1"),
         "{err}"
     );
-    std::fs::write(
-        path("typo.json"),
-        r#"{ "version": 1, "sources": [ { "path": "white.epd", "capp": 5 } ] }"#,
-    )
-    .unwrap();
-    let err = fails(texel().args(["error", "--sources"]).arg(path("typo.json")));
+    let err = refused("typo.json", r#"{ "path": "white.epd", "capp": 5 }"#);
     assert!(err.contains("typo.json") && err.contains("capp"), "{err}");
-    // One file named twice, once as ./: its positions would count twice.
-    std::fs::write(
-        path("twice.json"),
-        r#"{ "version": 1, "sources": [ { "path": "white.epd" }, { "path": "./white.epd" } ] }"#,
-    )
-    .unwrap();
-    let err = fails(texel().args(["error", "--sources"]).arg(path("twice.json")));
-    assert!(
-        err.contains("sources 1") && err.contains("same file") && err.contains("weight"),
-        "{err}"
+    // One file named twice, once as ./, or through a hard link: its positions would count
+    // twice.
+    let err = refused(
+        "twice.json",
+        r#"{ "path": "white.epd" }, { "path": "./white.epd" }"#,
     );
-    // A hard link to a source is the same file too.
+    let twice = |err: &str| err.contains("sources 1") && err.contains("same file");
+    assert!(twice(&err) && err.contains("weight"), "{err}");
     std::fs::hard_link(path("white.epd"), path("linked.epd")).unwrap();
-    std::fs::write(
-        path("linked.json"),
-        r#"{ "version": 1, "sources": [ { "path": "white.epd" }, { "path": "linked.epd" } ] }"#,
-    )
-    .unwrap();
-    let err = fails(
-        texel()
-            .args(["error", "--sources"])
-            .arg(path("linked.json")),
+    let err = refused(
+        "linked.json",
+        r#"{ "path": "white.epd" }, { "path": "linked.epd" }"#,
     );
-    assert!(
-        err.contains("sources 1") && err.contains("same file"),
-        "{err}"
-    );
+    assert!(twice(&err), "{err}");
     // A weight too small to count one position, a score bound below 1: each named.
-    let one = |source: &str| format!(r#"{{ "version": 1, "sources": [ {source} ] }}"#);
-    std::fs::write(
-        path("tiny.json"),
-        one(r#"{ "path": "white.epd", "weight": 1e-300 }"#),
-    )
-    .unwrap();
-    let err = fails(texel().args(["error", "--sources"]).arg(path("tiny.json")));
+    let err = refused("tiny.json", r#"{ "path": "white.epd", "weight": 1e-300 }"#);
     assert!(
         err.contains("source 1") && err.contains("weight 1e-300 counts none"),
         "{err}"
     );
-    std::fs::write(
-        path("bound.json"),
-        one(r#"{ "path": "white.epd", "filters": { "max_score": -5 } }"#),
-    )
-    .unwrap();
-    let err = fails(texel().args(["error", "--sources"]).arg(path("bound.json")));
+    let err = refused(
+        "bound.json",
+        r#"{ "path": "white.epd", "filters": { "max_score": -5 } }"#,
+    );
     assert!(err.contains("max_score -5"), "{err}");
 }
 
