@@ -227,6 +227,22 @@ fn a_changed_source_refuses_a_resume_naming_it() {
         "{err}"
     );
     write_mix(60_000);
+    // A line of the source relabelled: refused, the advice naming the sources file, not
+    // `--epd`; restored, the resume goes on.
+    let epd = std::fs::read_to_string(path("white.epd")).unwrap();
+    let flipped = |line: &str| {
+        let (fen, label) = line.rsplit_once(' ').unwrap();
+        let other = if label == "[1.0]" { "[0.0]" } else { "[1.0]" };
+        format!("{fen} {other}\n")
+    };
+    let relabelled: String = epd.lines().map(flipped).collect();
+    std::fs::write(path("white.epd"), relabelled).unwrap();
+    let err = fails(&mut tune(&["--resume", ckpt]).into());
+    assert!(
+        err.contains("--sources file") && !err.contains("give the --epd"),
+        "{err}"
+    );
+    std::fs::write(path("white.epd"), epd).unwrap();
     let resumed = ok(&mut tune(&["--resume", ckpt]).into());
     assert!(resumed.contains("resuming after "), "{resumed}");
 }
@@ -274,40 +290,6 @@ fn a_bad_sources_file_is_named_with_what_is_wrong() {
         r#"{ "path": "white.epd", "filters": { "max_score": -5 } }"#,
     );
     assert!(err.contains("max_score -5"), "{err}");
-}
-
-/// A source's line relabelled after a run stopped: its resume is refused, and the advice
-/// names the sources file, not `--epd`.
-#[test]
-fn a_relabelled_source_refuses_a_resume_naming_the_sources() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = |name: &str| dir.path().join(name);
-    sample(dir.path(), "white.epd", 70_000);
-    let mix = r#"{ "version": 1, "sources": [ { "path": "white.epd" } ] }"#;
-    std::fs::write(path("mix.json"), mix).unwrap();
-    let tune = |extra: &[&str]| {
-        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("texel"));
-        c.args(["tune", "--passes", "3", "--group", "KnightV", "--sources"])
-            .arg(path("mix.json"))
-            .arg("--out")
-            .arg(path("t.json"))
-            .args(extra);
-        c
-    };
-    let (code, text) = interrupt_when(tune(&[]), |l| l.contains("tuning "));
-    assert_eq!(code, Some(130), "{text}");
-    let epd = std::fs::read_to_string(path("white.epd")).unwrap();
-    let first = epd.lines().next().unwrap();
-    let (fen, label) = first.rsplit_once(' ').unwrap();
-    let other = if label == "[1.0]" { "[0.0]" } else { "[1.0]" };
-    let relabelled = epd.replacen(first, &format!("{fen} {other}"), 1);
-    std::fs::write(path("white.epd"), relabelled).unwrap();
-    let ckpt = path("t.json.ckpt");
-    let err = fails(&mut tune(&["--resume", ckpt.to_str().unwrap()]).into());
-    assert!(
-        err.contains("--sources file") && !err.contains("give the --epd"),
-        "{err}"
-    );
 }
 
 #[test]
