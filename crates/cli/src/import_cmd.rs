@@ -54,9 +54,10 @@ pub struct SampleArgs {
     #[arg(allow_negative_numbers = true, long, default_value_t = 10)]
     pub skip_plies: usize,
     /// Decisive games: keep only positions where the winner's evaluation is above this (cp;
-    /// the Slow Chess write-up's filter is 100). Off by default: on Stash's games it cost
-    /// about 30 Elo (reports/generalise/)
-    #[arg(allow_negative_numbers = true, long, value_parser = clap::value_parser!(i32).range(0..))]
+    /// the Slow Chess write-up's filter is 100; below 0 keeps those where the winner is
+    /// behind by less). Off by default: on Stash's games it cost about 30 Elo
+    /// (reports/generalise/)
+    #[arg(allow_negative_numbers = true, long)]
     pub win_min: Option<i32>,
     /// Draws: keep only positions where an evaluation is below this in absolute value (cp;
     /// the write-up's is 150). Off by default
