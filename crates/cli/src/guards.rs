@@ -27,7 +27,41 @@ pub fn say_begin<M: Model>(event: &JobEvent<M>, traces: bool) {
         JobEvent::Resumed(passes, vars) => {
             say!("resuming after {passes} passes ({vars} variables)")
         }
-        JobEvent::Run(_) => {}
+        // The bar of a path shows these where there is one (`PathBar`).
+        JobEvent::Run(_) | JobEvent::PullSolving(_) | JobEvent::LambdaSolving(_) => {}
+    }
+}
+
+/// A path of pulls (or λs) on the terminal while it is walked: a bar of the steps solved
+/// (the path may end before its last), the step under way and the time, each step's line
+/// printed above it.
+pub struct PathBar(indicatif::ProgressBar);
+
+impl PathBar {
+    const TEMPLATE: &'static str = "{prefix} {bar:20} {pos}/{len} solved, {elapsed}: {msg}";
+
+    /// The bar of the path `flag` walks (`--l2 auto`), `steps` long at most.
+    pub fn new(flag: &str, steps: usize) -> PathBar {
+        let pb = crate::progress_bar(steps as u64, Self::TEMPLATE);
+        pb.set_prefix(flag.to_string());
+        pb.enable_steady_tick(std::time::Duration::from_millis(200));
+        PathBar(pb)
+    }
+
+    /// The solve of `step` begins.
+    pub fn solving(&self, step: String) {
+        self.0.set_message(format!("solving {step}"));
+    }
+
+    /// A step solved: its `line` said above the bar.
+    pub fn solved(&self, line: String) {
+        self.0.suspend(|| say!("{line}"));
+        self.0.inc(1);
+    }
+
+    /// The path walked: the bar cleared.
+    pub fn finish(self) {
+        self.0.finish_and_clear();
     }
 }
 

@@ -4,6 +4,7 @@
 
 use crate::config::TuneArgs;
 use crate::data_args::{print_errors, Loaded};
+use crate::guards::PathBar;
 use crate::outputs::Planned;
 use crate::report_cmd::TuneWatch;
 use crate::run_words::{say_changes, say_cleared, say_finished, TuneProgress};
@@ -12,6 +13,7 @@ use std::path::{Path, PathBuf};
 use texel_solve::{Descent, Model, Values};
 use texel_tune::{
     EndData, Ended, JobEvent, PassRecord, PullChoice, RunEnd, RunOptions, SessionEvent,
+    LAMBDA_PATH, PULL_PATH,
 };
 
 /// What `texel tune` shows of a session, and the report page it keeps.
@@ -23,6 +25,8 @@ pub(crate) struct TuneShow<'a, V> {
     /// The bar of the positions being read, cleared when they are.
     pub reading: indicatif::ProgressBar,
     progress: Option<TuneProgress>,
+    /// The bar of the path of pulls or λs being walked.
+    path: Option<PathBar>,
     watch: Option<Watching<V>>,
     /// The start's training error, its positions, and the seconds the run had gone.
     start: (f64, usize, f64),
@@ -49,6 +53,7 @@ impl<'a, V: Values> TuneShow<'a, V> {
             space,
             reading,
             progress: None,
+            path: None,
             watch: None,
             start: (0.0, 0, 0.0),
         }
@@ -130,25 +135,33 @@ impl<'a, V: Values> TuneShow<'a, V> {
                 }
                 self.progress = Some(TuneProgress::new(*vars, error, seconds));
             }
+            JobEvent::PullSolving(l2) => {
+                self.walking("--l2 auto", PULL_PATH.len(), format!("pull {l2}"))
+            }
+            JobEvent::LambdaSolving(lambda) => {
+                self.walking("--lambda auto", LAMBDA_PATH.len(), format!("λ {lambda}"))
+            }
             JobEvent::Pull(point) => {
                 if let Some(w) = self.watch.as_mut() {
                     w.watch.path.0.push(*point);
                 }
-                crate::guards::say_begin(&event, traces);
+                self.solved(crate::guards::pull_words(point));
             }
             JobEvent::PullChosen(PullChoice::Path { start, .. }) => {
                 if let Some(w) = self.watch.as_mut() {
                     w.watch.path.1 = Some(*start);
                 }
+                self.path_walked();
                 crate::guards::say_begin(&event, traces);
             }
             JobEvent::Lambda(point) => {
                 if let Some(w) = self.watch.as_mut() {
                     w.watch.lambdas.0.push(*point);
                 }
-                crate::guards::say_begin(&event, traces);
+                self.solved(crate::guards::lambda_words(point));
             }
             JobEvent::LambdaChosen(choice) => {
+                self.path_walked();
                 if let Some(w) = self.watch.as_mut() {
                     w.watch.lambdas.1 = Some(choice.lambda());
                     if choice.lambda() != 1.0 {
@@ -158,7 +171,31 @@ impl<'a, V: Values> TuneShow<'a, V> {
                 }
                 crate::guards::say_begin(&event, traces);
             }
-            _ => crate::guards::say_begin(&event, traces),
+            _ => {
+                self.path_walked();
+                crate::guards::say_begin(&event, traces)
+            }
+        }
+    }
+
+    /// The path walked: its bar cleared.
+    fn path_walked(&mut self) {
+        if let Some(bar) = self.path.take() {
+            bar.finish();
+        }
+    }
+
+    /// A path's step begins to be solved: the path's bar (begun at its first step) says
+    /// which.
+    fn walking(&mut self, flag: &str, steps: usize, step: String) {
+        (self.path.get_or_insert_with(|| PathBar::new(flag, steps))).solving(step);
+    }
+
+    /// A path's step solved: its line, above the path's bar.
+    fn solved(&mut self, line: String) {
+        match &self.path {
+            Some(bar) => bar.solved(line),
+            None => say!("{line}"),
         }
     }
 

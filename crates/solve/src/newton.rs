@@ -74,14 +74,20 @@ pub const MAX_ITERATIONS: u32 = 200;
 const FAITHFUL: f64 = 0.75;
 
 impl NewtonState {
-    /// A fresh phase going on from these real values: the first damping, no chord, no
-    /// iteration, lift or hold yet (as a path of pulls goes on from one pull's solution).
+    /// A fresh phase going on from these real values at another pull, as a path of pulls
+    /// goes on from one pull's solution: no iteration, lift or hold yet, the first step a
+    /// chord step with the last Hessian where the phase was linear in every value (factored
+    /// again with the new pull's curvature: the neighbouring pull's optimum is near, and
+    /// the Hessian barely changes), else a fresh one at the first damping. (A phase that
+    /// moves values by secants takes its Hessian anew at every iteration, and one that held
+    /// them took its Hessian over the others alone.)
     pub fn restarted(self) -> NewtonState {
+        let warm = self.hessian_at.clone().filter(|_| !self.curves_held);
         NewtonState {
-            damping: FIRST_DAMPING,
+            damping: warm.as_ref().map_or(FIRST_DAMPING, |w| w.1),
             iterations: 0,
             handed_over: false,
-            chord: None,
+            chord: warm,
             curves_held: false,
             lifts: 0,
             ..self
@@ -162,6 +168,7 @@ impl Phase {
         NewtonState {
             values: self.x.clone(),
             chord: (state.chord.as_ref()).map(|(at, d)| (by_phase(at), *d)),
+            hessian_at: (state.hessian_at.as_ref()).map(|(at, d)| (by_phase(at), *d)),
             ..state.clone()
         }
     }
@@ -176,9 +183,11 @@ impl Phase {
             all
         };
         let chord = (in_phase.chord.clone()).map(|(at, d)| (by_variable(at), d));
+        let hessian_at = (in_phase.hessian_at.clone()).map(|(at, d)| (by_variable(at), d));
         *state = NewtonState {
             values: by_variable(in_phase.values.clone()),
             chord,
+            hessian_at,
             ..in_phase
         };
     }
@@ -197,6 +206,7 @@ impl<M: Model> Descent<'_, M> {
             error: self.error(),
             handed_over: false,
             chord: None,
+            hessian_at: None,
             curves_held: false,
             lifts: 0,
         }
@@ -282,13 +292,12 @@ impl<M: Model> Descent<'_, M> {
         // Where the phase ends, the lattice polish starts from the model's lattice point;
         // texel's table, polished by coordinate descent, from its values rounded.
         let lattice = self.dataset().lattice_polish();
-        let ended = factor.take_if(|_| state.handed_over && lattice);
-        self.newton_factor = factor;
         let before = self.params().values().to_vec();
         self.round_to(&state.values);
-        if let Some(factor) = ended {
-            self.settle_by_model(&phase, &factor, &state.values);
+        if let Some(factor) = factor.as_ref().filter(|_| state.handed_over && lattice) {
+            self.settle_by_model(&phase, factor, &state.values);
         }
+        self.newton_factor = factor;
         let now = self.params().values();
         let changed = before.iter().zip(now).filter(|(a, b)| a != b).count();
         let error = state.error;
@@ -477,7 +486,6 @@ impl<M: Model> Descent<'_, M> {
     pub fn restart_newton(&mut self) {
         let state = self.newton.take().unwrap_or_else(|| self.newton_start());
         self.newton = Some(state.restarted());
-        self.newton_factor = None;
     }
 
     /// Newton iterations taken.

@@ -257,7 +257,7 @@ impl Jacobian for LinearPositions {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::descent::{Descent, Variable};
+    use crate::descent::{Descent, NewtonState, Variable};
     use crate::error::mean_error;
     use crate::sigmoid::real_sigmoid;
     use crate::values::Values;
@@ -296,6 +296,50 @@ mod tests {
         for (f, t) in found.iter().zip(truth) {
             assert!((f - t).abs() <= 2, "found {found:?}, made from {truth:?}");
         }
+    }
+
+    /// A descent solved at a pull of 1000, then restarted at 100: its Newton state after
+    /// the first iteration there, and after the solve, with the kept factor dropped at the
+    /// restart (as a resume has none) or not.
+    fn solved_at_a_second_pull(drop_factor: bool) -> (f64, NewtonState, NewtonState, Vec<i32>) {
+        let mut positions = labelled_by(&[90, 310, -40, 25], 4000);
+        let start = vec![0; 4];
+        positions.rescore(&start);
+        let vars = (0..4).map(|slot| Variable { slot, step: 1 }).collect();
+        let guards = crate::descent::Guards {
+            l2: 1000.0,
+            constraints: false,
+        };
+        let mut descent = Descent::new(&mut positions, start, 1.0, vars).guarded(guards);
+        descent.newton_solve();
+        descent.repull(100.0);
+        let state = descent.newton.clone().unwrap();
+        assert!(
+            state.chord.is_some(),
+            "the next pull begins with a chord step"
+        );
+        assert_eq!(state.chord, state.hessian_at);
+        if drop_factor {
+            descent.newton_factor = None;
+        }
+        descent.newton_iteration();
+        descent.refresh();
+        let first = descent.newton.clone().unwrap();
+        descent.newton_solve();
+        let solved = descent.newton.clone().unwrap();
+        (state.error, first, solved, descent.params().clone())
+    }
+
+    #[test]
+    fn a_path_s_next_pull_steps_with_the_last_hessian_and_a_resume_takes_it_again() {
+        let ours = solved_at_a_second_pull(false);
+        let (at_first_pull, first, _, _) = &ours;
+        assert!(
+            first.error < *at_first_pull,
+            "the chord step lowered the error"
+        );
+        let again = solved_at_a_second_pull(true);
+        assert_eq!(ours, again, "bit for bit without the kept factor");
     }
 
     #[test]

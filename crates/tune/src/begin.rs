@@ -9,7 +9,7 @@
 use crate::checkpoint::Checkpoint;
 use crate::events::JobEvent;
 use crate::lambda::{LambdaChoice, LambdaPoint};
-use crate::path::{PullChoice, PullPoint, Walked};
+use crate::path::{PathStep, PullChoice, PullPoint, Walked};
 use crate::run::RunError;
 use crate::settings::{TuneSettings, DEFAULT_L2, L2};
 use texel_run::Settings;
@@ -41,7 +41,7 @@ pub(crate) trait Beginning {
         &mut self,
         vars: &[Variable],
         guards: Guards,
-        on: &mut dyn FnMut(&PullPoint),
+        on: &mut dyn FnMut(PathStep<PullPoint>),
     ) -> Result<Option<Walked<ValuesOf<Self>>>, Self::Error>;
 
     /// The path of λs walked from the start over `vars` with `guards` (its pull the one the
@@ -55,7 +55,7 @@ pub(crate) trait Beginning {
         &mut self,
         vars: &[Variable],
         guards: Guards,
-        on: &mut dyn FnMut(&LambdaPoint),
+        on: &mut dyn FnMut(PathStep<LambdaPoint>),
     ) -> Result<Option<Walked<ValuesOf<Self>, LambdaChoice>>, Self::Error>;
 
     /// Moves the training targets to `lambda`'s blend of results and scores.
@@ -166,9 +166,12 @@ fn chosen_lambda<B: Beginning>(
     on: &mut dyn FnMut(JobEvent<B::Model>),
 ) -> Result<Option<f64>, B::Error> {
     let mut path = Vec::new();
-    let walked = positions.walk_lambdas(vars, guards, &mut |p| {
-        path.push(*p);
-        on(JobEvent::Lambda(*p));
+    let walked = positions.walk_lambdas(vars, guards, &mut |step| match step {
+        PathStep::Solving(lambda) => on(JobEvent::LambdaSolving(lambda)),
+        PathStep::Solved(p) => {
+            path.push(p);
+            on(JobEvent::Lambda(p));
+        }
     })?;
     let Some(Walked {
         choice,
@@ -226,9 +229,12 @@ fn chosen_pull<B: Beginning>(
     on: &mut dyn FnMut(JobEvent<B::Model>),
 ) -> Result<f64, B::Error> {
     let mut path = Vec::new();
-    let walked = positions.walk_pulls(vars, guards, &mut |p| {
-        path.push(*p);
-        on(JobEvent::Pull(*p));
+    let walked = positions.walk_pulls(vars, guards, &mut |step| match step {
+        PathStep::Solving(l2) => on(JobEvent::PullSolving(l2)),
+        PathStep::Solved(p) => {
+            path.push(p);
+            on(JobEvent::Pull(p));
+        }
     })?;
     let (choice, ours) = match walked {
         Some(Walked {
@@ -324,7 +330,7 @@ mod tests {
             &mut self,
             _: &[Variable],
             _: Guards,
-            on: &mut dyn FnMut(&PullPoint),
+            on: &mut dyn FnMut(PathStep<PullPoint>),
         ) -> Result<Option<Walked<Vec<i32>>>, ToyError> {
             self.walked += 1;
             if !self.held_out {
@@ -333,13 +339,14 @@ mod tests {
             for (l2, held_out) in [(100.0, 0.3), (10.0, 0.2)] {
                 let train = held_out;
                 let iterations = 3;
-                on(&PullPoint {
+                on(PathStep::Solving(l2));
+                on(PathStep::Solved(PullPoint {
                     l2,
                     train,
                     held_out,
                     iterations,
                     seconds: 1.0,
-                });
+                }));
             }
             let (l2, held_out, start, solved) = (10.0, 0.2, 0.4, 2);
             let choice = PullChoice::Path {
@@ -362,20 +369,21 @@ mod tests {
             &mut self,
             _: &[Variable],
             guards: Guards,
-            on: &mut dyn FnMut(&LambdaPoint),
+            on: &mut dyn FnMut(PathStep<LambdaPoint>),
         ) -> Result<Option<Walked<Vec<i32>, LambdaChoice>>, ToyError> {
             let Some(lambda) = self.lambda else {
                 return Ok(None);
             };
             for at in [1.0, lambda] {
                 let held_out = 0.1 + at;
-                on(&LambdaPoint {
+                on(PathStep::Solving(at));
+                on(PathStep::Solved(LambdaPoint {
                     lambda: at,
                     train: held_out,
                     held_out,
                     iterations: 2,
                     seconds: 1.0,
-                });
+                }));
             }
             let (held_out, l2, solved) = (0.1 + lambda, guards.l2, 2);
             let choice = LambdaChoice::Path {
@@ -440,10 +448,12 @@ mod tests {
     fn said(e: JobEvent<TraceDataset>) -> String {
         match e {
             JobEvent::Held { held, min_support } => format!("held {} < {min_support}", held.len()),
+            JobEvent::PullSolving(l2) => format!("solving pull {l2}"),
             JobEvent::Pull(p) => format!("pull {}", p.l2),
             JobEvent::PullChosen(c) => format!("chosen {}", c.l2()),
             JobEvent::Fresh(n, g) => format!("fresh {n} at {}", g.l2),
             JobEvent::Resumed(passes, n) => format!("resumed {passes} {n}"),
+            JobEvent::LambdaSolving(lambda) => format!("solving λ {lambda}"),
             JobEvent::Lambda(p) => format!("λ {}", p.lambda),
             JobEvent::LambdaChosen(c) => format!("chosen λ {}", c.lambda()),
             JobEvent::Run(_) => "run".into(),
@@ -478,7 +488,9 @@ mod tests {
         assert_eq!(begun.descent.guards.l2, 10.0);
         let want = [
             "held 1 < 20",
+            "solving pull 100",
             "pull 100",
+            "solving pull 10",
             "pull 10",
             "chosen 10",
             "fresh 2 at 10",
@@ -583,13 +595,19 @@ mod tests {
         let begun = begun.unwrap();
         let want = [
             "held 1 < 20",
+            "solving pull 100",
             "pull 100",
+            "solving pull 10",
             "pull 10",
             "chosen 10",
+            "solving λ 1",
             "λ 1",
+            "solving λ 0.5",
             "λ 0.5",
             "chosen λ 0.5",
+            "solving pull 100",
             "pull 100",
+            "solving pull 10",
             "pull 10",
             "chosen 10",
             "fresh 2 at 10",

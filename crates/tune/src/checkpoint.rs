@@ -279,6 +279,8 @@ struct NewtonFile {
     handed_over: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     chord: Option<(Vec<ExactFloat>, ExactFloat)>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    hessian_at: Option<(Vec<ExactFloat>, ExactFloat)>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     curves_held: bool,
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -299,14 +301,16 @@ impl NewtonFile {
             error: ExactFloat(n.error),
             handed_over: n.handed_over,
             chord: n.chord.as_ref().map(|(at, d)| (exact(at), ExactFloat(*d))),
+            hessian_at: (n.hessian_at.as_ref()).map(|(at, d)| (exact(at), ExactFloat(*d))),
             curves_held: n.curves_held,
             lifts: n.lifts,
         }
     }
 
     fn into_state(self, vars: usize) -> Result<NewtonState, String> {
-        let chord_len = self.chord.as_ref().map_or(vars, |c| c.0.len());
-        if self.values.len() != vars || chord_len != vars {
+        let len =
+            |at: &Option<(Vec<ExactFloat>, ExactFloat)>| at.as_ref().map_or(vars, |c| c.0.len());
+        if self.values.len() != vars || len(&self.chord) != vars || len(&self.hessian_at) != vars {
             return Err("Newton's values do not agree with the variables".into());
         }
         Ok(NewtonState {
@@ -316,6 +320,7 @@ impl NewtonFile {
             error: self.error.0,
             handed_over: self.handed_over,
             chord: self.chord.map(|(at, d)| (floats(&at), d.0)),
+            hessian_at: self.hessian_at.map(|(at, d)| (floats(&at), d.0)),
             curves_held: self.curves_held,
             lifts: self.lifts,
         })

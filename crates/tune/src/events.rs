@@ -16,10 +16,14 @@ pub enum JobEvent<'e, M: Model> {
         /// The support they lack.
         min_support: usize,
     },
+    /// The solve of a pull of `L2::Auto`'s path begins.
+    PullSolving(f64),
     /// A pull of `L2::Auto`'s path solved.
     Pull(PullPoint),
     /// The pull `L2::Auto` chose, and how.
     PullChosen(PullChoice),
+    /// The solve of a λ of `Lambda::Auto`'s path begins.
+    LambdaSolving(f64),
     /// A λ of `Lambda::Auto`'s path solved.
     Lambda(LambdaPoint),
     /// The λ `Lambda::Auto` chose, and how.

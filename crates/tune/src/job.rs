@@ -43,7 +43,9 @@ use crate::checkpoint::{fresh, Checkpoint, CheckpointError};
 use crate::end::{Ending, LogError, Tuned};
 use crate::events::JobEvent;
 use crate::lambda::{LambdaChoice, LambdaPoint, ScoredLabels, LAMBDA_PATH};
-use crate::path::{walk, walk_path, MemoryPulls, PullChoice, PullPoint, Relabelled, Stop, Walked};
+use crate::path::{
+    walk, walk_path, MemoryPulls, PathStep, PullChoice, PullPoint, Relabelled, Stop, Walked,
+};
 use crate::run::{run, RunError, RunOptions, RunResult};
 use crate::settings::{TuneSettings, DEFAULT_L2};
 use std::path::PathBuf;
@@ -214,7 +216,7 @@ impl<M: Model> Beginning for MemoryStart<'_, M> {
         &mut self,
         vars: &[Variable],
         guards: Guards,
-        on: &mut dyn FnMut(&PullPoint),
+        on: &mut dyn FnMut(PathStep<PullPoint>),
     ) -> Result<Option<Walked<M::Values>>, JobError> {
         let stop = self.stop();
         let data = &mut *self.data;
@@ -239,7 +241,7 @@ impl<M: Model> Beginning for MemoryStart<'_, M> {
         &mut self,
         vars: &[Variable],
         guards: Guards,
-        on: &mut dyn FnMut(&LambdaPoint),
+        on: &mut dyn FnMut(PathStep<LambdaPoint>),
     ) -> Result<Option<Walked<M::Values, LambdaChoice>>, JobError> {
         let stop = self.stop();
         let data = &mut *self.data;
@@ -268,7 +270,12 @@ impl<M: Model> Beginning for MemoryStart<'_, M> {
             &LAMBDA_PATH,
             start_error,
             (1.0, stop),
-            &mut |p| on(&as_lambda(p)),
+            &mut |step| {
+                on(match step {
+                    PathStep::Solving(lambda) => PathStep::Solving(lambda),
+                    PathStep::Solved(p) => PathStep::Solved(as_lambda(&p)),
+                })
+            },
         );
         let Ok(Walked {
             choice,

@@ -3,7 +3,11 @@
 //!
 //! Newton solves the training positions at each pull of [`PULL_PATH`], strongest first, each
 //! solve warm-started from the one before (a stronger pull's optimum is near a weaker
-//! one's, so a solve takes a few iterations). Each solution is rounded and scored on the
+//! one's, so a solve takes a few iterations), its first step a chord step with the last
+//! Hessian factored again at the new pull where the evaluation is linear in every tuned
+//! value (`texel_solve::NewtonState::restarted`: no pass over the positions for the
+//! Hessian). Each pull is told as its solve begins
+//! ([`PathStep`]) and ends, with its seconds. Each solution is rounded and scored on the
 //! held-out positions (held out by game where the positions name their games); the pull
 //! whose solution scores them best is chosen (the stronger of equals), and the run tunes at
 //! that pull from the start: its Newton iterations, then the polish (a run that went on
@@ -42,6 +46,16 @@ pub struct PullPoint {
     pub iterations: u64,
     /// Seconds the solve and its judgement took.
     pub seconds: f64,
+}
+
+/// What a path tells as it goes: each step (a pull, or a λ) as its solve begins, and what
+/// the solve reached.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum PathStep<P> {
+    /// The solve of this step begins.
+    Solving(f64),
+    /// A step solved.
+    Solved(P),
 }
 
 /// How a run's pull was chosen.
@@ -124,14 +138,14 @@ pub(crate) trait PullSolver {
 }
 
 /// Walks [`PULL_PATH`] with `solver` (see the module's page), `start` being the start's
-/// held-out error; `on` hears of every pull solved. A `stop` ends the path after the solve
+/// held-out error; `on` hears of every pull as its solve begins and ends. A `stop` ends the path after the solve
 /// under way (a deadline cuts that solve short too); with no pull solved the choice is
 /// `fallback`, stopped.
 pub(crate) fn walk<S: PullSolver>(
     solver: &mut S,
     start: f64,
     fallback: (f64, Stop<'_>),
-    on: &mut dyn FnMut(&PullPoint),
+    on: &mut dyn FnMut(PathStep<PullPoint>),
 ) -> Result<Walked<S::Values>, S::Error> {
     walk_path(solver, &PULL_PATH, start, fallback, on)
 }
@@ -143,7 +157,7 @@ pub(crate) fn walk_path<S: PullSolver>(
     path: &[f64],
     start: f64,
     (fallback, stop): (f64, Stop<'_>),
-    on: &mut dyn FnMut(&PullPoint),
+    on: &mut dyn FnMut(PathStep<PullPoint>),
 ) -> Result<Walked<S::Values>, S::Error> {
     let mut best: Option<(PullPoint, S::Values)> = None;
     let (mut worse, mut solved, mut interrupted) = (0, 0, false);
@@ -152,6 +166,7 @@ pub(crate) fn walk_path<S: PullSolver>(
         if interrupted || stop.timed_out() || worse >= PATIENCE {
             break;
         }
+        on(PathStep::Solving(l2));
         let began = Instant::now();
         let (train, iterations) = solver.solve(l2, stop)?;
         let held_out = solver.held_out()?;
@@ -162,7 +177,7 @@ pub(crate) fn walk_path<S: PullSolver>(
             iterations,
             seconds: began.elapsed().as_secs_f64(),
         };
-        on(&point);
+        on(PathStep::Solved(point));
         solved += 1;
         match &best {
             Some((b, _)) if b.held_out < held_out => worse += 1,
@@ -236,7 +251,18 @@ mod tests {
             solves: Vec::new(),
         };
         let never = AtomicBool::new(false);
-        let Ok(walked) = walk(&mut solver, 1.0, (0.1, stop(&never)), &mut |_| {});
+        let mut told = Vec::new();
+        let Ok(walked) = walk(&mut solver, 1.0, (0.1, stop(&never)), &mut |step| {
+            told.push(step)
+        });
+        // Each pull is told as its solve begins, then solved.
+        let pairs: Vec<(f64, f64)> = (told.chunks(2))
+            .map(|pair| match pair {
+                [PathStep::Solving(a), PathStep::Solved(p)] => (*a, p.l2),
+                _ => panic!("not a pull begun then solved: {pair:?}"),
+            })
+            .collect();
+        assert!(pairs.iter().all(|(a, b)| a == b) && pairs.len() == solver.solves.len());
         assert_eq!(
             walked.best,
             Some(walked.choice.l2()),
@@ -320,8 +346,8 @@ mod tests {
                     deadline: Some(later),
                 },
             ),
-            &mut |_| {
-                solves += 1;
+            &mut |step| {
+                solves += usize::from(matches!(step, PathStep::Solved(_)));
                 if solves == 3 {
                     never.store(true, Ordering::SeqCst);
                 }

@@ -38,7 +38,7 @@ use crate::begin::{begin, Beginning, NothingToTune, StoppedOnPath};
 use crate::checkpoint::{Checkpoint, Mismatch, RunKind};
 use crate::events::JobEvent;
 use crate::lambda::{LambdaChoice, LambdaPoint};
-use crate::path::{PullPoint, Walked};
+use crate::path::{PathStep, PullPoint, Walked};
 use crate::run::{RunEnd, RunError, RunResult, Unstreamed};
 use crate::settings::{Streaming, TuneSettings};
 use crate::traces::{held_split, target};
@@ -346,6 +346,7 @@ impl Stream<'_> {
             error: f64::NAN,
             handed_over: false,
             chord: None,
+            hessian_at: None,
             curves_held: false,
             lifts: 0,
         }
@@ -490,7 +491,7 @@ impl Beginning for Stream<'_> {
         &mut self,
         vars: &[Variable],
         guards: Guards,
-        on: &mut dyn FnMut(&PullPoint),
+        on: &mut dyn FnMut(PathStep<PullPoint>),
     ) -> Result<Option<Walked<Vec<i32>>>, StreamError> {
         let begun = self.checkpoint(vars.to_vec(), guards, None);
         self.chosen_pull(&begun.descent, on)
@@ -501,7 +502,7 @@ impl Beginning for Stream<'_> {
         &mut self,
         _: &[Variable],
         _: Guards,
-        _: &mut dyn FnMut(&LambdaPoint),
+        _: &mut dyn FnMut(PathStep<LambdaPoint>),
     ) -> Result<Option<Walked<Vec<i32>, LambdaChoice>>, StreamError> {
         Ok(None)
     }

@@ -40,6 +40,10 @@ pub struct NewtonState {
     /// The real values (by variable) where the Hessian the next iteration reuses was
     /// taken, and its damping; `None` when the next iteration takes a fresh one.
     pub chord: Option<(Vec<f64>, f64)>,
+    /// The real values (by variable) where the last Hessian of a phase linear throughout
+    /// was taken, and its damping: the first step at a path's next pull reuses it
+    /// ([`NewtonState::restarted`]).
+    pub hessian_at: Option<(Vec<f64>, f64)>,
     /// The values the evaluation is not linear in are held for the polish (a secant step
     /// failed its exact check, or brought too little of the fall it promised).
     pub curves_held: bool,

@@ -77,13 +77,20 @@ fn solve_factored(l: &[f64], n: usize, mut b: Vec<f64>) -> Vec<f64> {
     b
 }
 
-/// The Cholesky factor of a damped Hessian `H + μ·D`, kept to solve for more than one
-/// gradient (the chord steps of [`crate::newton`]).
+/// The Cholesky factor of a damped Hessian `H + c·I + μ·D` (`c` an L2 pull's curvature),
+/// kept to solve for more than one gradient (the chord steps of [`crate::newton`]), with
+/// `H` itself, so that the next pull of a path factors its own matrix without a pass over
+/// the positions ([`Factor::at_pull`]).
 #[derive(Clone, Debug)]
 pub struct Factor {
     /// `L`, lower, packed by rows.
     l: Vec<f64>,
     n: usize,
+    /// `H`'s lower triangle, packed by rows (no pull, no damping).
+    hessian: Vec<f64>,
+    /// The pull's curvature `c` and the damping `μ` of the factored matrix.
+    pull: f64,
+    damping: f64,
 }
 
 impl Factor {
@@ -91,15 +98,44 @@ impl Factor {
     /// is not positive definite. A value with no curvature at all (seen in no position, no
     /// pull) gets a unit diagonal: its gradient is zero too, and it stays.
     pub fn new(h: &[f64], n: usize, mu: f64) -> Option<Factor> {
-        let mut a = Vec::with_capacity(row_start(n));
+        Factor::pulled(h, n, 0.0, mu)
+    }
+
+    /// The factor of `H + c·I + μ·D`, `D` the magnitude of the diagonal of `H + c·I`
+    /// (see [`Factor::new`]).
+    pub fn pulled(h: &[f64], n: usize, c: f64, mu: f64) -> Option<Factor> {
+        let mut hessian = Vec::with_capacity(row_start(n));
         for i in 0..n {
-            a.extend_from_slice(&h[i * n..i * n + i + 1]);
-            let d = h[i * n + i].abs();
-            *a.last_mut().expect("the diagonal") += if d == 0.0 { 1.0 } else { mu * d };
+            hessian.extend_from_slice(&h[i * n..i * n + i + 1]);
+        }
+        Factor::of_lower(hessian, n, c, mu)
+    }
+
+    /// The factor of the same `H` at another pull's curvature `c` (itself where `c` is its
+    /// own), or `None` when that matrix is not positive definite: exactly the factor
+    /// [`Factor::pulled`] makes of `H` at `c`.
+    pub fn at_pull(self, c: f64) -> Option<Factor> {
+        match c == self.pull {
+            true => Some(self),
+            false => Factor::of_lower(self.hessian, self.n, c, self.damping),
+        }
+    }
+
+    /// The factor of `H + c·I + μ·D` from `H`'s lower triangle packed by rows.
+    fn of_lower(hessian: Vec<f64>, n: usize, c: f64, mu: f64) -> Option<Factor> {
+        let mut a = hessian.clone();
+        for i in 0..n {
+            let diagonal = &mut a[row_start(i) + i];
+            *diagonal += c;
+            let d = diagonal.abs();
+            *diagonal += if d == 0.0 { 1.0 } else { mu * d };
         }
         Some(Factor {
             l: cholesky(a, n)?,
             n,
+            hessian,
+            pull: c,
+            damping: mu,
         })
     }
 
@@ -165,6 +201,20 @@ mod tests {
             let damped = if k % 4 == 0 { 1.5 * h } else { h };
             assert!((a - damped).abs() < 1e-12, "{k}: {a} against {damped}");
         }
+    }
+
+    #[test]
+    fn a_factor_at_another_pull_is_the_one_taken_there() {
+        let h = [4.0, 2.0, 1.0, 2.0, 3.0, 0.5, 1.0, 0.5, 2.0];
+        let g = [1.0, -2.0, 0.5];
+        let there = Factor::pulled(&h, 3, 0.3, 1e-3).unwrap();
+        let moved = Factor::pulled(&h, 3, 7.0, 1e-3)
+            .unwrap()
+            .at_pull(0.3)
+            .unwrap();
+        assert_eq!(moved.step(&g), there.step(&g), "bit for bit");
+        let here = Factor::pulled(&h, 3, 7.0, 1e-3).unwrap();
+        assert_ne!(here.step(&g), there.step(&g));
     }
 
     #[test]

@@ -81,6 +81,7 @@ pub fn conclude(
     factor: &mut Option<Factor>,
 ) -> (f64, f64) {
     let sum_now = tried.sum_now;
+    state.hessian_at = course.chords.then(|| tried.hessian_at().clone());
     let (fall, taken) = commit(&mut memory, tried, (course.chords, shape.tolerance()));
     let cut = taken.as_ref().is_some_and(|t| !t.full);
     let sum = match taken {

@@ -199,10 +199,7 @@ pub fn propose<P: Passes>(
     let kept = memory.factor.take();
     let (sum_now, factor, g, reused, at) = match memory.chord.take() {
         Some((at, damping)) => {
-            let factor = match kept {
-                Some(f) => Some(f),
-                None => chord_factor(passes, &at, pull, damping)?,
-            };
+            let factor = chord_factor(passes, (&at, kept), pull, damping)?;
             let (sum, g) = passes.gradient(x)?;
             (sum, factor, pull.pulled(x, g), true, (at, damping))
         }
@@ -227,6 +224,13 @@ pub fn propose<P: Passes>(
         factor,
         at,
     })
+}
+
+impl Proposal {
+    /// Where the iteration's Hessian was taken (real values) and its damping.
+    pub fn hessian_at(&self) -> &(Vec<f64>, f64) {
+        &self.at
+    }
 }
 
 /// Commits `tried` to `memory`: the damping follows the step, the next iteration reuses
@@ -263,13 +267,9 @@ fn fresh_factor(
     pull: &Pull,
     damping: &mut f64,
 ) -> (Option<Factor>, Vec<f64>) {
-    let c = pull.curvature();
-    for j in 0..sys.n {
-        sys.hessian[j * sys.n + j] += c;
-    }
     let g = pull.pulled(x, std::mem::take(&mut sys.gradient));
     while *damping <= MAX_DAMPING {
-        if let Some(factor) = Factor::new(&sys.hessian, sys.n, *damping) {
+        if let Some(factor) = Factor::pulled(&sys.hessian, sys.n, pull.curvature(), *damping) {
             return (Some(factor), g);
         }
         *damping = (*damping * 10.0).max(1e-6);
@@ -277,26 +277,45 @@ fn fresh_factor(
     (None, g)
 }
 
-/// The factor a chord step reuses when it was not kept from the iteration that took it
-/// (after a resume): the same one taken again at the real values `at`.
+/// The factor a chord step reuses: the kept one, at this pull (a path's next pull factors
+/// the same Hessian at its own), or where none was kept (after a resume) the same one
+/// taken again at the real values `at`.
 fn chord_factor<P: Passes>(
     passes: &mut P,
-    at: &[f64],
+    (at, kept): (&[f64], Option<Factor>),
     pull: &Pull,
     damping: f64,
 ) -> Result<Option<Factor>, P::Error> {
-    let (_, sys) = passes.system(at)?;
-    let mut h = sys.hessian;
-    let c = pull.curvature();
-    for j in 0..sys.n {
-        h[j * sys.n + j] += c;
+    if let Some(factor) = kept.filter(|f| f.variables() == at.len()) {
+        return Ok(factor.at_pull(pull.curvature()));
     }
-    Ok(Factor::new(&h, sys.n, damping))
+    let (_, sys) = passes.system(at)?;
+    Ok(Factor::pulled(
+        &sys.hessian,
+        sys.n,
+        pull.curvature(),
+        damping,
+    ))
 }
+
+/// How near (in every value) a trial may come to where the declared constraints move `x`
+/// itself before the line search gives up: shorter steps only come nearer (a start outside
+/// the constraints, as texel's default table is, under a strong pull that makes moving
+/// there cost more than it gains).
+const NEAR_CONSTRAINED_START: f64 = 1e-3;
+
+/// A trial whose predicted fall is below this share of the objective ends the search: the
+/// summed error's rounding is of that order, so neither it nor a shorter trial can show a
+/// fall (near an optimum, or where the constraints bend the step off its descent, the
+/// forty halvings of such a search cost forty passes for nothing).
+const UNRESOLVED: f64 = 1e-13;
 
 /// Halves the step `p` from `x` (objective `objective`, gradient `g`), each trial moved
 /// into the declared constraints, until the objective falls by Armijo's share of the
-/// predicted fall; the passes judge [`Passes::lengths_per_pass`] lengths at a time.
+/// predicted fall; the passes judge [`Passes::lengths_per_pass`] lengths at a time. The
+/// search ends at a failed trial that predicts a fall below [`UNRESOLVED`]. Where the
+/// constraints move `x` itself, the trials close in on that point, not on `x`: the search
+/// ends with the first failed trial near it.
 fn line_search<P: Passes>(
     passes: &mut P,
     x: &[f64],
@@ -305,6 +324,12 @@ fn line_search<P: Passes>(
     (p, g): (&[f64], &[f64]),
 ) -> Result<Option<Taken>, P::Error> {
     let per = passes.lengths_per_pass().max(1);
+    let limit = Some(passes.project(x)).filter(|limit| limit != x);
+    let near_limit = |y: &[f64]| {
+        limit.as_ref().is_some_and(|limit| {
+            (y.iter().zip(limit)).all(|(y, l)| (y - l).abs() < NEAR_CONSTRAINED_START)
+        })
+    };
     let mut halvings = 0;
     while halvings < MAX_HALVINGS {
         let alphas: Vec<f64> = (halvings..(halvings + per).min(MAX_HALVINGS))
@@ -321,6 +346,9 @@ fn line_search<P: Passes>(
                     objective: value,
                     full,
                 }));
+            }
+            if near_limit(&y) || -predicted < UNRESOLVED * objective.abs() {
+                return Ok(None);
             }
         }
         halvings += per;
@@ -360,6 +388,92 @@ pub fn judged<P: Passes>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::convert::Infallible;
+
+    /// One value whose summed error is `floor + (y − 3)²`, at most `cap` (a constraint),
+    /// counting the sums asked.
+    struct Bowl {
+        floor: f64,
+        cap: f64,
+        sums: usize,
+    }
+
+    impl Bowl {
+        fn at(&self, y: f64) -> f64 {
+            self.floor + (y - 3.0) * (y - 3.0)
+        }
+    }
+
+    impl Passes for Bowl {
+        type Error = Infallible;
+
+        fn system(&mut self, x: &[f64]) -> Result<(f64, System), Infallible> {
+            let mut system = System::zero(1);
+            (system.gradient[0], system.hessian[0]) = (2.0 * (x[0] - 3.0), 2.0);
+            Ok((self.at(x[0]), system))
+        }
+
+        fn gradient(&mut self, x: &[f64]) -> Result<(f64, Vec<f64>), Infallible> {
+            Ok((self.at(x[0]), vec![2.0 * (x[0] - 3.0)]))
+        }
+
+        fn sums_along(
+            &mut self,
+            x: &[f64],
+            p: &[f64],
+            alphas: &[f64],
+        ) -> Result<Vec<f64>, Infallible> {
+            self.sums += alphas.len();
+            Ok(alphas.iter().map(|a| self.at(x[0] + a * p[0])).collect())
+        }
+
+        fn sum_at(&mut self, y: &[f64]) -> Result<f64, Infallible> {
+            self.sums += 1;
+            Ok(self.at(y[0]))
+        }
+
+        fn project(&self, x: &[f64]) -> Vec<f64> {
+            vec![x[0].min(self.cap)]
+        }
+
+        fn lengths_per_pass(&self) -> usize {
+            1
+        }
+    }
+
+    fn searched(bowl: &mut Bowl, x: f64, p: f64, g: f64) -> Option<Taken> {
+        let pull = Pull {
+            l2: 0.0,
+            anchor: &[0.0],
+        };
+        let objective = bowl.at(x);
+        let Ok(taken) = line_search(bowl, &[x], &pull, objective, (&[p], &[g]));
+        taken
+    }
+
+    #[test]
+    fn a_search_that_cannot_show_a_fall_ends_at_its_first_trial() {
+        // A start above the cap of 0: every trial is bent to 0, where the error is higher.
+        let mut bowl = Bowl {
+            floor: 10.0,
+            cap: 0.0,
+            sums: 0,
+        };
+        assert!(searched(&mut bowl, 1.0, 2.0, -4.0).is_none());
+        assert_eq!(bowl.sums, 1, "not forty halvings toward the bent start");
+        // A fall far below the sum's rounding: nothing to search.
+        let mut bowl = Bowl {
+            floor: 1e6,
+            cap: f64::INFINITY,
+            sums: 0,
+        };
+        let x = 3.0 - 1e-9;
+        assert!(searched(&mut bowl, x, 1e-9, -2e-9).is_none());
+        assert_eq!(bowl.sums, 1);
+        // A step that falls is taken whole.
+        let taken = searched(&mut bowl, 1.0, 2.0, -4.0).expect("a fall");
+        assert!(taken.full && taken.x == [3.0]);
+    }
 
     #[test]
     fn a_composed_evaluation_goes_on_where_a_linear_one_ends() {

@@ -174,8 +174,10 @@ impl<S: Subject> Session<S> {
 fn retyped<M: Model>(e: JobEvent<texel_linear::TraceDataset>) -> JobEvent<M> {
     match e {
         JobEvent::Held { held, min_support } => JobEvent::Held { held, min_support },
+        JobEvent::PullSolving(l2) => JobEvent::PullSolving(l2),
         JobEvent::Pull(p) => JobEvent::Pull(p),
         JobEvent::PullChosen(c) => JobEvent::PullChosen(c),
+        JobEvent::LambdaSolving(lambda) => JobEvent::LambdaSolving(lambda),
         JobEvent::Lambda(p) => JobEvent::Lambda(p),
         JobEvent::LambdaChosen(c) => JobEvent::LambdaChosen(c),
         JobEvent::Fresh(vars, guards) => JobEvent::Fresh(vars, guards),

@@ -3,7 +3,7 @@
 
 use super::tuner::StreamTuner;
 use super::{Stream, StreamError};
-use crate::path::{walk, PullPoint, PullSolver, Stop, Walked};
+use crate::path::{walk, PathStep, PullPoint, PullSolver, Stop, Walked};
 use crate::settings::DEFAULT_L2;
 use texel_solve::descent::DescentState;
 use texel_solve::newton::MAX_ITERATIONS;
@@ -15,7 +15,7 @@ impl Stream<'_> {
     pub(super) fn chosen_pull(
         &self,
         begun: &DescentState<Vec<i32>>,
-        on: &mut dyn FnMut(&PullPoint),
+        on: &mut dyn FnMut(PathStep<PullPoint>),
     ) -> Result<Option<Walked<Vec<i32>>>, StreamError> {
         let Some(start) = self.whole(|| self.validation_error(self.start))? else {
             return Ok(None);

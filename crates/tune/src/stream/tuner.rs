@@ -75,10 +75,12 @@ impl<'s, 'a> StreamTuner<'s, 'a> {
     }
 
     /// Newton's state restarted at pull `l2` from where it is (a path of pulls' next
-    /// solve): a fresh phase, no factor.
+    /// solve): a fresh phase, its first step a chord step with the factor kept
+    /// ([`NewtonState::restarted`]); the gradient the last line search read stays known
+    /// (it does not depend on the pull).
     pub(super) fn repull(&mut self, l2: f64) {
         self.newton = self.newton.clone().restarted();
-        (self.factor, self.ahead, self.l2) = (None, None, l2);
+        self.l2 = l2;
     }
 
     /// One Newton iteration (`texel_solve::newton::iterate`), then the values rounded;
@@ -104,8 +106,8 @@ impl<'s, 'a> StreamTuner<'s, 'a> {
     /// Newton at `newton` now, its values rounded: what the iteration did.
     fn moved_to(&mut self, newton: NewtonState, fall: f64, lifted: usize) -> PassSummary {
         let mut values = self.stream.rounded(&newton.values);
-        if let Some(factor) = self.factor.take_if(|_| newton.handed_over) {
-            self.stream.settled(&factor, &newton.values, &mut values);
+        if let Some(factor) = self.factor.as_ref().filter(|_| newton.handed_over) {
+            self.stream.settled(factor, &newton.values, &mut values);
         }
         let changed = (values.iter().zip(&self.values))
             .filter(|(a, b)| a != b)
