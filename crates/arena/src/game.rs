@@ -323,6 +323,29 @@ fn drawn(why: &str) -> Ending {
     }
 }
 
+/// The UTC day of `when` as a PGN date, `YYYY.MM.DD` (`????.??.??` before 1970).
+fn pgn_date(when: std::time::SystemTime) -> String {
+    let Ok(since) = when.duration_since(std::time::UNIX_EPOCH) else {
+        return "????.??.??".into();
+    };
+    // Days to the civil date (Howard Hinnant's algorithm, eras of 400 years from 0000-03-01).
+    let z = (since.as_secs() / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let shifted_month = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * shifted_month + 2) / 5 + 1;
+    let month = if shifted_month < 10 {
+        shifted_month + 3
+    } else {
+        shifted_month - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    format!("{year:04}.{month:02}.{day:02}")
+}
+
 /// The game as PGN text, tags first, moves with their comments, wrapped at 80 columns.
 pub fn to_pgn(game: &GameRecord, round: u64, event: &str) -> String {
     let mut out = String::new();
@@ -335,6 +358,7 @@ pub fn to_pgn(game: &GameRecord, round: u64, event: &str) -> String {
     };
     tag(&mut out, "Event", event);
     tag(&mut out, "Site", "texel arena");
+    tag(&mut out, "Date", &pgn_date(std::time::SystemTime::now()));
     tag(&mut out, "Round", &round.to_string());
     tag(&mut out, "White", &game.white);
     tag(&mut out, "Black", &game.black);
@@ -385,6 +409,19 @@ pub fn to_pgn(game: &GameRecord, round: u64, event: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_game_s_date_is_its_utc_day() {
+        let at = |secs: u64| pgn_date(std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs));
+        assert_eq!(at(0), "1970.01.01");
+        // 2000-02-29 23:59:59 and the next second (a leap day of a century year).
+        assert_eq!(at(951_868_799), "2000.02.29");
+        assert_eq!(at(951_868_800), "2000.03.01");
+        assert_eq!(at(1_796_601_600), "2026.12.07");
+        assert_eq!(at(4_107_542_400), "2100.03.01");
+        let before = std::time::UNIX_EPOCH - std::time::Duration::from_secs(1);
+        assert_eq!(pgn_date(before), "????.??.??");
+    }
 
     #[test]
     fn comments_are_white_view_pawns_with_depth() {

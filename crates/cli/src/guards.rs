@@ -76,8 +76,12 @@ pub fn held_words(count: usize, min_support: usize) -> String {
 /// A pull of `--l2 auto`'s path in words.
 pub fn pull_words(p: &PullPoint) -> String {
     format!(
-        "--l2 auto: pull {}: training {:.8}, held out {:.8} ({} Newton iterations, {:.1} s)",
-        p.l2, p.train, p.held_out, p.iterations, p.seconds
+        "--l2 auto: pull {}: training {:.8}, held out {:.8} ({}, {:.1} s)",
+        p.l2,
+        p.train,
+        p.held_out,
+        crate::counted(p.iterations, "Newton iteration"),
+        p.seconds
     )
 }
 
@@ -107,9 +111,12 @@ pub fn choice_words(choice: &PullChoice) -> String {
 /// A λ of `--lambda auto`'s path in words.
 pub fn lambda_words(p: &LambdaPoint) -> String {
     format!(
-        "--lambda auto: λ {}: training {:.8}, held-out results {:.8} ({} Newton iterations, \
-         {:.1} s)",
-        p.lambda, p.train, p.held_out, p.iterations, p.seconds
+        "--lambda auto: λ {}: training {:.8}, held-out results {:.8} ({}, {:.1} s)",
+        p.lambda,
+        p.train,
+        p.held_out,
+        crate::counted(p.iterations, "Newton iteration"),
+        p.seconds
     )
 }
 

@@ -329,6 +329,14 @@ pub(crate) fn threads(given: Option<usize>, option: &str) -> usize {
 }
 
 /// A progress bar on stderr, hidden when stderr is not a terminal.
+/// `count` of `noun` in words: "1 Newton iteration", "3 Newton iterations".
+pub(crate) fn counted(count: u64, noun: &str) -> String {
+    match count {
+        1 => format!("1 {noun}"),
+        n => format!("{n} {noun}s"),
+    }
+}
+
 pub(crate) fn progress_bar(len: u64, template: &str) -> ProgressBar {
     let pb = ProgressBar::with_draw_target(
         Some(len),

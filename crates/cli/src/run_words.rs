@@ -254,11 +254,13 @@ pub(crate) fn say_streamed_end(ended: &Streamed, kept_start: bool) {
         _ => format!(", real values {:.8}", ended.real_error),
     };
     say!(
-        "finished after {} passes ({} Newton iterations{real}; {} polish rounds; {} values \
-         tuned): {why}",
-        ended.passes,
-        ended.iterations,
-        ended.passes as u64 - ended.iterations.min(ended.passes as u64),
+        "finished after {} ({}{real}; {}; {} values tuned): {why}",
+        crate::counted(ended.passes as u64, "pass"),
+        crate::counted(ended.iterations, "Newton iteration"),
+        crate::counted(
+            ended.passes as u64 - ended.iterations.min(ended.passes as u64),
+            "polish round"
+        ),
         ended.tuned.len()
     );
     if kept_start {

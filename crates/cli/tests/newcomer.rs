@@ -464,3 +464,59 @@ fn a_tune_whose_every_pass_validates_worse_writes_its_start_and_says_so() {
     );
     assert!(err.contains("give --validate PERCENT"), "{err}");
 }
+
+/// `--resume` of a checkpoint that is not there (a finished run removed it) says so and
+/// what to do, not a bare "No such file or directory".
+#[test]
+fn resuming_a_finished_run_says_its_checkpoint_is_gone_and_where_its_values_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let epd = common::sample(dir.path(), "few.epd", 300);
+    let (out, ckpt) = (dir.path().join("t.json"), dir.path().join("run.ckpt"));
+    let tune = |resume: bool| {
+        let mut cmd = texel();
+        cmd.args(["tune", "--passes", "1", "--l2", "1", "--epd"])
+            .arg(&epd)
+            .arg("--out")
+            .arg(&out)
+            .arg(if resume { "--resume" } else { "--checkpoint" })
+            .arg(&ckpt);
+        cmd
+    };
+    stdout_of(&mut tune(false));
+    assert!(
+        out.exists() && !ckpt.exists(),
+        "a finished run removes its checkpoint"
+    );
+    let err = fails(&mut tune(true));
+    assert!(
+        err.contains("no such file: a run that finished removed its checkpoint")
+            && err.contains("--out"),
+        "{err}"
+    );
+}
+
+/// On a terminal, the path of pulls shows a bar of the pulls solved and the one under way.
+#[test]
+fn the_path_of_pulls_shows_its_progress_on_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let epd = common::sample(dir.path(), "few.epd", 3000);
+    let bin = assert_cmd::cargo::cargo_bin("texel");
+    let command = format!(
+        "{} tune --passes 1 --validate 10 --epd {} --out {}",
+        bin.display(),
+        epd.display(),
+        dir.path().join("t.json").display()
+    );
+    let out = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("`script` (util-linux) runs texel on a terminal");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("solved, ") && text.contains(": solving pull "),
+        "the path's bar: {text}"
+    );
+    assert!(text.contains("--l2 auto chose pull"), "{text}");
+}

@@ -776,7 +776,13 @@ fn a_trace_no_k_can_be_fitted_to_is_refused_saying_why() {
 fn documented_writer() -> String {
     let doc = include_str!("../../../docs/trace-format.md");
     let start = doc.find("```python\n").expect("a Python block") + "```python\n".len();
-    doc[start..start + doc[start..].find("```").unwrap()].to_string()
+    let writer = doc[start..start + doc[start..].find("```").unwrap()].to_string();
+    // The heading and the engine guide count its lines as printed.
+    let lines = writer.lines().count();
+    assert!(doc.contains(&format!("## A writer in {lines} lines of Python")));
+    let guide = include_str!("../../../docs/own-engine.md");
+    assert!(guide.contains(&format!("a {lines}-line python-chess script")));
+    writer
 }
 
 /// The Python writer printed in `docs/trace-format.md`, run as printed (python3 with the
@@ -808,7 +814,7 @@ fn the_documented_python_writer_tunes_by_its_group_from_its_own_values() {
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    let trace = dir.path().join("trace.jsonl");
+    let trace = dir.path().join("runs/my-engine.jsonl");
     let out = dir.path().join("tuned.json");
     let run = texel()
         .args(["tune", "--passes", "2", "--group", "pst", "--traces"])

@@ -32,6 +32,13 @@ pub enum CheckpointError {
         /// The cause.
         cause: std::io::Error,
     },
+    /// No checkpoint is there to continue.
+    #[error(
+        "checkpoint {0}: no such file: a run that finished removed its checkpoint (its values \
+         are in its --out file); a run that was stopped keeps it where --checkpoint said \
+         (without --resume the same command tunes afresh)"
+    )]
+    Missing(PathBuf),
     /// The checkpoint continues another run than the one asked for.
     #[error("checkpoint {path}: {mismatch}")]
     Mismatch {
@@ -487,9 +494,12 @@ impl<V: Values> Checkpoint<V> {
             path: path.to_path_buf(),
             reason,
         };
-        let text = std::fs::read_to_string(path).map_err(|cause| CheckpointError::Io {
-            path: path.to_path_buf(),
-            cause,
+        let text = std::fs::read_to_string(path).map_err(|cause| match cause.kind() {
+            std::io::ErrorKind::NotFound => CheckpointError::Missing(path.to_path_buf()),
+            _ => CheckpointError::Io {
+                path: path.to_path_buf(),
+                cause,
+            },
         })?;
         let v: Value = serde_json::from_str(&text).map_err(|e| bad(format!("corrupt ({e})")))?;
         Checkpoint::from_json(&v).map_err(bad)
