@@ -162,7 +162,14 @@ pub fn run_export(args: &ExportArgs) -> Result<()> {
         );
         return export_other(args, space);
     }
-    let params = crate::load_params(args.params.as_deref())?;
+    let params =
+        crate::load_params(args.params.as_deref()).map_err(|e| match unknown_term(&e) {
+            Some(term) => e.context(format!(
+                "texel's own table has no term {term:?}: another engine's values are exported \
+                 with --space (its trace, or a trace header naming its parameters)"
+            )),
+            None => e,
+        })?;
     if let (Some(template), Some(out)) = (&args.template, &args.out) {
         let space = texel_eval::params::param_space();
         write_template(template, out, &space, params.flat(), &args.pair)?;
@@ -177,6 +184,21 @@ pub fn run_export(args: &ExportArgs) -> Result<()> {
         say!("wrote the parameters as JSON to {}", path.display());
     }
     Ok(())
+}
+
+/// The term a parameter file names that texel's table does not have, where that is why it
+/// could not be read.
+fn unknown_term(e: &anyhow::Error) -> Option<String> {
+    e.chain().find_map(|cause| {
+        let mut error = cause.downcast_ref::<texel_eval::params::ParamsError>()?;
+        while let texel_eval::params::ParamsError::InFile { error: inner, .. } = error {
+            error = inner;
+        }
+        match error {
+            texel_eval::params::ParamsError::UnknownTerm(term) => Some(term.clone()),
+            _ => None,
+        }
+    })
 }
 
 /// `template` rendered with `values` of `space` into `out` (atomically).

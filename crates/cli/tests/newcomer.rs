@@ -520,3 +520,69 @@ fn the_path_of_pulls_shows_its_progress_on_a_terminal() {
     );
     assert!(text.contains("--l2 auto chose pull"), "{text}");
 }
+
+/// The C template `docs/trace-format.md` prints, filled by `texel export` with the pair it
+/// names, compiles; without `--space` the values of another engine are refused with the
+/// hint to give it.
+#[test]
+fn the_documented_c_template_compiles_with_the_exported_values() {
+    let doc = include_str!("../../../docs/trace-format.md");
+    let start = doc.find("```c\n").expect("a C block") + "```c\n".len();
+    let template = &doc[start..start + doc[start..].find("```").unwrap()];
+    let pair = template
+        .split("--pair \"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("the block names its pair");
+    let dir = tempfile::tempdir().unwrap();
+    let default: Vec<[i32; 2]> = (0..64).map(|i| [i, -i]).collect();
+    let header = serde_json::json!({"format": "texel-trace", "version": 1, "params": [
+        {"name": "KNIGHT_PST", "len": 64, "tapered": true, "default": default}]});
+    std::fs::write(dir.path().join("trace.jsonl"), format!("{header}\n")).unwrap();
+    std::fs::write(dir.path().join("eval.c.in"), template).unwrap();
+    stdout_of(
+        texel()
+            .current_dir(dir.path())
+            .args([
+                "export",
+                "--space",
+                "trace.jsonl",
+                "--template",
+                "eval.c.in",
+            ])
+            .args(["--out", "eval.c", "--pair", pair]),
+    );
+    let cc = std::process::Command::new("cc")
+        .args(["-c", "-Wall", "-Werror", "eval.c", "-o", "eval.o"])
+        .current_dir(dir.path())
+        .output()
+        .expect("a C compiler (the Rust linker's)");
+    assert!(
+        cc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cc.stderr)
+    );
+    let values = dir.path().join("values.json");
+    stdout_of(
+        texel()
+            .current_dir(dir.path())
+            .args(["export", "--space", "trace.jsonl", "--json"])
+            .arg(&values),
+    );
+    let err = fails(
+        texel()
+            .current_dir(dir.path())
+            .args([
+                "export",
+                "--params",
+                "values.json",
+                "--template",
+                "eval.c.in",
+            ])
+            .args(["--out", "again.c"]),
+    );
+    assert!(
+        err.contains("no term \"KNIGHT_PST\"") && err.contains("--space"),
+        "{err}"
+    );
+}

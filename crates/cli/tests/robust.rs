@@ -189,6 +189,17 @@ fn json_errors_name_the_file_once() {
     let missing = tmp.path().join("missing.epd");
     let err = fails(texel().args(["tune", "--epd"]).arg(&missing));
     assert_eq!(err.matches("No such file").count(), 1, "{err}");
+    // A parameter file that is not there says how to make one.
+    let err = fails(
+        texel()
+            .args(["eval", "--params"])
+            .arg(tmp.path().join("base.json"))
+            .arg("8/8/8/8/8/8/8/K1k5 w - - 0 1"),
+    );
+    assert!(
+        err.contains("base.json: no such parameter file (`texel tune --out FILE`"),
+        "{err}"
+    );
     // A byte-order mark is fine.
     let with_bom = tmp.path().join("bom.json");
     std::fs::write(&with_bom, "\u{feff}{\"BISHOP_PAIR\": [1, 2]}").unwrap();

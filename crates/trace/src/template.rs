@@ -81,7 +81,12 @@ fn placeholder(
         .iter()
         .zip(space.param_starts())
         .find(|(p, _)| p.name == name)
-        .ok_or_else(|| format!("{{{{{text}}}}}: no parameter {name:?}"))?;
+        .ok_or_else(|| {
+            format!(
+                "{{{{{text}}}}}: no parameter {name:?}{}",
+                nearest(space, name)
+            )
+        })?;
     if part.is_some() && !param.tapered {
         return Err(format!("{{{{{text}}}}}: {name} is not tapered"));
     }
@@ -102,6 +107,35 @@ fn placeholder(
         .map(|&e| entry_text(param, own, e, part, pair))
         .collect();
     Ok(words.join(", "))
+}
+
+/// ` (did you mean NAME?)` for the parameter of `space` whose name is fewest edits from
+/// `name` (at most a third of its letters), else nothing.
+fn nearest(space: &ParamSpace, name: &str) -> String {
+    let upper = name.to_uppercase();
+    let most = name.chars().count().div_ceil(3).max(1);
+    (space.params().iter())
+        .map(|p| (edits(&upper, &p.name.to_uppercase()), &p.name))
+        .filter(|(d, _)| *d <= most)
+        .min_by_key(|(d, _)| *d)
+        .map_or_else(String::new, |(_, n)| format!(" (did you mean {n}?)"))
+}
+
+/// The fewest single-letter insertions, deletions and substitutions from `a` to `b`.
+fn edits(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let here = (diagonal + usize::from(ca != cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            (diagonal, row[j + 1]) = (row[j + 1], here);
+        }
+    }
+    row[b.len()]
 }
 
 /// Entry `e` of `param` (its values `own`): the whole entry, or one part of it.
@@ -166,5 +200,9 @@ mod tests {
         assert!(err("{{TEMPO.mid}}").contains("TEMPO is not tapered"));
         assert!(err("x\n\n{{PST").starts_with("template line 3: `{{` without"));
         assert!(err("{{PST[x]}}").contains("bad index"));
+        // A misspelt name gets the nearest one; a name near none gets no guess.
+        assert!(err("{{TEMPOO}}").ends_with("no parameter \"TEMPOO\" (did you mean TEMPO?)"));
+        assert!(err("{{mob}}").ends_with("(did you mean MOB?)"));
+        assert!(err("{{KNIGHT_OUTPOST}}").ends_with("no parameter \"KNIGHT_OUTPOST\""));
     }
 }

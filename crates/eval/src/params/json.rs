@@ -20,6 +20,12 @@ pub enum ParamsError {
         /// The cause.
         cause: std::io::Error,
     },
+    /// No parameter file is there to read.
+    #[error(
+        "{0}: no such parameter file (`texel tune --out FILE` writes a tuned table; \
+         `preset:tuned` names the one texel ships)"
+    )]
+    Missing(PathBuf),
     /// The text is not JSON.
     #[error("not valid JSON: {0}")]
     Json(String),
@@ -163,7 +169,10 @@ impl Params {
     /// # Errors
     /// An unreadable file, or any error of [`Params::from_json_str`].
     pub fn load(path: &Path) -> Result<Params, ParamsError> {
-        let text = std::fs::read_to_string(path).map_err(|e| io_error(path, e))?;
+        let text = std::fs::read_to_string(path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => ParamsError::Missing(path.to_path_buf()),
+            _ => io_error(path, e),
+        })?;
         Params::from_json_str(&text).map_err(|error| ParamsError::InFile {
             path: path.to_path_buf(),
             error: Box::new(error),
