@@ -53,7 +53,7 @@ git diff --cached --stat
 git commit -qm "KNIGHT_ON_RIM: derived figures"
 
 # Every test of the workspace, as the README runs them.
-if cargo test --release --workspace > "$WORK/tests.log" 2>&1; then
+if cargo test --profile tests --workspace > "$WORK/tests.log" 2>&1; then
   echo "== every test passes with KNIGHT_ON_RIM in: $(grep -c '^test result: ok' "$WORK/tests.log") test binaries ($WORK/texel)"
 else
   grep -E "^test .* FAILED$|panicked at" "$WORK/tests.log"
