@@ -80,7 +80,7 @@ pub fn pull_words(p: &PullPoint) -> String {
         p.l2,
         p.train,
         p.held_out,
-        crate::counted(p.iterations, "Newton iteration"),
+        crate::counted(p.iterations, ("Newton iteration", "Newton iterations")),
         p.seconds
     )
 }
@@ -115,7 +115,7 @@ pub fn lambda_words(p: &LambdaPoint) -> String {
         p.lambda,
         p.train,
         p.held_out,
-        crate::counted(p.iterations, "Newton iteration"),
+        crate::counted(p.iterations, ("Newton iteration", "Newton iterations")),
         p.seconds
     )
 }

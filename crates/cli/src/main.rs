@@ -329,11 +329,11 @@ pub(crate) fn threads(given: Option<usize>, option: &str) -> usize {
 }
 
 /// A progress bar on stderr, hidden when stderr is not a terminal.
-/// `count` of `noun` in words: "1 Newton iteration", "3 Newton iterations".
-pub(crate) fn counted(count: u64, noun: &str) -> String {
+/// `count` of a thing in words, `one` of it or `many`: "1 pass", "3 passes".
+pub(crate) fn counted(count: u64, (one, many): (&str, &str)) -> String {
     match count {
-        1 => format!("1 {noun}"),
-        n => format!("{n} {noun}s"),
+        1 => format!("1 {one}"),
+        n => format!("{n} {many}"),
     }
 }
 

@@ -255,11 +255,11 @@ pub(crate) fn say_streamed_end(ended: &Streamed, kept_start: bool) {
     };
     say!(
         "finished after {} ({}{real}; {}; {} values tuned): {why}",
-        crate::counted(ended.passes as u64, "pass"),
-        crate::counted(ended.iterations, "Newton iteration"),
+        crate::counted(ended.passes as u64, ("pass", "passes")),
+        crate::counted(ended.iterations, ("Newton iteration", "Newton iterations")),
         crate::counted(
             ended.passes as u64 - ended.iterations.min(ended.passes as u64),
-            "polish round"
+            ("polish round", "polish rounds")
         ),
         ended.tuned.len()
     );

@@ -775,7 +775,9 @@ fn a_trace_no_k_can_be_fitted_to_is_refused_saying_why() {
 /// The Python block of `docs/trace-format.md`, as printed.
 fn documented_writer() -> String {
     let doc = include_str!("../../../docs/trace-format.md");
-    let start = doc.find("```python\n").expect("a Python block") + "```python\n".len();
+    let section = doc.find("## A writer in").expect("the writer's section");
+    let start = section + doc[section..].find("```python\n").expect("a Python block");
+    let start = start + "```python\n".len();
     let writer = doc[start..start + doc[start..].find("```").unwrap()].to_string();
     // The heading and the engine guide count its lines as printed.
     let lines = writer.lines().count();
