@@ -117,6 +117,10 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
     let base = crate::load_params(args.data.params.as_deref())?.without_candidates();
     let mut loaded = load_data(&args.data, base.clone())?;
     let k = loaded.k;
+    say!(
+        "K {k:.4}: the base's, every candidate term at 0 (each subject is judged against that \
+         base, as texel lab judges it)"
+    );
     let mut lab = Lab::new(
         &mut loaded.train,
         &mut loaded.validation,

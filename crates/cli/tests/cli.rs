@@ -738,6 +738,11 @@ fn compare_reports_the_drop_a_term_brings() {
     assert!(held > 0.0 && free > 0.0, "{text}");
     assert!((gain - (held - free)).abs() < 2e-8);
     assert_eq!(row("-PAWN_DOUBLED").len(), 3, "{text}");
+    // The K it judges with is the base's, every candidate term at 0: said.
+    assert!(
+        text.contains(": the base's, every candidate term at 0"),
+        "{text}"
+    );
     let out = texel()
         .args(["compare", "--term", "NOPE", "--epd"])
         .arg(&epd)

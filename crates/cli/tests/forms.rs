@@ -45,8 +45,8 @@ fn marlinformat_records_read_as_the_same_results_when_named() {
     let (want, _) = error_line(&results, &[]);
     let (got, printed) = error_line(&file, &["--label-format", "marlin"]);
     assert!(
-        printed.contains("1000 training positions, 0 skipped"),
-        "{printed}"
+        printed.contains("1000 records: 1000 training positions, 0 skipped"),
+        "records, not lines: {printed}"
     );
     assert_eq!(got, want, "{printed}");
     let said = fails(texel().args(["error", "--epd"]).arg(&file));

@@ -89,11 +89,30 @@ impl LoadReport {
     pub fn bad_lines(&self) -> u64 {
         self.bad.values().map(|b| b.count).sum()
     }
+
+    /// What [`LoadReport::lines`] counts: text lines, binary records, or both.
+    fn read_units(&self) -> &'static str {
+        let forms = || self.files.iter().flat_map(|f| f.formats.keys());
+        match (
+            forms().any(|f| f.record_form().is_some()),
+            forms().any(|f| f.record_form().is_none()),
+        ) {
+            (true, false) => "records",
+            (true, true) => "lines and records",
+            _ => "lines",
+        }
+    }
 }
 
 impl fmt::Display for LoadReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} lines: {} training positions", self.lines, self.train)?;
+        write!(
+            f,
+            "{} {}: {} training positions",
+            self.lines,
+            self.read_units(),
+            self.train
+        )?;
         if self.validation > 0 {
             write!(f, ", {} validation positions", self.validation)?;
         }
