@@ -3,7 +3,7 @@
 //! validation split), and the declared constraints; the work is [`texel_tune::TuneJob`]'s.
 
 use texel_solve::Model;
-use texel_tune::{JobEvent, LambdaChoice, LambdaPoint, PullChoice, PullPoint};
+use texel_tune::{JobEvent, LambdaChoice, LambdaPoint, PathWalk, PullChoice, PullPoint};
 pub use texel_tune::{DEFAULT_MIN_SUPPORT, L2};
 
 /// Says what a tune job reports before its run: the values held, the trials of `--l2
@@ -27,6 +27,7 @@ pub fn say_begin<M: Model>(event: &JobEvent<M>, traces: bool) {
         JobEvent::Resumed(passes, vars) => {
             say!("resuming after {passes} passes ({vars} variables)")
         }
+        JobEvent::ResumedOnPath(walk, solved) => say!("{}", resumed_on_path_words(*walk, *solved)),
         // The bar of a path shows these where there is one (`PathBar`).
         JobEvent::Run(_) | JobEvent::PullSolving(_) | JobEvent::LambdaSolving(_) => {}
     }
@@ -63,6 +64,23 @@ impl PathBar {
     pub fn finish(self) {
         self.0.finish_and_clear();
     }
+}
+
+/// A run resumed on one of its paths, after `solved` of its steps, in words.
+pub fn resumed_on_path_words(walk: PathWalk, solved: usize) -> String {
+    let (path, steps) = match walk {
+        PathWalk::Pulls => ("the path of pulls", ("pull", "pulls")),
+        PathWalk::Lambdas => ("the path of λs", ("λ", "λs")),
+        PathWalk::PullsAgain => (
+            "the path of pulls again (at the λ chosen)",
+            ("pull", "pulls"),
+        ),
+    };
+    format!(
+        "resuming {path} after {} solved (told again below; the walk goes on from its \
+         checkpoint as the unbroken run would)",
+        crate::counted(solved as u64, steps)
+    )
 }
 
 /// Values held for want of support, in words.

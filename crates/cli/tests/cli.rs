@@ -631,11 +631,11 @@ fn a_tune_out_of_time_on_its_path_writes_the_best_table_it_has() {
     assert!(!said.contains("nothing held out"), "{said}");
 }
 
-/// Ctrl-C on the path of pulls, before the run began: nothing tuned or written, no
-/// checkpoint (one would tune at a pull the unbroken path may not choose), exit 130; the
-/// same command then walks the path again.
+/// Ctrl-C on the path of pulls, before the run began: nothing tuned or written, exit 130,
+/// the walk so far kept in the checkpoint the message names, which the resume walks on
+/// from (every stop point: `resume_anywhere.rs`).
 #[test]
-fn ctrl_c_on_the_path_of_pulls_keeps_no_checkpoint_at_a_cut_short_pull() {
+fn ctrl_c_on_the_path_of_pulls_writes_nothing_and_keeps_the_walk() {
     let tmp = tempfile::tempdir().unwrap();
     let epd = tmp.path().join("games.epd");
     let lines: String = include_str!("../../../data/scored.epd")
@@ -645,19 +645,35 @@ fn ctrl_c_on_the_path_of_pulls_keeps_no_checkpoint_at_a_cut_short_pull() {
         .collect();
     std::fs::write(&epd, lines).unwrap();
     let out = tmp.path().join("t.json");
-    let mut tune = std::process::Command::new(assert_cmd::cargo::cargo_bin("texel"));
-    tune.args([
-        "tune", "--lambda", "1", "--group", "KnightV", "--group", "PassedV",
-    ])
-    .arg("--epd")
-    .arg(&epd)
-    .arg("--out")
-    .arg(&out);
+    let tune = || {
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("texel"));
+        c.args([
+            "tune", "--lambda", "1", "--group", "KnightV", "--group", "PassedV",
+        ])
+        .arg("--epd")
+        .arg(&epd)
+        .arg("--out")
+        .arg(&out);
+        c
+    };
     let (code, said, err) =
-        common::interrupt_when_in(tune, false, |l| l.starts_with("--l2 auto: pull 100000"));
+        common::interrupt_when_in(tune(), false, |l| l.starts_with("--l2 auto: pull 100000"));
     assert_eq!(code, Some(130), "{said}\n{err}");
     assert!(err.contains("stopped on the path of pulls"), "{err}");
-    assert!(!out.exists() && !tmp.path().join("t.json.ckpt").exists());
+    let ckpt = tmp.path().join("t.json.ckpt");
+    assert!(
+        err.contains(&format!("--resume {}", ckpt.display())),
+        "{err}"
+    );
+    assert!(!out.exists() && ckpt.exists());
+    let mut resume = tune();
+    resume.arg("--resume").arg(&ckpt);
+    let resumed = stdout_of(&mut resume.into());
+    assert!(
+        resumed.contains("resuming the path of pulls after "),
+        "{resumed}"
+    );
+    assert!(out.exists() && !ckpt.exists());
 }
 
 #[test]

@@ -975,6 +975,36 @@ fn a_streamed_run_stopped_inside_its_polish_resumes_to_the_unbroken_values() {
     }
 }
 
+/// A streamed default tune (its positions in games, so the path of pulls is walked) stopped
+/// by Ctrl-C anywhere (reading, on the path, in Newton's iterations, in the polish) and
+/// resumed ends at the unbroken run's values file, byte for byte; a stop while the
+/// positions are first read keeps nothing, and the same command runs again.
+#[test]
+fn a_streamed_run_stopped_in_any_phase_resumes_to_the_unbroken_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, binary) = write_game_trace(dir.path(), 100_000);
+    let tune = |out: &Path, extra: &[&str]| {
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("texel"));
+        c.args(["tune", "--k", "1", "--stream", "--chunk", "30000"])
+            .args(["--min-support", "0", "--polish-tolerance", "0", "--traces"])
+            .arg(&binary)
+            .arg("--out")
+            .arg(out)
+            .args(extra);
+        c
+    };
+    let (path, run) = ("stopped on the path of pulls", "interrupted after");
+    let stops = [
+        (("held out by game", 1), "stopped"),
+        (("--l2 auto: pull", 1), path),
+        (("--l2 auto: pull", 8), path),
+        (("--l2 auto chose", 1), run),
+        (("pass 1:", 1), run),
+        (("pass 4:", 1), run),
+    ];
+    common::resumes_anywhere(dir.path(), &tune, &stops.map(common::StopAt::from));
+}
+
 #[test]
 fn a_streamed_run_keeps_the_run_protocol_of_an_in_memory_one() {
     let dir = tempfile::tempdir().unwrap();

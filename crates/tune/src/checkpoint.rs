@@ -1,6 +1,7 @@
 //! Checkpoints: everything a run needs to go on exactly where it stopped, written as
 //! versioned JSON (floats as their exact bit patterns) and checked before use.
 
+use crate::path::{OnPath, PathWalk, PullPoint, Walking};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -178,6 +179,9 @@ pub struct Checkpoint<V> {
     /// The λ the path of λs chose for the training targets (`None`: the targets as loaded);
     /// a resumed run moves its targets to it again.
     pub lambda: Option<f64>,
+    /// The walk a run stopped on its paths was on, before its run began (`None`: the run
+    /// began); its resume walks on from there.
+    pub path: Option<OnPath<V>>,
 }
 
 /// A float written as its exact bit pattern (16 hex digits).
@@ -369,35 +373,156 @@ struct CheckpointFile {
     settings: Option<Settings>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     lambda: Option<ExactFloat>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    path: Option<PathFile>,
 }
 
-impl<V: Values> Checkpoint<V> {
-    /// The checkpoint as JSON.
-    pub fn to_json(&self) -> Value {
-        let d = &self.descent;
-        let file = CheckpointFile {
-            format: FORMAT.into(),
-            kind: self.kind,
-            table: Hex(d.params.layout()),
-            data: Hex(self.data),
-            k: ExactFloat(self.k),
-            positions: self.positions,
-            passes: self.passes,
-            vars: self.vars.iter().map(|v| (v.slot, v.step)).collect(),
+/// A descent's state, floats exact: the run's (written in the checkpoint's own fields) or
+/// a path's solver's.
+#[derive(Serialize, Deserialize)]
+struct DescentFile {
+    params: Vec<i32>,
+    anchor: Vec<i32>,
+    l2: ExactFloat,
+    constraints: bool,
+    sum: ExactFloat,
+    gains: Vec<(ExactFloat, i32)>,
+    probes: u64,
+    cursor: Cursor,
+    adam: Option<AdamFile>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    newton: Option<NewtonFile>,
+}
+
+impl DescentFile {
+    fn from_state<V: Values>(d: &DescentState<V>) -> DescentFile {
+        DescentFile {
             params: d.params.values().to_vec(),
             anchor: d.anchor.values().to_vec(),
             l2: ExactFloat(d.guards.l2),
             constraints: d.guards.constraints,
             sum: ExactFloat(d.sum),
-            gains: d
-                .gains
-                .iter()
+            gains: (d.gains.iter())
                 .map(|&(g, dir)| (ExactFloat(g), dir))
                 .collect(),
             probes: d.probes,
             cursor: d.cursor.clone(),
             adam: d.adam.as_ref().map(AdamFile::from_state),
             newton: d.newton.as_ref().map(NewtonFile::from_state),
+        }
+    }
+
+    /// The state the file describes, of `vars` variables, after checking that its lists
+    /// agree.
+    fn into_state<V: Values>(self, vars: usize) -> Result<DescentState<V>, String> {
+        let active = self.cursor.active;
+        if self.gains.len() != vars || (active && self.cursor.moved.len() != vars) {
+            return Err("variable lists do not agree".into());
+        }
+        let len = self.params.len();
+        Ok(DescentState {
+            params: values(&self.params, len)?,
+            anchor: values(&self.anchor, len)?,
+            guards: Guards {
+                l2: self.l2.0,
+                constraints: self.constraints,
+            },
+            sum: self.sum.0,
+            gains: self.gains.iter().map(|&(g, dir)| (g.0, dir)).collect(),
+            probes: self.probes,
+            cursor: self.cursor,
+            adam: self.adam.map(|a| a.into_state(vars)).transpose()?,
+            newton: self.newton.map(|n| n.into_state(vars)).transpose()?,
+        })
+    }
+}
+
+/// A step of a path, floats exact.
+#[derive(Serialize, Deserialize)]
+struct PointFile {
+    step: ExactFloat,
+    train: ExactFloat,
+    held_out: ExactFloat,
+    iterations: u64,
+    seconds: ExactFloat,
+}
+
+/// A run stopped on its paths: the walk and its solver's state.
+#[derive(Serialize, Deserialize)]
+struct PathFile {
+    walk: PathWalk,
+    solved: Vec<PointFile>,
+    best: Option<Vec<i32>>,
+    at: Option<DescentFile>,
+    pull: Option<ExactFloat>,
+    earlier: Option<Vec<i32>>,
+}
+
+impl PathFile {
+    fn from_path<V: Values>(p: &OnPath<V>) -> PathFile {
+        let point = |p: &PullPoint| PointFile {
+            step: ExactFloat(p.l2),
+            train: ExactFloat(p.train),
+            held_out: ExactFloat(p.held_out),
+            iterations: p.iterations,
+            seconds: ExactFloat(p.seconds),
+        };
+        PathFile {
+            walk: p.walk,
+            solved: p.walking.solved.iter().map(point).collect(),
+            best: p.walking.best.as_ref().map(|v| v.values().to_vec()),
+            at: p.at.as_ref().map(DescentFile::from_state),
+            pull: p.pull.map(ExactFloat),
+            earlier: p.earlier.as_ref().map(|v| v.values().to_vec()),
+        }
+    }
+
+    /// The walk the file describes, of `vars` variables and `len` values.
+    fn into_path<V: Values>(self, vars: usize, len: usize) -> Result<OnPath<V>, String> {
+        let point = |p: PointFile| PullPoint {
+            l2: p.step.0,
+            train: p.train.0,
+            held_out: p.held_out.0,
+            iterations: p.iterations,
+            seconds: p.seconds.0,
+        };
+        let list = |v: Option<Vec<i32>>| v.map(|v| values(&v, len)).transpose();
+        Ok(OnPath {
+            walk: self.walk,
+            walking: Walking {
+                solved: self.solved.into_iter().map(point).collect(),
+                best: list(self.best)?,
+            },
+            at: self.at.map(|at| at.into_state(vars)).transpose()?,
+            pull: self.pull.map(|p| p.0),
+            earlier: list(self.earlier)?,
+        })
+    }
+}
+
+impl<V: Values> Checkpoint<V> {
+    /// The checkpoint as JSON.
+    pub fn to_json(&self) -> Value {
+        let d = DescentFile::from_state(&self.descent);
+        let file = CheckpointFile {
+            format: FORMAT.into(),
+            kind: self.kind,
+            table: Hex(self.descent.params.layout()),
+            data: Hex(self.data),
+            k: ExactFloat(self.k),
+            positions: self.positions,
+            passes: self.passes,
+            vars: self.vars.iter().map(|v| (v.slot, v.step)).collect(),
+            params: d.params,
+            anchor: d.anchor,
+            l2: d.l2,
+            constraints: d.constraints,
+            sum: d.sum,
+            gains: d.gains,
+            probes: d.probes,
+            cursor: d.cursor,
+            adam: d.adam,
+            newton: d.newton,
             best: self.best.as_ref().map(|(e, p)| BestFile {
                 error: ExactFloat(*e),
                 params: p.values().to_vec(),
@@ -408,6 +533,7 @@ impl<V: Values> Checkpoint<V> {
             warm_passes: self.warm_passes,
             settings: self.settings.clone(),
             lambda: self.lambda.map(ExactFloat),
+            path: self.path.as_ref().map(PathFile::from_path),
         };
         serde_json::to_value(file).expect("a checkpoint is plain data")
     }
@@ -509,46 +635,43 @@ impl<V: Values> Checkpoint<V> {
 impl CheckpointFile {
     /// The checkpoint the file describes, after checking that its lists agree.
     fn into_checkpoint<V: Values>(self) -> Result<Checkpoint<V>, String> {
+        let len = self.params.len();
         let vars = self
             .vars
             .iter()
             .map(|&(slot, step)| {
-                (slot < self.params.len())
+                (slot < len)
                     .then_some(Variable { slot, step })
                     .ok_or_else(|| "variable outside the table".to_string())
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let active = self.cursor.active;
-        if self.gains.len() != vars.len() || (active && self.cursor.moved.len() != vars.len()) {
-            return Err("variable lists do not agree".into());
-        }
         let best = match self.best {
-            Some(b) => Some((b.error.0, values(&b.params, self.params.len())?)),
+            Some(b) => Some((b.error.0, values(&b.params, len)?)),
             None => None,
         };
-        let adam = self.adam.map(|a| a.into_state(vars.len())).transpose()?;
-        let newton = self.newton.map(|n| n.into_state(vars.len())).transpose()?;
+        let path = (self.path)
+            .map(|p| p.into_path(vars.len(), len))
+            .transpose()?;
+        let descent = DescentFile {
+            params: self.params,
+            anchor: self.anchor,
+            l2: self.l2,
+            constraints: self.constraints,
+            sum: self.sum,
+            gains: self.gains,
+            probes: self.probes,
+            cursor: self.cursor,
+            adam: self.adam,
+            newton: self.newton,
+        };
         Ok(Checkpoint {
             kind: self.kind,
             k: self.k.0,
             positions: self.positions,
             data: self.data.0,
             passes: self.passes,
+            descent: descent.into_state(vars.len())?,
             vars,
-            descent: DescentState {
-                params: values(&self.params, self.params.len())?,
-                anchor: values(&self.anchor, self.params.len())?,
-                guards: Guards {
-                    l2: self.l2.0,
-                    constraints: self.constraints,
-                },
-                sum: self.sum.0,
-                gains: self.gains.iter().map(|&(g, dir)| (g.0, dir)).collect(),
-                probes: self.probes,
-                cursor: self.cursor,
-                adam,
-                newton,
-            },
             best,
             rises: self.rises,
             seconds: self.seconds.0,
@@ -556,6 +679,7 @@ impl CheckpointFile {
             warm_passes: self.warm_passes,
             settings: self.settings,
             lambda: self.lambda.map(|l| l.0),
+            path,
         })
     }
 }
@@ -609,6 +733,7 @@ impl<V> Checkpoint<V> {
             warm_passes: 0,
             settings: None,
             lambda: None,
+            path: None,
         }
     }
 }

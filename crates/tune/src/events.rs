@@ -2,7 +2,7 @@
 //! path of pulls, a fresh start or a checkpoint continued) and then the run's own events.
 
 use crate::lambda::{LambdaChoice, LambdaPoint};
-use crate::path::{PullChoice, PullPoint};
+use crate::path::{PathWalk, PullChoice, PullPoint};
 use crate::run::Event;
 use texel_solve::descent::{Guards, Variable};
 use texel_solve::model::Model;
@@ -32,6 +32,9 @@ pub enum JobEvent<'e, M: Model> {
     Fresh(usize, Guards),
     /// A checkpoint continued after its passes, with its variables.
     Resumed(usize, usize),
+    /// A run stopped on its paths resumed on the walk it was on, after that walk's steps
+    /// solved (told again as they were solved, then the walk goes on).
+    ResumedOnPath(PathWalk, usize),
     /// The run's own event; what the callback returns stops or continues the run.
     Run(Event<'e, M>),
 }

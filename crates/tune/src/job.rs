@@ -44,7 +44,8 @@ use crate::end::{Ending, LogError, Tuned};
 use crate::events::JobEvent;
 use crate::lambda::{LambdaChoice, LambdaPoint, ScoredLabels, LAMBDA_PATH};
 use crate::path::{
-    walk, walk_path, MemoryPulls, PathStep, PullChoice, PullPoint, Relabelled, Stop, Walked,
+    path_descent, walk, walk_path, Hooks, MemoryPulls, OnPath, PathStep, PullChoice, PullPoint,
+    Relabelled, Stop, Walked,
 };
 use crate::run::{run, RunError, RunOptions, RunResult};
 use crate::settings::{TuneSettings, DEFAULT_L2};
@@ -52,7 +53,7 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 use texel_run::Settings;
-use texel_solve::descent::{Descent, Guards, Variable};
+use texel_solve::descent::{Guards, Variable};
 use texel_solve::error::mean_error;
 use texel_solve::model::Model;
 
@@ -210,13 +211,14 @@ impl<M: Model> Beginning for MemoryStart<'_, M> {
         Ok(train.supports(&slots))
     }
 
-    /// The path walked over the training positions, judged on the held-out ones (both
-    /// sets are scored with the start again afterwards).
+    /// The path walked over the training positions (on from `from`), judged on the
+    /// held-out ones (both sets are scored with the start again afterwards).
     fn walk_pulls(
         &mut self,
         vars: &[Variable],
         guards: Guards,
-        on: &mut dyn FnMut(PathStep<PullPoint>),
+        from: Option<OnPath<M::Values>>,
+        hooks: Hooks<'_, PullPoint, M::Values>,
     ) -> Result<Option<Walked<M::Values>>, JobError> {
         let stop = self.stop();
         let data = &mut *self.data;
@@ -224,24 +226,29 @@ impl<M: Model> Beginning for MemoryStart<'_, M> {
             return Ok(None);
         }
         let start_error = mean_error(&data.validation, data.k);
-        let descent = Descent::new(&mut data.train, self.start.clone(), data.k, vars.to_vec());
+        let (walking, at) = from.map(|p| (p.walking, p.at)).unzip();
+        let at = at.flatten();
+        let descent = path_descent(&mut data.train, (self.start, data.k), vars, (guards, at));
         let mut solver = MemoryPulls {
-            descent: descent.guarded(guards),
+            descent,
             held_out: &mut data.validation,
         };
-        let Ok(walked) = walk(&mut solver, start_error, (DEFAULT_L2, stop), &mut |p| on(p));
+        let walking = (start_error, walking.unwrap_or_default());
+        let walked = walk(&mut solver, walking, (DEFAULT_L2, stop), hooks);
         data.train.rescore(self.start);
         data.validation.rescore(self.start);
-        Ok(Some(walked))
+        Ok(Some(walked?))
     }
 
-    /// The λs walked at the pull of `guards`, warm from the start, each judged on the
-    /// held-out positions' results (the training targets back to the results after).
+    /// The λs walked at the pull of `guards` (on from `from`), warm from the start, each
+    /// judged on the held-out positions' results (the training targets back to the
+    /// results after).
     fn walk_lambdas(
         &mut self,
         vars: &[Variable],
         guards: Guards,
-        on: &mut dyn FnMut(PathStep<LambdaPoint>),
+        from: Option<OnPath<M::Values>>,
+        hooks: Hooks<'_, LambdaPoint, M::Values>,
     ) -> Result<Option<Walked<M::Values, LambdaChoice>>, JobError> {
         let stop = self.stop();
         let data = &mut *self.data;
@@ -249,42 +256,41 @@ impl<M: Model> Beginning for MemoryStart<'_, M> {
             return Ok(None);
         };
         let start_error = mean_error(&data.validation, data.k);
-        let descent = Descent::new(&mut data.train, self.start.clone(), data.k, vars.to_vec());
+        let (walking, at) = from.map(|p| (p.walking, p.at)).unzip();
+        let at = at.flatten();
+        let walking = walking.unwrap_or_default();
+        if let Some(last) = walking.solved.last() {
+            // The targets the last λ solved left.
+            data.train.set_targets(labels.targets(last.l2));
+        }
+        let descent = path_descent(&mut data.train, (self.start, data.k), vars, (guards, at));
         let mut solver = Relabelled {
             positions: MemoryPulls {
-                descent: descent.guarded(guards),
+                descent,
                 held_out: &mut data.validation,
             },
             labels,
         };
-        let l2 = guards.l2;
-        let as_lambda = |p: &PullPoint| LambdaPoint {
-            lambda: p.l2,
-            train: p.train,
-            held_out: p.held_out,
-            iterations: p.iterations,
-            seconds: p.seconds,
+        let on = hooks.on;
+        let mut told = |step: PathStep<PullPoint>| on(step.map(LambdaPoint::from));
+        let hooks = Hooks {
+            on: &mut told,
+            keep: hooks.keep,
         };
         let walked = walk_path(
             &mut solver,
-            &LAMBDA_PATH,
-            start_error,
+            (&LAMBDA_PATH, start_error, walking),
             (1.0, stop),
-            &mut |step| {
-                on(match step {
-                    PathStep::Solving(lambda) => PathStep::Solving(lambda),
-                    PathStep::Solved(p) => PathStep::Solved(as_lambda(&p)),
-                })
-            },
+            hooks,
         );
-        let Ok(Walked {
-            choice,
-            best,
-            interrupted,
-        }) = walked;
         data.train.set_targets(labels.targets(1.0));
         data.train.rescore(self.start);
         data.validation.rescore(self.start);
+        let Walked {
+            choice,
+            best,
+            interrupted,
+        } = walked?;
         let choice = match choice {
             PullChoice::Path {
                 l2: lambda,
@@ -294,7 +300,7 @@ impl<M: Model> Beginning for MemoryStart<'_, M> {
             } => LambdaChoice::Path {
                 lambda,
                 held_out,
-                l2,
+                l2: guards.l2,
                 solved,
             },
             PullChoice::Default(lambda) => LambdaChoice::Default(lambda),

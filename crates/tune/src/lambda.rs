@@ -76,6 +76,19 @@ pub struct LambdaPoint {
     pub seconds: f64,
 }
 
+impl From<crate::path::PullPoint> for LambdaPoint {
+    /// A step of the path of λs, walked as a path of pulls walks (its step the λ).
+    fn from(p: crate::path::PullPoint) -> LambdaPoint {
+        LambdaPoint {
+            lambda: p.l2,
+            train: p.train,
+            held_out: p.held_out,
+            iterations: p.iterations,
+            seconds: p.seconds,
+        }
+    }
+}
+
 /// How a run's λ was chosen.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum LambdaChoice {

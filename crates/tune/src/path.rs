@@ -19,9 +19,11 @@
 
 mod memory;
 
-pub(crate) use memory::{MemoryPulls, Relabelled};
+use crate::run::RunError;
+pub(crate) use memory::{path_descent, MemoryPulls, Relabelled};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
+use texel_solve::descent::DescentState;
 
 /// The pulls the path solves, strongest first (a pull of λ costs moving a value 100 units
 /// as much summed error as λ positions wrong by a whole result).
@@ -56,6 +58,16 @@ pub enum PathStep<P> {
     Solving(f64),
     /// A step solved.
     Solved(P),
+}
+
+impl<P> PathStep<P> {
+    /// The same step told as `Q`.
+    pub fn map<Q>(self, f: impl FnOnce(P) -> Q) -> PathStep<Q> {
+        match self {
+            PathStep::Solving(step) => PathStep::Solving(step),
+            PathStep::Solved(p) => PathStep::Solved(f(p)),
+        }
+    }
 }
 
 /// How a run's pull was chosen.
@@ -116,12 +128,114 @@ pub(crate) struct Walked<V, C = PullChoice> {
     pub interrupted: bool,
 }
 
+/// Where a walk stands: its steps solved, in order, and the rounded values of the best of
+/// them; with the solver's state, what a checkpoint keeps to walk on exactly.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Walking<V> {
+    /// The steps solved.
+    pub solved: Vec<PullPoint>,
+    /// The rounded values of the best step (see [`Walking::judged`]).
+    pub best: Option<V>,
+}
+
+impl<V> Default for Walking<V> {
+    fn default() -> Self {
+        Walking {
+            solved: Vec::new(),
+            best: None,
+        }
+    }
+}
+
+impl<V> Walking<V> {
+    /// The best step solved (lowest held-out error, the stronger of equals) and how many
+    /// steps in a row after it scored the held-out positions worse.
+    pub fn judged(&self) -> (Option<usize>, usize) {
+        let (mut best, mut worse) = (None::<usize>, 0);
+        for (i, p) in self.solved.iter().enumerate() {
+            match best.map(|b| self.solved[b].held_out) {
+                Some(b) if b < p.held_out => worse += 1,
+                // Equal: the stronger pull stays the best (a weak pull that moves nothing
+                // more is no reason to end the path).
+                Some(b) if b == p.held_out => {}
+                _ => (best, worse) = (Some(i), 0),
+            }
+        }
+        (best, worse)
+    }
+
+    /// The walk as it ended: its choice (`fallback` where nothing was solved), and the
+    /// best values where they score better than the start's held-out error `start`.
+    fn walked(self, start: f64, fallback: f64, interrupted: bool) -> Walked<V> {
+        let solved = self.solved.len();
+        match self.judged().0.map(|i| self.solved[i]) {
+            Some(point) => Walked {
+                choice: PullChoice::Path {
+                    l2: point.l2,
+                    held_out: point.held_out,
+                    start,
+                    solved,
+                },
+                best: self.best.filter(|_| point.held_out < start),
+                interrupted,
+            },
+            None => Walked {
+                choice: PullChoice::Stopped(fallback),
+                best: None,
+                interrupted,
+            },
+        }
+    }
+}
+
+/// Which of a tune's paths a walk is; a fresh start walks them in this order (see
+/// `crate::begin`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PathWalk {
+    /// The path of pulls.
+    Pulls,
+    /// The path of λs, at the pull the path of pulls chose.
+    Lambdas,
+    /// The path of pulls again, on the targets of the λ chosen.
+    PullsAgain,
+}
+
+/// A run stopped on one of its paths, before its run began: the walk under way, where it
+/// stands, and the solver's state after its last step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OnPath<V> {
+    /// The walk under way.
+    pub walk: PathWalk,
+    /// Its steps solved.
+    pub walking: Walking<V>,
+    /// The solver's state after the last step (`None`: the walk has not begun; it begins
+    /// at the start).
+    pub at: Option<DescentState<V>>,
+    /// The pull the path of λs walks at (the one the path of pulls chose, or the one given).
+    pub pull: Option<f64>,
+    /// The best values of the walks before it (handed back where the run's time runs out).
+    pub earlier: Option<V>,
+}
+
+/// What a walk tells as it goes (each step as it begins and ends, as `P`) and where it
+/// keeps its standing after each step (a checkpoint).
+pub(crate) struct Hooks<'h, P, V> {
+    /// Hears each step.
+    pub on: &'h mut dyn FnMut(PathStep<P>),
+    /// Keeps the walk's standing and the solver's state after a step.
+    pub keep: &'h mut Keep<'h, V>,
+}
+
+/// What keeps a walk's standing and its solver's state after a step (a checkpoint).
+pub(crate) type Keep<'h, V> = dyn FnMut(&Walking<V>, DescentState<V>) -> Result<(), RunError> + 'h;
+
 /// Where the positions answer the path: a Newton solve at a pull (or, on the path of λs,
 /// with the targets of a λ), warm-started where the last one ended, and the held-out error
 /// of its values rounded.
 pub(crate) trait PullSolver {
-    /// Why a solve failed (reading a file).
-    type Error;
+    /// Why a solve failed (reading a file), or the walk could not be kept.
+    type Error: From<RunError>;
     /// The values a solve ends at.
     type Values;
 
@@ -135,41 +249,71 @@ pub(crate) trait PullSolver {
 
     /// The last solve's values, rounded (those [`PullSolver::held_out`] reads).
     fn values(&self) -> Self::Values;
+
+    /// Everything the next solve goes on from (a resumed walk's solver begins there).
+    fn state(&self) -> DescentState<Self::Values>;
+
+    /// Whether `error` is the interrupt's, raised part-way through a solve or judgement
+    /// (a reading stopped between chunks): the walk ends there as interrupted.
+    fn interrupted(_error: &Self::Error) -> bool {
+        false
+    }
+}
+
+/// `solver`'s solve at pull `l2` and its held-out error: the training error, the
+/// iterations and the held-out error.
+fn solved<S: PullSolver>(
+    solver: &mut S,
+    l2: f64,
+    stop: Stop<'_>,
+) -> Result<(f64, u64, f64), S::Error> {
+    let (train, iterations) = solver.solve(l2, stop)?;
+    Ok((train, iterations, solver.held_out()?))
 }
 
 /// Walks [`PULL_PATH`] with `solver` (see the module's page), `start` being the start's
-/// held-out error; `on` hears of every pull as its solve begins and ends. A `stop` ends the path after the solve
-/// under way (a deadline cuts that solve short too); with no pull solved the choice is
-/// `fallback`, stopped.
+/// held-out error, from `walking` (a resumed walk's steps, the solver at the last one's
+/// state); `hooks` hear of every pull as its solve begins and ends and keep the walk after
+/// it. A `stop` ends the path after the solve under way (a deadline cuts that solve short
+/// too); with no pull solved the choice is `fallback`, stopped.
 pub(crate) fn walk<S: PullSolver>(
     solver: &mut S,
-    start: f64,
+    (start, walking): (f64, Walking<S::Values>),
     fallback: (f64, Stop<'_>),
-    on: &mut dyn FnMut(PathStep<PullPoint>),
+    hooks: Hooks<'_, PullPoint, S::Values>,
 ) -> Result<Walked<S::Values>, S::Error> {
-    walk_path(solver, &PULL_PATH, start, fallback, on)
+    walk_path(solver, (&PULL_PATH, start, walking), fallback, hooks)
 }
 
 /// Walks `path` with `solver` as [`walk`] walks the pulls (the path of λs walks its λs so:
-/// the first of equals chosen, [`PATIENCE`] worse ones in a row end it).
+/// the first of equals chosen, [`PATIENCE`] worse ones in a row end it). The steps of
+/// `walking` are told again first, not solved again.
 pub(crate) fn walk_path<S: PullSolver>(
     solver: &mut S,
-    path: &[f64],
-    start: f64,
+    (path, start, mut walking): (&[f64], f64, Walking<S::Values>),
     (fallback, stop): (f64, Stop<'_>),
-    on: &mut dyn FnMut(PathStep<PullPoint>),
+    hooks: Hooks<'_, PullPoint, S::Values>,
 ) -> Result<Walked<S::Values>, S::Error> {
-    let mut best: Option<(PullPoint, S::Values)> = None;
-    let (mut worse, mut solved, mut interrupted) = (0, 0, false);
-    for &l2 in path {
+    walking
+        .solved
+        .iter()
+        .for_each(|&p| (hooks.on)(PathStep::Solved(p)));
+    let mut interrupted = false;
+    for &l2 in path.iter().skip(walking.solved.len()) {
         interrupted = stop.interrupt.load(Ordering::SeqCst);
-        if interrupted || stop.timed_out() || worse >= PATIENCE {
+        if interrupted || stop.timed_out() || walking.judged().1 >= PATIENCE {
             break;
         }
-        on(PathStep::Solving(l2));
+        (hooks.on)(PathStep::Solving(l2));
         let began = Instant::now();
-        let (train, iterations) = solver.solve(l2, stop)?;
-        let held_out = solver.held_out()?;
+        let (train, iterations, held_out) = match solved(solver, l2, stop) {
+            // Stopped part-way: the walk stands where its last step left it.
+            Err(e) if S::interrupted(&e) => {
+                interrupted = true;
+                break;
+            }
+            solved => solved?,
+        };
         let point = PullPoint {
             l2,
             train,
@@ -177,39 +321,20 @@ pub(crate) fn walk_path<S: PullSolver>(
             iterations,
             seconds: began.elapsed().as_secs_f64(),
         };
-        on(PathStep::Solved(point));
-        solved += 1;
-        match &best {
-            Some((b, _)) if b.held_out < held_out => worse += 1,
-            // Equal: the stronger pull stays the best (a weak pull that moves nothing
-            // more is no reason to end the path).
-            Some((b, _)) if b.held_out == held_out => {}
-            _ => (best, worse) = (Some((point, solver.values())), 0),
+        (hooks.on)(PathStep::Solved(point));
+        walking.solved.push(point);
+        if walking.judged().0 == Some(walking.solved.len() - 1) {
+            walking.best = Some(solver.values());
         }
+        (hooks.keep)(&walking, solver.state())?;
     }
-    Ok(match best {
-        Some((point, values)) => Walked {
-            choice: PullChoice::Path {
-                l2: point.l2,
-                held_out: point.held_out,
-                start,
-                solved,
-            },
-            best: (point.held_out < start).then_some(values),
-            interrupted,
-        },
-        None => Walked {
-            choice: PullChoice::Stopped(fallback),
-            best: None,
-            interrupted,
-        },
-    })
+    Ok(walking.walked(start, fallback, interrupted))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::convert::Infallible;
+    use texel_solve::descent::Guards;
 
     /// A solver whose held-out error is a given function of the pull.
     struct Curve<F: Fn(f64) -> f64> {
@@ -219,22 +344,45 @@ mod tests {
     }
 
     impl<F: Fn(f64) -> f64> PullSolver for Curve<F> {
-        type Error = Infallible;
+        type Error = RunError;
         type Values = f64;
 
-        fn solve(&mut self, l2: f64, _stop: Stop<'_>) -> Result<(f64, u64), Infallible> {
+        fn solve(&mut self, l2: f64, _stop: Stop<'_>) -> Result<(f64, u64), RunError> {
             self.solves.push(l2);
             self.at = l2;
             Ok((1.0 / (1.0 + l2), 1))
         }
 
-        fn held_out(&mut self) -> Result<f64, Infallible> {
+        fn held_out(&mut self) -> Result<f64, RunError> {
             Ok((self.held)(self.at))
         }
 
         fn values(&self) -> f64 {
             self.at
         }
+
+        fn state(&self) -> DescentState<f64> {
+            DescentState::starting(self.at, Guards::default(), 0.0, 0)
+        }
+    }
+
+    /// `solver`'s walk of the pulls from `walking` (start's held-out error `start`), each
+    /// step told to `on`, every standing kept appended to `kept`.
+    fn walk_with<F: Fn(f64) -> f64>(
+        solver: &mut Curve<F>,
+        (start, walking): (f64, Walking<f64>),
+        stop: Stop<'_>,
+        on: &mut dyn FnMut(PathStep<PullPoint>),
+        kept: &mut Vec<(Walking<f64>, f64)>,
+    ) -> Walked<f64> {
+        let hooks = Hooks {
+            on,
+            keep: &mut |w, at| {
+                kept.push((w.clone(), at.params));
+                Ok(())
+            },
+        };
+        walk(solver, (start, walking), (0.1, stop), hooks).unwrap()
     }
 
     fn stop(interrupt: &AtomicBool) -> Stop<'_> {
@@ -252,9 +400,13 @@ mod tests {
         };
         let never = AtomicBool::new(false);
         let mut told = Vec::new();
-        let Ok(walked) = walk(&mut solver, 1.0, (0.1, stop(&never)), &mut |step| {
-            told.push(step)
-        });
+        let walked = walk_with(
+            &mut solver,
+            (1.0, Walking::default()),
+            stop(&never),
+            &mut |step| told.push(step),
+            &mut Vec::new(),
+        );
         // Each pull is told as its solve begins, then solved.
         let pairs: Vec<(f64, f64)> = (told.chunks(2))
             .map(|pair| match pair {
@@ -306,7 +458,14 @@ mod tests {
             solves: Vec::new(),
         };
         let raised = AtomicBool::new(true);
-        let Ok(walked) = walk(&mut solver, 1.0, (0.1, stop(&raised)), &mut |_| {});
+        let start = (1.0, Walking::default());
+        let walked = walk_with(
+            &mut solver,
+            start,
+            stop(&raised),
+            &mut |_| {},
+            &mut Vec::new(),
+        );
         assert_eq!(
             (walked.choice, walked.best),
             (PullChoice::Stopped(0.1), None)
@@ -327,7 +486,8 @@ mod tests {
             interrupt: &never,
             deadline: Some(Instant::now()),
         };
-        let Ok(walked) = walk(&mut solver, 1.0, (0.1, passed), &mut |_| {});
+        let start = (1.0, Walking::default());
+        let walked = walk_with(&mut solver, start, passed, &mut |_| {}, &mut Vec::new());
         assert_eq!(
             (walked.choice, walked.best),
             (PullChoice::Stopped(0.1), None)
@@ -336,23 +496,18 @@ mod tests {
         // they score the held-out positions better than the start (10).
         let mut solves = 0;
         let later = Instant::now() + std::time::Duration::from_secs(3600);
-        let Ok(walked) = walk(
-            &mut solver,
-            10.0,
-            (
-                0.1,
-                Stop {
-                    interrupt: &never,
-                    deadline: Some(later),
-                },
-            ),
-            &mut |step| {
-                solves += usize::from(matches!(step, PathStep::Solved(_)));
-                if solves == 3 {
-                    never.store(true, Ordering::SeqCst);
-                }
-            },
-        );
+        let later = Stop {
+            interrupt: &never,
+            deadline: Some(later),
+        };
+        let mut on = |step| {
+            solves += usize::from(matches!(step, PathStep::Solved(_)));
+            if solves == 3 {
+                never.store(true, Ordering::SeqCst);
+            }
+        };
+        let start = (10.0, Walking::default());
+        let walked = walk_with(&mut solver, start, later, &mut on, &mut Vec::new());
         assert_eq!(solver.solves, [1e5, 3e4, 1e4]);
         assert_eq!((walked.choice.l2(), walked.best), (1e4, Some(1e4)));
         assert!(walked.interrupted, "its choice is not the unbroken path's");
@@ -362,7 +517,55 @@ mod tests {
             interrupt: &never,
             deadline: None,
         };
-        let Ok(walked) = walk(&mut solver, 0.0, (0.1, stopped), &mut |_| {});
+        let start = (0.0, Walking::default());
+        let walked = walk_with(&mut solver, start, stopped, &mut |_| {}, &mut Vec::new());
         assert_eq!((walked.choice.l2(), walked.best), (100.0, None));
+    }
+
+    #[test]
+    fn a_walk_resumed_from_its_last_kept_step_ends_as_the_unbroken_walk() {
+        let held = |l2: f64| (l2.log10() - 1.0).powi(2);
+        let curve = || Curve {
+            held,
+            at: f64::NAN,
+            solves: Vec::new(),
+        };
+        let never = AtomicBool::new(false);
+        let mut unbroken = curve();
+        let start = (5.0, Walking::default());
+        let whole = walk_with(
+            &mut unbroken,
+            start,
+            stop(&never),
+            &mut |_| {},
+            &mut Vec::new(),
+        );
+        // Stopped after four steps: the last standing kept is where the resume begins.
+        let (raised, mut kept, mut told) = (AtomicBool::new(false), Vec::new(), 0);
+        let mut on = |step| {
+            told += usize::from(matches!(step, PathStep::Solved(_)));
+            raised.store(told == 4, Ordering::SeqCst);
+        };
+        let mut first = curve();
+        let start = (5.0, Walking::default());
+        let cut = walk_with(&mut first, start, stop(&raised), &mut on, &mut kept);
+        assert!(cut.interrupted && kept.len() == 4);
+        let (walking, at) = kept.pop().unwrap();
+        let mut again = Curve { at, ..curve() };
+        let mut retold = Vec::new();
+        let never = AtomicBool::new(false);
+        let resumed = walk_with(
+            &mut again,
+            (5.0, walking),
+            stop(&never),
+            &mut |step| retold.push(step),
+            &mut kept,
+        );
+        assert_eq!((resumed.choice, resumed.best), (whole.choice, whole.best));
+        assert!(!resumed.interrupted);
+        // No pull solved twice, none left out; the kept steps told again first.
+        assert_eq!([first.solves, again.solves].concat(), unbroken.solves);
+        assert!(retold[..4].iter().all(|s| matches!(s, PathStep::Solved(_))));
+        assert_eq!(retold.len(), 4 + 2 * (unbroken.solves.len() - 4));
     }
 }

@@ -197,7 +197,10 @@ pub enum SessionError {
     #[error(transparent)]
     Streamed(#[from] crate::stream::StreamError),
     /// Stopped while the positions were read: nothing was tuned or written.
-    #[error("stopped while the positions were read: nothing was tuned or written")]
+    #[error(
+        "stopped while the positions were read: nothing was tuned or written, nothing is left \
+         to resume (the same command starts the run again)"
+    )]
     Stopped,
 }
 

@@ -38,7 +38,7 @@ use crate::begin::{begin, Beginning, NothingToTune, StoppedOnPath};
 use crate::checkpoint::{Checkpoint, Mismatch, RunKind};
 use crate::events::JobEvent;
 use crate::lambda::{LambdaChoice, LambdaPoint};
-use crate::path::{PathStep, PullPoint, Walked};
+use crate::path::{Hooks, OnPath, PullPoint, Walked};
 use crate::run::{RunEnd, RunError, RunResult, Unstreamed};
 use crate::settings::{Streaming, TuneSettings};
 use crate::traces::{held_split, target};
@@ -254,8 +254,10 @@ pub fn tune_streamed(
     if let Some(path) = stream.streaming.form.clone() {
         stream.form = Some(stream.write_form(&path)?);
     }
-    if resume.is_none() {
-        stream.take_k(&mut on)?;
+    match &resume {
+        // A run stopped on its path of pulls walks on at its K.
+        Some(c) => stream.k = c.k,
+        None => stream.take_k(&mut on)?,
     }
     let selected: Vec<Variable> = (slots.iter())
         .map(|&slot| Variable { slot, step: 1 })
@@ -491,10 +493,11 @@ impl Beginning for Stream<'_> {
         &mut self,
         vars: &[Variable],
         guards: Guards,
-        on: &mut dyn FnMut(PathStep<PullPoint>),
+        from: Option<OnPath<Vec<i32>>>,
+        hooks: Hooks<'_, PullPoint, Vec<i32>>,
     ) -> Result<Option<Walked<Vec<i32>>>, StreamError> {
         let begun = self.checkpoint(vars.to_vec(), guards, None);
-        self.chosen_pull(&begun.descent, on)
+        self.chosen_pull(begun.descent, from, hooks)
     }
 
     /// Streamed positions take λ as their survey resolved it: no path.
@@ -502,7 +505,8 @@ impl Beginning for Stream<'_> {
         &mut self,
         _: &[Variable],
         _: Guards,
-        _: &mut dyn FnMut(PathStep<LambdaPoint>),
+        _: Option<OnPath<Vec<i32>>>,
+        _: Hooks<'_, LambdaPoint, Vec<i32>>,
     ) -> Result<Option<Walked<Vec<i32>, LambdaChoice>>, StreamError> {
         Ok(None)
     }

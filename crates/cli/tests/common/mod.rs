@@ -244,3 +244,60 @@ pub fn as_records(
     }
     records
 }
+
+/// Where a run is stopped by Ctrl-C: once the `nth` line of its output (1: the first)
+/// starting with `line` is printed; the run then says `said` (where it stopped).
+#[allow(dead_code, reason = "each test file compiles this module")]
+pub struct StopAt {
+    /// The start of the line watched.
+    pub line: &'static str,
+    /// Which of those lines.
+    pub nth: usize,
+    /// What the stopped run says.
+    pub said: &'static str,
+}
+
+impl From<((&'static str, usize), &'static str)> for StopAt {
+    fn from(((line, nth), said): ((&'static str, usize), &'static str)) -> StopAt {
+        StopAt { line, nth, said }
+    }
+}
+
+/// Runs `tune(out, extra)` unbroken, then stopped by SIGINT at each of `stops` and continued
+/// with `--resume OUT.ckpt` (or, where the stop kept nothing to resume, the same command
+/// again): every run ends at the unbroken run's values file, byte for byte.
+#[allow(dead_code, reason = "each test file compiles this module")]
+pub fn resumes_anywhere(
+    dir: &Path,
+    tune: &dyn Fn(&Path, &[&str]) -> std::process::Command,
+    stops: &[StopAt],
+) {
+    let straight = dir.join("straight.json");
+    let unbroken = stdout_of(&mut tune(&straight, &[]).into());
+    for (i, stop) in stops.iter().enumerate() {
+        let out = dir.join(format!("stopped-{i}.json"));
+        let seen = std::cell::Cell::new(0);
+        let ready = |l: &str| {
+            seen.set(seen.get() + usize::from(l.starts_with(stop.line)));
+            seen.get() == stop.nth
+        };
+        let (code, said, err) = interrupt_when_in(tune(&out, &[]), false, ready);
+        let at = format!("stopped at {:?} #{}", stop.line, stop.nth);
+        assert_eq!(code, Some(130), "{at}: {said}\n{err}");
+        assert!(
+            said.contains(stop.said) || err.contains(stop.said),
+            "{at}: {said}\n{err}"
+        );
+        let ckpt = dir.join(format!("stopped-{i}.json.ckpt"));
+        let again: &[&str] = match ckpt.exists() {
+            true => &["--resume", ckpt.to_str().unwrap()],
+            false => &[],
+        };
+        let resumed = stdout_of(&mut tune(&out, again).into());
+        assert_eq!(
+            std::fs::read(&out).unwrap(),
+            std::fs::read(&straight).unwrap(),
+            "{at}: {said}\n{err}\n{resumed}\nunbroken:\n{unbroken}"
+        );
+    }
+}

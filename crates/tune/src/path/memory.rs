@@ -4,8 +4,8 @@
 
 use super::{PullSolver, Stop};
 use crate::lambda::ScoredLabels;
-use std::convert::Infallible;
-use texel_solve::descent::Descent;
+use crate::run::RunError;
+use texel_solve::descent::{Descent, DescentState, Guards, Variable};
 use texel_solve::error::mean_error;
 use texel_solve::model::Model;
 
@@ -18,23 +18,45 @@ pub(crate) struct MemoryPulls<'a, 'd, M: Model> {
 }
 
 impl<M: Model> PullSolver for MemoryPulls<'_, '_, M> {
-    type Error = Infallible;
+    type Error = RunError;
     type Values = M::Values;
 
-    fn solve(&mut self, l2: f64, stop: Stop<'_>) -> Result<(f64, u64), Infallible> {
+    fn solve(&mut self, l2: f64, stop: Stop<'_>) -> Result<(f64, u64), RunError> {
         self.descent.repull(l2);
         let taken = self.descent.newton_solve_until(|| stop.timed_out());
         let error = self.descent.real_error().unwrap_or(self.descent.error());
         Ok((error, u64::from(taken)))
     }
 
-    fn held_out(&mut self) -> Result<f64, Infallible> {
+    fn held_out(&mut self) -> Result<f64, RunError> {
         self.held_out.rescore(self.descent.params());
         Ok(mean_error(self.held_out, self.descent.k()))
     }
 
     fn values(&self) -> M::Values {
         self.descent.params().clone()
+    }
+
+    fn state(&self) -> DescentState<M::Values> {
+        self.descent.state()
+    }
+}
+
+/// The descent a walk over the training positions `train` solves with, of `vars` at `K`
+/// `k`: fresh from `start` with `guards`, or where a resumed walk's solver stood (`at`,
+/// the positions scored there).
+pub(crate) fn path_descent<'d, M: Model>(
+    train: &'d mut M,
+    (start, k): (&M::Values, f64),
+    vars: &[Variable],
+    (guards, at): (Guards, Option<DescentState<M::Values>>),
+) -> Descent<'d, M> {
+    match at {
+        None => Descent::new(train, start.clone(), k, vars.to_vec()).guarded(guards),
+        Some(at) => {
+            train.rescore(&at.params);
+            Descent::resume(train, at, k, vars.to_vec())
+        }
     }
 }
 
@@ -49,21 +71,25 @@ pub(crate) struct Relabelled<'a, 'd, M: Model> {
 }
 
 impl<M: Model> PullSolver for Relabelled<'_, '_, M> {
-    type Error = Infallible;
+    type Error = RunError;
     type Values = M::Values;
 
-    fn solve(&mut self, lambda: f64, stop: Stop<'_>) -> Result<(f64, u64), Infallible> {
+    fn solve(&mut self, lambda: f64, stop: Stop<'_>) -> Result<(f64, u64), RunError> {
         let descent = &mut self.positions.descent;
         descent.retarget(self.labels.targets(lambda));
         let l2 = descent.guards().l2;
         self.positions.solve(l2, stop)
     }
 
-    fn held_out(&mut self) -> Result<f64, Infallible> {
+    fn held_out(&mut self) -> Result<f64, RunError> {
         self.positions.held_out()
     }
 
     fn values(&self) -> M::Values {
         self.positions.values()
+    }
+
+    fn state(&self) -> DescentState<M::Values> {
+        self.positions.state()
     }
 }

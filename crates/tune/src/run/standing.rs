@@ -73,6 +73,7 @@ impl<V: texel_solve::model::Values> Standing<V> {
             warm_passes: self.warm_passes,
             settings: self.settings.clone(),
             lambda: self.lambda,
+            path: None,
         }
     }
 

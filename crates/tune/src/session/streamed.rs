@@ -182,6 +182,7 @@ fn retyped<M: Model>(e: JobEvent<texel_linear::TraceDataset>) -> JobEvent<M> {
         JobEvent::LambdaChosen(c) => JobEvent::LambdaChosen(c),
         JobEvent::Fresh(vars, guards) => JobEvent::Fresh(vars, guards),
         JobEvent::Resumed(passes, vars) => JobEvent::Resumed(passes, vars),
+        JobEvent::ResumedOnPath(walk, solved) => JobEvent::ResumedOnPath(walk, solved),
         JobEvent::Run(run) => JobEvent::Run(match run {
             Event::Progress(progress) => Event::Progress(progress),
             Event::Pass(record, _) => Event::Pass(record, None),
