@@ -9,13 +9,21 @@ pub use texel_tune::{DEFAULT_MIN_SUPPORT, L2};
 /// Says what a tune job reports before its run: the values held, the trials of `--l2
 /// auto`, and the start (`traces`: the values have no declared constraints).
 pub fn say_begin<M: Model>(event: &JobEvent<M>, traces: bool) {
-    match event {
-        JobEvent::Held { held, min_support } => say!("{}", held_words(held.len(), *min_support)),
-        JobEvent::Pull(point) => say!("{}", pull_words(point)),
-        JobEvent::PullChosen(choice) => say!("{}", choice_words(choice)),
-        JobEvent::Lambda(point) => say!("{}", lambda_words(point)),
-        JobEvent::LambdaChosen(choice) => say!("{}", lambda_choice_words(choice)),
-        JobEvent::Fresh(vars, guards) => say!(
+    if let Some(words) = begin_words(event, traces) {
+        say!("{words}");
+    }
+}
+
+/// What [`say_begin`] says of `event` (`None`: nothing; a path's bar shows its steps
+/// begun, the run's own events have their own words).
+pub fn begin_words<M: Model>(event: &JobEvent<M>, traces: bool) -> Option<String> {
+    Some(match event {
+        JobEvent::Held { held, min_support } => held_words(held.len(), *min_support),
+        JobEvent::Pull(point) => pull_words(point),
+        JobEvent::PullChosen(choice) => choice_words(choice),
+        JobEvent::Lambda(point) => lambda_words(point),
+        JobEvent::LambdaChosen(choice) => lambda_choice_words(choice),
+        JobEvent::Fresh(vars, guards) => format!(
             "tuning {vars} variables (L2 pull {}, constraints {})",
             guards.l2,
             match (guards.constraints, traces) {
@@ -25,12 +33,11 @@ pub fn say_begin<M: Model>(event: &JobEvent<M>, traces: bool) {
             }
         ),
         JobEvent::Resumed(passes, vars) => {
-            say!("resuming after {passes} passes ({vars} variables)")
+            format!("resuming after {passes} passes ({vars} variables)")
         }
-        JobEvent::ResumedOnPath(walk, solved) => say!("{}", resumed_on_path_words(*walk, *solved)),
-        // The bar of a path shows these where there is one (`PathBar`).
-        JobEvent::Run(_) | JobEvent::PullSolving(_) | JobEvent::LambdaSolving(_) => {}
-    }
+        JobEvent::ResumedOnPath(walk, solved) => resumed_on_path_words(*walk, *solved),
+        JobEvent::Run(_) | JobEvent::PullSolving(_) | JobEvent::LambdaSolving(_) => return None,
+    })
 }
 
 /// A path of pulls (or λs) on the terminal while it is walked: a bar of the steps solved

@@ -145,8 +145,7 @@ fn tune_report(args: &ReportArgs, log: &Path) -> Result<Page> {
         let tuned = space.read_values(tuned_path)?;
         let about = about(&args.data, loaded.k);
         let mut watch = TuneWatch::new(&loaded.train, space, &start, loaded.k, about);
-        watch.passes = passes_of(log, loaded.fingerprint)?;
-        (watch.path, watch.lambdas) = paths_of(log)?;
+        read_run(&mut watch, log, loaded.fingerprint)?;
         loaded.train.rescore(&tuned);
         return watch.finished(&mut loaded.train, &tuned);
     }
@@ -156,10 +155,23 @@ fn tune_report(args: &ReportArgs, log: &Path) -> Result<Page> {
     let space = texel_eval::params::param_space();
     let about = about(&args.data, loaded.k);
     let mut watch = TuneWatch::new(&loaded.train, space, &start, loaded.k, about);
-    watch.passes = passes_of(log, loaded.fingerprint)?;
-    (watch.path, watch.lambdas) = paths_of(log)?;
+    read_run(&mut watch, log, loaded.fingerprint)?;
     loaded.train.rescore(&tuned);
     watch.finished(&mut loaded.train, &tuned)
+}
+
+/// Into `watch`, the run the tune log `log` kept on the data of fingerprint `data`: its
+/// passes, its paths, the pull its path chose and the pass whose values it wrote.
+fn read_run<V>(watch: &mut TuneWatch<V>, log: &Path, data: u64) -> Result<()> {
+    watch.passes = passes_of(log, data)?;
+    (watch.path, watch.lambdas) = paths_of(log)?;
+    let walked = texel_tune::Walking::<()> {
+        solved: watch.path.0.clone(),
+        best: None,
+    };
+    watch.pull = walked.judged().0.map(|i| watch.path.0[i].l2);
+    watch.written = texel_tune::log::read_written_pass(&read(log)?);
+    Ok(())
 }
 
 /// The passes of the tune log `log`, refused when they were tuned on other data than the
@@ -219,6 +231,7 @@ pub fn about(data: &DataArgs, k: f64) -> Vec<String> {
 }
 
 /// What a tune page needs from the start of a run, and the passes so far.
+#[derive(Clone)]
 pub struct TuneWatch<V = Params> {
     space: ParamSpace,
     start: V,
@@ -231,6 +244,13 @@ pub struct TuneWatch<V = Params> {
     pub path: (Vec<texel_tune::PullPoint>, Option<f64>),
     /// The path of λs walked (`--lambda auto`) and the λ chosen.
     pub lambdas: (Vec<texel_tune::LambdaPoint>, Option<f64>),
+    /// The pull the path of pulls chose.
+    pub pull: Option<f64>,
+    /// What the run chose, in words: what was held out, the pull, the λ, the values
+    /// written.
+    pub choices: Vec<String>,
+    /// The pass whose values were written (0: the start), once the run ended.
+    pub written: Option<usize>,
 }
 
 impl<V: Values> TuneWatch<V> {
@@ -251,6 +271,9 @@ impl<V: Values> TuneWatch<V> {
             passes: Vec::new(),
             path: (Vec::new(), None),
             lambdas: (Vec::new(), None),
+            pull: None,
+            choices: Vec::new(),
+            written: None,
         }
     }
 
@@ -272,10 +295,16 @@ impl<V: Values> TuneWatch<V> {
         let values = (self.start.values(), now.values());
         let mut report = TuneReport::new(train, &self.before, &self.space, values, self.k);
         report.about = self.about.clone();
+        report.about.extend(self.choices.iter().cloned());
         report.about.push(format!("{} passes", self.passes.len()));
+        report.about.extend(self.written.map(|pass| match pass {
+            0 => "values written: the start's (no pass beat its validation error)".to_string(),
+            pass => format!("values written: pass {pass}'s, the lowest validation error"),
+        }));
         report.passes = self.passes.clone();
         report.path = self.path.clone();
         report.lambdas = self.lambdas.clone();
+        (report.pull, report.written) = (self.pull, self.written);
         report
     }
 }

@@ -37,8 +37,27 @@ fn end_words(end: RunEnd) -> &'static str {
 pub(crate) fn say_finished<V>(tuned: &Tuned<V>) {
     let why = end_words(tuned.result.end);
     say!("finished after {} passes: {why}", tuned.result.passes);
-    if tuned.kept_start {
-        say!("{START_KEPT}");
+    say!(
+        "{}",
+        written_words(
+            tuned.kept_start,
+            tuned.result.best_pass,
+            tuned.result.passes
+        )
+    );
+}
+
+/// Which pass's values a run wrote, in words: the start's (`kept_start`), the one
+/// validation chose (`best`), or the last of its `passes`.
+pub(crate) fn written_words(kept_start: bool, best: Option<usize>, passes: usize) -> String {
+    match (kept_start, best) {
+        (true, _) | (false, Some(0)) => START_KEPT.to_string(),
+        (false, Some(pass)) => format!(
+            "the values written are pass {pass}'s: the lowest validation error of the start \
+             and the {}",
+            crate::counted(passes as u64, ("pass", "passes"))
+        ),
+        (false, None) => "the values written are the last pass's".to_string(),
     }
 }
 
@@ -263,9 +282,10 @@ pub(crate) fn say_streamed_end(ended: &Streamed, kept_start: bool) {
         ),
         ended.tuned.len()
     );
-    if kept_start {
-        say!("{}", START_KEPT);
-    }
+    say!(
+        "{}",
+        written_words(kept_start, ended.best_pass, ended.passes)
+    );
     crate::data_args::say_errors("end", ended.k, ended.error, ended.validation);
 }
 

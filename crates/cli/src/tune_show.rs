@@ -12,7 +12,7 @@ use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 use texel_solve::{Descent, Model, Values};
 use texel_tune::{
-    EndData, Ended, JobEvent, PassRecord, PullChoice, RunEnd, RunOptions, SessionEvent,
+    EndData, Ended, JobEvent, PassRecord, PullChoice, RunEnd, RunOptions, SessionEvent, Tuned,
     LAMBDA_PATH, PULL_PATH,
 };
 
@@ -28,6 +28,8 @@ pub(crate) struct TuneShow<'a, V> {
     /// The bar of the path of pulls or λs being walked.
     path: Option<PathBar>,
     watch: Option<Watching<V>>,
+    /// What was held out, as the loading said it (for the report page).
+    held: Option<String>,
     /// The start's training error, its positions, and the seconds the run had gone.
     start: (f64, usize, f64),
 }
@@ -55,6 +57,7 @@ impl<'a, V: Values> TuneShow<'a, V> {
             progress: None,
             path: None,
             watch: None,
+            held: None,
             start: (0.0, 0, 0.0),
         }
     }
@@ -67,6 +70,12 @@ impl<'a, V: Values> TuneShow<'a, V> {
             SessionEvent::Loaded { about, chosen_k } => {
                 self.reading.finish_and_clear();
                 say!("{about}");
+                let held = |l: &&str| l.starts_with("held out") || l.starts_with("nothing held");
+                self.held = about
+                    .lines()
+                    .map(str::trim_start)
+                    .find(held)
+                    .map(String::from);
                 if let Some(chosen) = chosen_k {
                     say!("{}", crate::data_args::k_words(chosen));
                 }
@@ -109,7 +118,9 @@ impl<'a, V: Values> TuneShow<'a, V> {
         print_errors(data, "start");
         if let Some(path) = &self.args.report {
             let space = self.space.clone();
-            self.watch = Some(Watching::new(self.args, (path, space), data, start, first)?);
+            let mut watching = Watching::new(self.args, (path, space), data, start, first)?;
+            watching.watch.choices.extend(self.held.clone());
+            self.watch = Some(watching);
         }
         Ok(())
     }
@@ -117,6 +128,7 @@ impl<'a, V: Values> TuneShow<'a, V> {
     /// A tune job's event: the guards said, the bar moved, the page after a pass.
     fn job<M: Model<Values = V>>(&mut self, event: JobEvent<M>) {
         let traces = self.args.data.traces.is_some();
+        self.noted(&event, traces);
         match &event {
             JobEvent::Run(e) => {
                 if let Some(bar) = self.progress.as_mut() {
@@ -178,6 +190,30 @@ impl<'a, V: Values> TuneShow<'a, V> {
         }
     }
 
+    /// The report page's lines on what the run chose (the pull, the λ, its start) and the
+    /// pull the path chose, marked on its plot.
+    fn noted<M: Model>(&mut self, event: &JobEvent<M>, traces: bool) {
+        let Some(w) = self.watch.as_mut() else {
+            return;
+        };
+        if let JobEvent::PullChosen(choice @ PullChoice::Path { .. }) = event {
+            w.watch.pull = Some(choice.l2());
+        }
+        let chosen = matches!(
+            event,
+            JobEvent::PullChosen(_)
+                | JobEvent::LambdaChosen(_)
+                | JobEvent::Fresh(..)
+                | JobEvent::Resumed(..)
+                | JobEvent::ResumedOnPath(..)
+        );
+        if chosen {
+            w.watch
+                .choices
+                .extend(crate::guards::begin_words(event, traces));
+        }
+    }
+
     /// The path walked: its bar cleared.
     fn path_walked(&mut self) {
         if let Some(bar) = self.path.take() {
@@ -230,7 +266,7 @@ impl<'a, V: Values> TuneShow<'a, V> {
                 print_errors(&data, "end");
                 crate::outputs::say_written(planned, self.args.rust.as_deref());
                 if let Some(w) = &self.watch {
-                    w.finished(&mut data.train, &tuned.result.params)?;
+                    w.finished(&mut data.train, tuned)?;
                 }
             }
             EndData::Streamed(figures) => {
@@ -290,9 +326,17 @@ impl<V: Values> Watching<V> {
         })
     }
 
-    /// At the end: the whole page (`train` left scored with `tuned`).
-    pub(crate) fn finished<M: Model<Values = V>>(&self, train: &mut M, tuned: &V) -> Result<()> {
-        let page = self.watch.finished(train, tuned)?;
+    /// At the end: the whole page, saying which pass's values were written (`train` left
+    /// scored with the values `tuned` wrote).
+    pub(crate) fn finished<M: Model<Values = V>>(
+        &self,
+        train: &mut M,
+        tuned: &Tuned<V>,
+    ) -> Result<()> {
+        let mut watch = self.watch.clone();
+        let result = &tuned.result;
+        watch.written = result.best_pass.or(tuned.kept_start.then_some(0));
+        let page = watch.finished(train, &result.params)?;
         page.write(&self.path)
             .with_context(|| format!("cannot write {}", self.path.display()))?;
         say!("wrote the report {}", self.path.display());

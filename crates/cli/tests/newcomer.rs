@@ -196,23 +196,33 @@ const GUIDES: [&str; 8] = [
     "engine.md",
 ];
 
-/// The command lines of the `sh` blocks of the README and its guides, continuation lines
-/// joined.
-fn guide_commands() -> Vec<String> {
-    let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
-    let mut pages = vec![root.join("README.md")];
-    pages.extend(GUIDES.map(|g| root.join("docs").join(g)));
-    let text: String = pages
-        .iter()
-        .map(|p| std::fs::read_to_string(p).unwrap())
-        .collect();
-    let readme = std::fs::read_to_string(&pages[0]).unwrap();
+/// The repository's root.
+fn repo_root() -> &'static std::path::Path {
+    std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+}
+
+/// The README and its guides, in that order: (name, text).
+fn guide_pages() -> Vec<(String, String)> {
+    let mut names = vec!["README.md".to_string()];
+    names.extend(GUIDES.map(|g| format!("docs/{g}")));
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
     for guide in GUIDES {
         assert!(
             readme.contains(&format!("(docs/{guide})")),
             "the README lists {guide}"
         );
     }
+    (names.into_iter())
+        .map(|n| {
+            let text = std::fs::read_to_string(repo_root().join(&n)).unwrap();
+            (n, text)
+        })
+        .collect()
+}
+
+/// The command lines of the `sh` blocks of `text`, continuation lines joined, comments
+/// left out.
+fn commands_of(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for block in text.split("```sh\n").skip(1) {
         let block = &block[..block.find("```").unwrap()];
@@ -227,22 +237,154 @@ fn guide_commands() -> Vec<String> {
     out
 }
 
+/// The command lines of the `sh` blocks of the README and its guides.
+fn guide_commands() -> Vec<String> {
+    guide_pages()
+        .iter()
+        .flat_map(|(_, text)| commands_of(text))
+        .collect()
+}
+
+/// The flags whose value a command writes.
+const OUTPUT_FLAGS: [&str; 13] = [
+    "--out",
+    "--json",
+    "--rust",
+    "--pgn",
+    "--apply",
+    "--log",
+    "--report",
+    "--dir",
+    "--stats-json",
+    "--checkpoint",
+    "--marlin",
+    "--viri",
+    "--bullet",
+];
+
+/// Files the guides' commands read that the reader makes by hand, as their pages say: the
+/// trace the documented Python writer writes, the export templates the pages show, a
+/// sources file, the reader's own positions and an outside engine's games.
+const MADE_BY_HAND: [&str; 7] = [
+    "runs/my-engine.jsonl",
+    "runs/eval.c.in",
+    "runs/eval.rs.in",
+    "mix.json",
+    "theirs.epd",
+    "YOUR.epd",
+    "runs/outside",
+];
+
+/// The files `line` writes: its outputs' values (and a tune's checkpoint beside its
+/// output), a self-play's `--epd`, a config's outputs (relative to the config's folder).
+fn written_by(line: &str) -> Vec<String> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let mut written = Vec::new();
+    for pair in words.windows(2) {
+        let reads_pgn = pair[0] == "--pgn" && line.starts_with("texel import");
+        let selfplay_epd = pair[0] == "--epd" && line.starts_with("texel selfplay");
+        if (OUTPUT_FLAGS.contains(&pair[0]) && !reads_pgn) || selfplay_epd {
+            written.extend([pair[1].to_string(), format!("{}.ckpt", pair[1])]);
+        }
+        if pair[0] == "--config" {
+            let text = std::fs::read_to_string(repo_root().join(pair[1])).unwrap();
+            let config: serde_json::Value = serde_json::from_str(&text).unwrap();
+            let strings = config
+                .as_object()
+                .unwrap()
+                .values()
+                .filter_map(|v| v.as_str());
+            written.extend(strings.filter_map(|v| v.strip_prefix("../").map(String::from)));
+        }
+    }
+    if let Some(games) = line.strip_prefix("scripts/gen-games.sh ") {
+        written.push(games.split_whitespace().next().unwrap().to_string());
+    }
+    written
+}
+
+/// The files `line` reads: the values of its other flags that name a path in the
+/// repository's folder (engine specs and presets aside).
+fn read_by(line: &str) -> Vec<String> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let path_like = |v: &str| {
+        let ends = [
+            ".epd", ".json", ".jsonl", ".pgn", ".gz", ".bin", ".trace", ".in",
+        ];
+        !v.starts_with('/')
+            && !v.contains('=')
+            && (v.contains('/') || ends.iter().any(|e| v.ends_with(e)))
+    };
+    (words.windows(2))
+        .filter(|p| p[0].starts_with("--") && !OUTPUT_FLAGS.contains(&p[0]))
+        .filter(|p| !(p[0] == "--epd" && line.starts_with("texel selfplay")))
+        .filter(|p| p[0] != "--pgn" || line.starts_with("texel import"))
+        .map(|p| p[1])
+        .filter(|v| path_like(v))
+        .map(String::from)
+        .collect()
+}
+
+/// Every `texel` command of the README and its guides parses as written (its flags and
+/// values: run with `--help` appended, which clap answers only after reading them all),
+/// and every file it reads is shipped, written by a command before it (on its page or in
+/// the README, which a newcomer runs first), or one the pages have the reader make.
+#[test]
+fn the_guides_commands_parse_and_read_only_files_a_step_before_makes() {
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_texel"))
+        .parent()
+        .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let pages = guide_pages();
+    let readme: Vec<String> = commands_of(&pages[0].1)
+        .iter()
+        .flat_map(|l| written_by(l))
+        .collect();
+    for (page, text) in &pages {
+        let mut written = readme.clone();
+        for line in commands_of(text) {
+            if !line.starts_with("texel ") {
+                written.extend(written_by(&line));
+                continue;
+            }
+            let command = line.split(['>', '|']).next().unwrap();
+            let command = command.split(" && ").next().unwrap();
+            let run = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("{command} --help"))
+                .env("PATH", &path)
+                .current_dir(repo_root())
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&run.stderr);
+            assert!(
+                run.status.success(),
+                "{page}: `{line}` does not parse: {err}"
+            );
+            for read in read_by(&line) {
+                let made = written
+                    .iter()
+                    .any(|w| read == *w || read.starts_with(&format!("{w}/")))
+                    || MADE_BY_HAND.contains(&read.as_str());
+                assert!(
+                    made || repo_root().join(&read).exists(),
+                    "{page}: `{line}` reads {read}, which no command before it writes"
+                );
+            }
+            written.extend(written_by(&line));
+        }
+    }
+}
+
 #[test]
 fn the_guides_examples_write_under_runs_and_can_be_typed_as_written() {
     let commands = guide_commands();
     assert!(commands.len() > 40, "{commands:?}");
-    let outputs = [
-        "--out",
-        "--json",
-        "--rust",
-        "--pgn",
-        "--apply",
-        "--log",
-        "--report",
-        "--dir",
-        "--stats-json",
-        "--checkpoint",
-    ];
+    let outputs = OUTPUT_FLAGS;
     for line in &commands {
         let words: Vec<&str> = line.split_whitespace().collect();
         assert!(

@@ -104,7 +104,34 @@ fn tune_writes_its_page_and_report_rebuilds_it_from_the_log() {
         pulls,
         "the log keeps the path"
     );
-    check_tune_page(&std::fs::read_to_string(&page).unwrap(), &printed, passes);
+    let html = std::fs::read_to_string(&page).unwrap();
+    check_tune_page(&html, &printed, passes);
+    // What was held out, the pull chosen and the pass written: said, on the page, marked.
+    let written = printed
+        .lines()
+        .find(|l| l.starts_with("the values written are ") || l.contains("the start is kept"))
+        .unwrap_or_else(|| panic!("the pass written is said: {printed}"));
+    let chose = printed
+        .lines()
+        .find(|l| l.starts_with("--l2 auto chose pull "))
+        .unwrap_or_else(|| panic!("{printed}"));
+    assert!(html.contains(chose), "the page says the pull chosen");
+    assert!(
+        html.contains("held out by "),
+        "the page says what was held out"
+    );
+    assert!(html.contains("values written: "), "{written}");
+    let pull = chose.split(' ').nth(4).unwrap();
+    let path = figure(&html, "path-of-pulls");
+    assert!(path.contains(&format!("chosen: pull {pull}")), "{chose}");
+    let pass_written = match written.strip_prefix("the values written are pass ") {
+        Some(rest) => format!("values written: pass {}", rest.split('\'').next().unwrap()),
+        None => "values written: the start".to_string(),
+    };
+    assert!(
+        figure(&html, "error-per-pass").contains(&pass_written),
+        "{written}"
+    );
     // The page again from the log, on the data (validation split) given.
     let report = |validate: &str, page: &Path| {
         let mut c = texel();
@@ -127,6 +154,11 @@ fn tune_writes_its_page_and_report_rebuilds_it_from_the_log() {
         figure(&again_html, "path-of-pulls"),
         figure(&first_html, "path-of-pulls"),
         "the path drawn from the log as the run drew it"
+    );
+    assert_eq!(
+        figure(&again_html, "error-per-pass"),
+        figure(&first_html, "error-per-pass"),
+        "the pass written marked from the log as the run marked it"
     );
     // The log of a run on other data (here: another validation split) draws no page.
     let other = tmp.path().join("other.html");

@@ -885,6 +885,12 @@ fn a_streamed_tune_ends_as_the_in_memory_one_and_resumes_after_ctrl_c() {
     let straight = dir.path().join("straight.json");
     let streamed_flags = [&["--stream", "--chunk", "30000"][..], &log(1)].concat();
     let streamed = stdout_of(&mut tune(&binary, &straight, &streamed_flags).into());
+    for said in [&in_memory, &streamed] {
+        assert!(
+            said.contains("the values written are the last pass's"),
+            "nothing held out: the last pass's values, said: {said}"
+        );
+    }
     // One Newton and one polish: the same values, whether the positions are in memory or
     // read a chunk at a time.
     assert_eq!(

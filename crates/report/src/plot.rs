@@ -55,6 +55,20 @@ pub struct Series {
 }
 
 impl Series {
+    /// Points along the series as drawn: its points, and along a line eight points on
+    /// each segment.
+    fn traced(&self) -> Vec<(f64, f64)> {
+        let mut traced = self.points.clone();
+        if self.mark != Mark::Points {
+            for pair in self.points.windows(2) {
+                let ((x0, y0), (x1, y1)) = (pair[0], pair[1]);
+                let along = |t: f64| (x0 + t * (x1 - x0), y0 + t * (y1 - y0));
+                traced.extend((1..9).map(|i| along(f64::from(i) / 9.0)));
+            }
+        }
+        traced
+    }
+
     /// A series without error bars.
     pub fn new(name: &str, mark: Mark, colour: usize, points: Vec<(f64, f64)>) -> Series {
         Series {
@@ -190,30 +204,40 @@ impl LinePlot {
         Ok(out)
     }
 
-    /// The corner of the plot with the fewest points (lines count by their points), where
-    /// the legend hides the least: upper right when several tie.
-    fn legend_corner(&self) -> SeriesLabelPosition {
+    /// The y range drawn and the legend's corner: the corner with the fewest points (a
+    /// line counts by points along each of its segments, so a line crossing a corner
+    /// between its points counts there), upper right when several tie; where every corner
+    /// holds some, the y range grows upward until the upper right holds none.
+    fn legend_place(&self) -> (Range<f64>, SeriesLabelPosition) {
         let (xs, ys) = self.ranges();
+        let traced: Vec<(f64, f64)> = self.series.iter().flat_map(Series::traced).collect();
+        // The legend box covers about the outer 40 % of the width and 30 % of the height.
+        let covered = |ys: &Range<f64>, right: bool, upper: bool| {
+            let inside = |&&(x, y): &&(f64, f64)| {
+                let fx = (x - xs.start) / (xs.end - xs.start);
+                let fy = (y - ys.start) / (ys.end - ys.start);
+                (if right { fx > 0.6 } else { fx < 0.4 })
+                    && (if upper { fy > 0.7 } else { fy < 0.3 })
+            };
+            traced.iter().filter(inside).count()
+        };
         let corners = [
             (SeriesLabelPosition::UpperRight, true, true),
             (SeriesLabelPosition::UpperLeft, false, true),
             (SeriesLabelPosition::LowerRight, true, false),
             (SeriesLabelPosition::LowerLeft, false, false),
         ];
-        // The legend box covers about the outer 40 % of the width and 30 % of the height.
-        let inside = |(x, y): (f64, f64), right: bool, upper: bool| {
-            let fx = (x - xs.start) / (xs.end - xs.start);
-            let fy = (y - ys.start) / (ys.end - ys.start);
-            (if right { fx > 0.6 } else { fx < 0.4 }) && (if upper { fy > 0.7 } else { fy < 0.3 })
-        };
-        let covered = |right: bool, upper: bool| {
-            let points = self.series.iter().flat_map(|s| s.points.iter().copied());
-            points.filter(|&p| inside(p, right, upper)).count()
-        };
-        corners
-            .into_iter()
-            .min_by_key(|&(_, right, upper)| covered(right, upper))
-            .map_or(SeriesLabelPosition::UpperRight, |c| c.0)
+        let fewest = (corners.into_iter())
+            .map(|(corner, right, upper)| (corner, covered(&ys, right, upper)))
+            .min_by_key(|c| c.1);
+        match fewest {
+            Some((corner, 0)) => (ys, corner),
+            // Every corner hides data: room above it (the data in the lower 60 %).
+            _ => {
+                let top = ys.start + (ys.end - ys.start) / 0.6;
+                (ys.start..top, SeriesLabelPosition::UpperRight)
+            }
+        }
     }
 
     fn draw(
@@ -221,7 +245,8 @@ impl LinePlot {
         root: &DrawingArea<SVGBackend, Shift>,
     ) -> Result<(), Box<dyn std::error::Error + '_>> {
         root.fill(&WHITE)?;
-        let (xs, ys) = self.ranges();
+        let (xs, _) = self.ranges();
+        let (ys, corner) = self.legend_place();
         let whole = self.whole_x_span();
         let mut chart = ChartBuilder::on(root)
             .caption(&self.title, (FONT, 20))
@@ -274,7 +299,7 @@ impl LinePlot {
                 .background_style(WHITE.mix(0.85))
                 .border_style(BLACK.mix(0.4))
                 .label_font((FONT, LABEL_SIZE))
-                .position(self.legend_corner())
+                .position(corner)
                 .draw()?;
         }
         Ok(())
@@ -384,7 +409,7 @@ mod tests {
     fn the_legend_goes_to_the_corner_with_the_fewest_points() {
         // A calibration: dots rising from lower left to upper right.
         let rising: Vec<(f64, f64)> = (0..=10).map(|i| (f64::from(i), f64::from(i))).collect();
-        let corner = plot(rising).legend_corner();
+        let corner = plot(rising).legend_place().1;
         assert!(
             matches!(
                 corner,
@@ -394,9 +419,38 @@ mod tests {
         );
         let upper_right = vec![(9.0, 9.5), (9.5, 9.0), (10.0, 10.0), (0.0, 0.0)];
         assert!(!matches!(
-            plot(upper_right).legend_corner(),
+            plot(upper_right).legend_place().1,
             SeriesLabelPosition::UpperRight
         ));
+    }
+
+    #[test]
+    fn a_line_crossing_a_corner_between_its_points_keeps_the_legend_off_it() {
+        // A line from the middle of the left edge to the middle of the top crosses the
+        // upper left between its two points; a dot in each other corner. By points alone
+        // the upper left would be taken, over the line; every corner holds data, so the
+        // range grows upward and the legend goes above it all.
+        let crossed = LinePlot {
+            series: vec![
+                Series::new("line", Mark::Line, 0, vec![(0.0, 5.0), (5.0, 10.0)]),
+                Series::new(
+                    "dots",
+                    Mark::Points,
+                    1,
+                    vec![(0.0, 0.0), (10.0, 0.0), (10.0, 10.0)],
+                ),
+            ],
+            ..plot(Vec::new())
+        };
+        let (ys, corner) = crossed.legend_place();
+        assert!(matches!(corner, SeriesLabelPosition::UpperRight));
+        assert!((10.0 - ys.start) / (ys.end - ys.start) < 0.7, "{ys:?}");
+        // Without the upper right dot that corner is free: taken as it is.
+        let mut free = crossed.clone();
+        free.series[1].points.pop();
+        let (same, corner) = free.legend_place();
+        assert!(matches!(corner, SeriesLabelPosition::UpperRight));
+        assert!((same.end - 10.0) < 1.0, "no room added: {same:?}");
     }
 
     #[test]

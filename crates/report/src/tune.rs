@@ -232,6 +232,11 @@ pub struct TuneReport {
     pub path: (Vec<PullPoint>, Option<f64>),
     /// The path of λs `--lambda auto` walked (empty: none), and the λ it chose.
     pub lambdas: (Vec<LambdaPoint>, Option<f64>),
+    /// The pull the run tuned at, where the path of pulls chose it.
+    pub pull: Option<f64>,
+    /// The pass whose values the run wrote (0: the start), once it ended; while it runs,
+    /// the pass of the lowest validation error so far is marked.
+    pub written: Option<usize>,
 }
 
 impl TuneReport {
@@ -257,6 +262,8 @@ impl TuneReport {
             group_gains: None,
             path: (Vec::new(), None),
             lambdas: (Vec::new(), None),
+            pull: None,
+            written: None,
         }
     }
 
@@ -272,17 +279,19 @@ impl TuneReport {
              A warm start's passes show the error of its sample, lower than on all positions \
              when it over-fits the sample: the passes over every position then take over. \
              Newton's iterations and Adam's passes also show the error of their real values, \
-             before rounding; the polish of the rounded values follows them.",
+             before rounding; the polish of the rounded values follows them. The grey \
+             upright line marks the pass whose values the run wrote (while it runs, the pass \
+             with the lowest validation error so far).",
         );
         if !self.path.0.is_empty() {
             page.heading("Path of pulls");
             page.figure(
                 "path-of-pulls",
-                &path_plot(&self.path.0, self.path.1).svg()?,
+                &path_plot(&self.path.0, self.path.1, self.pull).svg()?,
                 "Each pull --l2 auto solved (the path walks from the strongest, on the right, \
                  leftwards until the held-out error has risen twice): the error of its \
                  solution on the training positions and, rounded, on the held-out games. The \
-                 run goes on from the pull lowest on the held-out line; a held-out line above \
+                 run tunes at the pull lowest on the held-out line (marked); a held-out line above \
                  the start's everywhere says the data cannot tell a better table than the \
                  start, and the run gives the start back.",
             );
@@ -295,7 +304,7 @@ impl TuneReport {
                 "Each λ --lambda auto solved (results alone, λ 1, on the right; the scores \
                  alone, λ 0, on the left; every training target λ · result + (1 − λ) · \
                  score): the error of its solution, rounded, on the held-out games' results, \
-                 which judge every λ alike. The run tunes at the λ lowest on the line (the \
+                 which judge every λ alike. The run tunes at the λ lowest on the line (marked; the \
                  run's output gives each λ's training error too, against its own targets).",
             );
         }
@@ -396,12 +405,33 @@ impl TuneReport {
                 real,
             ));
         }
+        series.extend(self.written_mark(&series));
         LinePlot {
             title: "Mean squared error after each pass".into(),
             x_label: "pass".into(),
             y_label: "mean squared error (result − σ(K·eval))²".into(),
             series,
         }
+    }
+
+    /// A vertical line at the pass whose values were written (while the run goes on, the
+    /// pass of the lowest validation error so far), spanning `series`.
+    fn written_mark(&self, series: &[Series]) -> Option<Series> {
+        let lowest_so_far = || {
+            (self.passes.iter())
+                .filter_map(|p| Some((p.pass, p.validation?)))
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|p| p.0)
+        };
+        let (pass, name) = match self.written {
+            Some(0) => (0, "values written: the start".to_string()),
+            Some(pass) => (pass, format!("values written: pass {pass}")),
+            None => {
+                let pass = lowest_so_far()?;
+                (pass, format!("lowest validation so far: pass {pass}"))
+            }
+        };
+        upright(&name, pass as f64, series)
     }
 
     fn k_plot(&self) -> LinePlot {
@@ -509,8 +539,8 @@ fn lambda_plot(points: &[LambdaPoint], chosen: Option<f64>) -> LinePlot {
         1,
         held.clone(),
     )];
-    if let Some(point) = chosen.and_then(|c| held.iter().find(|p| p.0 == c)) {
-        series.push(Series::new("chosen", Mark::Points, 2, vec![*point]));
+    if let Some(lambda) = chosen.filter(|c| held.iter().any(|p| p.0 == *c)) {
+        series.extend(upright(&format!("chosen: λ {lambda}"), lambda, &series));
     }
     LinePlot {
         title: "Each λ's table on the held-out games' results".into(),
@@ -520,9 +550,9 @@ fn lambda_plot(points: &[LambdaPoint], chosen: Option<f64>) -> LinePlot {
     }
 }
 
-/// The path of pulls: training and held-out errors by the pull's decimal logarithm, and the
-/// start's held-out error.
-fn path_plot(points: &[PullPoint], start: Option<f64>) -> LinePlot {
+/// The path of pulls: training and held-out errors by the pull's decimal logarithm, the
+/// start's held-out error, and the pull `chosen`.
+fn path_plot(points: &[PullPoint], start: Option<f64>, chosen: Option<f64>) -> LinePlot {
     let by = |f: fn(&PullPoint) -> f64| -> Vec<(f64, f64)> {
         let mut xy: Vec<(f64, f64)> = points.iter().map(|p| (p.l2.log10(), f(p))).collect();
         xy.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -547,10 +577,23 @@ fn path_plot(points: &[PullPoint], start: Option<f64>) -> LinePlot {
             line,
         ));
     }
+    if let Some(l2) = chosen.filter(|c| points.iter().any(|p| p.l2 == *c)) {
+        series.extend(upright(&format!("chosen: pull {l2}"), l2.log10(), &series));
+    }
     LinePlot {
         title: "Error of each pull's table".into(),
         x_label: "log10 of the L2 pull".into(),
         y_label: "mean squared error (result − σ(K·eval))²".into(),
         series,
     }
+}
+
+/// A grey upright line named `name` at `x`, as tall as `series` (none where they have no
+/// point): the mark of a choice.
+fn upright(name: &str, x: f64, series: &[Series]) -> Option<Series> {
+    let ys = series.iter().flat_map(|s| s.points.iter().map(|p| p.1));
+    let (lo, hi) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), y| {
+        (lo.min(y), hi.max(y))
+    });
+    (lo <= hi).then(|| Series::new(name, Mark::Reference, 6, vec![(x, lo), (x, hi)]))
 }

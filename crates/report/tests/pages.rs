@@ -114,6 +114,8 @@ fn tune_report() -> TuneReport {
                 .to_vec(),
             Some(0.5),
         ),
+        pull: None,
+        written: Some(3),
     }
 }
 
@@ -133,6 +135,18 @@ fn the_tune_page_holds_every_plot_with_its_points_and_bars() {
         "Newton's and Adam's real errors are a series of their own"
     );
     assert!(has_text(passes, "pass"), "the x axis is labelled");
+    assert!(
+        has_text(passes, "values written: pass 3"),
+        "the pass written is marked"
+    );
+    let mut running = tune_report();
+    running.written = None;
+    let html_running = running.page("Tuning run (in progress)").unwrap().html();
+    let marked = figure(&html_running, "error-per-pass");
+    assert!(
+        has_text(marked, "lowest validation so far: pass 4"),
+        "while the run goes on, the best pass so far is marked"
+    );
     let k = figure(&html, "error-vs-k");
     assert_eq!(dots(k), 0);
     assert!(has_text(k, "fitted K") && has_text(k, "K"));
@@ -149,8 +163,8 @@ fn the_tune_page_holds_every_plot_with_its_points_and_bars() {
     assert_eq!(bars(figure(&html, "largest-changes")), 3);
     assert_eq!(bars(figure(&html, "group-gains")), 2);
     let lambdas = figure(&html, "path-of-lambdas");
-    assert_eq!(dots(lambdas), 4 + 1, "a dot per λ, and the chosen λ");
-    assert!(has_text(lambdas, "held-out results") && has_text(lambdas, "chosen"));
+    assert_eq!(dots(lambdas), 4, "a dot per λ");
+    assert!(has_text(lambdas, "held-out results") && has_text(lambdas, "chosen: λ 0.5"));
     let mut without = tune_report();
     without.lambdas = (Vec::new(), None);
     let html = without.page("Tuning run").unwrap().html();
@@ -177,9 +191,11 @@ fn the_path_of_pulls_is_plotted_when_the_run_walked_one() {
     };
     let path = vec![point(1e5, 0.032), point(3e4, 0.031), point(1e4, 0.0315)];
     report.path = (path, Some(0.0325));
+    report.pull = Some(3e4);
     let html = report.page("Tuning run").unwrap().html();
     let plot = figure(&html, "path-of-pulls");
     assert_eq!(dots(plot), 3 + 3, "a dot per pull, training and held out");
+    assert!(has_text(plot, "chosen: pull 30000"), "the choice is marked");
     assert!(has_text(plot, "held-out games") && has_text(plot, "training (real values)"));
     assert!(has_text(plot, "the start on held-out games"));
     assert!(

@@ -164,6 +164,9 @@ pub struct Checkpoint<V> {
     pub descent: DescentState<V>,
     /// Best validation error so far and its parameters.
     pub best: Option<(f64, V)>,
+    /// The pass `best` was measured after (0: the start; `None` in checkpoints written
+    /// before it was kept).
+    pub best_pass: Option<usize>,
     /// Passes in a row the validation error rose.
     pub rises: usize,
     /// Seconds spent so far.
@@ -363,6 +366,8 @@ struct CheckpointFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     newton: Option<NewtonFile>,
     best: Option<BestFile>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    best_pass: Option<usize>,
     rises: usize,
     seconds: ExactFloat,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -527,6 +532,7 @@ impl<V: Values> Checkpoint<V> {
                 error: ExactFloat(*e),
                 params: p.values().to_vec(),
             }),
+            best_pass: self.best_pass,
             rises: self.rises,
             seconds: ExactFloat(self.seconds),
             warm: self.warm,
@@ -673,6 +679,7 @@ impl CheckpointFile {
             descent: descent.into_state(vars.len())?,
             vars,
             best,
+            best_pass: self.best_pass,
             rises: self.rises,
             seconds: self.seconds.0,
             warm: self.warm.filter(|&n| n > 1),
@@ -727,6 +734,7 @@ impl<V> Checkpoint<V> {
             descent: start,
             vars,
             best: None,
+            best_pass: None,
             rises: 0,
             seconds: 0.0,
             warm: None,

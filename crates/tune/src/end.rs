@@ -66,7 +66,9 @@ impl<V: Values> Ending<'_, V> {
         let validated = self.held_out && result.passes > 0;
         let kept_start = validated && result.params.values() == self.began.values();
         if let Some(path) = self.log {
-            append_changes(path, held.clone(), changes.clone()).map_err(|cause| LogError {
+            let written = result.best_pass.or(kept_start.then_some(0));
+            let appended = append_changes(path, (held.clone(), changes.clone()), written);
+            appended.map_err(|cause| LogError {
                 path: path.to_path_buf(),
                 cause,
             })?;
@@ -127,6 +129,7 @@ mod tests {
             params,
             end: RunEnd::Converged,
             passes,
+            best_pass: None,
         }
     }
 

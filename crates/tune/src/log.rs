@@ -94,6 +94,10 @@ pub struct ChangesLine {
     pub held: Vec<String>,
     /// Every value that changed.
     pub changes: Vec<ValueChange>,
+    /// The pass whose values the run wrote, chosen on validation (0: the start; absent:
+    /// the last pass's, or a log written before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written_pass: Option<usize>,
 }
 
 /// One pull of the path of pulls a run walked before its passes (`crate::path`).
@@ -327,20 +331,35 @@ pub fn held_names(
         .collect()
 }
 
-/// Appends the run's last line to the log at `path`: the values held and every change.
+/// The pass whose values the last run of the tune log `text` wrote (its last line's), if
+/// it says.
+pub fn read_written_pass(text: &str) -> Option<usize> {
+    let last =
+        text.lines()
+            .rev()
+            .find_map(|line| match serde_json::from_str::<TuneLogLine>(line) {
+                Ok(TuneLogLine::Changes(c)) => Some(c),
+                _ => None,
+            });
+    last?.written_pass
+}
+
+/// Appends the run's last line to the log at `path`: the values held, every change, and
+/// the pass whose values were written.
 ///
 /// # Errors
 /// The log cannot be written.
 pub fn append_changes(
     path: &std::path::Path,
-    held: Vec<String>,
-    changes: Vec<ValueChange>,
+    (held, changes): (Vec<String>, Vec<ValueChange>),
+    written_pass: Option<usize>,
 ) -> std::io::Result<()> {
     use std::io::Write;
     let line = TuneLogLine::Changes(ChangesLine {
         version: TUNE_LOG_VERSION,
         held,
         changes,
+        written_pass,
     });
     let line = serde_json::to_string(&line).expect("plain data");
     let mut f = texel_files::open_lines_for_append(path)?;

@@ -218,6 +218,10 @@ pub struct RunResult<V> {
     pub end: RunEnd,
     /// Passes completed.
     pub passes: usize,
+    /// The pass whose values [`RunResult::params`] are, chosen on validation (0: the start);
+    /// `None` without validation (the last pass's), or where a checkpoint of an older
+    /// texel did not say.
+    pub best_pass: Option<usize>,
 }
 
 /// Why a run failed.

@@ -93,6 +93,9 @@ pub struct Streamed {
     pub iterations: u64,
     /// Passes taken: Newton's iterations and the polish rounds.
     pub passes: usize,
+    /// The pass whose values [`Streamed::values`] are, chosen on validation (0: the start;
+    /// `None`: nothing held out, the last pass's).
+    pub best_pass: Option<usize>,
     /// How the run ended (interrupted: its checkpoint holds where it was).
     pub end: RunEnd,
     /// The slots tuned (those of the ones asked that enough positions use).
@@ -385,6 +388,7 @@ impl Stream<'_> {
             validation,
             iterations: tuner.newton.iterations,
             passes: result.passes,
+            best_pass: result.best_pass,
             end: result.end,
             tuned: self.slots.clone(),
         })

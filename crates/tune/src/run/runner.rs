@@ -101,7 +101,7 @@ impl<'r, 'd, T: Methods<'d>> Runner<'r, 'd, T> {
             return Ok(());
         }
         if let Some(error) = self.tuner.validation_error()? {
-            self.standing.best = Some((error, self.tuner.params().clone()));
+            self.standing.validated(error, &self.tuner.params().clone());
         }
         Ok(())
     }
@@ -247,6 +247,7 @@ impl<'r, 'd, T: Methods<'d>> Runner<'r, 'd, T> {
                     params: self.tuner.params().clone(),
                     end: RunEnd::Interrupted,
                     passes: self.standing.passes,
+                    best_pass: None,
                 }));
             };
             match self.after_pass(summary, events)? {

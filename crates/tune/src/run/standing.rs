@@ -14,6 +14,8 @@ pub(super) struct Standing<V> {
     pub vars: Vec<Variable>,
     pub passes: usize,
     pub best: Option<(f64, V)>,
+    /// The pass whose values `best` holds (0: the start).
+    pub best_pass: Option<usize>,
     pub rises: usize,
     pub began: Instant,
     /// Training positions of the run (the checkpoint's check).
@@ -45,6 +47,7 @@ impl<V: texel_solve::model::Values> Standing<V> {
             vars: start.vars.clone(),
             passes: start.passes,
             best: start.best.clone(),
+            best_pass: start.best_pass,
             rises: start.rises,
             began: Instant::now() - Duration::from_secs_f64(start.seconds),
             positions,
@@ -67,6 +70,7 @@ impl<V: texel_solve::model::Values> Standing<V> {
             vars: self.vars.clone(),
             descent,
             best: self.best.clone(),
+            best_pass: self.best_pass,
             rises: self.rises,
             seconds: self.began.elapsed().as_secs_f64(),
             warm: self.warm,
@@ -83,6 +87,7 @@ impl<V: texel_solve::model::Values> Standing<V> {
             Some((b, _)) if error >= *b => self.rises += 1,
             _ => {
                 self.best = Some((error, params.clone()));
+                self.best_pass = Some(self.passes);
                 self.rises = 0;
             }
         }
@@ -115,6 +120,7 @@ impl<V: texel_solve::model::Values> Standing<V> {
             params,
             end,
             passes: self.passes,
+            best_pass: self.best.as_ref().and(self.best_pass),
         }
     }
 }

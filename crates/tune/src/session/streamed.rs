@@ -129,6 +129,7 @@ impl<S: Subject> Session<S> {
             params: tuned.values.clone(),
             end: tuned.end,
             passes: tuned.passes,
+            best_pass: tuned.best_pass,
         };
         let variables = |slots: &[usize]| -> Vec<Variable> {
             (slots.iter())
@@ -157,6 +158,7 @@ impl<S: Subject> Session<S> {
                 params,
                 end: ended.result.end,
                 passes: ended.result.passes,
+                best_pass: ended.result.best_pass,
             },
             held: ended.held,
             changes: ended.changes,
