@@ -297,9 +297,13 @@ impl<V: Values> TuneWatch<V> {
         report.about = self.about.clone();
         report.about.extend(self.choices.iter().cloned());
         report.about.push(format!("{} passes", self.passes.len()));
-        report.about.extend(self.written.map(|pass| match pass {
-            0 => "values written: the start's (no pass beat its validation error)".to_string(),
-            pass => format!("values written: pass {pass}'s, the lowest validation error"),
+        report.about.extend(self.written.map(|pass| {
+            match pass {
+                0 => "values written: those the passes began from (no pass beat their validation \
+                  error)"
+                    .to_string(),
+                pass => format!("values written: pass {pass}'s, the lowest validation error"),
+            }
         }));
         report.passes = self.passes.clone();
         report.path = self.path.clone();

@@ -51,7 +51,11 @@ pub(crate) fn say_finished<V>(tuned: &Tuned<V>) {
 /// validation chose (`best`), or the last of its `passes`.
 pub(crate) fn written_words(kept_start: bool, best: Option<usize>, passes: usize) -> String {
     match (kept_start, best) {
-        (true, _) | (false, Some(0)) => START_KEPT.to_string(),
+        (true, _) => START_KEPT.to_string(),
+        // The passes began elsewhere than the run (a path's best solve, out of time).
+        (false, Some(0)) => "no pass beat the validation error of the values the passes began \
+                             from: those are written"
+            .to_string(),
         (false, Some(pass)) => format!(
             "the values written are pass {pass}'s: the lowest validation error of the start \
              and the {}",
@@ -297,5 +301,31 @@ pub(crate) fn stream_words(e: StreamEvent) -> Option<String> {
         StreamEvent::Warning(warning) => Some(warning),
         // The session shows a streamed run's own events as a run in memory's.
         StreamEvent::Job(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_values_written_are_named_by_their_pass() {
+        assert_eq!(written_words(true, Some(0), 3), START_KEPT);
+        // Passes that began from a path's best solve (the run out of time on the path).
+        let began = written_words(false, Some(0), 0);
+        assert!(
+            began.contains("the values the passes began from"),
+            "{began}"
+        );
+        let chosen = written_words(false, Some(2), 5);
+        assert!(
+            chosen.contains("pass 2's") && chosen.ends_with("the 5 passes"),
+            "{chosen}"
+        );
+        assert!(written_words(false, Some(1), 1).ends_with("the 1 pass"));
+        assert_eq!(
+            written_words(false, None, 4),
+            "the values written are the last pass's"
+        );
     }
 }

@@ -109,7 +109,7 @@ fn tune_writes_its_page_and_report_rebuilds_it_from_the_log() {
     // What was held out, the pull chosen and the pass written: said, on the page, marked.
     let written = printed
         .lines()
-        .find(|l| l.starts_with("the values written are ") || l.contains("the start is kept"))
+        .find(|l| l.starts_with("the values written are ") || l.starts_with("no pass beat"))
         .unwrap_or_else(|| panic!("the pass written is said: {printed}"));
     let chose = printed
         .lines()
@@ -126,7 +126,7 @@ fn tune_writes_its_page_and_report_rebuilds_it_from_the_log() {
     assert!(path.contains(&format!("chosen: pull {pull}")), "{chose}");
     let pass_written = match written.strip_prefix("the values written are pass ") {
         Some(rest) => format!("values written: pass {}", rest.split('\'').next().unwrap()),
-        None => "values written: the start".to_string(),
+        None => "values written: where the passes began".to_string(),
     };
     assert!(
         figure(&html, "error-per-pass").contains(&pass_written),

@@ -424,7 +424,7 @@ impl TuneReport {
                 .map(|p| p.0)
         };
         let (pass, name) = match self.written {
-            Some(0) => (0, "values written: the start".to_string()),
+            Some(0) => (0, "values written: where the passes began".to_string()),
             Some(pass) => (pass, format!("values written: pass {pass}")),
             None => {
                 let pass = lowest_so_far()?;
