@@ -341,9 +341,9 @@ impl NewtonFile {
     }
 }
 
-/// The file as written: a checkpoint in the field order and encodings of the format.
+/// The file as written: a checkpoint in the field order and encodings of the format (the
+/// run's descent among its own fields).
 #[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 struct CheckpointFile {
     format: String,
     #[serde(default)]
@@ -354,17 +354,8 @@ struct CheckpointFile {
     positions: usize,
     passes: usize,
     vars: Vec<(usize, i32)>,
-    params: Vec<i32>,
-    anchor: Vec<i32>,
-    l2: ExactFloat,
-    constraints: bool,
-    sum: ExactFloat,
-    gains: Vec<(ExactFloat, i32)>,
-    probes: u64,
-    cursor: Cursor,
-    adam: Option<AdamFile>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    newton: Option<NewtonFile>,
+    #[serde(flatten)]
+    descent: DescentFile,
     best: Option<BestFile>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     best_pass: Option<usize>,
@@ -508,7 +499,6 @@ impl PathFile {
 impl<V: Values> Checkpoint<V> {
     /// The checkpoint as JSON.
     pub fn to_json(&self) -> Value {
-        let d = DescentFile::from_state(&self.descent);
         let file = CheckpointFile {
             format: FORMAT.into(),
             kind: self.kind,
@@ -518,16 +508,7 @@ impl<V: Values> Checkpoint<V> {
             positions: self.positions,
             passes: self.passes,
             vars: self.vars.iter().map(|v| (v.slot, v.step)).collect(),
-            params: d.params,
-            anchor: d.anchor,
-            l2: d.l2,
-            constraints: d.constraints,
-            sum: d.sum,
-            gains: d.gains,
-            probes: d.probes,
-            cursor: d.cursor,
-            adam: d.adam,
-            newton: d.newton,
+            descent: DescentFile::from_state(&self.descent),
             best: self.best.as_ref().map(|(e, p)| BestFile {
                 error: ExactFloat(*e),
                 params: p.values().to_vec(),
@@ -567,7 +548,7 @@ impl<V: Values> Checkpoint<V> {
             _ => return Err("not a texel checkpoint".into()),
         }
         let f: CheckpointFile = serde_json::from_value(v.clone()).map_err(|e| e.to_string())?;
-        let layout = V::from_values(&f.params).map(|p| p.layout());
+        let layout = V::from_values(&f.descent.params).map(|p| p.layout());
         if layout != Ok(f.table.0) {
             return Err("it was written for a different parameter table (terms added, removed or reshaped since)".into());
         }
@@ -641,7 +622,7 @@ impl<V: Values> Checkpoint<V> {
 impl CheckpointFile {
     /// The checkpoint the file describes, after checking that its lists agree.
     fn into_checkpoint<V: Values>(self) -> Result<Checkpoint<V>, String> {
-        let len = self.params.len();
+        let len = self.descent.params.len();
         let vars = self
             .vars
             .iter()
@@ -658,25 +639,13 @@ impl CheckpointFile {
         let path = (self.path)
             .map(|p| p.into_path(vars.len(), len))
             .transpose()?;
-        let descent = DescentFile {
-            params: self.params,
-            anchor: self.anchor,
-            l2: self.l2,
-            constraints: self.constraints,
-            sum: self.sum,
-            gains: self.gains,
-            probes: self.probes,
-            cursor: self.cursor,
-            adam: self.adam,
-            newton: self.newton,
-        };
         Ok(Checkpoint {
             kind: self.kind,
             k: self.k.0,
             positions: self.positions,
             data: self.data.0,
             passes: self.passes,
-            descent: descent.into_state(vars.len())?,
+            descent: self.descent.into_state(vars.len())?,
             vars,
             best,
             best_pass: self.best_pass,
