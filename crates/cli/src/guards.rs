@@ -48,9 +48,11 @@ pub struct PathBar(indicatif::ProgressBar);
 impl PathBar {
     const TEMPLATE: &'static str = "{prefix} {bar:20} {pos}/{len} solved, {elapsed}: {msg}";
 
-    /// The bar of the path `flag` walks (`--l2 auto`), `steps` long at most.
-    pub fn new(flag: &str, steps: usize) -> PathBar {
+    /// The bar of the path `flag` walks (`--l2 auto`), `steps` long at most, `solved` of
+    /// them solved already.
+    pub fn new(flag: &str, steps: usize, solved: u64) -> PathBar {
         let pb = crate::progress_bar(steps as u64, Self::TEMPLATE);
+        pb.set_position(solved);
         pb.set_prefix(flag.to_string());
         pb.enable_steady_tick(std::time::Duration::from_millis(200));
         PathBar(pb)

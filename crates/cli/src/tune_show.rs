@@ -30,6 +30,8 @@ pub(crate) struct TuneShow<'a, V> {
     watch: Option<Watching<V>>,
     /// What was held out, as the loading said it (for the report page).
     held: Option<String>,
+    /// Steps of the path under way told before its bar began (a resumed walk's).
+    told: u64,
     /// The start's training error, its positions, and the seconds the run had gone.
     start: (f64, usize, f64),
 }
@@ -58,6 +60,7 @@ impl<'a, V: Values> TuneShow<'a, V> {
             path: None,
             watch: None,
             held: None,
+            told: 0,
             start: (0.0, 0, 0.0),
         }
     }
@@ -219,19 +222,28 @@ impl<'a, V: Values> TuneShow<'a, V> {
         if let Some(bar) = self.path.take() {
             bar.finish();
         }
+        self.told = 0;
     }
 
-    /// A path's step begins to be solved: the path's bar (begun at its first step) says
-    /// which.
+    /// A path's step begins to be solved: the path's bar (begun at its first step, counting
+    /// the steps a resumed walk told again) says which.
     fn walking(&mut self, flag: &str, steps: usize, step: String) {
-        (self.path.get_or_insert_with(|| PathBar::new(flag, steps))).solving(step);
+        let told = self.told;
+        (self
+            .path
+            .get_or_insert_with(|| PathBar::new(flag, steps, told)))
+        .solving(step);
     }
 
-    /// A path's step solved: its line, above the path's bar.
+    /// A path's step solved: its line, above the path's bar (a resumed walk's steps, told
+    /// before its bar begins, counted for it).
     fn solved(&mut self, line: String) {
         match &self.path {
             Some(bar) => bar.solved(line),
-            None => say!("{line}"),
+            None => {
+                say!("{line}");
+                self.told += 1;
+            }
         }
     }
 

@@ -637,30 +637,51 @@ fn resuming_a_finished_run_says_its_checkpoint_is_gone_and_where_its_values_are(
     );
 }
 
-/// On a terminal, the path of pulls shows a bar of the pulls solved and the one under way.
+/// `command` run on a terminal (`script`, util-linux): what the terminal showed.
+fn on_a_terminal(command: &str) -> String {
+    let out = std::process::Command::new("script")
+        .args(["-qec", command, "/dev/null"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("`script` (util-linux) runs texel on a terminal");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{text}");
+    text
+}
+
+/// On a terminal, the path of pulls shows a bar of the pulls solved and the one under way;
+/// a walk resumed from its checkpoint counts the pulls it told again.
 #[test]
 fn the_path_of_pulls_shows_its_progress_on_a_terminal() {
     let dir = tempfile::tempdir().unwrap();
     let epd = common::sample(dir.path(), "few.epd", 3000);
     let bin = assert_cmd::cargo::cargo_bin("texel");
-    let command = format!(
-        "{} tune --passes 1 --validate 10 --epd {} --out {}",
-        bin.display(),
-        epd.display(),
-        dir.path().join("t.json").display()
-    );
-    let out = std::process::Command::new("script")
-        .args(["-qec", &command, "/dev/null"])
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("`script` (util-linux) runs texel on a terminal");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}");
+    let out = dir.path().join("t.json");
+    let args = format!("tune --passes 1 --validate 10 --epd {}", epd.display());
+    let command = format!("{} {args} --out {}", bin.display(), out.display());
+    let text = on_a_terminal(&command);
     assert!(
         text.contains("solved, ") && text.contains(": solving pull "),
         "the path's bar: {text}"
     );
     assert!(text.contains("--l2 auto chose pull"), "{text}");
+    let stopped = dir.path().join("stopped.json");
+    let mut tune = std::process::Command::new(&bin);
+    tune.args(args.split(' ')).arg("--out").arg(&stopped);
+    let (code, said) = common::interrupt_when(tune, |l| l.starts_with("--l2 auto: pull 1000:"));
+    assert_eq!(code, Some(130), "{said}");
+    let ckpt = dir.path().join("stopped.json.ckpt");
+    let resume = format!("{command} --resume {}", ckpt.display());
+    let text =
+        on_a_terminal(&resume.replace(&out.display().to_string(), &stopped.display().to_string()));
+    let solved: usize = (text.split("resuming the path of pulls after ").nth(1))
+        .and_then(|rest| rest.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(solved >= 5, "the pulls up to 1000 kept: {text}");
+    assert!(
+        text.contains(&format!("{solved}/15 solved, ")) && !text.contains(" 0/15 solved"),
+        "the bar counts the pulls told again: {text}"
+    );
 }
 
 /// The C template `docs/trace-format.md` prints, filled by `texel export` with the pair it
