@@ -10,8 +10,9 @@
 //! ([`PathStep`]) and ends, with its seconds. Each solution is rounded and scored on the
 //! held-out positions (held out by game where the positions name their games); the pull
 //! whose solution scores them best is chosen (the stronger of equals), and the run tunes at
-//! that pull from the start: its Newton iterations, then the polish (a run that went on
-//! from the path's solution would resume from a checkpoint less exactly). The path ends
+//! that pull from the start: its Newton iterations, then the polish. After each step the
+//! walk and its solver's state are kept (`Hooks::keep`: the run's checkpoint, see
+//! `crate::begin`), so a stopped walk resumes where it stood. The path ends
 //! early once [`PATIENCE`] pulls in a row score the held-out positions worse than the best
 //! so far (a pull that scores them as well as the best is not worse): past its best pull the held-out error only rises as the pull weakens, and the
 //! weak pulls are the slow solves. One walk serves every run: the positions in memory
