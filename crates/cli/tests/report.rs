@@ -71,6 +71,36 @@ fn check_tune_page(html: &str, printed: &str, passes: usize) {
     assert!(bars(figure(html, "group-gains")) >= 1);
 }
 
+/// The run's page says what was held out, the pull chosen and the pass written, as the
+/// run `printed` them, and its plots mark the two choices.
+fn check_choices(html: &str, printed: &str) {
+    let written = printed
+        .lines()
+        .find(|l| l.starts_with("the values written are ") || l.starts_with("no pass beat"))
+        .unwrap_or_else(|| panic!("the pass written is said: {printed}"));
+    let chose = printed
+        .lines()
+        .find(|l| l.starts_with("--l2 auto chose pull "))
+        .unwrap_or_else(|| panic!("{printed}"));
+    assert!(html.contains(chose), "the page says the pull chosen");
+    assert!(
+        html.contains("held out by "),
+        "the page says what was held out"
+    );
+    assert!(html.contains("values written: "), "{written}");
+    let pull = chose.split(' ').nth(4).unwrap();
+    let path = figure(html, "path-of-pulls");
+    assert!(path.contains(&format!("chosen: pull {pull}")), "{chose}");
+    let pass_written = match written.strip_prefix("the values written are pass ") {
+        Some(rest) => format!("values written: pass {}", rest.split('\'').next().unwrap()),
+        None => "values written: where the passes began".to_string(),
+    };
+    assert!(
+        figure(html, "error-per-pass").contains(&pass_written),
+        "{written}"
+    );
+}
+
 #[test]
 fn tune_writes_its_page_and_report_rebuilds_it_from_the_log() {
     let tmp = tempfile::tempdir().unwrap();
@@ -106,32 +136,7 @@ fn tune_writes_its_page_and_report_rebuilds_it_from_the_log() {
     );
     let html = std::fs::read_to_string(&page).unwrap();
     check_tune_page(&html, &printed, passes);
-    // What was held out, the pull chosen and the pass written: said, on the page, marked.
-    let written = printed
-        .lines()
-        .find(|l| l.starts_with("the values written are ") || l.starts_with("no pass beat"))
-        .unwrap_or_else(|| panic!("the pass written is said: {printed}"));
-    let chose = printed
-        .lines()
-        .find(|l| l.starts_with("--l2 auto chose pull "))
-        .unwrap_or_else(|| panic!("{printed}"));
-    assert!(html.contains(chose), "the page says the pull chosen");
-    assert!(
-        html.contains("held out by "),
-        "the page says what was held out"
-    );
-    assert!(html.contains("values written: "), "{written}");
-    let pull = chose.split(' ').nth(4).unwrap();
-    let path = figure(&html, "path-of-pulls");
-    assert!(path.contains(&format!("chosen: pull {pull}")), "{chose}");
-    let pass_written = match written.strip_prefix("the values written are pass ") {
-        Some(rest) => format!("values written: pass {}", rest.split('\'').next().unwrap()),
-        None => "values written: where the passes began".to_string(),
-    };
-    assert!(
-        figure(&html, "error-per-pass").contains(&pass_written),
-        "{written}"
-    );
+    check_choices(&html, &printed);
     // The page again from the log, on the data (validation split) given.
     let report = |validate: &str, page: &Path| {
         let mut c = texel();

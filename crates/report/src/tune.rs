@@ -283,31 +283,7 @@ impl TuneReport {
              upright line marks the pass whose values the run wrote (while it runs, the pass \
              with the lowest validation error so far).",
         );
-        if !self.path.0.is_empty() {
-            page.heading("Path of pulls");
-            page.figure(
-                "path-of-pulls",
-                &path_plot(&self.path.0, self.path.1, self.pull).svg()?,
-                "Each pull --l2 auto solved (the path walks from the strongest, on the right, \
-                 leftwards until the held-out error has risen twice): the error of its \
-                 solution on the training positions and, rounded, on the held-out games. The \
-                 run tunes at the pull lowest on the held-out line (marked); a held-out line above \
-                 the start's everywhere says the data cannot tell a better table than the \
-                 start, and the run gives the start back.",
-            );
-        }
-        if !self.lambdas.0.is_empty() {
-            page.heading("Path of λs");
-            page.figure(
-                "path-of-lambdas",
-                &lambda_plot(&self.lambdas.0, self.lambdas.1).svg()?,
-                "Each λ --lambda auto solved (results alone, λ 1, on the right; the scores \
-                 alone, λ 0, on the left; every training target λ · result + (1 − λ) · \
-                 score): the error of its solution, rounded, on the held-out games' results, \
-                 which judge every λ alike. The run tunes at the λ lowest on the line (marked; the \
-                 run's output gives each λ's training error too, against its own targets).",
-            );
-        }
+        self.paths(&mut page)?;
         page.heading("Error against K");
         let lowest = |curve: &[(f64, f64)]| {
             curve
@@ -354,6 +330,36 @@ impl TuneReport {
             None => page.note("Measured when the run ends."),
         }
         Ok(page)
+    }
+
+    /// The paths of pulls and of λs the run walked, each where it walked one.
+    fn paths(&self, page: &mut Page) -> Result<(), PlotError> {
+        if !self.path.0.is_empty() {
+            page.heading("Path of pulls");
+            page.figure(
+                "path-of-pulls",
+                &path_plot(&self.path.0, self.path.1, self.pull).svg()?,
+                "Each pull --l2 auto solved (the path walks from the strongest, on the right, \
+                 leftwards until the held-out error has risen twice): the error of its \
+                 solution on the training positions and, rounded, on the held-out games. The \
+                 run tunes at the pull lowest on the held-out line (marked); a held-out line above \
+                 the start's everywhere says the data cannot tell a better table than the \
+                 start, and the run gives the start back.",
+            );
+        }
+        if !self.lambdas.0.is_empty() {
+            page.heading("Path of λs");
+            page.figure(
+                "path-of-lambdas",
+                &lambda_plot(&self.lambdas.0, self.lambdas.1).svg()?,
+                "Each λ --lambda auto solved (results alone, λ 1, on the right; the scores \
+                 alone, λ 0, on the left; every training target λ · result + (1 − λ) · \
+                 score): the error of its solution, rounded, on the held-out games' results, \
+                 which judge every λ alike. The run tunes at the λ lowest on the line (marked; the \
+                 run's output gives each λ's training error too, against its own targets).",
+            );
+        }
+        Ok(())
     }
 
     /// Training errors (a warm start's, on its sample, as a series of their own: they are
