@@ -347,7 +347,7 @@ impl<V: Values> Watching<V> {
     ) -> Result<()> {
         let mut watch = self.watch.clone();
         let result = &tuned.result;
-        watch.written = result.best_pass.or(tuned.kept_start.then_some(0));
+        watch.written = result.best_pass;
         let page = watch.finished(train, &result.params)?;
         page.write(&self.path)
             .with_context(|| format!("cannot write {}", self.path.display()))?;

@@ -57,7 +57,7 @@ impl<V: Values> Ending<'_, V> {
     /// The log cannot be written.
     pub(crate) fn tuned(
         self,
-        result: RunResult<V>,
+        mut result: RunResult<V>,
         name: &dyn Fn(usize) -> String,
         support: impl FnOnce(&[usize]) -> Vec<usize>,
     ) -> Result<Tuned<V>, LogError> {
@@ -65,8 +65,10 @@ impl<V: Values> Ending<'_, V> {
         let changes = changes(self.began.values(), result.params.values(), support, name);
         let validated = self.held_out && result.passes > 0;
         let kept_start = validated && result.params.values() == self.began.values();
+        // The start given back is pass 0's values, whatever the checkpoint said.
+        result.best_pass = result.best_pass.or(kept_start.then_some(0));
         if let Some(path) = self.log {
-            let written = result.best_pass.or(kept_start.then_some(0));
+            let written = result.best_pass;
             let appended = append_changes(path, (held.clone(), changes.clone()), written);
             appended.map_err(|cause| LogError {
                 path: path.to_path_buf(),
