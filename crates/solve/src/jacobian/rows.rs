@@ -522,6 +522,18 @@ impl<'a> Stripes<'a> {
 }
 
 impl Stripe<'_> {
+    /// The stripe's lines of the half Hessian's rows `a` and `b` (`a < b`; where `a == b`,
+    /// row `a` and nothing), each from its diagonal.
+    fn lines(&mut self, n: usize, a: usize, b: usize) -> (&mut [f64], &mut [f64]) {
+        let base = packed_row(n, self.low);
+        let (start_a, start_b) = (packed_row(n, a) - base, packed_row(n, b) - base);
+        if a == b {
+            return (&mut self.hessian[start_a..start_a + n - a], &mut []);
+        }
+        let (head, tail) = self.hessian.split_at_mut(start_b);
+        (&mut head[start_a..start_a + n - a], &mut tail[..n - b])
+    }
+
     /// Adds `part`'s sums into this stripe's rows: the faint positions', then each row's
     /// (the part's stripes before this one added, each row's entries below it).
     fn add(&mut self, n: usize, part: &mut PartRows) {
@@ -537,12 +549,29 @@ impl Stripe<'_> {
             let (vars, derivatives) = (&part.vars[*next..end], &part.derivatives[*next..end]);
             let mine = vars.iter().take_while(|&&v| inside(v)).count();
             *next += mine;
-            for p in 0..mine {
+            let mut p = 0;
+            // Two of the row's entries at a time: each entry of the rest is read once for
+            // both lines (every sum still takes this position's product once, in its turn).
+            while p + 1 < mine {
+                let (a, b) = (vars[p] as usize, vars[p + 1] as usize);
+                let (da, db) = (derivatives[p], derivatives[p + 1]);
+                self.gradient[a - low] += slope * da;
+                self.gradient[b - low] += slope * db;
+                let (wa, wb) = (curvature * da, curvature * db);
+                let (first, second) = self.lines(n, a, b);
+                first[0] += wa * da;
+                let rest = vars[p + 1..].iter().zip(&derivatives[p + 1..]);
+                for (&c, &dc) in rest {
+                    first[c as usize - a] += wa * dc;
+                    second[c as usize - b] += wb * dc;
+                }
+                p += 2;
+            }
+            if p < mine {
                 let (a, da) = (vars[p] as usize, derivatives[p]);
                 self.gradient[a - low] += slope * da;
                 let weight = curvature * da;
-                let start = packed_row(n, a) - packed_row(n, low);
-                let line = &mut self.hessian[start..start + n - a];
+                let (line, _) = self.lines(n, a, a);
                 for (&b, &db) in vars[p..].iter().zip(&derivatives[p..]) {
                     line[b as usize - a] += weight * db;
                 }
