@@ -100,11 +100,20 @@ pub fn held_words(count: usize, min_support: usize) -> String {
     )
 }
 
+/// What a coarse step of a path is, after its pull or λ (nothing after a whole one).
+fn coarse_words(coarse: bool) -> &'static str {
+    match coarse {
+        true => " (coarse, curves and formulas held)",
+        false => "",
+    }
+}
+
 /// A pull of `--l2 auto`'s path in words.
 pub fn pull_words(p: &PullPoint) -> String {
     format!(
-        "--l2 auto: pull {}: training {:.8}, held out {:.8} ({}, {:.1} s)",
+        "--l2 auto: pull {}{}: training {:.8}, held out {:.8} ({}, {:.1} s)",
         p.l2,
+        coarse_words(p.coarse),
         p.train,
         p.held_out,
         crate::counted(p.iterations, ("Newton iteration", "Newton iterations")),
@@ -138,8 +147,9 @@ pub fn choice_words(choice: &PullChoice) -> String {
 /// A λ of `--lambda auto`'s path in words.
 pub fn lambda_words(p: &LambdaPoint) -> String {
     format!(
-        "--lambda auto: λ {}: training {:.8}, held-out results {:.8} ({}, {:.1} s)",
+        "--lambda auto: λ {}{}: training {:.8}, held-out results {:.8} ({}, {:.1} s)",
         p.lambda,
+        coarse_words(p.coarse),
         p.train,
         p.held_out,
         crate::counted(p.iterations, ("Newton iteration", "Newton iterations")),

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use texel_solve::{Descent, Model, Values};
 use texel_tune::{
     EndData, Ended, JobEvent, PassRecord, PullChoice, RunEnd, RunOptions, SessionEvent, Tuned,
-    LAMBDA_PATH, PULL_PATH,
+    LAMBDA_PATH, PULL_PATH, WHOLE_STEPS,
 };
 
 /// What `texel tune` shows of a session, and the report page it keeps.
@@ -150,12 +150,16 @@ impl<'a, V: Values> TuneShow<'a, V> {
                 }
                 self.progress = Some(TuneProgress::new(*vars, error, seconds));
             }
-            JobEvent::PullSolving(l2) => {
-                self.walking("--l2 auto", PULL_PATH.len(), format!("pull {l2}"))
-            }
-            JobEvent::LambdaSolving(lambda) => {
-                self.walking("--lambda auto", LAMBDA_PATH.len(), format!("λ {lambda}"))
-            }
+            JobEvent::PullSolving(l2) => self.walking(
+                "--l2 auto",
+                PULL_PATH.len() + WHOLE_STEPS,
+                format!("pull {l2}"),
+            ),
+            JobEvent::LambdaSolving(lambda) => self.walking(
+                "--lambda auto",
+                LAMBDA_PATH.len() + WHOLE_STEPS,
+                format!("λ {lambda}"),
+            ),
             JobEvent::Pull(point) => {
                 if let Some(w) = self.watch.as_mut() {
                     w.watch.path.0.push(*point);

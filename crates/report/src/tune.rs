@@ -534,17 +534,22 @@ fn gains_plot(gains: &[(String, f64)]) -> BarPlot {
     }
 }
 
-/// The path of λs: the held-out results' error by λ, and the λ chosen. (The training
-/// errors are against each λ's own targets, not comparable: the page's text says them.)
+/// The path of λs: the held-out results' error by λ (the whole steps, and the coarse
+/// ones apart), and the λ chosen. (The training errors are against each λ's own targets,
+/// not comparable: the page's text says them.)
 fn lambda_plot(points: &[LambdaPoint], chosen: Option<f64>) -> LinePlot {
-    let mut held: Vec<(f64, f64)> = points.iter().map(|p| (p.lambda, p.held_out)).collect();
-    held.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let by = |coarse: bool| -> Vec<(f64, f64)> {
+        let steps = points.iter().filter(|p| p.coarse == coarse);
+        sorted(steps.map(|p| (p.lambda, p.held_out)))
+    };
+    let held = by(false);
     let mut series = vec![Series::new(
         "held-out results",
         Mark::LineAndPoints,
         1,
         held.clone(),
     )];
+    series.extend(coarse_series("held-out results, coarse", by(true)));
     if let Some(lambda) = chosen.filter(|c| held.iter().any(|p| p.0 == *c)) {
         series.extend(upright(&format!("chosen: λ {lambda}"), lambda, &series));
     }
@@ -556,25 +561,42 @@ fn lambda_plot(points: &[LambdaPoint], chosen: Option<f64>) -> LinePlot {
     }
 }
 
-/// The path of pulls: training and held-out errors by the pull's decimal logarithm, the
-/// start's held-out error, and the pull `chosen`.
+/// Points sorted by their x.
+fn sorted(points: impl Iterator<Item = (f64, f64)>) -> Vec<(f64, f64)> {
+    let mut xy: Vec<(f64, f64)> = points.collect();
+    xy.sort_by(|a, b| a.0.total_cmp(&b.0));
+    xy
+}
+
+/// A path's coarse steps (solved with the curves and formulas held, to find where the
+/// whole solves go) as a series of their own, named `name` (none where there are none).
+fn coarse_series(name: &str, points: Vec<(f64, f64)>) -> Option<Series> {
+    let name = format!("{name} (curves and formulas held)");
+    (!points.is_empty()).then(|| Series::new(&name, Mark::LineAndPoints, 3, points))
+}
+
+/// The path of pulls: training and held-out errors by the pull's decimal logarithm (the
+/// whole steps; the coarse ones' held-out errors apart), the start's held-out error, and
+/// the pull `chosen`.
 fn path_plot(points: &[PullPoint], start: Option<f64>, chosen: Option<f64>) -> LinePlot {
-    let by = |f: fn(&PullPoint) -> f64| -> Vec<(f64, f64)> {
-        let mut xy: Vec<(f64, f64)> = points.iter().map(|p| (p.l2.log10(), f(p))).collect();
-        xy.sort_by(|a, b| a.0.total_cmp(&b.0));
-        xy
+    let by = |coarse: bool, f: fn(&PullPoint) -> f64| -> Vec<(f64, f64)> {
+        let steps = points.iter().filter(|p| p.coarse == coarse);
+        sorted(steps.map(|p| (p.l2.log10(), f(p))))
     };
-    let held = by(|p| p.held_out);
+    let held = by(false, |p| p.held_out);
     let mut series = vec![
         Series::new("held-out games", Mark::LineAndPoints, 1, held.clone()),
         Series::new(
             "training (real values)",
             Mark::LineAndPoints,
             0,
-            by(|p| p.train),
+            by(false, |p| p.train),
         ),
     ];
-    if let (Some(start), Some(first), Some(last)) = (start, held.first(), held.last()) {
+    let coarse = by(true, |p| p.held_out);
+    let all = sorted(held.iter().chain(&coarse).copied());
+    series.extend(coarse_series("held-out games, coarse", coarse));
+    if let (Some(start), Some(first), Some(last)) = (start, all.first(), all.last()) {
         let line = vec![(first.0, start), (last.0, start)];
         series.push(Series::new(
             "the start on held-out games",

@@ -110,6 +110,7 @@ fn tune_report() -> TuneReport {
                     held_out: 0.03 + 0.01 * (lambda - 0.5).abs(),
                     iterations: 3,
                     seconds: 1.5,
+                    coarse: false,
                 })
                 .to_vec(),
             Some(0.5),
@@ -188,9 +189,10 @@ fn the_path_of_pulls_is_plotted_when_the_run_walked_one() {
         held_out,
         iterations: 2,
         seconds: 0.8,
+        coarse: false,
     };
     let path = vec![point(1e5, 0.032), point(3e4, 0.031), point(1e4, 0.0315)];
-    report.path = (path, Some(0.0325));
+    report.path = (path.clone(), Some(0.0325));
     report.pull = Some(3e4);
     let html = report.page("Tuning run").unwrap().html();
     let plot = figure(&html, "path-of-pulls");
@@ -202,6 +204,27 @@ fn the_path_of_pulls_is_plotted_when_the_run_walked_one() {
         has_text(plot, "log10 of the L2 pull"),
         "the x axis is labelled"
     );
+    assert!(
+        !has_text(plot, "coarse"),
+        "no coarse step, no coarse series"
+    );
+    // A walk that refines: four coarse steps first, then the three whole ones.
+    let coarse = [1e5, 3e4, 1e4, 3e3].map(|l2| PullPoint {
+        coarse: true,
+        ..point(l2, 0.033)
+    });
+    report.path = (coarse.into_iter().chain(path).collect(), Some(0.0325));
+    let html = report.page("Tuning run").unwrap().html();
+    let plot = figure(&html, "path-of-pulls");
+    assert_eq!(
+        dots(plot),
+        3 + 3 + 4,
+        "the coarse steps' held-out errors apart"
+    );
+    assert!(has_text(
+        plot,
+        "held-out games, coarse (curves and formulas held)"
+    ));
 }
 
 #[test]

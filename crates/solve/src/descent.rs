@@ -226,6 +226,14 @@ impl<'a, M: Model> Descent<'a, M> {
         self.restart_newton();
     }
 
+    /// [`Descent::repull`] with the values that move only by secants held where they stand
+    /// ([`Descent::moves_by_secants`]): a coarse solve of the linear values alone, as a
+    /// path walks its coarse steps.
+    pub fn repull_held(&mut self, l2: f64) {
+        self.guards.l2 = l2;
+        self.restart_newton_holding(true);
+    }
+
     /// The training targets moved to `targets` (one a position): Newton starts again from
     /// the values the descent stands at, its errors those of the new targets.
     pub fn retarget(&mut self, targets: Vec<f32>) {

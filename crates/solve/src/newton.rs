@@ -75,20 +75,21 @@ const FAITHFUL: f64 = 0.75;
 
 impl NewtonState {
     /// A fresh phase going on from these real values at another pull, as a path of pulls
-    /// goes on from one pull's solution: no iteration, lift or hold yet, the first step a
-    /// chord step with the last Hessian where the phase was linear in every value (factored
-    /// again with the new pull's curvature: the neighbouring pull's optimum is near, and
-    /// the Hessian barely changes), else a fresh one at the first damping. (A phase that
-    /// moves values by secants takes its Hessian anew at every iteration, and one that held
-    /// them took its Hessian over the others alone.)
-    pub fn restarted(self) -> NewtonState {
-        let warm = self.hessian_at.clone().filter(|_| !self.curves_held);
+    /// goes on from one pull's solution: no iteration or lift yet, the values moved by
+    /// secants held where they stand if `held` (a coarse solve of the linear values alone)
+    /// and free otherwise, the first step a chord step with the last Hessian where it was
+    /// taken over the same values, linear in every one (factored again with the new pull's
+    /// curvature: the neighbouring pull's optimum is near, and the Hessian barely changes),
+    /// else a fresh one at the first damping. (A phase that moves values by secants takes
+    /// its Hessian anew at every iteration, and keeps none.)
+    pub fn restarted(self, held: bool) -> NewtonState {
+        let warm = self.hessian_at.clone().filter(|_| self.curves_held == held);
         NewtonState {
             damping: warm.as_ref().map_or(FIRST_DAMPING, |w| w.1),
             iterations: 0,
             handed_over: false,
             chord: warm,
-            curves_held: false,
+            curves_held: held,
             lifts: 0,
             ..self
         }
@@ -484,8 +485,21 @@ impl<M: Model> Descent<'_, M> {
     /// Newton starts a fresh phase from where it is (at the current values when it has not
     /// begun), its factored Hessian dropped.
     pub fn restart_newton(&mut self) {
+        self.restart_newton_holding(false);
+    }
+
+    /// [`Descent::restart_newton`], the values moved by secants held where they stand if
+    /// `held`.
+    pub(crate) fn restart_newton_holding(&mut self, held: bool) {
         let state = self.newton.take().unwrap_or_else(|| self.newton_start());
-        self.newton = Some(state.restarted());
+        self.newton = Some(state.restarted(held));
+    }
+
+    /// Whether some tuned value moves only by secants (a curve's input or a formula's
+    /// weight of texel's table): then a solve with them held differs from a whole one.
+    pub fn moves_by_secants(&self) -> bool {
+        let exact = self.dataset().exact().is_some();
+        !exact && (self.variables().iter()).any(|v| !self.dataset().linear(v.slot))
     }
 
     /// Newton iterations taken.

@@ -441,6 +441,9 @@ struct PointFile {
     held_out: ExactFloat,
     iterations: u64,
     seconds: ExactFloat,
+    /// A coarse step (absent: a whole one, as every step before coarse steps were kept).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    coarse: bool,
 }
 
 /// A run stopped on its paths: the walk and its solver's state.
@@ -462,6 +465,7 @@ impl PathFile {
             held_out: ExactFloat(p.held_out),
             iterations: p.iterations,
             seconds: ExactFloat(p.seconds),
+            coarse: p.coarse,
         };
         PathFile {
             walk: p.walk,
@@ -481,6 +485,7 @@ impl PathFile {
             held_out: p.held_out.0,
             iterations: p.iterations,
             seconds: p.seconds.0,
+            coarse: p.coarse,
         };
         let list = |v: Option<Vec<i32>>| v.map(|v| values(&v, len)).transpose();
         Ok(OnPath {

@@ -74,6 +74,8 @@ pub struct LambdaPoint {
     pub iterations: u64,
     /// Seconds the solve and its judgement took.
     pub seconds: f64,
+    /// Solved coarse (see [`crate::path::PullPoint::coarse`]).
+    pub coarse: bool,
 }
 
 impl From<crate::path::PullPoint> for LambdaPoint {
@@ -85,6 +87,7 @@ impl From<crate::path::PullPoint> for LambdaPoint {
             held_out: p.held_out,
             iterations: p.iterations,
             seconds: p.seconds,
+            coarse: p.coarse,
         }
     }
 }

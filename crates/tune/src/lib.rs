@@ -68,7 +68,9 @@ pub use lambda::{
     SCORED_LAMBDA,
 };
 pub use outputs::{Cleared, OutputError, Outputs};
-pub use path::{OnPath, PathStep, PathWalk, PullChoice, PullPoint, Walking, PATIENCE, PULL_PATH};
+pub use path::{
+    OnPath, PathStep, PathWalk, PullChoice, PullPoint, Walking, PATIENCE, PULL_PATH, WHOLE_STEPS,
+};
 pub use run::{
     run, Event, PassRecord, Progress, RunEnd, RunError, RunOptions, RunResult, Unstreamed,
     ADAM_EPOCHS, ADAM_RATE, AUTO_WARM_POSITIONS, LATTICE_POLISH_TOLERANCE, WARM_SAMPLE,

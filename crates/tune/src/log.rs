@@ -119,6 +119,9 @@ pub struct PullLine {
     /// Seconds the solve and its judgement took (0 in logs written before it was kept).
     #[serde(default)]
     pub seconds: f64,
+    /// A coarse step of the path (absent: a whole one).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub coarse: bool,
 }
 
 /// A line of the tune log.
@@ -154,6 +157,9 @@ pub struct LambdaLine {
     /// Seconds the solve and its judgement took (0 in logs written before it was kept).
     #[serde(default)]
     pub seconds: f64,
+    /// A coarse step of the path (absent: a whole one).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub coarse: bool,
 }
 
 impl VersionedLine for TuneLogLine {
@@ -219,6 +225,7 @@ pub fn read_tune_path(
             held_out: p.pull_held_out_error,
             iterations: p.iterations,
             seconds: p.seconds,
+            coarse: p.coarse,
         });
     }
     Ok((path, start))
@@ -236,8 +243,12 @@ pub fn read_tune_lambdas(
         let TuneLogLine::Lambda(l) = record else {
             continue;
         };
-        if l.lambda == crate::lambda::LAMBDA_PATH[0] {
-            // A path begins at results alone: a later run's path replaces an earlier one's.
+        // A path begins at results alone (solved coarse first, where it refines): a later
+        // run's path replaces an earlier one's.
+        let after_coarse = path
+            .last()
+            .is_some_and(|p: &crate::lambda::LambdaPoint| p.coarse);
+        if l.lambda == crate::lambda::LAMBDA_PATH[0] && (l.coarse || !after_coarse) {
             (path, chosen) = (Vec::new(), None);
         }
         chosen = if l.chosen { Some(l.lambda) } else { chosen };
@@ -247,6 +258,7 @@ pub fn read_tune_lambdas(
             held_out: l.lambda_held_out_error,
             iterations: l.iterations,
             seconds: l.seconds,
+            coarse: l.coarse,
         });
     }
     Ok((path, chosen))
@@ -270,8 +282,9 @@ pub fn append_lambdas(
             lambda_train_error: p.train,
             lambda_held_out_error: p.held_out,
             iterations: p.iterations,
-            chosen: p.lambda == chosen,
+            chosen: !p.coarse && p.lambda == chosen,
             seconds: p.seconds,
+            coarse: p.coarse,
         });
         writeln!(f, "{}", serde_json::to_string(&line).expect("plain data"))?;
     }
@@ -299,6 +312,7 @@ pub fn append_path(
             iterations: p.iterations,
             start_held_out_error: start,
             seconds: p.seconds,
+            coarse: p.coarse,
         });
         writeln!(f, "{}", serde_json::to_string(&line).expect("plain data"))?;
     }
@@ -425,6 +439,38 @@ mod tests {
     }
 
     #[test]
+    fn a_path_of_lambdas_solved_coarse_then_whole_is_read_back_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("log.jsonl");
+        let point = |lambda: f64, coarse: bool| crate::lambda::LambdaPoint {
+            lambda,
+            train: 0.02,
+            held_out: 0.03 - lambda / 100.0,
+            iterations: 2,
+            seconds: 0.5,
+            coarse,
+        };
+        append_lambdas(&log, &[point(1.0, false), point(0.75, false)], 1.0).unwrap();
+        // The next run refines: coarse from λ 1, then whole from λ 1 again.
+        let second = [1.0, 0.75, 0.5].map(|l| point(l, true));
+        let second = [&second[..], &[point(1.0, false), point(0.75, false)]].concat();
+        append_lambdas(&log, &second, 0.75).unwrap();
+        let text = std::fs::read_to_string(&log).unwrap();
+        let (path, chosen) = read_tune_lambdas(&text).unwrap();
+        assert_eq!(
+            path, second,
+            "the second run's whole path, not its whole steps alone"
+        );
+        assert_eq!(chosen, Some(0.75));
+        let chosen_lines = text.lines().filter(|l| l.contains("\"chosen\":true"));
+        assert_eq!(
+            chosen_lines.count(),
+            2,
+            "one chosen line a run: the whole step's"
+        );
+    }
+
+    #[test]
     fn the_latest_runs_path_of_pulls_is_read_back() {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("log.jsonl");
@@ -434,6 +480,7 @@ mod tests {
             held_out: 0.03 - l2 / 1e6,
             iterations: 2,
             seconds: 0.5,
+            coarse: false,
         };
         append_path(&log, &[point(1000.0)], 0.031).unwrap();
         std::fs::write(
@@ -441,10 +488,15 @@ mod tests {
             std::fs::read_to_string(&log).unwrap() + "{\"pass\":1,\"train_error\":0.02}\n",
         )
         .unwrap();
-        append_path(&log, &[point(100.0), point(10.0)], 0.032).unwrap();
+        let coarse = |l2: f64| crate::path::PullPoint {
+            coarse: true,
+            ..point(l2)
+        };
+        let second = [coarse(100.0), coarse(10.0), point(100.0), point(10.0)];
+        append_path(&log, &second, 0.032).unwrap();
         let text = std::fs::read_to_string(&log).unwrap();
         let (path, start) = read_tune_path(&text).unwrap();
-        assert_eq!(path, [point(100.0), point(10.0)], "the second run's path");
+        assert_eq!(path, second, "the second run's path, its coarse steps told");
         assert_eq!(start, Some(0.032));
         assert_eq!(
             read_tune_log(&text).unwrap().len(),

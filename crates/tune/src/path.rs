@@ -36,6 +36,10 @@ pub const PULL_PATH: [f64; 15] = [
 /// its best so far.
 pub const PATIENCE: usize = 2;
 
+/// The whole steps of a walk that refines: the best coarse step and its neighbours on the
+/// path.
+pub const WHOLE_STEPS: usize = 3;
+
 /// One pull of the path and what its solve reached.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct PullPoint {
@@ -49,6 +53,9 @@ pub struct PullPoint {
     pub iterations: u64,
     /// Seconds the solve and its judgement took.
     pub seconds: f64,
+    /// Solved with the values that move only by secants held where they stand (a coarse
+    /// step: it says where the whole solves go, and is never chosen after one).
+    pub coarse: bool,
 }
 
 /// What a path tells as it goes: each step (a pull, or a λ) as its solve begins, and what
@@ -150,10 +157,19 @@ impl<V> Default for Walking<V> {
 
 impl<V> Walking<V> {
     /// The best step solved (lowest held-out error, the stronger of equals) and how many
-    /// steps in a row after it scored the held-out positions worse.
+    /// steps in a row after it scored the held-out positions worse: among the whole steps
+    /// (the coarse ones before them only said where to solve), or the coarse ones while
+    /// there are none.
     pub fn judged(&self) -> (Option<usize>, usize) {
+        let coarse = self.solved.iter().all(|p| p.coarse);
+        self.judged_among(coarse)
+    }
+
+    /// [`Walking::judged`] among the steps solved coarse (`coarse`) or whole.
+    fn judged_among(&self, coarse: bool) -> (Option<usize>, usize) {
         let (mut best, mut worse) = (None::<usize>, 0);
-        for (i, p) in self.solved.iter().enumerate() {
+        let steps = self.solved.iter().enumerate();
+        for (i, p) in steps.filter(|(_, p)| p.coarse == coarse) {
             match best.map(|b| self.solved[b].held_out) {
                 Some(b) if b < p.held_out => worse += 1,
                 // Equal: the stronger pull stays the best (a weak pull that moves nothing
@@ -163,6 +179,32 @@ impl<V> Walking<V> {
             }
         }
         (best, worse)
+    }
+
+    /// The next step of a walk of `path` (`None`: the walk has ended), and whether it is
+    /// solved coarse. Where `refines` (the solver's coarse solves differ from its whole
+    /// ones), the walk solves `path` coarse until [`PATIENCE`] steps in a row score worse
+    /// than the best, then whole the best coarse step and its neighbours on `path`,
+    /// strongest first; otherwise it solves `path` whole with the same patience.
+    fn next_step(&self, path: &[f64], refines: bool) -> Option<(f64, bool)> {
+        if !refines {
+            let next = path
+                .get(self.solved.len())
+                .filter(|_| self.judged().1 < PATIENCE);
+            return next.map(|&l2| (l2, false));
+        }
+        let coarse = self.solved.iter().filter(|p| p.coarse).count();
+        let (best, worse) = self.judged_among(true);
+        if worse < PATIENCE && coarse < path.len() {
+            return Some((path[coarse], true));
+        }
+        // The coarse steps are the first of `path`, in order: the best's index is its own.
+        let best = best?;
+        let first = best.saturating_sub(WHOLE_STEPS / 2);
+        let neighbours = first..(first + WHOLE_STEPS).min(coarse);
+        neighbours
+            .map(|k| (path[k], false))
+            .nth(self.solved.len() - coarse)
     }
 
     /// The walk as it ended: its choice (`fallback` where nothing was solved), and the
@@ -245,6 +287,18 @@ pub(crate) trait PullSolver {
     /// real values and the iterations taken.
     fn solve(&mut self, l2: f64, stop: Stop<'_>) -> Result<(f64, u64), Self::Error>;
 
+    /// [`PullSolver::solve`] with the values that move only by secants held where they
+    /// stand (a coarse solve: the linear values alone).
+    fn solve_coarse(&mut self, l2: f64, stop: Stop<'_>) -> Result<(f64, u64), Self::Error> {
+        self.solve(l2, stop)
+    }
+
+    /// Whether a coarse solve differs from a whole one (some value moves only by
+    /// secants): then a walk solves its steps coarse first and whole only near the best.
+    fn refines(&self) -> bool {
+        false
+    }
+
     /// The mean held-out error of the last solve's values, rounded.
     fn held_out(&mut self) -> Result<f64, Self::Error>;
 
@@ -265,10 +319,13 @@ pub(crate) trait PullSolver {
 /// iterations and the held-out error.
 fn solved<S: PullSolver>(
     solver: &mut S,
-    l2: f64,
+    (l2, coarse): (f64, bool),
     stop: Stop<'_>,
 ) -> Result<(f64, u64, f64), S::Error> {
-    let (train, iterations) = solver.solve(l2, stop)?;
+    let (train, iterations) = match coarse {
+        true => solver.solve_coarse(l2, stop)?,
+        false => solver.solve(l2, stop)?,
+    };
     Ok((train, iterations, solver.held_out()?))
 }
 
@@ -299,20 +356,20 @@ pub(crate) fn walk_path<S: PullSolver>(
         .solved
         .iter()
         .for_each(|&p| (hooks.on)(PathStep::Solved(p)));
-    let mut interrupted = false;
-    for &l2 in path.iter().skip(walking.solved.len()) {
-        interrupted = stop.interrupt.load(Ordering::SeqCst);
-        if interrupted || stop.timed_out() || walking.judged().1 >= PATIENCE {
-            break;
+    let refines = solver.refines();
+    let interrupted = loop {
+        if stop.interrupt.load(Ordering::SeqCst) {
+            break true;
         }
+        let next = walking.next_step(path, refines);
+        let Some((l2, coarse)) = next.filter(|_| !stop.timed_out()) else {
+            break false;
+        };
         (hooks.on)(PathStep::Solving(l2));
         let began = Instant::now();
-        let (train, iterations, held_out) = match solved(solver, l2, stop) {
+        let (train, iterations, held_out) = match solved(solver, (l2, coarse), stop) {
             // Stopped part-way: the walk stands where its last step left it.
-            Err(e) if S::interrupted(&e) => {
-                interrupted = true;
-                break;
-            }
+            Err(e) if S::interrupted(&e) => break true,
             solved => solved?,
         };
         let point = PullPoint {
@@ -321,6 +378,7 @@ pub(crate) fn walk_path<S: PullSolver>(
             held_out,
             iterations,
             seconds: began.elapsed().as_secs_f64(),
+            coarse,
         };
         (hooks.on)(PathStep::Solved(point));
         walking.solved.push(point);
@@ -328,7 +386,7 @@ pub(crate) fn walk_path<S: PullSolver>(
             walking.best = Some(solver.values());
         }
         (hooks.keep)(&walking, solver.state())?;
-    }
+    };
     Ok(walking.walked(start, fallback, interrupted))
 }
 
@@ -367,10 +425,69 @@ mod tests {
         }
     }
 
+    /// A [`Curve`] whose coarse solves differ: their held-out error is `coarse` of the pull.
+    struct Refining<F: Fn(f64) -> f64, G: Fn(f64) -> f64> {
+        whole: Curve<F>,
+        coarse: G,
+        /// The pulls solved coarse.
+        coarse_solves: Vec<f64>,
+        /// Whether the last solve was coarse.
+        last_coarse: bool,
+    }
+
+    impl<F: Fn(f64) -> f64, G: Fn(f64) -> f64> PullSolver for Refining<F, G> {
+        type Error = RunError;
+        type Values = f64;
+
+        fn solve(&mut self, l2: f64, stop: Stop<'_>) -> Result<(f64, u64), RunError> {
+            self.last_coarse = false;
+            self.whole.solve(l2, stop)
+        }
+
+        fn solve_coarse(&mut self, l2: f64, _stop: Stop<'_>) -> Result<(f64, u64), RunError> {
+            (self.last_coarse, self.whole.at) = (true, l2);
+            self.coarse_solves.push(l2);
+            Ok((2.0 / (1.0 + l2), 1))
+        }
+
+        fn refines(&self) -> bool {
+            true
+        }
+
+        fn held_out(&mut self) -> Result<f64, RunError> {
+            match self.last_coarse {
+                true => Ok((self.coarse)(self.whole.at)),
+                false => self.whole.held_out(),
+            }
+        }
+
+        fn values(&self) -> f64 {
+            self.whole.values()
+        }
+
+        fn state(&self) -> DescentState<f64> {
+            self.whole.state()
+        }
+    }
+
+    /// A refining solver whose whole solves score `whole` and coarse ones `coarse`.
+    fn refining<F: Fn(f64) -> f64, G: Fn(f64) -> f64>(whole: F, coarse: G) -> Refining<F, G> {
+        Refining {
+            whole: Curve {
+                held: whole,
+                at: f64::NAN,
+                solves: Vec::new(),
+            },
+            coarse,
+            coarse_solves: Vec::new(),
+            last_coarse: false,
+        }
+    }
+
     /// `solver`'s walk of the pulls from `walking` (start's held-out error `start`), each
     /// step told to `on`, every standing kept appended to `kept`.
-    fn walk_with<F: Fn(f64) -> f64>(
-        solver: &mut Curve<F>,
+    fn walk_with<S: PullSolver<Values = f64, Error = RunError>>(
+        solver: &mut S,
         (start, walking): (f64, Walking<f64>),
         stop: Stop<'_>,
         on: &mut dyn FnMut(PathStep<PullPoint>),
@@ -568,5 +685,109 @@ mod tests {
         assert_eq!([first.solves, again.solves].concat(), unbroken.solves);
         assert!(retold[..4].iter().all(|s| matches!(s, PathStep::Solved(_))));
         assert_eq!(retold.len(), 4 + 2 * (unbroken.solves.len() - 4));
+    }
+
+    #[test]
+    fn a_walk_that_refines_solves_coarse_then_whole_around_the_coarse_best() {
+        // The coarse solves score best at a pull of 100, the whole ones at 30.
+        let mut solver = refining(
+            |l2: f64| (l2.log10() - 1.5).powi(2),
+            |l2: f64| 1.0 + (l2.log10() - 2.0).powi(2),
+        );
+        let never = AtomicBool::new(false);
+        let mut told = Vec::new();
+        let start = (10.0, Walking::default());
+        let walked = walk_with(
+            &mut solver,
+            start,
+            stop(&never),
+            &mut |s| told.push(s),
+            &mut Vec::new(),
+        );
+        // Coarse down to two pulls past 100, then whole at 100's neighbours and itself.
+        assert_eq!(solver.coarse_solves, PULL_PATH[..9]);
+        assert_eq!(solver.whole.solves, [300.0, 100.0, 30.0]);
+        assert_eq!((walked.choice.l2(), walked.best), (30.0, Some(30.0)));
+        let coarse: Vec<bool> = (told.iter())
+            .filter_map(|s| match s {
+                PathStep::Solved(p) => Some(p.coarse),
+                PathStep::Solving(_) => None,
+            })
+            .collect();
+        assert_eq!(coarse, [vec![true; 9], vec![false; 3]].concat());
+        // Where the whole solves score worse than every coarse one, one of them is still
+        // chosen: the coarse steps only say where to solve.
+        let mut solver = refining(|l2: f64| 5.0 + l2.log10().abs(), |_| 0.5);
+        let walked = walk_with(
+            &mut solver,
+            start_at(10.0),
+            stop(&never),
+            &mut |_| {},
+            &mut Vec::new(),
+        );
+        // (Equal coarse steps keep the strongest the best: at the path's end, the three
+        // steps nearest it.)
+        assert_eq!(solver.whole.solves, [1e5, 3e4, 1e4]);
+        assert_eq!(walked.choice.l2(), 1e4);
+    }
+
+    fn start_at(error: f64) -> (f64, Walking<f64>) {
+        (error, Walking::default())
+    }
+
+    #[test]
+    fn a_refining_walk_resumed_after_any_step_ends_as_the_unbroken_walk() {
+        let curve = || {
+            refining(
+                |l2: f64| (l2.log10() - 0.5).powi(2),
+                |l2: f64| 1.0 + (l2.log10() - 1.0).powi(2),
+            )
+        };
+        let never = AtomicBool::new(false);
+        let mut unbroken = curve();
+        let whole = walk_with(
+            &mut unbroken,
+            start_at(5.0),
+            stop(&never),
+            &mut |_| {},
+            &mut Vec::new(),
+        );
+        let steps = unbroken.coarse_solves.len() + unbroken.whole.solves.len();
+        assert_eq!(unbroken.whole.solves, [30.0, 10.0, 3.0]);
+        for after in 1..steps {
+            let (raised, mut kept, mut told) = (AtomicBool::new(false), Vec::new(), 0);
+            let mut on = |step| {
+                told += usize::from(matches!(step, PathStep::Solved(_)));
+                raised.store(told == after, Ordering::SeqCst);
+            };
+            let mut first = curve();
+            let cut = walk_with(&mut first, start_at(5.0), stop(&raised), &mut on, &mut kept);
+            assert!(cut.interrupted && kept.len() == after);
+            let (walking, at) = kept.pop().unwrap();
+            let mut again = curve();
+            again.whole.at = at;
+            let resumed = walk_with(
+                &mut again,
+                (5.0, walking),
+                stop(&never),
+                &mut |_| {},
+                &mut kept,
+            );
+            assert_eq!(
+                (resumed.choice, resumed.best),
+                (whole.choice, whole.best),
+                "after {after}"
+            );
+            // No step solved twice, none left out.
+            let coarse = [first.coarse_solves, again.coarse_solves].concat();
+            let solved_whole = [first.whole.solves, again.whole.solves].concat();
+            assert_eq!(
+                (coarse, solved_whole),
+                (
+                    unbroken.coarse_solves.clone(),
+                    unbroken.whole.solves.clone()
+                )
+            );
+        }
     }
 }

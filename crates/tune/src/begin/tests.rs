@@ -83,6 +83,7 @@ impl Toy {
                 held_out,
                 iterations,
                 seconds,
+                coarse: false,
             };
             (hooks.on)(PathStep::Solved(point));
             walking.solved.push(point);

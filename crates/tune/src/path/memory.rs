@@ -23,9 +23,16 @@ impl<M: Model> PullSolver for MemoryPulls<'_, '_, M> {
 
     fn solve(&mut self, l2: f64, stop: Stop<'_>) -> Result<(f64, u64), RunError> {
         self.descent.repull(l2);
-        let taken = self.descent.newton_solve_until(|| stop.timed_out());
-        let error = self.descent.real_error().unwrap_or(self.descent.error());
-        Ok((error, u64::from(taken)))
+        Ok(self.solved(stop))
+    }
+
+    fn solve_coarse(&mut self, l2: f64, stop: Stop<'_>) -> Result<(f64, u64), RunError> {
+        self.descent.repull_held(l2);
+        Ok(self.solved(stop))
+    }
+
+    fn refines(&self) -> bool {
+        self.descent.moves_by_secants()
     }
 
     fn held_out(&mut self) -> Result<f64, RunError> {
@@ -39,6 +46,25 @@ impl<M: Model> PullSolver for MemoryPulls<'_, '_, M> {
 
     fn state(&self) -> DescentState<M::Values> {
         self.descent.state()
+    }
+}
+
+impl<M: Model> MemoryPulls<'_, '_, M> {
+    /// Newton's iterations from the restarted descent until they converge or `stop` times
+    /// out: the mean training error of the real values and the iterations taken.
+    fn solved(&mut self, stop: Stop<'_>) -> (f64, u64) {
+        let taken = self.descent.newton_solve_until(|| stop.timed_out());
+        let error = self.descent.real_error().unwrap_or(self.descent.error());
+        (error, u64::from(taken))
+    }
+}
+
+impl<M: Model> Relabelled<'_, '_, M> {
+    /// The training targets moved to `lambda`'s blend: the pull the solve goes on at.
+    fn retargeted(&mut self, lambda: f64) -> f64 {
+        let descent = &mut self.positions.descent;
+        descent.retarget(self.labels.targets(lambda));
+        descent.guards().l2
     }
 }
 
@@ -75,10 +101,17 @@ impl<M: Model> PullSolver for Relabelled<'_, '_, M> {
     type Values = M::Values;
 
     fn solve(&mut self, lambda: f64, stop: Stop<'_>) -> Result<(f64, u64), RunError> {
-        let descent = &mut self.positions.descent;
-        descent.retarget(self.labels.targets(lambda));
-        let l2 = descent.guards().l2;
+        let l2 = self.retargeted(lambda);
         self.positions.solve(l2, stop)
+    }
+
+    fn solve_coarse(&mut self, lambda: f64, stop: Stop<'_>) -> Result<(f64, u64), RunError> {
+        let l2 = self.retargeted(lambda);
+        self.positions.solve_coarse(l2, stop)
+    }
+
+    fn refines(&self) -> bool {
+        self.positions.refines()
     }
 
     fn held_out(&mut self) -> Result<f64, RunError> {

@@ -79,7 +79,7 @@ impl<'s, 'a> StreamTuner<'s, 'a> {
     /// ([`NewtonState::restarted`]); the gradient the last line search read stays known
     /// (it does not depend on the pull).
     pub(super) fn repull(&mut self, l2: f64) {
-        self.newton = self.newton.clone().restarted();
+        self.newton = self.newton.clone().restarted(false);
         self.l2 = l2;
     }
 
