@@ -211,13 +211,13 @@ impl LinePlot {
     fn legend_place(&self) -> (Range<f64>, SeriesLabelPosition) {
         let (xs, ys) = self.ranges();
         let traced: Vec<(f64, f64)> = self.series.iter().flat_map(Series::traced).collect();
-        // The legend box covers about the outer 40 % of the width and 30 % of the height.
+        let (wide, tall) = self.legend_share();
         let covered = |ys: &Range<f64>, right: bool, upper: bool| {
             let inside = |&&(x, y): &&(f64, f64)| {
                 let fx = (x - xs.start) / (xs.end - xs.start);
                 let fy = (y - ys.start) / (ys.end - ys.start);
-                (if right { fx > 0.6 } else { fx < 0.4 })
-                    && (if upper { fy > 0.7 } else { fy < 0.3 })
+                (if right { fx > 1.0 - wide } else { fx < wide })
+                    && (if upper { fy > 1.0 - tall } else { fy < tall })
             };
             traced.iter().filter(inside).count()
         };
@@ -232,12 +232,28 @@ impl LinePlot {
             .min_by_key(|c| c.1);
         match fewest {
             Some((corner, 0)) => (ys, corner),
-            // Every corner hides data: room above it (the data in the lower 60 %).
+            // Every corner hides data: room above it (the data below the legend's height).
             _ => {
-                let top = ys.start + (ys.end - ys.start) / 0.6;
+                let top = ys.start + (ys.end - ys.start) / (1.0 - tall).max(0.3);
                 (ys.start..top, SeriesLabelPosition::UpperRight)
             }
         }
+    }
+
+    /// The shares of the plotting area's width and height the legend box covers: at least
+    /// 40 % and 30 %, more for long names (about 7.5 pixels a character of the 15-pixel
+    /// font, the glyph and padding besides, of about 660 pixels) and many entries (about
+    /// 19 pixels each, of about 300).
+    fn legend_share(&self) -> (f64, f64) {
+        let named = self.series.iter().filter(|s| !s.points.is_empty());
+        let longest = named
+            .clone()
+            .map(|s| s.name.chars().count())
+            .max()
+            .unwrap_or(0);
+        let wide = (longest as f64 * 7.5 + 50.0) / 660.0;
+        let tall = (named.count() as f64 * 19.0 + 12.0) / 300.0;
+        (wide.clamp(0.4, 0.9), tall.clamp(0.3, 0.7))
     }
 
     fn draw(
@@ -451,6 +467,35 @@ mod tests {
         let (same, corner) = free.legend_place();
         assert!(matches!(corner, SeriesLabelPosition::UpperRight));
         assert!((same.end - 10.0) < 1.0, "no room added: {same:?}");
+    }
+
+    #[test]
+    fn a_long_legend_keeps_off_a_line_a_short_one_would_not_reach() {
+        // A line through the lower middle of the plot, short of the right 40 %: a legend
+        // of short names takes the lower right; one of long names and five entries would
+        // cover the line there, so it finds room elsewhere.
+        let line = vec![(0.0, 10.0), (4.5, 2.5), (5.5, 2.0)];
+        let short = LinePlot {
+            series: vec![
+                Series::new("line", Mark::Line, 0, line),
+                Series::new("dot", Mark::Points, 1, vec![(0.0, 0.0), (10.0, 10.0)]),
+            ],
+            ..plot(Vec::new())
+        };
+        assert!(matches!(
+            short.legend_place().1,
+            SeriesLabelPosition::LowerRight
+        ));
+        let mut long = short.clone();
+        long.series[1].name = "a name as long as a coarse step's series has".into();
+        for name in ["c", "d", "e"] {
+            long.series
+                .push(Series::new(name, Mark::Points, 2, vec![(10.0, 10.0)]));
+        }
+        assert!(!matches!(
+            long.legend_place(),
+            (_, SeriesLabelPosition::LowerRight)
+        ));
     }
 
     #[test]

@@ -344,7 +344,10 @@ impl TuneReport {
                  solution on the training positions and, rounded, on the held-out games. The \
                  run tunes at the pull lowest on the held-out line (marked); a held-out line above \
                  the start's everywhere says the data cannot tell a better table than the \
-                 start, and the run gives the start back.",
+                 start, and the run gives the start back. Where the curves and formulas move \
+                 by secants, the path walks coarse first with them held (their own line), \
+                 then solves whole the best coarse pull and its neighbours, and chooses among \
+                 those.",
             );
         }
         if !self.lambdas.0.is_empty() {
