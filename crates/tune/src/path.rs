@@ -15,7 +15,13 @@
 //! `crate::begin`), so a stopped walk resumes where it stood. The path ends
 //! early once [`PATIENCE`] pulls in a row score the held-out positions worse than the best
 //! so far (a pull that scores them as well as the best is not worse): past its best pull the held-out error only rises as the pull weakens, and the
-//! weak pulls are the slow solves. One walk serves every run: the positions in memory
+//! weak pulls are the slow solves. Where some tuned values move only by secants (texel's
+//! king attack curves and its formulas' weights: a whole solve takes a fresh Hessian and
+//! their secant columns at every iteration), the walk is coarse to fine
+//! ([`PullSolver::refines`]): every pull first with those values held where they stand
+//! (cheap chord steps of the linear values), until the patience runs out on those coarse
+//! steps; then the best coarse pull and its neighbours solved whole ([`WHOLE_STEPS`]),
+//! the choice made among the whole steps. One walk serves every run: the positions in memory
 //! and those read from a file each answer [`PullSolver`].
 
 mod memory;
