@@ -214,11 +214,9 @@ impl<M: Model> Descent<'_, M> {
     }
 
     fn phase(&self, state: &NewtonState) -> Phase {
-        // An evaluation that answers exactly takes no secants.
-        let exact = self.dataset().exact().is_some();
-        let is_linear = |j: &usize| exact || self.dataset().linear(self.variables()[*j].slot);
-        let (mut vars, others): (Vec<usize>, Vec<usize>) =
-            (0..self.variables().len()).partition(is_linear);
+        let by_secants = |j: &usize| self.by_secants(self.variables()[*j].slot);
+        let (others, mut vars): (Vec<usize>, Vec<usize>) =
+            (0..self.variables().len()).partition(by_secants);
         let linear = vars.len();
         if !state.curves_held {
             vars.extend(others);
@@ -498,8 +496,13 @@ impl<M: Model> Descent<'_, M> {
     /// Whether some tuned value moves only by secants (a curve's input or a formula's
     /// weight of texel's table): then a solve with them held differs from a whole one.
     pub fn moves_by_secants(&self) -> bool {
-        let exact = self.dataset().exact().is_some();
-        !exact && (self.variables().iter()).any(|v| !self.dataset().linear(v.slot))
+        (self.variables().iter()).any(|v| self.by_secants(v.slot))
+    }
+
+    /// Whether Newton moves the value in `slot` by secants: one the evaluation is not
+    /// linear in, where it gives no exact answers (an evaluation that does takes none).
+    fn by_secants(&self, slot: usize) -> bool {
+        self.dataset().exact().is_none() && !self.dataset().linear(slot)
     }
 
     /// Newton iterations taken.
