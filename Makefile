@@ -2,7 +2,8 @@
 #   make EXE=texel-engine   ->  ./texel-engine (UCI with no arguments; `./texel-engine bench`)
 #   make EXE=texel-spsa PARAMS=list  ->  its `uci` also lists every tunable parameter, as
 #                                        SPSA tuners need (GUIs and polyglot refuse them);
-#                                        built in target/list-params, so the plain
+#                                        only the binary's own crate is built twice (with the
+#                                        listing, copied, then without), so the plain
 #                                        target/release/texel is left as it was
 EXE ?= texel
 CARGO ?= cargo
@@ -10,11 +11,18 @@ PARAMS ?=
 
 .PHONY: all clean
 
-TARGET_DIR := $(if $(filter list,$(PARAMS)),target/list-params,target)
+BUILD := $(CARGO) build --release -p texel-cli
 
+ifeq ($(PARAMS),list)
 all:
-	$(if $(filter list,$(PARAMS)),TEXEL_LIST_PARAMS=1 )$(CARGO) build --release -p texel-cli --target-dir $(TARGET_DIR)
-	cp $(TARGET_DIR)/release/texel $(EXE)
+	TEXEL_LIST_PARAMS=1 $(BUILD)
+	cp target/release/texel $(EXE)
+	$(BUILD)
+else
+all:
+	$(BUILD)
+	cp target/release/texel $(EXE)
+endif
 
 clean:
 	$(CARGO) clean
