@@ -167,7 +167,7 @@ fn read_run<V>(watch: &mut TuneWatch<V>, log: &Path, data: u64) -> Result<()> {
     (watch.path, watch.lambdas) = paths_of(log)?;
     let walked = texel_tune::Walking::<()> {
         solved: watch.path.0.clone(),
-        best: None,
+        ..Default::default()
     };
     watch.pull = walked.judged().0.map(|i| watch.path.0[i].l2);
     watch.written = texel_tune::log::read_written_pass(&read(log)?);

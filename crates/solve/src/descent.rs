@@ -234,6 +234,16 @@ impl<'a, M: Model> Descent<'a, M> {
         self.restart_newton_holding(true);
     }
 
+    /// Newton begins afresh at `params`: the positions rescored there, Newton's memory
+    /// dropped (its next iteration takes a fresh Hessian); the anchor and guards kept.
+    pub fn restart_at(&mut self, params: &M::Values) {
+        self.params = params.clone();
+        self.newton = None;
+        self.newton_factor = None;
+        self.probed = None;
+        self.refresh();
+    }
+
     /// The training targets moved to `targets` (one a position): Newton starts again from
     /// the values the descent stands at, its errors those of the new targets.
     pub fn retarget(&mut self, targets: Vec<f32>) {

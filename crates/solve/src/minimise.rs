@@ -19,8 +19,13 @@ impl<M: Model> Descent<'_, M> {
     /// [`Descent::newton_solve`], ended early where `stop` says so before an iteration (a
     /// deadline).
     pub fn newton_solve_until(&mut self, stop: impl Fn() -> bool) -> u32 {
+        self.newton_iterate(MAX_ITERATIONS, stop)
+    }
+
+    /// [`Descent::newton_solve_until`], at most `most` iterations: how many were taken.
+    pub fn newton_iterate(&mut self, most: u32, stop: impl Fn() -> bool) -> u32 {
         let mut taken = 0;
-        while taken < MAX_ITERATIONS && !self.newton_handed_over() && !stop() {
+        while taken < most && !self.newton_handed_over() && !stop() {
             self.newton_iteration();
             self.refresh();
             taken += 1;

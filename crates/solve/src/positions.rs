@@ -343,6 +343,32 @@ mod tests {
     }
 
     #[test]
+    fn newton_restarted_at_some_values_goes_on_as_a_descent_begun_there() {
+        let mut positions = labelled_by(&[90, 310, -40, 25], 2000);
+        let (start, middle) = (vec![0; 4], vec![60, 200, -10, 5]);
+        let vars: Vec<Variable> = (0..4).map(|slot| Variable { slot, step: 1 }).collect();
+        let guards = crate::descent::Guards {
+            l2: 30.0,
+            constraints: false,
+        };
+        positions.rescore(&start);
+        let descent = Descent::new(&mut positions, start.clone(), 1.0, vars.clone());
+        let mut restarted = descent.guarded(guards);
+        restarted.newton_solve();
+        restarted.restart_at(&middle);
+        assert_eq!(restarted.newton_iterate(1, || false), 1);
+        let (ended, error) = (restarted.params().clone(), restarted.real_error());
+        // Begun at `middle`, anchored at the start as the path's descent is.
+        let mut fresh = labelled_by(&[90, 310, -40, 25], 2000);
+        fresh.rescore(&start);
+        let mut begun = Descent::new(&mut fresh, start, 1.0, vars).guarded(guards);
+        begun.restart_at(&middle);
+        begun.newton_iterate(1, || false);
+        assert_eq!((begun.params(), begun.real_error()), (&ended, error));
+        assert_ne!(ended, middle, "the iteration moved the values");
+    }
+
+    #[test]
     fn a_probe_is_the_change_a_full_rescoring_gives() {
         let mut positions = labelled_by(&[50, 120, 7], 500);
         let values = vec![40, 100, 0];

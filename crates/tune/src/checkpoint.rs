@@ -455,6 +455,9 @@ struct PathFile {
     at: Option<DescentFile>,
     pull: Option<ExactFloat>,
     earlier: Option<Vec<i32>>,
+    /// The values each coarse step ended at (absent: none, as before they were kept).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    coarse_ends: Vec<Vec<i32>>,
 }
 
 impl PathFile {
@@ -474,6 +477,9 @@ impl PathFile {
             at: p.at.as_ref().map(DescentFile::from_state),
             pull: p.pull.map(ExactFloat),
             earlier: p.earlier.as_ref().map(|v| v.values().to_vec()),
+            coarse_ends: (p.walking.coarse_ends.iter())
+                .map(|v| v.values().to_vec())
+                .collect(),
         }
     }
 
@@ -493,6 +499,9 @@ impl PathFile {
             walking: Walking {
                 solved: self.solved.into_iter().map(point).collect(),
                 best: list(self.best)?,
+                coarse_ends: (self.coarse_ends.iter())
+                    .map(|v| values(v, len))
+                    .collect::<Result<_, _>>()?,
             },
             at: self.at.map(|at| at.into_state(vars)).transpose()?,
             pull: self.pull.map(|p| p.0),

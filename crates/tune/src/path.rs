@@ -20,8 +20,9 @@
 //! their secant columns at every iteration), the walk is coarse to fine
 //! ([`PullSolver::refines`]): every pull first with those values held where they stand
 //! (cheap chord steps of the linear values), until the patience runs out on those coarse
-//! steps; then the best coarse pull and its neighbours solved whole ([`WHOLE_STEPS`]),
-//! the choice made among the whole steps. One walk serves every run: the positions in memory
+//! steps; then the best coarse pull and its neighbours ([`WHOLE_STEPS`]) stepped whole,
+//! each begun afresh where its own coarse solve ended ([`WHOLE_ITERATIONS`]: the three
+//! moved alike rank as their solves would), the choice made among the whole steps. One walk serves every run: the positions in memory
 //! and those read from a file each answer [`PullSolver`].
 
 mod memory;
@@ -45,6 +46,11 @@ pub const PATIENCE: usize = 2;
 /// The whole steps of a walk that refines: the best coarse step and its neighbours on the
 /// path.
 pub const WHOLE_STEPS: usize = 3;
+
+/// Newton iterations of a whole step of a walk that refines, begun afresh where its own
+/// coarse step ended: enough to rank the steps (each moved alike from its own coarse
+/// solution); the run then tunes at the pull chosen from the start, to the end.
+pub const WHOLE_ITERATIONS: u32 = 1;
 
 /// One pull of the path and what its solve reached.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -150,6 +156,9 @@ pub struct Walking<V> {
     pub solved: Vec<PullPoint>,
     /// The rounded values of the best step (see [`Walking::judged`]).
     pub best: Option<V>,
+    /// The rounded values each coarse step ended at, in order: a whole step begins at its
+    /// own coarse step's.
+    pub coarse_ends: Vec<V>,
 }
 
 impl<V> Default for Walking<V> {
@@ -157,8 +166,21 @@ impl<V> Default for Walking<V> {
         Walking {
             solved: Vec::new(),
             best: None,
+            coarse_ends: Vec::new(),
         }
     }
+}
+
+/// How a walk solves a step.
+#[derive(Copy, Clone, Debug, PartialEq)]
+enum Solve {
+    /// Whole, warm from where the last solve ended (a walk that does not refine).
+    Whole,
+    /// With the values that move only by secants held where they stand.
+    Coarse,
+    /// Whole from where the coarse step of this index on the path ended
+    /// ([`PullSolver::refine`]).
+    Refined(usize),
 }
 
 impl<V> Walking<V> {
@@ -187,29 +209,30 @@ impl<V> Walking<V> {
         (best, worse)
     }
 
-    /// The next step of a walk of `path` (`None`: the walk has ended), and whether it is
-    /// solved coarse. Where `refines` (the solver's coarse solves differ from its whole
-    /// ones), the walk solves `path` coarse until [`PATIENCE`] steps in a row score worse
-    /// than the best, then whole the best coarse step and its neighbours on `path`,
-    /// strongest first; otherwise it solves `path` whole with the same patience.
-    fn next_step(&self, path: &[f64], refines: bool) -> Option<(f64, bool)> {
+    /// The next step of a walk of `path` (`None`: the walk has ended), and how it is
+    /// solved. Where `refines` (the solver's coarse solves differ from its whole ones), the
+    /// walk solves `path` coarse until [`PATIENCE`] steps in a row score worse than the
+    /// best, then whole the best coarse step and its neighbours on `path`, strongest first,
+    /// each from its own coarse step's end; otherwise it solves `path` whole with the same
+    /// patience.
+    fn next_step(&self, path: &[f64], refines: bool) -> Option<(f64, Solve)> {
         if !refines {
             let next = path
                 .get(self.solved.len())
                 .filter(|_| self.judged().1 < PATIENCE);
-            return next.map(|&l2| (l2, false));
+            return next.map(|&l2| (l2, Solve::Whole));
         }
         let coarse = self.solved.iter().filter(|p| p.coarse).count();
         let (best, worse) = self.judged_among(true);
         if worse < PATIENCE && coarse < path.len() {
-            return Some((path[coarse], true));
+            return Some((path[coarse], Solve::Coarse));
         }
         // The coarse steps are the first of `path`, in order: the best's index is its own.
         let best = best?;
         let first = best.saturating_sub(WHOLE_STEPS / 2);
         let neighbours = first..(first + WHOLE_STEPS).min(coarse);
         neighbours
-            .map(|k| (path[k], false))
+            .map(|k| (path[k], Solve::Refined(k)))
             .nth(self.solved.len() - coarse)
     }
 
@@ -305,6 +328,18 @@ pub(crate) trait PullSolver {
         false
     }
 
+    /// A whole step of a walk that refines: [`WHOLE_ITERATIONS`] of Newton at pull `l2`
+    /// begun afresh at `from` (the rounded values the step's coarse solve ended at), every
+    /// value moving. By default [`PullSolver::solve`] (a solver that does not refine).
+    fn refine(
+        &mut self,
+        l2: f64,
+        _from: &Self::Values,
+        stop: Stop<'_>,
+    ) -> Result<(f64, u64), Self::Error> {
+        self.solve(l2, stop)
+    }
+
     /// The mean held-out error of the last solve's values, rounded.
     fn held_out(&mut self) -> Result<f64, Self::Error>;
 
@@ -321,16 +356,20 @@ pub(crate) trait PullSolver {
     }
 }
 
-/// `solver`'s solve at pull `l2` and its held-out error: the training error, the
-/// iterations and the held-out error.
+/// `solver`'s solve at pull `l2` as `how` says (a refined step from its coarse step's end
+/// in `coarse_ends`) and its held-out error: the training error, the iterations and the
+/// held-out error.
 fn solved<S: PullSolver>(
     solver: &mut S,
-    (l2, coarse): (f64, bool),
-    stop: Stop<'_>,
+    (l2, how): (f64, Solve),
+    (coarse_ends, stop): (&[S::Values], Stop<'_>),
 ) -> Result<(f64, u64, f64), S::Error> {
-    let (train, iterations) = match coarse {
-        true => solver.solve_coarse(l2, stop)?,
-        false => solver.solve(l2, stop)?,
+    let (train, iterations) = match how {
+        Solve::Coarse => solver.solve_coarse(l2, stop)?,
+        Solve::Refined(k) if k < coarse_ends.len() => solver.refine(l2, &coarse_ends[k], stop)?,
+        // A whole step, or a refined one whose coarse end a checkpoint of an older build
+        // did not keep: on from where the solver stands.
+        Solve::Whole | Solve::Refined(_) => solver.solve(l2, stop)?,
     };
     Ok((train, iterations, solver.held_out()?))
 }
@@ -368,12 +407,13 @@ pub(crate) fn walk_path<S: PullSolver>(
             break true;
         }
         let next = walking.next_step(path, refines);
-        let Some((l2, coarse)) = next.filter(|_| !stop.timed_out()) else {
+        let Some((l2, how)) = next.filter(|_| !stop.timed_out()) else {
             break false;
         };
         (hooks.on)(PathStep::Solving(l2));
         let began = Instant::now();
-        let (train, iterations, held_out) = match solved(solver, (l2, coarse), stop) {
+        let ends = (walking.coarse_ends.as_slice(), stop);
+        let (train, iterations, held_out) = match solved(solver, (l2, how), ends) {
             // Stopped part-way: the walk stands where its last step left it.
             Err(e) if S::interrupted(&e) => break true,
             solved => solved?,
@@ -384,10 +424,13 @@ pub(crate) fn walk_path<S: PullSolver>(
             held_out,
             iterations,
             seconds: began.elapsed().as_secs_f64(),
-            coarse,
+            coarse: how == Solve::Coarse,
         };
         (hooks.on)(PathStep::Solved(point));
         walking.solved.push(point);
+        if point.coarse {
+            walking.coarse_ends.push(solver.values());
+        }
         if walking.judged().0 == Some(walking.solved.len() - 1) {
             walking.best = Some(solver.values());
         }
@@ -437,6 +480,8 @@ mod tests {
         coarse: G,
         /// The pulls solved coarse.
         coarse_solves: Vec<f64>,
+        /// Where each whole solve began (a coarse solve's values are its pull).
+        whole_from: Vec<f64>,
         /// Whether the last solve was coarse.
         last_coarse: bool,
     }
@@ -458,6 +503,11 @@ mod tests {
 
         fn refines(&self) -> bool {
             true
+        }
+
+        fn refine(&mut self, l2: f64, from: &f64, stop: Stop<'_>) -> Result<(f64, u64), RunError> {
+            self.whole_from.push(*from);
+            self.solve(l2, stop)
         }
 
         fn held_out(&mut self) -> Result<f64, RunError> {
@@ -486,6 +536,7 @@ mod tests {
             },
             coarse,
             coarse_solves: Vec::new(),
+            whole_from: Vec::new(),
             last_coarse: false,
         }
     }
@@ -713,6 +764,8 @@ mod tests {
         // Coarse down to two pulls past 100, then whole at 100's neighbours and itself.
         assert_eq!(solver.coarse_solves, PULL_PATH[..9]);
         assert_eq!(solver.whole.solves, [300.0, 100.0, 30.0]);
+        // Each begun where its own coarse step ended, not where the last solve did.
+        assert_eq!(solver.whole_from, solver.whole.solves);
         assert_eq!((walked.choice.l2(), walked.best), (30.0, Some(30.0)));
         let coarse: Vec<bool> = (told.iter())
             .filter_map(|s| match s {
@@ -785,6 +838,8 @@ mod tests {
                 "after {after}"
             );
             // No step solved twice, none left out.
+            let whole_from = [first.whole_from, again.whole_from].concat();
+            assert_eq!(whole_from, unbroken.whole_from, "after {after}");
             let coarse = [first.coarse_solves, again.coarse_solves].concat();
             let solved_whole = [first.whole.solves, again.whole.solves].concat();
             assert_eq!(

@@ -2,12 +2,13 @@
 //! positions takes Newton's iterations at each pull, the held-out positions are rescored
 //! with its rounded values.
 
-use super::{PullSolver, Stop};
+use super::{PullSolver, Stop, WHOLE_ITERATIONS};
 use crate::lambda::ScoredLabels;
 use crate::run::RunError;
 use texel_solve::descent::{Descent, DescentState, Guards, Variable};
 use texel_solve::error::mean_error;
 use texel_solve::model::Model;
+use texel_solve::newton::MAX_ITERATIONS;
 
 /// A descent over the training positions and the held-out positions it is judged on.
 pub(crate) struct MemoryPulls<'a, 'd, M: Model> {
@@ -35,6 +36,17 @@ impl<M: Model> PullSolver for MemoryPulls<'_, '_, M> {
         self.descent.moves_by_secants()
     }
 
+    fn refine(
+        &mut self,
+        l2: f64,
+        from: &M::Values,
+        stop: Stop<'_>,
+    ) -> Result<(f64, u64), RunError> {
+        self.descent.restart_at(from);
+        self.descent.repull(l2);
+        Ok(self.iterated(WHOLE_ITERATIONS, stop))
+    }
+
     fn held_out(&mut self) -> Result<f64, RunError> {
         self.held_out.rescore(self.descent.params());
         Ok(mean_error(self.held_out, self.descent.k()))
@@ -53,7 +65,12 @@ impl<M: Model> MemoryPulls<'_, '_, M> {
     /// Newton's iterations from the restarted descent until they converge or `stop` times
     /// out: the mean training error of the real values and the iterations taken.
     fn solved(&mut self, stop: Stop<'_>) -> (f64, u64) {
-        let taken = self.descent.newton_solve_until(|| stop.timed_out());
+        self.iterated(MAX_ITERATIONS, stop)
+    }
+
+    /// [`MemoryPulls::solved`] in at most `most` iterations.
+    fn iterated(&mut self, most: u32, stop: Stop<'_>) -> (f64, u64) {
+        let taken = self.descent.newton_iterate(most, || stop.timed_out());
         let error = self.descent.real_error().unwrap_or(self.descent.error());
         (error, u64::from(taken))
     }
@@ -112,6 +129,16 @@ impl<M: Model> PullSolver for Relabelled<'_, '_, M> {
 
     fn refines(&self) -> bool {
         self.positions.refines()
+    }
+
+    fn refine(
+        &mut self,
+        lambda: f64,
+        from: &M::Values,
+        stop: Stop<'_>,
+    ) -> Result<(f64, u64), RunError> {
+        let l2 = self.retargeted(lambda);
+        self.positions.refine(l2, from, stop)
     }
 
     fn held_out(&mut self) -> Result<f64, RunError> {
