@@ -29,12 +29,21 @@ fn a_default_tune_on_scored_positions_walks_the_lambdas_on_held_out_results() {
     let out = dir.path().join("t.json");
     let said = stdout_of(&mut tune(&out, &[]).into());
     assert!(said.contains("λ auto walks the path"), "{said}");
-    // Every λ solved, coarse first (texel's curves and formulas held), then whole near
-    // the coarse best.
-    for lambda in ["1", "0.75", "0.5", "0.25"] {
-        let line = format!("--lambda auto: λ {lambda} (coarse, curves and formulas held): ");
-        assert!(said.contains(&line), "{said}");
-    }
+    // The λs solved coarse first (texel's curves and formulas held), in the path's order,
+    // until one scores the held-out results worse than the best; then whole near the
+    // coarse best.
+    let coarse: Vec<(&str, f64)> = (said.lines())
+        .filter_map(|l| l.strip_prefix("--lambda auto: λ "))
+        .filter_map(|l| l.split_once(" (coarse, curves and formulas held): "))
+        .map(|(lambda, rest)| (lambda, after_results(rest)))
+        .collect();
+    let walked: Vec<&str> = coarse.iter().map(|c| c.0).collect();
+    assert!(["1", "0.75", "0.5", "0.25", "0"].starts_with(&walked) && walked.len() >= 2);
+    // The first worse than the best before it ends the coarse walk (or the path's end).
+    let worse_at = (1..coarse.len())
+        .find(|&i| coarse[i].1 > (coarse[..i].iter().map(|c| c.1)).fold(f64::INFINITY, f64::min));
+    let last = coarse.len() - 1;
+    assert!(worse_at.map_or(last == 4, |at| at == last), "{said}");
     let chose = said
         .lines()
         .find(|l| l.starts_with("--lambda auto chose λ "))
@@ -49,16 +58,7 @@ fn a_default_tune_on_scored_positions_walks_the_lambdas_on_held_out_results() {
                 .unwrap()
                 .trim_end_matches(':')
                 .to_string();
-            let error: f64 = l
-                .split("held-out results ")
-                .nth(1)
-                .unwrap()
-                .split(' ')
-                .next()
-                .unwrap()
-                .parse()
-                .unwrap();
-            (lambda, error)
+            (lambda, after_results(l))
         })
         .collect();
     let best = points.iter().min_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
@@ -72,6 +72,12 @@ fn a_default_tune_on_scored_positions_walks_the_lambdas_on_held_out_results() {
         "a given λ walks no path: {said}"
     );
     assert!(said.contains("targets: 0.5 × result"), "{said}");
+}
+
+/// The held-out results' error a λ line states.
+fn after_results(line: &str) -> f64 {
+    let rest = line.split("held-out results ").nth(1).unwrap();
+    rest.split(' ').next().unwrap().parse().unwrap()
 }
 
 #[test]

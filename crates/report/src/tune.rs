@@ -345,9 +345,10 @@ impl TuneReport {
                  run tunes at the pull lowest on the held-out line (marked); a held-out line above \
                  the start's everywhere says the data cannot tell a better table than the \
                  start, and the run gives the start back. Where the curves and formulas move \
-                 by secants, the path walks coarse first with them held (their own line), \
-                 then solves whole the best coarse pull and its neighbours, and chooses among \
-                 those.",
+                 by secants, the path walks coarse first with them held (their own line, \
+                 until it rises once), then steps whole at the best coarse pull and its \
+                 neighbours, each from its own coarse solution, chooses among those, and the \
+                 run goes on from the chosen step.",
             );
         }
         if !self.lambdas.0.is_empty() {

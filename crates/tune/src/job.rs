@@ -290,6 +290,7 @@ impl<M: Model> Beginning for MemoryStart<'_, M> {
             choice,
             best,
             interrupted,
+            goes_on,
         } = walked?;
         let choice = match choice {
             PullChoice::Path {
@@ -310,6 +311,7 @@ impl<M: Model> Beginning for MemoryStart<'_, M> {
             choice,
             best,
             interrupted,
+            goes_on,
         }))
     }
 

@@ -12,18 +12,22 @@
 //! whose solution scores them best is chosen (the stronger of equals), and the run tunes at
 //! that pull from the start: its Newton iterations, then the polish. After each step the
 //! walk and its solver's state are kept (`Hooks::keep`: the run's checkpoint, see
-//! `crate::begin`), so a stopped walk resumes where it stood. The path ends
-//! early once [`PATIENCE`] pulls in a row score the held-out positions worse than the best
-//! so far (a pull that scores them as well as the best is not worse): past its best pull the held-out error only rises as the pull weakens, and the
-//! weak pulls are the slow solves. Where some tuned values move only by secants (texel's
-//! king attack curves and its formulas' weights: a whole solve takes a fresh Hessian and
-//! their secant columns at every iteration), the walk is coarse to fine
-//! ([`PullSolver::refines`]): every pull first with those values held where they stand
-//! (cheap chord steps of the linear values), until the patience runs out on those coarse
-//! steps; then the best coarse pull and its neighbours ([`WHOLE_STEPS`]) stepped whole,
-//! each begun afresh where its own coarse solve ended ([`WHOLE_ITERATIONS`]: the three
-//! moved alike rank as their solves would), the choice made among the whole steps. One walk serves every run: the positions in memory
-//! and those read from a file each answer [`PullSolver`].
+//! `crate::begin`), so a stopped walk resumes where it stood. The path ends early once
+//! [`PATIENCE`] pulls in a row score the held-out positions worse than the best so far (a
+//! pull that scores them as well as the best is not worse): past its best pull the held-out
+//! error only rises as the pull weakens, and the weak pulls are the slow solves.
+//!
+//! Where some tuned values move only by secants (texel's king attack curves and its
+//! formulas' weights: a whole iteration takes a fresh Hessian and their secant columns),
+//! the walk is coarse to fine ([`PullSolver::refines`]): every pull first with those values
+//! held where they stand (at most [`COARSE_ITERATIONS`] cheap chord steps of the linear
+//! values), until one scores worse
+//! than the best coarse step ([`COARSE_PATIENCE`]); then the best coarse pull and its
+//! neighbours ([`WHOLE_STEPS`]) stepped whole, each begun afresh where its own coarse solve
+//! ended ([`WHOLE_ITERATIONS`]: the three, moved alike, rank as their solves would), the
+//! choice made among the whole steps; the run goes on from the chosen step's values
+//! ([`Walked::goes_on`]) instead of starting again. One walk serves every run: the
+//! positions in memory and those read from a file each answer [`PullSolver`].
 
 mod memory;
 
@@ -43,9 +47,20 @@ pub const PULL_PATH: [f64; 15] = [
 /// its best so far.
 pub const PATIENCE: usize = 2;
 
+/// The coarse steps of a walk that refine end after this many in a row score the held-out
+/// positions worse than the best coarse step: the first of them is one of the whole steps
+/// anyway.
+pub const COARSE_PATIENCE: usize = 1;
+
 /// The whole steps of a walk that refines: the best coarse step and its neighbours on the
 /// path.
 pub const WHOLE_STEPS: usize = 3;
+
+/// Newton iterations of a coarse step at most: the chord step at the new pull and one more
+/// (a coarse solution only ranks its pull and is where its whole step begins: on the
+/// shipped games and configurations the same pulls and held-out errors within 2·10⁻³
+/// of coarse solves to the end, the walk a fifth quicker).
+pub const COARSE_ITERATIONS: u32 = 2;
 
 /// Newton iterations of a whole step of a walk that refines, begun afresh where its own
 /// coarse step ended: enough to rank the steps (each moved alike from its own coarse
@@ -146,6 +161,11 @@ pub(crate) struct Walked<V, C = PullChoice> {
     pub best: Option<V>,
     /// The interrupt ended the path before its end: its choice is not the unbroken path's.
     pub interrupted: bool,
+    /// The run goes on from `best` rather than from the start: the walk refined, its
+    /// chosen step the first of the chosen pull's whole iterations, begun at that pull's
+    /// coarse solution (a walk that does not refine solved its steps to the end from its
+    /// neighbours' solutions, and the run tunes afresh from the start).
+    pub goes_on: bool,
 }
 
 /// Where a walk stands: its steps solved, in order, and the rounded values of the best of
@@ -211,8 +231,8 @@ impl<V> Walking<V> {
 
     /// The next step of a walk of `path` (`None`: the walk has ended), and how it is
     /// solved. Where `refines` (the solver's coarse solves differ from its whole ones), the
-    /// walk solves `path` coarse until [`PATIENCE`] steps in a row score worse than the
-    /// best, then whole the best coarse step and its neighbours on `path`, strongest first,
+    /// walk solves `path` coarse until [`COARSE_PATIENCE`] steps in a row score worse than
+    /// the best, then whole the best coarse step and its neighbours on `path`, strongest first,
     /// each from its own coarse step's end; otherwise it solves `path` whole with the same
     /// patience.
     fn next_step(&self, path: &[f64], refines: bool) -> Option<(f64, Solve)> {
@@ -224,7 +244,7 @@ impl<V> Walking<V> {
         }
         let coarse = self.solved.iter().filter(|p| p.coarse).count();
         let (best, worse) = self.judged_among(true);
-        if worse < PATIENCE && coarse < path.len() {
+        if worse < COARSE_PATIENCE && coarse < path.len() {
             return Some((path[coarse], Solve::Coarse));
         }
         // The coarse steps are the first of `path`, in order: the best's index is its own.
@@ -237,8 +257,9 @@ impl<V> Walking<V> {
     }
 
     /// The walk as it ended: its choice (`fallback` where nothing was solved), and the
-    /// best values where they score better than the start's held-out error `start`.
-    fn walked(self, start: f64, fallback: f64, interrupted: bool) -> Walked<V> {
+    /// best values where they score better than the start's held-out error `start`, the
+    /// run going on from them where the walk `refines`.
+    fn walked(self, (start, fallback): (f64, f64), interrupted: bool, refines: bool) -> Walked<V> {
         let solved = self.solved.len();
         match self.judged().0.map(|i| self.solved[i]) {
             Some(point) => Walked {
@@ -250,11 +271,13 @@ impl<V> Walking<V> {
                 },
                 best: self.best.filter(|_| point.held_out < start),
                 interrupted,
+                goes_on: refines,
             },
             None => Walked {
                 choice: PullChoice::Stopped(fallback),
                 best: None,
                 interrupted,
+                goes_on: refines,
             },
         }
     }
@@ -317,7 +340,7 @@ pub(crate) trait PullSolver {
     fn solve(&mut self, l2: f64, stop: Stop<'_>) -> Result<(f64, u64), Self::Error>;
 
     /// [`PullSolver::solve`] with the values that move only by secants held where they
-    /// stand (a coarse solve: the linear values alone).
+    /// stand, in at most [`COARSE_ITERATIONS`] (a coarse solve: the linear values alone).
     fn solve_coarse(&mut self, l2: f64, stop: Stop<'_>) -> Result<(f64, u64), Self::Error> {
         self.solve(l2, stop)
     }
@@ -436,7 +459,7 @@ pub(crate) fn walk_path<S: PullSolver>(
         }
         (hooks.keep)(&walking, solver.state())?;
     };
-    Ok(walking.walked(start, fallback, interrupted))
+    Ok(walking.walked((start, fallback), interrupted, refines))
 }
 
 #[cfg(test)]
@@ -761,8 +784,8 @@ mod tests {
             &mut |s| told.push(s),
             &mut Vec::new(),
         );
-        // Coarse down to two pulls past 100, then whole at 100's neighbours and itself.
-        assert_eq!(solver.coarse_solves, PULL_PATH[..9]);
+        // Coarse down to the pull past 100, then whole at 100's neighbours and itself.
+        assert_eq!(solver.coarse_solves, PULL_PATH[..8]);
         assert_eq!(solver.whole.solves, [300.0, 100.0, 30.0]);
         // Each begun where its own coarse step ended, not where the last solve did.
         assert_eq!(solver.whole_from, solver.whole.solves);
@@ -773,7 +796,7 @@ mod tests {
                 PathStep::Solving(_) => None,
             })
             .collect();
-        assert_eq!(coarse, [vec![true; 9], vec![false; 3]].concat());
+        assert_eq!(coarse, [vec![true; 8], vec![false; 3]].concat());
         // Where the whole solves score worse than every coarse one, one of them is still
         // chosen: the coarse steps only say where to solve.
         let mut solver = refining(|l2: f64| 5.0 + l2.log10().abs(), |_| 0.5);

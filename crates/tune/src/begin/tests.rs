@@ -21,6 +21,8 @@ struct Toy {
     solved: Vec<f64>,
     /// The walk is interrupted once this many steps are solved.
     interrupt_after: Option<usize>,
+    /// Its walks refine: the run goes on from their best values.
+    goes_on: bool,
 }
 
 #[derive(Debug, PartialEq)]
@@ -72,6 +74,7 @@ impl Toy {
                     choice,
                     best,
                     interrupted,
+                    goes_on: false,
                 });
             }
             self.solved.push(step);
@@ -108,6 +111,7 @@ impl Toy {
             choice,
             best,
             interrupted,
+            goes_on: self.goes_on,
         })
     }
 }
@@ -171,6 +175,7 @@ impl Beginning for Toy {
             choice,
             best,
             interrupted,
+            goes_on: walked.goes_on,
         }))
     }
 
@@ -208,6 +213,7 @@ fn toy(held_out: bool) -> Toy {
         relabelled: Vec::new(),
         solved: Vec::new(),
         interrupt_after: None,
+        goes_on: false,
     }
 }
 
@@ -305,6 +311,25 @@ fn a_run_out_of_time_on_its_paths_begins_at_their_best_values_not_the_start() {
     // Without scores, the path of pulls' best.
     let (begun, _) = began(&mut toy(true), &settings, None);
     assert_eq!(begun.unwrap().descent.params, vec![10; 3]);
+}
+
+#[test]
+fn a_run_whose_walks_refine_goes_on_from_their_best_values_in_time() {
+    let settings = TuneSettings {
+        l2: L2::Auto,
+        ..TuneSettings::default()
+    };
+    let mut positions = Toy {
+        lambda: Some(0.5),
+        goes_on: true,
+        ..toy(true)
+    };
+    let (begun, _) = began(&mut positions, &settings, None);
+    let begun = begun.unwrap();
+    // The paths walked as ever; the run begins at the last one's best (the pulls again at
+    // λ 0.5), its anchor still the start.
+    assert_eq!((begun.descent.params, positions.walked), (vec![10; 3], 2));
+    assert_eq!(begun.descent.anchor, vec![0; 3]);
 }
 
 #[test]

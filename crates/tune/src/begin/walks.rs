@@ -26,6 +26,8 @@ pub(super) struct Walks<'w, B: Beginning> {
     /// The values of the last path's best solve: where the time runs out on the paths, the
     /// run hands them back rather than the start.
     best: Option<ValuesOf<B>>,
+    /// The run goes on from `best` (the walks refined: see [`Walked::goes_on`]).
+    goes_on: bool,
     /// The λ chosen (`None`: the targets as loaded).
     lambda: Option<f64>,
     /// The checkpoint a walk was kept in, once one was.
@@ -51,6 +53,7 @@ impl<'w, B: Beginning> Walks<'w, B> {
             settings,
             record,
             best: None,
+            goes_on: false,
             lambda: None,
             kept: None,
         }
@@ -99,7 +102,8 @@ impl<'w, B: Beginning> Walks<'w, B> {
             // The pulls again, on the targets the run tunes toward.
             l2 = self.pull(PathWalk::PullsAgain, from.take(), on)?;
         }
-        let from = self.best.take().filter(|_| self.settings.run.out_of_time());
+        let goes_on = self.goes_on || self.settings.run.out_of_time();
+        let from = self.best.take().filter(|_| goes_on);
         let guards = Guards { l2, ..self.guards };
         let mut c = self.positions.fresh(self.vars, guards, from);
         on(JobEvent::Fresh(c.vars.len(), c.descent.guards));
@@ -187,7 +191,15 @@ impl<'w, B: Beginning> Walks<'w, B> {
             Some(Walked {
                 interrupted: true, ..
             }) => return Err(StoppedOnPath(self.kept.clone()).into()),
-            Some(Walked { choice, best, .. }) => (choice, best),
+            Some(Walked {
+                choice,
+                best,
+                goes_on,
+                ..
+            }) => {
+                self.goes_on = goes_on;
+                (choice, best)
+            }
             None => (PullChoice::Default(DEFAULT_L2), None),
         };
         self.best = ours.or(self.best.take());
@@ -231,6 +243,7 @@ impl<'w, B: Beginning> Walks<'w, B> {
             return Err(StoppedOnPath(self.kept.clone()).into());
         }
         self.best = walked.best.or(self.best.take());
+        self.goes_on = walked.goes_on;
         on(JobEvent::LambdaChosen(walked.choice));
         let lambda = walked.choice.lambda();
         if let Some(log) = &self.settings.run.log {

@@ -2,7 +2,7 @@
 //! positions takes Newton's iterations at each pull, the held-out positions are rescored
 //! with its rounded values.
 
-use super::{PullSolver, Stop, WHOLE_ITERATIONS};
+use super::{PullSolver, Stop, COARSE_ITERATIONS, WHOLE_ITERATIONS};
 use crate::lambda::ScoredLabels;
 use crate::run::RunError;
 use texel_solve::descent::{Descent, DescentState, Guards, Variable};
@@ -29,7 +29,7 @@ impl<M: Model> PullSolver for MemoryPulls<'_, '_, M> {
 
     fn solve_coarse(&mut self, l2: f64, stop: Stop<'_>) -> Result<(f64, u64), RunError> {
         self.descent.repull_held(l2);
-        Ok(self.solved(stop))
+        Ok(self.iterated(COARSE_ITERATIONS, stop))
     }
 
     fn refines(&self) -> bool {
