@@ -95,8 +95,8 @@ fn block_passes_match_rows<M: Model>(model: &M, slots: &[usize]) {
         model.block_gradient(b, slots, &slopes, &mut gradient);
         let (mut want_product, mut want_gradient) = (vec![0.0; len], vec![0.0; slots.len()]);
         model.block_rows(b, slots, &mut rows);
-        rows.for_each(|i, row| {
-            for &(j, d) in row {
+        rows.for_each(|i, vars, derivatives| {
+            for (&j, d) in vars.iter().zip(derivatives) {
                 want_product[i - start] += d * direction[j as usize];
                 want_gradient[j as usize] += d * slopes[i - start];
             }
@@ -131,7 +131,7 @@ fn rows_match_moves<M: Model>(model: &mut M, values: &M::Values, slot: usize) {
     let mut derivative = vec![0.0; model.len()];
     for b in 0..model.row_blocks() {
         model.block_rows(b, &[slot], &mut rows);
-        rows.for_each(|i, row| derivative[i] = row.iter().map(|e| e.1).sum());
+        rows.for_each(|i, _, derivatives| derivative[i] = derivatives.iter().sum());
     }
     model.rescore(&values.moved(slot, 1));
     let mut fired = 0;

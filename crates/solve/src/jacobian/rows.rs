@@ -14,9 +14,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
 
 /// One block's coefficients, taken column by column and handed out row by row: the
-/// entries as pushed, and their order position after position (an index of four bytes an
-/// entry, where a copy of the rows would take sixteen); each row is gathered as it is
-/// handed out.
+/// entries as pushed, then laid out position after position (a stable counting sort: each
+/// row's variables in the order pushed), the variables and the derivatives in two lists.
 #[derive(Debug, Default)]
 pub struct RowBuilder {
     /// The block's first position and its number of positions.
@@ -24,12 +23,14 @@ pub struct RowBuilder {
     len: usize,
     /// (position in the block, variable, derivative) in the order pushed.
     entries: Vec<(u32, u32, f64)>,
-    /// Per position, where its row begins in `order` (and one past the last).
+    /// Per position, where its row begins in `vars` (and one past the last).
     starts: Vec<u32>,
-    /// The entries' indices, position after position, each row in the order pushed.
-    order: Vec<u32>,
-    /// The row handed out.
-    row: Vec<(u32, f64)>,
+    /// The rows' variables, one row after another.
+    vars: Vec<u32>,
+    /// Their derivatives, entry for entry.
+    derivatives: Vec<f64>,
+    /// Per position, the next free entry of its row while they are laid out.
+    free: Vec<u32>,
 }
 
 impl RowSink for RowBuilder {
@@ -49,31 +50,27 @@ impl RowSink for RowBuilder {
 }
 
 impl RowBuilder {
-    /// Calls `f(position, row)` for every position of the block, in order, with its
-    /// (variable, derivative) pairs in the order pushed.
-    pub fn for_each(&mut self, mut f: impl FnMut(usize, &[(u32, f64)])) {
-        self.sort();
-        let RowBuilder {
-            entries,
-            starts,
-            order,
-            row,
-            ..
-        } = self;
+    /// Calls `f(position, variables, derivatives)` for every position of the block, in
+    /// order, with its row's entries in the order pushed.
+    pub fn for_each(&mut self, mut f: impl FnMut(usize, &[u32], &[f64])) {
+        self.lay_out();
         for j in 0..self.len {
-            let at = starts[j] as usize..starts[j + 1] as usize;
-            row.clear();
-            row.extend(order[at].iter().map(|&k| {
-                let (_, var, d) = entries[k as usize];
-                (var, d)
-            }));
-            f(self.start + j, row);
+            let at = self.row(j);
+            f(
+                self.start + j,
+                &self.vars[at.clone()],
+                &self.derivatives[at],
+            );
         }
     }
 
-    /// Orders the entries position after position (a stable counting sort of their
-    /// indices by position).
-    fn sort(&mut self) {
+    /// Where the row of the block's `j`-th position lies in the laid-out lists.
+    fn row(&self, j: usize) -> Range<usize> {
+        self.starts[j] as usize..self.starts[j + 1] as usize
+    }
+
+    /// Lays the entries out position after position (a stable counting sort by position).
+    fn lay_out(&mut self) {
         self.starts.clear();
         self.starts.resize(self.len + 1, 0);
         for e in &self.entries {
@@ -82,11 +79,13 @@ impl RowBuilder {
         for j in 0..self.len {
             self.starts[j + 1] += self.starts[j];
         }
-        self.order.resize(self.entries.len(), 0);
-        let mut next = self.starts.clone();
-        for (k, &(at, ..)) in self.entries.iter().enumerate() {
-            let slot = &mut next[at as usize];
-            self.order[*slot as usize] = k as u32;
+        self.vars.resize(self.entries.len(), 0);
+        self.derivatives.resize(self.entries.len(), 0.0);
+        self.free.clone_from(&self.starts);
+        for &(at, var, derivative) in &self.entries {
+            let slot = &mut self.free[at as usize];
+            self.vars[*slot as usize] = var;
+            self.derivatives[*slot as usize] = derivative;
             *slot += 1;
         }
     }
@@ -375,83 +374,75 @@ fn parts_of<J: Jacobian>(model: &J) -> Vec<(usize, Range<usize>)> {
     parts
 }
 
-/// A part's Jacobian entries as [`system`] adds them: a faint position's (variable, its
-/// share of the gradient, of the diagonal) in the order pushed (variables rising), the
-/// others' rows, each with its position's slope and curvature. The rows' variables and
-/// derivatives lie in two lists (the sums read them side by side: a third less memory
-/// than pairs, which pad each four-byte variable to eight).
+/// A part's Jacobian rows as [`system`] adds them (laid out by its [`RowBuilder`]): the
+/// faint positions' rows, which add their gradient and diagonal only, and the others',
+/// each with its position's slope and curvature. The faint rows are added first, so each
+/// sum takes a part's faint positions, then its others, each in position order.
 struct PartRows<'a> {
-    faint: Vec<(u32, f64, f64)>,
     builder: RowBuilder,
-    /// The rows' variables, one row after another.
-    vars: Vec<u32>,
-    /// Their derivatives, entry for entry.
-    derivatives: Vec<f64>,
-    /// Per row, one past its last entry in `vars`, and its slope and curvature.
-    ends: Vec<(usize, f64, f64)>,
-    /// Per row, its first entry no stripe has added yet (the stripes take the rows' entries
-    /// in variable order, so none searches for where its own begin).
-    next: Vec<usize>,
+    faint: Vec<RowAt>,
+    full: Vec<RowAt>,
     slopes: &'a [f64],
     curvatures: &'a [f64],
     faint_below: f64,
 }
 
+/// A row of a part: its entries' first not added yet (the stripes take a row's entries in
+/// variable order, so none searches for where its own begin), one past its last, and its
+/// position's slope and curvature.
+struct RowAt {
+    next: usize,
+    end: usize,
+    slope: f64,
+    curvature: f64,
+}
+
 impl<'a> PartRows<'a> {
     fn new(slopes: &'a [f64], curvatures: &'a [f64], faint_below: f64) -> PartRows<'a> {
         PartRows {
-            faint: Vec::new(),
             builder: RowBuilder::default(),
-            vars: Vec::new(),
-            derivatives: Vec::new(),
-            ends: Vec::new(),
-            next: Vec::new(),
+            faint: Vec::new(),
+            full: Vec::new(),
             slopes,
             curvatures,
             faint_below,
         }
     }
 
-    /// Lays the part's rows out one after another (those with entries).
+    /// Lays the part's rows out and sorts those with entries into faint and full.
     fn finish(&mut self) {
-        let PartRows {
-            vars,
-            derivatives,
-            ends,
-            next,
-            ..
-        } = self;
-        let (slopes, curvatures) = (self.slopes, self.curvatures);
-        self.builder.for_each(|i, row| {
-            if !row.is_empty() {
-                next.push(vars.len());
-                vars.extend(row.iter().map(|e| e.0));
-                derivatives.extend(row.iter().map(|e| e.1));
-                ends.push((vars.len(), slopes[i], curvatures[i]));
+        self.builder.lay_out();
+        self.faint.clear();
+        self.full.clear();
+        for j in 0..self.builder.len {
+            let Range { start, end } = self.builder.row(j);
+            if start == end {
+                continue;
             }
-        });
+            let i = self.builder.start + j;
+            let (slope, curvature) = (self.slopes[i], self.curvatures[i]);
+            let rows = match curvature >= self.faint_below {
+                true => &mut self.full,
+                false => &mut self.faint,
+            };
+            rows.push(RowAt {
+                next: start,
+                end,
+                slope,
+                curvature,
+            });
+        }
     }
 }
 
 impl RowSink for PartRows<'_> {
     fn begin(&mut self, start: usize, len: usize) {
         self.builder.begin(start, len);
-        self.faint.clear();
-        self.vars.clear();
-        self.derivatives.clear();
-        self.ends.clear();
-        self.next.clear();
     }
 
     #[inline]
     fn push(&mut self, position: usize, var: u32, derivative: f64) {
-        let curvature = self.curvatures[position];
-        if curvature >= self.faint_below {
-            return self.builder.push(position, var, derivative);
-        }
-        let slope = self.slopes[position];
-        self.faint
-            .push((var, slope * derivative, curvature * derivative * derivative));
+        self.builder.push(position, var, derivative);
     }
 }
 
@@ -522,59 +513,99 @@ impl<'a> Stripes<'a> {
 }
 
 impl Stripe<'_> {
-    /// The stripe's lines of the half Hessian's rows `a` and `b` (`a < b`; where `a == b`,
-    /// row `a` and nothing), each from its diagonal.
-    fn lines(&mut self, n: usize, a: usize, b: usize) -> (&mut [f64], &mut [f64]) {
+    /// The stripe's lines of the half Hessian's rows `rows` (rising), each from its
+    /// diagonal.
+    fn lines<const K: usize>(&mut self, n: usize, rows: [usize; K]) -> [&mut [f64]; K] {
         let base = packed_row(n, self.low);
-        let (start_a, start_b) = (packed_row(n, a) - base, packed_row(n, b) - base);
-        if a == b {
-            return (&mut self.hessian[start_a..start_a + n - a], &mut []);
-        }
-        let (head, tail) = self.hessian.split_at_mut(start_b);
-        (&mut head[start_a..start_a + n - a], &mut tail[..n - b])
+        let mut rest = &mut self.hessian[packed_row(n, rows[0]) - base..];
+        std::array::from_fn(|k| {
+            let (line, tail) = std::mem::take(&mut rest).split_at_mut(n - rows[k]);
+            if k + 1 < K {
+                let gap = packed_row(n, rows[k + 1]) - packed_row(n, rows[k]) - line.len();
+                rest = &mut tail[gap..];
+            }
+            line
+        })
     }
 
-    /// Adds `part`'s sums into this stripe's rows: the faint positions', then each row's
-    /// (the part's stripes before this one added, each row's entries below it).
+    /// Adds `part`'s sums into this stripe's rows: the faint rows' gradient and diagonal,
+    /// then the full rows' gradient and products (the part's stripes before this one
+    /// added, each row's entries below it).
     fn add(&mut self, n: usize, part: &mut PartRows) {
         let (low, high) = (self.low, self.low + self.gradient.len());
-        let inside = |var: u32| (low..high).contains(&(var as usize));
-        let from = part.faint.partition_point(|e| (e.0 as usize) < low);
-        for &(var, g, h) in part.faint[from..].iter().take_while(|e| inside(e.0)) {
-            let a = var as usize;
-            self.gradient[a - low] += g;
-            self.hessian[packed_row(n, a) - packed_row(n, low)] += h;
-        }
-        for (&(end, slope, curvature), next) in part.ends.iter().zip(&mut part.next) {
-            let (vars, derivatives) = (&part.vars[*next..end], &part.derivatives[*next..end]);
-            let mine = vars.iter().take_while(|&&v| inside(v)).count();
-            *next += mine;
-            let mut p = 0;
-            // Two of the row's entries at a time: each entry of the rest is read once for
-            // both lines (every sum still takes this position's product once, in its turn).
-            while p + 1 < mine {
-                let (a, b) = (vars[p] as usize, vars[p + 1] as usize);
-                let (da, db) = (derivatives[p], derivatives[p + 1]);
-                self.gradient[a - low] += slope * da;
-                self.gradient[b - low] += slope * db;
-                let (wa, wb) = (curvature * da, curvature * db);
-                let (first, second) = self.lines(n, a, b);
-                first[0] += wa * da;
-                let rest = vars[p + 1..].iter().zip(&derivatives[p + 1..]);
-                for (&c, &dc) in rest {
-                    first[c as usize - a] += wa * dc;
-                    second[c as usize - b] += wb * dc;
-                }
-                p += 2;
+        let (vars, derivatives) = (&part.builder.vars, &part.builder.derivatives);
+        let mine = |row: &mut RowAt| {
+            let inside = vars[row.next..row.end]
+                .iter()
+                .take_while(|&&v| (v as usize) < high);
+            let at = row.next..row.next + inside.count();
+            row.next = at.end;
+            at
+        };
+        for row in &mut part.faint {
+            for k in mine(row) {
+                let (a, d) = (vars[k] as usize, derivatives[k]);
+                self.gradient[a - low] += row.slope * d;
+                self.hessian[packed_row(n, a) - packed_row(n, low)] += row.curvature * d * d;
             }
-            if p < mine {
-                let (a, da) = (vars[p] as usize, derivatives[p]);
-                self.gradient[a - low] += slope * da;
-                let weight = curvature * da;
-                let (line, _) = self.lines(n, a, a);
-                for (&b, &db) in vars[p..].iter().zip(&derivatives[p..]) {
-                    line[b as usize - a] += weight * db;
-                }
+        }
+        for row in &mut part.full {
+            let (from, mine) = (row.next, mine(row).len());
+            let entries = (&vars[from..row.end], &derivatives[from..row.end]);
+            self.add_row(n, entries, mine, (row.slope, row.curvature));
+        }
+    }
+
+    /// Adds a row's share of this stripe: its entries from its first in the stripe to its
+    /// last (`vars`, rising, and their `derivatives`), the first `mine` in the stripe, of a
+    /// position with `slope` and `curvature`.
+    fn add_row(
+        &mut self,
+        n: usize,
+        (vars, derivatives): (&[u32], &[f64]),
+        mine: usize,
+        (slope, curvature): (f64, f64),
+    ) {
+        // Four of the row's entries at a time: each later entry is read once for the four
+        // lines (every sum still takes this position's product once, in its turn).
+        let mut p = 0;
+        while p + 4 <= mine {
+            self.add_lines::<4>(n, (&vars[p..], &derivatives[p..]), (slope, curvature));
+            p += 4;
+        }
+        if p + 2 <= mine {
+            self.add_lines::<2>(n, (&vars[p..], &derivatives[p..]), (slope, curvature));
+            p += 2;
+        }
+        if p < mine {
+            self.add_lines::<1>(n, (&vars[p..], &derivatives[p..]), (slope, curvature));
+        }
+    }
+
+    /// Adds the gradient entries and the half Hessian's lines of a row's first `K` entries
+    /// (`vars`, rising, and their `derivatives`, the row's later entries after them).
+    #[inline]
+    fn add_lines<const K: usize>(
+        &mut self,
+        n: usize,
+        (vars, derivatives): (&[u32], &[f64]),
+        (slope, curvature): (f64, f64),
+    ) {
+        let rows: [usize; K] = std::array::from_fn(|k| vars[k] as usize);
+        let weights: [f64; K] = std::array::from_fn(|k| curvature * derivatives[k]);
+        for k in 0..K {
+            self.gradient[rows[k] - self.low] += slope * derivatives[k];
+        }
+        let lines = self.lines(n, rows);
+        for k in 0..K {
+            for m in k..K - 1 {
+                lines[k][vars[m] as usize - rows[k]] += weights[k] * derivatives[m];
+            }
+        }
+        let rest = vars[K - 1..].iter().zip(&derivatives[K - 1..]);
+        for (&c, &dc) in rest {
+            for k in 0..K {
+                lines[k][c as usize - rows[k]] += weights[k] * dc;
             }
         }
     }
@@ -594,11 +625,11 @@ mod tests {
         rows.push(11, 1, 0.0);
         rows.push(12, 1, 0.5);
         let mut seen = Vec::new();
-        rows.for_each(|i, row| seen.push((i, row.to_vec())));
+        rows.for_each(|i, vars, derivatives| seen.push((i, vars.to_vec(), derivatives.to_vec())));
         let want = vec![
-            (10, vec![(0, 2.0)]),
-            (11, vec![]),
-            (12, vec![(0, -1.0), (1, 0.5)]),
+            (10, vec![0], vec![2.0]),
+            (11, vec![], vec![]),
+            (12, vec![0, 1], vec![-1.0, 0.5]),
         ];
         assert_eq!(seen, want);
     }
@@ -704,11 +735,11 @@ mod tests {
 
     #[test]
     fn the_system_is_the_same_bits_whatever_the_threads() {
-        // 300 positions of 3-6 entries among 60 variables (more rows than the stripes of
+        // 300 positions of 1-12 entries among 60 variables (more rows than the stripes of
         // 4 threads), values whose sums round differently in another order.
         let rows: Vec<Vec<(u32, f64)>> = (0..300u32)
             .map(|i| {
-                let vars: std::collections::BTreeSet<u32> = (0..3 + i % 4)
+                let vars: std::collections::BTreeSet<u32> = (0..1 + i % 12)
                     .map(|k| (i * 7 + k * 13 + k * k) % 60)
                     .collect();
                 let x = |v: u32| (f64::from(i * 31 + v) * 0.37).sin() * 3.3;

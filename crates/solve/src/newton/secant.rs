@@ -151,13 +151,14 @@ mod tests {
         let mut want = (Vec::new(), [0.0; 4]);
         for b in 0..jac.row_blocks() {
             jac.block_rows(b, &slots, &mut rows);
-            rows.for_each(|i, row| {
+            rows.for_each(|i, vars, derivatives| {
+                let row = vars.iter().zip(derivatives);
                 want.0.push(
-                    row.iter()
-                        .map(|&(j, d)| d * direction[j as usize])
+                    row.clone()
+                        .map(|(&j, d)| d * direction[j as usize])
                         .sum::<f64>(),
                 );
-                for &(j, d) in row {
+                for (&j, d) in row {
                     want.1[j as usize] += d * slopes[i % 3];
                 }
             });
