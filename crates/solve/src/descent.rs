@@ -244,6 +244,13 @@ impl<'a, M: Model> Descent<'a, M> {
         self.refresh();
     }
 
+    /// The training targets moved to `targets` (one a position) and Newton begun afresh at
+    /// `params` ([`Descent::restart_at`]): the positions scored once, for both.
+    pub fn retarget_at(&mut self, targets: Vec<f32>, params: &M::Values) {
+        self.ds.set_targets(targets);
+        self.restart_at(params);
+    }
+
     /// The training targets moved to `targets` (one a position): Newton starts again from
     /// the values the descent stands at, its errors those of the new targets.
     pub fn retarget(&mut self, targets: Vec<f32>) {

@@ -43,8 +43,7 @@ impl<M: Model> PullSolver for MemoryPulls<'_, '_, M> {
         stop: Stop<'_>,
     ) -> Result<(f64, u64), RunError> {
         self.descent.restart_at(from);
-        self.descent.repull(l2);
-        Ok(self.iterated(WHOLE_ITERATIONS, stop))
+        Ok(self.refined(l2, stop))
     }
 
     fn held_out(&mut self) -> Result<f64, RunError> {
@@ -66,6 +65,13 @@ impl<M: Model> MemoryPulls<'_, '_, M> {
     /// out: the mean training error of the real values and the iterations taken.
     fn solved(&mut self, stop: Stop<'_>) -> (f64, u64) {
         self.iterated(MAX_ITERATIONS, stop)
+    }
+
+    /// A whole step at pull `l2` from where the descent was restarted: one Newton iteration
+    /// ([`WHOLE_ITERATIONS`]).
+    fn refined(&mut self, l2: f64, stop: Stop<'_>) -> (f64, u64) {
+        self.descent.repull(l2);
+        self.iterated(WHOLE_ITERATIONS, stop)
     }
 
     /// [`MemoryPulls::solved`] in at most `most` iterations.
@@ -137,8 +143,11 @@ impl<M: Model> PullSolver for Relabelled<'_, '_, M> {
         from: &M::Values,
         stop: Stop<'_>,
     ) -> Result<(f64, u64), RunError> {
-        let l2 = self.retargeted(lambda);
-        self.positions.refine(l2, from, stop)
+        // The targets moved and the descent restarted at `from` with one scoring.
+        let descent = &mut self.positions.descent;
+        descent.retarget_at(self.labels.targets(lambda), from);
+        let l2 = descent.guards().l2;
+        Ok(self.positions.refined(l2, stop))
     }
 
     fn held_out(&mut self) -> Result<f64, RunError> {
