@@ -534,7 +534,8 @@ impl Stripe<'_> {
     fn add(&mut self, n: usize, part: &mut PartRows) {
         let (low, high) = (self.low, self.low + self.gradient.len());
         let (vars, derivatives) = (&part.builder.vars, &part.builder.derivatives);
-        let mine = |row: &mut RowAt| {
+        // The row's entries in this stripe, taken (the row's next entry moves past them).
+        let take_share = |row: &mut RowAt| {
             let inside = vars[row.next..row.end]
                 .iter()
                 .take_while(|&&v| (v as usize) < high);
@@ -543,14 +544,14 @@ impl Stripe<'_> {
             at
         };
         for row in &mut part.faint {
-            for k in mine(row) {
+            for k in take_share(row) {
                 let (a, d) = (vars[k] as usize, derivatives[k]);
                 self.gradient[a - low] += row.slope * d;
                 self.hessian[packed_row(n, a) - packed_row(n, low)] += row.curvature * d * d;
             }
         }
         for row in &mut part.full {
-            let (from, mine) = (row.next, mine(row).len());
+            let (from, mine) = (row.next, take_share(row).len());
             let entries = (&vars[from..row.end], &derivatives[from..row.end]);
             self.add_row(n, entries, mine, (row.slope, row.curvature));
         }
