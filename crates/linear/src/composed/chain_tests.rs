@@ -34,15 +34,34 @@ fn param(name: &str, len: usize, tapered: bool, default: Vec<i32>) -> Param {
     }
 }
 
-/// Entries: `TABLE` 0–5 (tapered), `COMPLEXITY` 6–8 (plain), `DANGER` 9–10 (tapered),
-/// `DANGER_WEIGHT` 11. Slots: 0–11, 12–14, 15–18, 19.
-fn space() -> ParamSpace {
-    let shape = |curve, floor: Option<f64>, times, times_value| Shape {
+/// A shape with no ceiling.
+fn shape(curve: Curve, floor: Option<f64>, times: f64, times_value: Option<usize>) -> Shape {
+    Shape {
         curve,
         floor,
         ceiling: None,
         times,
         times_value,
+    }
+}
+
+/// Entries: `TABLE` 0–5 (tapered), `COMPLEXITY` 6–8 (plain), `DANGER` 9–10 (tapered),
+/// `DANGER_WEIGHT` 11. Slots: 0–11, 12–14, 15–18, 19.
+fn space() -> ParamSpace {
+    danger_space(vec![InnerTerm {
+        name: "complexity".into(),
+        mid: None,
+        end: Some(shape(Curve::Complexity, None, 1.0, None)),
+    }])
+}
+
+/// [`space`]'s values with king safety (a clamped square in the middlegame, a line weighed
+/// by `DANGER_WEIGHT` in the endgame) and the inner terms `more` after it.
+fn danger_space(more: Vec<InnerTerm>) -> ParamSpace {
+    let king_safety = InnerTerm {
+        name: "king_safety".into(),
+        mid: Some(shape(Curve::Square, Some(0.0), -0.004, None)),
+        end: Some(shape(Curve::Linear, Some(0.0), -0.02, Some(19))),
     };
     ParamSpace::new(vec![
         param("TABLE", 6, true, (0..12).map(|i| 40 + 13 * i).collect()),
@@ -51,18 +70,7 @@ fn space() -> ParamSpace {
         param("DANGER_WEIGHT", 1, false, vec![25]),
     ])
     .unwrap()
-    .with_inner(vec![
-        InnerTerm {
-            name: "king_safety".into(),
-            mid: Some(shape(Curve::Square, Some(0.0), -0.004, None)),
-            end: Some(shape(Curve::Linear, Some(0.0), -0.02, Some(19))),
-        },
-        InnerTerm {
-            name: "complexity".into(),
-            mid: None,
-            end: Some(shape(Curve::Complexity, None, 1.0, None)),
-        },
-    ])
+    .with_inner([vec![king_safety], more].concat())
     .unwrap()
 }
 
@@ -457,4 +465,44 @@ fn without_inner_sums_a_composed_dataset_answers_as_its_linear_one() {
     let other = linear.probe_each(&mut nothing, (&values, &moves), &table, &errors);
     assert_eq!(one, other);
     assert!(!composed.linear(1) && linear.linear(1));
+}
+
+#[test]
+fn a_value_only_counted_in_sums_is_probed_by_one_walk_as_alone() {
+    use texel_solve::error::SigmoidTable;
+    use texel_solve::model::Move;
+    let space = danger_space(Vec::new());
+    let mut positions = positions(6_000, 7);
+    positions
+        .iter_mut()
+        .for_each(|p| p.inner.retain(|s| s.term == 0));
+    let refs: Vec<&TracedPosition> = positions.iter().collect();
+    let values = space.defaults();
+    let mut ds = composed(&space, &refs, |p| p.result);
+    ds.rescore(&values);
+    let table = SigmoidTable::new(fit_k(&samples(&ds)));
+    let errors: Vec<f64> = (0..ds.len())
+        .map(|i| table.squared_error(ds.eval(i), ds.target(i)))
+        .collect();
+    // The danger values (walked), a table value (a column) and the weight (it multiplies).
+    let moves = [
+        (15, 1),
+        (15, -1),
+        (16, 3),
+        (18, -2),
+        (17, 1),
+        (2, 4),
+        (19, -1),
+        (16, -3),
+    ];
+    assert!((15..19).all(|s| ds.walks(s)) && !ds.walks(2) && !ds.walks(19));
+    let each = ds.probe_each(&mut (), (&values, &moves), &table, &errors);
+    let alone: Vec<f64> = (moves.iter())
+        .map(|&m| ds.probe(&mut (), Move::of(&values, m, &table), &errors))
+        .collect();
+    assert_eq!(each, alone);
+    assert!(each.iter().filter(|&&c| c != 0.0).count() >= 6, "{each:?}");
+    // A complexity reads every endgame part: no value is walked there.
+    let ds = scored(&self::positions(500, 8), &self::space().defaults());
+    assert!(!ds.walks(15));
 }

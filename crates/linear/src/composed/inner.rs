@@ -10,6 +10,7 @@ mod counts;
 mod curvature;
 mod index;
 mod point;
+mod walk;
 
 pub use added::Added;
 use added::AddedList;

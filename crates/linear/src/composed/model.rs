@@ -148,7 +148,12 @@ impl Probes for ComposedDataset {
     ) -> Vec<f64> {
         let (columns, others): (Vec<usize>, Vec<usize>) =
             (0..moves.len()).partition(|&m| Model::linear(self, moves[m].0));
+        let (walked, others): (Vec<usize>, Vec<usize>) =
+            others.into_iter().partition(|&m| self.walks(moves[m].0));
         let mut changes = vec![0.0; moves.len()];
+        for (m, change) in self.walked_probes((values, moves), &walked, sigmoid, errors) {
+            changes[m] = change;
+        }
         for m in others {
             changes[m] = self.probe(cache, Move::of(values, moves[m], sigmoid), errors);
         }
@@ -179,6 +184,54 @@ impl Probes for ComposedDataset {
 
     fn exact(&self) -> Option<&dyn Exact> {
         Some(self)
+    }
+}
+
+impl ComposedDataset {
+    /// Whether a probe of `slot` walks its counts ([`Inner::each_moved`]): a value only
+    /// counted in sums, in no column, where no complexity reads the endgame part.
+    pub(super) fn walks(&self, slot: usize) -> bool {
+        !self.inner.has_complexity()
+            && self.inner.only_counted(slot)
+            && self.linear.reach(slot) == 0
+    }
+
+    /// The change of the summed error for each of the moves `which` of `moves` (values
+    /// that [`ComposedDataset::walks`]), with the move's number: each value's moves in one
+    /// walk of its counts, the values on any thread, each change summed in whole error units
+    /// as [`Model::probe`] sums it (the same changes).
+    fn walked_probes(
+        &self,
+        (values, moves): (&Vec<i32>, &[(usize, i32)]),
+        which: &[usize],
+        sigmoid: &SigmoidTable,
+        errors: &[f64],
+    ) -> Vec<(usize, f64)> {
+        let mut by_slot: Vec<(usize, Vec<usize>)> = Vec::new();
+        for &m in which {
+            match by_slot.iter_mut().find(|s| s.0 == moves[m].0) {
+                Some(s) => s.1.push(m),
+                None => by_slot.push((moves[m].0, vec![m])),
+            }
+        }
+        let walk = |(slot, ms): &(usize, Vec<usize>)| {
+            let steps: Vec<i32> = ms.iter().map(|&m| moves[m].1).collect();
+            let mut units = vec![0i64; steps.len()];
+            self.inner
+                .each_moved((values, *slot), &steps, |i, n, added| {
+                    let i = i as usize;
+                    let d = added.with(0.0) - self.inner.added(i).with(0.0);
+                    if d != 0.0 {
+                        let new = centipawns(self.exact_eval(i) + d);
+                        let error = sigmoid.squared_error(new, self.target(i));
+                        units[n] += error_units(error - errors[i]);
+                    }
+                });
+            let each = ms.iter().zip(units);
+            each.map(|(&m, u)| (m, u as f64 / ERROR_UNITS))
+                .collect::<Vec<_>>()
+        };
+        by_slot.par_iter().flat_map_iter(walk).collect()
     }
 }
 

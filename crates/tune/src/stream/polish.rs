@@ -3,6 +3,7 @@
 //! chunks; the integer errors of the training and held-out positions.
 
 use super::{Stream, StreamError};
+use texel_linear::TraceDataset;
 use texel_solve::error::SigmoidTable;
 use texel_solve::jacobian::Factor;
 use texel_solve::model::Model;
@@ -96,6 +97,10 @@ impl Lattice<Vec<i32>> for Chunked<'_, '_> {
             trial_sums((ds, &mut ()), values, moves, sizes, table)
         })?;
         Ok(added(parts, sizes.len()))
+    }
+
+    fn composes(&self) -> bool {
+        TraceDataset::composes(self.stream.trace.space())
     }
 }
 
