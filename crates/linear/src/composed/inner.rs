@@ -28,6 +28,12 @@ use std::ops::{ControlFlow, Range};
 use std::sync::Arc;
 use texel_trace::{Coef, InnerTerm, ParamSpace, TracedPosition};
 
+/// Spans of positions ([`Inner::spans`]) a move made for good works out at a time.
+const APPLY_SPANS: usize = 8;
+
+/// A span's moved sums with their new sums, and its positions with what their sums give.
+type MovedSums = (Vec<(usize, [f64; 2])>, Vec<(u32, Added)>);
+
 /// Sums a thread adds up at a time when every sum is scored anew (a few hundred in the
 /// unit tests, whose datasets then span many).
 const SUM_SPAN: usize = if cfg!(test) { 1 << 8 } else { 1 << 16 };
@@ -291,7 +297,8 @@ impl Inner {
             let each = self.weighed_changes(slot, &moved, after).into_iter();
             return each.map(|(i, a)| (i, f(i, a))).collect();
         }
-        let parts = self.by_span((slot, delta), after, |_, added| {
+        let spans: Vec<Range<usize>> = self.spans().collect();
+        let parts = self.by_span(&spans, (slot, delta), after, |_, added| {
             let each = added.into_iter().map(|(i, a)| (i, f(i, a)));
             each.collect::<Vec<_>>()
         });
@@ -317,18 +324,18 @@ impl Inner {
             .collect()
     }
 
-    /// `f(moved, added)` of each span of positions (on any thread, in order), for a slot
-    /// that only counts in sums: the span's sums that `slot` moving by `delta` changes,
-    /// with their new sums, and what the sums of their positions give then (`value` giving
-    /// each slot's value). No list of every moved sum is held.
+    /// `f(moved, added)` of each of the spans of positions `spans` (on any thread, in
+    /// order), for a slot that only counts in sums: the span's sums that `slot` moving by
+    /// `delta` changes, with their new sums, and what the sums of their positions give then
+    /// (`value` giving each slot's value). No list of every moved sum is held.
     fn by_span<T: Send>(
         &self,
+        spans: &[Range<usize>],
         (slot, delta): (usize, i32),
         value: impl Fn(usize) -> f64 + Copy + Sync,
         f: impl Fn(Vec<(usize, [f64; 2])>, Vec<(u32, Added)>) -> T + Sync,
     ) -> Vec<T> {
-        let spans: Vec<Range<usize>> = self.spans().collect();
-        (spans.into_par_iter())
+        (spans.par_iter().cloned())
             .map(|p| {
                 let run = self.index.sums_of(p);
                 let moved = self.moved_sums((slot, delta), run);
@@ -360,22 +367,33 @@ impl Inner {
     }
 
     /// Moves `slot` by `delta` from `values` for good: the sums it counts in, and what the
-    /// sums of every position they touch give; returns those positions.
+    /// sums of every position they touch give; returns those positions. A slot only
+    /// counted in sums moves them `APPLY_SPANS` spans of positions at a time: a move of a
+    /// value a million positions count holds a few megabytes of new sums, not all of them.
     pub(super) fn apply(&mut self, values: &[i32], slot: usize, delta: i32) -> Vec<u32> {
         if self.linear(slot) {
             return Vec::new();
         }
         let after = |s: usize| f64::from(values[s] + if s == slot { delta } else { 0 });
-        let spans = match self.factor_of[slot].is_empty() {
-            true => self.by_span((slot, delta), after, |moved, added| (moved, added)),
-            false => {
-                let moved = self.moved_sums((slot, delta), 0..u32::MAX);
-                let touched = self.weighed_changes(slot, &moved, after);
-                vec![(moved, touched)]
-            }
-        };
         let mut positions = Vec::new();
-        for (moved, touched) in spans {
+        if !self.factor_of[slot].is_empty() {
+            let moved = self.moved_sums((slot, delta), 0..u32::MAX);
+            let touched = self.weighed_changes(slot, &moved, after);
+            self.set_moved(vec![(moved, touched)], &mut positions);
+            return positions;
+        }
+        let spans: Vec<Range<usize>> = self.spans().collect();
+        for batch in spans.chunks(APPLY_SPANS) {
+            let parts = self.by_span(batch, (slot, delta), after, |moved, added| (moved, added));
+            self.set_moved(parts, &mut positions);
+        }
+        positions
+    }
+
+    /// Writes the moved sums and what their positions' sums give of `parts`, the positions
+    /// appended to `positions`.
+    fn set_moved(&mut self, parts: Vec<MovedSums>, positions: &mut Vec<u32>) {
+        for (moved, touched) in parts {
             for (k, sums) in moved {
                 self.sums[k] = sums;
             }
@@ -384,7 +402,6 @@ impl Inner {
                 positions.push(i);
             }
         }
-        positions
     }
 
     /// The positions a sum of which counts `slot` or a shape of which it multiplies.
