@@ -506,3 +506,19 @@ fn a_value_only_counted_in_sums_is_probed_by_one_walk_as_alone() {
     let ds = scored(&self::positions(500, 8), &self::space().defaults());
     assert!(!ds.walks(15));
 }
+
+#[test]
+fn every_inner_sum_is_the_same_to_the_bit_whatever_span_it_is_filled_in() {
+    let (space, positions) = (space(), positions(3_000, 9));
+    let mut seed = 5;
+    for round in 0..3 {
+        let mut values = space.defaults();
+        if round > 0 {
+            (values.iter_mut()).for_each(|v| *v += draw(&mut seed, 61) as i32 - 30);
+        }
+        // Scored anew: every sum filled in spans of many positions' sums.
+        let ds = scored(&positions, &values);
+        let real: Vec<f64> = values.iter().map(|&v| f64::from(v)).collect();
+        assert!(ds.inner.sums_agree(&real), "round {round}");
+    }
+}

@@ -215,16 +215,56 @@ impl Inner {
 
     /// Sums `from..` (as many as `sums` holds) at `values` (one a slot) into `sums`: each
     /// its fixed part, then its counts times their values in slot order, whatever the span.
+    /// An entry's counts are read once for its values of both parts (a tapered entry's two
+    /// slots are neighbours, so each part's sum takes its terms in slot order still).
     fn fill_sums(&self, from: u32, sums: &mut [[f64; 2]], values: &[f64]) {
         for (k, sum) in (from as usize..).zip(sums.iter_mut()) {
             *sum = self.offset.get(k).map(f64::from);
         }
         let end = from + sums.len() as u32;
-        for (slot, &v) in values.iter().enumerate() {
-            self.each_count(slot, from..end, |k, part, count| {
-                sums[(k - from) as usize][part] += f64::from(count) * v;
+        let mut read = vec![[0.0; 2]; self.counts.len()];
+        for (&(entry, parts), &v) in self.slots.iter().zip(values) {
+            let both = &mut read[entry as usize];
+            if parts & MID != 0 {
+                both[0] = v;
+            }
+            if parts & END != 0 {
+                both[1] = v;
+            }
+        }
+        for (counts, v) in self.counts.iter().zip(&read) {
+            let first = match from {
+                0 => 0,
+                start => counts.first_from(start),
+            };
+            counts.each_from(first, |c| {
+                let (k, parts) = (c.instance(), c.parts());
+                if k >= end {
+                    return ControlFlow::Break(());
+                }
+                let sum = &mut sums[(k - from) as usize];
+                if parts & MID != 0 {
+                    sum[0] += f64::from(c.count) * v[0];
+                }
+                if parts & END != 0 {
+                    sum[1] += f64::from(c.count) * v[1];
+                }
+                ControlFlow::Continue(())
             });
         }
+    }
+
+    /// Whether every sum at `values` (one a slot), filled a span of positions at a time
+    /// as Newton's points are ([`Inner::sums_at`]), is the sum kept now to the bit.
+    #[cfg(test)]
+    pub(super) fn sums_agree(&self, values: &[f64]) -> bool {
+        let point = self.at(values);
+        self.spans().all(|span| {
+            let sums = self.sums_at(&point, span.clone());
+            let run = self.index.sums_of(span);
+            run.into_iter()
+                .all(|k| sums.get(k as usize) == self.sums[k as usize])
+        })
     }
 
     /// Every sum and what it adds, from scratch at `values`.
