@@ -188,6 +188,23 @@ struct ChainRows<'a> {
     point: &'a InnerPoint,
 }
 
+/// [`ChainRows`] answering every question through its rows (the trait's own ways).
+struct ThroughRows<'r, 'a>(&'r ChainRows<'a>);
+
+impl Jacobian for ThroughRows<'_, '_> {
+    fn row_blocks(&self) -> usize {
+        self.0.row_blocks()
+    }
+
+    fn block_span(&self, b: usize) -> (usize, usize) {
+        self.0.block_span(b)
+    }
+
+    fn block_rows<S: RowSink>(&self, b: usize, slots: &[usize], rows: &mut S) {
+        self.0.block_rows(b, slots, rows);
+    }
+}
+
 /// A column's entries as (position, derivative), whatever block they are handed in.
 struct Collect<'v>(&'v mut Vec<(usize, f64)>);
 
@@ -215,6 +232,20 @@ impl Jacobian for ChainRows<'_> {
 
     fn row_part(&self) -> usize {
         ROW_PART
+    }
+
+    /// The linear columns' gradient and the inner sums' beside it, a whole block of
+    /// positions at a time, no row built; where a complexity gates the endgame columns,
+    /// through the rows.
+    fn block_gradient(&self, b: usize, slots: &[usize], slopes: &[f64], gradient: &mut [f64]) {
+        if self.inner.has_complexity() {
+            return ThroughRows(self).block_gradient(b, slots, slopes, gradient);
+        }
+        self.model.block_gradient(b, slots, slopes, gradient);
+        let (start, len) = self.model.block_span(b);
+        let sums = self.inner.sums_at(self.point, start..start + len);
+        let within = (slots, start..start + len);
+        (self.inner).add_gradient((self.point, &sums), within, slopes, gradient);
     }
 
     fn part_rows<S: RowSink>(&self, b: usize, within: Range<usize>, slots: &[usize], rows: &mut S) {

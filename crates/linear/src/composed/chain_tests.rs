@@ -263,30 +263,53 @@ fn trials_made_move_by_move_score_what_trials_scored_anew_do() {
 
 #[test]
 fn the_chain_rule_s_gradient_is_the_slope_of_the_error() {
-    let (space, positions) = (space(), positions(3_000, 4));
-    let at = space.defaults();
-    let ds = scored(&positions, &at);
-    let slots: Vec<usize> = (0..space.value_count()).collect();
+    // With a complexity (the gradient through the rows) and without (a block at a time).
+    let mut plain = positions(3_000, 4);
+    plain
+        .iter_mut()
+        .for_each(|p| p.inner.retain(|s| s.term == 0));
+    for (space, positions) in [
+        (space(), positions(3_000, 4)),
+        (danger_space(vec![]), plain),
+    ] {
+        let at = space.defaults();
+        let refs: Vec<&TracedPosition> = positions.iter().collect();
+        let mut ds = composed(&space, &refs, |p| p.result);
+        ds.rescore(&at);
+        gradient_is_the_slope(&ds, &at);
+    }
+}
+
+/// `ds`'s gradient through the chain rule, scored at `at`, is its summed error's slope
+/// near `at`, and the gradient of its system.
+fn gradient_is_the_slope(ds: &ComposedDataset, at: &[i32]) {
+    let slots: Vec<usize> = (0..at.len()).collect();
     let mut seed = 9;
     // Real values off every kink: no sum sits exactly on its clamp.
     let x: Vec<f64> = (at.iter())
         .map(|&v| f64::from(v) + draw(&mut seed, 1_000_000) as f64 * 1e-5 - 5.0 + 1e-3 * PI)
         .collect();
     let k = 1.0;
-    let (sum, gradient) = chain::gradient(&ds, &at, &slots, &x, k);
-    assert!((sum - chain::summed_error(&ds, &at, &slots, &x, k)).abs() < 1e-9);
+    let (sum, gradient) = chain::gradient(ds, at, &slots, &x, k);
+    assert!((sum - chain::summed_error(ds, at, &slots, &x, k)).abs() < 1e-9);
+    let (_, system) = chain::system(ds, at, &slots, &x, k);
     let h = 1e-4;
     for (j, g) in gradient.iter().enumerate() {
         let mut up = x.clone();
         let mut down = x.clone();
         up[j] += h;
         down[j] -= h;
-        let slope = (chain::summed_error(&ds, &at, &slots, &up, k)
-            - chain::summed_error(&ds, &at, &slots, &down, k))
+        let slope = (chain::summed_error(ds, at, &slots, &up, k)
+            - chain::summed_error(ds, at, &slots, &down, k))
             / (2.0 * h);
         assert!(
             (slope - g).abs() <= 1e-4 * g.abs().max(1.0),
             "slot {j}: {slope} vs {g}"
+        );
+        let rows = system.gradient[j];
+        assert!(
+            (rows - g).abs() <= 1e-12 * g.abs().max(1.0),
+            "slot {j}: {rows} vs {g}"
         );
     }
 }

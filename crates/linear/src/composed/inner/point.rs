@@ -164,4 +164,27 @@ impl Inner {
             }
         }
     }
+
+    /// Adds to `gradient` (one entry per slot of `slots`) the slope-weighed derivatives of
+    /// what the sums of positions `positions` add at `point` (`sums` holding theirs there):
+    /// `Σ slopes[i] · ∂added_i`, `slopes` from the first of `positions` on. A slot no sum
+    /// counts or multiplies by adds nothing.
+    pub fn add_gradient(
+        &self,
+        (point, sums): (&InnerPoint, &PointSums),
+        (slots, positions): (&[usize], Range<usize>),
+        slopes: &[f64],
+        gradient: &mut [f64],
+    ) {
+        let mut column = Vec::new();
+        for (g, &slot) in gradient.iter_mut().zip(slots) {
+            if self.linear(slot) {
+                continue;
+            }
+            column.clear();
+            self.derivatives((point, sums), slot, positions.clone(), &mut column);
+            let weighed = column.iter().map(|&(i, d)| slopes[i - positions.start] * d);
+            *g += weighed.sum::<f64>();
+        }
+    }
 }
