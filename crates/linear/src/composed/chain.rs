@@ -8,6 +8,7 @@
 //! as it is.
 
 use super::{ComposedDataset, Inner, InnerPoint, ROW_PART};
+use rayon::prelude::*;
 use std::ops::Range;
 use texel_solve::error::chunked_sum;
 use texel_solve::jacobian::{rows, Exact, Hold, Jacobian, RowSink, System};
@@ -150,14 +151,23 @@ pub fn holds(ds: &ComposedDataset, at: &[i32], slots: &[usize], x: &[f64]) -> Ve
         inner: &ds.inner,
         point: &point,
     };
-    let mut holds = Holds(vec![Hold::default(); slots.len()]);
-    for b in 0..jac.row_blocks() {
-        jac.block_rows(b, slots, &mut holds);
+    // Each block's holds on any thread, then together (in any order: they only add up).
+    let blocks: Vec<Vec<Hold>> = (0..jac.row_blocks())
+        .into_par_iter()
+        .map(|b| {
+            let mut holds = Holds(vec![Hold::default(); slots.len()]);
+            jac.block_rows(b, slots, &mut holds);
+            holds.0
+        })
+        .collect();
+    let mut holds = vec![Hold::default(); slots.len()];
+    for block in blocks {
+        holds.iter_mut().zip(block).for_each(|(h, b)| *h = h.and(b));
     }
-    for ((hold, &slot), &x) in holds.0.iter_mut().zip(slots).zip(x) {
+    for ((hold, &slot), &x) in holds.iter_mut().zip(slots).zip(x) {
         hold.zero_weight = x == 0.0 && jac.inner.weighs(slot);
     }
-    holds.0
+    holds
 }
 
 /// The summed error's curvature among the variables `flat` (numbers among `slots`) at real
