@@ -69,7 +69,7 @@ pub trait Lattice<V> {
     ) -> Result<Vec<f64>, Self::Error>;
 
     /// Whether the positions compose inner sums, where moves that gain alone rarely gain
-    /// together: a round's later readings then try fewer of them at once ([`Widest`]).
+    /// together: a round's later readings then try fewer of them at once (`Widest`).
     fn composes(&self) -> bool {
         false
     }

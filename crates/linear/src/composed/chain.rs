@@ -84,12 +84,11 @@ pub fn system(
     })
 }
 
-/// A Jacobian that builds its rows a whole block at a time (`Jacobian::part_rows`'s
-/// default): what a model's own parts must sum to, in the tests.
-#[cfg(test)]
+/// A Jacobian answering every question through its rows, built a whole block at a time
+/// (the trait's own ways): what a model's own parts must sum to, in the tests, and the
+/// composed gradient where a complexity gates the endgame columns.
 pub(super) struct WholeBlocks<'j, J>(pub &'j J);
 
-#[cfg(test)]
 impl<J: Jacobian> Jacobian for WholeBlocks<'_, J> {
     fn row_blocks(&self) -> usize {
         self.0.row_blocks()
@@ -198,23 +197,6 @@ struct ChainRows<'a> {
     point: &'a InnerPoint,
 }
 
-/// [`ChainRows`] answering every question through its rows (the trait's own ways).
-struct ThroughRows<'r, 'a>(&'r ChainRows<'a>);
-
-impl Jacobian for ThroughRows<'_, '_> {
-    fn row_blocks(&self) -> usize {
-        self.0.row_blocks()
-    }
-
-    fn block_span(&self, b: usize) -> (usize, usize) {
-        self.0.block_span(b)
-    }
-
-    fn block_rows<S: RowSink>(&self, b: usize, slots: &[usize], rows: &mut S) {
-        self.0.block_rows(b, slots, rows);
-    }
-}
-
 /// A column's entries as (position, derivative), whatever block they are handed in.
 struct Collect<'v>(&'v mut Vec<(usize, f64)>);
 
@@ -249,7 +231,7 @@ impl Jacobian for ChainRows<'_> {
     /// through the rows.
     fn block_gradient(&self, b: usize, slots: &[usize], slopes: &[f64], gradient: &mut [f64]) {
         if self.inner.has_complexity() {
-            return ThroughRows(self).block_gradient(b, slots, slopes, gradient);
+            return WholeBlocks(self).block_gradient(b, slots, slopes, gradient);
         }
         self.model.block_gradient(b, slots, slopes, gradient);
         let (start, len) = self.model.block_span(b);
