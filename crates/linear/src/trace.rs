@@ -289,6 +289,10 @@ impl Probes for TraceDataset {
 }
 
 impl Jacobian for TraceDataset {
+    fn pairs_with_next(&self, slot: usize) -> bool {
+        each!(self, d => d.pairs_with_next(slot))
+    }
+
     fn row_blocks(&self) -> usize {
         each!(self, d => d.row_blocks())
     }

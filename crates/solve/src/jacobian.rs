@@ -7,10 +7,12 @@
 //! is, or how a run goes.
 
 mod exact;
+pub mod hessian;
 pub mod rows;
 mod solve;
 
 pub use exact::{Exact, Hold};
+pub use hessian::system;
 pub use rows::{RowBuilder, System};
 pub use solve::Factor;
 
@@ -40,6 +42,13 @@ pub trait Jacobian: Sync {
     /// evaluation slot `slots[j]` moves, with how many centipawns per unit of the value.
     /// Every slot asked is `Model::linear`.
     fn block_rows<S: RowSink>(&self, b: usize, slots: &[usize], rows: &mut S);
+
+    /// Whether `slot` and `slot + 1` are one entry's two values (its middlegame and endgame
+    /// value, which most rows move together): the Hessian's sums then keep the two as a
+    /// pair ([`hessian::system`]). No slot by default.
+    fn pairs_with_next(&self, _slot: usize) -> bool {
+        false
+    }
 
     /// Positions of a block whose rows [`Jacobian::part_rows`] gives well at a time (the
     /// Hessian's sums hold one part's rows per thread at once): the whole block by default.

@@ -5,13 +5,13 @@
 //! Inside the sigmoid an evaluation is linear in the values it reads through columns, so
 //! the evaluation at real values is the cached one plus the Jacobian times the move
 //! (`rows::product`), and the gradient and Hessian of the summed error are sums over the
-//! positions' Jacobian rows (`rows::system`). The Hessian is Gauss-Newton's: each
+//! positions' Jacobian rows (`hessian::system`). The Hessian is Gauss-Newton's: each
 //! position's squared error curves by `2 σ'²` per centipawn², the part of the exact
 //! curvature that never goes negative, so the matrix is positive semi-definite and the first
 //! steps from a table far from its optimum are full ones (the exact Hessian, indefinite
 //! there, needed ten times the iterations on texel's table). Positions far from a draw,
 //! which curve by less than 3 % of the most, add only their diagonal to it (about half of
-//! texel's positions, half a percent of the curvature; see `rows::system`). Each iteration solves
+//! texel's positions, half a percent of the curvature; see `hessian::system`). Each iteration solves
 //! `(H + μ·diag H) p = −g` (`solve::Factor`), then halves the step until the exact
 //! error (plus the L2 pull) falls enough. The damping shrinks after a full step and grows
 //! after a cut one. Near the optimum (a full step that lowered the objective by less than
@@ -52,7 +52,7 @@ mod secant;
 use crate::descent::NewtonState;
 use crate::descent::{Descent, PassSummary};
 use crate::error::{chunked_sum, real_sigmoid, CHUNK};
-use crate::jacobian::{rows, Factor, Jacobian};
+use crate::jacobian::{hessian, rows, Factor, Jacobian};
 use crate::model::{Model, Values};
 use crate::values::in_bounds;
 use iterate::conclude;
@@ -570,7 +570,7 @@ impl<M: Model, J: Jacobian> Passes for CachedPasses<'_, '_, M, J> {
 
     fn system(&mut self, x: &[f64]) -> Result<(f64, rows::System), Infallible> {
         let now = self.at(x);
-        let sys = rows::system(self.jac, self.slots, &now.slopes, &now.curvatures);
+        let sys = hessian::system(self.jac, self.slots, &now.slopes, &now.curvatures);
         Ok((now.sum, sys))
     }
 

@@ -10,7 +10,7 @@
 //! evaluations plus the L2 pull to the start, `l2 · Σ (x − start)² / 10,000`.
 //!
 //! Each Gauss-Newton iteration takes two passes: one sums the error, gradient and Hessian
-//! at the current real values (`rows::system`, positions far from a draw adding their
+//! at the current real values (`hessian::system`, positions far from a draw adding their
 //! diagonal only, as in memory), one judges eight step lengths at once (1, ½, … 1/128:
 //! the largest that lowers the objective by Armijo's share is taken; Levenberg-Marquardt's
 //! damping shrinks after a full step and grows after a cut one). Newton stops when an

@@ -7,6 +7,7 @@
 use super::{Dataset, Trial};
 use crate::touch::{Combiner, Touch};
 use rayon::prelude::*;
+use texel_eval::params::{flat_params, Component};
 use texel_eval::Params;
 use texel_solve::RowSink;
 use texel_solve::{Jacobian, Model, Move, Probes, Values};
@@ -259,6 +260,11 @@ impl Probes for Dataset {
 }
 
 impl Jacobian for Dataset {
+    /// A tapered parameter's middlegame value pairs with its endgame value.
+    fn pairs_with_next(&self, slot: usize) -> bool {
+        flat_params()[slot].component == Component::Mid
+    }
+
     fn row_blocks(&self) -> usize {
         self.segment_count()
     }

@@ -11,7 +11,7 @@ use super::{ComposedDataset, Inner, InnerPoint, ROW_PART};
 use rayon::prelude::*;
 use std::ops::Range;
 use texel_solve::error::chunked_sum;
-use texel_solve::jacobian::{rows, Exact, Hold, Jacobian, RowSink, System};
+use texel_solve::jacobian::{hessian, rows, Exact, Hold, Jacobian, RowSink, System};
 use texel_solve::model::Model;
 use texel_solve::newton::{derivatives, real_error, Derivatives};
 
@@ -80,7 +80,7 @@ pub fn system(
     k: f64,
 ) -> (f64, System) {
     at_point(ds, (at, slots, x), k, |jac, now| {
-        rows::system(jac, slots, &now.slopes, &now.curvatures)
+        hessian::system(jac, slots, &now.slopes, &now.curvatures)
     })
 }
 
@@ -90,6 +90,10 @@ pub fn system(
 pub(super) struct WholeBlocks<'j, J>(pub &'j J);
 
 impl<J: Jacobian> Jacobian for WholeBlocks<'_, J> {
+    fn pairs_with_next(&self, slot: usize) -> bool {
+        self.0.pairs_with_next(slot)
+    }
+
     fn row_blocks(&self) -> usize {
         self.0.row_blocks()
     }
@@ -112,7 +116,7 @@ pub(super) fn system_of_whole_blocks(
 ) -> (f64, System) {
     at_point(ds, (at, slots, x), k, |jac, now| {
         let whole = WholeBlocks(jac);
-        rows::system(&whole, slots, &now.slopes, &now.curvatures)
+        hessian::system(&whole, slots, &now.slopes, &now.curvatures)
     })
 }
 
@@ -209,6 +213,10 @@ impl RowSink for Collect<'_> {
 }
 
 impl Jacobian for ChainRows<'_> {
+    fn pairs_with_next(&self, slot: usize) -> bool {
+        self.model.pairs_with_next(slot)
+    }
+
     fn row_blocks(&self) -> usize {
         self.model.row_blocks()
     }

@@ -13,7 +13,7 @@ use std::sync::atomic::AtomicBool;
 use texel_data::splitmix64;
 use texel_solve::descent::{Descent, Variable};
 use texel_solve::error::{fit_k, mean_error, samples};
-use texel_solve::jacobian::{rows, System};
+use texel_solve::jacobian::{hessian, System};
 use texel_solve::model::{Model, Probes};
 use texel_trace::{Coef, Curve, InnerSum, InnerTerm, Param, ParamSpace, Shape, TracedPosition};
 
@@ -335,10 +335,10 @@ fn a_system_built_a_part_of_a_block_at_a_time_is_the_whole_blocks_one() {
     let table: Vec<usize> = (0..12).collect();
     let q: Vec<f64> = (0..ds.len()).map(|i| ds.exact_eval(i)).collect();
     let d = texel_solve::newton::derivatives(&ds, &q, 1.0);
-    let by_parts = rows::system(&ds, &table, &d.slopes, &d.curvatures);
+    let by_parts = hessian::system(&ds, &table, &d.slopes, &d.curvatures);
     assert_close(
         &by_parts,
-        &rows::system(&WholeBlocks(&ds), &table, &d.slopes, &d.curvatures),
+        &hessian::system(&WholeBlocks(&ds), &table, &d.slopes, &d.curvatures),
     );
 }
 

@@ -237,6 +237,10 @@ impl ComposedDataset {
 
 /// The linear dataset's rows, built a sixteenth of a block at a time.
 impl Jacobian for ComposedDataset {
+    fn pairs_with_next(&self, slot: usize) -> bool {
+        self.linear.pairs_with_next(slot)
+    }
+
     fn row_blocks(&self) -> usize {
         self.linear.row_blocks()
     }

@@ -2,6 +2,7 @@
 //! ([`Probes`]) and its Jacobian's rows ([`Jacobian`]).
 
 use super::{Block, LinearDataset, Step, Sums, ZeroList, BLOCK};
+use crate::layout::Part;
 use crate::rescoring::Rescoring;
 use rayon::prelude::*;
 use std::ops::Range;
@@ -254,6 +255,11 @@ impl Probes for LinearDataset {
 }
 
 impl Jacobian for LinearDataset {
+    /// A tapered entry's middlegame value pairs with its endgame value.
+    fn pairs_with_next(&self, slot: usize) -> bool {
+        self.layout.slots[slot].1 == Part::Mid
+    }
+
     fn row_blocks(&self) -> usize {
         self.blocks.len()
     }

@@ -4,7 +4,7 @@
 use super::LinearDataset;
 use texel_solve::error::real_sigmoid;
 use texel_solve::error::{error_gradient, error_sum};
-use texel_solve::jacobian::{rows, System};
+use texel_solve::jacobian::{hessian, rows, System};
 use texel_solve::model::Model;
 
 /// The move from the integer values `at` to real values `x` of `slots`.
@@ -27,7 +27,7 @@ impl LinearDataset {
             slopes.push(-2.0 * (y - s) * d);
             curvatures.push(2.0 * d * d);
         }
-        (sum, rows::system(self, slots, &slopes, &curvatures))
+        (sum, hessian::system(self, slots, &slopes, &curvatures))
     }
 
     /// The summed error at real values `x` (as [`LinearDataset::real_system`]) and its

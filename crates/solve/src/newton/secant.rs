@@ -69,6 +69,10 @@ impl<'m, J: Jacobian> Linearized<'m, J> {
 }
 
 impl<J: Jacobian> Jacobian for Linearized<'_, J> {
+    fn pairs_with_next(&self, slot: usize) -> bool {
+        self.model.pairs_with_next(slot)
+    }
+
     fn row_blocks(&self) -> usize {
         self.model.row_blocks()
     }
