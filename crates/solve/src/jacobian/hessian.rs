@@ -23,6 +23,10 @@ use std::sync::{Condvar, Mutex, PoisonError};
 /// cache line).
 type Cell = [f64; 4];
 
+/// An entry of a part's rows: its position in the part, its pair and the pair's two
+/// derivatives (zero where the row leaves one out).
+type Entry = (u32, u32, [f64; 2]);
+
 /// The tuned variables in pairs (a tapered value's two, where the model says so) and alone,
 /// in their order: the blocks the half Hessian is kept in.
 #[derive(Debug)]
@@ -62,11 +66,11 @@ impl Pairs {
 
 /// A system's gradient and the upper half of its Hessian in pairs: the gradient a pair at a
 /// time, the cells row by row from the diagonal (`m (m + 1) / 2` cells for `m` pairs), in
-/// the room of the whole Hessian ([`Upper::whole`] moves them into place there).
+/// a room that grows to the whole Hessian's ([`Upper::whole`] moves them into place there).
 struct Upper {
     pairs: usize,
     gradient: Vec<[f64; 2]>,
-    /// Room for the whole Hessian and the cells, which begin at `offset`.
+    /// The cells, beginning at `offset` (grown to the whole Hessian's room at the end).
     room: Vec<f64>,
     offset: usize,
 }
@@ -80,10 +84,10 @@ fn packed_row(m: usize, a: usize) -> usize {
 
 impl Upper {
     fn zero(pairs: &Pairs) -> Upper {
-        let (m, n) = (pairs.len(), pairs.of.len());
+        let m = pairs.len();
         let cells = size_of::<Cell>() / size_of::<f64>() * packed_row(m, m);
         // Three entries more, to begin the cells at 32 bytes' alignment.
-        let room = vec![0.0; (n * n).max(cells) + 3];
+        let room = vec![0.0; cells + 3];
         let offset = (room.as_ptr() as usize).wrapping_neg() % 32 / size_of::<f64>();
         Upper {
             pairs: m,
@@ -127,6 +131,8 @@ impl Upper {
         let gradient = pairs.of.iter();
         let gradient = gradient.map(|&(p, place)| self.gradient[p as usize][place as usize]);
         let mut room = self.room;
+        // The whole Hessian's room only now: the sums took half of it.
+        room.resize(room.len().max(n * n), 0.0);
         let cells_of = |p: usize| 4 * packed_row(m, p) + offset..4 * packed_row(m, p + 1) + offset;
         // Where the places of the rows after row `p` begin.
         let later = |p: usize| pairs.first[p + 1] as usize * (n + 1);
@@ -333,18 +339,16 @@ struct PartRows<'a> {
     /// The part's first position and its number of positions.
     start: usize,
     len: usize,
-    /// (position in the part, pair, derivatives) in the order pushed.
-    entries: Vec<(u32, u32, [f64; 2])>,
+    /// The entries as pushed; laid out, one row after another.
+    entries: Vec<Entry>,
     /// Per position of the part, the last pair whose first value it was pushed, and that
     /// entry's place.
     firsts: Vec<(u32, u32)>,
-    /// Per position, where its row begins in the laid-out lists (one past the last row at
-    /// the end); while they are laid out, its next free place.
+    /// Per position, where its row begins among the laid-out entries (one past the last row
+    /// at the end); while they are laid out, its next free place, and each entry's place.
     starts: Vec<u32>,
     next: Vec<u32>,
-    /// The rows' pairs and their derivatives.
-    pair_of: Vec<u32>,
-    derivatives: Vec<[f64; 2]>,
+    places: Vec<u32>,
     faint: Vec<RowAt>,
     full: Vec<RowAt>,
     slopes: &'a [f64],
@@ -377,8 +381,7 @@ impl<'a> PartRows<'a> {
             firsts: Vec::new(),
             starts: Vec::new(),
             next: Vec::new(),
-            pair_of: Vec::new(),
-            derivatives: Vec::new(),
+            places: Vec::new(),
             faint: Vec::new(),
             full: Vec::new(),
             slopes,
@@ -412,8 +415,9 @@ impl<'a> PartRows<'a> {
         }
     }
 
-    /// Lays the entries out position after position (a stable counting sort by position:
-    /// each row's pairs in the order pushed, rising).
+    /// Lays the entries out position after position, in their own room: each entry's place
+    /// by a stable counting sort by position (each row's pairs in the order pushed,
+    /// rising), then every entry moved to its place along the cycles the places make.
     fn lay_out(&mut self) {
         self.starts.clear();
         self.starts.resize(self.len + 1, 0);
@@ -423,15 +427,20 @@ impl<'a> PartRows<'a> {
         for j in 0..self.len {
             self.starts[j + 1] += self.starts[j];
         }
-        self.pair_of.resize(self.entries.len(), 0);
-        self.derivatives.resize(self.entries.len(), [0.0; 2]);
         self.next.clear();
         self.next.extend_from_slice(&self.starts[..self.len]);
-        for &(at, pair, derivatives) in &self.entries {
-            let next = &mut self.next[at as usize];
-            self.pair_of[*next as usize] = pair;
-            self.derivatives[*next as usize] = derivatives;
-            *next += 1;
+        let next = &mut self.next;
+        self.places.clear();
+        self.places.extend(self.entries.iter().map(|e| {
+            next[e.0 as usize] += 1;
+            next[e.0 as usize] - 1
+        }));
+        for i in 0..self.entries.len() {
+            while self.places[i] as usize != i {
+                let place = self.places[i] as usize;
+                self.entries.swap(i, place);
+                self.places.swap(i, place);
+            }
         }
     }
 }
@@ -554,19 +563,19 @@ impl Stripe<'_> {
     /// before this one added, each row's pairs below it).
     fn add(&mut self, m: usize, part: &mut PartRows) {
         let (low, high) = (self.low, self.low + self.gradient.len());
-        let (pair_of, derivatives) = (&part.pair_of, &part.derivatives);
+        let entries = &part.entries;
         // The row's pairs in this stripe, taken (the row's next pair moves past them).
         let take_share = |row: &mut RowAt| {
-            let inside = pair_of[row.next..row.end]
+            let inside = entries[row.next..row.end]
                 .iter()
-                .take_while(|&&p| (p as usize) < high);
+                .take_while(|e| (e.1 as usize) < high);
             let at = row.next..row.next + inside.count();
             row.next = at.end;
             at
         };
         for row in &mut part.faint {
             for k in take_share(row) {
-                let (a, d) = (pair_of[k] as usize, derivatives[k]);
+                let (a, d) = (entries[k].1 as usize, entries[k].2);
                 let diagonal = &mut self.hessian[packed_row(m, a) - packed_row(m, low)];
                 for place in 0..2 {
                     self.gradient[a - low][place] += row.slope * d[place];
@@ -576,18 +585,18 @@ impl Stripe<'_> {
         }
         for row in &mut part.full {
             let (from, mine) = (row.next, take_share(row).len());
-            let entries = (&pair_of[from..row.end], &derivatives[from..row.end]);
-            self.add_row(m, entries, mine, (row.slope, row.curvature));
+            let row_entries = &entries[from..row.end];
+            self.add_row(m, row_entries, mine, (row.slope, row.curvature));
         }
     }
 
-    /// Adds a row's share of this stripe: its pairs from its first in the stripe to its
-    /// last (`pairs`, rising, and their `derivatives`), the first `mine` in the stripe, of a
-    /// position with `slope` and `curvature`.
+    /// Adds a row's share of this stripe: its entries from its first in the stripe to its
+    /// last (pairs rising), the first `mine` in the stripe, of a position with `slope` and
+    /// `curvature`.
     fn add_row(
         &mut self,
         m: usize,
-        (pairs, derivatives): (&[u32], &[[f64; 2]]),
+        entries: &[Entry],
         mine: usize,
         (slope, curvature): (f64, f64),
     ) {
@@ -595,52 +604,47 @@ impl Stripe<'_> {
         // lines (every sum still takes this position's product once, in its turn).
         let mut p = 0;
         while p + 4 <= mine {
-            self.add_lines::<4>(m, (&pairs[p..], &derivatives[p..]), (slope, curvature));
+            self.add_lines::<4>(m, &entries[p..], (slope, curvature));
             p += 4;
         }
         if p + 2 <= mine {
-            self.add_lines::<2>(m, (&pairs[p..], &derivatives[p..]), (slope, curvature));
+            self.add_lines::<2>(m, &entries[p..], (slope, curvature));
             p += 2;
         }
         if p < mine {
-            self.add_lines::<1>(m, (&pairs[p..], &derivatives[p..]), (slope, curvature));
+            self.add_lines::<1>(m, &entries[p..], (slope, curvature));
         }
     }
 
-    /// Adds the gradient entries and the half's lines of a row's first `K` pairs (`pairs`,
-    /// rising, and their `derivatives`, the row's later pairs after them).
+    /// Adds the gradient entries and the half's lines of a row's first `K` entries (pairs
+    /// rising, the row's later entries after them).
     #[inline]
     fn add_lines<const K: usize>(
         &mut self,
         m: usize,
-        (pairs, derivatives): (&[u32], &[[f64; 2]]),
+        entries: &[Entry],
         (slope, curvature): (f64, f64),
     ) {
-        let rows: [usize; K] = std::array::from_fn(|k| pairs[k] as usize);
+        let rows: [usize; K] = std::array::from_fn(|k| entries[k].1 as usize);
         // Each line's weights for the four entries of a cell: its pair's first derivative
         // twice, then its second twice, each times the curvature.
         let weights: [[f64; 4]; K] = std::array::from_fn(|k| {
-            let [d0, d1] = derivatives[k].map(|d| curvature * d);
+            let [d0, d1] = entries[k].2.map(|d| curvature * d);
             [d0, d0, d1, d1]
         });
         for k in 0..K {
             let gradient = &mut self.gradient[rows[k] - self.low];
-            for place in 0..2 {
-                gradient[place] += slope * derivatives[k][place];
+            for (g, d) in gradient.iter_mut().zip(entries[k].2) {
+                *g += slope * d;
             }
         }
         let lines = self.lines(m, rows);
         for k in 0..K {
-            for c in k..K - 1 {
-                add_product(
-                    &mut lines[k][pairs[c] as usize - rows[k]],
-                    &weights[k],
-                    derivatives[c],
-                );
+            for &(_, c, dc) in &entries[k..K - 1] {
+                add_product(&mut lines[k][c as usize - rows[k]], &weights[k], dc);
             }
         }
-        let rest = pairs[K - 1..].iter().zip(&derivatives[K - 1..]);
-        for (&c, &dc) in rest {
+        for &(_, c, dc) in &entries[K - 1..] {
             for k in 0..K {
                 add_product(&mut lines[k][c as usize - rows[k]], &weights[k], dc);
             }
