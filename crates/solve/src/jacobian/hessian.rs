@@ -12,6 +12,7 @@
 //! (`curvature · d_a`, times `d_b`), and every entry takes its positions in the same order,
 //! so the sums are the same to the bit as entry by entry.
 
+use super::rows::row_starts;
 use super::{Jacobian, RowSink, System};
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -419,14 +420,7 @@ impl<'a> PartRows<'a> {
     /// by a stable counting sort by position (each row's pairs in the order pushed,
     /// rising), then every entry moved to its place along the cycles the places make.
     fn lay_out(&mut self) {
-        self.starts.clear();
-        self.starts.resize(self.len + 1, 0);
-        for e in &self.entries {
-            self.starts[e.0 as usize + 1] += 1;
-        }
-        for j in 0..self.len {
-            self.starts[j + 1] += self.starts[j];
-        }
+        row_starts(&mut self.starts, self.len, self.entries.iter().map(|e| e.0));
         self.next.clear();
         self.next.extend_from_slice(&self.starts[..self.len]);
         let next = &mut self.next;

@@ -69,14 +69,7 @@ impl RowBuilder {
 
     /// Lays the entries out position after position (a stable counting sort by position).
     fn lay_out(&mut self) {
-        self.starts.clear();
-        self.starts.resize(self.len + 1, 0);
-        for e in &self.entries {
-            self.starts[e.0 as usize + 1] += 1;
-        }
-        for j in 0..self.len {
-            self.starts[j + 1] += self.starts[j];
-        }
+        row_starts(&mut self.starts, self.len, self.entries.iter().map(|e| e.0));
         self.vars.resize(self.entries.len(), 0);
         self.derivatives.resize(self.entries.len(), 0.0);
         self.free.clone_from(&self.starts);
@@ -86,6 +79,19 @@ impl RowBuilder {
             self.derivatives[*slot as usize] = derivative;
             *slot += 1;
         }
+    }
+}
+
+/// Sets `starts` to where each of `len` positions' rows begins when entries at positions
+/// `positions` (each below `len`) are laid out row after row, and one past the last row.
+pub(super) fn row_starts(starts: &mut Vec<u32>, len: usize, positions: impl Iterator<Item = u32>) {
+    starts.clear();
+    starts.resize(len + 1, 0);
+    for at in positions {
+        starts[at as usize + 1] += 1;
+    }
+    for j in 0..len {
+        starts[j + 1] += starts[j];
     }
 }
 
