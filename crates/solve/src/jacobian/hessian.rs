@@ -203,37 +203,42 @@ pub fn system<J: Jacobian>(
     slopes: &[f64],
     curvatures: &[f64],
 ) -> System {
-    let pairs = Pairs::new(model, slots).len();
-    let private = size_of::<Cell>() * packed_row(pairs, pairs) <= PRIVATE_HALF_BYTES;
+    let pairs = Pairs::new(model, slots);
+    let m = pairs.len();
+    let private = size_of::<Cell>() * packed_row(m, m) <= PRIVATE_HALF_BYTES;
     let threads = rayon::current_num_threads();
-    system_on(model, slots, (slopes, curvatures), (threads, private))
+    system_on(
+        model,
+        (slots, &pairs),
+        (slopes, curvatures),
+        (threads, private),
+    )
 }
 
-/// [`system`] on `threads` threads of its own (a thread waits its turn at a stripe or for
-/// the groups before its own, so none of them is one a model's own parallel work could be
-/// waiting for); each group of parts into a half Hessian of its own where `private`, else
-/// all into one.
+/// [`system`] of the variables `slots` in `pairs`, on `threads` threads of its own (a
+/// thread waits its turn at a stripe or for the groups before its own, so none of them is
+/// one a model's own parallel work could be waiting for); each group of parts into a half
+/// Hessian of its own where `private`, else all into one.
 fn system_on<J: Jacobian>(
     model: &J,
-    slots: &[usize],
+    (slots, pairs): (&[usize], &Pairs),
     (slopes, curvatures): (&[f64], &[f64]),
     (threads, private): (usize, bool),
 ) -> System {
-    let pairs = Pairs::new(model, slots);
     let parts = parts_of(model);
     let faint = FAINT * curvatures.iter().fold(0.0, |m: f64, &c| m.max(c));
     let threads = threads.clamp(1, parts.len().max(1));
-    let new_part = || PartRows::new(&pairs, slopes, curvatures, faint);
+    let new_part = || PartRows::new(pairs, slopes, curvatures, faint);
     let rows = |part: &mut PartRows, p: usize| {
         let (b, within) = &parts[p];
         model.part_rows(*b, within.clone(), slots, part);
         part.finish();
     };
     let upper = match private {
-        true => grouped(&pairs, (parts.len(), threads), new_part, rows),
-        false => striped(&pairs, (parts.len(), threads), new_part, rows),
+        true => grouped(pairs, (parts.len(), threads), new_part, rows),
+        false => striped(pairs, (parts.len(), threads), new_part, rows),
     };
-    upper.whole(&pairs)
+    upper.whole(pairs)
 }
 
 /// A half Hessian of at most this many bytes is summed a group of parts at a time, each
@@ -803,7 +808,13 @@ mod tests {
         for private in [false, true] {
             let on = |threads, paired| {
                 let model = Given(&rows, n, 2, paired);
-                system_on(&model, &slots, (&slopes, &curv), (threads, private))
+                let pairs = Pairs::new(&model, &slots);
+                system_on(
+                    &model,
+                    (&slots, &pairs),
+                    (&slopes, &curv),
+                    (threads, private),
+                )
             };
             let one = on(1, false);
             for (threads, paired) in [(3, false), (4, false), (1, true), (3, true), (4, true)] {
